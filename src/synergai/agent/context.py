@@ -1,0 +1,70 @@
+"""What the tools of one agent turn can see and change: the scene (through the store), the marked
+object, the viewpoint, the user's utterance, and what the turn has produced so far."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from synergai.geometry.frames import Viewpoint
+from synergai.scene.edits import EditRecord, EditRequest
+from synergai.scene.model import STRUCTURE_KINDS, SceneGraph
+from synergai.scene.store import SceneStore
+
+
+class ToolError(ValueError):
+    """A tool was called wrongly (unknown id, bad argument); the message goes back to the model."""
+
+
+@dataclass
+class TurnContext:
+    """State shared by the tools during one user turn."""
+
+    store: SceneStore
+    scene_id: str
+    utterance: str
+    marked: str | None = None
+    viewpoint: Viewpoint | None = None
+    highlights: list[str] = field(default_factory=list)
+    edits: list[EditRecord] = field(default_factory=list)
+    clarification: str | None = None
+    _graph: SceneGraph | None = None
+
+    @property
+    def graph(self) -> SceneGraph:
+        """The scene's current graph (re-read after every edit)."""
+        if self._graph is None:
+            self._graph = self.store.load(self.scene_id)
+        return self._graph
+
+    def apply(self, request: EditRequest) -> EditRecord:
+        """Commit one edit through the store and refresh the graph."""
+        record = self.store.apply(self.scene_id, request)
+        self.edits.append(record)
+        self._graph = None
+        return record
+
+    def check_id(self, object_id: object) -> str:
+        """A known object id as a string, or a ToolError naming the problem."""
+        oid = str(object_id).strip()
+        if oid.lower() in {"marked", "marked object", "the marked object"}:
+            if self.marked is None:
+                raise ToolError("no object is marked; ask the user to click the object they mean")
+            return self.marked
+        if oid not in self.graph:
+            raise ToolError(f"there is no object with id {oid!r}; use ids from earlier observations")
+        return oid
+
+    def effective_viewpoint(self, anchor_id: str) -> tuple[Viewpoint, str]:
+        """The session's viewpoint, or a person at the room centre looking at the anchor."""
+        if self.viewpoint is not None:
+            return self.viewpoint, "from your viewpoint"
+        objs = [o for o in self.graph if o.kind not in STRUCTURE_KINDS]
+        centre = np.mean([o.center for o in objs], axis=0) if objs else np.zeros(3)
+        anchor = np.asarray(self.graph.get(anchor_id).center)
+        facing = anchor - centre
+        if np.linalg.norm(facing[:2]) < 0.3:
+            facing = np.array([0.0, 1.0, 0.0])
+        eye = (float(centre[0]), float(centre[1]), 1.6)
+        return Viewpoint(eye, (float(facing[0]), float(facing[1]), 0.0)), "seen from the middle of the room"

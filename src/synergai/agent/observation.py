@@ -1,0 +1,71 @@
+"""Observations rendered with SynergAI's three templates (position and size, attributes, relations).
+
+Relations are rendered from each object's own side ("The table (id: 1) is supporting cup (id: 3).")
+and grouped per relation, as the paper's third template does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from synergai.scene.model import WORDING, Relation, SceneGraph, SceneObject
+
+
+def _vec(v: Sequence[float]) -> str:
+    return "[" + ", ".join(f"{x:.2f}" for x in v) + "]"
+
+
+def name_id(obj: SceneObject) -> str:
+    """``{name} (id: {id})``."""
+    return f"{obj.name} (id: {obj.id})"
+
+
+def position_sentence(obj: SceneObject) -> str:
+    """Template 1: position and size."""
+    return f"The position of the {name_id(obj)} is {_vec(obj.center)} and its size is {_vec(obj.size)}."
+
+
+def attributes_sentence(obj: SceneObject) -> str:
+    """Template 2: attributes."""
+    attrs = ", ".join(f"'{a}'" for a in obj.attributes)
+    return f"The {name_id(obj)} has attributes: [{attrs}]."
+
+
+def relation_sentences(
+    graph: SceneGraph, obj: SceneObject, facts: Iterable[tuple[Relation, str]], limit: int = 8
+) -> list[str]:
+    """Template 3, one sentence per relation: "The X (id: i) is {relation} a (id: j), b (id: k)."."""
+    grouped: dict[Relation, list[str]] = {}
+    for rel, other in facts:
+        grouped.setdefault(rel, [])
+        if other not in grouped[rel]:
+            grouped[rel].append(other)
+    out = []
+    for rel, others in grouped.items():
+        names = [name_id(graph.get(o)) for o in others[:limit]]
+        more = f" and {len(others) - limit} more" if len(others) > limit else ""
+        out.append(f"The {name_id(obj)} is {WORDING[rel]} {', '.join(names)}{more}.")
+    return out
+
+
+def describe_objects(graph: SceneGraph, ids: Iterable[str]) -> str:
+    """Templates 1 and 2 for each object (what `query_for_objects` returns)."""
+    lines: list[str] = []
+    for oid in ids:
+        obj = graph.get(oid)
+        lines.append(position_sentence(obj))
+        lines.append(attributes_sentence(obj))
+    return " ".join(lines)
+
+
+def render_full_graph(
+    graph: SceneGraph, view_facts: dict[str, list[tuple[Relation, str]]] | None = None
+) -> str:
+    """The whole graph rendered the same way as observations (the query ratio's denominator)."""
+    parts: list[str] = []
+    for obj in graph:
+        parts.append(position_sentence(obj))
+        parts.append(attributes_sentence(obj))
+        facts = list(graph.relations_of(obj.id)) + list((view_facts or {}).get(obj.id, []))
+        parts.extend(relation_sentences(graph, obj, facts, limit=10**6))
+    return " ".join(parts)

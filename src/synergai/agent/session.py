@@ -1,0 +1,63 @@
+"""A conversation with the agent about one scene: marked object, viewpoint and dialogue history."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from synergai.agent.context import TurnContext
+from synergai.agent.loop import AgentLoop, AgentResult, LoopLimits
+from synergai.geometry.frames import Viewpoint
+from synergai.llm.base import ChatModel
+from synergai.scene.model import SceneError
+from synergai.scene.store import SceneStore
+
+
+@dataclass
+class AgentSession:
+    """One user's session (a CLI chat, a browser tab): its own mark and dialogue, the shared store."""
+
+    store: SceneStore
+    scene_id: str
+    llm: ChatModel
+    marked: str | None = None
+    viewpoint: Viewpoint | None = None
+    history: list[tuple[str, str]] = field(default_factory=list)
+    limits: LoopLimits = field(default_factory=LoopLimits)
+    max_history: int = 3
+
+    def __post_init__(self) -> None:
+        self._loop = AgentLoop(self.llm, self.limits)
+        if self.marked is not None:
+            self.mark(self.marked)
+
+    def mark(self, object_id: str | None) -> None:
+        """Mark an object (a click in the GUI, ``--mark`` / ``/mark`` in the CLI); None clears it."""
+        if object_id is None:
+            self.marked = None
+            return
+        self.marked = self.store.load(self.scene_id).get(object_id).id
+
+    def switch_scene(self, scene_id: str) -> None:
+        """Talk about another (registered) scene: the mark and the dialogue start afresh."""
+        if not self.store.has_scene(scene_id):
+            raise SceneError(f"unknown scene {scene_id!r} in the scene store")
+        self.scene_id, self.marked, self.history = scene_id, None, []
+
+    def session_note(self) -> str:
+        """What the agent is told about the session besides the question."""
+        notes = []
+        if self.marked is not None:
+            notes.append("The user has marked an object (use find_marked_object).")
+        if self.viewpoint is not None:
+            notes.append("Left, right, front and behind are from the user's viewpoint.")
+        return " ".join(notes)
+
+    def ask(self, question: str) -> AgentResult:
+        """Answer one user input (and apply any correction it contains)."""
+        if not question.strip():
+            raise ValueError("the question is empty")
+        ctx = TurnContext(self.store, self.scene_id, question.strip(), marked=self.marked,
+                          viewpoint=self.viewpoint)
+        result = self._loop.run(ctx, question.strip(), self.history[-self.max_history:], self.session_note())
+        self.history.append((question.strip(), result.answer))
+        return result

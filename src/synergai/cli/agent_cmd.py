@@ -1,0 +1,145 @@
+"""`synergai ask` and `synergai chat`: talk to the agent about a scene."""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+from pathlib import Path
+
+import platformdirs
+from rich.console import Console
+from rich.markdown import Markdown
+
+from synergai.agent.loop import AgentResult
+from synergai.agent.session import AgentSession
+from synergai.cli.common import add_scene_options, open_catalog, print_json
+from synergai.geometry.frames import Viewpoint
+from synergai.llm import ChatModel, make_model
+
+
+def add_llm_options(p: argparse.ArgumentParser) -> None:
+    """--llm, --base-url, --no-cache."""
+    p.add_argument("--llm", default="embedded",
+                   help="embedded (default), openai:MODEL or scripted:FILE")
+    p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint for --llm openai:MODEL")
+    p.add_argument("--no-cache", action="store_true", help="do not reuse cached replies (temperature 0)")
+
+
+def open_llm(args: argparse.Namespace) -> ChatModel:
+    """The chat model the options name (cached unless scripted or --no-cache)."""
+    cache = not args.no_cache and not args.llm.startswith("scripted:")
+    return make_model(args.llm, base_url=args.base_url, cache=cache)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add `ask` and `chat`."""
+    for name, help_ in [("ask", "ask the agent one question"), ("chat", "talk with the agent (REPL)")]:
+        p = sub.add_parser(name, help=help_)
+        if name == "ask":
+            p.add_argument("question")
+        add_scene_options(p)
+        add_llm_options(p)
+        p.add_argument("--mark", default=None, help="id of the marked object")
+        p.add_argument("--viewpoint", type=Viewpoint.parse, default=None, metavar="X,Y,Z,FX,FY,FZ",
+                       help="your position and facing direction (for left / right / front / behind)")
+        p.set_defaults(func=cmd_ask if name == "ask" else cmd_chat)
+
+
+def open_session(args: argparse.Namespace) -> AgentSession:
+    """Scene, store and model for a session, as the options say."""
+    catalog = open_catalog(args)
+    catalog.open(args.scene)
+    return AgentSession(catalog.store, args.scene, open_llm(args), marked=args.mark, viewpoint=args.viewpoint)
+
+
+def print_result(console: Console, result: AgentResult) -> None:
+    """The answer, highlighted objects and edits, for people."""
+    console.print(Markdown(result.answer))
+    if result.objects:
+        console.print(f"[dim]objects: {', '.join(result.objects)}[/dim]")
+    for e in result.edits:
+        console.print(f"[green]edit #{e['seq']}:[/green] {e['summary']}", highlight=False)
+    console.print(f"[dim]{result.llm_calls} LLM calls, {result.prompt_tokens}+{result.completion_tokens} "
+                  f"tokens, query ratio {100 * result.query_ratio:.1f} %, {result.seconds:.1f} s[/dim]")
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    session = open_session(args)
+    result = session.ask(args.question)
+    if args.json:
+        d = result.to_dict()
+        print_json({k: d[k] for k in ("answer", "short_answer", "objects", "llm_calls", "prompt_tokens",
+                                      "completion_tokens", "query_ratio", "edits", "trace", "clarification")})
+    else:
+        print_result(Console(), result)
+    return 0
+
+
+CHAT_HELP = """commands: /mark ID (or /mark to clear), /edits, /undo, /redo, /scene ID, /help, /quit"""
+
+
+def _chat_command(console: Console, session: AgentSession, line: str) -> bool:
+    """Handle a /command; False to quit."""
+    cmd, _, arg = line[1:].partition(" ")
+    arg = arg.strip()
+    store, scene = session.store, session.scene_id
+    if cmd in ("quit", "exit", "q"):
+        return False
+    if cmd == "mark":
+        session.mark(arg or None)
+        console.print(f"marked {arg}" if arg else "mark cleared")
+    elif cmd == "edits":
+        records = store.edits(scene, include_undone=True)
+        for r in records:
+            console.print(f"#{r.seq} [{r.state}] {r.summary()}", highlight=False)
+        if not records:
+            console.print("no edits")
+    elif cmd in ("undo", "redo"):
+        rec = store.undo(scene) if cmd == "undo" else store.redo(scene)
+        console.print(f"{cmd}: {rec.summary()}" if rec else f"nothing to {cmd}", highlight=False)
+    elif cmd == "scene":
+        session.switch_scene(arg)
+        console.print(f"now on scene {arg}")
+    else:
+        console.print(CHAT_HELP)
+    return True
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    from synergai.cli.main import USER_ERRORS
+
+    console = Console()
+    session = open_session(args)
+    _enable_line_editing(Path(platformdirs.user_data_dir("synergai")) / "chat_history")
+    console.print(f"[bold]SynergAI[/bold] on scene [cyan]{session.scene_id}[/cyan] "
+                  f"({len(session.store.load(session.scene_id))} objects). {CHAT_HELP}")
+    while True:
+        try:
+            line = input("you> ").strip()
+        except EOFError:
+            break
+        if not line:
+            continue
+        try:
+            if line.startswith("/"):
+                if not _chat_command(console, session, line):
+                    break
+                continue
+            with console.status("thinking..."):
+                result = session.ask(line)
+            print_result(console, result)
+        except USER_ERRORS as exc:
+            console.print(f"[red]error:[/red] {exc}", highlight=False)
+    return 0
+
+
+def _enable_line_editing(history: Path) -> None:
+    """Arrow keys and a persistent input history for input(), where readline exists."""
+    try:
+        import readline
+    except ImportError:
+        return
+    history.parent.mkdir(parents=True, exist_ok=True)
+    if history.exists():
+        readline.read_history_file(history)
+    atexit.register(readline.write_history_file, history)

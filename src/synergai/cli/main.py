@@ -1,0 +1,58 @@
+"""The `synergai` command: one entry point, subcommands per face of the product."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from synergai import __version__
+from synergai.cli import agent_cmd, eval_cmd, scene_cmd
+from synergai.geometry.errors import GeometryError
+from synergai.llm.base import LLMError
+from synergai.scene.model import SceneError
+
+#: Errors caused by the user's input or environment: one line on stderr, exit code 2.
+USER_ERRORS = (SceneError, GeometryError, LLMError, ValueError, OSError)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser."""
+    parser = argparse.ArgumentParser(
+        prog="synergai", description="Human-robot collaboration grounded in 3D scene graphs."
+    )
+    parser.add_argument("--version", action="version", version=f"synergai {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    scene_cmd.register(sub)
+    agent_cmd.register(sub)
+    eval_cmd.register(sub)
+    demo = sub.add_parser("demo", help="the demo scene with the local model")
+    agent_cmd.add_llm_options(demo)
+    demo.add_argument("--db", type=Path, default=None, help="scene store (default: user data directory)")
+    demo.set_defaults(func=cmd_demo)
+    return parser
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Open the chat on the demo scene with the embedded model (the GUI replaces this when it lands)."""
+    args.scene, args.objects, args.mark, args.viewpoint, args.json = "demo", None, None, None, False
+    scene_cmd.cmd_show(args)
+    return agent_cmd.cmd_chat(args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except USER_ERRORS as exc:
+        print(f"synergai: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

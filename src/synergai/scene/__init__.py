@@ -1,0 +1,1 @@
+"""synergai.scene layer."""

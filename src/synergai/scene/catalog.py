@@ -1,0 +1,81 @@
+"""Where scenes come from: the built-in demo, an objects file, or the store; one place to open them.
+
+The first time a scene is opened it is built (objects -> relation graph) and registered in the store
+as its base state; afterwards the store's current state (base + edit log) is what every face sees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from synergai.geometry.mesh import TriMesh
+from synergai.scene.build import build_graph
+from synergai.scene.builders.demo import demo_scene
+from synergai.scene.builders.objects_json import ObjectsFile, load_objects_file
+from synergai.scene.model import SceneError, SceneGraph
+from synergai.scene.store import SceneStore
+
+DEMO_SCENE_ID = "demo"
+
+
+@dataclass
+class SceneCatalog:
+    """Opens scenes by id from the demo builder, an optional objects file and the store."""
+
+    store: SceneStore
+    objects_path: Path | None = None
+
+    @cached_property
+    def objects_file(self) -> ObjectsFile | None:
+        """The parsed objects file, when one was given."""
+        if self.objects_path is None:
+            return None
+        return load_objects_file(self.objects_path)
+
+    def scene_ids(self) -> list[str]:
+        """Every scene that can be opened: the demo, the objects file's, and the store's."""
+        ids = [DEMO_SCENE_ID]
+        if self.objects_file is not None:
+            ids += [s for s in self.objects_file.scene_ids if s not in ids]
+        ids += [info.id for info in self.store.scenes() if info.id not in ids]
+        return ids
+
+    def _build(self, scene_id: str) -> tuple[SceneGraph, dict[str, object]]:
+        if self.objects_file is not None and scene_id in self.objects_file.scene_ids:
+            objs = self.objects_file.objects(scene_id)
+            graph = build_graph(scene_id, objs, scene_type=self.objects_file.scene_type(scene_id))
+            source = {"builder": "objects_json", "path": str(Path(self.objects_path).resolve()),
+                      "scene": scene_id}
+            return graph, source
+        if scene_id == DEMO_SCENE_ID:
+            demo = demo_scene()
+            graph = build_graph(demo.scene_id, demo.objects, scene_type=demo.scene_type)
+            return graph, {"builder": "demo", "version": 1}
+        raise SceneError(
+            f"unknown scene {scene_id!r}: not the demo, not in the objects file"
+            f"{'' if self.objects_path else ' (none given: use --objects PATH)'}, and not in the store"
+        )
+
+    def open(self, scene_id: str = DEMO_SCENE_ID) -> SceneGraph:
+        """The scene's current graph (built and registered on first use).
+
+        A scene of the objects file is rebuilt and re-registered each time (cheap): the store keeps its
+        edits when the source is the same and refuses a different source under the same id.
+        """
+        in_file = self.objects_file is not None and scene_id in self.objects_file.scene_ids
+        if in_file or not self.store.has_scene(scene_id):
+            graph, source = self._build(scene_id)
+            try:
+                self.store.register(graph, source)
+            except SceneError as exc:
+                raise SceneError(f"{exc} (use another --db, or `synergai scene drop --scene {scene_id}`)") \
+                    from None
+        return self.store.load(scene_id)
+
+    def meshes(self, scene_id: str) -> dict[str, TriMesh]:
+        """Per-object meshes where the source has them (the demo does; box-only files do not)."""
+        if scene_id == DEMO_SCENE_ID:
+            return dict(demo_scene().meshes)
+        return {}

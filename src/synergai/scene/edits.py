@@ -1,0 +1,425 @@
+"""Edits of a scene graph: primitive changes, edit requests and records, apply / invert, builders.
+
+An edit is a tuple of primitive changes. :class:`ObjectChange` adds (``before`` is None), removes
+(``after`` is None) or replaces an object; :class:`EdgeChange` adds or removes one stored edge.
+Removing an object never drops edges silently: the request carries an :class:`EdgeChange` for every
+edge it removes (``remove_object`` builds them), so :func:`invert` restores them on undo.
+:func:`apply_changes` checks the whole tuple against the current graph before touching it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
+
+from synergai.scene.hierarchy import compute_levels
+from synergai.scene.model import (
+    COMPARATIVE,
+    INVERSE,
+    VIEW_DEPENDENT,
+    Edge,
+    Relation,
+    SceneError,
+    SceneGraph,
+    SceneObject,
+    parse_relation,
+)
+from synergai.scene.serialization import edge_from_dict, edge_to_dict, object_from_dict, object_to_dict
+
+
+class Actor(StrEnum):
+    """Who made a change."""
+
+    PERCEPTION = "perception"
+    USER = "user"
+    AGENT = "agent"
+
+
+class EditState(StrEnum):
+    """An edit is in effect (active), undone (on the redo stack) or discarded (redo stack dropped, reset)."""
+
+    ACTIVE = "active"
+    UNDONE = "undone"
+    DISCARDED = "discarded"
+
+
+@dataclass(frozen=True)
+class ObjectChange:
+    """Add (``before`` None), remove (``after`` None) or replace one object."""
+
+    before: SceneObject | None
+    after: SceneObject | None
+
+    def __post_init__(self) -> None:
+        if self.before is None and self.after is None:
+            raise SceneError("object change needs a before or an after object")
+        if self.before is not None and self.after is not None and self.before.id != self.after.id:
+            raise SceneError(f"object change must keep the id ({self.before.id} -> {self.after.id})")
+
+    @property
+    def object_id(self) -> str:
+        obj = self.after if self.after is not None else self.before
+        assert obj is not None
+        return obj.id
+
+
+@dataclass(frozen=True)
+class EdgeChange:
+    """Add (``added``) or remove one stored edge."""
+
+    edge: Edge
+    added: bool
+
+
+Change = ObjectChange | EdgeChange
+
+
+def _actor(actor: Actor | str) -> Actor:
+    try:
+        return Actor(actor)
+    except ValueError:
+        raise SceneError(f"unknown actor {actor!r}; legal: {', '.join(a.value for a in Actor)}") from None
+
+
+@dataclass(frozen=True)
+class EditRequest:
+    """A high-level operation (``op``, e.g. ``update_name``) made of primitive changes."""
+
+    actor: Actor
+    op: str
+    changes: tuple[Change, ...]
+    utterance: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "actor", _actor(self.actor))
+        if not isinstance(self.op, str) or not self.op.strip():
+            raise SceneError("edit op must be a non-empty string")
+        object.__setattr__(self, "changes", tuple(self.changes))
+        if not self.changes:
+            raise SceneError(f"edit {self.op} changes nothing")
+        for c in self.changes:
+            if not isinstance(c, ObjectChange | EdgeChange):
+                raise SceneError(f"edit {self.op}: not a change: {c!r}")
+        if not isinstance(self.utterance, str):
+            raise SceneError("edit utterance must be a string")
+
+
+@dataclass(frozen=True)
+class EditView:
+    """What the objects and edges an edit touches look like on one side of it."""
+
+    objects: tuple[SceneObject, ...]
+    edges: tuple[Edge, ...]
+
+
+@dataclass(frozen=True)
+class EditRecord:
+    """One logged edit: sequence number in its scene, who, what, why, when, and its state."""
+
+    seq: int
+    scene_id: str
+    actor: Actor
+    op: str
+    utterance: str
+    timestamp: str  # UTC ISO 8601
+    changes: tuple[Change, ...]
+    state: EditState = EditState.ACTIVE
+
+    @property
+    def before(self) -> EditView:
+        """The touched objects and edges as they were before the edit."""
+        return EditView(
+            tuple(c.before for c in self.changes if isinstance(c, ObjectChange) and c.before is not None),
+            tuple(c.edge for c in self.changes if isinstance(c, EdgeChange) and not c.added),
+        )
+
+    @property
+    def after(self) -> EditView:
+        """The touched objects and edges as they are after the edit."""
+        return EditView(
+            tuple(c.after for c in self.changes if isinstance(c, ObjectChange) and c.after is not None),
+            tuple(c.edge for c in self.changes if isinstance(c, EdgeChange) and c.added),
+        )
+
+    @property
+    def request(self) -> EditRequest:
+        """The request this record logged."""
+        return EditRequest(self.actor, self.op, self.changes, self.utterance)
+
+    def summary(self) -> str:
+        """One line for listings, e.g. ``user renamed 12 chair -> stool: 'that is a stool'``."""
+        text = f"{self.actor.value} {describe(self.changes, self.op)}"
+        if self.utterance:
+            text += f": {self.utterance!r}"
+        if self.state is not EditState.ACTIVE:
+            text += f" [{self.state.value}]"
+        return " ".join(text.split())
+
+
+def _edge_text(e: Edge) -> str:
+    return f"{e.subject} {e.relation.value} {e.object}"
+
+
+def describe(changes: Sequence[Change], op: str = "") -> str:
+    """A short phrase for a change tuple (``renamed 12 chair -> stool``)."""
+    objs = [c for c in changes if isinstance(c, ObjectChange)]
+    added = [c.edge for c in changes if isinstance(c, EdgeChange) and c.added]
+    removed = [c.edge for c in changes if isinstance(c, EdgeChange) and not c.added]
+    if len(objs) == 1:
+        c = objs[0]
+        b, a = c.before, c.after
+        rels = f" with {len(added)} relation(s)" if added else ""
+        if b is None and a is not None:
+            return f"added object {a.id} {a.category}{rels}"
+        if a is None and b is not None:
+            rels = f" and {len(removed)} relation(s)" if removed else ""
+            return f"removed object {b.id} {b.category}{rels}"
+        if b is not None and a is not None:
+            if b.category != a.category and b.attributes == a.attributes and not added + removed:
+                return f"renamed {a.id} {b.category} -> {a.category}"
+            if b.attributes != a.attributes and b.category == a.category and not added + removed:
+                return f"set attributes of {a.id} {a.category} [{', '.join(b.attributes)}] -> " \
+                       f"[{', '.join(a.attributes)}]"
+            if (b.center, b.size) != (a.center, a.size) and (b.category, b.attributes) == (a.category,
+                                                                                              a.attributes):
+                where = ", ".join(f"{v:.2f}" for v in a.center)
+                return f"moved {a.id} {a.category} to ({where})"
+    if not objs and len(added) == 1 and not removed:
+        return f"added relation {_edge_text(added[0])}"
+    if not objs and len(removed) == 1 and not added:
+        return f"deleted relation {_edge_text(removed[0])}"
+    parts = [f"{len(objs)} object change(s)"] if objs else []
+    if added:
+        parts.append(f"{len(added)} relation(s) added")
+    if removed:
+        parts.append(f"{len(removed)} relation(s) removed")
+    return f"{op or 'edit'}: {', '.join(parts)}"
+
+
+# ----- applying
+def _check(graph: SceneGraph, changes: Sequence[Change]) -> None:
+    """Raise SceneError if ``changes`` cannot be applied in order to ``graph``; touch nothing."""
+    objs = {o.id: o for o in graph}
+    edges = {e.key(): e for e in graph.edges}
+    for i, c in enumerate(changes):
+        where = f"change {i + 1}"
+        if isinstance(c, ObjectChange):
+            oid = c.object_id
+            cur = objs.get(oid)
+            if c.before is None:
+                if cur is not None:
+                    raise SceneError(f"{where}: object {oid} already exists")
+            elif cur is None:
+                raise SceneError(f"{where}: unknown object id {oid!r}")
+            elif cur != c.before:
+                raise SceneError(f"{where}: object {oid} is not in the state the edit expects")
+            if c.after is None:
+                left = [k for k in edges if oid in (k[0], k[2])]
+                if left:
+                    raise SceneError(f"{where}: object {oid} still has {len(left)} relation(s) "
+                                     f"(e.g. {' '.join(left[0])}); remove them in the same edit first")
+                del objs[oid]
+            else:
+                objs[oid] = c.after
+        elif isinstance(c, EdgeChange):
+            e = c.edge
+            key = e.key()
+            if c.added:
+                if e.relation in VIEW_DEPENDENT or e.relation in COMPARATIVE:
+                    raise SceneError(f"{where}: {e.relation.value} is computed on demand and never stored")
+                if e.subject == e.object:
+                    raise SceneError(f"{where}: relation {_edge_text(e)} joins an object to itself")
+                for end in (e.subject, e.object):
+                    if end not in objs:
+                        raise SceneError(f"{where}: relation {_edge_text(e)} names unknown object id {end!r}")
+                inv = INVERSE.get(e.relation)
+                if key in edges or (inv is not None and (e.object, inv.value, e.subject) in edges):
+                    raise SceneError(f"{where}: relation {_edge_text(e)} is already stored")
+                edges[key] = e
+            else:
+                if key not in edges:
+                    raise SceneError(f"{where}: no stored relation {_edge_text(e)}")
+                del edges[key]
+        else:
+            raise SceneError(f"{where}: not a change: {c!r}")
+
+
+def apply_changes(graph: SceneGraph, changes: Iterable[Change]) -> None:
+    """Validate every change against the current graph, then apply them in order and recompute levels.
+
+    On any error nothing is changed.
+    """
+    changes = tuple(changes)
+    _check(graph, changes)
+    for c in changes:
+        if isinstance(c, ObjectChange):
+            if c.after is None:
+                graph.remove(c.object_id)
+            else:
+                graph.put(c.after)
+        elif c.added:
+            graph.add_edge(c.edge)
+        else:
+            graph.remove_edge(c.edge.subject, c.edge.relation, c.edge.object)
+    graph.levels = compute_levels(graph)
+
+
+def invert(changes: Iterable[Change]) -> tuple[Change, ...]:
+    """The changes that undo ``changes`` (each one reversed, in reverse order)."""
+    out: list[Change] = []
+    for c in reversed(tuple(changes)):
+        out.append(ObjectChange(c.after, c.before) if isinstance(c, ObjectChange)
+                   else EdgeChange(c.edge, not c.added))
+    return tuple(out)
+
+
+# ----- JSON of changes (for the store's log)
+def change_to_dict(change: Change) -> dict[str, Any]:
+    """A JSON-ready dict of one change."""
+    if isinstance(change, ObjectChange):
+        return {
+            "type": "object",
+            "before": None if change.before is None else object_to_dict(change.before),
+            "after": None if change.after is None else object_to_dict(change.after),
+        }
+    return {"type": "edge", "edge": edge_to_dict(change.edge), "added": change.added}
+
+
+def change_from_dict(data: Any, *, where: str = "change") -> Change:
+    """Read one change dict strictly."""
+    if not isinstance(data, dict):
+        raise SceneError(f"{where}: expected an object, got {type(data).__name__}")
+    kind = data.get("type")
+    if kind == "object":
+        if set(data) != {"type", "before", "after"}:
+            raise SceneError(f"{where}: object change needs exactly type, before, after")
+        before, after = (None if data[k] is None else object_from_dict(data[k], where=f"{where}.{k}")
+                         for k in ("before", "after"))
+        return ObjectChange(before, after)
+    if kind == "edge":
+        if set(data) != {"type", "edge", "added"}:
+            raise SceneError(f"{where}: edge change needs exactly type, edge, added")
+        if not isinstance(data["added"], bool):
+            raise SceneError(f"{where}.added: expected true or false, got {data['added']!r}")
+        return EdgeChange(edge_from_dict(data["edge"], where=f"{where}.edge"), data["added"])
+    raise SceneError(f"{where}.type: expected 'object' or 'edge', got {kind!r}")
+
+
+# ----- builders of the common requests
+def _text(value: Any, what: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise SceneError(f"{what} must be a non-empty string, got {value!r}")
+    return " ".join(value.split())
+
+
+def rename_object(graph: SceneGraph, object_id: str | int, new_category: str,
+                  actor: Actor | str = Actor.USER, utterance: str = "") -> EditRequest:
+    """Change an object's category (the paper's ``update_name``)."""
+    obj = graph.get(object_id)
+    name = _text(new_category, "new category")
+    if name == obj.category:
+        raise SceneError(f"object {obj.id} is already called {name!r}")
+    return EditRequest(_actor(actor), "update_name", (ObjectChange(obj, obj.with_changes(category=name)),),
+                       utterance)
+
+
+def set_attributes(graph: SceneGraph, object_id: str | int, attributes: Iterable[str],
+                   actor: Actor | str = Actor.USER, utterance: str = "") -> EditRequest:
+    """Replace an object's attribute list (``update_attributes``); blanks and repeats are dropped."""
+    obj = graph.get(object_id)
+    if isinstance(attributes, str):
+        raise SceneError("attributes must be a list of strings, not one string")
+    attrs = tuple(dict.fromkeys(_text(a, "attribute") for a in attributes))
+    if attrs == obj.attributes:
+        raise SceneError(f"object {obj.id} already has attributes [{', '.join(attrs)}]")
+    return EditRequest(_actor(actor), "update_attributes",
+                       (ObjectChange(obj, obj.with_changes(attributes=attrs)),), utterance)
+
+
+def _relation(relation: Relation | str) -> Relation:
+    rel = relation if isinstance(relation, Relation) else parse_relation(str(relation))
+    if rel in VIEW_DEPENDENT or rel in COMPARATIVE:
+        raise SceneError(f"{rel.value} is computed for a viewpoint or a candidate set and is never stored")
+    return rel
+
+
+def add_relation(graph: SceneGraph, subject: str | int, relation: Relation | str, obj: str | int,
+                 actor: Actor | str = Actor.USER, utterance: str = "") -> EditRequest:
+    """Store a new fact ``subject relation obj`` (``add_relation``)."""
+    s, o, rel = graph.get(subject).id, graph.get(obj).id, _relation(relation)
+    if s == o:
+        raise SceneError(f"a relation needs two different objects, got {s} twice")
+    if graph.has_edge(s, rel, o):
+        raise SceneError(f"relation {s} {rel.value} {o} is already stored")
+    act = _actor(actor)
+    return EditRequest(act, "add_relation", (EdgeChange(Edge(s, rel, o, act.value), True),), utterance)
+
+
+def _stored_edge(graph: SceneGraph, s: str, rel: Relation, o: str) -> Edge | None:
+    inv = INVERSE.get(rel)
+    for e in graph.edges:
+        if e.key() == (s, rel.value, o) or (inv is not None and e.key() == (o, inv.value, s)):
+            return e
+    return None
+
+
+def delete_relation(graph: SceneGraph, subject: str | int, relation: Relation | str, obj: str | int,
+                    actor: Actor | str = Actor.USER, utterance: str = "") -> EditRequest:
+    """Remove a stored fact, in whichever reading it is stored (``delete_relation``)."""
+    s, o, rel = graph.get(subject).id, graph.get(obj).id, _relation(relation)
+    edge = _stored_edge(graph, s, rel, o)
+    if edge is None:
+        raise SceneError(f"no stored relation {s} {rel.value} {o} in scene {graph.scene_id}")
+    return EditRequest(_actor(actor), "delete_relation", (EdgeChange(edge, False),), utterance)
+
+
+def add_object(graph: SceneGraph, obj: SceneObject, actor: Actor | str = Actor.USER, utterance: str = "",
+               relations: Iterable[Edge] = ()) -> EditRequest:
+    """Insert a new object, optionally with relations to existing objects (``add_object``)."""
+    if not isinstance(obj, SceneObject):
+        raise SceneError(f"add_object needs a SceneObject, got {type(obj).__name__}")
+    if obj.id in graph:
+        raise SceneError(f"object id {obj.id!r} already exists in scene {graph.scene_id}")
+    changes: list[Change] = [ObjectChange(None, obj)]
+    changes += [EdgeChange(e, True) for e in relations]
+    req = EditRequest(_actor(actor), "add_object", tuple(changes), utterance)
+    _check(graph, req.changes)
+    return req
+
+
+def remove_object(graph: SceneGraph, object_id: str | int, actor: Actor | str = Actor.USER,
+                  utterance: str = "") -> EditRequest:
+    """Delete an object and, explicitly, every stored edge touching it (``remove_object``)."""
+    obj = graph.get(object_id)
+    changes: list[Change] = [EdgeChange(e, False) for e in graph.edges if obj.id in (e.subject, e.object)]
+    changes.append(ObjectChange(obj, None))
+    return EditRequest(_actor(actor), "remove_object", tuple(changes), utterance)
+
+
+def move_object(graph: SceneGraph, object_id: str | int, center: Sequence[float],
+                actor: Actor | str = Actor.USER, utterance: str = "",
+                size: Sequence[float] | None = None) -> EditRequest:
+    """Move (and optionally resize) an object's box (``move_object``); relations are not recomputed."""
+    obj = graph.get(object_id)
+
+    def vec(v: Sequence[float], what: str) -> tuple[float, float, float]:
+        try:
+            x, y, z = (float(c) for c in v)
+        except (TypeError, ValueError):
+            raise SceneError(f"{what} must be 3 numbers, got {v!r}") from None
+        if not all(math.isfinite(c) for c in (x, y, z)):
+            raise SceneError(f"{what} must be finite, got {v!r}")
+        return (x, y, z)
+
+    new_center = vec(center, "center")
+    obb = obj.obb
+    if obb is not None:  # the oriented box travels with the object
+        shift = [n - c for n, c in zip(new_center, obj.center, strict=True)]
+        obb = replace(obb, center=tuple(c + d for c, d in zip(obb.center, shift, strict=True)))
+    new = obj.with_changes(center=new_center, size=obj.size if size is None else vec(size, "size"), obb=obb)
+    if new == obj:
+        raise SceneError(f"object {obj.id} is already there")
+    return EditRequest(_actor(actor), "move_object", (ObjectChange(obj, new),), utterance)

@@ -1,0 +1,425 @@
+"""The scene graph model: object nodes, the canonical relation enum, typed edges, the graph.
+
+Relation edges read ``subject RELATION object`` ("cup supported_by table" = the cup is on the
+table). Only viewpoint-independent relations are stored; allocentric ones (left, right, in front
+of, behind, clock directions) are computed for a viewpoint on demand (``scene.relations``).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+
+import numpy as np
+
+from synergai.geometry.boxes import BoxArray
+
+
+class SceneError(ValueError):
+    """Bad scene input or a request the graph cannot satisfy (one-line message, no traceback)."""
+
+
+class UnknownObjectError(SceneError, KeyError):
+    """An object id that is not in the graph."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else "unknown object"
+
+
+class Relation(StrEnum):
+    """The canonical relation set: SynergAI Table A.1 plus LLM-TPC / Sr3D extras."""
+
+    # vertical proximity
+    SUPPORTED_BY = "supported_by"  # subject rests on object ("on")
+    SUPPORTS = "supports"
+    EMBEDDED_IN = "embedded_in"
+    INSIDE = "inside"
+    HANGING_ON = "hanging_on"
+    MOUNTED_ON = "mounted_on"
+    AFFIXED_ON = "affixed_on"
+    ABOVE = "above"
+    BELOW = "below"
+    # horizontal proximity
+    HIGHER_THAN = "higher_than"
+    LOWER_THAN = "lower_than"
+    NEAR = "near"
+    FAR = "far"
+    # allocentric (BESIDE / NEXT_TO are symmetric and stored; the rest need a viewpoint)
+    BESIDE = "beside"
+    NEXT_TO = "next_to"
+    LEFT_OF = "left_of"
+    RIGHT_OF = "right_of"
+    BEHIND = "behind"
+    IN_FRONT_OF = "in_front_of"
+    # extras
+    CLOSEST = "closest"
+    FARTHEST = "farthest"
+    BETWEEN = "between"
+    WITHIN_REACH = "within_reach"
+
+
+#: Relations that hold the subject up: they define the support hierarchy.
+SUPPORT_RELATIONS = frozenset(
+    {Relation.SUPPORTED_BY, Relation.EMBEDDED_IN, Relation.INSIDE, Relation.HANGING_ON,
+     Relation.MOUNTED_ON, Relation.AFFIXED_ON}
+)
+#: Relations that depend on a viewpoint and are never stored.
+VIEW_DEPENDENT = frozenset({Relation.LEFT_OF, Relation.RIGHT_OF, Relation.BEHIND, Relation.IN_FRONT_OF})
+#: Relations that compare against a set of candidates and are never stored.
+COMPARATIVE = frozenset({Relation.CLOSEST, Relation.FARTHEST, Relation.BETWEEN})
+
+#: The same fact read from the object's side.
+INVERSE: dict[Relation, Relation] = {
+    Relation.SUPPORTED_BY: Relation.SUPPORTS,
+    Relation.SUPPORTS: Relation.SUPPORTED_BY,
+    Relation.ABOVE: Relation.BELOW,
+    Relation.BELOW: Relation.ABOVE,
+    Relation.HIGHER_THAN: Relation.LOWER_THAN,
+    Relation.LOWER_THAN: Relation.HIGHER_THAN,
+    Relation.LEFT_OF: Relation.RIGHT_OF,
+    Relation.RIGHT_OF: Relation.LEFT_OF,
+    Relation.BEHIND: Relation.IN_FRONT_OF,
+    Relation.IN_FRONT_OF: Relation.BEHIND,
+    Relation.NEAR: Relation.NEAR,
+    Relation.FAR: Relation.FAR,
+    Relation.BESIDE: Relation.BESIDE,
+    Relation.NEXT_TO: Relation.NEXT_TO,
+    Relation.WITHIN_REACH: Relation.WITHIN_REACH,
+}
+
+#: Surface wording, rendered deterministically ("The cup (id: 3) is on the table (id: 1).").
+WORDING: dict[Relation, str] = {
+    Relation.SUPPORTED_BY: "on",
+    Relation.SUPPORTS: "supporting",
+    Relation.EMBEDDED_IN: "embedded in",
+    Relation.INSIDE: "inside",
+    Relation.HANGING_ON: "hanging on",
+    Relation.MOUNTED_ON: "mounted on",
+    Relation.AFFIXED_ON: "affixed on",
+    Relation.ABOVE: "above",
+    Relation.BELOW: "below",
+    Relation.HIGHER_THAN: "higher than",
+    Relation.LOWER_THAN: "lower than",
+    Relation.NEAR: "near",
+    Relation.FAR: "far from",
+    Relation.BESIDE: "beside",
+    Relation.NEXT_TO: "next to",
+    Relation.LEFT_OF: "to the left of",
+    Relation.RIGHT_OF: "to the right of",
+    Relation.BEHIND: "behind",
+    Relation.IN_FRONT_OF: "in front of",
+    Relation.CLOSEST: "closest to",
+    Relation.FARTHEST: "farthest from",
+    Relation.BETWEEN: "between",
+    Relation.WITHIN_REACH: "within reach of",
+}
+
+#: Words people use for each relation, for parsing user and LLM text.
+_SYNONYMS: dict[str, Relation] = {
+    "on": Relation.SUPPORTED_BY, "on top of": Relation.SUPPORTED_BY, "supported by": Relation.SUPPORTED_BY,
+    "resting on": Relation.SUPPORTED_BY, "sitting on": Relation.SUPPORTED_BY, "placed on": Relation.SUPPORTED_BY,
+    "support": Relation.SUPPORTS, "supporting": Relation.SUPPORTS, "under": Relation.BELOW,
+    "underneath": Relation.BELOW, "beneath": Relation.BELOW, "embed": Relation.EMBEDDED_IN,
+    "in": Relation.INSIDE, "within": Relation.INSIDE, "hung on": Relation.HANGING_ON,
+    "hangs on": Relation.HANGING_ON, "hanging from": Relation.HANGING_ON, "mounted to": Relation.MOUNTED_ON,
+    "attached to": Relation.AFFIXED_ON, "affixed to": Relation.AFFIXED_ON, "stuck on": Relation.AFFIXED_ON,
+    "over": Relation.ABOVE, "left": Relation.LEFT_OF, "left of": Relation.LEFT_OF, "right": Relation.RIGHT_OF,
+    "right of": Relation.RIGHT_OF, "front": Relation.IN_FRONT_OF, "in front": Relation.IN_FRONT_OF,
+    "back": Relation.BEHIND, "behind of": Relation.BEHIND, "besides": Relation.BESIDE,
+    "close to": Relation.NEAR, "nearby": Relation.NEAR, "far": Relation.FAR, "far away from": Relation.FAR,
+    "nearest": Relation.CLOSEST, "closest": Relation.CLOSEST, "farthest": Relation.FARTHEST,
+    "furthest": Relation.FARTHEST, "higher": Relation.HIGHER_THAN, "lower": Relation.LOWER_THAN,
+    "reachable": Relation.WITHIN_REACH, "within reach": Relation.WITHIN_REACH,
+}
+
+
+def parse_relation(text: str) -> Relation:
+    """Map a canonical name or a common phrase ("on top of", "is mounted on") to a :class:`Relation`."""
+    t = re.sub(r"[\s_\-]+", " ", text.strip().lower())
+    t = re.sub(r"^(is|are|being)\s+", "", t)
+    t = re.sub(r"\s+(the|a|an)$", "", t)
+    for rel in Relation:
+        if t in (rel.value.replace("_", " "), WORDING[rel]):
+            return rel
+    if t in _SYNONYMS:
+        return _SYNONYMS[t]
+    legal = ", ".join(r.value for r in Relation)
+    raise SceneError(f"unknown relation {text!r}; legal relations: {legal}")
+
+
+class ObjectKind(StrEnum):
+    """Ordinary objects and the special structural nodes SynergAI keeps."""
+
+    OBJECT = "object"
+    FLOOR = "floor"
+    WALL = "wall"
+    CEILING = "ceiling"
+
+
+STRUCTURE_KINDS = frozenset({ObjectKind.FLOOR, ObjectKind.WALL, ObjectKind.CEILING})
+
+Vec3 = tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class OrientedBox:
+    """A box rotated about z by ``yaw`` radians."""
+
+    center: Vec3
+    size: Vec3
+    yaw: float
+
+
+@dataclass(frozen=True)
+class SceneObject:
+    """One object instance: category, axis-aligned box, appearance and where it came from."""
+
+    id: str
+    category: str
+    center: Vec3
+    size: Vec3
+    color: tuple[int, int, int] | None = None
+    attributes: tuple[str, ...] = ()
+    confidence: float = 1.0
+    provenance: str = "perception"
+    kind: ObjectKind = ObjectKind.OBJECT
+    front: Vec3 | None = None
+    obb: OrientedBox | None = None
+
+    def __post_init__(self) -> None:
+        if not self.id:
+            raise SceneError("object id must not be empty")
+        if len(self.center) != 3 or len(self.size) != 3:
+            raise SceneError(f"object {self.id}: center and size need 3 numbers")
+        vals = np.asarray([*self.center, *self.size], dtype=float)
+        if not np.all(np.isfinite(vals)):
+            raise SceneError(f"object {self.id}: non-finite center or size")
+        if np.any(np.asarray(self.size) < 0):
+            raise SceneError(f"object {self.id}: negative size")
+
+    @property
+    def name(self) -> str:
+        """The category, as the paper's templates call it."""
+        return self.category
+
+    @property
+    def min_corner(self) -> np.ndarray:
+        return np.asarray(self.center) - np.asarray(self.size) / 2.0
+
+    @property
+    def max_corner(self) -> np.ndarray:
+        return np.asarray(self.center) + np.asarray(self.size) / 2.0
+
+    def with_changes(self, **changes: object) -> SceneObject:
+        """A copy with some fields replaced."""
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, order=True)
+class Edge:
+    """A typed relation ``subject RELATION object``."""
+
+    subject: str
+    relation: Relation
+    object: str
+    provenance: str = field(default="perception", compare=False)
+
+    def key(self) -> tuple[str, str, str]:
+        return (self.subject, self.relation.value, self.object)
+
+
+def _norm_text(s: str) -> str:
+    return re.sub(r"[^a-z0-9 ]+", " ", s.lower()).strip()
+
+
+class SceneGraph:
+    """A scene's objects and stored relation edges, with support hierarchy levels.
+
+    The graph is a plain in-memory value; persistence and the edit log live in ``scene.store``.
+    """
+
+    def __init__(
+        self,
+        scene_id: str,
+        objects: Iterable[SceneObject] = (),
+        edges: Iterable[Edge] = (),
+        *,
+        scene_type: str | None = None,
+        levels: dict[str, int] | None = None,
+    ) -> None:
+        self.scene_id = scene_id
+        self.scene_type = scene_type
+        self._objects: dict[str, SceneObject] = {}
+        for o in objects:
+            if o.id in self._objects:
+                raise SceneError(f"scene {scene_id}: duplicate object id {o.id}")
+            self._objects[o.id] = o
+        self._edges: dict[tuple[str, str, str], Edge] = {}
+        for e in edges:
+            self.add_edge(e)
+        self.levels: dict[str, int] = dict(levels or {})
+
+    # ----- objects
+    def __len__(self) -> int:
+        return len(self._objects)
+
+    def __contains__(self, object_id: object) -> bool:
+        return object_id in self._objects
+
+    def __iter__(self) -> Iterator[SceneObject]:
+        return iter(self._objects.values())
+
+    @property
+    def objects(self) -> list[SceneObject]:
+        return list(self._objects.values())
+
+    @property
+    def ids(self) -> list[str]:
+        return list(self._objects)
+
+    def get(self, object_id: str | int) -> SceneObject:
+        """The object with this id, or :class:`UnknownObjectError`."""
+        key = str(object_id)
+        try:
+            return self._objects[key]
+        except KeyError:
+            raise UnknownObjectError(f"scene {self.scene_id}: unknown object id {key!r}") from None
+
+    def put(self, obj: SceneObject) -> None:
+        """Insert or replace an object (relations are not recomputed here)."""
+        self._objects[obj.id] = obj
+
+    def remove(self, object_id: str) -> SceneObject:
+        """Remove an object and every edge touching it."""
+        obj = self.get(object_id)
+        del self._objects[obj.id]
+        self._edges = {k: e for k, e in self._edges.items() if obj.id not in (e.subject, e.object)}
+        self.levels.pop(obj.id, None)
+        return obj
+
+    def by_category(self, category: str) -> list[SceneObject]:
+        """Objects whose category equals ``category`` (case-insensitive)."""
+        c = _norm_text(category)
+        return [o for o in self._objects.values() if _norm_text(o.category) == c]
+
+    def search(self, text: str) -> list[SceneObject]:
+        """Objects whose category or attributes share a word with ``text`` (plural-insensitive)."""
+        words = {w.rstrip("s") for w in _norm_text(text).split() if len(w) > 1}
+        hits = []
+        for o in self._objects.values():
+            own = {w.rstrip("s") for w in _norm_text(" ".join([o.category, *o.attributes])).split()}
+            if words & own or _norm_text(o.category) in _norm_text(text):
+                hits.append(o)
+        return hits
+
+    def categories(self) -> dict[str, int]:
+        """Count of objects per category."""
+        out: dict[str, int] = {}
+        for o in self._objects.values():
+            out[o.category] = out.get(o.category, 0) + 1
+        return out
+
+    def box_array(self, ids: list[str] | None = None) -> BoxArray:
+        """Boxes of the given objects (all, in insertion order, by default)."""
+        objs = [self.get(i) for i in ids] if ids is not None else list(self._objects.values())
+        if not objs:
+            return BoxArray(np.zeros((0, 3)), np.zeros((0, 3)))
+        return BoxArray.from_center_size(np.array([o.center for o in objs]), np.array([o.size for o in objs]))
+
+    # ----- edges
+    @property
+    def edges(self) -> list[Edge]:
+        return list(self._edges.values())
+
+    def add_edge(self, edge: Edge) -> bool:
+        """Add an edge; False when it was already there."""
+        if edge.relation in VIEW_DEPENDENT or edge.relation in COMPARATIVE:
+            raise SceneError(f"{edge.relation.value} depends on a viewpoint or candidates; it is not stored")
+        for end in (edge.subject, edge.object):
+            self.get(end)
+        if edge.key() in self._edges:
+            return False
+        self._edges[edge.key()] = edge
+        return True
+
+    def remove_edge(self, subject: str, relation: Relation, obj: str) -> Edge:
+        """Remove a stored edge (either direction of a symmetric or inverse pair)."""
+        for key in ((subject, relation.value, obj),):
+            if key in self._edges:
+                return self._edges.pop(key)
+        inv = INVERSE.get(relation)
+        if inv is not None and (obj, inv.value, subject) in self._edges:
+            return self._edges.pop((obj, inv.value, subject))
+        raise SceneError(f"no relation {subject} {relation.value} {obj} in scene {self.scene_id}")
+
+    def has_edge(self, subject: str, relation: Relation, obj: str) -> bool:
+        """Whether the fact is stored, in either reading."""
+        if (subject, relation.value, obj) in self._edges:
+            return True
+        inv = INVERSE.get(relation)
+        return inv is not None and (obj, inv.value, subject) in self._edges
+
+    def relations_of(self, object_id: str) -> list[tuple[Relation, str]]:
+        """Every stored fact about an object, read from its side: ``[(relation, other_id)]``."""
+        oid = self.get(object_id).id
+        out: list[tuple[Relation, str]] = []
+        for e in self._edges.values():
+            if e.subject == oid:
+                out.append((e.relation, e.object))
+            elif e.object == oid:
+                inv = INVERSE.get(e.relation)
+                if inv is not None:
+                    out.append((inv, e.subject))
+                elif e.relation in SUPPORT_RELATIONS:
+                    out.append((Relation.SUPPORTS, e.subject))
+        return out
+
+    def related(self, object_id: str, relation: Relation) -> list[str]:
+        """Ids ``x`` such that ``object_id relation x`` holds in the stored graph."""
+        return [other for rel, other in self.relations_of(object_id) if rel == relation]
+
+    # ----- hierarchy and sub-graphs
+    def level(self, object_id: str) -> int | None:
+        """Support-hierarchy level (floor's children = 0), when computed."""
+        return self.levels.get(self.get(object_id).id)
+
+    def subgraph(self, ids: Iterable[str], hops: int = 0) -> SceneGraph:
+        """The induced sub-graph on ``ids`` grown by ``hops`` edge hops."""
+        keep = {self.get(i).id for i in ids}
+        for _ in range(hops):
+            grow = set(keep)
+            for e in self._edges.values():
+                if e.subject in keep or e.object in keep:
+                    grow.update((e.subject, e.object))
+            keep = grow
+        return SceneGraph(
+            self.scene_id,
+            [o for o in self._objects.values() if o.id in keep],
+            [e for e in self._edges.values() if e.subject in keep and e.object in keep],
+            scene_type=self.scene_type,
+            levels={k: v for k, v in self.levels.items() if k in keep},
+        )
+
+    def copy(self) -> SceneGraph:
+        """An independent copy (objects are immutable, containers are not shared)."""
+        g = SceneGraph(self.scene_id, scene_type=self.scene_type)
+        g._objects = dict(self._objects)
+        g._edges = dict(self._edges)
+        g.levels = copy.copy(self.levels)
+        return g
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SceneGraph):
+            return NotImplemented
+        return (
+            self.scene_id == other.scene_id
+            and self._objects == other._objects
+            and set(self._edges) == set(other._edges)
+            and self.levels == other.levels
+        )
+
+    def __repr__(self) -> str:
+        return f"SceneGraph({self.scene_id!r}, {len(self._objects)} objects, {len(self._edges)} edges)"

@@ -1,0 +1,252 @@
+"""Versioned JSON of a :class:`SceneGraph` (format ``synergai.scene_graph``, version 1).
+
+Round trips are exact: floats are written with ``repr`` precision, tuples come back as tuples and
+enums as enums. Reading is strict: a wrong format or version, a missing, unknown or mistyped field,
+an unknown relation name, a duplicate id or an edge to an unknown id raises :class:`SceneError`
+whose one-line message names the offending field (``objects[3].center: ...``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from synergai.scene.model import (
+    COMPARATIVE,
+    VIEW_DEPENDENT,
+    Edge,
+    ObjectKind,
+    OrientedBox,
+    Relation,
+    SceneError,
+    SceneGraph,
+    SceneObject,
+)
+
+FORMAT = "synergai.scene_graph"
+VERSION = 1
+
+_OBJECT_REQUIRED = ("id", "category", "center", "size")
+_OBJECT_OPTIONAL = ("color", "attributes", "confidence", "provenance", "kind", "front", "obb")
+_EDGE_REQUIRED = ("subject", "relation", "object")
+_EDGE_OPTIONAL = ("provenance",)
+_GRAPH_REQUIRED = ("format", "version", "scene", "objects", "edges")
+_GRAPH_OPTIONAL = ("scene_type", "levels")
+
+
+# ----- writing
+def _vec(values: Any, where: str) -> list[float]:
+    out = [float(v) for v in values]
+    if len(out) != 3 or not all(math.isfinite(v) for v in out):
+        raise SceneError(f"{where}: expected 3 finite numbers, got {values!r}")
+    return out
+
+
+def object_to_dict(obj: SceneObject) -> dict[str, Any]:
+    """A JSON-ready dict with every field of ``obj`` (optional ones as ``null`` / defaults)."""
+    where = f"object {obj.id!r}"
+    if not math.isfinite(float(obj.confidence)):
+        raise SceneError(f"{where}.confidence: not a finite number")
+    return {
+        "id": obj.id,
+        "category": obj.category,
+        "center": _vec(obj.center, f"{where}.center"),
+        "size": _vec(obj.size, f"{where}.size"),
+        "color": None if obj.color is None else [int(c) for c in obj.color],
+        "attributes": list(obj.attributes),
+        "confidence": float(obj.confidence),
+        "provenance": obj.provenance,
+        "kind": ObjectKind(obj.kind).value,
+        "front": None if obj.front is None else _vec(obj.front, f"{where}.front"),
+        "obb": None if obj.obb is None else {
+            "center": _vec(obj.obb.center, f"{where}.obb.center"),
+            "size": _vec(obj.obb.size, f"{where}.obb.size"),
+            "yaw": float(obj.obb.yaw),
+        },
+    }
+
+
+def edge_to_dict(edge: Edge) -> dict[str, Any]:
+    """A JSON-ready dict of an edge (relation by its canonical name)."""
+    return {
+        "subject": edge.subject,
+        "relation": Relation(edge.relation).value,
+        "object": edge.object,
+        "provenance": edge.provenance,
+    }
+
+
+def graph_to_dict(graph: SceneGraph) -> dict[str, Any]:
+    """The versioned document of a graph; objects and edges keep their insertion order."""
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "scene": graph.scene_id,
+        "scene_type": graph.scene_type,
+        "objects": [object_to_dict(o) for o in graph],
+        "edges": [edge_to_dict(e) for e in graph.edges],
+        "levels": {k: int(v) for k, v in graph.levels.items()},
+    }
+
+
+def dumps(graph: SceneGraph, *, indent: int | None = None) -> str:
+    """The graph as a JSON string (exact floats, no NaN)."""
+    try:
+        return json.dumps(graph_to_dict(graph), indent=indent, allow_nan=False, ensure_ascii=False)
+    except (TypeError, ValueError) as exc:
+        raise SceneError(f"scene {graph.scene_id}: not serializable: {exc}") from None
+
+
+# ----- reading
+def _mapping(data: Any, where: str, required: tuple[str, ...], optional: tuple[str, ...]) -> Mapping:
+    if not isinstance(data, Mapping):
+        raise SceneError(f"{where}: expected an object, got {type(data).__name__}")
+    for key in required:
+        if key not in data:
+            raise SceneError(f"{where}.{key}: missing")
+    unknown = sorted(str(k) for k in data if k not in required and k not in optional)
+    if unknown:
+        raise SceneError(f"{where}: unknown field(s) {', '.join(unknown)}")
+    return data
+
+
+def _str(value: Any, where: str, *, empty: bool = False) -> str:
+    if not isinstance(value, str) or (not empty and not value):
+        raise SceneError(f"{where}: expected a {'' if empty else 'non-empty '}string, got {value!r}")
+    return value
+
+
+def _num(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise SceneError(f"{where}: expected a finite number, got {value!r}")
+    return float(value)
+
+
+def _vec3(value: Any, where: str) -> tuple[float, float, float]:
+    if not isinstance(value, list | tuple) or len(value) != 3:
+        raise SceneError(f"{where}: expected 3 numbers, got {value!r}")
+    x, y, z = (_num(v, where) for v in value)
+    return (x, y, z)
+
+
+def _color(value: Any, where: str) -> tuple[int, int, int] | None:
+    if value is None:
+        return None
+    ok = isinstance(value, list | tuple) and len(value) == 3 and all(
+        isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255 for c in value
+    )
+    if not ok:
+        raise SceneError(f"{where}: expected null or 3 integers in 0..255, got {value!r}")
+    r, g, b = value
+    return (r, g, b)
+
+
+def _obb(value: Any, where: str) -> OrientedBox | None:
+    if value is None:
+        return None
+    d = _mapping(value, where, ("center", "size", "yaw"), ())
+    return OrientedBox(_vec3(d["center"], f"{where}.center"), _vec3(d["size"], f"{where}.size"),
+                       _num(d["yaw"], f"{where}.yaw"))
+
+
+def object_from_dict(data: Any, *, where: str = "object") -> SceneObject:
+    """Read an object dict strictly; ``where`` prefixes error messages."""
+    d = _mapping(data, where, _OBJECT_REQUIRED, _OBJECT_OPTIONAL)
+    attrs = d.get("attributes", [])
+    if not isinstance(attrs, list | tuple) or not all(isinstance(a, str) for a in attrs):
+        raise SceneError(f"{where}.attributes: expected a list of strings, got {attrs!r}")
+    kind = d.get("kind", ObjectKind.OBJECT.value)
+    try:
+        kind = ObjectKind(kind)
+    except ValueError:
+        legal = ", ".join(k.value for k in ObjectKind)
+        raise SceneError(f"{where}.kind: unknown kind {kind!r}; legal: {legal}") from None
+    front = d.get("front")
+    try:
+        return SceneObject(
+            id=_str(d["id"], f"{where}.id"),
+            category=_str(d["category"], f"{where}.category"),
+            center=_vec3(d["center"], f"{where}.center"),
+            size=_vec3(d["size"], f"{where}.size"),
+            color=_color(d.get("color"), f"{where}.color"),
+            attributes=tuple(attrs),
+            confidence=_num(d.get("confidence", 1.0), f"{where}.confidence"),
+            provenance=_str(d.get("provenance", "perception"), f"{where}.provenance", empty=True),
+            kind=kind,
+            front=None if front is None else _vec3(front, f"{where}.front"),
+            obb=_obb(d.get("obb"), f"{where}.obb"),
+        )
+    except SceneError as exc:
+        msg = str(exc)
+        raise SceneError(msg if msg.startswith((f"{where}.", f"{where}:")) else f"{where}: {msg}") from None
+
+
+def edge_from_dict(data: Any, *, where: str = "edge") -> Edge:
+    """Read an edge dict strictly (canonical relation names only)."""
+    d = _mapping(data, where, _EDGE_REQUIRED, _EDGE_OPTIONAL)
+    name = d["relation"]
+    try:
+        relation = Relation(name)
+    except ValueError:
+        legal = ", ".join(r.value for r in Relation)
+        raise SceneError(f"{where}.relation: unknown relation {name!r}; legal: {legal}") from None
+    if relation in VIEW_DEPENDENT or relation in COMPARATIVE:
+        raise SceneError(f"{where}.relation: {relation.value} is computed on demand, not stored")
+    return Edge(
+        _str(d["subject"], f"{where}.subject"),
+        relation,
+        _str(d["object"], f"{where}.object"),
+        _str(d.get("provenance", "perception"), f"{where}.provenance", empty=True),
+    )
+
+
+def graph_from_dict(data: Any) -> SceneGraph:
+    """Read a versioned graph document strictly."""
+    d = _mapping(data, "graph", _GRAPH_REQUIRED, _GRAPH_OPTIONAL)
+    if d["format"] != FORMAT:
+        raise SceneError(f"graph.format: expected {FORMAT!r}, got {d['format']!r}")
+    if type(d["version"]) is not int or d["version"] != VERSION:
+        raise SceneError(f"graph.version: unsupported version {d['version']!r} (this reader knows {VERSION})")
+    scene_id = _str(d["scene"], "graph.scene")
+    scene_type = d.get("scene_type")
+    if scene_type is not None:
+        scene_type = _str(scene_type, "graph.scene_type", empty=True)
+    for key in ("objects", "edges"):
+        if not isinstance(d[key], list):
+            raise SceneError(f"graph.{key}: expected a list, got {type(d[key]).__name__}")
+    graph = SceneGraph(scene_id, scene_type=scene_type)
+    for i, item in enumerate(d["objects"]):
+        obj = object_from_dict(item, where=f"objects[{i}]")
+        if obj.id in graph:
+            raise SceneError(f"objects[{i}].id: duplicate object id {obj.id!r}")
+        graph.put(obj)
+    for i, item in enumerate(d["edges"]):
+        edge = edge_from_dict(item, where=f"edges[{i}]")
+        for end in ("subject", "object"):
+            if getattr(edge, end) not in graph:
+                raise SceneError(f"edges[{i}].{end}: unknown object id {getattr(edge, end)!r}")
+        if not graph.add_edge(edge):
+            raise SceneError(f"edges[{i}]: duplicate edge {' '.join(edge.key())}")
+    levels = d.get("levels", {})
+    if not isinstance(levels, Mapping):
+        raise SceneError(f"graph.levels: expected an object, got {type(levels).__name__}")
+    for key, value in levels.items():
+        if key not in graph:
+            raise SceneError(f"graph.levels.{key}: unknown object id")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise SceneError(f"graph.levels.{key}: expected a non-negative integer, got {value!r}")
+    graph.levels = dict(levels)
+    return graph
+
+
+def loads(text: str | bytes) -> SceneGraph:
+    """Parse a JSON string written by :func:`dumps`."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise SceneError(f"graph: invalid JSON: {exc}") from None
+    except TypeError:
+        raise SceneError(f"graph: expected JSON text, got {type(text).__name__}") from None
+    return graph_from_dict(data)
