@@ -70,7 +70,10 @@ def test_each_part_of_the_key_matters(tmp_path: Path, change: dict) -> None:
     model.chat(base["messages"], json_schema=None, max_tokens=16)
     changed = {**base, **change}
     reply = model.chat(
-        changed["messages"], json_schema=changed["json_schema"], max_tokens=changed["max_tokens"], stop=changed["stop"]
+        changed["messages"],
+        json_schema=changed["json_schema"],
+        max_tokens=changed["max_tokens"],
+        stop=changed["stop"],
     )
     assert (reply.text, reply.cached) == ("reply 1", False)
     assert len(_entries(tmp_path)) == 2 and len(inner.requests) == 2

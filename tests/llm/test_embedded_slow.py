@@ -36,11 +36,15 @@ def test_chat_reply(model: EmbeddedModel) -> None:
     reply = model.chat(messages, max_tokens=8)
     assert reply.text.strip().lower().rstrip(".") == "yes"
     assert reply.finish_reason == "stop"
-    assert reply.prompt_tokens > model.count_tokens("You answer with one word. Is water wet? Answer yes or no.")
+    assert reply.prompt_tokens > model.count_tokens(
+        "You answer with one word. Is water wet? Answer yes or no."
+    )
     assert 0 < reply.completion_tokens <= 8
     assert reply.model == "qwen2.5-coder-1.5b-instruct-q4_k_m" and not reply.cached
     assert isinstance(model, ChatModel) and model.load_seconds is not None
-    again = model.chat(messages, max_tokens=8)  # greedy: byte-identical, and the prefix comes from the KV cache
+    again = model.chat(
+        messages, max_tokens=8
+    )  # greedy: byte-identical, and the prefix comes from the KV cache
     assert again.text == reply.text
     assert model.last_timings is not None and model.last_timings["cache_n"] > 0
 

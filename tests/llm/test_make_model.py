@@ -56,7 +56,9 @@ def test_cache_true_uses_the_user_cache_dir(script: Path, tmp_path: Path, monkey
     assert model.cache_dir == tmp_path / "xdg" / "synergai" / "responses"
 
 
-@pytest.mark.parametrize("spec", ["", "gpt-4o", "openai:", "openai:  ", "scripted:", "embedded:model.gguf", "Embedded"])
+@pytest.mark.parametrize(
+    "spec", ["", "gpt-4o", "openai:", "openai:  ", "scripted:", "embedded:model.gguf", "Embedded"]
+)
 def test_bad_specs_list_the_legal_forms(spec: str) -> None:
     with pytest.raises(LLMError, match=r"'embedded', 'openai:MODEL'.*'scripted:FILE'"):
         make_model(spec)

@@ -41,7 +41,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.server.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
+        self.server.requests.append(
+            {"path": self.path, "auth": self.headers.get("Authorization"), "body": body}
+        )
         mode = self.server.mode
         if mode == "error500":
             return self._send(500, {"error": {"message": "model crashed", "type": "server_error"}})
@@ -98,7 +100,12 @@ def test_plain_chat_parses_usage_and_sends_a_dummy_key(server: FakeServer) -> No
     assert request["path"] == "/v1/chat/completions"
     assert request["auth"] == f"Bearer {DUMMY_KEY}"
     body = request["body"]
-    assert (body["model"], body["messages"], body["max_tokens"], body["temperature"]) == ("fake-model", USER, 20, 0.0)
+    assert (body["model"], body["messages"], body["max_tokens"], body["temperature"]) == (
+        "fake-model",
+        USER,
+        20,
+        0.0,
+    )
     assert body["stop"] == ["\n\n"] and "response_format" not in body
     assert isinstance(model, ChatModel) and model.name == f"openai:fake-model@{server.url}"
     model.close()
@@ -113,7 +120,10 @@ def test_key_comes_from_the_named_env_var(server: FakeServer, monkeypatch: pytes
 def test_json_schema_goes_out_as_response_format(server: FakeServer) -> None:
     OpenAIModel("fake-model", base_url=server.url).chat(USER, json_schema=SCHEMA)
     sent = server.requests[0]["body"]["response_format"]
-    assert sent == {"type": "json_schema", "json_schema": {"name": "Colour", "schema": SCHEMA, "strict": False}}
+    assert sent == {
+        "type": "json_schema",
+        "json_schema": {"name": "Colour", "schema": SCHEMA, "strict": False},
+    }
 
 
 def test_rejected_schema_falls_back_to_json_object_and_remembers(server: FakeServer) -> None:

@@ -66,7 +66,10 @@ def test_from_json_list(tmp_path: Path) -> None:
     path.write_text(json.dumps(["a", {"text": "b", "finish_reason": "length"}]))
     model = ScriptedModel.from_file(path)
     assert model.name == "scripted:script.json"
-    assert [model.chat([{"role": "user", "content": "?"}]).finish_reason for _ in range(2)] == ["stop", "length"]
+    assert [model.chat([{"role": "user", "content": "?"}]).finish_reason for _ in range(2)] == [
+        "stop",
+        "length",
+    ]
 
 
 def test_from_jsonl(tmp_path: Path) -> None:

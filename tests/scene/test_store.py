@@ -193,6 +193,27 @@ def test_reset_returns_to_base(store: SceneStore) -> None:
     assert store.scenes()[0].n_objects == 5 and store.verify("s1")
 
 
+def test_drop_forgets_a_scene_and_its_log(store: SceneStore) -> None:
+    store.register(_graph("s2"), {"builder": "test"})
+    store.apply("s1", E.rename_object(store.load("s1"), "9", "mug"))
+    store.load("s1")
+    store.drop("s1")
+    assert not store.has_scene("s1") and [i.id for i in store.scenes()] == ["s2"]
+    with sqlite3.connect(store.path) as c:
+        assert c.execute("SELECT COUNT(*) FROM edits").fetchone()[0] == 0
+    with pytest.raises(SceneError, match="unknown scene 's1'"):
+        store.drop("s1")
+    store.register(_graph(), {"builder": "other"})  # the id is free again, with a new source
+    assert store.load("s1").get("9").category == "cup" and store.edits("s1", include_undone=True) == []
+    with SceneStore(store.path) as other:  # another connection with its own parsed-snapshot cache
+        assert "15" in other.load("s1")
+        rebuilt = _graph()
+        rebuilt.remove("15")
+        store.drop("s1")
+        store.register(rebuilt, {"builder": "other"})  # same revision number as the dropped scene
+        assert "15" not in other.load("s1")
+
+
 def test_verify_detects_a_tampered_log(store: SceneStore) -> None:
     store.apply("s1", E.rename_object(store.load("s1"), "9", "mug"))
     with sqlite3.connect(store.path) as c:  # snapshot no longer matches the log
@@ -206,6 +227,13 @@ def test_verify_detects_a_tampered_log(store: SceneStore) -> None:
     assert not store.verify("s1")
     with pytest.raises(ReplayError, match="edit 1 does not replay"):
         store.replay("s1")
+    with sqlite3.connect(store.path) as c:  # an unreadable snapshot
+        c.execute("UPDATE scenes SET current = '{broken', revision = revision + 1")
+    assert not store.verify("s1")
+    with pytest.raises(SceneError, match="invalid JSON"):
+        store.load("s1")
+    with pytest.raises(SceneError, match="unknown scene"):
+        store.verify("nope")
 
 
 def _run(code: str, *args: str) -> str:

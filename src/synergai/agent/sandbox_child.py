@@ -46,10 +46,12 @@ import signal
 import statistics
 import sys
 import types
+import unicodedata  # noqa: F401 - the parser needs it for non-ASCII identifiers after the lockdown
 from collections.abc import Callable, Mapping
 from typing import Any
 
 NOBODY = 65534
+_DUNDER: Mapping[type, Any] = types.MappingProxyType({str: "__", bytes: b"__"})
 TRUNCATION_MARKER = "\n...[output truncated after {limit} characters]"
 MAX_ERROR_CHARS = 2000
 
@@ -148,7 +150,7 @@ def _node_problem(node: ast.AST) -> str | None:
             return _attribute_problem(attr)
         case ast.MatchClass(kwd_attrs=attrs):
             return next((p for a in attrs if (p := _attribute_problem(a))), None)
-        case ast.Constant(value=str() | bytes() as value) if ("__" if isinstance(value, str) else b"__") in value:
+        case ast.Constant(value=str() | bytes() as value) if _DUNDER[type(value)] in value:
             return "string constants containing '__' are not allowed"
     return None
 
@@ -272,10 +274,10 @@ def audit_hook(guard: Guard, program: types.CodeType) -> Callable[[str, tuple[An
 
 
 def _virtual_memory_bytes() -> int:
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
+    try:  # binary: a text codec could need an import the dropped privileges no longer allow
+        with open("/proc/self/status", "rb") as status:
             for line in status:
-                if line.startswith("VmSize:"):
+                if line.startswith(b"VmSize:"):
                     return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
@@ -324,7 +326,7 @@ def describe(exc: BaseException, names: Any = (), memory_mb: int = 0) -> str:
             text = " ".join(str(exc)[:MAX_ERROR_CHARS].split())
             if isinstance(exc, NameError) and isinstance(exc.name, str):
                 text += _name_hint(exc.name, names)
-    except BaseException:  # noqa: BLE001 - a hostile message must not break the report
+    except BaseException:  # a hostile message must not break the report
         text = ""
     return (f"{kind}: {text}" if text else kind)[:MAX_ERROR_CHARS]
 
@@ -351,7 +353,7 @@ def load_api(spec: str | None, args: Mapping[str, Any]) -> dict[str, Any]:
         raise TypeError(f"{spec} returned {type(api).__name__}, not a mapping of names to objects")
     for name in api:
         if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
-            raise ValueError(f"{spec} returned the name {name!r}; names must be identifiers not starting with '_'")
+            raise ValueError(f"{spec} returned the name {name!r}: not an identifier without a leading '_'")
     return dict(api)
 
 
@@ -365,20 +367,20 @@ def serve(request: Mapping[str, Any]) -> dict[str, Any]:
         guard = Guard()
         namespace: dict[str, Any] = {"__builtins__": safe_builtins(out, guard), **api}
         gc.collect()
-    except Exception as exc:  # noqa: BLE001 - reported to the host as a setup failure
+    except Exception as exc:  # reported to the host as a setup failure
         return {"setup_error": describe(exc)}
     memory_mb = int(limits["memory_mb"])
     drop_privileges()
     limit_resources(float(limits["cpu_seconds"]), memory_mb)
     try:
         program = compile(check_program(request["code"], int(limits["max_code_chars"])), "<program>", "exec")
-    except BaseException as exc:  # noqa: BLE001 - syntax, rule or resource failure of the untrusted text
+    except BaseException as exc:  # syntax, rule or resource failure
         return {"ok": False, "stdout": "", "error": describe(exc, memory_mb=memory_mb)}
     error = None
     sys.addaudithook(audit_hook(guard, program))
     try:
         exec(program, namespace)
-    except BaseException as exc:  # noqa: BLE001 - whatever the program raises is its result
+    except BaseException as exc:  # whatever the program raises is its result
         error = describe(exc, namespace, memory_mb)
     text = out.getvalue()
     namespace.clear()
@@ -398,7 +400,7 @@ def main() -> None:
         os._exit(3)
     try:
         reply = serve(request)
-    except BaseException as exc:  # noqa: BLE001 - report instead of a traceback
+    except BaseException as exc:  # report instead of a traceback
         reply = {"ok": False, "stdout": "", "error": describe(exc)}
     data = (nonce + json.dumps(reply) + "\n").encode("utf-8", "replace")
     while data:

@@ -26,7 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         ("edits", "the scene's edit log"),
         ("undo", "undo the last edit"),
         ("redo", "redo the last undone edit"),
-        ("reset", "drop every edit of the scene (the log keeps them as undone)"),
+        ("reset", "undo every edit of the scene (the log keeps them, marked discarded)"),
+        ("drop", "delete the scene and its edit log from the store"),
     ]:
         p = ssub.add_parser(name, help=help_)
         add_scene_options(p)
@@ -140,6 +141,16 @@ def cmd_reset(args: argparse.Namespace) -> int:
         print_json({"scene": args.scene, "reset": True})
     else:
         print(f"{args.scene}: reset to the perceived graph")
+    return 0
+
+
+def cmd_drop(args: argparse.Namespace) -> int:
+    store = open_catalog(args).store
+    store.drop(args.scene)
+    if args.json:
+        print_json({"scene": args.scene, "dropped": True})
+    else:
+        print(f"{args.scene}: dropped from {store.path}")
     return 0
 
 

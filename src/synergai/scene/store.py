@@ -15,7 +15,7 @@ other processes committed.
 Undo / redo: undo reverts the newest active edit (state ``undone``); redo re-applies the oldest undone
 one. A new edit after an undo discards the redo stack: those records stay in the log, marked
 ``discarded``. :meth:`SceneStore.reset` returns a scene to its base graph and marks every edit
-``discarded``.
+``discarded``; :meth:`SceneStore.drop` deletes a scene and its log.
 """
 
 from __future__ import annotations
@@ -128,7 +128,8 @@ class SceneStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
-        self._cache: dict[str, tuple[int, SceneGraph]] = {}  # scene id -> (revision, parsed current)
+        # scene id -> ((created_at, revision), parsed current snapshot)
+        self._cache: dict[str, tuple[tuple[str, int], SceneGraph]] = {}
         try:
             self._conn = sqlite3.connect(
                 self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
@@ -281,13 +282,20 @@ class SceneStore:
 
     def _current(self, c: sqlite3.Connection, scene_id: str) -> SceneGraph:
         """A fresh copy of the committed snapshot, parsed once per revision."""
-        revision = self._row(c, scene_id, "revision")
+        key = self._revision(c, scene_id)
         hit = self._cache.get(scene_id)
-        if hit is not None and hit[0] == revision:
+        if hit is not None and hit[0] == key:
             return hit[1].copy()
         graph = loads(self._row(c, scene_id, "current"))
-        self._cache[scene_id] = (int(revision), graph.copy())
+        self._cache[scene_id] = (key, graph.copy())
         return graph
+
+    def _revision(self, c: sqlite3.Connection, scene_id: str) -> tuple[str, int]:
+        """Identifies one committed snapshot (created_at tells a dropped and re-registered scene apart)."""
+        row = c.execute("SELECT created_at, revision FROM scenes WHERE id = ?", (scene_id,)).fetchone()
+        if row is None:
+            raise SceneError(f"unknown scene {scene_id!r} in the scene store")
+        return (row[0], int(row[1]))
 
     def base(self, scene_id: str) -> SceneGraph:
         """The graph the scene was registered with."""
@@ -321,11 +329,11 @@ class SceneStore:
                              (scene_id,)).fetchall()
         return [self._record(r) for r in rows]
 
-    def _save(self, c: sqlite3.Connection, scene_id: str, graph: SceneGraph, now: str) -> int:
-        """Write the snapshot; returns its new revision."""
+    def _save(self, c: sqlite3.Connection, scene_id: str, graph: SceneGraph, now: str) -> tuple[str, int]:
+        """Write the snapshot; returns its new revision key."""
         c.execute("UPDATE scenes SET current = ?, n_objects = ?, updated_at = ?, revision = revision + 1 "
                   "WHERE id = ?", (dumps(graph), len(graph), now, scene_id))
-        return int(self._row(c, scene_id, "revision"))
+        return self._revision(c, scene_id)
 
     def apply(self, scene_id: str, request: EditRequest) -> EditRecord:
         """Validate and log one edit, and update the snapshot, in one transaction.
@@ -347,6 +355,7 @@ class SceneStore:
             c.execute(f"INSERT INTO edits ({self._COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, 'active')",
                       (scene_id, seq, request.actor.value, request.op, request.utterance, now, payload))
             revision = self._save(c, scene_id, graph, now)
+        # committed: remember the parsed snapshot (keyed by revision, so a late write here is harmless)
         self._cache[scene_id] = (revision, graph)
         return EditRecord(seq, scene_id, request.actor, request.op, request.utterance, now,
                           request.changes, EditState.ACTIVE)
@@ -387,6 +396,14 @@ class SceneStore:
             c.execute("UPDATE edits SET state = 'discarded' WHERE scene_id = ? AND state != 'discarded'",
                       (scene_id,))
 
+    def drop(self, scene_id: str) -> None:
+        """Delete a scene, its base graph and its whole edit log (the only operation that forgets edits)."""
+        with self._write() as c:
+            self._row(c, scene_id, "id")
+            c.execute("DELETE FROM edits WHERE scene_id = ?", (scene_id,))
+            c.execute("DELETE FROM scenes WHERE id = ?", (scene_id,))
+        self._cache.pop(scene_id, None)
+
     def replay(self, scene_id: str) -> SceneGraph:
         """The base graph with every active edit re-applied in order."""
         with self._read() as c:
@@ -407,10 +424,15 @@ class SceneStore:
         return graph, current
 
     def verify(self, scene_id: str) -> bool:
-        """Whether the stored snapshot equals the replay of the base graph and the active edits."""
+        """Whether the stored snapshot equals the replay of the base graph and the active edits.
+
+        False also when the log does not replay or a stored document is unreadable; an unknown scene
+        raises :class:`SceneError`.
+        """
         with self._read() as c:
+            self._row(c, scene_id, "id")
             try:
                 graph, current = self._replay(c, scene_id)
-            except ReplayError:
+                return _canonical(graph) == _canonical(loads(current))
+            except SceneError:
                 return False
-        return _canonical(graph) == _canonical(loads(current))

@@ -51,7 +51,7 @@ def scan_files(scan_dir: str | Path, scene_id: str) -> dict[str, Path]:
 
 
 def read_axis_alignment(path: str | Path) -> np.ndarray:
-    """The 4x4 ``axisAlignment`` matrix of a ScanNet ``<scene>.txt`` (identity when file or line is absent)."""
+    """The 4x4 ``axisAlignment`` of a ScanNet ``<scene>.txt`` (identity when the file or line is absent)."""
     p = Path(path)
     if not p.is_file():
         return np.eye(4)
@@ -135,10 +135,11 @@ def load_scannet_scene(scan_dir: str | Path, scene_id: str | None = None, *, ali
     seg = _segment_ids(files["segments"], mesh.n_vertices)
     groups = _groups(files["aggregation"])
     uniq, inverse = np.unique(seg, return_inverse=True)
+    known = set(uniq.tolist())
     objects: list[SceneObject] = []
     meshes: dict[str, TriMesh] = {}
     for oid, label, segs in groups:
-        unknown = sorted(set(segs) - set(uniq.tolist()))
+        unknown = sorted(set(segs) - known)
         if unknown:
             raise SceneError(f"{files['aggregation']}: object {oid} has unknown segment ids {unknown[:5]}")
         vmask = np.isin(uniq, segs)[inverse]

@@ -1,0 +1,165 @@
+"""Program mode (LLM-TPC): Think -> Program -> execute in the sandbox -> reCtify, then a final answer.
+
+The model writes short Python against the scene APIs (:mod:`synergai.agent.program_api`); each program
+runs in the sandbox. On an error (its last traceback line) or an empty output the model is asked to
+rectify its program; on a malformed reply it gets the parse-error prompt; after ``max_rounds`` the
+summarization prompt forces a final answer. The result and trace use the agent's format.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from synergai.agent import program_prompt as P
+from synergai.agent.loop import AgentResult
+from synergai.agent.sandbox import SandboxLimits, run_program
+from synergai.geometry.frames import Viewpoint
+from synergai.llm.base import ChatModel, ChatReply, LLMError
+from synergai.scene.model import STRUCTURE_KINDS, SceneGraph
+from synergai.scene.serialization import graph_to_dict
+
+API_FACTORY = "synergai.agent.program_api:sandbox_api"
+
+_ACTION = re.compile(r"^\s*Action\s*:\s*(.+?)\s*$", re.MULTILINE | re.IGNORECASE)
+_INPUT = re.compile(r"^\s*Action Input\s*:\s*(.*)$", re.MULTILINE | re.IGNORECASE | re.DOTALL)
+_THOUGHT = re.compile(r"^\s*Thought\s*:\s*(.*?)(?=^\s*Action\s*:|\Z)", re.MULTILINE | re.IGNORECASE | re.DOTALL)
+_CODE = re.compile(r"```[ \t]*(?:python|py)?[ \t]*\n(.*?)(?:```|\Z)", re.IGNORECASE | re.DOTALL)
+
+
+@dataclass(frozen=True)
+class ProgramLimits:
+    """Bounds on one question."""
+
+    max_rounds: int = 6
+    max_tokens: int = 400
+    sandbox: SandboxLimits = SandboxLimits()
+
+
+@dataclass(frozen=True)
+class TPCStep:
+    """One parsed reply: a program to run or a final answer."""
+
+    thought: str
+    kind: str  # "program" | "final"
+    content: str
+
+
+class ParseError(ValueError):
+    """A reply that follows neither the Program nor the Final Answer format."""
+
+
+def parse_reply(text: str) -> TPCStep:
+    """Parse ``Thought: ... Action: Program|Final Answer  Action Input: ...``."""
+    action = _ACTION.search(text)
+    if action is None:
+        raise ParseError("no 'Action:' line")
+    kind = action.group(1).strip().strip("*`").lower()
+    thought_m = _THOUGHT.search(text)
+    thought = thought_m.group(1).strip() if thought_m else ""
+    rest = _INPUT.search(text, action.end())
+    body = rest.group(1).strip() if rest else ""
+    if kind.startswith("program"):
+        code = _CODE.search(body) or _CODE.search(text)
+        program = code.group(1).strip() if code else ""
+        if not program:
+            raise ParseError("Action is Program but no ```Python block follows")
+        return TPCStep(thought, "program", program)
+    if kind.startswith("final"):
+        answer = body.splitlines()[0].strip().strip('"').strip() if body else ""
+        if not answer:
+            raise ParseError("Action is Final Answer but Action Input is empty")
+        return TPCStep(thought, "final", answer)
+    raise ParseError(f"unknown action {action.group(1).strip()!r}")
+
+
+def scene_summary(graph: SceneGraph) -> str:
+    """"2 chair, 1 table, ..." (structural nodes left out), as LLM-TPC prepends it."""
+    counts: dict[str, int] = {}
+    for o in graph:
+        if o.kind not in STRUCTURE_KINDS:
+            counts[o.category] = counts.get(o.category, 0) + 1
+    return ", ".join(f"{n} {c}" for c, n in sorted(counts.items()))
+
+
+class ProgramLoop:
+    """Runs Think-Program-reCtify for situated questions."""
+
+    def __init__(self, llm: ChatModel, limits: ProgramLimits | None = None) -> None:
+        self.llm = llm
+        self.limits = limits or ProgramLimits()
+        self._system = P.system_prompt()
+
+    def _call(self, result: AgentResult, messages: list[dict[str, str]]) -> ChatReply:
+        reply = self.llm.chat(messages, max_tokens=self.limits.max_tokens, temperature=0.0,
+                              stop=["\nObservation:", "\nuser:"])
+        result.llm_calls += 1
+        result.prompt_tokens += reply.prompt_tokens
+        result.completion_tokens += reply.completion_tokens
+        return reply
+
+    def run(self, graph: SceneGraph, question: str, situation: str = "",
+            viewpoint: Viewpoint | None = None) -> AgentResult:
+        """Answer one (situated) question about ``graph``; the agent stands at ``viewpoint``."""
+        start = time.perf_counter()
+        result = AgentResult(answer="")
+        api_args: dict[str, Any] = {"graph": graph_to_dict(graph), "viewpoint": (
+            {"position": list(viewpoint.position), "forward": list(viewpoint.forward)} if viewpoint else None)}
+        messages = [{"role": "system", "content": self._system},
+                    {"role": "user", "content": P.user_prompt(scene_summary(graph), situation, question)}]
+        for _ in range(self.limits.max_rounds):
+            reply = self._call(result, messages)
+            messages.append({"role": "assistant", "content": reply.text})
+            try:
+                step = parse_reply(reply.text)
+            except ParseError as exc:
+                result.trace.append({"type": "error", "reply": reply.text[:800], "error": f"parse error: {exc}"})
+                messages.append({"role": "user", "content": P.PARSE_ERROR})
+                continue
+            if step.kind == "final":
+                result.answer = result.short_answer = step.content
+                result.trace.append({"type": "final", "thought": step.thought, "answer": step.content})
+                break
+            outcome = run_program(step.content, api_factory=API_FACTORY, api_args=api_args,
+                                  limits=self.limits.sandbox)
+            result.trace.append({"type": "program", "thought": step.thought, "program": step.content,
+                                 "ok": outcome.ok, "stdout": outcome.stdout, "error": outcome.error,
+                                 "wall_s": round(outcome.wall_s, 3)})
+            if outcome.ok and outcome.stdout.strip():
+                messages.append({"role": "user", "content": f"Observation: {outcome.stdout.strip()}"})
+            else:
+                error = outcome.error if not outcome.ok else P.EMPTY_OUTPUT
+                messages.append({"role": "user", "content": P.RECTIFY.format(error=error)})
+        if not result.answer:
+            self._summarize(result, messages)
+        result.seconds = time.perf_counter() - start
+        return result
+
+    def _summarize(self, result: AgentResult, messages: list[dict[str, str]]) -> None:
+        """Out of rounds: the summarization prompt asks for a final answer."""
+        messages.append({"role": "user", "content": P.SUMMARIZE})
+        try:
+            step = parse_reply(self._call(result, messages).text)
+            if step.kind == "final":
+                result.answer = result.short_answer = step.content
+                result.trace.append({"type": "final", "thought": step.thought, "answer": step.content,
+                                     "summarized": True})
+                return
+        except (ParseError, LLMError) as exc:
+            result.trace.append({"type": "error", "error": f"summarization failed: {exc}"})
+        result.answer = "unknown"
+        result.trace.append({"type": "final", "answer": "unknown", "forced": True})
+
+
+def program_stats(results: list[AgentResult]) -> dict[str, float]:
+    """Program pass rate (programs that ran without error) and mean rounds (LLM calls) per question."""
+    programs = [t for r in results for t in r.trace if t["type"] == "program"]
+    passed = sum(1 for t in programs if t["ok"])
+    return {
+        "questions": len(results),
+        "programs": len(programs),
+        "pass_rate": passed / len(programs) if programs else 0.0,
+        "mean_rounds": sum(r.llm_calls for r in results) / len(results) if results else 0.0,
+    }

@@ -1,0 +1,7 @@
+# Tries: a class statement defining __str__ and __del__.
+# Harm: hostile dunder methods run inside host formatting code.
+class Evil:
+    def __del__(self):
+        print("ESCAPED")
+
+Evil()

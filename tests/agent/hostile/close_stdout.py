@@ -1,0 +1,4 @@
+# Tries: close or redirect stdout so the result cannot be written back.
+# Harm: the host gets no result or hangs.
+print("x", file=scene)
+sys.stdout.close()

@@ -1,0 +1,7 @@
+# Tries: cr_frame of a coroutine object.
+# Harm: the host's frames become reachable.
+async def coro():
+    return 1
+
+c = coro()
+print("ESCAPED", c.cr_frame.f_back)

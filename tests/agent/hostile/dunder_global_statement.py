@@ -1,0 +1,8 @@
+# Tries: declare and use a dunder global (__builtins__) to swap the builtins.
+# Harm: the real builtins become reachable.
+def f():
+    global __builtins__
+    __builtins__ = None
+
+f()
+print("ESCAPED")

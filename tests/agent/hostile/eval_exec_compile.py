@@ -1,0 +1,4 @@
+# Tries: eval / exec / compile of a string holding an import.
+# Harm: a file appears in the canary directory.
+exec(compile("import os; os.system('touch CANARY_DIR/pwned')", "x", "exec"))
+print("ESCAPED", eval("1+1"))

@@ -1,0 +1,3 @@
+# Tries: str.format field access '{0.__class__}' to reach dunders.
+# Harm: the object base class becomes reachable.
+print("ESCAPED", "{0.__class__.__base__}".format(1))

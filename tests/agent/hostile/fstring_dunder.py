@@ -1,0 +1,3 @@
+# Tries: dunder access inside an f-string expression.
+# Harm: the object base class becomes reachable.
+print(f"ESCAPED {(1).__class__.__base__}")

@@ -1,0 +1,3 @@
+# Tries: an endless generator consumed by sum().
+# Harm: the run never ends.
+print(sum(1 for _ in iter(int, 1)))

@@ -1,0 +1,9 @@
+# Tries: walk frames from inside the generator while it runs (gi_frame of itself).
+# Harm: the host's frames become reachable.
+def gen():
+    me = yield
+    yield getattr(me, "gi_" + "frame")
+
+g = gen()
+next(g)
+print("ESCAPED", g.send(g))

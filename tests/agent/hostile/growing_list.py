@@ -1,0 +1,5 @@
+# Tries: a list that grows by a megabyte per step forever.
+# Harm: the machine runs out of memory.
+a = []
+while True:
+    a.append("x" * 10**6)

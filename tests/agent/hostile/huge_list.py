@@ -1,0 +1,3 @@
+# Tries: [0] * 10**10.
+# Harm: the machine runs out of memory.
+print(len([0] * 10**10))

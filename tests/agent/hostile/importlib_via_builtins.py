@@ -1,0 +1,3 @@
+# Tries: use importlib, reached through the builtins, to load os.
+# Harm: a file appears in the canary directory.
+importlib.import_module("os").system("touch CANARY_DIR/pwned")

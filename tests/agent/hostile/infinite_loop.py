@@ -1,0 +1,4 @@
+# Tries: while True: pass.
+# Harm: the run never ends.
+while True:
+    pass

@@ -1,0 +1,3 @@
+# Tries: input() to block forever on stdin.
+# Harm: the run hangs.
+print("ESCAPED", input())

@@ -1,0 +1,5 @@
+# Tries: os.kill of the parent (the host) with SIGKILL.
+# Harm: the host process dies.
+import os
+import signal
+os.kill(os.getppid(), signal.SIGKILL)

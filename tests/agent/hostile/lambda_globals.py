@@ -1,0 +1,4 @@
+# Tries: lambda.__globals__ and __code__ of a function the program defines.
+# Harm: the program's code object can be rebuilt into arbitrary code.
+f = lambda: 0
+print("ESCAPED", f.__globals__, f.__code__)

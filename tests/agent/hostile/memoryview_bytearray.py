@@ -1,0 +1,3 @@
+# Tries: memoryview to poke raw memory.
+# Harm: memory outside the program is read.
+print("ESCAPED", memoryview(bytearray(8)))

@@ -1,0 +1,3 @@
+# Tries: type(x).mro() to reach object without any underscore.
+# Harm: the object base class becomes reachable.
+print("ESCAPED", type(1).mro())

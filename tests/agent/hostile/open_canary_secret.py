@@ -1,0 +1,3 @@
+# Tries: read a secret file in the canary directory.
+# Harm: the secret token appears in the output.
+print(open("CANARY_DIR/secret.txt").read())

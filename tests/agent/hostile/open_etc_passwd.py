@@ -1,0 +1,3 @@
+# Tries: open('/etc/passwd') and print it.
+# Harm: /etc/passwd content appears in the output.
+print(open("/etc/passwd").read())

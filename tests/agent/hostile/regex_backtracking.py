@@ -1,0 +1,4 @@
+# Tries: catastrophic regex backtracking.
+# Harm: the run never ends.
+import re
+print(re.match("(a+)+$", "a" * 40 + "b"))

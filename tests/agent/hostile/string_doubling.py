@@ -1,0 +1,5 @@
+# Tries: a string doubled until memory runs out.
+# Harm: the machine runs out of memory.
+s = "x"
+while True:
+    s = s + s

@@ -1,0 +1,3 @@
+# Tries: reach sys.modules through an exception class's module globals.
+# Harm: the host's sys.modules becomes reachable.
+print("ESCAPED", ValueError.__init__.__globals__)

@@ -1,0 +1,121 @@
+"""The plan + Thought/Action/Observation loop with a scripted model: answers, repair, bounds."""
+
+from __future__ import annotations
+
+import json
+
+from agent_scripting import act, final
+
+from synergai.agent.loop import LoopLimits, parse_action
+from synergai.agent.prompt import action_schema, system_prompt
+from synergai.agent.session import AgentSession
+from synergai.agent.tools import TOOLS
+from synergai.llm import ScriptedModel
+
+
+def test_prompt_is_built_from_tool_docstrings():
+    prompt = system_prompt()
+    for tool in TOOLS:
+        assert f"{tool.name}:" in prompt
+        assert "Arguments:" in tool.doc and "Return:" in tool.doc
+    assert "Hints:" in prompt
+    # The prompt never carries scene content: it is the same for every scene (prefix cache).
+    assert "(id:" not in prompt.split("Tools:")[1]
+
+
+def test_action_schema_is_typed_per_tool():
+    schema = action_schema(first=True)
+    names = [b["properties"]["action"]["const"] for b in schema["anyOf"]]
+    assert names == [t.name for t in TOOLS]
+    q = next(b for b in schema["anyOf"] if b["properties"]["action"]["const"] == "query_for_objects")
+    assert q["properties"]["action_input"]["properties"]["query"]["maxLength"] == 60
+    assert "plan" in q["required"]
+    assert "plan" not in action_schema(first=False)["anyOf"][0]["properties"]
+
+
+def test_what_is_on_the_table(store):
+    llm = ScriptedModel(
+        [
+            act("query_for_objects", {"query": "table"}, plan=["find the table", "its relations", "answer"]),
+            act("query_for_relations", {"item_id_list": ["2"], "relation": "supporting"}),
+            final("The red cup (id: 3) is on the table.", ["3"], "cup"),
+        ]
+    )
+    session = AgentSession(store, "room", llm)
+    result = session.ask("What is on the table?")
+    assert result.answer == "The red cup (id: 3) is on the table."
+    assert result.short_answer == "cup"
+    assert result.objects == ["3"]
+    assert result.plan == ["find the table", "its relations", "answer"]
+    assert result.llm_calls == 3
+    observations = [t["observation"] for t in result.trace if t["type"] == "action"]
+    assert "The table (id: 2) is supporting cup (id: 3)." in observations[1]
+    # relation filter: only "supporting" facts about the table, not the chairs near it
+    assert "chair" not in observations[1]
+    # the second call saw the first observation, in the paper's template
+    second_prompt = llm.requests[1].messages[-1]["content"]
+    assert second_prompt.startswith("Observation:") and "The position of the table (id: 2)" in second_prompt
+    assert 0 < result.query_ratio < 0.5
+    assert result.prompt_tokens > 0 and result.completion_tokens > 0
+
+
+def test_malformed_replies_get_corrective_observations(store):
+    llm = ScriptedModel(
+        [
+            "this is not json",
+            {"text": '{"thought": "cut', "finish_reason": "length"},
+            act("fly_to_the_moon", {}),
+            act("query_for_objects", {"query": 42}),
+            act("query_for_relations", {"item_id_list": ["99"]}),
+            final("I could not find that object.", []),
+        ]
+    )
+    session = AgentSession(store, "room", llm, limits=LoopLimits(max_steps=8, max_retries=5))
+    result = session.ask("What is on 99?")
+    assert result.answer == "I could not find that object."
+    errors = [t["error"] for t in result.trace if t["type"] == "error"]
+    assert any("not valid JSON" in e for e in errors)
+    assert any("cut off" in e for e in errors)
+    assert any("unknown action 'fly_to_the_moon'" in e for e in errors)
+    assert any("bad action_input for query_for_objects: query" in e for e in errors)
+    tool_errors = [t["observation"] for t in result.trace if t["type"] == "action" and t.get("error")]
+    assert tool_errors == ["Error: there is no object with id '99'; use ids from earlier observations"]
+    # each corrective observation was sent back to the model
+    assert "Error:" in llm.requests[1].messages[-1]["content"]
+    assert result.llm_calls == 6
+
+
+def test_retries_are_bounded_and_a_final_answer_is_forced(store):
+    llm = ScriptedModel(["{", "{", "{", final("Forced answer.", [])])
+    result = AgentSession(store, "room", llm, limits=LoopLimits(max_retries=2)).ask("Hello?")
+    assert result.answer == "Forced answer."
+    assert result.llm_calls == 4
+    # the forced call only allows final_answer
+    forced_schema = llm.requests[-1].json_schema
+    assert [b["properties"]["action"]["const"] for b in forced_schema["anyOf"]] == ["final_answer"]
+
+
+def test_steps_are_bounded_even_when_forced_answer_fails(store):
+    llm = ScriptedModel([act("query_for_objects", {"query": "cup"})] * 3 + ["garbage"])
+    result = AgentSession(store, "room", llm, limits=LoopLimits(max_steps=3)).ask("Where is the cup?")
+    assert result.llm_calls == 4
+    assert "could not" in result.answer
+
+
+def test_final_answer_as_plain_string_is_accepted():
+    _, _, tool, args = parse_action(
+        json.dumps({"thought": "t", "action": "Final Answer", "action_input": "Two chairs."}), first=False
+    )
+    assert tool.name == "final_answer" and args.answer == "Two chairs."
+
+
+def test_history_is_kept_across_turns(store):
+    llm = ScriptedModel([final("There are 2 chairs.", ["4", "5"]), final("They are black.", ["4", "5"])])
+    session = AgentSession(store, "room", llm)
+    session.ask("How many chairs are there?")
+    session.ask("What colour are they?")
+    msgs = llm.requests[1].messages
+    assert any(m["content"] == "User input: How many chairs are there?" for m in msgs)
+    assert any("There are 2 chairs." in m["content"] for m in msgs if m["role"] == "assistant")
+    # the system prompt (cached prefix) is identical for both turns
+    assert llm.requests[0].messages[0] == llm.requests[1].messages[0]

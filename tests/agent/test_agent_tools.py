@@ -1,0 +1,223 @@
+"""Every SynergAI tool on the hand-made room, and perception alignment through the store."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from agent_scripting import act, final
+
+from synergai.agent import tools as T
+from synergai.agent.context import ToolError, TurnContext
+from synergai.agent.session import AgentSession
+from synergai.geometry.frames import Viewpoint
+from synergai.llm import ScriptedModel
+from synergai.scene.edits import Actor
+from synergai.scene.model import Relation
+
+
+def ctx(store, utterance="", marked=None, viewpoint=None) -> TurnContext:
+    return TurnContext(store, "room", utterance, marked=marked, viewpoint=viewpoint)
+
+
+def test_query_for_objects_renders_position_and_attributes(store):
+    obs = T.query_for_objects(ctx(store), T.QueryArgs(query="red cup"))
+    assert obs.startswith("1 object match 'red cup'.")
+    assert "The position of the cup (id: 3) is [2.10, 2.00, 0.80] and its size is [0.08, 0.08, 0.10]." in obs
+    assert "The cup (id: 3) has attributes: ['red', 'ceramic']." in obs
+
+
+def test_query_for_objects_plural_synonym_and_miss(store):
+    assert "2 objects match 'chairs'" in T.query_for_objects(ctx(store), T.QueryArgs(query="chairs"))
+    assert "(id: 6)" in T.query_for_objects(ctx(store), T.QueryArgs(query="television"))
+    miss = T.query_for_objects(ctx(store), T.QueryArgs(query="piano"))
+    assert miss.startswith("No object matches 'piano'.") and "chair" in miss
+
+
+def test_query_for_relations_reads_both_directions(store):
+    obs = T.query_for_relations(ctx(store), T.RelationsArgs(item_id_list=["3"]))
+    assert "The cup (id: 3) is on table (id: 2)." in obs
+    obs = T.query_for_relations(ctx(store), T.RelationsArgs(item_id_list=["6"], relation="mounted on"))
+    assert "The tv (id: 6) is mounted on wall (id: 1)." in obs
+    with pytest.raises(ToolError, match="unknown relation 'sideways'"):
+        T.query_for_relations(ctx(store), T.RelationsArgs(item_id_list=["6"], relation="sideways"))
+
+
+def test_view_dependent_relations_follow_the_viewpoint(store):
+    # Standing south of the table looking north (+y): chair 4 (x=1) is left, chair 5 (x=3) is right.
+    north = Viewpoint((2.0, 0.0, 1.6), (0.0, 1.0, 0.0))
+    obs = T.query_for_relations(
+        ctx(store, viewpoint=north), T.RelationsArgs(item_id_list=["2"], relation="left")
+    )
+    assert "The chair (id: 4) is to the left of the table" in obs and "(id: 5) is to the left" not in obs
+    # Turn around (standing north, looking south): left and right swap.
+    south = Viewpoint((2.0, 3.5, 1.6), (0.0, -1.0, 0.0))
+    obs = T.query_for_relations(
+        ctx(store, viewpoint=south), T.RelationsArgs(item_id_list=["2"], relation="left")
+    )
+    assert "The chair (id: 5) is to the left of the table" in obs and "(id: 4) is to the left" not in obs
+
+
+def test_find_marked_object(store):
+    assert T.find_marked_object(ctx(store), T.NoArgs()).startswith("No object is marked")
+    obs = T.find_marked_object(ctx(store, marked="3"), T.NoArgs())
+    assert obs.startswith("The marked object is the cup (id: 3).") and "is on table (id: 2)" in obs
+
+
+def test_mid_point_and_closest(store):
+    obs = T.calculate_mid_point(ctx(store), T.IdsArgs(item_id_list=["4", "5"]))
+    assert obs.endswith("is [2.00, 2.00, 0.45].")
+    obs = T.find_object_closest(ctx(store), T.PointArgs(point=[2.0, 2.0, 0.45]))
+    assert obs.startswith("The object closest to [2.00, 2.00, 0.45] is the table (id: 2).")
+    with pytest.raises(ToolError, match="no object with id '42'"):
+        T.calculate_mid_point(ctx(store), T.IdsArgs(item_id_list=["4", "42"]))
+
+
+def test_post_process_and_final_answer_set_highlights(store):
+    c = ctx(store)
+    T.post_process(c, T.IdsArgs(item_id_list=["3", "2", "3"]))
+    assert c.highlights == ["3", "2"]
+    assert T.final_answer(c, T.FinalArgs(answer="Here.", item_id_list=["7"])) == "Here."
+    assert c.highlights == ["7"]
+
+
+def test_update_name_on_marked_object_is_logged_with_utterance(store):
+    c = ctx(store, "The marked object is actually a stool.", marked="4")
+    obs = T.update_name(c, T.UpdateNameArgs(item_id_list=["4"], new_name_list=["stool"]))
+    assert obs == "The chair (id: 4) is now called stool."
+    rec = store.edits("room")[-1]
+    assert (rec.actor, rec.op, rec.utterance) == (
+        Actor.USER,
+        "update_name",
+        "The marked object is actually a stool.",
+    )
+    assert rec.before.objects[0].category == "chair" and rec.after.objects[0].category == "stool"
+    assert store.load("room").get("4").category == "stool"
+
+
+def test_ambiguous_target_asks_instead_of_editing(store):
+    c = ctx(store, "The chair is red, not black.")
+    with pytest.raises(ToolError, match="ambiguous"):
+        T.update_attributes(c, T.UpdateAttributesArgs(object_id="4", new_attributes_list=["red"]))
+    assert c.clarification and "Which one do you mean" in c.clarification
+    assert store.edits("room") == []
+    # the same sentence with the chair marked is not ambiguous
+    c = ctx(store, "The chair is red, not black.", marked="4")
+    T.update_attributes(c, T.UpdateAttributesArgs(object_id="4", new_attributes_list=["red"]))
+    assert store.load("room").get("4").attributes == ("red",)
+
+
+def test_unique_object_needs_no_mark(store):
+    c = ctx(store, "The lamp is actually yellow.")
+    T.update_attributes(c, T.UpdateAttributesArgs(object_id="7", new_attributes_list=["yellow"]))
+    assert store.load("room").get("7").attributes == ("yellow",)
+
+
+def test_add_and_delete_relation(store):
+    c = ctx(store, "The lamp is next to the table.")
+    assert (
+        T.add_relation(c, T.RelationEditArgs(subject_id="7", relation="next to", object_id="2"))
+        == "The lamp (id: 7) is now next to the table (id: 2)."
+    )
+    assert store.load("room").has_edge("7", Relation.NEXT_TO, "2")
+    c = ctx(store, "The cup is not on the table.")
+    T.delete_relation(c, T.RelationEditArgs(subject_id="3", relation="on", object_id="2"))
+    assert not store.load("room").has_edge("3", Relation.SUPPORTED_BY, "2")
+    with pytest.raises(ToolError, match="depends on the viewpoint"):
+        T.add_relation(
+            ctx(store, "lamp left of table"),
+            T.RelationEditArgs(subject_id="7", relation="left", object_id="2"),
+        )
+    with pytest.raises(ToolError, match="no stored relation"):
+        T.delete_relation(
+            ctx(store, "the lamp is not on the tv"),
+            T.RelationEditArgs(subject_id="7", relation="on", object_id="6"),
+        )
+    assert [r.op for r in store.edits("room")] == ["add_relation", "delete_relation"]
+
+
+def test_alignment_turn_end_to_end(store):
+    llm = ScriptedModel(
+        [
+            act("find_marked_object", {}, plan=["find the marked object", "rename it", "confirm"]),
+            act("update_name", {"item_id_list": ["5"], "new_name_list": ["stool"]}),
+            final("Thanks, the object (id: 5) is now a stool.", ["5"]),
+        ]
+    )
+    session = AgentSession(store, "room", llm, marked="5")
+    result = session.ask("The marked object is actually a stool.")
+    assert [e["op"] for e in result.edits] == ["update_name"]
+    assert result.objects == ["5"]
+    assert store.load("room").get("5").category == "stool"
+
+
+def test_ambiguous_turn_ends_with_a_question_and_no_edit(store):
+    llm = ScriptedModel(
+        [
+            act("query_for_objects", {"query": "chair"}, plan=["find chair", "update"]),
+            act("update_attributes", {"object_id": "5", "new_attributes_list": ["red"]}),
+        ]
+    )
+    result = AgentSession(store, "room", llm).ask("The chair is red.")
+    assert result.clarification and "Which one do you mean" in result.answer
+    assert result.edits == [] and store.edits("room") == []
+    assert result.llm_calls == 2
+
+
+def test_corrections_persist_for_a_new_process(store, tmp_path):
+    script = tmp_path / "script.json"
+    script.write_text(
+        json.dumps(
+            [
+                act("find_marked_object", {}, plan=["find it", "rename"]),
+                act("update_name", {"item_id_list": ["7"], "new_name_list": ["floor lamp"]}),
+                final("Noted: it is a floor lamp.", ["7"]),
+            ]
+        )
+    )
+    db = str(store.path)
+    run = [sys.executable, "-m", "synergai"]
+    out = subprocess.run(
+        [
+            *run,
+            "ask",
+            "This is a floor lamp.",
+            "--scene",
+            "room",
+            "--db",
+            db,
+            "--mark",
+            "7",
+            "--llm",
+            f"scripted:{script}",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    data = json.loads(out.stdout)
+    assert data["edits"][0]["op"] == "update_name" and data["objects"] == ["7"]
+    assert set(data) >= {
+        "answer",
+        "objects",
+        "llm_calls",
+        "prompt_tokens",
+        "completion_tokens",
+        "query_ratio",
+        "edits",
+        "trace",
+    }
+    shown = subprocess.run(
+        [*run, "scene", "show", "--scene", "room", "--db", db, "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    labels = {o["id"]: o["label"] for o in json.loads(shown.stdout)["objects"]}
+    assert labels["7"] == "floor lamp"
+    # and a new session in this process answers from the corrected graph
+    obs = T.query_for_objects(ctx(store), T.QueryArgs(query="floor lamp"))
+    assert "floor lamp (id: 7)" in obs
