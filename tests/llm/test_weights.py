@@ -83,6 +83,14 @@ def test_corrupted_target_is_reassembled(fake_parts, tmp_path: Path) -> None:
     assert ensure_assembled(spec, tmp_path / "models").read_bytes() == whole
 
 
+def test_target_modified_in_place_is_caught_by_its_mtime(fake_parts, tmp_path: Path) -> None:
+    spec, _paths, whole = fake_parts
+    target = ensure_assembled(spec, tmp_path / "models")
+    target.write_bytes(b"\1" * len(whole))  # same size, stamp still present
+    os.utime(target, ns=(2_000_000_000, 2_000_000_000))
+    assert ensure_assembled(spec, tmp_path / "models").read_bytes() == whole
+
+
 def test_hash_mismatch_raises_and_leaves_no_file(fake_parts, tmp_path: Path) -> None:
     spec, _paths, _whole = fake_parts
     bad = WeightsSpec(spec.filename, "0" * 64, spec.package, spec.parts)

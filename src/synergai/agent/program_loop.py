@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from synergai.agent import program_prompt as P
@@ -25,7 +25,9 @@ API_FACTORY = "synergai.agent.program_api:sandbox_api"
 
 _ACTION = re.compile(r"^\s*Action\s*:\s*(.+?)\s*$", re.MULTILINE | re.IGNORECASE)
 _INPUT = re.compile(r"^\s*Action Input\s*:\s*(.*)$", re.MULTILINE | re.IGNORECASE | re.DOTALL)
-_THOUGHT = re.compile(r"^\s*Thought\s*:\s*(.*?)(?=^\s*Action\s*:|\Z)", re.MULTILINE | re.IGNORECASE | re.DOTALL)
+_THOUGHT = re.compile(
+    r"^\s*Thought\s*:\s*(.*?)(?=^\s*Action\s*:|\Z)", re.MULTILINE | re.IGNORECASE | re.DOTALL
+)
 _CODE = re.compile(r"```[ \t]*(?:python|py)?[ \t]*\n(.*?)(?:```|\Z)", re.IGNORECASE | re.DOTALL)
 
 
@@ -35,7 +37,7 @@ class ProgramLimits:
 
     max_rounds: int = 6
     max_tokens: int = 400
-    sandbox: SandboxLimits = SandboxLimits()
+    sandbox: SandboxLimits = field(default_factory=SandboxLimits)
 
 
 @dataclass(frozen=True)
@@ -105,8 +107,10 @@ class ProgramLoop:
         """Answer one (situated) question about ``graph``; the agent stands at ``viewpoint``."""
         start = time.perf_counter()
         result = AgentResult(answer="")
-        api_args: dict[str, Any] = {"graph": graph_to_dict(graph), "viewpoint": (
-            {"position": list(viewpoint.position), "forward": list(viewpoint.forward)} if viewpoint else None)}
+        pose = None
+        if viewpoint is not None:
+            pose = {"position": list(viewpoint.position), "forward": list(viewpoint.forward)}
+        api_args: dict[str, Any] = {"graph": graph_to_dict(graph), "viewpoint": pose}
         messages = [{"role": "system", "content": self._system},
                     {"role": "user", "content": P.user_prompt(scene_summary(graph), situation, question)}]
         for _ in range(self.limits.max_rounds):
@@ -115,7 +119,8 @@ class ProgramLoop:
             try:
                 step = parse_reply(reply.text)
             except ParseError as exc:
-                result.trace.append({"type": "error", "reply": reply.text[:800], "error": f"parse error: {exc}"})
+                result.trace.append({"type": "error", "reply": reply.text[:800],
+                                     "error": f"parse error: {exc}"})
                 messages.append({"role": "user", "content": P.PARSE_ERROR})
                 continue
             if step.kind == "final":

@@ -34,7 +34,9 @@ YOUR PROGRAM (Use ```print(variable_value_you_want_to_know)``` to display the va
 
 API_DOC = '''\
 When generating a program, each object is represented as an instance of ObjectAttribute and you can use \
-the following functions (no imports are available or needed):
+the following functions. Programs run in a sandbox: only math, itertools, collections and statistics can \
+be imported; no classes, no attribute assignment (obj.x = ...), no open / eval / exec, no names starting \
+with "_".
 ```Python
 class ObjectAttribute:
     category: str # category of the object
@@ -82,7 +84,7 @@ Optional[List[str]]) -> Union[List[float], float, str]:
     ["lwh", "distance", "color", "shape", "material"].
     >>> lwh = query_attribute(object=obj, attribute_type="lwh") # length, width, height in meters
     >>> distance = query_attribute(object=obj, attribute_type="distance") # meters from you
-    >>> color = query_attribute(object=obj, attribute_type="color", candidate_attribute_values=["brown", "black"])
+    >>> color = query_attribute(obj, "color", candidate_attribute_values=["brown", "black"])
     >>> print(color)
     brown"""
 

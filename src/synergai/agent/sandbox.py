@@ -9,7 +9,11 @@ defences (static check, curated builtins, rlimits, audit hook) are described in
 Scene APIs are injected by an ``api_factory`` import path ``"module:function"``: the child imports it and
 calls ``function(api_args)`` *before* the lockdown; it returns ``{name: object}`` for the program's globals
 (e.g. ``scene``, ``filter``, ``relate``). The factory and its objects are trusted code, but they run under the
-same audit hook, so they must import what they need before returning. :func:`demo_api` is a small example.
+same audit hook, so they must import what they need before returning (no lazy import, file access or
+Python-level ``logging`` at call time; warnings are silenced). They must never look up an attribute whose
+name comes from the program (``getattr(obj, attribute_type)``): that would reopen the door the static rules
+close. Each run is a fresh process holding a JSON copy of ``api_args``; only the printed text comes back.
+:func:`demo_api` is a small example.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from synergai.agent.sandbox_child import TRUNCATION_MARKER
+from synergai.agent.sandbox_child import MAX_ERROR_CHARS, TRUNCATION_MARKER
 
 __all__ = ["DemoObject", "SandboxError", "SandboxLimits", "SandboxResult", "demo_api", "run_program"]
 
@@ -107,7 +111,8 @@ def run_program(
         return SandboxResult(False, "", error, time.monotonic() - start)
     nonce = secrets.token_hex(16)
     payload = _request(code, api_factory, api_args, limits, nonce)
-    cap = 8 * limits.max_output_chars + 8 * 2000 + 4096  # JSON of the bounded reply, escapes included
+    # The reply is ASCII-escaped JSON: at most 12 bytes (a surrogate pair) per character of output and error.
+    cap = 12 * (limits.max_output_chars + 100 + MAX_ERROR_CHARS) + 4096
     outcome = _supervise([sys.executable, "-I", str(_CHILD_SCRIPT)], payload, limits.wall_seconds, cap)
     reply = _find_reply(outcome.stdout, nonce)
     if reply is not None and "setup_error" in reply:
@@ -152,10 +157,13 @@ def _supervise(argv: Sequence[str], payload: bytes, wall_seconds: float, stdout_
     The process group is always SIGKILLed before the child is reaped, so nothing it started survives.
     """
     deadline = time.monotonic() + wall_seconds
-    proc = subprocess.Popen(
-        list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        cwd="/", env=_child_env(), start_new_session=True, close_fds=True,
-    )
+    try:
+        proc = subprocess.Popen(
+            list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            cwd="/", env=_child_env(), start_new_session=True, close_fds=True,
+        )
+    except OSError as exc:
+        raise SandboxError(f"cannot start the sandbox process: {exc}") from None
     assert proc.stdin and proc.stdout and proc.stderr
     out, err = bytearray(), bytearray()
     timed_out = overflowed = False
@@ -229,7 +237,7 @@ def _interpret(reply: dict[str, Any] | None, outcome: _Outcome,
             if len(stdout) > limit + len(TRUNCATION_MARKER) + 20:
                 stdout = stdout[:limit] + TRUNCATION_MARKER.format(limit=limit)
             if error is not None:
-                error = _clean((error.splitlines() or [""])[-1][:2000])
+                error = _clean((error.splitlines() or [""])[-1][:MAX_ERROR_CHARS])
             return ok and error is None, _clean(stdout), error
         return False, "", "RuntimeError: the program process sent a malformed result"
     return False, "", _death_message(outcome, limits)

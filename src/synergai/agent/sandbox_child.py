@@ -7,7 +7,8 @@ nonce followed by JSON, to the stdout it started with. Stdlib only.
 Layers, in the order they act:
 
 1. Static check (:func:`check_program`): no imports except a few pure modules (served as plain namespaces),
-   no class or async definitions, no name starting with ``__``, no attribute starting with ``_``, no frame /
+   no class or async definitions, no attribute assignment or deletion (API objects and classes stay as the
+   factory made them), no name starting with ``__``, no attribute starting with ``_``, no frame /
    generator / coroutine / traceback / code introspection attribute (``gi_frame``, ``f_back``, ``tb_frame``
    ...), no ``format`` / ``format_map`` / ``mro`` attribute (``"{0.__class__}".format(x)`` style field access)
    and no string constant containing ``"__"``.
@@ -47,6 +48,7 @@ import statistics
 import sys
 import types
 import unicodedata  # noqa: F401 - the parser needs it for non-ASCII identifiers after the lockdown
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -85,8 +87,8 @@ SAFE_BUILTINS = (
     "map", "max", "min", "next", "oct", "ord", "pow", "range", "repr", "reversed", "round", "set", "slice",
     "sorted", "str", "sum", "tuple", "zip",
     "ArithmeticError", "AssertionError", "AttributeError", "Exception", "IndexError", "KeyError",
-    "LookupError", "NameError", "NotImplementedError", "OverflowError", "RecursionError", "RuntimeError",
-    "StopIteration", "TypeError", "ValueError", "ZeroDivisionError",
+    "LookupError", "MemoryError", "NameError", "NotImplementedError", "OverflowError", "RecursionError",
+    "RuntimeError", "StopIteration", "TypeError", "ValueError", "ZeroDivisionError",
 )
 
 # Audit events a run may raise; everything else is denied (``exec`` only for the program's own code).
@@ -146,6 +148,8 @@ def _node_problem(node: ast.AST) -> str | None:
             return _name_problem(name)
         case ast.MatchMapping(rest=name):
             return _name_problem(name)
+        case ast.Attribute(ctx=ast.Store() | ast.Del()):
+            return "assigning or deleting attributes is not allowed"
         case ast.Attribute(attr=attr):
             return _attribute_problem(attr)
         case ast.MatchClass(kwd_attrs=attrs):
@@ -284,6 +288,12 @@ def _virtual_memory_bytes() -> int:
     return 0
 
 
+def quiet_reporting() -> None:
+    """Silence warnings and unraisable exceptions: showing them reads source files (denied after lockdown)."""
+    warnings.simplefilter("ignore")
+    sys.unraisablehook = lambda unraisable: None
+
+
 def drop_privileges() -> None:
     """As root, become uid/gid 65534 with no supplementary groups (hardening; ignored where not allowed)."""
     if os.geteuid() != 0:
@@ -311,6 +321,9 @@ def limit_resources(cpu_seconds: float, memory_mb: int) -> None:
         (resource.RLIMIT_CORE, (0, 0)),
     ):
         resource.setrlimit(limit, value)
+    for signum in (signal.SIGPROF, signal.SIGXCPU):  # an ignored or blocked disposition may be inherited
+        signal.signal(signum, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGPROF, signal.SIGXCPU})
     signal.setitimer(signal.ITIMER_PROF, cpu_seconds)
 
 
@@ -361,7 +374,6 @@ def serve(request: Mapping[str, Any]) -> dict[str, Any]:
     """Run one request; the reply is ``{"ok", "stdout", "error"}`` or ``{"setup_error"}``."""
     limits = request["limits"]
     out = BoundedOutput(int(limits["max_output_chars"]))
-    sys.stdout = out
     try:
         api = load_api(request.get("api_factory"), request.get("api_args") or {})
         guard = Guard()
@@ -369,11 +381,16 @@ def serve(request: Mapping[str, Any]) -> dict[str, Any]:
         gc.collect()
     except Exception as exc:  # reported to the host as a setup failure
         return {"setup_error": describe(exc)}
+    sys.stdout = out  # what API functions print while the program runs is program output
     memory_mb = int(limits["memory_mb"])
+    quiet_reporting()
     drop_privileges()
     limit_resources(float(limits["cpu_seconds"]), memory_mb)
     try:
         program = compile(check_program(request["code"], int(limits["max_code_chars"])), "<program>", "exec")
+    except MemoryError:  # the parser's own stack guard
+        error = "MemoryError: the program is too deeply nested to compile"
+        return {"ok": False, "stdout": "", "error": error}
     except BaseException as exc:  # syntax, rule or resource failure
         return {"ok": False, "stdout": "", "error": describe(exc, memory_mb=memory_mb)}
     error = None

@@ -11,9 +11,10 @@ from rich.console import Console
 from rich.markdown import Markdown
 
 from synergai.agent.loop import AgentResult
+from synergai.agent.program_loop import ProgramLoop
 from synergai.agent.session import AgentSession
 from synergai.cli.common import add_scene_options, open_catalog, print_json
-from synergai.geometry.frames import Viewpoint
+from synergai.geometry.frames import SQA3D_FACING, Viewpoint
 from synergai.llm import ChatModel, make_model
 
 
@@ -42,7 +43,28 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--mark", default=None, help="id of the marked object")
         p.add_argument("--viewpoint", type=Viewpoint.parse, default=None, metavar="X,Y,Z,FX,FY,FZ",
                        help="your position and facing direction (for left / right / front / behind)")
+        if name == "ask":
+            p.add_argument("--mode", choices=("react", "program"), default="react",
+                           help="react: SynergAI tool loop (default); program: LLM-TPC programs")
+            p.add_argument("--situation", default="", help="program mode: the agent's situation, in words")
+            p.add_argument("--pose", type=parse_pose, default=None, metavar="X,Y,Z,QX,QY,QZ,QW",
+                           help="program mode: the agent's position and orientation (quaternion scalar last, "
+                                "facing R(q)·[-1,0,0] as SQA3D stores it)")
         p.set_defaults(func=cmd_ask if name == "ask" else cmd_chat)
+
+
+def parse_pose(text: str) -> Viewpoint:
+    """``x,y,z,qx,qy,qz,qw`` -> the agent's viewpoint (SQA3D convention: facing R(q)·[-1, 0, 0])."""
+    try:
+        v = [float(t) for t in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"pose must be 7 numbers x,y,z,qx,qy,qz,qw, got {text!r}") from None
+    if len(v) != 7:
+        raise argparse.ArgumentTypeError(f"pose must be 7 numbers x,y,z,qx,qy,qz,qw, got {len(v)}")
+    try:
+        return Viewpoint.from_pose((v[0], v[1], v[2]), (v[3], v[4], v[5], v[6]), facing_local=SQA3D_FACING)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def open_session(args: argparse.Namespace) -> AgentSession:
@@ -64,8 +86,12 @@ def print_result(console: Console, result: AgentResult) -> None:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    session = open_session(args)
-    result = session.ask(args.question)
+    if args.mode == "program":
+        graph = open_catalog(args).open(args.scene)
+        viewpoint = args.pose or args.viewpoint
+        result = ProgramLoop(open_llm(args)).run(graph, args.question, args.situation, viewpoint)
+    else:
+        result = open_session(args).ask(args.question)
     if args.json:
         d = result.to_dict()
         print_json({k: d[k] for k in ("answer", "short_answer", "objects", "llm_calls", "prompt_tokens",

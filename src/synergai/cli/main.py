@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from synergai import __version__
-from synergai.cli import agent_cmd, eval_cmd, scene_cmd
+from synergai.cli import agent_cmd, eval_cmd, sandbox_cmd, scene_cmd
 from synergai.geometry.errors import GeometryError
 from synergai.llm.base import LLMError
 from synergai.scene.model import SceneError
@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     scene_cmd.register(sub)
     agent_cmd.register(sub)
     eval_cmd.register(sub)
+    sandbox_cmd.register(sub)
     demo = sub.add_parser("demo", help="the demo scene with the local model")
     agent_cmd.add_llm_options(demo)
     demo.add_argument("--db", type=Path, default=None, help="scene store (default: user data directory)")

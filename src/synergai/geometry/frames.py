@@ -7,6 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 
 UP = np.array([0.0, 0.0, 1.0])
+#: SQA3D stores the agent's orientation as a quaternion that turns this body axis into its facing.
+SQA3D_FACING = (-1.0, 0.0, 0.0)
 
 
 def quat_to_matrix(q: tuple[float, float, float, float] | np.ndarray) -> np.ndarray:

@@ -10,11 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import trimesh
 
 from synergai.geometry.errors import GeometryError
+
+if TYPE_CHECKING:  # trimesh is imported only where it is used: it takes ~1 s to import
+    import trimesh
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -97,6 +100,8 @@ class TriMesh:
 
     def to_trimesh(self) -> trimesh.Trimesh:
         """A ``trimesh.Trimesh`` with the same vertex order (no merging or cleaning)."""
+        import trimesh
+
         colors = None
         if self.vertex_colors is not None:
             colors = np.concatenate(
@@ -135,6 +140,8 @@ def read_ply(path: str | Path) -> TriMesh:
 
     Raises :class:`GeometryError` for a missing, truncated or malformed file.
     """
+    import trimesh
+
     p = Path(path)
     if not p.is_file():
         raise GeometryError(f"{p}: no such PLY file")

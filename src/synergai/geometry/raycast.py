@@ -95,7 +95,7 @@ class RayPicker:
     def __init__(self, meshes: Mapping[str, TriMesh], backend: Backend = "auto") -> None:
         if backend not in ("auto", "embree", "numpy"):
             raise GeometryError(f"unknown ray backend {backend!r}; use auto, embree or numpy")
-        has_embree = embree_available()
+        has_embree = backend != "numpy" and embree_available()
         if backend == "embree" and not has_embree:
             raise GeometryError("embree backend requested but embreex is not installed")
         self.backend: Literal["embree", "numpy"] = "embree" if backend != "numpy" and has_embree else "numpy"

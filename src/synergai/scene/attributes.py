@@ -28,13 +28,26 @@ _PALETTE: tuple[tuple[str, tuple[int, int, int]], ...] = (
 )
 
 
-def color_name(rgb: tuple[int, int, int] | list[int] | np.ndarray) -> str:
-    """The nearest palette name of an 8-bit RGB colour (e.g. ``(120, 80, 50)`` -> ``"brown"``)."""
+def _distances(rgb: tuple[int, int, int] | list[int] | np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """Weighted RGB distance ("redmean"), a cheap approximation of perceptual distance."""
     c = np.asarray(rgb, dtype=float)[:3]
-    names = [n for n, _ in _PALETTE]
-    ref = np.array([v for _, v in _PALETTE], dtype=float)
-    # Weighted RGB distance ("redmean"), a cheap approximation of perceptual distance.
     rmean = (ref[:, 0] + c[0]) / 2.0
     d = ref - c
-    dist = (2 + rmean / 256) * d[:, 0] ** 2 + 4 * d[:, 1] ** 2 + (2 + (255 - rmean) / 256) * d[:, 2] ** 2
-    return names[int(np.argmin(dist))]
+    return (2 + rmean / 256) * d[:, 0] ** 2 + 4 * d[:, 1] ** 2 + (2 + (255 - rmean) / 256) * d[:, 2] ** 2
+
+
+def color_name(rgb: tuple[int, int, int] | list[int] | np.ndarray) -> str:
+    """The nearest palette name of an 8-bit RGB colour (e.g. ``(120, 80, 50)`` -> ``"brown"``)."""
+    ref = np.array([v for _, v in _PALETTE], dtype=float)
+    return _PALETTE[int(np.argmin(_distances(rgb, ref)))][0]
+
+
+def closest_color(rgb: tuple[int, int, int] | list[int] | np.ndarray, candidates: list[str]) -> str:
+    """Of the candidate colour words, the one nearest to ``rgb`` ("grey" = "gray"); unknown words are
+    ignored, and the first candidate is returned when none is known."""
+    known = {n: v for n, v in _PALETTE}
+    usable = [c for c in candidates if c.lower().replace("grey", "gray") in known]
+    if not usable:
+        return candidates[0]
+    ref = np.array([known[c.lower().replace("grey", "gray")] for c in usable], dtype=float)
+    return usable[int(np.argmin(_distances(rgb, ref)))]

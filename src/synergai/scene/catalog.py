@@ -12,7 +12,7 @@ from pathlib import Path
 
 from synergai.geometry.mesh import TriMesh
 from synergai.scene.build import build_graph
-from synergai.scene.builders.demo import demo_scene
+from synergai.scene.builders.demo import DemoScene, demo_scene
 from synergai.scene.builders.objects_json import ObjectsFile, load_objects_file
 from synergai.scene.model import SceneError, SceneGraph
 from synergai.scene.store import SceneStore
@@ -34,6 +34,11 @@ class SceneCatalog:
             return None
         return load_objects_file(self.objects_path)
 
+    @cached_property
+    def demo(self) -> DemoScene:
+        """The built-in demo apartment (built once per catalog)."""
+        return demo_scene()
+
     def scene_ids(self) -> list[str]:
         """Every scene that can be opened: the demo, the objects file's, and the store's."""
         ids = [DEMO_SCENE_ID]
@@ -50,8 +55,7 @@ class SceneCatalog:
                       "scene": scene_id}
             return graph, source
         if scene_id == DEMO_SCENE_ID:
-            demo = demo_scene()
-            graph = build_graph(demo.scene_id, demo.objects, scene_type=demo.scene_type)
+            graph = build_graph(self.demo.scene_id, self.demo.objects, scene_type=self.demo.scene_type)
             return graph, {"builder": "demo", "version": 1}
         raise SceneError(
             f"unknown scene {scene_id!r}: not the demo, not in the objects file"
@@ -77,5 +81,5 @@ class SceneCatalog:
     def meshes(self, scene_id: str) -> dict[str, TriMesh]:
         """Per-object meshes where the source has them (the demo does; box-only files do not)."""
         if scene_id == DEMO_SCENE_ID:
-            return dict(demo_scene().meshes)
+            return dict(self.demo.meshes)
         return {}

@@ -91,7 +91,8 @@ CANNOT_SUPPORT: frozenset[str] = frozenset({
     "clothing", "shirt", "hat", "bag", "backpack", "purse", "umbrella", "guitar", "trash can",
     "recycling bin", "faucet",
 })
-#: Furniture and fixtures that stand on the floor (or on nothing), never on another object.
+#: Furniture and fixtures that stand on the floor or are fixed to a wall, never resting on another
+#: object (Sr3D's "cannot be supported" classes are the same idea).
 FLOOR_ONLY: frozenset[str] = frozenset({
     "bed", "couch", "sectional", "table", "dining table", "coffee table", "kitchen table", "desk",
     "dresser", "wardrobe", "closet", "refrigerator", "bookshelf", "toilet", "bathtub", "piano", "door",
@@ -100,17 +101,16 @@ FLOOR_ONLY: frozenset[str] = frozenset({
     "column", "pillar", "chair", "office chair", "armchair", "sofa chair", "bench", "bathroom vanity",
     "vanity", "file cabinet", "kitchen cabinet", "night stand", "end table", "cabinet", "wall",
     "bed frame", "bunk bed", "copier", "water cooler", "treadmill", "pool table", "ping pong table",
-    "door frame", "window",
+    "door frame", "window", "shelf", "rail", "handrail", "grab bar", "towel bar", "towel rail",
+})
+#: Things that belong on a wall even when they reach down to the floor (a door, long curtains, a
+#: big mirror): when they touch a wall, the wall holds them rather than the floor.
+WALL_FIRST: frozenset[str] = EMBEDDED | frozenset({
+    "picture", "painting", "poster", "mirror", "curtain", "shower curtain", "blinds", "board",
+    "bulletin board", "radiator", "clock", "calendar", "sign", "light switch", "outlet",
 })
 #: Categories that behave like a wall when something hangs on them.
 WALL_LIKE: frozenset[str] = frozenset({"wall", "shower wall", "partition", "divider", "column", "pillar"})
-
-
-#: Every phrase the tables above know, so that the longest known ending of a label wins.
-_KNOWN: frozenset[str] = (
-    MOUNTED | HANGING | AFFIXED | EMBEDDED | CEILING_MOUNTED | CANNOT_SUPPORT | FLOOR_ONLY | WALL_LIKE
-    | frozenset({"stand", "tv stand", "holder", "dispenser", "shelf", "table", "floor", "ceiling"})
-)
 
 
 def _singular(word: str) -> str:
@@ -139,25 +139,34 @@ def normalize_category(text: str) -> str:
     return " ".join(words)
 
 
-def _known_tail(words: list[str], vocab: frozenset[str]) -> str | None:
-    """The longest ending phrase of ``words`` known to this module or in ``vocab``."""
+def _tails(category: str) -> list[str]:
+    """Ending phrases of the normalised label, longest first, with their synonyms."""
+    words = normalize_category(category).split()
+    out: list[str] = []
     for start in range(len(words)):
         tail = " ".join(words[start:])
-        if tail in vocab or tail in _KNOWN:
-            return tail
-        alias = _SYNONYMS.get(tail)
-        if alias is not None and (alias in vocab or alias in _KNOWN):
-            return alias
-    return None
+        out.append(tail)
+        if tail in _SYNONYMS:
+            out.append(_SYNONYMS[tail])
+    return out
 
 
 def category_in(category: str, vocabulary: Iterable[str]) -> bool:
-    """Whether the label's longest known ending phrase is in ``vocabulary`` (plural- and
+    """Whether the label or one of its ending phrases is in ``vocabulary`` (plural- and
     synonym-insensitive): ``"kitchen cabinets"`` is in ``{"cabinet"}``; ``"tv stand"`` is not in
-    ``{"tv"}`` and ``"toilet paper"`` is not in ``{"paper"}`` (both are known phrases of their own).
-    """
-    vocab = vocabulary if isinstance(vocabulary, frozenset) else frozenset(vocabulary)
-    return _known_tail(normalize_category(category).split(), vocab) in vocab
+    ``{"tv"}``."""
+    vocab = vocabulary if isinstance(vocabulary, frozenset | set) else frozenset(vocabulary)
+    return any(t in vocab for t in _tails(category))
+
+
+def _most_specific(category: str, table: tuple[tuple[frozenset[str], Relation], ...]) -> Relation | None:
+    """The relation of the table row holding the longest ending phrase of the label
+    (``"toilet paper"`` hangs although ``"paper"`` is affixed)."""
+    for tail in _tails(category):
+        for vocab, rel in table:
+            if tail in vocab:
+                return rel
+    return None
 
 
 def _kind(obj: SceneObject) -> ObjectKind:
@@ -168,12 +177,17 @@ def _kind(obj: SceneObject) -> ObjectKind:
     return ObjectKind.OBJECT
 
 
+_WALL_TABLE: tuple[tuple[frozenset[str], Relation], ...] = (
+    (AFFIXED, Relation.AFFIXED_ON), (EMBEDDED, Relation.EMBEDDED_IN),
+    (MOUNTED, Relation.MOUNTED_ON), (HANGING, Relation.HANGING_ON),
+)
+_OBJECT_TABLE: tuple[tuple[frozenset[str], Relation], ...] = (
+    (AFFIXED, Relation.AFFIXED_ON), (MOUNTED, Relation.MOUNTED_ON), (HANGING, Relation.HANGING_ON),
+)
+
+
 def _wall_wording(category: str) -> Relation:
-    for vocab, rel in ((AFFIXED, Relation.AFFIXED_ON), (EMBEDDED, Relation.EMBEDDED_IN),
-                       (MOUNTED, Relation.MOUNTED_ON), (HANGING, Relation.HANGING_ON)):
-        if category_in(category, vocab):
-            return rel
-    return Relation.HANGING_ON
+    return _most_specific(category, _WALL_TABLE) or Relation.HANGING_ON
 
 
 def verify_support(subject: SceneObject, relation: Relation, holder: SceneObject) -> Relation | None:
@@ -182,8 +196,8 @@ def verify_support(subject: SceneObject, relation: Relation, holder: SceneObject
     Rules, in order: structure (floor, walls, ceiling) is held by nothing; the floor holds by
     support only; nothing rests on a ceiling (it hangs, or is mounted when it is a light, fan,
     projector...); on a wall things are mounted / hanging / affixed / embedded by category;
-    on an object a hanging contact becomes affixed / mounted by category; nothing rests on a
-    surface that cannot carry it, and floor-standing furniture rests on no object.
+    floor-standing furniture is held by no object; on an object a hanging contact becomes
+    affixed / mounted by category, and nothing rests on a surface that cannot carry it.
     Relations outside ``SUPPORT_RELATIONS`` are returned unchanged.
     """
     if relation not in SUPPORT_RELATIONS:
@@ -197,13 +211,10 @@ def verify_support(subject: SceneObject, relation: Relation, holder: SceneObject
         return Relation.MOUNTED_ON if category_in(subject.category, CEILING_MOUNTED) else Relation.HANGING_ON
     if kind is ObjectKind.WALL:
         return _wall_wording(subject.category)
-    if relation is Relation.HANGING_ON:
-        for vocab, rel in ((AFFIXED, Relation.AFFIXED_ON), (MOUNTED, Relation.MOUNTED_ON)):
-            if category_in(subject.category, vocab):
-                return rel
-        return Relation.HANGING_ON
     if category_in(subject.category, FLOOR_ONLY):
         return None
+    if relation is Relation.HANGING_ON:
+        return _most_specific(subject.category, _OBJECT_TABLE) or Relation.HANGING_ON
     if relation is Relation.SUPPORTED_BY and category_in(holder.category, CANNOT_SUPPORT):
         return None
     return relation

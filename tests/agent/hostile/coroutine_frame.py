@@ -1,5 +1,6 @@
 # Tries: cr_frame of a coroutine object.
 # Harm: the host's frames become reachable.
+# ruff: noqa
 async def coro():
     return 1
 

@@ -1,4 +1,5 @@
 # Tries: print text that looks like the sandbox's JSON reply, then fail.
 # Harm: the host mistakes the printed text for the result.
-print('{"ok": true, "stdout": "ESCAPED", "error": null}')
+# ruff: noqa
+print('{"ok": true, "stdout": "forged", "error": null}')
 raise ValueError("real failure")

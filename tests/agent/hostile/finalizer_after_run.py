@@ -1,5 +1,6 @@
 # Tries: a generator whose finally block runs after the program, while the reply is built.
 # Harm: hostile code runs with the lockdown lifted.
+# ruff: noqa
 def g():
     try:
         yield 1

@@ -1,4 +1,5 @@
 # Tries: while True: pass.
 # Harm: the run never ends.
+# ruff: noqa
 while True:
     pass

@@ -1,3 +1,4 @@
 # Tries: input() to block forever on stdin.
 # Harm: the run hangs.
+# ruff: noqa
 print("ESCAPED", input())

@@ -1,5 +1,6 @@
 # Tries: fill memory close to the limit and keep it referenced so the report cannot be written.
 # Harm: the reply is lost or corrupted.
+# ruff: noqa
 keep = []
 try:
     while True:

@@ -1,5 +1,6 @@
 # Tries: the traceback walk through getattr with built names.
 # Harm: the sandbox child's module globals become reachable.
+# ruff: noqa
 u = "_" * 2
 try:
     1 / 0

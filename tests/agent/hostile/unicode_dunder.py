@@ -1,3 +1,4 @@
-# Tries: fullwidth underscores that NFKC-normalise to __class__.
+# Tries: an attribute spelled with a fullwidth letter that NFKC-normalises to __class__.
 # Harm: the object base class becomes reachable.
-print("ESCAPED", ().＿＿class＿＿)
+# ruff: noqa
+print("ESCAPED", ().__ｃlass__.__ｂase__)

@@ -9,14 +9,15 @@ p % of the points per side on clean data. The colour is the mean RGB of all the 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from types import MappingProxyType
 
 import numpy as np
 
 from synergai.scene.attributes import color_name
 from synergai.scene.model import ObjectKind, SceneError, SceneObject
 
-_KINDS = {"floor": ObjectKind.FLOOR, "wall": ObjectKind.WALL, "walls": ObjectKind.WALL,
-          "ceiling": ObjectKind.CEILING}
+_KINDS = MappingProxyType({"floor": ObjectKind.FLOOR, "wall": ObjectKind.WALL, "walls": ObjectKind.WALL,
+          "ceiling": ObjectKind.CEILING})
 
 
 def kind_for_label(label: str) -> ObjectKind:

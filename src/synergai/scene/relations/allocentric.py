@@ -19,7 +19,9 @@ from synergai.scene.relations.thresholds import RelationThresholds
 from synergai.scene.relations.vertical import footprint_overlap
 
 
-def side_relations(b: BoxArray, i: np.ndarray, j: np.ndarray, th: RelationThresholds) -> dict[Relation, np.ndarray]:
+def side_relations(
+    b: BoxArray, i: np.ndarray, j: np.ndarray, th: RelationThresholds
+) -> dict[Relation, np.ndarray]:
     """NEXT_TO / BESIDE masks for the pairs ``(i[k], j[k])`` (both symmetric).
 
     Side by side = footprints overlap by at most ``max_side_overlap`` of the smaller one and the

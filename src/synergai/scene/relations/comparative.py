@@ -17,8 +17,8 @@ from synergai.scene.relations.vertical import footprint_overlap
 def object_distance(b: BoxArray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     """Distance used by closest / farthest: the gap between the boxes (0 when they touch), with
     the centre distance breaking ties between touching boxes at a hundredth of its weight."""
-    c = b.centers
-    return box_gap(b, i, j) + 0.01 * np.linalg.norm(c[i] - c[j], axis=1)
+    centre_gap = (b.mins[i] + b.maxs[i] - b.mins[j] - b.maxs[j]) / 2.0
+    return box_gap(b, i, j) + 0.01 * np.linalg.norm(centre_gap, axis=1)
 
 
 def extreme(distances: np.ndarray, epsilon: float, largest: bool = False) -> int:
@@ -61,7 +61,7 @@ def _in_hull_of_two_boxes(p: np.ndarray, a_lo: np.ndarray, a_hi: np.ndarray, b_l
     return ok & (t_lo <= t_hi + 1e-12)
 
 
-def between(
+def between_mask(
     b: BoxArray, s: np.ndarray, a1: np.ndarray, a2: np.ndarray, th: RelationThresholds
 ) -> np.ndarray:
     """Subject s lies between anchors a1 and a2 (per triple), as Sr3D defines it.

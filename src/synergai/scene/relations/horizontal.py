@@ -8,23 +8,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from synergai.geometry.boxes import BoxArray, box_gap, center_distance
+from synergai.geometry.boxes import BoxArray, box_gap
 from synergai.scene.model import Relation
 from synergai.scene.relations.thresholds import RelationThresholds
 from synergai.scene.relations.vertical import footprint_overlap
 
 
-def half_diagonals(b: BoxArray) -> np.ndarray:
-    """(N,) half of each footprint's diagonal."""
-    s = b.sizes
-    return np.hypot(s[:, 0], s[:, 1]) / 2.0
+def half_diagonals(b: BoxArray, i: np.ndarray) -> np.ndarray:
+    """Half of the footprint diagonal of boxes i."""
+    d = b.maxs[i, :2] - b.mins[i, :2]
+    return np.hypot(d[..., 0], d[..., 1]) / 2.0
+
+
+def _center_distance(b: BoxArray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    return np.linalg.norm((b.mins[i] + b.maxs[i] - b.mins[j] - b.maxs[j]) / 2.0, axis=-1)
 
 
 def far(b: BoxArray, i: np.ndarray, j: np.ndarray, th: RelationThresholds) -> np.ndarray:
     """Centre distance over ``far_ratio`` x the sum of half-diagonals and over ``far_min_distance``."""
-    hd = half_diagonals(b)
-    limit = np.maximum(th.far_ratio * (hd[i] + hd[j]), th.far_min_distance)
-    return center_distance(b, i, j) > limit
+    limit = np.maximum(th.far_ratio * (half_diagonals(b, i) + half_diagonals(b, j)), th.far_min_distance)
+    return _center_distance(b, i, j) > limit
 
 
 def horizontal_relations(
@@ -42,7 +45,7 @@ def horizontal_relations(
     near = gap <= th.near_gap
     _, ri, rj = footprint_overlap(b, i, j)
     apart = np.maximum(ri, rj) <= th.max_side_overlap
-    dz = b.centers[i, 2] - b.centers[j, 2]
+    dz = (b.mins[i, 2] + b.maxs[i, 2] - b.mins[j, 2] - b.maxs[j, 2]) / 2.0
     return {
         Relation.NEAR: near,
         Relation.HIGHER_THAN: near & apart & (dz > th.min_height_diff),

@@ -35,7 +35,7 @@ class RelationThresholds:
     #: Footprint overlap / the smaller footprint above this for above / below (Sr3D).
     min_above_area_ratio: float = 0.2
     #: A holder must lift the subject: subject bottom at least this above the holder bottom.
-    support_min_lift: float = 0.05
+    support_min_lift: float = 0.02
     #: Depth of the subject below the holder top, in subject heights: below this = support,
     #: up to ``inside_z_rate`` = embedded, beyond = inside (SceneVerse).
     embed_z_rate: float = 0.8
@@ -44,8 +44,8 @@ class RelationThresholds:
     min_inside_area_ratio: float = 0.6
     #: Max gap between a subject and a wall / ceiling / side it hangs on.
     attach_gap: float = 0.15
-    #: A hanging subject's bottom must be at least this above the floor.
-    min_off_floor: float = 0.1
+    #: A floor's walking surface is at most this far above the bottom of its box.
+    floor_band: float = 0.3
     #: Horizontal slack when deciding whether a subject stands over a floor patch.
     floor_xy_margin: float = 0.3
 
@@ -69,7 +69,7 @@ class RelationThresholds:
     #: Max footprint overlap / smaller footprint for two objects to count as side by side.
     max_side_overlap: float = 0.3
     #: Half-width (degrees, from the anchor's edge) of the left / right / front / behind sectors.
-    sector_angle: float = 45.0
+    sector_angle: float = 10.0
     #: Fraction of the subject's footprint that must lie in a sector.
     min_sector_occupancy: float = 0.5
 
@@ -77,9 +77,9 @@ class RelationThresholds:
     #: Closest / farthest must beat the runner-up by this margin (LLM-TPC / Sr3D epsilon).
     epsilon: float = 0.2
     #: Fraction of the subject's footprint inside the anchors' convex hull for "between" (Sr3D).
-    between_occupancy: float = 0.5
+    between_occupancy: float = 0.4
     #: Max fraction of the subject's footprint overlapping either anchor for "between" (Sr3D).
-    between_max_anchor_overlap: float = 0.1
+    between_max_anchor_overlap: float = 0.3
     #: Samples per side of the footprint grid used for occupancy ratios.
     footprint_samples: int = 8
 
@@ -89,7 +89,7 @@ class RelationThresholds:
             if not isinstance(value, int | float) or value != value or value < 0:
                 raise SceneError(f"relation threshold {f.name} must be a non-negative number, got {value!r}")
         if self.sector_angle >= 90.0:
-            raise SceneError(f"relation threshold sector_angle must be below 90 degrees, got {self.sector_angle}")
+            raise SceneError(f"relation threshold sector_angle must be below 90, got {self.sector_angle}")
         if self.footprint_samples < 1:
             raise SceneError("relation threshold footprint_samples must be at least 1")
 

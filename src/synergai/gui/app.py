@@ -1,0 +1,206 @@
+"""The web GUI server: a viser server whose every browser tab gets its own :class:`ClientSession`.
+
+``serve(catalog, llm_factory)`` binds 127.0.0.1 by default (viser's own default is 0.0.0.0). Tabs share
+the catalog, its store and the scene assets (meshes, ray pickers); edits go through the store and every
+tab on the edited scene is refreshed, also when another process (``synergai chat`` on the same store)
+made the edit: a watcher thread polls the store's scene list.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from synergai.geometry.mesh import TriMesh
+from synergai.geometry.raycast import RayPicker
+from synergai.gui.client import ClientSession
+from synergai.gui.picking import ScenePicker
+from synergai.llm.base import ChatModel
+from synergai.scene.model import SceneGraph
+
+if TYPE_CHECKING:
+    from synergai.scene.catalog import SceneCatalog
+
+log = logging.getLogger(__name__)
+
+LLMFactory = Callable[[], ChatModel]
+MAX_PICKERS = 16
+
+
+class GuiApp:
+    """What all tabs share: the catalog, the model factory, cached scene assets and the open tabs."""
+
+    def __init__(self, catalog: SceneCatalog, llm_factory: LLMFactory, scene_id: str) -> None:
+        self.catalog = catalog
+        self.llm_factory = llm_factory
+        self.default_scene = scene_id
+        self._lock = threading.Lock()
+        self._meshes: dict[str, Mapping[str, TriMesh]] = {}
+        self._pickers: dict[tuple[str, frozenset[str]], RayPicker] = {}
+        self._scene_ids: list[str] | None = None
+        self._stamps: dict[str, tuple[str, int]] = {}
+        self.clients: dict[int, ClientSession] = {}
+
+    # ----- shared assets
+    def scene_ids(self) -> list[str]:
+        """The drop-down's scenes (the catalog's, listed once)."""
+        with self._lock:
+            if self._scene_ids is None:
+                self._scene_ids = list(self.catalog.scene_ids())
+                if self.default_scene not in self._scene_ids:
+                    self._scene_ids.insert(0, self.default_scene)
+            return list(self._scene_ids)
+
+    def meshes(self, scene_id: str) -> Mapping[str, TriMesh]:
+        """The scene's per-object meshes (built once; empty for box-only scenes)."""
+        with self._lock:
+            if scene_id not in self._meshes:
+                self._meshes[scene_id] = dict(self.catalog.meshes(scene_id))
+            return self._meshes[scene_id]
+
+    def _ray_picker(self, scene_id: str, ids: frozenset[str]) -> RayPicker:
+        key = (scene_id, ids)
+        with self._lock:
+            picker = self._pickers.get(key)
+        if picker is None:
+            meshes = self.meshes(scene_id)
+            picker = RayPicker({i: meshes[i] for i in sorted(ids)})
+            with self._lock:
+                if len(self._pickers) >= MAX_PICKERS:
+                    self._pickers.pop(next(iter(self._pickers)))
+                self._pickers[key] = picker
+        return picker
+
+    def picker(self, scene_id: str, graph: SceneGraph, ids: Iterable[str]) -> ScenePicker:
+        """A picker over the given (visible) objects of the scene; mesh pickers are cached."""
+        return ScenePicker(graph, self.meshes(scene_id), ids,
+                           ray_picker=lambda meshed: self._ray_picker(scene_id, meshed))
+
+    # ----- tabs
+    def connect(self, client: Any) -> None:
+        """A new browser tab: its own session on the default scene."""
+        try:
+            session = ClientSession(self, client, self.default_scene)
+        except Exception:  # a tab that fails to set up must not take the server down
+            log.exception("could not set up browser tab %s", getattr(client, "client_id", "?"))
+            return
+        with self._lock:
+            self.clients[client.client_id] = session
+
+    def disconnect(self, client: Any) -> None:
+        """A tab closed."""
+        with self._lock:
+            self.clients.pop(client.client_id, None)
+
+    def sessions(self) -> list[ClientSession]:
+        """The open tabs' sessions."""
+        with self._lock:
+            return list(self.clients.values())
+
+    def scene_changed(self, scene_id: str) -> None:
+        """Refresh every tab showing ``scene_id`` (after an edit, undo or redo)."""
+        self._stamps.update(self._read_stamps([scene_id]))
+        for s in self.sessions():
+            if s.scene_id == scene_id:
+                try:
+                    s.refresh()
+                except Exception:  # one broken tab must not keep the others stale
+                    log.exception("could not refresh browser tab")
+
+    # ----- watching the store for other processes' edits
+    def _read_stamps(self, only: Iterable[str] | None = None) -> dict[str, tuple[str, int]]:
+        wanted = None if only is None else set(only)
+        return {info.id: (info.updated_at, info.n_active_edits) for info in self.catalog.store.scenes()
+                if wanted is None or info.id in wanted}
+
+    def poll(self) -> list[str]:
+        """Scenes on screen whose stored state changed since last seen; their tabs are refreshed."""
+        shown = {s.scene_id for s in self.sessions()}
+        if not shown:
+            return []
+        stamps = self._read_stamps(shown)
+        changed = [sid for sid, st in stamps.items() if sid in self._stamps and self._stamps[sid] != st]
+        for sid, st in stamps.items():
+            self._stamps.setdefault(sid, st)
+        for sid in changed:
+            self.scene_changed(sid)
+        return changed
+
+
+@dataclass
+class GuiHandle:
+    """A running GUI: its URL, the viser server and the app; :meth:`stop` ends it."""
+
+    url: str
+    server: Any
+    app: GuiApp
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _watcher: threading.Thread | None = None
+
+    def stop(self) -> None:
+        """Stop the watcher and the server (idempotent)."""
+        if self._stop.is_set():
+            return
+        self._stop.set()
+        if self._watcher is not None:
+            self._watcher.join(timeout=5.0)
+        self.server.stop()
+
+    def wait(self) -> None:
+        """Block until :meth:`stop` or Ctrl-C."""
+        try:
+            while not self._stop.wait(0.5):
+                pass
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.stop()
+
+    def client_session(self, timeout: float = 30.0, exclude: Iterable[int] = ()) -> ClientSession:
+        """The session of a connected tab (the first one not in ``exclude``), waiting up to ``timeout``."""
+        skip = set(exclude)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for cid, s in sorted(self.app.clients.items()):
+                if cid not in skip:
+                    return s
+            time.sleep(0.05)
+        raise TimeoutError(f"no browser tab connected within {timeout:.0f} s")
+
+
+def _watch(app: GuiApp, stop: threading.Event, every: float) -> None:
+    while not stop.wait(every):
+        try:
+            app.poll()
+        except Exception:  # a closed or busy store must not kill the watcher
+            log.debug("store poll failed", exc_info=True)
+
+
+def serve(catalog: SceneCatalog, llm_factory: LLMFactory, host: str = "127.0.0.1", port: int = 8080,
+          scene_id: str = "demo", block: bool = True, *, verbose: bool = False,
+          poll_seconds: float = 2.0) -> GuiHandle:
+    """Start the GUI on ``host:port`` (port 0: any free port) showing ``scene_id`` first.
+
+    The scene is opened (and registered) before the server starts, so a bad id fails here with a
+    :class:`~synergai.scene.model.SceneError`. With ``block`` it runs until Ctrl-C, then stops.
+    """
+    import viser
+
+    catalog.open(scene_id)
+    app = GuiApp(catalog, llm_factory, scene_id)
+    server = viser.ViserServer(host=host, port=port, label="SynergAI", verbose=verbose)
+    server.on_client_connect(app.connect)
+    server.on_client_disconnect(app.disconnect)
+    shown_host = "127.0.0.1" if host in ("0.0.0.0", "") else ("[::1]" if host == "::" else host)
+    handle = GuiHandle(f"http://{shown_host}:{server.get_port()}", server, app)
+    if poll_seconds > 0:
+        handle._watcher = threading.Thread(target=_watch, args=(app, handle._stop, poll_seconds),
+                                           name="synergai-gui-watch", daemon=True)
+        handle._watcher.start()
+    if block:
+        handle.wait()
+    return handle

@@ -1,0 +1,316 @@
+"""One browser tab: its GUI panels, its 3D view, its agent session (own mark and dialogue).
+
+Layout after SynergAI Fig. A.2: a left panel with the scene drop-down, view switches (reconstruction /
+segmentation, walls, ceiling), the marked object and its local scene graph (neighbours clickable); the
+right panel with the chat (history, input, busy indicator) and the edit history (undo / redo).
+
+Threading: viser runs callbacks on its thread pool; a question runs on a worker thread of its own, so
+the page stays responsive. Every state change of the tab happens under ``self.lock``.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import threading
+from typing import TYPE_CHECKING, Any
+
+from synergai.agent.session import AgentSession
+from synergai.gui.camera import CameraPose, overview
+from synergai.gui.chat import ChatLog, ChatTurn, escape
+from synergai.gui.local_graph import local_graph, to_svg
+from synergai.gui.scene_view import SceneView
+from synergai.scene.model import ObjectKind, SceneError, SceneGraph
+
+if TYPE_CHECKING:
+    from synergai.gui.app import GuiApp
+
+log = logging.getLogger(__name__)
+
+MAX_EDITS_SHOWN = 12
+
+
+class ClientSession:
+    """The state and panels of one viser client (browser tab)."""
+
+    def __init__(self, app: GuiApp, client: Any, scene_id: str) -> None:
+        self.app = app
+        self.client = client
+        self.lock = threading.RLock()
+        self.busy = False
+        self.chat = ChatLog()
+        self.session = AgentSession(app.catalog.store, scene_id, app.llm_factory())
+        self.view = SceneView(client.scene)
+        self.worker: threading.Thread | None = None
+        self._nb_buttons: list[Any] = []
+        self._build_gui()
+        self._wire_scene()
+        with self.lock:
+            self._load_scene(scene_id)
+
+    # ----- properties
+    @property
+    def scene_id(self) -> str:
+        return self.session.scene_id
+
+    @property
+    def marked(self) -> str | None:
+        return self.session.marked
+
+    def graph(self) -> SceneGraph:
+        """The current graph of this tab's scene (from the shared store)."""
+        return self.app.catalog.store.load(self.scene_id)
+
+    # ----- layout
+    def _build_gui(self) -> None:
+        gui = self.client.gui
+        gui.configure_theme(control_width="large", show_logo=False, show_share_button=False)
+        gui.set_panel_label("SynergAI")
+        left = gui.add_panel()
+        with left.add_tab("Scene"):
+            self.scene_dropdown = gui.add_dropdown("Scene", self.app.scene_ids(), initial_value=self.scene_id)
+            self.scene_info = gui.add_markdown("")
+            self.seg_checkbox = gui.add_checkbox("Segmentation", False, hint="instance colours per object")
+            self.walls_checkbox = gui.add_checkbox("Walls", True)
+            self.ceiling_checkbox = gui.add_checkbox("Ceiling", False)
+            self.reset_button = gui.add_button("Reset view")
+            with gui.add_folder("Marked object"):
+                self.marked_md = gui.add_markdown("")
+                self.clear_button = gui.add_button("Clear mark", disabled=True)
+            with gui.add_folder("Local scene graph"):
+                self.graph_html = gui.add_html("")
+                self.nb_folder = gui.add_folder(None)
+        left.dock_left()
+        left.set_width(390)
+        with gui.add_folder("Chat"):
+            self.chat_md = gui.add_markdown(self.chat.markdown())
+            self.busy_bar = gui.add_progress_bar(100.0, animated=True, visible=False)
+            with gui.add_form(None) as form:
+                self.form = form
+                self.input = gui.add_text("Message", "", hint="Enter sends")
+                self.send_button = gui.add_button("Send", icon=None)
+        with gui.add_folder("Edit history"):
+            self.edits_md = gui.add_markdown("")
+            self.undo_button = gui.add_button("Undo")
+            self.redo_button = gui.add_button("Redo")
+        self.scene_dropdown.on_update(lambda _e: self._on_scene_selected())
+        self.seg_checkbox.on_update(lambda _e: self._on_view_switch())
+        self.walls_checkbox.on_update(lambda _e: self._on_view_switch())
+        self.ceiling_checkbox.on_update(lambda _e: self._on_view_switch())
+        self.reset_button.on_click(lambda _e: self.reset_camera())
+        self.clear_button.on_click(lambda _e: self.mark(None))
+        self.send_button.on_click(lambda _e: self.form.submit())
+        self.form.on_submit(lambda _e: self.submit(self.input.value))
+        self.undo_button.on_click(lambda _e: self._undo_redo(undo=True))
+        self.redo_button.on_click(lambda _e: self._undo_redo(undo=False))
+
+    def _wire_scene(self) -> None:
+        self.client.scene.set_up_direction("+z")
+        self.client.scene.configure_default_lights(True, cast_shadow=False)
+
+        @self.client.scene.on_click()
+        def _(event: Any) -> None:
+            self.click(event.ray_origin, event.ray_direction)
+
+    # ----- scene
+    def _load_scene(self, scene_id: str) -> None:
+        """Open ``scene_id`` (caller holds the lock): draw it, reset mark, chat and camera."""
+        graph = self.app.catalog.open(scene_id)
+        if scene_id != self.session.scene_id:
+            self.session.switch_scene(scene_id)
+        self.chat = ChatLog()
+        self.view.draw(graph, self.app.meshes(scene_id))
+        self.view.set_segmentation(self.seg_checkbox.value)
+        self.view.set_structure(graph, self.walls_checkbox.value, self.ceiling_checkbox.value)
+        n_mesh = sum(1 for i in self.view.drawn if i in self.app.meshes(scene_id))
+        what = "meshes" if n_mesh else "boxes (no meshes in this source)"
+        kind = graph.scene_type or "scene"
+        self.scene_info.content = (f"**{escape(scene_id)}** · {escape(kind)} · {len(graph)} objects, "
+                                   f"{len(graph.edges)} relations · drawn as {what}")
+        self.reset_camera(graph)
+        self._show_mark_panels(graph)
+        self.chat_md.content = self.chat.markdown()
+        self._show_edits()
+
+    def _on_scene_selected(self) -> None:
+        new = self.scene_dropdown.value
+        with self.lock:
+            if new == self.scene_id:
+                return
+            if self.busy:
+                self.scene_dropdown.value = self.scene_id
+                self.notify("Busy", "Wait for the answer before switching scenes.")
+                return
+            try:
+                self._load_scene(new)
+            except SceneError as exc:
+                self.scene_dropdown.value = self.scene_id
+                self.notify("Cannot open scene", str(exc))
+
+    def reset_camera(self, graph: SceneGraph | None = None) -> None:
+        """Point the camera at the whole scene (walls and floor included, ceiling excluded)."""
+        graph = graph if graph is not None else self.graph()
+        ids = [o.id for o in graph if o.kind is not ObjectKind.CEILING] or graph.ids
+        if not ids:
+            return
+        boxes = graph.box_array(ids)
+        cam = self.client.camera
+        try:
+            fov, aspect = float(cam.fov), float(cam.aspect)
+        except (AssertionError, ZeroDivisionError):  # the browser has not reported its camera yet
+            fov, aspect = 1.3, 1.5
+        position, target = overview(boxes.mins.min(axis=0), boxes.maxs.max(axis=0), fov=fov, aspect=aspect)
+        cam.up_direction = (0.0, 0.0, 1.0)
+        cam.position = tuple(position)
+        cam.look_at = tuple(target)
+
+    def camera_pose(self) -> CameraPose:
+        """The browser's current camera (as last reported by the client)."""
+        cam = self.client.camera
+        return CameraPose(tuple(float(x) for x in cam.position), tuple(float(x) for x in cam.wxyz),
+                          float(cam.fov), int(cam.image_width), int(cam.image_height))
+
+    def _on_view_switch(self) -> None:
+        with self.lock:
+            self.view.set_segmentation(self.seg_checkbox.value)
+            self.view.set_structure(self.graph(), self.walls_checkbox.value, self.ceiling_checkbox.value)
+
+    # ----- marking
+    def click(self, origin: Any, direction: Any) -> str | None:
+        """A click ray from the browser: mark the first visible object it hits (None: nothing hit)."""
+        with self.lock:
+            graph = self.graph()
+            picker = self.app.picker(self.scene_id, graph, self.view.pickable())
+            hit = picker.pick(origin, direction)
+            if hit is not None:
+                self.mark(hit)
+            return hit
+
+    def mark(self, object_id: str | None) -> None:
+        """Mark an object (or clear the mark): the session, the yellow box and the panels follow."""
+        with self.lock:
+            try:
+                self.session.mark(object_id)
+            except SceneError as exc:
+                self.notify("Cannot mark", str(exc))
+                return
+            graph = self.graph()
+            self._show_mark_panels(graph)
+
+    def _show_mark_panels(self, graph: SceneGraph) -> None:
+        """Yellow box, marked-object text, local graph and neighbour buttons (caller holds the lock)."""
+        oid = self.session.marked
+        if oid is not None and oid not in graph:
+            self.session.mark(None)
+            oid = None
+        self.view.show_mark(None if oid is None else graph.get(oid))
+        for b in self._nb_buttons:
+            b.remove()
+        self._nb_buttons = []
+        self.clear_button.disabled = oid is None
+        if oid is None:
+            self.marked_md.content = "*Nothing marked. Click an object in the 3D view.*"
+            self.graph_html.content = ""
+            return
+        obj = graph.get(oid)
+        attrs = ", ".join(obj.attributes) or "no attributes"
+        level = graph.levels.get(oid)
+        self.marked_md.content = (f"**{escape(obj.name)} (id: {escape(oid)})** — {escape(attrs)}"
+                                  + (f" · level {level}" if level is not None else ""))
+        local = local_graph(graph, oid)
+        self.graph_html.content = to_svg(local)
+        with self.nb_folder:
+            for nb in local.neighbours:
+                b = self.client.gui.add_button(f"{nb.label} · {', '.join(nb.relations)}",
+                                               hint=f"mark the {nb.name}")
+                b.on_click(lambda _e, target=nb.id: self.mark(target))
+                self._nb_buttons.append(b)
+
+    # ----- chat
+    def submit(self, text: str) -> bool:
+        """Ask the agent (on a worker thread); False when empty or already busy."""
+        question = (text or "").strip()
+        with self.lock:
+            if not question or self.busy:
+                return False
+            self.busy = True
+            self.chat.pending = question
+            self.input.value = ""
+            self._set_busy(True)
+            try:
+                self.session.viewpoint = self.camera_pose().viewpoint()
+            except (SceneError, ValueError, AssertionError):
+                self.session.viewpoint = None
+            self.worker = threading.Thread(target=self._work, args=(question,), name="synergai-gui-ask",
+                                           daemon=True)
+            self.worker.start()
+        return True
+
+    def _set_busy(self, busy: bool) -> None:
+        self.busy_bar.visible = busy
+        self.send_button.disabled = busy
+        self.input.disabled = busy
+        self.scene_dropdown.disabled = busy
+        self.chat_md.content = self.chat.markdown()
+
+    def _work(self, question: str) -> None:
+        scene_id = self.scene_id
+        edited = False
+        try:
+            result = self.session.ask(question)
+            graph = self.graph()
+            turn = ChatTurn.from_result(question, result, graph)
+            edited = bool(result.edits)
+            with self.lock:
+                self.view.show_answer(graph, result.objects)
+        except Exception as exc:  # the GUI boundary: any failure is shown in the chat, never lost
+            log.warning("question failed: %s", exc, exc_info=not isinstance(exc, SceneError | ValueError))
+            turn = ChatTurn(question, f"{type(exc).__name__}: {exc}", error=True)
+        with self.lock:
+            self.chat.pending = None
+            self.chat.turns.append(turn)
+            self.busy = False
+            self._set_busy(False)
+        if edited:
+            self.app.scene_changed(scene_id)
+
+    # ----- edits
+    def _undo_redo(self, undo: bool) -> None:
+        store = self.app.catalog.store
+        with self.lock:
+            if self.busy:
+                self.notify("Busy", "Wait for the answer before undoing.")
+                return
+            record = store.undo(self.scene_id) if undo else store.redo(self.scene_id)
+        if record is None:
+            self.notify("Nothing to " + ("undo" if undo else "redo"), "")
+            return
+        self.app.scene_changed(self.scene_id)
+
+    def _show_edits(self) -> None:
+        records = self.app.catalog.store.edits(self.scene_id, include_undone=True)
+        if not records:
+            self.edits_md.content = "*No edits yet. Corrections you make in the chat appear here.*"
+        else:
+            newest = records[::-1][:MAX_EDITS_SHOWN]
+            lines = [f"{r.seq}. {escape(r.summary())}" for r in newest]
+            more = len(records) - len(newest)
+            self.edits_md.content = "\n".join(f"- {line}" for line in lines) + (
+                f"\n\n<small>and {more} older</small>" if more else "")
+        self.undo_button.disabled = not any(r.state.value == "active" for r in records)
+        self.redo_button.disabled = not any(r.state.value == "undone" for r in records)
+
+    def refresh(self) -> None:
+        """Re-read the scene after an edit (by any tab or process): drawing, mark, local graph, edits."""
+        with self.lock:
+            graph = self.graph()
+            self.view.update(graph)
+            self._show_mark_panels(graph)
+            self._show_edits()
+
+    def notify(self, title: str, body: str) -> None:
+        """A toast in this tab."""
+        try:
+            self.client.add_notification(title=title, body=html.escape(body), auto_close_seconds=5.0)
+        except Exception as exc:  # a closed tab cannot be notified; nothing else to do
+            log.debug("notification failed: %s", exc)

@@ -1,0 +1,171 @@
+"""Loader of the shared objects format (ScanNet ground truth and 3D-VisTA / Mask3D predictions).
+
+Two layouts are accepted:
+
+* nested: ``{"scenes": {scene_id: [object, ...]}, "scene_type": {scene_id: "Kitchen", ...}}``
+  (``objects_gt.json``: ground truth, ``avg_rgba``);
+* flat: ``{scene_id: [object, ...]}`` (``objects_pred_3dvista.json``: predictions with ``score``
+  and ``median_rgba``).
+
+An object has ``id``, ``label``, ``center_position``, ``size`` and optionally a colour, a
+``score``, and Scan2CAD's ``obb`` (centre xyz, size xyz), ``rot_angle`` (yaw) and ``front_point``
+with ``has_front``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from synergai.scene.attributes import color_name
+from synergai.scene.build import structure_kind
+from synergai.scene.model import OrientedBox, SceneError, SceneObject
+
+
+def _vec(raw: Any, n: int, what: str) -> tuple[float, ...]:
+    if not isinstance(raw, list | tuple) or len(raw) < n:
+        raise ValueError(f"{what} must be a list of {n} numbers")
+    vals = tuple(float(v) for v in raw[:n])
+    if not all(math.isfinite(v) for v in vals):
+        raise ValueError(f"{what} has a non-finite number")
+    return vals
+
+
+def object_from_record(raw: Mapping[str, Any], provenance: str) -> SceneObject:
+    """One :class:`SceneObject` from one object record (ValueError / SceneError on bad fields)."""
+    if not isinstance(raw, Mapping):
+        raise ValueError("an object must be a JSON object")
+    for key in ("id", "label", "center_position", "size"):
+        if key not in raw:
+            raise ValueError(f"object without {key!r}")
+    label = str(raw["label"])
+    center = _vec(raw["center_position"], 3, "center_position")
+    size = _vec(raw["size"], 3, "size")
+    rgba = raw.get("avg_rgba", raw.get("median_rgba"))
+    color = None
+    if rgba is not None:
+        c = _vec(rgba, 3, "colour")
+        color = (round(c[0]), round(c[1]), round(c[2]))
+    score = raw.get("score")
+    confidence = 1.0 if score is None else float(score)
+    obb = None
+    if raw.get("obb") is not None:
+        box = _vec(raw["obb"], 6, "obb")
+        yaw = float(raw.get("rot_angle") or 0.0)
+        obb = OrientedBox(center=box[:3], size=tuple(abs(v) for v in box[3:6]), yaw=yaw)
+    front = None
+    if raw.get("has_front") and raw.get("front_point") is not None:
+        fp = _vec(raw["front_point"], 3, "front_point")
+        origin = obb.center if obb is not None else center
+        dx, dy = fp[0] - origin[0], fp[1] - origin[1]
+        norm = math.hypot(dx, dy)
+        if norm < 1e-6 and obb is not None:  # front point on the centre: fall back to the yaw
+            dx, dy, norm = -math.cos(obb.yaw), -math.sin(obb.yaw), 1.0
+        if norm >= 1e-6:
+            front = (dx / norm, dy / norm, 0.0)
+    return SceneObject(
+        id=str(raw["id"]),
+        category=label,
+        center=center,
+        size=size,
+        color=color,
+        attributes=(color_name(color),) if color is not None else (),
+        confidence=confidence,
+        provenance=provenance,
+        kind=structure_kind(label),
+        front=front,
+        obb=obb,
+    )
+
+
+@dataclass(frozen=True)
+class ObjectsFile:
+    """The scenes of one objects file, parsed and validated."""
+
+    path: Path
+    provenance: str
+    _scenes: Mapping[str, tuple[SceneObject, ...]]
+    _types: Mapping[str, str]
+
+    @property
+    def scene_ids(self) -> list[str]:
+        """Scene ids in file order."""
+        return list(self._scenes)
+
+    def __len__(self) -> int:
+        return len(self._scenes)
+
+    def __contains__(self, scene_id: object) -> bool:
+        return scene_id in self._scenes
+
+    def _check(self, scene_id: str) -> None:
+        if scene_id not in self._scenes:
+            raise SceneError(f"{self.path}: unknown scene {scene_id!r} ({len(self._scenes)} scenes in file)")
+
+    def scene_type(self, scene_id: str) -> str | None:
+        """The scene's room type ("Kitchen", ...) when the file gives one."""
+        self._check(scene_id)
+        return self._types.get(scene_id)
+
+    def objects(self, scene_id: str) -> list[SceneObject]:
+        """The scene's objects (a fresh list; the objects themselves are immutable)."""
+        self._check(scene_id)
+        return list(self._scenes[scene_id])
+
+    def object_count(self) -> int:
+        """Objects over all scenes."""
+        return sum(len(v) for v in self._scenes.values())
+
+
+def _default_provenance(path: Path, nested: bool) -> str:
+    if nested:
+        return "scannet-gt"
+    return "3dvista" if "3dvista" in path.name.lower() else "perception"
+
+
+def load_objects_file(path: str | Path, provenance: str | None = None) -> ObjectsFile:
+    """Parse an objects file in either layout.
+
+    ``provenance`` defaults to ``"scannet-gt"`` for the nested layout and ``"3dvista"`` for a flat
+    file whose name says so (else ``"perception"``). Raises :class:`SceneError` naming the file
+    and the problem for unreadable or malformed input.
+    """
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SceneError(f"{p}: cannot read objects file ({exc.strerror or exc})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise SceneError(f"{p}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise SceneError(f"{p}: expected a JSON object of scenes, got {type(data).__name__}")
+    nested = "scenes" in data
+    scenes_raw = data["scenes"] if nested else data
+    types_raw = data.get("scene_type", {}) if nested else {}
+    if not isinstance(scenes_raw, dict):
+        raise SceneError(f"{p}: 'scenes' must map scene ids to object lists")
+    if not isinstance(types_raw, dict):
+        raise SceneError(f"{p}: 'scene_type' must map scene ids to names")
+    prov = provenance or _default_provenance(p, nested)
+    scenes: dict[str, tuple[SceneObject, ...]] = {}
+    for sid, objs in scenes_raw.items():
+        if not isinstance(objs, list):
+            raise SceneError(f"{p}: scene {sid!r} must be a list of objects")
+        parsed = []
+        seen: set[str] = set()
+        for k, raw in enumerate(objs):
+            try:
+                obj = object_from_record(raw, prov)
+            except (ValueError, TypeError) as exc:  # SceneError is a ValueError
+                raise SceneError(f"{p}: scene {sid!r}, object #{k}: {exc}") from None
+            if obj.id in seen:
+                raise SceneError(f"{p}: scene {sid!r}: duplicate object id {obj.id}")
+            seen.add(obj.id)
+            parsed.append(obj)
+        scenes[str(sid)] = tuple(parsed)
+    types = {str(k): str(v) for k, v in types_raw.items() if v is not None}
+    return ObjectsFile(path=p, provenance=prov, _scenes=scenes, _types=types)

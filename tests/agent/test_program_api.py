@@ -1,0 +1,109 @@
+"""LLM-TPC scene APIs on the hand-made room, in-process and inside the sandbox."""
+
+from __future__ import annotations
+
+import pytest
+from agent_scripting import room
+
+from synergai.agent.program_api import SceneAPI
+from synergai.agent.program_loop import API_FACTORY
+from synergai.agent.sandbox import run_program
+from synergai.geometry.frames import Viewpoint
+from synergai.scene.serialization import graph_to_dict
+
+# Standing at the room's south edge, looking north (+y) at the table.
+NORTH = Viewpoint((2.0, 0.0, 1.2), (0.0, 1.0, 0.0))
+# The same spot rotated by 180 degrees: standing north of the table, looking south.
+SOUTH = Viewpoint((2.0, 3.5, 1.2), (0.0, -1.0, 0.0))
+
+
+def api(viewpoint=NORTH) -> SceneAPI:
+    return SceneAPI(room(), viewpoint)
+
+
+def cats(objs) -> list[str]:
+    return sorted(o.category for o in objs)
+
+
+def test_scene_and_filter():
+    a = api()
+    assert len(a.scene()) == 8
+    assert cats(a.filter(a.scene(), "chairs")) == ["chair", "chair"]
+    assert cats(a.filter(a.scene(), "television")) == ["tv"]
+    with pytest.raises(TypeError, match="object_set must be a set of ObjectAttribute"):
+        a.filter("everything", "chair")
+
+
+def test_relate_vertical_and_support():
+    a = api()
+    table = next(iter(a.filter(a.scene(), "table")))
+    cup = next(iter(a.filter(a.scene(), "cup")))
+    assert cats(a.relate(a.scene(), table, "on")) == ["cup"]
+    assert cats(a.relate(a.scene(), table, "on top of")) == ["cup"]
+    assert cats(a.relate(a.scene(), cup, "under")) == ["table"]
+    assert cats(a.relate(a.scene(), cup, "supporting")) == ["table"]
+    wall = next(iter(a.filter(a.scene(), "wall")))
+    assert cats(a.relate(a.scene(), wall, "hanging on")) == ["tv"]
+    with pytest.raises(ValueError, match=r"relation must be one of \['on', 'under'"):
+        a.relate(a.scene(), table, "diagonal")
+
+
+def test_relate_agent_turns_with_the_agent():
+    north, south = api(NORTH), api(SOUTH)
+    chairs_n = north.filter(north.scene(), "chair")
+    chairs_s = south.filter(south.scene(), "chair")
+    left_n = {o.id for o in north.relate_agent(chairs_n, "left")}
+    left_s = {o.id for o in south.relate_agent(chairs_s, "left")}
+    assert left_n == {"4"} and left_s == {"5"}
+    assert {o.id for o in north.relate_agent(north.scene(), "front")} >= {"2", "3", "6"}
+    assert north.relate_agent(north.scene(), "closest") == {north.objects["2"]} or \
+        len(north.relate_agent(north.scene(), "closest")) == 1
+
+
+def test_query_relation_agent_and_clock():
+    a = api(NORTH)
+    chair_left = a.objects["4"]
+    rel = a.query_relation_agent(chair_left)
+    assert "left" in rel and "front" in rel and any(r.endswith("o'clock") for r in rel)
+    assert a.query_relation_agent(chair_left, ["left", "right"]) == ["left"]
+    assert api(SOUTH).query_relation_agent(api(SOUTH).objects["4"], ["left", "right"]) == ["right"]
+    with pytest.raises(ValueError, match="candidate_relations must be one of"):
+        a.query_relation_agent(chair_left, ["upside"])
+
+
+def test_query_relation_between_objects_from_the_agents_view():
+    a = api(NORTH)
+    assert a.query_relation(a.objects["4"], a.objects["2"], ["left", "right"]) == ["left"]
+    b = api(SOUTH)
+    assert b.query_relation(b.objects["4"], b.objects["2"], ["left", "right"]) == ["right"]
+
+
+def test_query_attribute_and_state():
+    a = api()
+    cup = a.objects["3"]
+    assert a.query_attribute(cup, "lwh") == [0.08, 0.08, 0.1]
+    assert a.query_attribute(cup, "distance") == pytest.approx(2.0, abs=0.01)
+    assert a.query_attribute(cup, "color") == "red"
+    assert a.query_attribute(cup, "color", ["blue", "red"]) == "red"
+    assert a.query_attribute(a.objects["2"], "material", ["metal", "wood"]) == "wood"
+    assert a.query_attribute(cup, "shape", ["round", "square"]) == "unknown"
+    with pytest.raises(ValueError, match=r"attribute_type must be one of \['lwh', 'distance'"):
+        a.query_attribute(cup, "weight")
+    assert a.query_state(cup, ["clean", "dirty"]) == "unknown"
+    with pytest.raises(TypeError, match="must be an ObjectAttribute"):
+        a.query_attribute("cup", "color")
+
+
+def test_apis_run_inside_the_sandbox():
+    code = (
+        "chairs = filter(object_set=scene(), category='chair')\n"
+        "left = relate_agent(object_set=chairs, relation='left')\n"
+        "print(len(chairs), [o.id for o in left])\n"
+    )
+    args = {"graph": graph_to_dict(room()), "viewpoint": {"position": list(NORTH.position),
+                                                          "forward": list(NORTH.forward)}}
+    result = run_program(code, api_factory=API_FACTORY, api_args=args)
+    assert result.ok, result.error
+    assert result.stdout.strip() == "2 ['4']"
+    bad = run_program("relate(scene(), 5, 'on')", api_factory=API_FACTORY, api_args=args)
+    assert not bad.ok and bad.error.startswith("TypeError: reference_object must be an ObjectAttribute")

@@ -1,0 +1,107 @@
+"""Answer normalisation, word-span containment and the short-answer heuristic."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from synergai.eval.answers import (
+    MetricError,
+    clean_sqa3d,
+    contains_span,
+    normalize_answer,
+    number_to_words,
+    short_answer,
+)
+
+
+def test_normalize_answer_is_squad_style_with_digits():
+    assert normalize_answer("  The Bed's   RIGHT-side. ") == "beds right side"
+    assert normalize_answer("An apple, a pear and the table!") == "apple pear and table"
+    assert normalize_answer("Two chairs") == "2 chairs"
+    assert normalize_answer("there are 2") == "there are 2"
+    assert normalize_answer(None) == ""
+    assert normalize_answer("...") == ""
+
+
+def test_normalize_answer_keeps_whole_words():
+    # articles are removed as words only: "another", "theatre", "below", "on top of" stay intact
+    assert normalize_answer("another theatre") == "another theatre"
+    assert normalize_answer("below the shelf") == "below shelf"
+    assert normalize_answer("On top of the desk") == "on top of desk"
+
+
+def test_clean_sqa3d_numbers_and_clock():
+    assert clean_sqa3d("10 o'clock") == "ten o clock"
+    assert clean_sqa3d("10 oclock") == "ten o clock"
+    assert clean_sqa3d("23") == "twenty three"
+    assert clean_sqa3d("twenty-three") == "twenty three"
+    assert clean_sqa3d("On top of!") == "on top of"
+    assert clean_sqa3d("below") == "below"
+    assert clean_sqa3d("150 cm") == "150 cm"
+
+
+def test_number_to_words():
+    assert [number_to_words(n) for n in (0, 7, 19, 20, 40, 99)] == [
+        "zero", "seven", "nineteen", "twenty", "forty", "ninety nine",
+    ]
+    assert number_to_words(100) == "100"
+
+
+def test_contains_span_is_word_aligned():
+    assert contains_span(["on", "top", "of"], ["on"])
+    assert contains_span(["in", "front", "of", "me"], ["in", "front"])
+    assert not contains_span(["front"], ["on"])
+    assert not contains_span(["piano"], ["no"])
+    assert not contains_span(["front", "of"], ["of", "front"])  # order matters
+    assert contains_span(["mini", "fridge"], ["minifridge"])  # glued compound
+    assert contains_span(["big", "white", "board"], ["whiteboard"])
+    assert not contains_span(["nightstand"], ["tan"])
+    assert not contains_span(["table"], [])
+    assert not contains_span([], ["table"])
+
+
+def test_bad_input_raises_metric_error():
+    with pytest.raises(MetricError, match="answer must be a string"):
+        normalize_answer(3)  # type: ignore[arg-type]
+    with pytest.raises(MetricError):
+        short_answer(["brown"], "What color?")  # type: ignore[arg-type]
+    assert issubclass(MetricError, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "expected"),
+    [
+        ("The chair is brown.", "What color is the chair?", "brown"),
+        ("There are 2 chairs.", "How many chairs are there?", "2"),
+        ("There are two chairs in the room.", "How many chairs are in the room?", "2"),
+        ("It is on the table.", "Where is the cup?", "on table"),
+        ("It's brown.", "What color is the chair?", "brown"),
+        ("The color of the chair is dark brown.", "What color is the chair?", "dark brown"),
+        ("A towel is sitting on top of the toilet tank lid.",
+         "What is sitting on top of the toilet tank lid?", "towel"),
+        ("The chair is located at the head of the long rectangular table.",
+         "Where is the brown wooden chair placed?", "at head of long rectangular table"),
+        ("Based on the scene graph, the trash can is to the left of the desk. It is black.",
+         "Where is the trash can?", "to left of desk"),
+        ("The book is on the top shelf.", "Where is the book on the shelf?", "on top shelf"),
+        ("The answer is: 3", "How many pillows are on the bed?", "3"),
+        ("Yes, you can walk forward.", "Can I walk forward?", "yes"),
+        ("No.", "Is the door open?", "no"),
+        ("Brown.", "What color is the chair?", "brown"),
+        ("The chair is brown.", "Is the chair brown or black?", "brown"),
+        ("", "What color is the chair?", ""),
+    ],
+)
+def test_short_answer(text, question, expected):
+    assert short_answer(text, question) == expected
+
+
+def test_short_answer_keeps_scanqa_references(shared_data):
+    """A reference that is already a short ScanQA phrase comes back unchanged (after EM normalisation)."""
+    data = json.loads((shared_data / "scanqa" / "scanqa_val_dev.json").read_text())[:600]
+    pairs = [(a, q["question"]) for q in data for a in q["answers"]]
+    kept = sum(normalize_answer(short_answer(a, q)) == normalize_answer(a) for a, q in pairs)
+    # references with a verb ("is", "are") are legitimately shortened; nearly all others are kept
+    assert kept / len(pairs) > 0.95
