@@ -120,7 +120,8 @@ WORDING: dict[Relation, str] = {
 #: Words people use for each relation, for parsing user and LLM text.
 _SYNONYMS: dict[str, Relation] = {
     "on": Relation.SUPPORTED_BY, "on top of": Relation.SUPPORTED_BY, "supported by": Relation.SUPPORTED_BY,
-    "resting on": Relation.SUPPORTED_BY, "sitting on": Relation.SUPPORTED_BY, "placed on": Relation.SUPPORTED_BY,
+    "resting on": Relation.SUPPORTED_BY, "sitting on": Relation.SUPPORTED_BY,
+    "placed on": Relation.SUPPORTED_BY,
     "support": Relation.SUPPORTS, "supporting": Relation.SUPPORTS, "under": Relation.BELOW,
     "underneath": Relation.BELOW, "beneath": Relation.BELOW, "embed": Relation.EMBEDDED_IN,
     "in": Relation.INSIDE, "within": Relation.INSIDE, "hung on": Relation.HANGING_ON,
