@@ -20,6 +20,7 @@ from synergai.scene.model import (
     COMPARATIVE,
     SUPPORT_RELATIONS,
     VIEW_DEPENDENT,
+    Edge,
     ObjectKind,
     Relation,
     SceneError,
@@ -152,12 +153,14 @@ def test_refresh_keeps_hand_made_edges_and_survives_a_lost_cache() -> None:
     g = build_graph("s", [obj("table", "table", (0, 0, 0.375), (1.2, 0.8, 0.75)),
                           obj("cup", "cup", (0.2, 0.1, 0.8), (0.08, 0.08, 0.1)),
                           obj("box", "box", (3, 0, 0.2), (0.4, 0.4, 0.4))])
-    from synergai.scene.model import Edge
-
     g.add_edge(Edge("cup", Relation.NEAR, "box", provenance="user"))
     g.put(g.get("cup").with_changes(center=(0.3, 0.1, 0.8)))
     refresh_object(g, "cup")
     assert g.has_edge("cup", Relation.NEAR, "box")
+    g.remove_edge("cup", Relation.SUPPORTED_BY, "table")  # a user says the cup is not on the table
+    g.put(g.get("table").with_changes(center=(0.02, 0.0, 0.375)))
+    added, removed = refresh_object(g, "table")  # the table barely moved: that fact did not change
+    assert not g.has_edge("cup", Relation.SUPPORTED_BY, "table") and added == removed == []
     copy = g.copy()  # no cached index: rebuilt from the stored edges
     copy.put(copy.get("cup").with_changes(center=(-0.3, 0.0, 0.8)))
     refresh_object(copy, "cup")

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from synergai.geometry.boxes import BoxArray
 from synergai.scene.build import build_graph
-from synergai.scene.model import ObjectKind, Relation, SceneObject
+from synergai.scene.model import ObjectKind, Relation, SceneError, SceneObject
 from synergai.scene.relations import RelationThresholds
 from synergai.scene.relations.vertical import (
     choose_support,
@@ -174,3 +175,12 @@ def test_graph_picture_touching_a_desk_top_still_hangs_on_its_wall() -> None:
     ])
     assert g.has_edge("p", Relation.HANGING_ON, "w")
     assert g.has_edge("p", Relation.ABOVE, "d")
+
+
+def test_thresholds_reject_bad_values() -> None:
+    bads = ({"touch": -0.1}, {"near_gap": float("nan")}, {"sector_angle": 95.0}, {"footprint_samples": 0})
+    for bad in bads:
+        with pytest.raises(SceneError):
+            RelationThresholds(**bad)
+    d = RelationThresholds(touch=0.1).as_dict()
+    assert d["touch"] == 0.1 and d["sector_angle"] == TH.sector_angle and len(d) > 20

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from types import MappingProxyType
 
 ARTICLES = frozenset({"a", "an", "the"})
 
@@ -36,13 +37,6 @@ FUNCTION_WORDS = frozenset(
 
 WH_WORDS = frozenset({"what", "which", "where", "who", "whom", "whose", "how", "many", "much", "why", "when"})
 COPULAS = frozenset({"is", "are", "was", "were"})
-PREPOSITIONS = frozenset(
-    {
-        "on", "in", "at", "to", "by", "for", "with", "from", "into", "onto", "under", "below", "above",
-        "over", "near", "beside", "besides", "behind", "between", "against", "inside", "underneath",
-        "beneath", "next", "across", "along", "around", "of",
-    }
-)
 # Verbs that follow "is" in a location sentence and add nothing ("is located next to ...").
 _PLACEMENT_VERBS = frozenset(
     {"located", "placed", "positioned", "situated", "sitting", "standing", "lying", "found", "kept", "seen",
@@ -57,7 +51,7 @@ _SMALL = (
     "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
 )
 _TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-_WORD_TO_DIGIT = {w: str(i) for i, w in enumerate(_SMALL)} | {"twenty": "20"}
+_WORD_TO_DIGIT = MappingProxyType({w: str(i) for i, w in enumerate(_SMALL)} | {"twenty": "20"})
 
 _PRONOUN_CONTRACTION = re.compile(r"\b(it|that|there|here|what|he|she|who|where)'s\b")
 _OTHER_CONTRACTIONS = (
@@ -200,12 +194,26 @@ def _question_echo(question: str) -> frozenset[str]:
     return frozenset(_stem(w) for w in words if _is_content(w) and w not in options)
 
 
-def _trim(part: list[str], echo: frozenset[str], after_copula: bool) -> list[str]:
-    """Drop placement verbs after the copula (``"is located next to"``), articles, and in a count
-    (``"2 chairs in the room"``) the words after the number that only repeat the question."""
+def _strip_echo_prefix(part: list[str], question: Sequence[str], echo: frozenset[str]) -> list[str]:
+    """Drop the longest opening run of ``part`` that the question contains word for word and that holds
+    a question word (``"surrounded by 10 chairs"`` for "What is the table surrounded by?" -> ``"10
+    chairs"``); an opening like ``"on"`` alone is kept."""
+    stems = [_stem(w) for w in part]
+    for k in range(len(part) - 1, 0, -1):
+        if any(_stem(w) in echo for w in part[:k] if _is_content(w)) and contains_span(question, stems[:k]):
+            return part[k:]
+    return part
+
+
+def _trim(part: list[str], question: Sequence[str], echo: frozenset[str], after_copula: bool) -> list[str]:
+    """After the copula: drop placement verbs (``"is located next to"``) and an opening that repeats the
+    question. Everywhere: drop articles, and in a count (``"2 chairs in the room"``) the words after
+    the number that only repeat the question."""
     while after_copula and part and part[0] in _PLACEMENT_VERBS:
         part = part[1:]
     part = [w for w in part if w not in ARTICLES]
+    if after_copula:
+        part = _strip_echo_prefix(part, question, echo)
     if len(part) > 1 and part[0].isdigit() and all(_stem(w) in echo or not _is_content(w) for w in part[1:]):
         part = part[:1]
     return part
@@ -217,10 +225,11 @@ def short_answer(text: str | None, question: str = "") -> str:
     Works on the first sentence: drops lead-ins (``"Based on the scene, "``, ``"The answer is"``),
     returns ``yes`` / ``no`` when the sentence starts with one, turns number words into digits, then
     splits the sentence at its first ``is`` / ``are`` / ``was`` / ``were`` and keeps the side that
-    repeats fewer of the question's words (pronouns like *it*, *there* count as repeating). From that
-    side it removes placement verbs (*located*, *placed*) after the verb, articles, and in a count the
-    words after the number that repeat the question (``"2 chairs in the room"`` -> ``"2"``); a place
-    keeps its anchor (``"to the left of the desk"``). No question-specific rules: it
+    repeats fewer of the question's words (pronouns like *it*, *there* count as repeating). After the
+    verb it drops placement verbs (*located*, *placed*) and an opening the question already says
+    (``"surrounded by"``); everywhere it drops articles, and in a count the words after the number
+    that repeat the question (``"2 chairs in the room"`` -> ``"2"``). A place keeps its anchor
+    (``"to the left of the desk"``). No question-specific rules: it
     only compares the answer's words with the question's. Examples::
 
         "The chair is brown."  /  "What color is the chair?"  -> "brown"
@@ -238,7 +247,9 @@ def short_answer(text: str | None, question: str = "") -> str:
         return ""
     if _YES_NO.match(sentence):
         return words[0]
-    echo = _question_echo(_as_text(question, "question"))
+    question = _as_text(question, "question")
+    echo = _question_echo(question)
+    question_stems = [_stem(w) for w in _words(question) if w not in ARTICLES]
     part, after_copula = words, False
     cop = next((i for i, w in enumerate(words) if w in COPULAS), None)
     if cop is not None:
@@ -247,7 +258,7 @@ def short_answer(text: str | None, question: str = "") -> str:
             part, after_copula = right, True
         elif left:
             part = left
-    trimmed = _trim(list(part), echo, after_copula)
+    trimmed = _trim(list(part), question_stems, echo, after_copula)
     if not trimmed:
         trimmed = [w for w in part if w not in ARTICLES] or part
     return " ".join(trimmed)

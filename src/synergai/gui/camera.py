@@ -50,7 +50,7 @@ class CameraPose:
         if np.linalg.norm(z) < 1e-9:
             raise SceneError("camera target must differ from its position")
         z /= np.linalg.norm(z)
-        x = np.cross(z, -u)
+        x = np.cross(z, u)
         if np.linalg.norm(x) < 1e-9:
             raise SceneError("camera up direction must not be parallel to the view direction")
         x /= np.linalg.norm(x)
@@ -120,17 +120,25 @@ def _matrix_to_wxyz(m: np.ndarray) -> tuple[float, float, float, float]:
 def overview(mins: np.ndarray, maxs: np.ndarray, fov: float = 1.0, aspect: float = 1.5) -> tuple[np.ndarray, np.ndarray]:
     """A camera position and look-at point that frame a whole scene box, seen from above its south side.
 
-    ``fov`` is the vertical field of view (radians) and ``aspect`` the canvas width / height.
+    ``fov`` is the vertical field of view (radians) and ``aspect`` the canvas width / height; the camera
+    backs off until all eight corners of the box lie inside the central 92 % of the image.
     """
     lo = np.asarray(mins, dtype=np.float64).reshape(3)
     hi = np.asarray(maxs, dtype=np.float64).reshape(3)
     ext = np.maximum(hi - lo, 0.5)
     target = np.array([0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), lo[2] + 0.25 * ext[2]])
     elevation = np.radians(58.0)
-    half_v = 0.5 * fov
-    half_h = float(np.arctan(np.tan(half_v) * max(aspect, 0.2)))
-    need_h = 0.5 * ext[0] / np.tan(half_h)
-    need_v = 0.5 * (ext[1] * np.sin(elevation) + ext[2] * np.cos(elevation)) / np.tan(half_v)
-    distance = 1.1 * max(need_h, need_v) + 0.5 * ext[2]
     direction = np.array([0.0, -np.cos(elevation), np.sin(elevation)])
+    corners = lo + np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)]) * (hi - lo)
+    height = 1000
+    width = max(int(round(height * max(aspect, 0.2))), 1)
+    distance = 0.5 * float(np.linalg.norm(ext))
+    for _ in range(60):
+        cam = CameraPose.look_at(target + distance * direction, target, fov=fov, width=width, height=height)
+        px, front = cam.project(corners)
+        inside = (front.all() and (px[:, 0] >= 0.04 * width).all() and (px[:, 0] <= 0.96 * width).all()
+                  and (px[:, 1] >= 0.04 * height).all() and (px[:, 1] <= 0.96 * height).all())
+        if inside:
+            break
+        distance *= 1.08
     return target + distance * direction, target

@@ -557,10 +557,11 @@ def refresh_object(
     the graph, update levels, and return ``(added, removed)``.
 
     The object is compared one-vs-all (vectorised); the objects it held or may now hold get their
-    holder re-chosen, and objects whose level changes get their edges re-filtered. The edges
-    replaced are those perception stored (kept in an index cached on the graph); edges added by
-    hand stay, unless the index had to be rebuilt from the graph, which then takes all stored
-    edges as perception's.
+    holder re-chosen, and objects whose level changes get their edges re-filtered. Only facts
+    that changed are applied: edges perception stored (kept in an index cached on the graph) and
+    no longer true are removed, new ones added; edges added or removed by hand are left alone
+    for facts that did not change. Without a cached index (e.g. a graph loaded from the store)
+    the index is rebuilt and takes every stored edge as perception's.
     """
     th = thresholds or RelationThresholds()
     obj = graph.get(object_id)
@@ -596,15 +597,15 @@ def refresh_object(
     rehung: list[tuple[int, int]] = []  # (row, holder) pairs whose holder link changed
     for r in sorted(affected):
         before, after = idx.holder.get(r), support_new.get(r)
-        if before != after:
-            if before is not None:
-                drop((r, before[0], before[1]), pair=False)
-                rehung.append((r, before[1]))
-            if after is not None:
-                rehung.append((r, after[1]))
-            idx.set_holder(r, after)
+        if before == after:
+            continue  # unchanged facts stay as they are (also when a user removed them)
+        if before is not None:
+            drop((r, before[0], before[1]), pair=False)
+            rehung.append((r, before[1]))
         if after is not None:
             put((r, after[0], after[1]), pair=False)
+            rehung.append((r, after[1]))
+        idx.set_holder(r, after)
 
     # levels: the object and the rows it may hold, then whoever a re-levelled row holds
     level_changed: set[int] = set()
@@ -626,10 +627,10 @@ def refresh_object(
         return abs(lev[name(t[0])] - lev[name(t[2])]) <= 1
 
     def settle(old: Iterable[tuple[int, Relation, int]], fresh: Iterable[tuple[int, Relation, int]]) -> None:
-        keep = {t for t in fresh if fits(t)}
-        for t in set(old) - keep:
+        old, keep = set(old), {t for t in fresh if fits(t)}
+        for t in old - keep:
             drop(t)
-        for t in sorted(keep, key=lambda t: (t[0], t[1].value, t[2])):
+        for t in sorted(keep - old, key=lambda t: (t[0], t[1].value, t[2])):
             put(t)
 
     settle(idx.pairs.get(x, set()), _edges_of_row(idx, x, th, memo))
@@ -765,9 +766,11 @@ def between(graph: SceneGraph, candidate_ids: Sequence[str], anchor_a: str, anch
 
 def within_reach(graph: SceneGraph, point_or_id: str | Sequence[float], ids: Sequence[str] | None = None,
                  thresholds: RelationThresholds | None = None) -> list[str]:
-    """Objects (all by default) whose box comes within ``reach`` of a point or of an object's box."""
+    """Objects (all ordinary ones by default) whose box comes within ``reach`` of a point or of an
+    object's box."""
     th = thresholds or RelationThresholds()
-    cand = [graph.get(i).id for i in (ids if ids is not None else graph.ids)]
+    pool = ids if ids is not None else [o.id for o in graph if o.kind not in STRUCTURE_KINDS]
+    cand = [graph.get(i).id for i in pool]
     if isinstance(point_or_id, str):
         anchor = graph.get(point_or_id).id
         cand = [c for c in cand if c != anchor]

@@ -23,20 +23,31 @@ from typing import Any
 
 from synergai.scene.attributes import color_name
 from synergai.scene.build import structure_kind
-from synergai.scene.model import OrientedBox, SceneError, SceneObject
+from synergai.scene.model import ObjectKind, OrientedBox, SceneError, SceneObject
 
 
 def _vec(raw: Any, n: int, what: str) -> tuple[float, ...]:
     if not isinstance(raw, list | tuple) or len(raw) < n:
         raise ValueError(f"{what} must be a list of {n} numbers")
-    vals = tuple(float(v) for v in raw[:n])
-    if not all(math.isfinite(v) for v in vals):
+    vals = tuple(map(float, raw[:n]))
+    if not all(map(math.isfinite, vals)):
         raise ValueError(f"{what} has a non-finite number")
     return vals
 
 
-def object_from_record(raw: Mapping[str, Any], provenance: str) -> SceneObject:
-    """One :class:`SceneObject` from one object record (ValueError / SceneError on bad fields)."""
+def _kind_of(label: str, kinds: dict[str, ObjectKind] | None) -> ObjectKind:
+    if kinds is None:
+        return structure_kind(label)
+    if label not in kinds:
+        kinds[label] = structure_kind(label)
+    return kinds[label]
+
+
+def object_from_record(
+    raw: Mapping[str, Any], provenance: str, kinds: dict[str, ObjectKind] | None = None
+) -> SceneObject:
+    """One :class:`SceneObject` from one object record (ValueError / SceneError on bad fields);
+    ``kinds`` remembers the structure kind of labels already seen."""
     if not isinstance(raw, Mapping):
         raise ValueError("an object must be a JSON object")
     for key in ("id", "label", "center_position", "size"):
@@ -76,7 +87,7 @@ def object_from_record(raw: Mapping[str, Any], provenance: str) -> SceneObject:
         attributes=(color_name(color),) if color is not None else (),
         confidence=confidence,
         provenance=provenance,
-        kind=structure_kind(label),
+        kind=_kind_of(label, kinds),
         front=front,
         obb=obb,
     )
@@ -152,6 +163,7 @@ def load_objects_file(path: str | Path, provenance: str | None = None) -> Object
         raise SceneError(f"{p}: 'scene_type' must map scene ids to names")
     prov = provenance or _default_provenance(p, nested)
     scenes: dict[str, tuple[SceneObject, ...]] = {}
+    kinds: dict[str, ObjectKind] = {}
     for sid, objs in scenes_raw.items():
         if not isinstance(objs, list):
             raise SceneError(f"{p}: scene {sid!r} must be a list of objects")
@@ -159,7 +171,7 @@ def load_objects_file(path: str | Path, provenance: str | None = None) -> Object
         seen: set[str] = set()
         for k, raw in enumerate(objs):
             try:
-                obj = object_from_record(raw, prov)
+                obj = object_from_record(raw, prov, kinds)
             except (ValueError, TypeError) as exc:  # SceneError is a ValueError
                 raise SceneError(f"{p}: scene {sid!r}, object #{k}: {exc}") from None
             if obj.id in seen:

@@ -1,0 +1,220 @@
+"""GUI pieces that need no browser: palette, camera math, picking, local graph, chat rendering."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import trimesh
+
+from synergai.agent.loop import AgentResult
+from synergai.geometry.mesh import TriMesh
+from synergai.gui.camera import CameraPose, overview
+from synergai.gui.chat import ChatLog, ChatTurn
+from synergai.gui.local_graph import local_graph, to_svg
+from synergai.gui.palette import display_color, instance_color
+from synergai.gui.picking import ScenePicker
+from synergai.gui.scene_view import box_segments, color_groups
+from synergai.scene.builders.demo import demo_scene
+from synergai.scene.model import Edge, ObjectKind, Relation, SceneError, SceneGraph, SceneObject
+
+
+def room() -> SceneGraph:
+    """Floor, wall, a table with a cup, two chairs near it, a TV on the wall."""
+    objs = [
+        SceneObject("0", "floor", (2.0, 2.0, -0.05), (4.0, 4.0, 0.1), kind=ObjectKind.FLOOR),
+        SceneObject("1", "wall", (2.0, 4.05, 1.4), (4.0, 0.1, 2.8), kind=ObjectKind.WALL),
+        SceneObject("2", "table", (2.0, 2.0, 0.375), (1.2, 0.8, 0.75), color=(120, 80, 50)),
+        SceneObject("3", "cup", (2.1, 2.0, 0.8), (0.08, 0.08, 0.1), color=(200, 30, 30)),
+        SceneObject("4", "chair", (1.0, 2.0, 0.45), (0.5, 0.5, 0.9)),
+        SceneObject("5", "chair", (3.0, 2.0, 0.45), (0.5, 0.5, 0.9)),
+        SceneObject("6", "tv", (2.0, 3.95, 1.5), (1.0, 0.08, 0.6)),
+        SceneObject("7", "ceiling", (2.0, 2.0, 2.85), (4.0, 4.0, 0.1), kind=ObjectKind.CEILING),
+    ]
+    edges = [
+        Edge("2", Relation.SUPPORTED_BY, "0"),
+        Edge("3", Relation.SUPPORTED_BY, "2"),
+        Edge("4", Relation.SUPPORTED_BY, "0"),
+        Edge("5", Relation.SUPPORTED_BY, "0"),
+        Edge("6", Relation.MOUNTED_ON, "1"),
+        Edge("4", Relation.NEAR, "2"),
+        Edge("5", Relation.NEAR, "2"),
+        Edge("2", Relation.HIGHER_THAN, "0"),
+    ]
+    return SceneGraph("room", objs, edges, levels={"0": 0, "1": 0, "2": 1, "3": 2, "4": 1, "5": 1})
+
+
+# ----- palette
+def test_instance_colours_are_deterministic_distinct_and_saturated():
+    ids = [str(k) for k in range(200)]
+    first = [instance_color(i) for i in ids]
+    assert first == [instance_color(i) for i in ids]
+    assert instance_color("42") == instance_color("42") != instance_color("43")
+    assert len(set(first)) == len(ids)
+    for rgb in first:
+        assert all(0 <= c <= 255 for c in rgb)
+        assert max(rgb) - min(rgb) >= 40, f"{rgb} is too grey for a segmentation colour"
+    # neighbouring ids are far apart in colour
+    gaps = [np.abs(np.subtract(first[k], first[k + 1])).sum() for k in range(len(ids) - 1)]
+    assert np.median(gaps) > 120
+
+
+def test_display_colour_prefers_object_then_mesh_colour():
+    mesh = TriMesh(np.eye(3), np.array([[0, 1, 2]]), np.array([[10, 20, 30]] * 3, dtype=np.uint8))
+    assert display_color(SceneObject("a", "x", (0, 0, 0), (1, 1, 1), color=(1, 2, 3)), mesh) == (1, 2, 3)
+    assert display_color(SceneObject("a", "x", (0, 0, 0), (1, 1, 1)), mesh) == (10, 20, 30)
+    assert display_color(SceneObject("a", "x", (0, 0, 0), (1, 1, 1))) == (170, 170, 170)
+
+
+def test_colour_groups_split_a_mesh_by_face_colour_without_losing_faces():
+    demo = demo_scene()
+    for oid, mesh in demo.meshes.items():
+        groups = color_groups(mesh)
+        assert sum(len(f) for _, _, f in groups) == mesh.n_faces, oid
+        for _, v, f in groups:
+            assert f.max() < len(v)
+    tv = next(o.id for o in demo.objects if o.category == "tv")
+    assert len(color_groups(demo.meshes[tv])) >= 2  # screen and frame keep their own colours
+
+
+# ----- camera
+def test_projection_and_click_ray_are_inverse():
+    cam = CameraPose.look_at((4.0, -3.0, 5.0), (2.0, 2.0, 0.5), fov=1.2, width=1000, height=700)
+    center, front = cam.project([2.0, 2.0, 0.5])
+    assert front[0] and np.allclose(center[0], [500.0, 350.0], atol=1e-6)
+    above, _ = cam.project([2.0, 2.0, 1.5])
+    assert above[0, 1] < 350.0  # world up is screen up
+    rng = np.random.default_rng(1)
+    pts = rng.uniform([0, 0, 0], [4, 4, 2], size=(50, 3))
+    px, ok = cam.project(pts)
+    assert ok.all()
+    for p, (u, v) in zip(pts, px, strict=True):
+        o, d = cam.ray(u, v)
+        assert np.isclose(np.linalg.norm(d), 1.0)
+        t = np.dot(p - o, d)
+        assert np.linalg.norm(o + t * d - p) < 1e-9
+    behind, ok = cam.project([[8.0, -10.0, 9.0]])
+    assert not ok[0]
+
+
+def test_camera_viewpoint_and_bad_poses():
+    cam = CameraPose.look_at((0.0, 0.0, 1.6), (0.0, 5.0, 1.0))
+    vp = cam.viewpoint()
+    assert np.allclose(np.array(vp.forward[:2]) / np.linalg.norm(vp.forward[:2]), [0.0, 1.0])
+    down = CameraPose.look_at((0.0, 0.0, 5.0), (0.0, 0.0, 0.0), up=(0.0, 1.0, 0.0))
+    assert down.viewpoint().forward[1] > 0.99  # looking straight down: screen-up is ahead
+    with pytest.raises(SceneError, match="fov"):
+        CameraPose((0, 0, 0), (1, 0, 0, 0), 0.0, 10, 10)
+    with pytest.raises(SceneError, match="target"):
+        CameraPose.look_at((1, 1, 1), (1, 1, 1))
+
+
+def test_overview_frames_the_whole_scene():
+    demo = demo_scene()
+    g = SceneGraph("demo", demo.objects)
+    boxes = g.box_array()
+    lo, hi = boxes.mins.min(axis=0), boxes.maxs.max(axis=0)
+    position, target = overview(lo, hi, fov=1.3, aspect=1000 / 850)
+    cam = CameraPose.look_at(position, target, fov=1.3, width=1000, height=850)
+    corners = lo + np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)]) * (hi - lo)
+    px, ok = cam.project(corners)
+    assert ok.all()
+    assert (px >= 0).all() and (px[:, 0] <= 1000).all() and (px[:, 1] <= 850).all()
+    spread = px.max(axis=0) - px.min(axis=0)
+    assert spread[0] > 0.6 * 1000  # and it is not a speck in the middle
+
+
+# ----- picking
+def test_click_ray_through_an_objects_pixel_marks_it_on_demo_meshes():
+    demo = demo_scene()
+    g = SceneGraph("demo", demo.objects)
+    cup = next(o for o in demo.objects if o.category == "cup")
+    table = next(o for o in demo.objects if o.category == "dining table")
+    picker = ScenePicker(g, demo.meshes)
+    assert set(picker.box_ids) == set()  # every demo object has a mesh
+    cam = CameraPose.look_at(np.add(cup.center, (0.8, -1.2, 1.4)), cup.center, fov=1.0, width=1200, height=800)
+    u, v = cam.project(cup.center)[0][0]
+    assert picker.pick(*cam.ray(u, v)) == cup.id
+    # a pixel on the table top away from anything on it picks the table, not the floor under it
+    spot = (table.center[0], table.center[1] - 0.35, table.center[2] + table.size[2] / 2)
+    u, v = cam.project(spot)[0][0]
+    assert picker.pick(*cam.ray(u, v)) == table.id
+    # the sky picks nothing
+    assert picker.pick(cam.position, (0.0, 0.0, 1.0)) is None
+
+
+def test_box_only_scene_pick_first_hit_and_hidden_objects_never_catch_a_click():
+    g = room()
+    picker = ScenePicker(g, {})
+    cam = CameraPose.look_at((2.1, 0.5, 1.2), (2.1, 2.0, 0.8))
+    assert picker.pick(*cam.ray(*cam.project((2.1, 2.0, 0.8))[0][0])) == "3"  # cup in front of the table
+    # straight down from above: the ceiling is hit first when it is pickable, the cup when it is hidden
+    down = ((2.1, 2.0, 5.0), (0.0, 0.0, -1.0))
+    assert picker.pick(*down) == "7"
+    visible = [o.id for o in g if o.kind is not ObjectKind.CEILING]
+    assert ScenePicker(g, {}, visible).pick(*down) == "3"
+    # a mixed scene: meshes where given, boxes elsewhere; the nearer hit wins
+    cup_mesh = TriMesh.from_trimesh(trimesh.creation.box(extents=(0.08, 0.08, 0.1)))
+    cup_mesh = cup_mesh.transformed(np.array([[1, 0, 0, 2.1], [0, 1, 0, 2.0], [0, 0, 1, 0.8], [0, 0, 0, 1.0]]))
+    mixed = ScenePicker(g, {"3": cup_mesh}, visible)
+    assert mixed.box_ids == [i for i in visible if i != "3"]
+    assert mixed.pick(*down) == "3"
+    assert mixed.pick((0.5, 2.0, 5.0), (0.0, 0.0, -1.0)) == "0"  # floor where nothing stands
+
+
+def test_box_segments_are_the_twelve_edges_of_each_box():
+    cup = room().get("3")
+    segs = box_segments([cup], pad=0.01)
+    assert segs.shape == (12, 2, 3)
+    lengths = np.round(np.linalg.norm(segs[:, 1] - segs[:, 0], axis=1), 6)
+    assert sorted(set(lengths)) == [0.1, 0.12]
+    assert np.allclose(segs.reshape(-1, 3).min(axis=0), np.array(cup.center) - np.array(cup.size) / 2 - 0.01)
+
+
+# ----- local scene graph
+def test_local_graph_of_the_table_lists_neighbours_with_relation_words():
+    g = room()
+    local = local_graph(g, "2")
+    by_id = {n.id: n.relations for n in local.neighbours}
+    assert by_id == {"0": ("on", "higher than"), "3": ("supporting",), "4": ("near",), "5": ("near",)}
+    # support facts first
+    assert [n.id for n in local.neighbours][:2] == ["0", "3"]
+    assert local.level == 1 and local.more == 0
+    assert "The table (id: 2) is on and higher than the floor (id: 0)." in local.lines()
+    cup = local_graph(g, "3")
+    assert [(n.id, n.relations) for n in cup.neighbours] == [("2", ("on",))]
+    assert [(n.id, n.relations) for n in local_graph(g, "1").neighbours] == [("6", ("supporting",))]
+    few = local_graph(g, "2", limit=2)
+    assert len(few.neighbours) == 2 and few.more == 2
+    with pytest.raises(SceneError, match="unknown object"):
+        local_graph(g, "99")
+
+
+def test_local_graph_svg_draws_every_neighbour_and_escapes_names():
+    g = room()
+    g.put(g.get("3").with_changes(category="<script>cup</script>"))
+    svg = to_svg(local_graph(g, "2"))
+    assert svg.startswith("<svg") and svg.endswith("</svg>")
+    assert "<script>" not in svg and "&lt;script&gt;" in svg
+    assert svg.count("<line ") == 4 and svg.count("<rect ") == 5
+    for word in ("on", "higher than", "supporting", "near", "table"):
+        assert f">{word}<" in svg
+    lonely = to_svg(local_graph(SceneGraph("s", [SceneObject("a", "box", (0, 0, 0), (1, 1, 1))]), "a"))
+    assert "no stored relations" in lonely
+
+
+# ----- chat
+def test_chat_markdown_escapes_model_output_and_shows_pending_question():
+    g = room()
+    log = ChatLog()
+    assert "Click an object" in log.markdown()
+    result = AgentResult(answer="It is <img src=x onerror=alert(1)> a cup.", objects=["3", "99"],
+                         edits=[{"seq": 4, "summary": "agent renamed 3 cup -> mug"}], seconds=1.25)
+    log.turns.append(ChatTurn.from_result("what is <b>this</b>?", result, g))
+    log.pending = "and that?"
+    md = log.markdown()
+    assert "<img" not in md and "&lt;img src=x" in md and "&lt;b&gt;this&lt;/b&gt;" in md
+    assert "objects: cup (id: 3), id 99" in md
+    assert "edit #4 agent renamed 3 cup -&gt; mug" in md
+    assert md.rstrip().endswith("*SynergAI is thinking…*")
+    log.pending = None
+    assert not log.markdown().rstrip().endswith("---")
