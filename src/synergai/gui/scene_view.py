@@ -22,7 +22,7 @@ from synergai.scene.model import ObjectKind, SceneGraph, SceneObject
 RGB = tuple[int, int, int]
 
 # shadows cost most of the frame time in software WebGL (headless browsers, machines without a GPU)
-_NO_SHADOW = {"cast_shadow": False, "receive_shadow": False}
+_NO_SHADOW = {"cast_shadow": False, "receive_shadow": False, "material": "toon5"}
 
 # corner index pairs of the 12 edges of a box whose corners are enumerated as bits (x, y, z)
 _EDGES = ((0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (1, 3), (4, 6), (5, 7), (0, 4), (1, 5), (2, 6), (3, 7))
