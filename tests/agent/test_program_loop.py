@@ -59,8 +59,8 @@ def test_error_then_rectify_then_answer():
     first_user = llm.requests[0].messages[1]["content"]
     assert first_user.startswith("I am in a room. Looking around me, I see some objects: 2 chair")
     assert "My situation: I am facing the table." in first_user
-    stats = program_stats([result])
-    assert stats["programs"] == 2 and stats["pass_rate"] == 0.5 and stats["mean_rounds"] == 3
+    stats = program_stats([result.to_dict()])
+    assert stats == {"programs": 2, "pass_rate": 50.0, "mean_rounds": 3.0}
 
 
 def test_empty_output_and_parse_error_are_rectified():

@@ -92,7 +92,7 @@ def test_projection_and_click_ray_are_inverse():
         assert np.isclose(np.linalg.norm(d), 1.0)
         t = np.dot(p - o, d)
         assert np.linalg.norm(o + t * d - p) < 1e-9
-    behind, ok = cam.project([[8.0, -10.0, 9.0]])
+    _, ok = cam.project([[8.0, -10.0, 9.0]])
     assert not ok[0]
 
 
@@ -131,7 +131,8 @@ def test_click_ray_through_an_objects_pixel_marks_it_on_demo_meshes():
     table = next(o for o in demo.objects if o.category == "dining table")
     picker = ScenePicker(g, demo.meshes)
     assert set(picker.box_ids) == set()  # every demo object has a mesh
-    cam = CameraPose.look_at(np.add(cup.center, (0.8, -1.2, 1.4)), cup.center, fov=1.0, width=1200, height=800)
+    cam = CameraPose.look_at(np.add(cup.center, (0.8, -1.2, 1.4)), cup.center, fov=1.0, width=1200,
+                             height=800)
     u, v = cam.project(cup.center)[0][0]
     assert picker.pick(*cam.ray(u, v)) == cup.id
     # a pixel on the table top away from anything on it picks the table, not the floor under it
@@ -154,7 +155,9 @@ def test_box_only_scene_pick_first_hit_and_hidden_objects_never_catch_a_click():
     assert ScenePicker(g, {}, visible).pick(*down) == "3"
     # a mixed scene: meshes where given, boxes elsewhere; the nearer hit wins
     cup_mesh = TriMesh.from_trimesh(trimesh.creation.box(extents=(0.08, 0.08, 0.1)))
-    cup_mesh = cup_mesh.transformed(np.array([[1, 0, 0, 2.1], [0, 1, 0, 2.0], [0, 0, 1, 0.8], [0, 0, 0, 1.0]]))
+    move = np.eye(4)
+    move[:3, 3] = (2.1, 2.0, 0.8)
+    cup_mesh = cup_mesh.transformed(move)
     mixed = ScenePicker(g, {"3": cup_mesh}, visible)
     assert mixed.box_ids == [i for i in visible if i != "3"]
     assert mixed.pick(*down) == "3"

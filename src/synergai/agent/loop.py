@@ -50,6 +50,15 @@ class AgentResult:
     trace: list[dict[str, Any]] = field(default_factory=list)
     clarification: bool = False
     seconds: float = 0.0
+    llm_seconds: float = 0.0
+
+    def count(self, reply: ChatReply) -> ChatReply:
+        """Account for one model call."""
+        self.llm_calls += 1
+        self.prompt_tokens += reply.prompt_tokens
+        self.completion_tokens += reply.completion_tokens
+        self.llm_seconds += reply.seconds
+        return reply
 
     @property
     def query_ratio(self) -> float:
@@ -116,10 +125,7 @@ class AgentLoop:
         self, result: AgentResult, messages: list[dict[str, str]], schema: dict, max_tokens: int
     ) -> ChatReply:
         reply = self.llm.chat(messages, json_schema=schema, max_tokens=max_tokens, temperature=0.0)
-        result.llm_calls += 1
-        result.prompt_tokens += reply.prompt_tokens
-        result.completion_tokens += reply.completion_tokens
-        return reply
+        return result.count(reply)
 
     def run(
         self,

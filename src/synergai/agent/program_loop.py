@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,12 +96,8 @@ class ProgramLoop:
         self._system = P.system_prompt()
 
     def _call(self, result: AgentResult, messages: list[dict[str, str]]) -> ChatReply:
-        reply = self.llm.chat(messages, max_tokens=self.limits.max_tokens, temperature=0.0,
-                              stop=["\nObservation:", "\nuser:"])
-        result.llm_calls += 1
-        result.prompt_tokens += reply.prompt_tokens
-        result.completion_tokens += reply.completion_tokens
-        return reply
+        return result.count(self.llm.chat(messages, max_tokens=self.limits.max_tokens, temperature=0.0,
+                                          stop=["\nObservation:", "\nuser:"]))
 
     def run(self, graph: SceneGraph, question: str, situation: str = "",
             viewpoint: Viewpoint | None = None) -> AgentResult:
@@ -158,13 +155,12 @@ class ProgramLoop:
         result.trace.append({"type": "final", "answer": "unknown", "forced": True})
 
 
-def program_stats(results: list[AgentResult]) -> dict[str, float]:
-    """Program pass rate (programs that ran without error) and mean rounds (LLM calls) per question."""
-    programs = [t for r in results for t in r.trace if t["type"] == "program"]
-    passed = sum(1 for t in programs if t["ok"])
+def program_stats(results: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """Program pass rate in % (programs that ran without error) and mean rounds (LLM calls) per
+    question, over results with ``trace`` and ``llm_calls`` (``AgentResult.to_dict()`` or run records)."""
+    programs = [t for r in results for t in r.get("trace", []) if t.get("type") == "program"]
     return {
-        "questions": len(results),
         "programs": len(programs),
-        "pass_rate": passed / len(programs) if programs else 0.0,
-        "mean_rounds": sum(r.llm_calls for r in results) / len(results) if results else 0.0,
+        "pass_rate": 100 * sum(1 for t in programs if t["ok"]) / len(programs) if programs else 0.0,
+        "mean_rounds": sum(r["llm_calls"] for r in results) / len(results) if results else 0.0,
     }

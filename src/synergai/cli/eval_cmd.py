@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
+import sys
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
+from synergai.cli.agent_cmd import add_llm_options, open_llm
 from synergai.cli.common import print_json
+from synergai.eval.report import write_report
 from synergai.scene.builders.objects_json import load_objects_file
 from synergai.scene.model import SceneError
 
@@ -22,7 +26,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--relations", type=Path, required=True, help="Sr3D relations file")
     p.add_argument("--objects", type=Path, required=True, help="objects file (objects_gt.json)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--out", type=Path, default=None, help="also write metrics.json / report.md / plots here")
     p.set_defaults(func=cmd_relations)
+    for name, help_ in [("scanqa", "ScanQA with the SynergAI agent"), ("sqa3d", "SQA3D situated questions")]:
+        p = esub.add_parser(name, help=help_)
+        p.add_argument("--questions", type=Path, required=True, help=f"{name} questions file")
+        p.add_argument("--objects", type=Path, required=True, help="objects file (objects_gt.json)")
+        if name == "scanqa":
+            p.add_argument("--pred-objects", type=Path, default=None,
+                           help="answer on predicted instances (e.g. objects_pred_3dvista.json) instead")
+        else:
+            p.add_argument("--alignments", type=Path, default=None,
+                           help="axis_alignment_matrices.json (default: beside the objects file)")
+            p.add_argument("--mode", choices=("program", "react"), default="program")
+        p.add_argument("--limit", type=int, default=None, help="a fixed spread-out subset of N questions")
+        p.add_argument("--out", type=Path, default=Path(f"benchmarks/results/{name}"),
+                       help="results.jsonl (resumable), metrics.json, report.md, plots")
+        p.add_argument("--concurrency", type=int, default=1, help="parallel questions (remote endpoints)")
+        add_llm_options(p)
+        p.add_argument("--json", action="store_true")
+        p.set_defaults(func=cmd_scanqa if name == "scanqa" else cmd_sqa3d)
 
 
 def read_json(path: Path) -> object:
@@ -43,6 +66,8 @@ def cmd_relations(args: argparse.Namespace) -> int:
         raise SceneError(f"{args.relations}: expected a JSON list of Sr3D records")
     report = evaluate_sr3d(records, load_objects_file(args.objects))
     data = report.to_dict()
+    if args.out is not None:
+        write_report(args.out, "Sr3D relation resolution", data, _command())
     if args.json:
         print_json(data)
         return 0
@@ -51,4 +76,55 @@ def cmd_relations(args: argparse.Namespace) -> int:
         table.add_row(rel, str(row["n"]), f"{100 * row['accuracy']:.1f} %")
     table.add_row("[bold]all[/bold]", str(data["n"]), f"{100 * data['accuracy']:.1f} %")
     Console().print(table)
+    return 0
+
+
+def _command() -> str:
+    return "synergai " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+
+def _print_table(title: str, metrics: dict) -> None:
+    table = Table("figure", "value", title=title)
+    for k, v in metrics.items():
+        if not isinstance(v, dict):
+            table.add_row(k, f"{v:.2f}" if isinstance(v, float) else str(v))
+    Console().print(table)
+
+
+def cmd_scanqa(args: argparse.Namespace) -> int:
+    from synergai.eval.metrics import CaptionScorer
+    from synergai.eval.scanqa import check_questions, run_scanqa, scanqa_metrics
+
+    questions = check_questions(read_json(args.questions), str(args.questions))
+    objects = args.pred_objects or args.objects
+    results = run_scanqa(questions, objects, open_llm(args), args.out, limit=args.limit,
+                         concurrency=args.concurrency, progress=not args.json)
+    with CaptionScorer() as scorer:
+        metrics = scanqa_metrics(results, scorer)
+    write_report(args.out, "ScanQA (SynergAI agent)", metrics, _command())
+    if args.json:
+        keys = ("n", "EM", "EM_R", "BLEU-1", "BLEU-4", "METEOR", "ROUGE-L", "CIDEr", "llm_calls_per_question",
+                "query_ratio", "median_latency_s")
+        print_json({k: metrics.get(k) for k in keys} | {"short": {k[:-6]: v for k, v in metrics.items()
+                                                                  if k.endswith("_short")}})
+    else:
+        _print_table(f"ScanQA, n={metrics['n']} ({args.out / 'report.md'})", metrics)
+    return 0
+
+
+def cmd_sqa3d(args: argparse.Namespace) -> int:
+    from synergai.eval.sqa3d import check_questions, run_sqa3d, sqa3d_metrics
+
+    questions = check_questions(read_json(args.questions), str(args.questions))
+    alignments = read_json(args.alignments or args.objects.parent / "axis_alignment_matrices.json")
+    if not isinstance(alignments, dict):
+        raise SceneError("axis alignments must be a JSON object {scene_id: [16 numbers]}")
+    results = run_sqa3d(questions, args.objects, alignments, open_llm(args), args.out, mode=args.mode,
+                        limit=args.limit, concurrency=args.concurrency, progress=not args.json)
+    metrics = sqa3d_metrics(results)
+    write_report(args.out, f"SQA3D ({args.mode} mode)", metrics, _command())
+    if args.json:
+        print_json(metrics)
+    else:
+        _print_table(f"SQA3D ({args.mode}), n={metrics['n']} ({args.out / 'report.md'})", metrics)
     return 0

@@ -89,7 +89,7 @@ class CameraPose:
         return np.asarray(self.position, dtype=np.float64), d / np.linalg.norm(d)
 
     def viewpoint(self) -> Viewpoint:
-        """Where the user stands and faces, for left / right / front / behind (screen-up when looking down)."""
+        """Where the user stands and faces, for left / right / front / behind (looking down: screen-up)."""
         r = self.rotation()
         f = r[:, 2]
         if np.hypot(f[0], f[1]) < 1e-3:
@@ -117,7 +117,8 @@ def _matrix_to_wxyz(m: np.ndarray) -> tuple[float, float, float, float]:
     return (float(a[0]), float(a[1]), float(a[2]), float(a[3]))
 
 
-def overview(mins: np.ndarray, maxs: np.ndarray, fov: float = 1.0, aspect: float = 1.5) -> tuple[np.ndarray, np.ndarray]:
+def overview(mins: np.ndarray, maxs: np.ndarray, fov: float = 1.0,
+             aspect: float = 1.5) -> tuple[np.ndarray, np.ndarray]:
     """A camera position and look-at point that frame a whole scene box, seen from above its south side.
 
     ``fov`` is the vertical field of view (radians) and ``aspect`` the canvas width / height; the camera
@@ -131,7 +132,7 @@ def overview(mins: np.ndarray, maxs: np.ndarray, fov: float = 1.0, aspect: float
     direction = np.array([0.0, -np.cos(elevation), np.sin(elevation)])
     corners = lo + np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)]) * (hi - lo)
     height = 1000
-    width = max(int(round(height * max(aspect, 0.2))), 1)
+    width = max(round(height * max(aspect, 0.2)), 1)
     distance = 0.5 * float(np.linalg.norm(ext))
     for _ in range(60):
         cam = CameraPose.look_at(target + distance * direction, target, fov=fov, width=width, height=height)

@@ -81,7 +81,10 @@ class ClientSession:
                 self.graph_html = gui.add_html("")
                 self.nb_folder = gui.add_folder(None)
         left.dock_left()
-        left.set_width(390)
+        left.set_width(380)
+        main = gui.main_panel
+        main.dock_right()
+        main.set_width(400)
         with gui.add_folder("Chat"):
             self.chat_md = gui.add_markdown(self.chat.markdown())
             self.busy_bar = gui.add_progress_bar(100.0, animated=True, visible=False)

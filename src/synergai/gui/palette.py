@@ -45,7 +45,7 @@ def mesh_color(mesh: TriMesh) -> RGB | None:
     if mesh.vertex_colors is None or mesh.n_vertices == 0:
         return None
     mean = np.asarray(mesh.vertex_colors, dtype=np.float64).mean(axis=0)
-    return (int(round(mean[0])), int(round(mean[1])), int(round(mean[2])))
+    return (round(float(mean[0])), round(float(mean[1])), round(float(mean[2])))
 
 
 def display_color(obj: SceneObject, mesh: TriMesh | None = None) -> RGB:

@@ -15,6 +15,8 @@ from synergai.geometry.mesh import TriMesh
 from synergai.geometry.raycast import PickHit, RayPicker, pick_boxes
 from synergai.scene.model import SceneGraph
 
+Vector = Sequence[float] | np.ndarray
+
 
 class ScenePicker:
     """Picks among ``ids`` of ``graph``: meshes where given, else boxes."""
@@ -33,7 +35,7 @@ class ScenePicker:
             self._mesh_picker = build(meshed)
         self.ids = frozenset(present)
 
-    def hit(self, origin: Sequence[float] | np.ndarray, direction: Sequence[float] | np.ndarray) -> PickHit | None:
+    def hit(self, origin: Vector, direction: Vector) -> PickHit | None:
         """The nearest hit along the ray, or None."""
         hits = []
         if self._mesh_picker is not None:
@@ -43,7 +45,7 @@ class ScenePicker:
         found = [h for h in hits if h is not None]
         return min(found, key=lambda h: h.distance) if found else None
 
-    def pick(self, origin: Sequence[float] | np.ndarray, direction: Sequence[float] | np.ndarray) -> str | None:
+    def pick(self, origin: Vector, direction: Vector) -> str | None:
         """Id of the first object the ray hits, or None."""
         h = self.hit(origin, direction)
         return None if h is None else h.object_id

@@ -136,7 +136,7 @@ class SceneView:
             return
         size = tuple(max(float(s), 0.01) for s in obj.size)
         structure = obj.kind is not ObjectKind.OBJECT
-        opacity = 0.55 if structure and obj.kind is not ObjectKind.FLOOR else None
+        opacity = 0.35 if structure and obj.kind is not ObjectKind.FLOOR else None
         recon_box = self.scene.add_box(f"/recon/{name}/box", color=display_color(obj), dimensions=size,
                                        position=tuple(obj.center), opacity=opacity, visible=recon_vis,
                                        **_NO_SHADOW)
@@ -226,7 +226,8 @@ class SceneView:
         if not objs:
             return
         self._answer_nodes.append(self.scene.add_line_segments(
-            "/answer/boxes", box_segments(objs, pad=0.03), ANSWER_COLOR, thickness=3.0, thickness_units="screen"))
+            "/answer/boxes", box_segments(objs, pad=0.03), ANSWER_COLOR, thickness=3.0,
+            thickness_units="screen"))
         for k, o in enumerate(objs):
             top = (o.center[0], o.center[1], o.center[2] + o.size[2] / 2.0 + 0.05)
             self._answer_nodes.append(self.scene.add_label(f"/answer/label{k}", f"{o.name} (id: {o.id})",

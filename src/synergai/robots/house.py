@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from synergai.robots.errors import RobotError
 from synergai.scene.build import build_graph
@@ -364,7 +364,7 @@ def make_house(furniture: Iterable[Furniture], items: Iterable[tuple[str, str]] 
     counts: dict[str, int] = {}
     for entry in items:
         if isinstance(entry, Item):
-            item = entry
+            item = replace(entry)  # the house owns its items: tasks can be replayed
         else:
             name, where = entry
             if where not in fmap:

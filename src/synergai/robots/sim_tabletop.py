@@ -294,22 +294,32 @@ class TabletopSim:
 
     def solve_ik(self, xyz: Sequence[float]) -> tuple[tuple[float, ...], float]:
         """Joint angles for a top-down grasp at ``xyz`` and the forward-kinematics position error (m);
-        out-of-limit solutions report an infinite error. Leaves the arm where it was."""
+        out-of-limit solutions report an infinite error. Tries two seeds (home, and home turned towards
+        the target); leaves the arm where it was."""
         saved = self._arm_q()
+        turned = (math.atan2(xyz[1], xyz[0]), *_HOME[1:])
+        best: tuple[tuple[float, ...], float] = (_HOME, math.inf)
+        for seed in (turned, _HOME):
+            best = min(best, self._ik_from(seed, xyz), key=lambda qe: qe[1])
+            if best[1] <= self.ik_tolerance:
+                break
+        self._set_arm(saved)
+        return best
+
+    def _ik_from(self, seed: Sequence[float], xyz: Sequence[float]) -> tuple[tuple[float, ...], float]:
         ranges = [u - lo for lo, u in zip(_LOWER, _UPPER, strict=True)]
-        self._set_arm(_HOME)
-        q: tuple[float, ...] = _HOME
+        q = tuple(seed)
+        self._set_arm(q)
         for _ in range(3):
             q = tuple(pb.calculateInverseKinematics(
                 self.arm, _EE_LINK, list(xyz), _DOWN, lowerLimits=list(_LOWER), upperLimits=list(_UPPER),
-                jointRanges=ranges, restPoses=list(_HOME), maxNumIterations=200, residualThreshold=1e-5,
+                jointRanges=ranges, restPoses=list(seed), maxNumIterations=200, residualThreshold=1e-5,
                 physicsClientId=self._cid))[:_ARM_JOINTS]
             self._set_arm(q)
         pos = pb.getLinkState(self.arm, _EE_LINK, computeForwardKinematics=True, physicsClientId=self._cid)[4]
         error = math.dist(pos, xyz)
         if any(not (lo - 1e-3 <= v <= hi + 1e-3) for v, lo, hi in zip(q, _LOWER, _UPPER, strict=True)):
             error = math.inf
-        self._set_arm(saved)
         return q, error
 
     def reachable(self, xyz: Sequence[float]) -> bool:

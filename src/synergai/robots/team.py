@@ -4,8 +4,8 @@ action per step, messages passed between them, per-robot feedback, message and a
 Robots take turns (Bob, Alice, David). A robot's reply is one JSON object whose ``command`` is
 constrained to its own skills and to names from its scene graph; the house executes it and returns
 feedback. ``communicate`` puts a message in the recipient's inbox, read at its next turn. The run stops
-when the world satisfies the task (the checker reads the house, not the robots' claims), when every
-robot only waits for two rounds, or after ``max_rounds``. ``use_feedback=False`` is MHRC's ablation:
+when the world satisfies the task (the checker reads the house, not the robots' claims), when no
+robot acts for two rounds, or after ``max_rounds``. ``use_feedback=False`` is MHRC's ablation:
 robots no longer see the outcome of their actions (messages and the scene graph remain).
 """
 
@@ -203,7 +203,7 @@ class Team:
                 break
             idle_rounds = 0 if acted else idle_rounds + 1
             if idle_rounds >= 2:
-                result.stop_reason = "every robot only waited for two rounds"
+                result.stop_reason = "no robot acted (only waits or unusable replies) for two rounds"
                 break
         else:
             result.stop_reason = f"stopped after {self.config.max_rounds} rounds"

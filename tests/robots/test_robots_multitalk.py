@@ -1,0 +1,137 @@
+"""The MultiTalk loop with a scripted model: questions, critique, simulator feedback, rescans, repairs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from synergai.llm import ScriptedModel
+from synergai.robots.errors import RobotError
+from synergai.robots.multitalk import MultiTalkConfig, run_multitalk
+from synergai.robots.perception import PerceptionNoise, TabletopPerception
+from synergai.robots.sim_tabletop import TabletopSim
+from synergai.robots.tabletop_tasks import SEED_TASKS
+
+EAT = SEED_TASKS["eat"]
+
+
+def plan(*steps: str) -> str:
+    out = []
+    for s in steps:
+        action, _, rest = s.partition("(")
+        xyz = [float(v) for v in rest.strip("()").split(",") if v.strip()]
+        out.append({"action": action, "xyz": xyz, "why": f"{action} step"})
+    return json.dumps({"reply": "plan", "questions": [], "steps": out})
+
+
+def questions(*qs: str) -> str:
+    return json.dumps({"reply": "questions", "questions": list(qs), "steps": []})
+
+
+def critique(*violations: tuple[int, str]) -> str:
+    return json.dumps({"violations": [{"step": s, "problem": p} for s, p in violations]})
+
+
+GOOD = plan("grasp(0.3, 0.4, 0.05)", "move(0.4, 0.45, 0.05)", "home()")
+ONTO_BOTTLE = plan("grasp(0.3, 0.4, 0.05)", "move(0.32, -0.28, 0.05)", "home()")
+
+
+@pytest.fixture()
+def sim():
+    with TabletopSim(EAT.objects) as s:
+        yield s
+
+
+def test_questions_then_simulator_collision_then_repair(sim):
+    model = ScriptedModel([questions("What would you like to eat?", "Where should I put it?"), ONTO_BOTTLE, GOOD])
+    result = run_multitalk(EAT.text, sim, model, checker=EAT.check, answers=EAT.answers,
+                           config=MultiTalkConfig(use_critic=False))
+    assert result.success and result.executed and result.rounds == 3
+    assert [e["planner"] for e in result.log] == ["questions", "plan", "plan"]
+    assert result.log[0]["answers"] == list(EAT.answers)
+    assert "collision detected between soup can and mustard bottle" in result.log[1]["simulator"]
+    assert result.log[2]["simulator"] == "The plan is feasible!"
+    # the answers and the simulator's error reached the planner
+    second, third = model.requests[1].messages, model.requests[2].messages
+    assert "A: The soup can." in second[1]["content"]
+    assert "collision detected" in third[-1]["content"] and third[-2]["role"] == "assistant"
+    assert abs(sim.state("soup can").center[0] - 0.4) < 0.01
+
+
+def test_critic_violation_is_repaired_before_the_simulator_runs(sim):
+    to_base = plan("grasp(0.3, 0.4, 0.05)", "move(0.0, 0.2, 0.05)", "home()")
+    model = ScriptedModel([
+        to_base, critique((2, "the target location was assumed; ask the user where to put the can")),
+        questions("Where should I put the soup can?"),
+        GOOD, critique(),
+    ])
+    result = run_multitalk(EAT.text, sim, model, checker=EAT.check, answers=["At (0.4, 0.45)."])
+    assert result.success, result.log
+    assert result.log[0]["critique"] == ["2: the target location was assumed; ask the user where to put the can"]
+    assert "simulator" not in result.log[0]
+    assert result.log[2]["critique"] == ["Feasible Plan!"]
+    analyzer_query = model.requests[1].messages[1]["content"]
+    assert "Observed semantic relations" in analyzer_query and "(('table', 'soup can'), 'on')" in analyzer_query
+    assert "1: grasp((0.3, 0.4, 0.05))" in analyzer_query
+    assert model.remaining == 0
+
+
+def test_rule_violations_skip_the_model_critic_and_a_resubmitted_plan_is_trusted(sim):
+    nothing_there = plan("grasp(0.0, 0.3, 0.05)", "move(0.4, 0.45, 0.05)", "home()")
+    model = ScriptedModel([nothing_there, nothing_there])
+    result = run_multitalk("Give me the soup can at (0.4, 0.45)", sim, model, config=MultiTalkConfig(max_rounds=2))
+    assert "does not belong to any object" in result.log[0]["critique"][0]
+    assert "trusts the planner" in result.log[1]["critique"][0]
+    assert "no object at (0, 0.3)" in result.log[1]["simulator"]
+    assert not result.success and result.rounds == 2
+    assert result.stop_reason.startswith("no executable plan")
+
+
+def test_perception_rerun_rebuilds_the_scene_graph(sim):
+    perception = TabletopPerception(sim, PerceptionNoise(missing=("soup can",)))
+    rerun = json.dumps({"reply": "perception_rerun", "questions": [], "steps": []})
+    model = ScriptedModel([rerun, GOOD])
+    result = run_multitalk("Put the soup can at (0.4, 0.45)", sim, model, perception=perception,
+                           config=MultiTalkConfig(use_critic=False))
+    assert result.success and perception.scans == 2
+    assert '"soup can"' not in model.requests[0].messages[1]["content"]
+    assert '"soup can"' in result.log[0]["environment"]
+    assert '"soup can"' in model.requests[1].messages[1]["content"]
+
+
+def test_unanswered_questions_end_the_run_unsuccessfully(sim):
+    model = ScriptedModel([questions("Which object?", "Where?")])
+    result = run_multitalk(EAT.text, sim, model, checker=EAT.check, answers=["The soup can."])
+    assert not result.success and result.pending_questions == ["Where?"]
+    assert result.stop_reason == "unanswered questions"
+    asked = []
+    model = ScriptedModel([questions("Which object?", "Where?"), GOOD, critique()])
+    result = run_multitalk(EAT.text, sim, model, checker=EAT.check, answers=["The soup can."],
+                           ask_user=lambda q: asked.append(q) or "at (0.4, 0.45)")
+    assert result.success and asked == ["Where?"]
+
+
+def test_broken_replies_are_retried_and_questions_are_capped(sim):
+    model = ScriptedModel([
+        {"text": '{"reply": "plan", "steps": [', "finish_reason": "length"}, "not json",  # round 1: 2 tries
+        questions("Which one?"), questions("And where?"),
+        GOOD,
+    ])
+    cfg = MultiTalkConfig(use_critic=False, max_question_rounds=2, retries=1)
+    result = run_multitalk(EAT.text, sim, model, checker=EAT.check, answers=EAT.answers, config=cfg)
+    assert result.log[0]["planner"] == "invalid" and "not valid JSON" in result.log[0]["problem"]
+    assert model.requests[1].max_tokens > model.requests[0].max_tokens
+    assert result.success
+    # after two question rounds the schema no longer offers questions
+    assert model.requests[-1].json_schema["properties"]["reply"]["enum"] == ["plan", "perception_rerun"]
+    assert "may not ask more questions" in model.requests[-1].messages[-1]["content"]
+
+
+def test_a_plan_that_runs_but_misses_the_goal_is_not_a_success(sim):
+    wrong_place = plan("grasp(0.3, 0.4, 0.05)", "move(0.35, 0.0, 0.05)", "home()")
+    result = run_multitalk(EAT.text, sim, ScriptedModel([wrong_place]), checker=EAT.check,
+                           config=MultiTalkConfig(use_critic=False))
+    assert result.executed and not result.success and "too far" in result.check_reason
+    with pytest.raises(RobotError):
+        run_multitalk("  ", sim, ScriptedModel([]))

@@ -1,0 +1,62 @@
+"""The arm plan language and the Analyzer's rule checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from synergai.robots.arm_plan import ArmStep, format_plan, parse_plan_text, parse_step, steps_from_json
+from synergai.robots.errors import RobotError
+from synergai.robots.plan_rules import check_plan
+from synergai.scene.build import build_graph
+from synergai.scene.model import SceneObject
+
+
+def test_text_steps_parse_like_multitalk_writes_them():
+    s = parse_step("2: move((0.4, 0.45, 0.04)) # Move the soup can to the desired location")
+    assert s == ArmStep("move", (0.4, 0.45, 0.04), "Move the soup can to the desired location")
+    assert parse_step("move((0.1, -0.33))").xyz == (0.1, -0.33)
+    assert parse_step("9: home() # back").render() == "home()"
+    plan = parse_plan_text("Step-by-step Instructions:\n1: grasp((0.3,0.4, 0.04)) # can\n\n2: home()")
+    assert [p.render() for p in plan] == ["grasp((0.3, 0.4, 0.04))", "home()"]
+    assert format_plan(plan) == "1: grasp((0.3, 0.4, 0.04)) # can\n2: home()"
+
+
+@pytest.mark.parametrize("bad", ["fly((0.1, 0.2))", "grasp((0.1))", "grasp((0.1, 0.2, 0.3, 0.4))", "home((1, 2))"])
+def test_malformed_steps_are_refused(bad):
+    with pytest.raises(RobotError):
+        parse_step(bad)
+
+
+def test_json_steps_validate_and_name_the_bad_step():
+    steps = steps_from_json([{"action": "grasp", "xyz": [0.3, 0.4, 0.05]}, {"action": "home", "xyz": [0, 0, 0]}])
+    assert steps[1] == ArmStep("home")
+    with pytest.raises(RobotError, match="step 2"):
+        steps_from_json([{"action": "grasp", "xyz": [0.3, 0.4]}, {"action": "move", "xyz": ["a", 1]}])
+    with pytest.raises(RobotError, match="no steps"):
+        steps_from_json([])
+
+
+@pytest.fixture()
+def graph():
+    objects = [SceneObject("table", "table", (0.2, 0.0, -0.31), (1.0, 1.5, 0.62)),
+               SceneObject("bottle 1", "bottle", (0.32, -0.33, 0.095), (0.06, 0.095, 0.19)),
+               SceneObject("bottle 2", "bottle", (0.35, 0.35, 0.095), (0.06, 0.095, 0.19))]
+    return build_graph("t", objects)
+
+
+def test_rules_track_objects_through_the_plan(graph):
+    # the seed's Fig. 2 fault: grasping bottle 2 where bottle 1 was just put
+    plan = parse_plan_text("grasp((0.32, -0.33))\nmove((0.35, 0.35))\ngrasp((0.35, 0.35))\nhome()")
+    v = check_plan(plan, graph)
+    assert [x.step for x in v] == [2, 3, 4]
+    assert "occupied by bottle 2" in v[0].problem and "both" in v[1].problem
+
+
+def test_rules_pass_a_correct_swap_and_catch_sequence_errors(graph):
+    swap = parse_plan_text("grasp((0.32,-0.33))\nmove((0.1,0))\ngrasp((0.35,0.35))\nmove((0.32,-0.33))\n"
+                           "grasp((0.1,0))\nmove((0.35,0.35))\nhome()")
+    assert check_plan(swap, graph) == []
+    bad = parse_plan_text("move((0.1, 0.1))\ngrasp((0.0, 0.2))\nmove((0.2, 0.2))\nhome()\ngrasp((0.32, -0.33))")
+    problems = {x.step: x.problem for x in check_plan(bad, graph)}
+    assert set(problems) == {1, 2, 5}
+    assert "grasped before" in problems[1] and "any object" in problems[2] and "home()" in problems[5]

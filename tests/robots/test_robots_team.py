@@ -1,0 +1,84 @@
+"""The MHRC team with a scripted model: turns, messages between robots, feedback, failure and repair."""
+
+from __future__ import annotations
+
+import json
+
+from synergai.llm import ScriptedModel
+from synergai.robots.house_tasks import house_task, task_from_text
+from synergai.robots.team import Team, TeamConfig, run_team
+from synergai.robots.team_prompts import command_schema
+
+
+def say(skill: str, **args: object) -> str:
+    return json.dumps({"analysis": f"I will {skill}.", "reasoning": "it moves the task on",
+                       "command": {"skill": skill, **args}})
+
+
+WAIT = say("wait")
+TASK = task_from_text("Put the apple and the ham into the tray")
+
+
+def test_failure_repair_and_messages_until_the_world_satisfies_the_task():
+    script = [
+        # round 1: Bob, Alice, David
+        say("communicate", content="Please bring the ham", robot_name="Alice"), say("pick", target="ham"), WAIT,
+        say("pick", target="apple"), say("navigate", target="drawer", stand_pose="stand_pose_0"), WAIT,
+        say("place", target="apple", location="tray"), say("open", target="drawer"), WAIT,
+        WAIT, say("pick", target="ham"), WAIT,
+        WAIT, say("navigate", target="table_0", stand_pose="stand_pose_1"), WAIT,
+        WAIT, say("place", target="ham", location="tray"),
+    ]
+    model = ScriptedModel(script)
+    team = Team(TASK.make_house(), model, TASK)
+    result = team.run()
+    assert result.success and result.stop_reason == "task done"
+    assert model.remaining == 0 and result.rounds == 6 and result.steps == len(script)
+    assert result.messages == 1 and result.failed_actions == 1
+    first_alice = result.log[1]
+    assert first_alice["robot"] == "Alice" and not first_alice["ok"]
+    assert "the drawer is closed" in first_alice["feedback"]
+    # Alice's next prompt carries Bob's message and her failure; Bob's carries the task list
+    alice_r1, alice_r2 = (model.requests[i].messages[1]["content"] for i in (1, 4))
+    assert "Latest received messages: Please bring the ham (from Bob)" in alice_r1
+    assert "Received message history: Please bring the ham (from Bob)" in alice_r2
+    assert "Latest feedback: Cannot pick ham" in alice_r2
+    assert "The list of objects: ['apple', 'ham']" in model.requests[0].messages[1]["content"]
+    assert "You are Alice." in model.requests[1].messages[0]["content"]
+    assert "You are Bob." in model.requests[0].messages[0]["content"]
+    # the shared part of every system prompt is identical (prefix reuse)
+    systems = [r.messages[0]["content"] for r in model.requests[:3]]
+    assert len({s.split("\n\nYou are ")[0] for s in systems}) == 1
+    assert team.memory["Alice"].actions[-1] == "place(ham, tray)"
+    assert team.memory["Bob"].actions[0] == "communicate(Please bring the ham, Alice)"
+
+
+def test_no_feedback_ablation_hides_outcomes_but_keeps_messages():
+    model = ScriptedModel([say("communicate", content="hello", robot_name="Alice"), say("pick", target="ham"),
+                           WAIT, WAIT, WAIT, WAIT])
+    cfg = TeamConfig(max_rounds=2, use_feedback=False)
+    result = run_team(TASK, model, cfg)
+    assert not result.success
+    alice_r2 = model.requests[4].messages[1]["content"]
+    assert "feedback" not in alice_r2.lower()
+    assert "hello (from Bob)" in alice_r2 and "Action history: pick(ham)" in alice_r2
+
+
+def test_a_team_that_only_waits_stops_and_bad_replies_are_fed_back():
+    model = ScriptedModel(["not json", "not json", WAIT, WAIT, WAIT, WAIT, WAIT, WAIT])
+    result = run_team(TASK, model, TeamConfig(max_rounds=10, retries=0))
+    assert result.stop_reason.startswith("no robot acted") and result.rounds == 2
+    assert result.log[0]["command"] is None and "could not be used" in result.log[0]["feedback"]
+    assert "could not be used" in model.requests[3].messages[1]["content"]
+
+
+def test_reply_schemas_follow_each_robots_skills_and_scene_graph():
+    house = house_task("seed").make_house()
+    variants = {r: [v["properties"]["skill"]["const"]
+                    for v in command_schema(house, r, sorted(house.known[r]))["properties"]["command"]["anyOf"]]
+                for r in ("Alice", "Bob", "David")}
+    assert variants["David"] == ["navigate", "communicate", "wait"]
+    assert "navigate" not in variants["Bob"] and "pick" in variants["Bob"]
+    alice = command_schema(house, "Alice", sorted(house.known["Alice"]))["properties"]["command"]["anyOf"]
+    pick = next(v for v in alice if v["properties"]["skill"]["const"] == "pick")
+    assert pick["properties"]["target"]["enum"] == ["apple", "banana", "fork", "phone"]
