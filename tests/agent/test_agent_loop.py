@@ -79,7 +79,9 @@ def test_malformed_replies_get_corrective_observations(store):
     assert any("unknown action 'fly_to_the_moon'" in e for e in errors)
     assert any("bad action_input for query_for_objects: query" in e for e in errors)
     tool_errors = [t["observation"] for t in result.trace if t["type"] == "action" and t.get("error")]
-    assert tool_errors == ["Error: there is no object with id '99'; use ids from earlier observations"]
+    assert tool_errors == [
+        "Error: there is no object with id or name '99'; use query_for_objects to find ids"
+    ]
     # each corrective observation was sent back to the model
     assert "Error:" in llm.requests[1].messages[-1]["content"]
     assert result.llm_calls == 6

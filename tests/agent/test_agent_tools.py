@@ -45,6 +45,16 @@ def test_query_for_relations_reads_both_directions(store):
         T.query_for_relations(ctx(store), T.RelationsArgs(item_id_list=["6"], relation="sideways"))
 
 
+def test_query_for_relations_accepts_names_and_reads_a_filter_both_ways(store):
+    obs = T.query_for_relations(ctx(store), T.RelationsArgs(item_id_list=["table"], relation="on"))
+    # "what is on the table" and "what the table is on" are both answered, in plain English
+    assert "The cup (id: 3) is on the table (id: 2)." in obs
+    assert "The table (id: 2) is on floor (id: 0)." in obs
+    assert "chair" not in obs
+    with pytest.raises(ToolError, match="no object with id or name 'piano'"):
+        T.query_for_relations(ctx(store), T.RelationsArgs(item_id_list=["piano"]))
+
+
 def test_view_dependent_relations_follow_the_viewpoint(store):
     # Standing south of the table looking north (+y): chair 4 (x=1) is left, chair 5 (x=3) is right.
     north = Viewpoint((2.0, 0.0, 1.6), (0.0, 1.0, 0.0))

@@ -14,6 +14,7 @@ from synergai.eval.answers import (
     number_to_words,
     short_answer,
 )
+from synergai.eval.metrics import exact_match
 
 
 def test_normalize_answer_is_squad_style_with_digits():
@@ -89,6 +90,14 @@ def test_bad_input_raises_metric_error():
         ("The long table is surrounded by 10 brown wooden office chairs.",
          "What is the long table surrounded by?", "10 brown wooden office chairs"),
         ("The chair is next to the table.", "What is the chair next to?", "table"),
+        ("The black knapsack rests on an ottoman.", "What does the black knapsack rest on?", "ottoman"),
+        ("The stool has four legs.", "How many legs does the stool have?", "4"),
+        ("The rolling desk chair is next to the round table in the hotel room.",
+         "The rolling desk chair is next to what in the hotel room?", "round table"),
+        # already short: kept, even when it repeats words of the question
+        ("in front of whiteboard", "What is the black chair in front of?", "in front of whiteboard"),
+        ("right side of room", "On what side of the room is the red door located?", "right side of room"),
+        ("TV stand", "What is the TV on?", "tv stand"),
         ("The chair is next to the table by the window.", "Where is the chair next to the table?",
          "by window"),
         ("The answer is: 3", "How many pillows are on the bed?", "3"),
@@ -104,9 +113,12 @@ def test_short_answer(text, question, expected):
 
 
 def test_short_answer_keeps_scanqa_references(shared_data):
-    """A reference that is already a short ScanQA phrase comes back unchanged (after EM normalisation)."""
-    data = json.loads((shared_data / "scanqa" / "scanqa_val_dev.json").read_text())[:600]
-    pairs = [(a, q["question"]) for q in data for a in q["answers"]]
-    kept = sum(normalize_answer(short_answer(a, q)) == normalize_answer(a) for a, q in pairs)
-    # references with a verb ("is", "are") are legitimately shortened; nearly all others are kept
-    assert kept / len(pairs) > 0.95
+    """ScanQA references are already short: passed through, they still match their question (EM)."""
+    data = json.loads((shared_data / "scanqa" / "scanqa_val_dev.json").read_text())
+    pairs = [(a, q) for q in data for a in q["answers"]]
+    kept = sum(normalize_answer(short_answer(a, q["question"])) == normalize_answer(a) for a, q in pairs)
+    still = sum(exact_match(short_answer(a, q["question"]), q["answers"]) for a, q in pairs)
+    # measured on the 6157 references of the dev file: 97.6 % unchanged, 98.3 % still an exact match
+    # (counts lose their noun: "2 chairs" -> "2"; references with "is" are cut at the verb)
+    assert kept / len(pairs) > 0.965
+    assert still / len(pairs) > 0.975

@@ -25,7 +25,7 @@ from synergai.scene.catalog import SceneCatalog
 from synergai.scene.edits import set_attributes
 from synergai.scene.store import SceneStore
 
-pytestmark = pytest.mark.slow  # a real browser on software WebGL: about a minute on this machine
+pytestmark = pytest.mark.slow  # a real browser on software WebGL: 35-40 s on this machine
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -66,6 +66,14 @@ def wait_for(pred: Callable[[], Any], timeout: float, what: str) -> Any:
             return value
         time.sleep(0.1)
     raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+def tidy(page: Any) -> None:
+    """Close viser's "software WebGL" notice and move the mouse off any tooltip (for screenshots)."""
+    close = page.locator(".mantine-Notification-closeButton")
+    for k in range(close.count()):
+        close.nth(k).click()
+    page.mouse.move(VIEWPORT["width"] / 2, VIEWPORT["height"] - 5)
 
 
 def canvas_box(page: Any) -> dict[str, float]:
@@ -202,6 +210,7 @@ def test_chat_runs_off_the_ui_thread_and_its_edit_reaches_every_tab(gui):
     other_page.get_by_text("cup -> mug").first.wait_for(timeout=20_000)
     assert "mug" in other.edits_md.content and other.marked is None and not other.chat.turns
     page.get_by_role("checkbox", name="Segmentation").uncheck()
+    tidy(page)
     time.sleep(1.5)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "gui.png"))
@@ -231,5 +240,6 @@ def test_scene_dropdown_switches_to_a_box_only_scannet_scene(gui):
     assert all(d.box is not None for d in s.view._drawn.values()), "a scene without meshes is drawn as boxes"
     assert s.marked is None and not s.chat.turns and s.session.scene_id == BIG_SCENE
     page.get_by_text("drawn as boxes").wait_for()
+    tidy(page)
     time.sleep(2.0)
     page.screenshot(path=str(ARTIFACTS / "gui_scannet.png"))

@@ -221,3 +221,57 @@ def test_chat_markdown_escapes_model_output_and_shows_pending_question():
     assert md.rstrip().endswith("*SynergAI is thinking…*")
     log.pending = None
     assert not log.markdown().rstrip().endswith("---")
+
+
+# ----- the command line
+def test_serve_command_binds_loopback_prints_its_url_and_stops_on_ctrl_c(tmp_path):
+    import argparse
+    import os
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    from synergai.cli import gui_cmd
+
+    parser = argparse.ArgumentParser()
+    gui_cmd.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["serve"])
+    assert (args.host, args.port, args.scene, args.llm) == ("127.0.0.1", 8080, "demo", "embedded")
+    script = tmp_path / "script.json"
+    script.write_text("[]")
+    code = ("import argparse, sys\nfrom synergai.cli import gui_cmd\np = argparse.ArgumentParser()\n"
+            "gui_cmd.register(p.add_subparsers(dest='command'))\na = p.parse_args(sys.argv[1:])\n"
+            "sys.exit(a.func(a))\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, "serve", "--port", "0", "--db", str(tmp_path / "s.sqlite3"),
+         "--llm", f"scripted:{script}"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        line = ""
+        for line in proc.stdout:  # type: ignore[union-attr]
+            if line.startswith("SynergAI GUI on "):
+                break
+        assert line.startswith("SynergAI GUI on http://127.0.0.1:"), line
+        url = line.split()[3]
+        with urllib.request.urlopen(url, timeout=10) as r:
+            assert r.status == 200 and b"<html" in r.read(2000).lower()
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_serve_refuses_an_unknown_scene_before_binding_a_port(tmp_path):
+    from synergai.gui import serve
+    from synergai.llm import ScriptedModel
+    from synergai.scene.catalog import SceneCatalog
+    from synergai.scene.store import SceneStore
+
+    with SceneStore(tmp_path / "s.sqlite3") as store:
+        with pytest.raises(SceneError, match="unknown scene 'nope'"):
+            serve(SceneCatalog(store), lambda: ScriptedModel([]), port=0, scene_id="nope", block=False)
+        assert not store.has_scene("nope")

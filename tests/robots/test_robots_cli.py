@@ -33,8 +33,9 @@ def test_tabletop_json_shape_and_answers(tmp_path, capsys):
             {"action": "home", "xyz": [], "why": "done"}]},
         {"violations": []},
     ]
-    code, out = run_cli(["robots", "tabletop", "Give me something to eat", "--llm", script(tmp_path, "t.json", replies),
-                         "--answers", "The soup can.", "--answers", "At (0.4, 0.45, 0.04).", "--json"], capsys)
+    llm = script(tmp_path, "t.json", replies)
+    code, out = run_cli(["robots", "tabletop", "Give me something to eat", "--llm", llm, "--answers",
+                         "The soup can.", "--answers", "At (0.4, 0.45, 0.04).", "--json"], capsys)
     assert code == 0
     assert {"success", "rounds", "messages", "log"} <= set(out)
     assert out["success"] is True and out["rounds"] == 2 and out["checked"] is True
@@ -68,7 +69,7 @@ def test_bad_options_raise_user_errors(tmp_path, capsys):
     from synergai.robots.errors import RobotError
 
     with pytest.raises(RobotError, match="max_rounds"):
-        run_cli(["robots", "team", "seed", "--max-rounds", "0", "--llm", script(tmp_path, "e.json", []), "--json"],
-                capsys)
+        run_cli(["robots", "team", "seed", "--max-rounds", "0", "--llm", script(tmp_path, "e.json", []),
+                 "--json"], capsys)
     with pytest.raises(RobotError, match="tray task"):
         run_cli(["robots", "team", "dance", "--llm", script(tmp_path, "e.json", []), "--json"], capsys)

@@ -84,7 +84,8 @@ def test_the_checker_reads_the_world(house):
         item.location, item.position = "tray", house.furniture["tray"].slot(3, 0.08)
     assert task.check(house) == (True, "all objects are in the tray")
     assert do(house, "Alice", "navigate(table_0, stand_pose_0)").ok and do(house, "Alice", "pick(banana)").ok
-    assert do(house, "Alice", "navigate(table_0, stand_pose_1)").ok and do(house, "Alice", "place(banana, tray)").ok
+    assert do(house, "Alice", "navigate(table_0, stand_pose_1)").ok
+    assert do(house, "Alice", "place(banana, tray)").ok
     assert task.check(house)[0] is False
 
 

@@ -44,7 +44,8 @@ def sim():
 
 
 def test_questions_then_simulator_collision_then_repair(sim):
-    model = ScriptedModel([questions("What would you like to eat?", "Where should I put it?"), ONTO_BOTTLE, GOOD])
+    asking = questions("What would you like to eat?", "Where should I put it?")
+    model = ScriptedModel([asking, ONTO_BOTTLE, GOOD])
     result = run_multitalk(EAT.text, sim, model, checker=EAT.check, answers=EAT.answers,
                            config=MultiTalkConfig(use_critic=False))
     assert result.success and result.executed and result.rounds == 3
@@ -68,11 +69,13 @@ def test_critic_violation_is_repaired_before_the_simulator_runs(sim):
     ])
     result = run_multitalk(EAT.text, sim, model, checker=EAT.check, answers=["At (0.4, 0.45)."])
     assert result.success, result.log
-    assert result.log[0]["critique"] == ["2: the target location was assumed; ask the user where to put the can"]
+    assert result.log[0]["critique"] == [
+        "2: the target location was assumed; ask the user where to put the can"]
     assert "simulator" not in result.log[0]
     assert result.log[2]["critique"] == ["Feasible Plan!"]
     analyzer_query = model.requests[1].messages[1]["content"]
-    assert "Observed semantic relations" in analyzer_query and "(('table', 'soup can'), 'on')" in analyzer_query
+    assert "Observed semantic relations" in analyzer_query
+    assert "(('table', 'soup can'), 'on')" in analyzer_query
     assert "1: grasp((0.3, 0.4, 0.05))" in analyzer_query
     assert model.remaining == 0
 
@@ -80,7 +83,8 @@ def test_critic_violation_is_repaired_before_the_simulator_runs(sim):
 def test_rule_violations_skip_the_model_critic_and_a_resubmitted_plan_is_trusted(sim):
     nothing_there = plan("grasp(0.0, 0.3, 0.05)", "move(0.4, 0.45, 0.05)", "home()")
     model = ScriptedModel([nothing_there, nothing_there])
-    result = run_multitalk("Give me the soup can at (0.4, 0.45)", sim, model, config=MultiTalkConfig(max_rounds=2))
+    result = run_multitalk("Give me the soup can at (0.4, 0.45)", sim, model,
+                           config=MultiTalkConfig(max_rounds=2))
     assert "does not belong to any object" in result.log[0]["critique"][0]
     assert "trusts the planner" in result.log[1]["critique"][0]
     assert "no object at (0, 0.3)" in result.log[1]["simulator"]

@@ -21,14 +21,16 @@ def test_text_steps_parse_like_multitalk_writes_them():
     assert format_plan(plan) == "1: grasp((0.3, 0.4, 0.04)) # can\n2: home()"
 
 
-@pytest.mark.parametrize("bad", ["fly((0.1, 0.2))", "grasp((0.1))", "grasp((0.1, 0.2, 0.3, 0.4))", "home((1, 2))"])
+@pytest.mark.parametrize("bad", ["fly((0.1, 0.2))", "grasp((0.1))", "grasp((0.1, 0.2, 0.3, 0.4))",
+                                 "home((1, 2))"])
 def test_malformed_steps_are_refused(bad):
     with pytest.raises(RobotError):
         parse_step(bad)
 
 
 def test_json_steps_validate_and_name_the_bad_step():
-    steps = steps_from_json([{"action": "grasp", "xyz": [0.3, 0.4, 0.05]}, {"action": "home", "xyz": [0, 0, 0]}])
+    steps = steps_from_json([{"action": "grasp", "xyz": [0.3, 0.4, 0.05]},
+                             {"action": "home", "xyz": [0, 0, 0]}])
     assert steps[1] == ArmStep("home")
     with pytest.raises(RobotError, match="step 2"):
         steps_from_json([{"action": "grasp", "xyz": [0.3, 0.4]}, {"action": "move", "xyz": ["a", 1]}])
@@ -56,7 +58,8 @@ def test_rules_pass_a_correct_swap_and_catch_sequence_errors(graph):
     swap = parse_plan_text("grasp((0.32,-0.33))\nmove((0.1,0))\ngrasp((0.35,0.35))\nmove((0.32,-0.33))\n"
                            "grasp((0.1,0))\nmove((0.35,0.35))\nhome()")
     assert check_plan(swap, graph) == []
-    bad = parse_plan_text("move((0.1, 0.1))\ngrasp((0.0, 0.2))\nmove((0.2, 0.2))\nhome()\ngrasp((0.32, -0.33))")
+    bad = parse_plan_text("move((0.1, 0.1))\ngrasp((0.0, 0.2))\nmove((0.2, 0.2))\nhome()\n"
+                          "grasp((0.32, -0.33))")
     problems = {x.step: x.problem for x in check_plan(bad, graph)}
     assert set(problems) == {1, 2, 5}
     assert "grasped before" in problems[1] and "any object" in problems[2] and "home()" in problems[5]

@@ -22,7 +22,8 @@ TASK = task_from_text("Put the apple and the ham into the tray")
 def test_failure_repair_and_messages_until_the_world_satisfies_the_task():
     script = [
         # round 1: Bob, Alice, David
-        say("communicate", content="Please bring the ham", robot_name="Alice"), say("pick", target="ham"), WAIT,
+        say("communicate", content="Please bring the ham", robot_name="Alice"),
+        say("pick", target="ham"), WAIT,
         say("pick", target="apple"), say("navigate", target="drawer", stand_pose="stand_pose_0"), WAIT,
         say("place", target="apple", location="tray"), say("open", target="drawer"), WAIT,
         WAIT, say("pick", target="ham"), WAIT,
@@ -74,9 +75,11 @@ def test_a_team_that_only_waits_stops_and_bad_replies_are_fed_back():
 
 def test_reply_schemas_follow_each_robots_skills_and_scene_graph():
     house = house_task("seed").make_house()
-    variants = {r: [v["properties"]["skill"]["const"]
-                    for v in command_schema(house, r, sorted(house.known[r]))["properties"]["command"]["anyOf"]]
-                for r in ("Alice", "Bob", "David")}
+    def skills(robot: str) -> list[str]:
+        schema = command_schema(house, robot, sorted(house.known[robot]))
+        return [v["properties"]["skill"]["const"] for v in schema["properties"]["command"]["anyOf"]]
+
+    variants = {r: skills(r) for r in ("Alice", "Bob", "David")}
     assert variants["David"] == ["navigate", "communicate", "wait"]
     assert "navigate" not in variants["Bob"] and "pick" in variants["Bob"]
     alice = command_schema(house, "Alice", sorted(house.known["Alice"]))["properties"]["command"]["anyOf"]

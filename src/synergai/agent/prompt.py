@@ -23,24 +23,26 @@ your first action."""
 EXAMPLES = """\
 [start of example plans]
 User input: What is on the blue box?
-Plan: 1. query_for_objects "blue box" to find the box. 2. query_for_relations with relation "supporting" \
-on its id. 3. final_answer naming the objects on it, with their ids in item_id_list.
+Plan: 1. query_for_relations with item_id_list ["blue box"] and relation "on". 2. final_answer naming \
+the objects on the box, with their ids in item_id_list.
 
 User input: What is to the left of the marked item?
 Plan: 1. find_marked_object to get the marked item and its relations. 2. final_answer naming the items \
 to its left.
+
+User input: How many chairs are there?
+Plan: 1. query_for_objects "chair". 2. final_answer with the number of chairs found.
 
 User input: What is in the middle of the bed and the desk?
 Plan: 1. query_for_objects "bed", then "desk". 2. calculate_mid_point of their ids. \
 3. find_object_closest to the mid point. 4. final_answer.
 
 User input: The marked object is actually a stool.
-Plan: 1. find_marked_object to get its id. 2. update_name with the new name. 3. final_answer confirming \
-the change.
+Plan: 1. find_marked_object to get its id. 2. update_name with the new name. 3. final_answer confirming.
 
 User input: The chair is red, not brown.
-Plan: 1. query_for_objects "chair". 2. If only one chair matches, update_attributes replacing "brown" \
-with "red"; if several match, final_answer asking the user which one (they can click it).
+Plan: 1. query_for_objects "chair". 2. If one chair matches, update_attributes replacing "brown" with \
+"red"; if several match, final_answer asking the user which one (they can click it).
 [end of example plans]"""
 
 RULES = """\
@@ -75,9 +77,9 @@ def _branch(tool: Tool, with_plan: bool) -> dict[str, Any]:
         prop.pop("default", None)
     props: dict[str, Any] = {}
     if with_plan:
-        props["plan"] = {"type": "array", "items": {"type": "string", "maxLength": 80},
+        props["plan"] = {"type": "array", "items": {"type": "string", "maxLength": 90},
                          "minItems": 1, "maxItems": 4}
-    props["thought"] = {"type": "string", "maxLength": 160}
+    props["thought"] = {"type": "string", "maxLength": 120}
     props["action"] = {"const": tool.name}
     props["action_input"] = args
     return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}

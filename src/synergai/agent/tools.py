@@ -27,6 +27,7 @@ from synergai.agent.observation import (
 from synergai.scene import edits
 from synergai.scene.build import view_relation
 from synergai.scene.model import (
+    INVERSE,
     STRUCTURE_KINDS,
     VIEW_DEPENDENT,
     WORDING,
@@ -85,7 +86,7 @@ class RelationEditArgs(_Args):
 
 
 class FinalArgs(_Args):
-    answer: Annotated[str, StringConstraints(min_length=1, max_length=300)]
+    answer: Annotated[str, StringConstraints(min_length=1, max_length=240)]
     short_answer: Annotated[str, StringConstraints(max_length=40)] = ""
     item_id_list: Annotated[list[Id], Field(max_length=8)] = []
 
@@ -129,18 +130,30 @@ def _view_facts(
     return facts, how
 
 
+def _resolve(ctx: TurnContext, entry: str) -> list[str]:
+    """An id, "marked", or a name ("coffee table") -> object ids."""
+    key = str(entry).strip()
+    if key in ctx.graph or key.lower().startswith("marked") or key.lower().startswith("the marked"):
+        return [ctx.check_id(key)]
+    found = [o.id for o in find_objects(ctx.graph, key)]
+    if not found:
+        raise ToolError(f"there is no object with id or name {key!r}; use query_for_objects to find ids")
+    return found
+
+
 def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> str:
     """Collect the relations between the given objects and the objects around them.
 
     Hints:
-        1. Get the ids with query_for_objects or find_marked_object first.
-        2. relation is optional: give one (eg. "on", "supporting", "near", "left", "above") to keep only
-           that relation; leave it empty to get all of them.
+        1. item_id_list holds ids from earlier observations, or names when you do not know the ids yet,
+           eg. ["coffee table"].
+        2. relation is optional: give one (eg. "on", "near", "left", "above", "inside") to keep only that
+           relation, in both directions ("what is on X" and "what X is on"); leave it empty for all.
         3. "left", "right", "in front of" and "behind" are relative to the user's viewpoint.
 
     Arguments:
-        item_id_list: list, ids of the objects, eg. ["3", "7"].
-        relation: str, optional relation to keep, eg. "supporting".
+        item_id_list: list, ids or names of the objects, eg. ["3", "7"] or ["coffee table"].
+        relation: str, optional relation to keep, eg. "on".
 
     Return:
         observation: str, the objects' positions, attributes and relations.
@@ -153,20 +166,25 @@ def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> str:
         except SceneError as exc:
             raise ToolError(str(exc)) from None
     graph = ctx.graph
+    ids = list(dict.fromkeys(i for entry in args.item_id_list for i in _resolve(ctx, entry)))
     lines: list[str] = []
-    for raw in args.item_id_list:
-        oid = ctx.check_id(raw)
+    for oid in ids[:8]:
         obj = graph.get(oid)
-        stored = [(r, o) for r, o in graph.relations_of(oid) if wanted is None or r == wanted]
+        facts = graph.relations_of(oid)
+        own = [(r, o) for r, o in facts if wanted is None or r == wanted]
+        inverse = INVERSE.get(wanted) if wanted is not None else None
+        # "other WANTED obj" read from the other object's side, when it is a different fact
+        others = [o for r, o in facts if inverse is not None and inverse != wanted and r == inverse]
         view, how = _view_facts(ctx, oid, wanted)
         lines.append(position_sentence(obj))
         lines.append(attributes_sentence(obj))
-        sentences = relation_sentences(graph, obj, stored)
-        # view facts read "other REL anchor": render them from the other object's side
+        sentences = relation_sentences(graph, obj, own)
+        sentences += [f"The {name_id(graph.get(o))} is {WORDING[wanted]} the {name_id(obj)}." for o in others
+                      if wanted is not None]
         for rel, other in view:
             sentences.append(f"The {name_id(graph.get(other))} is {WORDING[rel]} the {obj.name} ({how}).")
-        if not stored and not view:
-            what = f" {wanted.value.replace('_', ' ')}" if wanted else ""
+        if not own and not others and not view:
+            what = f" {WORDING[wanted]}" if wanted else ""
             sentences.append(f"The {name_id(obj)} has no{what} relations recorded.")
         lines.extend(sentences)
     return " ".join(lines)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from synergai import __version__
-from synergai.cli import agent_cmd, eval_cmd, sandbox_cmd, scene_cmd
+from synergai.cli import agent_cmd, eval_cmd, gui_cmd, sandbox_cmd, scene_cmd
 from synergai.geometry.errors import GeometryError
 from synergai.llm.base import LLMError
 from synergai.scene.model import SceneError
@@ -28,18 +28,14 @@ def build_parser() -> argparse.ArgumentParser:
     agent_cmd.register(sub)
     eval_cmd.register(sub)
     sandbox_cmd.register(sub)
-    demo = sub.add_parser("demo", help="the demo scene with the local model")
+    gui_cmd.register(sub)
+    demo = sub.add_parser("demo", help="the web GUI on the demo scene with the local model")
     agent_cmd.add_llm_options(demo)
     demo.add_argument("--db", type=Path, default=None, help="scene store (default: user data directory)")
-    demo.set_defaults(func=cmd_demo)
+    demo.add_argument("--host", default="127.0.0.1")
+    demo.add_argument("--port", type=int, default=8080)
+    demo.set_defaults(func=gui_cmd.run_demo)
     return parser
-
-
-def cmd_demo(args: argparse.Namespace) -> int:
-    """Open the chat on the demo scene with the embedded model (the GUI replaces this when it lands)."""
-    args.scene, args.objects, args.mark, args.viewpoint, args.json = "demo", None, None, None, False
-    scene_cmd.cmd_show(args)
-    return agent_cmd.cmd_chat(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,5 +1,6 @@
 """`synergai robots tabletop` (MultiTalk: planner, critic, pybullet simulator) and `synergai robots team`
-(MHRC: Alice, Bob and David in a house). Exit code 0 when the task checker accepts the final world, 1 when not.
+(MHRC: Alice, Bob and David in a house). Exit code 0 when the task checker accepts the final world,
+1 when not.
 """
 
 from __future__ import annotations

@@ -42,6 +42,11 @@ _PLACEMENT_VERBS = frozenset(
     {"located", "placed", "positioned", "situated", "sitting", "standing", "lying", "found", "kept", "seen",
      "currently", "also", "mounted", "hanging"}
 )
+_AUX_BASE = MappingProxyType({"has": "have", "had": "have", "does": "do", "did": "do"})
+_PREPOSITIONS = frozenset(
+    {"on", "in", "at", "to", "by", "for", "with", "from", "into", "onto", "under", "below", "above", "over",
+     "near", "beside", "behind", "between", "against", "inside", "underneath", "beneath", "next", "of"}
+)
 _SUBJECT_FILLERS = frozenset(
     {"it", "they", "there", "this", "that", "these", "those", "he", "she", "i", "you"}
 )
@@ -144,8 +149,14 @@ def contains_span(outer: Sequence[str], inner: Sequence[str]) -> bool:
 
 
 def _stem(word: str) -> str:
-    """A crude singular form for comparing a sentence's words with the question's."""
+    """A crude base form for comparing a sentence's words with the question's (``chairs`` -> ``chair``,
+    ``sitting`` -> ``sit``, ``has`` -> ``have``)."""
     word = word.removesuffix("'s").strip("'")
+    if word in _AUX_BASE:
+        return _AUX_BASE[word]
+    if len(word) > 5 and word.endswith("ing"):
+        base = word[:-3]
+        return base[:-1] if len(base) > 2 and base[-1] == base[-2] and base[-1] not in "lsz" else base
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes")):
@@ -194,26 +205,47 @@ def _question_echo(question: str) -> frozenset[str]:
     return frozenset(_stem(w) for w in words if _is_content(w) and w not in options)
 
 
-def _strip_echo_prefix(part: list[str], question: Sequence[str], echo: frozenset[str]) -> list[str]:
-    """Drop the longest opening run of ``part`` that the question contains word for word and that holds
-    a question word (``"surrounded by 10 chairs"`` for "What is the table surrounded by?" -> ``"10
-    chairs"``); an opening like ``"on"`` alone is kept."""
+def _echo_prefix(part: list[str], question: Sequence[str], echo: frozenset[str], strict: bool) -> int:
+    """Length of the longest opening of ``part`` (never all of it) that the question contains word for
+    word and that holds a question word: ``"surrounded by"`` in "10 chairs" after "What is the table
+    surrounded by?". ``strict`` (no "is" in the sentence) also wants two words or more that start
+    with a content word and end with a function word (a subject and its verb: ``"black knapsack
+    rests on"``), so that a phrase like ``"tv stand"`` or ``"in front of whiteboard"`` stays."""
     stems = [_stem(w) for w in part]
     for k in range(len(part) - 1, 0, -1):
+        if strict and (k < 2 or _is_content(part[k - 1]) or not _is_content(part[0])):
+            continue
         if any(_stem(w) in echo for w in part[:k] if _is_content(w)) and contains_span(question, stems[:k]):
-            return part[k:]
-    return part
+            return k
+    return 0
+
+
+def _echo_suffix(part: list[str], question: Sequence[str], echo: frozenset[str]) -> int:
+    """Start of the longest closing phrase (a preposition and its object) that the question contains
+    word for word, e.g. ``"in hotel room"``; ``len(part)`` when there is none. ``"of piano"`` for
+    "Where is the piano bench?" is not in the question, so an answer keeps its anchor."""
+    stems = [_stem(w) for w in part]
+    for k in range(1, len(part)):
+        if (
+            part[k] in _PREPOSITIONS
+            and any(_is_content(w) for w in part[:k])
+            and any(_stem(w) in echo for w in part[k:] if _is_content(w))
+            and contains_span(question, stems[k:])
+        ):
+            return k
+    return len(part)
 
 
 def _trim(part: list[str], question: Sequence[str], echo: frozenset[str], after_copula: bool) -> list[str]:
-    """After the copula: drop placement verbs (``"is located next to"``) and an opening that repeats the
-    question. Everywhere: drop articles, and in a count (``"2 chairs in the room"``) the words after
-    the number that only repeat the question."""
+    """Drop placement verbs after "is" (``"is located next to"``), articles, an opening and (in a
+    sentence) a closing phrase that repeat the question, and in a count the nouns after the number."""
     while after_copula and part and part[0] in _PLACEMENT_VERBS:
         part = part[1:]
     part = [w for w in part if w not in ARTICLES]
-    if after_copula:
-        part = _strip_echo_prefix(part, question, echo)
+    start = _echo_prefix(part, question, echo, strict=not after_copula)
+    part = part[start:]
+    if after_copula or start:  # a sentence: its closing phrase may repeat the question
+        part = part[: _echo_suffix(part, question, echo)]
     if len(part) > 1 and part[0].isdigit() and all(_stem(w) in echo or not _is_content(w) for w in part[1:]):
         part = part[:1]
     return part
@@ -225,11 +257,11 @@ def short_answer(text: str | None, question: str = "") -> str:
     Works on the first sentence: drops lead-ins (``"Based on the scene, "``, ``"The answer is"``),
     returns ``yes`` / ``no`` when the sentence starts with one, turns number words into digits, then
     splits the sentence at its first ``is`` / ``are`` / ``was`` / ``were`` and keeps the side that
-    repeats fewer of the question's words (pronouns like *it*, *there* count as repeating). After the
-    verb it drops placement verbs (*located*, *placed*) and an opening the question already says
-    (``"surrounded by"``); everywhere it drops articles, and in a count the words after the number
-    that repeat the question (``"2 chairs in the room"`` -> ``"2"``). A place keeps its anchor
-    (``"to the left of the desk"``). No question-specific rules: it
+    repeats fewer of the question's words (pronouns like *it*, *there* count as repeating). From that
+    side it drops placement verbs after "is" (*located*, *placed*), articles, an opening and a closing
+    phrase the question already says word for word (``"surrounded by"``, ``"in the hotel room"``),
+    and in a count the nouns after the number (``"2 chairs"`` -> ``"2"``). A place keeps an anchor the
+    question does not name (``"to the left of the desk"``). No question-specific rules: it
     only compares the answer's words with the question's. Examples::
 
         "The chair is brown."  /  "What color is the chair?"  -> "brown"

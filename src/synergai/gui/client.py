@@ -91,7 +91,7 @@ class ClientSession:
             with gui.add_form(None) as form:
                 self.form = form
                 self.input = gui.add_text("Message", "", hint="Enter sends")
-                self.send_button = gui.add_button("Send", icon=None)
+                self.send_button = gui.add_button("Send")
         with gui.add_folder("Edit history"):
             self.edits_md = gui.add_markdown("")
             self.undo_button = gui.add_button("Undo")
@@ -122,9 +122,10 @@ class ClientSession:
         if scene_id != self.session.scene_id:
             self.session.switch_scene(scene_id)
         self.chat = ChatLog()
+        self.view.segmentation = bool(self.seg_checkbox.value)
+        self.view.show_walls = bool(self.walls_checkbox.value)
+        self.view.show_ceiling = bool(self.ceiling_checkbox.value)
         self.view.draw(graph, self.app.meshes(scene_id))
-        self.view.set_segmentation(self.seg_checkbox.value)
-        self.view.set_structure(graph, self.walls_checkbox.value, self.ceiling_checkbox.value)
         n_mesh = sum(1 for i in self.view.drawn if i in self.app.meshes(scene_id))
         what = "meshes" if n_mesh else "boxes (no meshes in this source)"
         kind = graph.scene_type or "scene"
@@ -175,7 +176,7 @@ class ClientSession:
 
     def _on_view_switch(self) -> None:
         with self.lock:
-            self.view.set_segmentation(self.seg_checkbox.value)
+            self.view.segmentation = bool(self.seg_checkbox.value)
             self.view.set_structure(self.graph(), self.walls_checkbox.value, self.ceiling_checkbox.value)
 
     # ----- marking
@@ -207,6 +208,8 @@ class ClientSession:
             self.session.mark(None)
             oid = None
         self.view.show_mark(None if oid is None else graph.get(oid))
+        if self.view.answer_ids:  # labels of the answer's objects depend on what is marked
+            self.view.show_answer(graph, self.view.answer_ids)
         for b in self._nb_buttons:
             b.remove()
         self._nb_buttons = []

@@ -10,12 +10,13 @@ from __future__ import annotations
 import html
 import math
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from synergai.agent.observation import name_id
 from synergai.gui.palette import MARK_COLOR, instance_color
 from synergai.scene.model import SUPPORT_RELATIONS, WORDING, Relation, SceneGraph, SceneObject
 
-_ORDER = {rel: k for k, rel in enumerate(Relation)}
+_ORDER = MappingProxyType({rel: k for k, rel in enumerate(Relation)})
 
 
 @dataclass(frozen=True)

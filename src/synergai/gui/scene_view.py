@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -22,7 +23,8 @@ from synergai.scene.model import ObjectKind, SceneGraph, SceneObject
 RGB = tuple[int, int, int]
 
 # shadows cost most of the frame time in software WebGL (headless browsers, machines without a GPU)
-_NO_SHADOW = {"cast_shadow": False, "receive_shadow": False, "material": "toon5"}
+# and the PBR ("standard") material is many times slower to shade there than a toon one
+_SURFACE = MappingProxyType({"cast_shadow": False, "receive_shadow": False, "material": "toon5"})
 
 # corner index pairs of the 12 edges of a box whose corners are enumerated as bits (x, y, z)
 _EDGES = ((0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (1, 3), (4, 6), (5, 7), (0, 4), (1, 5), (2, 6), (3, 7))
@@ -126,12 +128,12 @@ class SceneView:
             base = display_color(obj, mesh)
             recon = [
                 self.scene.add_mesh_simple(f"/recon/{name}/c{k}", vertices=v, faces=f, color=c or base,
-                                           flat_shading=True, side="double", visible=recon_vis, **_NO_SHADOW)
+                                           flat_shading=True, side="double", visible=recon_vis, **_SURFACE)
                 for k, (c, v, f) in enumerate(color_groups(mesh))
             ]
             seg = self.scene.add_mesh_simple(f"/seg/{name}", vertices=mesh.vertices, faces=mesh.faces,
                                              color=seg_rgb, flat_shading=True, side="double", visible=seg_vis,
-                                             **_NO_SHADOW)
+                                             **_SURFACE)
             self._drawn[obj.id] = _Drawn(recon, seg, None, obj.kind)
             return
         size = tuple(max(float(s), 0.01) for s in obj.size)
@@ -139,9 +141,9 @@ class SceneView:
         opacity = 0.35 if structure and obj.kind is not ObjectKind.FLOOR else None
         recon_box = self.scene.add_box(f"/recon/{name}/box", color=display_color(obj), dimensions=size,
                                        position=tuple(obj.center), opacity=opacity, visible=recon_vis,
-                                       **_NO_SHADOW)
+                                       **_SURFACE)
         seg = self.scene.add_box(f"/seg/{name}", color=seg_rgb, dimensions=size, position=tuple(obj.center),
-                                 opacity=opacity, visible=seg_vis, **_NO_SHADOW)
+                                 opacity=opacity, visible=seg_vis, **_SURFACE)
         self._drawn[obj.id] = _Drawn([recon_box], seg, (tuple(obj.center), tuple(obj.size)), obj.kind)
 
     def _draw_box_edges(self, graph: SceneGraph) -> None:
@@ -229,6 +231,8 @@ class SceneView:
             "/answer/boxes", box_segments(objs, pad=0.03), ANSWER_COLOR, thickness=3.0,
             thickness_units="screen"))
         for k, o in enumerate(objs):
+            if o.id == self.marked:
+                continue  # the mark already carries this label
             top = (o.center[0], o.center[1], o.center[2] + o.size[2] / 2.0 + 0.05)
             self._answer_nodes.append(self.scene.add_label(f"/answer/label{k}", f"{o.name} (id: {o.id})",
                                                            position=top, anchor="bottom-center"))

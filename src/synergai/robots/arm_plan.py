@@ -65,7 +65,8 @@ def parse_step(text: str) -> ArmStep:
     """Parse one text step (``2: move((0.4, 0.45, 0.04)) # reason``); raises RobotError."""
     m = _STEP.match(text)
     if not m:
-        raise RobotError(f"not an arm step: {text.strip()[:80]!r} (use grasp((x, y, z)), move((x, y, z)), home())")
+        raise RobotError(f"not an arm step: {text.strip()[:80]!r} "
+                         "(use grasp((x, y, z)), move((x, y, z)), home())")
     numbers = tuple(float(v) for v in re.findall(_NUMBER, m.group(2)))
     return ArmStep(m.group(1).lower(), numbers, (m.group(3) or "").strip())
 

@@ -240,7 +240,9 @@ class House:
         self._look(robot)
         here = self.items_at(f.name)
         where = "in" if f.holds_inside else "on"
-        return f"Found {where} the {f.name}: {', '.join(here)}." if here else f"No object was found {where} the {f.name}."
+        if not here:
+            return f"No object was found {where} the {f.name}."
+        return f"Found {where} the {f.name}: {', '.join(here)}."
 
     def _do_open(self, robot: str, target: str) -> Feedback:
         if target not in self.furniture:
@@ -253,7 +255,8 @@ class House:
         if target in self.opened:
             return Feedback(True, f"The {target} is already open. " + self._observation(robot, f))
         self.opened.add(target)
-        return Feedback(True, f"The robot successfully opened the object {target}. " + self._observation(robot, f))
+        opened = f"The robot successfully opened the object {target}. "
+        return Feedback(True, opened + self._observation(robot, f))
 
     def _do_pick(self, robot: str, target: str) -> Feedback:
         state = self.states[robot]
@@ -271,7 +274,8 @@ class House:
         d = self.distance(robot, item.position)
         reach = self.robots[robot].reach
         if d > reach:
-            return Feedback(False, f"Failed to pick {target}: it is {d:.2f} m away, beyond the reach of {reach:g} m. "
+            return Feedback(False, f"Failed to pick {target}: it is {d:.2f} m away, beyond the reach of "
+                                   f"{reach:g} m. "
                                    f"Navigate to a stand pose of the {f.name} or move closer.")
         item.location, state.holding = robot, target
         return Feedback(True, f"The robot successfully grasps the object {target}.")
@@ -291,7 +295,8 @@ class House:
         d = self.distance(robot, spot)
         reach = self.robots[robot].reach
         if d > reach:
-            return Feedback(False, f"Failed to place {target}: the {location} is {d:.2f} m away, beyond the reach "
+            return Feedback(False, f"Failed to place {target}: the {location} is {d:.2f} m away, beyond the "
+                                   "reach "
                                    f"of {reach:g} m.")
         item.location, item.position, state.holding = location, spot, None
         for name in self.robots:
@@ -343,7 +348,8 @@ class House:
                                        provenance="house"))
         for item in self.items.values():
             if item.location in self.furniture:
-                objects.append(SceneObject(item.name, item.category, item.position, item.size, provenance="house"))
+                objects.append(SceneObject(item.name, item.category, item.position, item.size,
+                                           provenance="house"))
         return build_graph("house", objects, scene_type="house")
 
     def holder_of(self, graph: SceneGraph, item: str) -> tuple[str, str] | None:

@@ -17,8 +17,9 @@ from synergai.robots.house import Furniture, House, Item, RobotSpec, make_house
 _H = math.pi / 2
 
 
-def _f(name: str, xy: tuple[float, float], size: tuple[float, float, float], stands: tuple[tuple[float, ...], ...],
-       *, z0: float = 0.0, openable: bool = False, inside: bool = False) -> Furniture:
+def _f(name: str, xy: tuple[float, float], size: tuple[float, float, float],
+       stands: tuple[tuple[float, ...], ...], *, z0: float = 0.0, openable: bool = False,
+       inside: bool = False) -> Furniture:
     center = (xy[0], xy[1], z0 + size[2] / 2)
     return Furniture(name, center, size, tuple((s[0], s[1], s[2]) for s in stands), openable, inside)
 
@@ -141,6 +142,7 @@ def task_from_text(text: str) -> HouseTask:
     known = {i.name for i in seed.items}
     targets = tuple(dict.fromkeys(w for w in words if w in known))
     if not targets or "tray" not in words:
-        raise RobotError(f"cannot read a tray task from {text!r}: name objects from {', '.join(sorted(known))} "
+        raise RobotError(f"cannot read a tray task from {text!r}: name objects from "
+                         f"{', '.join(sorted(known))} "
                          "and the tray, or one of the tasks " + ", ".join(tasks))
     return HouseTask("custom", targets, seed.items)

@@ -74,8 +74,8 @@ class Planner:
             messages += [{"role": "assistant", "content": last_reply}, {"role": "user", "content": feedback}]
         elif feedback is not None:
             messages[1]["content"] += "\n\n" + feedback
-        answer = ask_json(self.model, messages, P.planner_schema(replies), max_tokens=self.config.plan_max_tokens,
-                          retries=self.config.retries)
+        answer = ask_json(self.model, messages, P.planner_schema(replies),
+                          max_tokens=self.config.plan_max_tokens, retries=self.config.retries)
         return _planner_reply(answer, replies)
 
 

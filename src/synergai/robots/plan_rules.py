@@ -32,7 +32,8 @@ class Violation:
         return f"{self.step}: {self.problem}"
 
 
-def check_plan(steps: Sequence[ArmStep], graph: SceneGraph, tolerance: float = GRASP_TOLERANCE) -> list[Violation]:
+def check_plan(steps: Sequence[ArmStep], graph: SceneGraph,
+               tolerance: float = GRASP_TOLERANCE) -> list[Violation]:
     """Every rule violation of ``steps`` against the objects of ``graph`` (empty: no rule broken)."""
     objects = movable_objects(graph)
     where = {o.id: (o.center[0], o.center[1]) for o in objects}
@@ -46,20 +47,23 @@ def check_plan(steps: Sequence[ArmStep], graph: SceneGraph, tolerance: float = G
             continue
         if step.action == "home":
             if holding:
-                out.append(Violation(i, f"home() while still holding {_name(holding)}; move it to a place first"))
+                out.append(Violation(i, f"home() while still holding {_name(holding)}; "
+                                        "move it to a place first"))
             homed = True
             continue
         x, y = step.xy
         if step.action == "grasp":
             if holding:
-                out.append(Violation(i, f"already holding {_name(holding)}: only one object can be grasped at a time"))
+                out.append(Violation(i, f"already holding {_name(holding)}: "
+                                        "only one object can be grasped at a time"))
                 continue
             hits = [n for n, (cx, cy) in where.items()
                     if abs(x - cx) <= half[n][0] + tolerance and abs(y - cy) <= half[n][1] + tolerance]
             if not hits:
                 out.append(Violation(i, f"({x:g}, {y:g}) does not belong to any object in the environment"))
             elif len(hits) > 1:
-                out.append(Violation(i, f"({x:g}, {y:g}) is where {' and '.join(hits)} would both be at this point"))
+                out.append(Violation(i, f"({x:g}, {y:g}) is where {' and '.join(hits)} "
+                                        "would both be at this point"))
             holding = hits[0] if len(hits) == 1 else _UNKNOWN
             continue
         if holding is None:

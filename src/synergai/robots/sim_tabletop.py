@@ -208,7 +208,8 @@ class TabletopSim:
             try:
                 uid = pb.loadURDF(spec.urdf, (0, 0, 0), physicsClientId=c)
             except pb.error:
-                raise RobotError(f"object {spec.name}: cannot load URDF {spec.urdf!r} from pybullet_data") from None
+                raise RobotError(f"object {spec.name}: cannot load URDF {spec.urdf!r} from pybullet_data"
+                                 ) from None
             pb.changeVisualShape(uid, -1, rgbaColor=rgba, physicsClientId=c)
         else:
             length, width, height = spec.size
@@ -217,12 +218,14 @@ class TabletopSim:
                 col = pb.createCollisionShape(pb.GEOM_BOX, halfExtents=half, physicsClientId=c)
                 vis = pb.createVisualShape(pb.GEOM_BOX, halfExtents=half, rgbaColor=rgba, physicsClientId=c)
             elif spec.shape == "cylinder":
-                col = pb.createCollisionShape(pb.GEOM_CYLINDER, radius=length / 2, height=height, physicsClientId=c)
+                col = pb.createCollisionShape(pb.GEOM_CYLINDER, radius=length / 2, height=height,
+                                              physicsClientId=c)
                 vis = pb.createVisualShape(pb.GEOM_CYLINDER, radius=length / 2, length=height, rgbaColor=rgba,
                                            physicsClientId=c)
             else:
                 col = pb.createCollisionShape(pb.GEOM_SPHERE, radius=length / 2, physicsClientId=c)
-                vis = pb.createVisualShape(pb.GEOM_SPHERE, radius=length / 2, rgbaColor=rgba, physicsClientId=c)
+                vis = pb.createVisualShape(pb.GEOM_SPHERE, radius=length / 2, rgbaColor=rgba,
+                                           physicsClientId=c)
             uid = pb.createMultiBody(spec.mass, col, vis, (0, 0, 0), physicsClientId=c)
         pb.changeDynamics(uid, -1, lateralFriction=1.0, physicsClientId=c)
         lo, hi = (np.asarray(v) for v in pb.getAABB(uid, physicsClientId=c))
@@ -280,7 +283,8 @@ class TabletopSim:
         try:
             return self._bodies[name]
         except KeyError:
-            raise RobotError(f"no object named {name!r} on the table; objects: {', '.join(self._bodies)}") from None
+            known = ", ".join(self._bodies)
+            raise RobotError(f"no object named {name!r} on the table; objects: {known}") from None
 
     # ----- kinematics
     def _set_arm(self, q: Sequence[float], fingers: float = 0.04) -> None:
@@ -401,20 +405,23 @@ class TabletopSim:
 
     def _grasp(self, x: float, y: float) -> str:
         if self.holding:
-            raise _StepFailed("invalid", f"already holding {self.holding}; only one object can be grasped at a time")
+            raise _StepFailed("invalid", f"already holding {self.holding}; "
+                                         "only one object can be grasped at a time")
         name = self._object_at(x, y)
         if name is None:
             raise _StepFailed("no_object", f"there is no object at ({x:g}, {y:g})")
         st = self.state(name)
         if min(st.size[:2]) > 0.08:
-            raise _StepFailed("invalid", f"{name} is too wide for the gripper ({min(st.size[:2]):.2f} m > 0.08 m)")
+            width = min(st.size[:2])
+            raise _StepFailed("invalid", f"{name} is too wide for the gripper ({width:.2f} m > 0.08 m)")
         cx, cy, _ = st.center
         z = self._grasp_height(name)
         q = self._reach([(cx, cy, z + 0.12), (cx, cy, z)], f"grasping {name}")
         self._set_arm(q)
         hits = self._arm_contacts({name})
         if hits:
-            raise _StepFailed("collision", f"collision detected between the gripper and {hits[0]} while grasping {name}")
+            raise _StepFailed("collision",
+                              f"collision detected between the gripper and {hits[0]} while grasping {name}")
         self.holding = name
         return f"grasped {name}"
 
@@ -428,12 +435,14 @@ class TabletopSim:
         before = {n: self.state(n).center for n in self._bodies if n != name}
         self._place(body, (x, y))
         for other, ob in self._bodies.items():
-            if other != name and pb.getClosestPoints(body.uid, ob.uid, self.clearance, physicsClientId=self._cid):
+            if other != name and pb.getClosestPoints(body.uid, ob.uid, self.clearance,
+                                                     physicsClientId=self._cid):
                 raise _StepFailed("collision", f"collision detected between {name} and {other}")
         self._set_arm(q)
         hits = self._arm_contacts({name})
         if hits:
-            raise _StepFailed("collision", f"collision detected between the gripper and {hits[0]} while placing {name}")
+            raise _StepFailed("collision",
+                              f"collision detected between the gripper and {hits[0]} while placing {name}")
         self._set_arm(self._reach([(x, y, z + 0.12)], f"leaving {name}"))
         self.holding = None
         self._run(self.settle_steps)

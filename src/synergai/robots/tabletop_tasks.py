@@ -65,6 +65,7 @@ class TabletopTask:
     scene: str
     answers: tuple[str, ...]
     check: Checker
+    preference: str = ""  # the person's whole intent: answers any question beyond ``answers``
 
     @property
     def objects(self) -> tuple[ObjectSpec, ...]:
@@ -85,7 +86,8 @@ def delivered(name: str, target: tuple[float, float], tol: float = 0.06) -> Chec
             return bad
         d = math.dist(final[name].center[:2], target)
         ok = d <= tol
-        return CheckResult(ok, f"{name} is {d:.2f} m from the hand-over point {target}" + ("" if ok else " (too far)"))
+        text = f"{name} is {d:.2f} m from the hand-over point {target}"
+        return CheckResult(ok, text + ("" if ok else " (too far)"))
 
     return check
 
@@ -136,12 +138,17 @@ SEED_TASKS: dict[str, TabletopTask] = {
     for t in (
         TabletopTask("eat", "Give me something to eat", "snack",
                      ("The soup can.", "Put it at (0.4, 0.45, 0.04), where I can pick it up."),
-                     delivered("soup can", (0.4, 0.45))),
+                     delivered("soup can", (0.4, 0.45)),
+                     "I want the soup can, put at (0.4, 0.45, 0.04) where I can pick it up."),
         TabletopTask("interchange", "Interchange the locations of two pairs of objects on the table", "pairs",
                      ("The mustard bottles with each other and the soup cans with each other.",),
-                     swapped((("mustard bottle 1", "mustard bottle 2"), ("soup can 1", "soup can 2")))),
+                     swapped((("mustard bottle 1", "mustard bottle 2"), ("soup can 1", "soup can 2"))),
+                     "Swap mustard bottle 1 with mustard bottle 2 and soup can 1 with soup can 2; "
+                     "use any free spot on the table for the temporary move."),
         TabletopTask("line", "Arrange the objects on the table such that they form a straight line", "pairs",
-                     ("Along the x-axis.", "Any order works."), in_line("x")),
+                     ("Along the x-axis.", "Any order works."), in_line("x"),
+                     "Put the four objects in one line along the x-axis (same y for all), about 0.1 m apart, "
+                     "in any order."),
     )
 }
 

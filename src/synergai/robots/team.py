@@ -67,7 +67,8 @@ def command_from_json(data: Mapping[str, Any]) -> Command:
         if key not in cmd:
             raise RobotError(f"{skill} needs {', '.join(_ARGS[skill])}")
         value = cmd[key]
-        args.append(f"{value:g}" if isinstance(value, int | float) and not isinstance(value, bool) else str(value))
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        args.append(f"{value:g}" if number else str(value))
     return Command(skill, tuple(args))
 
 
@@ -137,10 +138,12 @@ class Team:
         if robot == "Bob":
             inside = h.in_container("tray")
             lines[-1] += f" The list of objects: {list(self.task.targets)}."
-            lines.append(f"Latest task progress: in the tray: {', '.join(inside) if inside else 'nothing yet'}.")
+            progress = ", ".join(inside) if inside else "nothing yet"
+            lines.append(f"Latest task progress: in the tray: {progress}.")
         if self.config.use_feedback:
             lines.append(f"Feedback history: {' '.join(mem.feedback[-n:-1]) or 'none'}")
-            lines.append(f"Latest feedback: {mem.feedback[-1] if mem.feedback else 'This is the first step.'}")
+            latest = mem.feedback[-1] if mem.feedback else "This is the first step."
+            lines.append(f"Latest feedback: {latest}")
         lines.append(f"Received message history: {' | '.join(mem.messages[-n:]) or 'none'}")
         lines.append(f"Latest received messages: {' | '.join(mem.latest_messages) or 'none'}")
         lines.append(f"Action history: {'; '.join(mem.actions[-n:]) or 'none'}")

@@ -1,0 +1,58 @@
+"""`synergai serve` (the web GUI) and the GUI half of `synergai demo`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from synergai.cli.agent_cmd import add_llm_options, open_llm
+from synergai.cli.common import open_catalog
+from synergai.scene.catalog import DEMO_SCENE_ID
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add `serve`."""
+    p = sub.add_parser("serve", help="the web GUI: see the scene, click to mark an object, chat")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to bind (default 127.0.0.1; 0.0.0.0 exposes the GUI to your network)")
+    p.add_argument("--port", type=int, default=8080, help="port (default 8080; taken: the next free one)")
+    p.add_argument("--scene", default=DEMO_SCENE_ID, help="scene shown first (default: the built-in demo)")
+    p.add_argument("--objects", type=Path, default=None,
+                   help="objects file (shared format, e.g. objects_gt.json): its scenes join the drop-down")
+    p.add_argument("--db", type=Path, default=None, help="scene store (default: user data directory)")
+    add_llm_options(p)
+    p.set_defaults(func=cmd_serve)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from synergai.gui import serve
+
+    if not 0 <= args.port <= 65535:
+        raise ValueError(f"--port must be 0..65535, got {args.port}")
+    catalog = open_catalog(args)
+    model = open_llm(args)  # one model for every tab (the embedded one serialises its calls)
+    handle = serve(catalog, lambda: model, host=args.host, port=args.port, scene_id=args.scene, block=False)
+    print(f"SynergAI GUI on {handle.url}  (scene {args.scene}, model {args.llm}; Ctrl-C to stop)", flush=True)
+    if args.host not in LOOPBACK:
+        print(f"note: bound to {args.host}: anyone who can reach this machine can use the GUI "
+              "(there is no login)", file=sys.stderr)
+    handle.wait()
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Run the GUI until Ctrl-C."""
+    return _run(args)
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    """`synergai demo`: the demo scene and the embedded model (unless --llm says otherwise) in the GUI."""
+    for name, default in (("host", "127.0.0.1"), ("port", 8080), ("scene", DEMO_SCENE_ID), ("objects", None),
+                          ("db", None), ("llm", "embedded"), ("base_url", None), ("no_cache", False)):
+        if not hasattr(args, name):
+            setattr(args, name, default)
+    args.scene = DEMO_SCENE_ID
+    return _run(args)

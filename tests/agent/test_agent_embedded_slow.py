@@ -1,0 +1,55 @@
+"""The agent with the REAL embedded model on the demo scene (slow: loads the 1.5B model on the CPU)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from synergai.agent.session import AgentSession
+from synergai.llm import EmbeddedModel
+from synergai.scene.catalog import SceneCatalog
+from synergai.scene.store import SceneStore
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[EmbeddedModel]:
+    m = EmbeddedModel()
+    yield m
+    m.close()
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Iterator[tuple[SceneStore, dict[str, str]]]:
+    store = SceneStore(tmp_path / "store.sqlite3")
+    graph = SceneCatalog(store).open("demo")
+    yield store, {o.id: o.category for o in graph}
+    store.close()
+
+
+def test_what_is_on_the_coffee_table(model, demo):
+    store, labels = demo
+    result = AgentSession(store, "demo", model).ask("What is on the coffee table?")
+    on_table = {i for i, c in labels.items() if c in ("laptop", "remote control")}
+    named = {i for i in result.objects if i in on_table}
+    text = result.answer.lower()
+    assert named or "laptop" in text or "remote" in text, result.trace
+    assert result.llm_calls <= 4
+    assert 0 < result.query_ratio < 0.2
+
+
+def test_the_marked_object_is_actually_a_stool(model, demo):
+    store, labels = demo
+    chair = next(i for i, c in labels.items() if c == "chair")
+    session = AgentSession(store, "demo", model, marked=chair)
+    result = session.ask("The marked object is actually a stool.")
+    renames = [e for e in store.edits("demo") if e.op == "update_name"]
+    assert renames, result.trace
+    assert renames[-1].after.objects[0].id == chair
+    assert "stool" in renames[-1].after.objects[0].category
+    assert renames[-1].actor.value == "user"
+    assert renames[-1].utterance == "The marked object is actually a stool."
+    assert store.load("demo").get(chair).category.endswith("stool")
