@@ -7,6 +7,7 @@ so llama.cpp reuses the KV cache of a shared prefix: keep system prompts stable 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
@@ -18,6 +19,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import platformdirs
+
 from synergai.llm.base import ChatReply, LLMError, check_request
 from synergai.llm.weights import ENV_VAR, QWEN_CODER_1_5B, REQUIREMENTS_HINT, locate_gguf
 
@@ -28,7 +31,8 @@ _TOKENIZE_TIMEOUT_S = 30.0
 class EmbeddedModel:
     """Chat with a local GGUF model through xllamacpp (greedy at temperature 0)."""
 
-    def __init__(self, gguf_path: str | Path | None = None, n_ctx: int = 4096, threads: int | None = None):
+    def __init__(self, gguf_path: str | Path | None = None, n_ctx: int = 4096, threads: int | None = None,
+                 prefix_cache: str | Path | bool | None = True):
         if isinstance(n_ctx, bool) or not isinstance(n_ctx, int) or n_ctx < 256:
             raise LLMError(f"n_ctx must be an int >= 256, got {n_ctx!r}")
         threads = threads if threads is not None else (os.cpu_count() or 1)
@@ -46,6 +50,10 @@ class EmbeddedModel:
         self._api_key = secrets.token_hex(16)
         self._lock = threading.Lock()
         self._closed = False
+        if prefix_cache is True:
+            prefix_cache = Path(platformdirs.user_cache_dir("synergai")) / "kv"
+        self._kv_dir = Path(prefix_cache) if prefix_cache else None
+        self._kv_done: set[str] = set()  # system prompts restored or saved in this process
 
     @property
     def loaded(self) -> bool:
@@ -85,11 +93,46 @@ class EmbeddedModel:
         with self._lock:
             server = self._ensure_server()
             started = time.perf_counter()
+            slot = self._kv_file(clean)
+            restored = slot is not None and self._kv_restore(slot)
             try:
                 raw = server.handle_chat_completions(request)
             except (ValueError, RuntimeError) as exc:
                 raise LLMError(f"{self.name}: {_one_line(exc)}") from exc
-            return self._reply(raw, time.perf_counter() - started)
+            reply = self._reply(raw, time.perf_counter() - started)
+            if slot is not None and not restored:
+                self._kv_save(slot)
+            return reply
+
+    # ----- the KV cache of a system prompt, kept on disk so a new process skips its prompt processing
+    def _kv_file(self, messages: Sequence[Mapping[str, str]]) -> str | None:
+        """The slot file name for this request's system prompt, if it was not handled in this process."""
+        if self._kv_dir is None or not messages or messages[0]["role"] != "system":
+            return None
+        key = hashlib.sha256(f"{self.name}|{self.n_ctx}|{messages[0]['content']}".encode()).hexdigest()[:24]
+        return None if key in self._kv_done else key
+
+    def _slot_action(self, action: str, key: str) -> bool:
+        address = self._server.listening_address
+        body = json.dumps({"filename": f"{key}.bin"}).encode("utf-8")
+        request = urllib.request.Request(
+            f"{address}/slots/0?action={action}", data=body,
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {self._api_key}"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=_TOKENIZE_TIMEOUT_S) as response:
+                return response.status == 200
+        except (OSError, urllib.error.URLError):
+            return False  # a missing or unreadable file only costs the prompt processing
+
+    def _kv_restore(self, key: str) -> bool:
+        self._kv_done.add(key)
+        assert self._kv_dir is not None
+        return (self._kv_dir / f"{key}.bin").is_file() and self._slot_action("restore", key)
+
+    def _kv_save(self, key: str) -> None:
+        self._kv_done.add(key)
+        self._slot_action("save", key)
 
     def count_tokens(self, text: str) -> int:
         """Exact token count with the model's own tokenizer (llama.cpp's ``/tokenize``, no special tokens)."""
@@ -144,6 +187,9 @@ class EmbeddedModel:
         params.cache_ram_mib = _HOST_CACHE_MIB
         params.api_keys = [self._api_key]  # the HTTP side listens on 127.0.0.1: keep other processes out
         params.verbosity = -1
+        if self._kv_dir is not None:
+            self._kv_dir.mkdir(parents=True, exist_ok=True)
+            params.slot_save_path = f"{self._kv_dir}{os.sep}"
         started = time.perf_counter()
         try:
             self._server = xllamacpp.Server(params)
