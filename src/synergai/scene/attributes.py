@@ -38,8 +38,14 @@ def _distances(rgb: tuple[int, int, int] | list[int] | np.ndarray, ref: np.ndarr
 
 def color_name(rgb: tuple[int, int, int] | list[int] | np.ndarray) -> str:
     """The nearest palette name of an 8-bit RGB colour (e.g. ``(120, 80, 50)`` -> ``"brown"``)."""
-    ref = np.array([v for _, v in _PALETTE], dtype=float)
-    return _PALETTE[int(np.argmin(_distances(rgb, ref)))][0]
+    r, g, b = (float(v) for v in rgb[:3])
+    best, best_d = "", float("inf")
+    for name, (pr, pg, pb) in _PALETTE:  # plain floats: ~20x faster than numpy for one colour
+        rmean = (pr + r) / 2.0
+        d = (2 + rmean / 256) * (pr - r) ** 2 + 4 * (pg - g) ** 2 + (2 + (255 - rmean) / 256) * (pb - b) ** 2
+        if d < best_d:
+            best, best_d = name, d
+    return best
 
 
 def closest_color(rgb: tuple[int, int, int] | list[int] | np.ndarray, candidates: list[str]) -> str:
