@@ -118,7 +118,7 @@ def test_short_answer_keeps_scanqa_references(shared_data):
     pairs = [(a, q) for q in data for a in q["answers"]]
     kept = sum(normalize_answer(short_answer(a, q["question"])) == normalize_answer(a) for a, q in pairs)
     still = sum(exact_match(short_answer(a, q["question"]), q["answers"]) for a, q in pairs)
-    # measured on the 6157 references of the dev file: 97.6 % unchanged, 98.3 % still an exact match
+    # measured on the 6157 references of the dev file: 97.5 % unchanged, 98.3 % still an exact match
     # (counts lose their noun: "2 chairs" -> "2"; references with "is" are cut at the verb)
     assert kept / len(pairs) > 0.965
     assert still / len(pairs) > 0.975

@@ -207,13 +207,15 @@ def _question_echo(question: str) -> frozenset[str]:
 
 def _echo_prefix(part: list[str], question: Sequence[str], echo: frozenset[str], strict: bool) -> int:
     """Length of the longest opening of ``part`` (never all of it) that the question contains word for
-    word and that holds a question word: ``"surrounded by"`` in "10 chairs" after "What is the table
-    surrounded by?". ``strict`` (no "is" in the sentence) also wants two words or more that start
-    with a content word and end with a function word (a subject and its verb: ``"black knapsack
-    rests on"``), so that a phrase like ``"tv stand"`` or ``"in front of whiteboard"`` stays."""
+    word, that holds a question word and that ends at a phrase boundary (a function word or a
+    preposition on either side): ``"surrounded by"`` in ``"surrounded by 10 chairs"`` for "What is the
+    table surrounded by?", but not ``"next to brown"`` in ``"next to brown chair"``. ``strict`` (no
+    "is" in the sentence) also wants two words or more starting with a content word (a subject and its
+    verb: ``"black knapsack rests on"``), so that ``"tv stand"`` or ``"in front of whiteboard"`` stay."""
     stems = [_stem(w) for w in part]
     for k in range(len(part) - 1, 0, -1):
-        if strict and (k < 2 or _is_content(part[k - 1]) or not _is_content(part[0])):
+        boundary = not _is_content(part[k - 1]) or not _is_content(part[k]) or part[k] in _PREPOSITIONS
+        if not boundary or (strict and (k < 2 or not _is_content(part[0]))):
             continue
         if any(_stem(w) in echo for w in part[:k] if _is_content(w)) and contains_span(question, stems[:k]):
             return k
@@ -246,7 +248,8 @@ def _trim(part: list[str], question: Sequence[str], echo: frozenset[str], after_
     part = part[start:]
     if after_copula or start:  # a sentence: its closing phrase may repeat the question
         part = part[: _echo_suffix(part, question, echo)]
-    if len(part) > 1 and part[0].isdigit() and all(_stem(w) in echo or not _is_content(w) for w in part[1:]):
+    rest = [w for w in part[1:] if _is_content(w) and w not in _PLACEMENT_VERBS]
+    if len(part) > 1 and part[0].isdigit() and all(_stem(w) in echo for w in rest):
         part = part[:1]
     return part
 

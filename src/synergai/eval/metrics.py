@@ -18,10 +18,14 @@ What each metric follows, and where it deliberately differs from the public code
   The synonym table is reproduced as published and not extended (``"below"`` / ``"under"`` are not
   in it, so they do not match); pass ``synonyms=`` to use another table.
 - ``strict_match``: equal after ``clean_sqa3d`` (LLM-TPC's strict match).
-- Caption metrics: exactly ScanQA's ``scripts/score.py``: both sides through the Stanford
-  PTBTokenizer (lower-case, PTB punctuation tokens removed), then pycocoevalcap BLEU-1..4 (corpus
-  level, ``closest`` reference length), METEOR 1.5, ROUGE-L and CIDEr(-D). All returned x100, the
-  scale of ScanQA and SynergAI Table II. SPICE is never run (it downloads models at first use).
+- Caption metrics: as ScanQA's ``scripts/score.py``: both sides through the Stanford PTBTokenizer
+  (lower-case, PTB punctuation tokens removed; bracket escapes such as ``-lrb-`` survive, as they do
+  there), then pycocoevalcap BLEU-1..4 (corpus level, ``closest`` reference length), METEOR 1.5,
+  ROUGE-L and CIDEr(-D). All returned x100, the scale of ScanQA and SynergAI Table II (EM there is a
+  percentage too). SPICE is never run (it downloads models at first use). The tokenizer call is
+  re-done here only to keep its temporary file out of site-packages and to check that every caption
+  comes back; :func:`simple_tokenize` is a pure-Python equivalent (identical on the 13,700 strings of
+  the ScanQA / SQA3D dev files).
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from synergai.eval.answers import (
     clean_sqa3d,
     contains_span,
     normalize_answer,
+    short_answer,
 )
 
 __all__ = [
@@ -53,8 +58,10 @@ __all__ = [
     "aggregate",
     "caption_scores",
     "exact_match",
+    "normalize_answer",
     "refined_exact_match",
     "scanqa_question_type",
+    "short_answer",
     "simple_tokenize",
     "soft_match",
     "sqa3d_question_type",
