@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from synergai.llm import ChatModel, make_model
+from synergai.llm import ChatModel, EmbeddedModel, make_model
 from synergai.robots.arm_plan import parse_plan_text
 from synergai.robots.house_tasks import house_task, house_task_keys
 from synergai.robots.multitalk import MultiTalkConfig, run_multitalk
@@ -121,19 +121,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tabletop-tasks", default=",".join(SEED_TASKS))
     p.add_argument("--team-tasks", default=",".join(house_task_keys()))
     p.add_argument("--tabletop-rounds", type=int, default=4)
-    p.add_argument("--team-rounds", type=int, default=8)
+    p.add_argument("--team-rounds", type=int, default=12)
+    p.add_argument("--threads", type=int, default=None,
+                   help="CPU threads of the embedded model (default: all; 1 is faster on a busy machine)")
     p.add_argument("--out", type=Path, default=None, help="write every run (with logs) as JSON here")
     args = p.parse_args(argv)
     sim = bench_simulator()
     log(f"simulator: {sim}")
     rows: list[dict[str, Any]] = []
     if args.only != "sim":
-        model = make_model(args.llm, base_url=args.base_url)
+        model: ChatModel
+        if args.llm == "embedded" and args.threads:
+            model = EmbeddedModel(threads=args.threads)
+        else:
+            model = make_model(args.llm, base_url=args.base_url)
         if args.only in (None, "tabletop"):
             rows += bench_tabletop(model, args.tabletop_tasks.split(","), args.tabletop_rounds)
         if args.only in (None, "team"):
             rows += bench_team(model, args.team_tasks.split(","), args.team_rounds)
     print_table(rows, sim)
+    print(f"model: {args.llm}" + (f" ({args.threads} threads)" if args.threads else ""))
     if args.out:
         args.out.write_text(json.dumps({"simulator": sim, "runs": rows}, indent=1))
     return 0

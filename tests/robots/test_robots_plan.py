@@ -63,3 +63,8 @@ def test_rules_pass_a_correct_swap_and_catch_sequence_errors(graph):
     problems = {x.step: x.problem for x in check_plan(bad, graph)}
     assert set(problems) == {1, 2, 5}
     assert "grasped before" in problems[1] and "any object" in problems[2] and "home()" in problems[5]
+
+
+def test_rules_flag_a_move_that_changes_nothing(graph):
+    v = check_plan(parse_plan_text("grasp((0.32, -0.33))\nmove((0.32, -0.33))\nhome()"), graph)
+    assert [(x.step, x.problem) for x in v] == [(2, "this move leaves bottle 1 where it already is")]

@@ -59,6 +59,7 @@ MAX_TASK_OBJECTS = 3
 #: Largest count a Numeric task asks about.
 MAX_COUNT = 12
 
+# fmt: off
 #: Ground-truth labels a person would not use to name an object.
 GENERIC_LABELS = frozenset({"object", "objects", "otherprop", "otherfurniture", "otherstructure", "item",
                             "stuff", "thing", "things", "unknown"})
@@ -71,8 +72,9 @@ COLOR_NAMES: tuple[str, ...] = (
     "orange", "yellow", "black", "white", "beige", "brown", "green", "gray", "blue", "pink", "red",
 )
 #: Everyday colour words -> the nearest palette name.
-_COLOR_ALIASES = {"grey": "gray", "silver": "light gray", "tan": "beige", "cream": "beige", "navy": "dark blue",
-                  "maroon": "dark red", "violet": "purple", "golden": "yellow", "gold": "yellow"}
+_COLOR_ALIASES = {"grey": "gray", "silver": "light gray", "tan": "beige", "cream": "beige",
+                  "navy": "dark blue", "maroon": "dark red", "violet": "purple", "golden": "yellow",
+                  "gold": "yellow"}
 #: Colour-name pairs a person would accept for each other (besides the same family: "dark gray" ~ "gray").
 _COLOR_NEIGHBOURS = frozenset(frozenset(p) for p in (
     ("black", "dark gray"), ("black", "dark brown"), ("black", "dark blue"), ("black", "dark green"),
@@ -80,6 +82,7 @@ _COLOR_NEIGHBOURS = frozenset(frozenset(p) for p in (
     ("brown", "dark red"), ("dark brown", "dark red"), ("brown", "orange"), ("light blue", "light gray"),
     ("dark gray", "dark brown"), ("dark gray", "dark blue"),
 ))
+# fmt: on
 
 
 def _norm(text: str) -> str:
@@ -303,7 +306,8 @@ class Correction:
         if self.kind is ErrorKind.COLOR:
             words = [_norm(a) for a in obj.attributes]
             return any(colors_compatible(w, self.truth) for w in words) and not any(
-                w in COLOR_NAMES and not colors_compatible(w, self.truth) for w in words)
+                w in COLOR_NAMES and not colors_compatible(w, self.truth) for w in words
+            )
         return self.anchor_id in graph and graph.has_edge(self.pred_id, Relation.SUPPORTED_BY, self.anchor_id)
 
     def apply_to(self, graph: SceneGraph) -> None:
@@ -320,15 +324,23 @@ class Correction:
     def fact(self) -> str:
         """The ground-truth fact as text with the robot's ids (the in-context baseline's knowledge)."""
         if self.kind is ErrorKind.LABEL:
-            return f"The object with id {self.pred_id} is {article(self.truth)} {self.truth}, not {article(self.perceived)} " \
-                   f"{self.perceived}."
+            truth, perceived = (
+                f"{article(self.truth)} {self.truth}",
+                f"{article(self.perceived)} {self.perceived}",
+            )
+            return f"The object with id {self.pred_id} is {truth}, not {perceived}."
         if self.kind is ErrorKind.COLOR:
             return f"The object with id {self.pred_id} is {self.truth}, not {self.perceived}."
         return f"The object with id {self.pred_id} is on the {self.truth} with id {self.anchor_id}."
 
     def to_dict(self) -> dict[str, str]:
-        return {"kind": self.kind.value, "pred_id": self.pred_id, "truth": self.truth,
-                "perceived": self.perceived, "anchor_id": self.anchor_id}
+        return {
+            "kind": self.kind.value,
+            "pred_id": self.pred_id,
+            "truth": self.truth,
+            "perceived": self.perceived,
+            "anchor_id": self.anchor_id,
+        }
 
 
 # ------------------------------------------------------------------------------------------ questions
@@ -343,11 +355,21 @@ class Template(StrEnum):
 
 
 #: Task category (SynergAI's Numeric / Spatial / Attribute, plus Naming) of each template.
-CATEGORY = {Template.COUNT: "Numeric", Template.WHAT_ON: "Spatial", Template.ON_WHAT: "Spatial",
-            Template.COLOR: "Attribute", Template.EXISTS: "Naming"}
+CATEGORY = {
+    Template.COUNT: "Numeric",
+    Template.WHAT_ON: "Spatial",
+    Template.ON_WHAT: "Spatial",
+    Template.COLOR: "Attribute",
+    Template.EXISTS: "Naming",
+}
 #: How the answer is judged.
-ANSWER_KIND = {Template.COUNT: "count", Template.WHAT_ON: "names", Template.ON_WHAT: "names",
-               Template.COLOR: "color", Template.EXISTS: "yes_no"}
+ANSWER_KIND = {
+    Template.COUNT: "count",
+    Template.WHAT_ON: "names",
+    Template.ON_WHAT: "names",
+    Template.COLOR: "color",
+    Template.EXISTS: "yes_no",
+}
 
 
 @dataclass(frozen=True)
@@ -362,8 +384,13 @@ class Question:
     subject: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "kind": self.kind, "expected": [list(g) for g in self.expected],
-                "template": self.template, "subject": self.subject}
+        return {
+            "text": self.text,
+            "kind": self.kind,
+            "expected": [list(g) for g in self.expected],
+            "template": self.template,
+            "subject": self.subject,
+        }
 
 
 def question_text(template: Template, subject: str) -> str:
@@ -380,14 +407,41 @@ def question_text(template: Template, subject: str) -> str:
 
 
 # -------------------------------------------------------------------------------------------- judging
-_NUMBER_WORDS = {w: i for i, w in enumerate((
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"))}
+_NUMBER_WORDS = {
+    w: i
+    for i, w in enumerate(
+        (
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        )
+    )
+}
 _ID_REFS = re.compile(r"\(\s*ids?\b[^)]*\)|\bids?\s*[:#]?\s*\d+(?:\s*(?:,|and|&)\s*(?:id\s*)?\d+)*")
 _VECTORS = re.compile(r"\[[^\]]*\]|\d+\.\d+")
 _COUNT = re.compile(r"\b(\d+|" + "|".join(_NUMBER_WORDS) + r")\b")
-_NEGATIVE = re.compile(r"\b(there (is|are) no|there (isn|aren) t|no such|not|cannot find|can t find|could not find|"
-                       r"couldn t find|don t see|do not see|none)\b")
+_NEGATIVE = re.compile(
+    r"\b(there (is|are) no|there (isn|aren) t|no such|not|cannot find|can t find|could not find|"
+    r"couldn t find|don t see|do not see|none)\b"
+)
 _POSITIVE = re.compile(r"\b(yes|there is|there are|i found|i see)\b")
 
 
@@ -472,8 +526,9 @@ def graph_answer(graph: SceneGraph, template: Template, subject: str) -> tuple[s
     if template is Template.COLOR:
         return (color_of(obj),) if color_of(obj) else None
     rel = Relation.SUPPORTS if template is Template.WHAT_ON else Relation.SUPPORTED_BY
-    names = {graph.get(o).category for o in graph.related(obj.id, rel)
-             if graph.get(o).kind not in STRUCTURE_KINDS}
+    names = {
+        graph.get(o).category for o in graph.related(obj.id, rel) if graph.get(o).kind not in STRUCTURE_KINDS
+    }
     return tuple(sorted(names)) or None
 
 
@@ -484,11 +539,14 @@ def make_question(truth: SceneGraph, template: Template, subject: str) -> Questi
         return None
     if template is Template.COUNT and not 1 <= int(answer[0]) <= MAX_COUNT:
         return None
-    if template is Template.WHAT_ON and any(category_matches(subject, n) or category_matches(n, subject)
-                                            for n in answer):
+    if ANSWER_KIND[template] == "names" and any(
+        category_matches(subject, n) or category_matches(n, subject) for n in answer
+    ):
         return None  # "what is on the box?" -> "box": an echo of the question would pass
     expected = tuple((a,) for a in answer) if ANSWER_KIND[template] == "names" else (answer,)
-    return Question(question_text(template, subject), ANSWER_KIND[template], expected, template.value, subject)
+    return Question(
+        question_text(template, subject), ANSWER_KIND[template], expected, template.value, subject
+    )
 
 
 # ------------------------------------------------------------------------------------------------ tasks
@@ -514,10 +572,15 @@ class AlignmentTask:
         return "easy" if len(self.objects) == 1 else "hard"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "scene_id": self.scene_id, "category": self.category,
-                "difficulty": self.difficulty, "question": self.question.to_dict(),
-                "corrections": [c.to_dict() for c in self.corrections],
-                "transfer": self.transfer.to_dict() if self.transfer else None}
+        return {
+            "id": self.id,
+            "scene_id": self.scene_id,
+            "category": self.category,
+            "difficulty": self.difficulty,
+            "question": self.question.to_dict(),
+            "corrections": [c.to_dict() for c in self.corrections],
+            "transfer": self.transfer.to_dict() if self.transfer else None,
+        }
 
 
 @dataclass(frozen=True)
@@ -533,10 +596,14 @@ class SceneAnalysis:
     def counts(self) -> dict[str, int]:
         """Matching and error counts."""
         m = self.match
-        out = {"gt_objects": len(m.pairs) + len(m.missed),
-               "pred_objects": len(m.pairs) + len(m.duplicated) + len(m.spurious),
-               "matched": len(m.pairs), "missed": len(m.missed), "duplicated": len(m.duplicated),
-               "spurious": len(m.spurious)}
+        out = {
+            "gt_objects": len(m.pairs) + len(m.missed),
+            "pred_objects": len(m.pairs) + len(m.duplicated) + len(m.spurious),
+            "matched": len(m.pairs),
+            "missed": len(m.missed),
+            "duplicated": len(m.duplicated),
+            "spurious": len(m.spurious),
+        }
         for kind in ErrorKind:
             out[f"{kind.value}_errors"] = sum(1 for e in self.errors if e.kind is kind)
         return out
@@ -603,18 +670,28 @@ def _relevant(a: SceneAnalysis, template: Template, subject: str) -> list[Correc
         by_pred.setdefault(e.pred_id, []).append(e)
     labels = [e for e in a.errors if e.kind is ErrorKind.LABEL]
     if template is Template.COUNT:
-        return [e for e in labels if category_matches(subject, e.perceived) != category_matches(subject, e.truth)]
+        return [
+            e for e in labels if category_matches(subject, e.perceived) != category_matches(subject, e.truth)
+        ]
     if template is Template.EXISTS:  # one renamed object is enough
-        return [e for e in labels if category_matches(subject, e.truth)
-                and not category_matches(subject, e.perceived)][:1]
+        return [
+            e
+            for e in labels
+            if category_matches(subject, e.truth) and not category_matches(subject, e.perceived)
+        ][:1]
     target = _single(a.truth, subject)
     if target is None or target.id not in a.match.pred_of:
         return []
     p = a.match.pred_of[target.id]
     # the target's own label, and robot objects wrongly called like the target (they make it ambiguous)
     out = [e for e in by_pred.get(p, []) if e.kind is ErrorKind.LABEL]
-    out += [e for e in labels if e.pred_id != p and category_matches(subject, e.perceived)
-            and not category_matches(subject, e.truth)]
+    out += [
+        e
+        for e in labels
+        if e.pred_id != p
+        and category_matches(subject, e.perceived)
+        and not category_matches(subject, e.truth)
+    ]
     if template is Template.COLOR:
         return out + [e for e in by_pred.get(p, []) if e.kind is ErrorKind.COLOR]
     rel = Relation.SUPPORTS if template is Template.WHAT_ON else Relation.SUPPORTED_BY
@@ -624,7 +701,9 @@ def _relevant(a: SceneAnalysis, template: Template, subject: str) -> list[Correc
             continue
         out += [e for e in by_pred.get(q, []) if e.kind is ErrorKind.LABEL]
         sub, anchor = (q, p) if template is Template.WHAT_ON else (p, q)
-        out += [e for e in a.errors if e.kind is ErrorKind.SUPPORT and e.pred_id == sub and e.anchor_id == anchor]
+        out += [
+            e for e in a.errors if e.kind is ErrorKind.SUPPORT and e.pred_id == sub and e.anchor_id == anchor
+        ]
     return list(dict.fromkeys(out))
 
 
@@ -638,11 +717,19 @@ def _id_key(oid: str) -> tuple[int, str]:
 
 
 def _subjects(a: SceneAnalysis, template: Template) -> list[str]:
-    names = sorted({o.category for o in a.truth if o.kind not in STRUCTURE_KINDS
-                    and o.category not in GENERIC_LABELS and o.category})
+    names = sorted(
+        {
+            o.category
+            for o in a.truth
+            if o.kind not in STRUCTURE_KINDS and o.category not in GENERIC_LABELS and o.category
+        }
+    )
     if template in (Template.COUNT, Template.EXISTS):  # the name must say what it counts, without synonyms
-        return [n for n in names if not _looks_plural(n)
-                and all(_plainly_named(n, o.category) for o in _ordinary(a.truth, n))]
+        return [
+            n
+            for n in names
+            if not _looks_plural(n) and all(_plainly_named(n, o.category) for o in _ordinary(a.truth, n))
+        ]
     return [n for n in names if _single(a.truth, n) is not None]
 
 
@@ -668,8 +755,11 @@ def candidate_tasks(a: SceneAnalysis, vocab: LabelVocabulary) -> list[AlignmentT
             if not _judge_graph(corrected(a.robot, fixes), q):
                 continue
             slug = re.sub(r"[^a-z0-9]+", "_", subject.lower()).strip("_")
-            out.append(AlignmentTask(f"{a.scene_id}/{template.value}/{slug}", a.scene_id, CATEGORY[template],
-                                     q, fixes))
+            out.append(
+                AlignmentTask(
+                    f"{a.scene_id}/{template.value}/{slug}", a.scene_id, CATEGORY[template], q, fixes
+                )
+            )
     return out
 
 
@@ -689,8 +779,9 @@ def transfer_question(
         for subject in sorted(subjects):
             if template.value == task.question.template:
                 continue
-            if subject in GENERIC_LABELS or (template in (Template.COUNT, Template.EXISTS)
-                                             and _looks_plural(subject)):
+            if subject in GENERIC_LABELS or (
+                template in (Template.COUNT, Template.EXISTS) and _looks_plural(subject)
+            ):
                 continue
             q = make_question(a.truth, template, subject)
             if q is None or _judge_graph(a.robot, q) or not _judge_graph(fixed, q):

@@ -23,6 +23,7 @@ from synergai.eval.alignment_tasks import (
     LabelVocabulary,
     Question,
     article,
+    color_of,
     judge_answer,
 )
 from synergai.scene.model import Relation, SceneGraph
@@ -50,10 +51,18 @@ RETRY_SUFFIX = " I mean the marked object, id {pred_id}."
 
 
 def _turn_record(role: str, text: str, result: AgentResult) -> dict[str, Any]:
-    return {"role": role, "text": text, "answer": result.answer, "short": result.short_answer,
-            "actions": result.actions, "llm_calls": result.llm_calls, "query_ratio": round(result.query_ratio, 5),
-            "clarification": result.clarification, "edits": [e["summary"] for e in result.edits],
-            "seconds": round(result.seconds, 3)}
+    return {
+        "role": role,
+        "text": text,
+        "answer": result.answer,
+        "short": result.short_answer,
+        "actions": result.actions,
+        "llm_calls": result.llm_calls,
+        "query_ratio": round(result.query_ratio, 5),
+        "clarification": result.clarification,
+        "edits": [e["summary"] for e in result.edits],
+        "seconds": round(result.seconds, 3),
+    }
 
 
 @dataclass(frozen=True)
@@ -72,16 +81,22 @@ class SimulatedUser:
         name = graph.get(c.pred_id).category if c.pred_id in graph else "object"
         if c.kind is ErrorKind.LABEL:
             text = rng.choice(LABEL_TEMPLATES).format(
-                a_truth=f"{article(c.truth)} {c.truth}", a_perceived=f"{article(name)} {name}")
+                a_truth=f"{article(c.truth)} {c.truth}", a_perceived=f"{article(name)} {name}"
+            )
         elif c.kind is ErrorKind.COLOR:
-            text = rng.choice(COLOR_TEMPLATES).format(truth=c.truth, perceived=c.perceived, name=name)
+            now = color_of(graph.get(c.pred_id)) if c.pred_id in graph else ""
+            text = rng.choice(COLOR_TEMPLATES).format(truth=c.truth, perceived=now or c.perceived, name=name)
         else:
             anchor = c.truth
             found = find_objects(graph, anchor)
             if [o.id for o in found] != [c.anchor_id]:  # the robot cannot single the anchor out by name
                 anchor = f"{c.truth} (id {c.anchor_id})"
             text = rng.choice(SUPPORT_TEMPLATES).format(anchor=anchor, name=name)
-            current = [graph.get(o).category for o in graph.related(c.pred_id, Relation.SUPPORTED_BY) if o != c.anchor_id]
+            current = [
+                graph.get(o).category
+                for o in graph.related(c.pred_id, Relation.SUPPORTED_BY)
+                if o != c.anchor_id
+            ]
             if current:
                 text = text[:-1] + f", not on the {current[0]}."
         if attempt > 0:
@@ -113,8 +128,10 @@ class SimulatedUser:
                 text = self.sentence(c, graph, rng, attempts.get(c, 0))
                 attempts[c] = attempts.get(c, 0) + 1
                 session.mark(c.pred_id)
-                turns.append(_turn_record("correction", text, session.ask(text)) | {"marked": c.pred_id,
-                                                                                    "fixes": c.kind.value})
+                turns.append(
+                    _turn_record("correction", text, session.ask(text))
+                    | {"marked": c.pred_id, "fixes": c.kind.value}
+                )
             final_ok, last = self.ask(session, task.question, "reask")
             turns.append(last)
         else:

@@ -26,6 +26,7 @@ from synergai.llm.weights import ENV_VAR, QWEN_CODER_1_5B, REQUIREMENTS_HINT, lo
 
 _HOST_CACHE_MIB = 1024  # llama.cpp's host-RAM prompt cache (its default, 8 GiB, is too much for a laptop)
 _TOKENIZE_TIMEOUT_S = 30.0
+_KV_KEEP = 6  # system prompts whose KV cache stays on disk
 
 
 class EmbeddedModel:
@@ -131,8 +132,13 @@ class EmbeddedModel:
         return (self._kv_dir / f"{key}.bin").is_file() and self._slot_action("restore", key)
 
     def _kv_save(self, key: str) -> None:
+        """Save the slot, keeping only the most recent ``_KV_KEEP`` files (each is tens of MB)."""
         self._kv_done.add(key)
-        self._slot_action("save", key)
+        if self._slot_action("save", key):
+            assert self._kv_dir is not None
+            files = sorted(self._kv_dir.glob("*.bin"), key=lambda f: f.stat().st_mtime, reverse=True)
+            for old in files[_KV_KEEP:]:
+                old.unlink(missing_ok=True)
 
     def count_tokens(self, text: str) -> int:
         """Exact token count with the model's own tokenizer (llama.cpp's ``/tokenize``, no special tokens)."""

@@ -15,12 +15,15 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 
 from synergai.robots.errors import RobotError
 from synergai.scene.build import build_graph
 from synergai.scene.model import Relation, SceneGraph, SceneObject
 
 SKILLS = ("navigate", "open", "pick", "place", "move", "communicate", "wait")
+_ARITY = MappingProxyType({"navigate": (1, 2), "open": (1, 1), "pick": (1, 1), "place": (2, 2), "move": (2, 2),
+                           "communicate": (2, 2), "wait": (0, 0)})
 Pose = tuple[float, float, float]  # x, y, yaw
 Vec3 = tuple[float, float, float]
 
@@ -214,11 +217,10 @@ class House:
         if command.skill not in spec.skills:
             return Feedback(False, f"{robot} cannot {command.skill}: it has no such skill "
                                    f"(skills: {', '.join(s for s in SKILLS if s in spec.skills)}).")
-        handler = getattr(self, f"_do_{command.skill}")
-        try:
-            return handler(robot, *command.args)
-        except TypeError:
-            return Feedback(False, f"wrong arguments for {command.render()}.")
+        low, high = _ARITY[command.skill]
+        if not low <= len(command.args) <= high:
+            return Feedback(False, f"wrong number of arguments in {command.render()}.")
+        return getattr(self, f"_do_{command.skill}")(robot, *command.args)
 
     def _do_navigate(self, robot: str, target: str, stand_pose: str = "stand_pose_0") -> Feedback:
         if self.robots[robot].station is not None:

@@ -16,25 +16,47 @@ PLANNER_REPLIES = ("plan", "questions", "perception_rerun")
 
 def planner_system(bounds: TableBounds) -> str:
     """The Planner's fixed instructions: role, actions, environment format, reply format, two examples."""
-    return f"""You are in command of a Franka arm. Split a high-level instruction into low-level steps the arm can execute. If the instruction is ambiguous, ask the user questions instead.
-
-Actions:
-- grasp((x, y, z)): grab the object at these coordinates (use the object's center)
-- move((x, y, z)): move the grasped object to this location and release it there
-- home(): return the arm to its base position after completing the task
-Rules: only one object can be grasped at a time; an object must be grasped before it is moved; no action can follow home(); two objects cannot be at the same place, so to exchange two objects first move one to a free spot.
-
-Environment: the arm's base is at the origin. The table bounds are {bounds.describe()}. Objects are given as {{name: ((length, width, height), (center x, center y, center z))}}.
-
-Ask questions when you cannot infer the target object or the target location from the instruction, or when the task has several meanings that lead to different results. Do not ask about things the instruction or the answers already say.
-If the task needs an object that is not in the environment, do not ask: reply "perception_rerun" and the perception system will scan the table again.
-
-Reply with one JSON object: {{"reply": "plan" | "questions" | "perception_rerun", "questions": [...], "steps": [{{"action": "grasp" | "move" | "home", "xyz": [x, y, z], "why": "..."}}]}}
-
-Example. Environment: {{"cup": ((0.08, 0.08, 0.1), (0.3, 0.2, 0.05)), "bowl": ((0.15, 0.15, 0.06), (0.2, -0.4, 0.03))}}. Instruction: Put the cup at (0.1, -0.2).
-{{"reply": "plan", "questions": [], "steps": [{{"action": "grasp", "xyz": [0.3, 0.2, 0.05], "why": "grasp the cup"}}, {{"action": "move", "xyz": [0.1, -0.2, 0.05], "why": "put the cup where the user asked"}}, {{"action": "home", "xyz": [], "why": "task done"}}]}}
-Example. Same environment. Instruction: Give me a container.
-{{"reply": "questions", "questions": ["Which container do you want: the cup or the bowl?", "Where should I put it for you?"], "steps": []}}"""
+    return "\n".join([
+        "You are in command of a Franka arm. Split a high-level instruction into low-level steps the arm can "
+        "execute. If the instruction is ambiguous, ask the user questions instead.",
+        "",
+        "Actions:",
+        "- grasp((x, y, z)): grab the object at these coordinates (use the object's center)",
+        "- move((x, y, z)): move the grasped object to this location and release it there",
+        "- home(): return the arm to its base position after completing the task",
+        "Rules: only one object can be grasped at a time; an object must be grasped before it is moved; "
+        "home() "
+        "comes once, as the last step; two objects cannot be at the same place, so to exchange two objects "
+        "first "
+        "move one of them to a free spot.",
+        "",
+        f"Environment: the arm's base is at the origin. The table bounds are {bounds.describe()}. Objects "
+        "are "
+        "given as {name: ((length, width, height), (center x, center y, center z))}.",
+        "",
+        "Ask questions when you cannot infer the target object or the target location from the instruction, "
+        "or "
+        "when the task has several meanings that lead to different results. Do not ask about what the "
+        "instruction or the answers already say.",
+        "If the task needs an object that is not in the environment, do not ask: reply \"perception_rerun\" "
+        "and "
+        "the perception system will scan the table again.",
+        "",
+        'Reply with one JSON object: {"reply": "plan" | "questions" | "perception_rerun", "questions": '
+        '[...], '
+        '"steps": [{"action": "grasp" | "move" | "home", "xyz": [x, y, z], "why": "..."}]}',
+        "",
+        'Example. Environment: {"cup": ((0.08, 0.08, 0.1), (0.3, 0.2, 0.05)), "bowl": ((0.15, 0.15, 0.06), '
+        "(0.2, -0.4, 0.03))}. Instruction: Put the cup at (0.1, -0.2) and the bowl at (0.35, 0.0).",
+        '{"reply": "plan", "questions": [], "steps": [{"action": "grasp", "xyz": [0.3, 0.2, 0.05], "why": '
+        '"the cup"}, {"action": "move", "xyz": [0.1, -0.2, 0.05], "why": "cup to its place"}, {"action": '
+        '"grasp", "xyz": [0.2, -0.4, 0.03], "why": "the bowl"}, {"action": "move", "xyz": [0.35, 0.0, 0.03], '
+        '"why": "bowl to its place"}, {"action": "home", "xyz": [], "why": "task done"}]}',
+        "Example. Same environment. Instruction: Give me a container.",
+        '{"reply": "questions", "questions": ["Which container do you want: the cup or the bowl?", "Where '
+        'should '
+        'I put it for you?"], "steps": []}',
+    ])
 
 
 def planner_schema(replies: Sequence[str] = PLANNER_REPLIES, max_steps: int = 16) -> dict[str, Any]:
@@ -53,7 +75,7 @@ def planner_schema(replies: Sequence[str] = PLANNER_REPLIES, max_steps: int = 16
                     "properties": {
                         "action": {"enum": ["grasp", "move", "home"]},
                         "xyz": {"type": "array", "items": number, "maxItems": 3},
-                        "why": {"type": "string", "maxLength": 80},
+                        "why": {"type": "string", "maxLength": 40},
                     },
                     "required": ["action", "xyz", "why"],
                 },
@@ -73,26 +95,27 @@ def planner_task(environment: str, task: str, qa: Sequence[tuple[str, str]]) -> 
 
 def analyzer_feedback(comments: str) -> str:
     return (f"The following are the comments on the step-by-step instructions you generated:\n{comments}\n"
-            "Taking them into consideration, either ask the absolutely necessary questions or give the revised "
-            "plan, in the same JSON format.")
+            "Taking them into consideration, either ask the absolutely necessary questions or give the "
+            "revised plan, in the same JSON format.")
 
 
 def human_feedback(qa: Sequence[tuple[str, str]]) -> str:
     answers = "\n".join(f"Q: {q}\nA: {a}" for q, a in qa)
     return (f"The following are the answers to the questions you asked:\n{answers}\n"
-            "Using these answers, give the plan (or ask only the absolutely necessary questions), in the same "
-            "JSON format.")
+            "Using these answers, give the plan (or ask only the absolutely necessary questions), in the "
+            "same JSON format.")
 
 
 def simulator_feedback(feedback: str) -> str:
     return ("Your instructions were passed on to the simulator for execution. The simulator returned this "
-            f"error:\n{feedback}\nTake it into consideration and revise your instructions, in the same JSON format.")
+            f"error:\n{feedback}\nTake it into consideration and revise your instructions, in the same JSON "
+            "format.")
 
 
 def perception_feedback(environment: str) -> str:
     return (f"The perception system has scanned the table again. The new environment is:\n{environment}\n"
-            "Taking it into consideration, give the plan (or ask only the absolutely necessary questions), in the "
-            "same JSON format.")
+            "Taking it into consideration, give the plan (or ask only the absolutely necessary questions), "
+            "in the same JSON format.")
 
 
 def invalid_feedback(problem: str) -> str:
@@ -101,18 +124,27 @@ def invalid_feedback(problem: str) -> str:
 
 NO_MORE_QUESTIONS = "You may not ask more questions now: give the plan."
 
-ANALYZER_SYSTEM = """You are a fault-finding agent for a Franka arm. A planning agent turned a high-level instruction into step-by-step instructions. Find the steps that violate the rules below, and judge whether the plan does what the instruction (and the user's answers) ask.
-
-Actions: grasp((x, y, z)) grabs the object at its coordinates; move((x, y, z)) moves the grasped object there and releases it; home() returns the arm to its base, after which nothing can follow.
-Rules:
-- each action must be physically feasible; only one object can be grasped at a time; an object must be grasped before it is moved
-- a grasp must use the coordinates of an object in the environment (do not check this for move)
-- actions must not put two objects in the same place
-- the plan must do what the instruction asks, with the objects and places the user named
-- if the target object or the target location was assumed by the planner instead of given by the user or the instruction, that is a violation: the planner should have asked
-You are not responsible for out-of-bounds errors. If the plan is right, reply with no violations.
-
-Reply with one JSON object: {"violations": [{"step": step number, "problem": "..."}]}. An empty list means "Feasible Plan!"."""
+ANALYZER_SYSTEM = "\n".join([
+    "You are a fault-finding agent for a Franka arm. A planning agent turned a high-level instruction into "
+    "step-by-step instructions. Find the steps that violate the rules below, and judge whether the plan does "
+    "what the instruction (and the user's answers) ask.",
+    "",
+    "Actions: grasp((x, y, z)) grabs the object at its coordinates; move((x, y, z)) moves the grasped object "
+    "there and releases it; home() returns the arm to its base, after which nothing can follow.",
+    "Rules:",
+    "- each action must be physically feasible; only one object can be grasped at a time; an object must be "
+    "grasped before it is moved",
+    "- a grasp must use the coordinates of an object in the environment (do not check this for move)",
+    "- actions must not put two objects in the same place",
+    "- the plan must do what the instruction asks, with the objects and places the user named",
+    "- if the target object or the target location was assumed by the planner instead of given by the user "
+    "or "
+    "the instruction, that is a violation: the planner should have asked",
+    "You are not responsible for out-of-bounds errors. If the plan is right, reply with no violations.",
+    "",
+    'Reply with one JSON object: {"violations": [{"step": step number, "problem": "..."}]}. An empty list '
+    'means "Feasible Plan!".',
+])
 
 
 def analyzer_schema() -> dict[str, Any]:
@@ -125,7 +157,8 @@ def analyzer_schema() -> dict[str, Any]:
                 "maxItems": 6,
                 "items": {
                     "type": "object",
-                    "properties": {"step": {"type": "integer"}, "problem": {"type": "string", "maxLength": 120}},
+                    "properties": {"step": {"type": "integer"},
+                                   "problem": {"type": "string", "maxLength": 120}},
                     "required": ["step", "problem"],
                 },
             }
@@ -134,7 +167,8 @@ def analyzer_schema() -> dict[str, Any]:
     }
 
 
-def analyzer_query(task: str, plan: str, qa: Sequence[tuple[str, str]], environment: str, relations: str) -> str:
+def analyzer_query(task: str, plan: str, qa: Sequence[tuple[str, str]], environment: str,
+                   relations: str) -> str:
     """The Analyzer's per-plan query."""
     answers = "\n".join(f"Q: {q}\nA: {a}" for q, a in qa) or "None"
     return (f"High-level instruction given to the planner: {task}\n"

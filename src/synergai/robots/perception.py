@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
@@ -20,8 +21,8 @@ from synergai.scene.build import build_graph
 from synergai.scene.model import Relation, SceneGraph, SceneObject
 
 TABLE_ID = "table"
-_RELATION_WORDS = {Relation.SUPPORTED_BY: "on", Relation.INSIDE: "in", Relation.NEAR: "near",
-                   Relation.NEXT_TO: "near", Relation.BESIDE: "near"}
+_RELATION_WORDS = MappingProxyType({Relation.SUPPORTED_BY: "on", Relation.INSIDE: "in", Relation.NEAR: "near",
+                                    Relation.NEXT_TO: "near", Relation.BESIDE: "near"})
 
 
 @dataclass(frozen=True)

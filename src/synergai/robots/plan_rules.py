@@ -2,9 +2,9 @@
 
 These are the MultiTalk Analyzer's restrictions that need no judgement: a grasp must hit an object
 of the environment (and only one), one object in the gripper at a time, grasp before move, nothing
-after ``home()``, no object set down where another one stands. Objects are tracked as the plan moves
-them, so "grasp the second bottle where the first one was just put" is caught. Out-of-bounds and
-reachability are the simulator's business, not the Analyzer's.
+after ``home()``, no object set down where another one stands, no move that leaves an object where
+it is. Objects are tracked as the plan moves them, so "grasp the second bottle where the first one was
+just put" is caught. Out-of-bounds and reachability are the simulator's business, not the Analyzer's.
 """
 
 from __future__ import annotations
@@ -72,6 +72,9 @@ def check_plan(steps: Sequence[ArmStep], graph: SceneGraph,
         if holding == _UNKNOWN:  # already reported at its grasp
             holding = None
             continue
+        here = where[holding]
+        if abs(x - here[0]) < 0.01 and abs(y - here[1]) < 0.01:
+            out.append(Violation(i, f"this move leaves {holding} where it already is"))
         blocked = [n for n, (cx, cy) in where.items()
                    if n != holding and abs(x - cx) < half[n][0] + half[holding][0]
                    and abs(y - cy) < half[n][1] + half[holding][1]]

@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from synergai.robots.errors import RobotError
 from synergai.robots.sim_tabletop import ObjectSpec, ObjectState
@@ -34,7 +35,7 @@ def soup_can(name: str, xy: tuple[float, float]) -> ObjectSpec:
 
 
 #: Scenes by name: the first MultiTalk example's two objects, and the two pairs of the others.
-SCENES: dict[str, tuple[ObjectSpec, ...]] = {
+SCENES: Mapping[str, tuple[ObjectSpec, ...]] = MappingProxyType({
     "snack": (mustard_bottle("mustard bottle", (0.32, -0.33)), soup_can("soup can", (0.3, 0.4))),
     "pairs": (
         mustard_bottle("mustard bottle 1", (0.32, -0.33)),
@@ -42,7 +43,7 @@ SCENES: dict[str, tuple[ObjectSpec, ...]] = {
         soup_can("soup can 1", (0.38, -0.51)),
         soup_can("soup can 2", (0.4, 0.51)),
     ),
-}
+})
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,7 @@ def in_line(axis: str = "x", tol: float = 0.03, min_gap: float = 0.07) -> Checke
 
 
 #: The MultiTalk supplement's three tasks.
-SEED_TASKS: dict[str, TabletopTask] = {
+SEED_TASKS: Mapping[str, TabletopTask] = MappingProxyType({
     t.key: t
     for t in (
         TabletopTask("eat", "Give me something to eat", "snack",
@@ -150,7 +151,7 @@ SEED_TASKS: dict[str, TabletopTask] = {
                      "Put the four objects in one line along the x-axis (same y for all), about 0.1 m apart, "
                      "in any order."),
     )
-}
+})
 
 
 def _norm(text: str) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from synergai.llm.base import ChatModel
@@ -24,9 +25,9 @@ from synergai.robots.house_tasks import HouseTask
 from synergai.robots.llm_json import ask_json
 
 TURN_ORDER = ("Bob", "Alice", "David")
-_ARGS = {"navigate": ("target", "stand_pose"), "open": ("target",), "pick": ("target",),
-         "place": ("target", "location"), "move": ("delta_x", "delta_y"),
-         "communicate": ("content", "robot_name"), "wait": ()}
+_ARGS = MappingProxyType({"navigate": ("target", "stand_pose"), "open": ("target",), "pick": ("target",),
+                          "place": ("target", "location"), "move": ("delta_x", "delta_y"),
+                          "communicate": ("content", "robot_name"), "wait": ()})
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class TeamConfig:
     max_rounds: int = 12
     use_feedback: bool = True
     history: int = 6  # entries of each history shown in the prompt
-    max_tokens: int = 320
+    max_tokens: int = 220
     retries: int = 1
 
     def __post_init__(self) -> None:

@@ -10,69 +10,70 @@ messages, actions) is the user message.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import MappingProxyType
 from typing import Any
 
 from synergai.robots.house import SKILLS, House
 
-SKILL_DOCS = {
-    "navigate": "navigate(obj_name, stand_pose_id): go to the stand_pose_id position of the furniture obj_name",
+SKILL_DOCS = MappingProxyType({
+    "navigate": "navigate(obj_name, stand_pose_id): go to the stand_pose_id position of the furniture "
+                "obj_name",
     "open": "open(obj_name): open obj_name (a drawer, fridge, cabinet...) with slide rails or rotating axes",
     "pick": "pick(obj_name): pick up obj_name (it must be 1 meter or less from you)",
     "place": "place(obj_name, location_name): place obj_name from the gripper at location_name",
     "move": "move(delta_x, delta_y): move your base by delta_x, delta_y metres",
     "communicate": "communicate(content, robot_name): send content to robot_name",
     "wait": "wait(): do nothing this step",
-}
+})
 
-ROLES = {
-    "Alice": {
-        "role": "You are a smart robot named Alice, equipped with navigation and manipulation capabilities. "
-                "The ideal distance to pick an object is 1 meter or less.",
-        "background": "You cooperate and communicate with Bob and David. Bob is a table-top robotic arm at "
-                      "table_0 with manipulation capabilities; David is a mobile base with navigation "
-                      "capabilities.",
-        "profile": "You are in an unexplored house. The scene graph shows the furniture, but you only know what "
-                   "is on or inside a piece of furniture after you go there (and open it if it is closed). "
-                   "Explore, find the needed objects, pick them and bring them to table_0.",
-        "constraints": "1) At the start, ask Bob which objects he needs. 2) When you place an object on table_0 "
-                       "or in the tray, tell Bob. 3) If several objects must be found, ask David to explore some "
-                       "places. 4) If you need another robot to act first, wait(). 5) If a pick fails, navigate to "
-                       "another stand pose or move closer.",
-        "brief": "Explore the house and bring the required objects to Bob.",
-        "detailed": "1. Ask Bob which objects are needed, then explore, pick them up and place them on table_0 "
-                    "near Bob (or in the tray). 2. At Bob's request, move objects on table_0 into his reach.",
-    },
-    "Bob": {
-        "role": "You are a smart robot named Bob, equipped with manipulation capabilities. The ideal distance to "
-                "pick an object is 1 meter or less; your arm reaches 0.8 m.",
-        "background": "You cooperate and communicate with Alice. Alice has navigation and manipulation "
-                      "capabilities.",
-        "profile": "You are fixed at table_0. Pick and place objects to the target location. For required objects "
-                   "that are not on the table, or that you fail to pick, ask Alice for help. Reply to Alice's "
-                   "requests at once.",
-        "constraints": "1) At the start, send Alice the list of needed objects and say which ones are missing "
-                       "from your table. 2) Do not send similar messages again and again. 3) If you need another "
-                       "robot to act first, wait().",
-        "brief": "Put the objects into the tray.",
-        "detailed": "Put all the listed objects on table_0 into the tray. When you cannot pick an object on the "
-                    "table, ask Alice to move it. When a listed object is missing, ask Alice to find it and bring "
-                    "it. Do not put objects that are not on the list into the tray.",
-    },
-    "David": {
-        "role": "You are a smart robot named David, equipped with navigation capabilities only: you cannot pick "
-                "or open anything.",
-        "background": "You cooperate with Alice, who has navigation and manipulation capabilities. Follow Alice's "
-                      "instructions.",
-        "profile": "You are in an unexplored house. The scene graph shows the furniture, but you only see objects "
-                   "on furniture you visit. Only explore furniture that does not need to be opened, such as "
-                   "tables, the sofa, the washbasin.",
-        "constraints": "1) Follow Alice's instructions and explore with her. 2) Report what you find to Alice "
-                       "promptly with communicate.",
-        "brief": "Explore the house to find the required objects.",
-        "detailed": "Follow Alice's arrangements, explore, find the required objects and report new discoveries "
-                    "to Alice.",
-    },
+_ALICE = {
+    "role": "You are a smart robot named Alice, equipped with navigation and manipulation capabilities. "
+    "The ideal distance to pick an object is 1 meter or less.",
+    "background": "You cooperate and communicate with Bob and David. Bob is a table-top robotic arm at "
+    "table_0 with manipulation capabilities; David is a mobile base with navigation capabilities.",
+    "profile": "You are in an unexplored house. The scene graph shows the furniture, but you only know what "
+    "is on or inside a piece of furniture after you go there (and open it if it is closed). Explore, find "
+    "the needed objects, pick them and bring them to table_0.",
+    "constraints": "1) At the start, ask Bob which objects he needs. 2) When you place an object on table_0 "
+    "or in the tray, tell Bob. 3) If several objects must be found, ask David to explore some places. "
+    "4) If you need another robot to act first, wait(). 5) If a pick fails, navigate to another stand "
+    "pose or move closer.",
+    "brief": "Explore the house and bring the required objects to Bob.",
+    "detailed": "1. Ask Bob which objects are needed, then explore, pick them up and place them on table_0 "
+    "near Bob (or in the tray). 2. At Bob's request, move objects on table_0 into his reach.",
 }
+_BOB = {
+    "role": "You are a smart robot named Bob, equipped with manipulation capabilities. The ideal distance "
+    "to pick an object is 1 meter or less; your arm reaches 0.8 m.",
+    "background": "You cooperate and communicate with Alice. Alice has navigation and manipulation "
+    "capabilities.",
+    "profile": "You are fixed at table_0. Pick and place objects to the target location. For required "
+    "objects that are not on the table, or that you fail to pick, ask Alice for help. Reply to Alice's "
+    "requests at once.",
+    "constraints": "1) At the start, send Alice the list of needed objects and say which ones are missing "
+    "from your table. 2) Do not send similar messages again and again. 3) If you need another robot to "
+    "act first, wait().",
+    "brief": "Put the objects into the tray.",
+    "detailed": "Put all the listed objects on table_0 into the tray. When you cannot pick an object on the "
+    "table, ask Alice to move it. When a listed object is missing, ask Alice to find it and bring it. Do "
+    "not put objects that are not on the list into the tray.",
+}
+_DAVID = {
+    "role": "You are a smart robot named David, equipped with navigation capabilities only: you cannot "
+    "pick or open anything.",
+    "background": "You cooperate with Alice, who has navigation and manipulation capabilities. Follow "
+    "Alice's instructions.",
+    "profile": "You are in an unexplored house. The scene graph shows the furniture, but you only see "
+    "objects on furniture you visit. Only explore furniture that does not need to be opened, such as "
+    "tables, the sofa, the washbasin.",
+    "constraints": "1) Follow Alice's instructions and explore with her. 2) Report what you find to Alice "
+    "promptly with communicate.",
+    "brief": "Explore the house to find the required objects.",
+    "detailed": "Follow Alice's arrangements, explore, find the required objects and report new "
+    "discoveries to Alice.",
+}
+#: Each robot's role, background, profile, constraints and task wording (MHRC appendix A).
+ROLES = MappingProxyType({"Alice": _ALICE, "Bob": _BOB, "David": _DAVID})
 
 
 def furniture_text(house: House) -> str:
@@ -90,11 +91,15 @@ def shared_system(house: House) -> str:
     team = "; ".join(f"{r.name} ({r.kind}: {', '.join(s for s in SKILLS if s in r.skills)})"
                      for r in house.robots.values())
     skills = "\n".join(f"- {SKILL_DOCS[s]}" for s in SKILLS)
-    return (f"Three robots share one task in a house: {team}.\nSkills (each robot has only its own):\n{skills}\n"
+    return (f"Three robots share one task in a house: {team}.\n"
+            f"Skills (each robot has only its own):\n{skills}\n"
             f"House furniture (scene graph):\n{furniture_text(house)}\n"
-            "Reply with one JSON object: {\"analysis\": \"...\", \"reasoning\": \"...\", \"command\": {\"skill\": "
-            "..., arguments}}. Analysis: in navigation, how to explore efficiently and where the objects could be; "
-            "in manipulation, whether the conditions for picking are met. Reasoning: why the next action matters. "
+            "Reply with one JSON object: {\"analysis\": \"...\", \"reasoning\": \"...\", \"command\": "
+            "{\"skill\": "
+            "..., arguments}}. Analysis: in navigation, how to explore efficiently and where the objects "
+            "could be; "
+            "in manipulation, whether the conditions for picking are met. Reasoning: why the next action "
+            "matters. "
             "Each step you choose exactly one action, with names from the scene graph only.")
 
 
@@ -135,8 +140,8 @@ def command_schema(house: House, robot: str, known_items: Sequence[str]) -> dict
     return {
         "type": "object",
         "properties": {
-            "analysis": {"type": "string", "maxLength": 240},
-            "reasoning": {"type": "string", "maxLength": 160},
+            "analysis": {"type": "string", "maxLength": 150},
+            "reasoning": {"type": "string", "maxLength": 80},
             "command": {"anyOf": variants},
         },
         "required": ["analysis", "reasoning", "command"],
