@@ -121,3 +121,19 @@ def test_history_is_kept_across_turns(store):
     assert any("There are 2 chairs." in m["content"] for m in msgs if m["role"] == "assistant")
     # the system prompt (cached prefix) is identical for both turns
     assert llm.requests[0].messages[0] == llm.requests[1].messages[0]
+
+
+def test_a_failing_model_call_ends_the_turn_gracefully(store):
+    from synergai.llm.base import LLMError
+
+    class Overflowing(ScriptedModel):
+        def chat(self, messages, **kw):
+            if len(self.requests) == 1:
+                self.requests.append(None)
+                raise LLMError("request (4775 tokens) exceeds the available context size (4096 tokens)")
+            return super().chat(messages, **kw)
+
+    llm = Overflowing([act("query_for_objects", {"query": "chair"}, plan=["find"])])
+    result = AgentSession(store, "room", llm).ask("What color are the chairs?")
+    assert result.answer.startswith("Sorry") and result.llm_calls == 1
+    assert "exceeds the available context size" in result.trace[-1]["error"]

@@ -29,6 +29,17 @@ def test_query_for_objects_renders_position_and_attributes(store):
     assert "The cup (id: 3) has attributes: ['red', 'ceramic']." in obs
 
 
+def test_query_for_objects_lists_at_most_a_few_objects(store):
+    from synergai.scene.model import SceneGraph, SceneObject
+
+    stools = [SceneObject(f"s{k}", "stool", (0.5 + 0.3 * k, 0.5, 0.3), (0.3, 0.3, 0.6)) for k in range(10)]
+    store.register(SceneGraph("many", stools), {"builder": "test-many"})
+    c = TurnContext(store, "many", "")
+    obs = T.query_for_objects(c, T.QueryArgs(query="stools"))
+    assert obs.startswith("10 objects match 'stools'.") and obs.endswith("(4 more not shown.)")
+    assert obs.count("The position of") == T.MAX_LISTED
+
+
 def test_query_for_objects_plural_synonym_and_miss(store):
     assert "2 objects match 'chairs'" in T.query_for_objects(ctx(store), T.QueryArgs(query="chairs"))
     assert "(id: 6)" in T.query_for_objects(ctx(store), T.QueryArgs(query="television"))

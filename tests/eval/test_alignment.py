@@ -145,6 +145,8 @@ def test_tasks_are_deterministic_and_depend_on_misperceptions(paths, questions, 
         assert before is None or not judge_answer(q, ", ".join(before))
         assert after is not None and judge_answer(q, ", ".join(after))
         assert t.difficulty == ("easy" if len(t.objects) == 1 else "hard")
+        if q.template in ("color", "on_what", "what_on"):  # the answer must be about the right object
+            assert q.targets and all(i in a.robot for i in q.targets)
         if t.transfer is not None:
             assert t.transfer.template != q.template
 
@@ -186,6 +188,10 @@ def test_judge_rules():
     assert judge_answer(yn, "Yes, the printer (id: 41) is on the desk.")
     assert not judge_answer(yn, "There is no printer in the room.")
     assert yes_no("I could not find a printer.") is False and yes_no("Maybe.") is None
+    aimed = Question("What color is the messenger bag?", "color", (("black",),), targets=("41",))
+    assert judge_answer(aimed, "The messenger bag (id: 41) is black.") and judge_answer(aimed, "Black.")
+    assert not judge_answer(aimed, "The bag (id: 40) is black.")  # right colour, wrong object
+    assert not judge_answer(aimed, "It is black.", objects=["40"])  # the GUI highlights another object
     color = Question("What color?", "color", (("dark brown",),))
     assert judge_answer(color, "It is black.") and judge_answer(color, "It's brown.")
     assert not judge_answer(color, "It is light blue.")

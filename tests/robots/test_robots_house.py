@@ -97,6 +97,12 @@ def test_scene_graph_comes_from_the_builder(house):
     assert "closed" in graph.get("drawer").attributes
 
 
+def test_wrong_argument_counts_are_feedback_not_crashes(house):
+    fb = house.execute("Alice", Command("place", ("apple",)))
+    assert not fb.ok and "wrong number of arguments" in fb.text
+    assert not house.execute("Bob", Command("wait", ("now",))).ok
+
+
 def test_commands_and_tasks_parse():
     assert parse_command("navigate(fridge, stand_pose_0)") == Command("navigate", ("fridge", "stand_pose_0"))
     assert parse_command("communicate(a, b, c, Bob)").args == ("a, b, c", "Bob")

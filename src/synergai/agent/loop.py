@@ -151,7 +151,12 @@ class AgentLoop:
             steps += 1
             schema = self._schemas[0] if first else self._schemas[1]
             max_tokens = self.limits.first_max_tokens if first else self.limits.step_max_tokens
-            reply = self._call(result, messages, schema, max_tokens)
+            try:
+                reply = self._call(result, messages, schema, max_tokens)
+            except LLMError as exc:  # e.g. the context is full: no further call can succeed
+                result.trace.append({"type": "error", "error": f"model call failed: {exc}"})
+                result.answer = "Sorry, I could not finish that: the conversation got too long for my model."
+                break
             messages.append({"role": "assistant", "content": reply.text})
             try:
                 if reply.finish_reason == "length":

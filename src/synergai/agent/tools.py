@@ -40,6 +40,8 @@ Id = Annotated[str, StringConstraints(min_length=1, max_length=24)]
 Short = Annotated[str, StringConstraints(min_length=1, max_length=60)]
 IdList = Annotated[list[Id], Field(min_length=1, max_length=8)]
 
+#: Objects described in full by one observation (the rest are counted), to bound the prompt.
+MAX_LISTED = 6
 #: How far (box gap, metres) view-dependent relations are looked for around an anchor.
 VIEW_RADIUS_M = 2.0
 
@@ -112,7 +114,9 @@ def query_for_objects(ctx: TurnContext, args: QueryArgs) -> str:
         cats = ", ".join(sorted(ctx.graph.categories())[:40])
         return f"No object matches {args.query!r}. The room has: {cats}."
     head = f"{len(found)} object{'s' if len(found) > 1 else ''} match {args.query!r}. "
-    return head + describe_objects(ctx.graph, [o.id for o in found])
+    shown = found[:MAX_LISTED]
+    more = f" ({len(found) - len(shown)} more not shown.)" if len(found) > len(shown) else ""
+    return head + describe_objects(ctx.graph, [o.id for o in shown]) + more
 
 
 def _view_facts(
@@ -168,7 +172,7 @@ def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> str:
     graph = ctx.graph
     ids = list(dict.fromkeys(i for entry in args.item_id_list for i in _resolve(ctx, entry)))
     lines: list[str] = []
-    for oid in ids[:8]:
+    for oid in ids[:MAX_LISTED]:
         obj = graph.get(oid)
         facts = graph.relations_of(oid)
         own = [(r, o) for r, o in facts if wanted is None or r == wanted]

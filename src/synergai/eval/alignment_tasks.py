@@ -382,6 +382,7 @@ class Question:
     expected: tuple[tuple[str, ...], ...]
     template: str = ""
     subject: str = ""
+    targets: tuple[str, ...] = ()  # robot ids the answer is about (empty: not checked)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -390,6 +391,7 @@ class Question:
             "expected": [list(g) for g in self.expected],
             "template": self.template,
             "subject": self.subject,
+            "targets": list(self.targets),
         }
 
 
@@ -480,15 +482,28 @@ def colour_words(text: str) -> list[str]:
     return found
 
 
-def judge_answer(q: Question, answer: str, short: str = "") -> bool:
+def mentioned_ids(text: str) -> set[str]:
+    """Object ids an answer cites ("(id: 41)", "id 7 and 9")."""
+    out: set[str] = set()
+    for m in _ID_REFS.finditer(str(text).lower()):
+        out.update(re.findall(r"\d+", m.group(0)))
+    return out
+
+
+def judge_answer(q: Question, answer: str, short: str = "", objects: Sequence[str] = ()) -> bool:
     """The simulated user's rule-based verdict; an empty answer is never right.
 
     count: the first number stated (short answer first) equals the expected one; yes_no: the stated
     polarity; color: a mentioned colour is compatible with the expected one; names: every expected object
     is named (:func:`synergai.agent.matching.category_matches`: whole words, plurals, synonyms).
+    When the question has ``targets`` and the answer cites or highlights objects (``objects``), one of them
+    must be a target: a person sees in the GUI when the robot talks about another object.
     """
     answer, short = str(answer or "").strip(), str(short or "").strip()
     if not answer and not short:
+        return False
+    cited = mentioned_ids(answer) | {str(o) for o in objects}
+    if q.targets and cited and not cited & set(q.targets):
         return False
     text = f"{short} {answer}".strip()
     if q.kind == "count":
@@ -740,12 +755,31 @@ def _plainly_named(subject: str, category: str) -> bool:
     return bool(s and c) and (f" {' '.join(c)} " in f" {' '.join(s)} " or singular(s[-1]) == singular(c[-1]))
 
 
+def _scene_question(a: SceneAnalysis, template: Template, subject: str) -> Question | None:
+    """:func:`make_question` with the robot ids of the objects the answer is about (colour and support
+    questions: the subject and its related objects)."""
+    q = make_question(a.truth, template, subject)
+    target = (
+        _single(a.truth, subject)
+        if template in (Template.COLOR, Template.ON_WHAT, Template.WHAT_ON)
+        else None
+    )
+    if q is None or target is None:
+        return q
+    gt_ids = [target.id]
+    if template is not Template.COLOR:
+        rel = Relation.SUPPORTS if template is Template.WHAT_ON else Relation.SUPPORTED_BY
+        gt_ids += a.truth.related(target.id, rel)
+    targets = tuple(a.match.pred_of[g] for g in gt_ids if g in a.match.pred_of)
+    return replace(q, targets=targets)
+
+
 def candidate_tasks(a: SceneAnalysis, vocab: LabelVocabulary) -> list[AlignmentTask]:
     """Every task the scene supports (before the per-scene cap), without transfer questions."""
     out: list[AlignmentTask] = []
     for template in Template:
         for subject in _subjects(a, template):
-            q = make_question(a.truth, template, subject)
+            q = _scene_question(a, template, subject)
             if q is None or _judge_graph(a.robot, q):
                 continue
             fixes = _order(_relevant(a, template, subject))
@@ -783,7 +817,7 @@ def transfer_question(
                 template in (Template.COUNT, Template.EXISTS) and _looks_plural(subject)
             ):
                 continue
-            q = make_question(a.truth, template, subject)
+            q = _scene_question(a, template, subject)
             if q is None or _judge_graph(a.robot, q) or not _judge_graph(fixed, q):
                 continue
             options.append(q)

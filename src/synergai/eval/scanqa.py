@@ -65,6 +65,7 @@ def answer_question(catalog: SceneCatalog, llm: ChatModel, q: Mapping[str, Any])
         actions=result.actions,
         latency_s=result.seconds,
         harness_s=time.perf_counter() - start - result.llm_seconds,
+        trace=result.trace,
     )
     return record
 

@@ -107,7 +107,7 @@ class SimulatedUser:
         """Ask a question (nothing marked) and judge the answer."""
         session.mark(None)
         result = session.ask(q.text)
-        ok = judge_answer(q, result.answer, result.short_answer)
+        ok = judge_answer(q, result.answer, result.short_answer, result.objects)
         return ok, _turn_record(role, q.text, result) | {"correct": ok}
 
     def align(self, session: AgentSession, task: AlignmentTask, max_turns: int = 4) -> dict[str, Any]:

@@ -32,7 +32,7 @@ _KV_KEEP = 6  # system prompts whose KV cache stays on disk
 class EmbeddedModel:
     """Chat with a local GGUF model through xllamacpp (greedy at temperature 0)."""
 
-    def __init__(self, gguf_path: str | Path | None = None, n_ctx: int = 4096, threads: int | None = None,
+    def __init__(self, gguf_path: str | Path | None = None, n_ctx: int = 8192, threads: int | None = None,
                  prefix_cache: str | Path | bool | None = True):
         if isinstance(n_ctx, bool) or not isinstance(n_ctx, int) or n_ctx < 256:
             raise LLMError(f"n_ctx must be an int >= 256, got {n_ctx!r}")

@@ -22,8 +22,8 @@ from synergai.scene.build import build_graph
 from synergai.scene.model import Relation, SceneGraph, SceneObject
 
 SKILLS = ("navigate", "open", "pick", "place", "move", "communicate", "wait")
-_ARITY = MappingProxyType({"navigate": (1, 2), "open": (1, 1), "pick": (1, 1), "place": (2, 2), "move": (2, 2),
-                           "communicate": (2, 2), "wait": (0, 0)})
+_ARITY = MappingProxyType({"navigate": (1, 2), "open": (1, 1), "pick": (1, 1), "place": (2, 2),
+                           "move": (2, 2), "communicate": (2, 2), "wait": (0, 0)})
 Pose = tuple[float, float, float]  # x, y, yaw
 Vec3 = tuple[float, float, float]
 
