@@ -11,6 +11,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from synergai.cli import alignment_cmd
 from synergai.cli.agent_cmd import add_llm_options, open_llm
 from synergai.cli.common import print_json
 from synergai.eval.report import write_report
@@ -46,6 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         add_llm_options(p)
         p.add_argument("--json", action="store_true")
         p.set_defaults(func=cmd_scanqa if name == "scanqa" else cmd_sqa3d)
+    alignment_cmd.register(esub)
 
 
 def read_json(path: Path) -> object:

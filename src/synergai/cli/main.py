@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from synergai import __version__
-from synergai.cli import agent_cmd, eval_cmd, gui_cmd, sandbox_cmd, scene_cmd
+from synergai.cli import agent_cmd, eval_cmd, gui_cmd, robots_cmd, sandbox_cmd, scene_cmd
 from synergai.geometry.errors import GeometryError
 from synergai.llm.base import LLMError
 from synergai.scene.model import SceneError
@@ -29,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     eval_cmd.register(sub)
     sandbox_cmd.register(sub)
     gui_cmd.register(sub)
+    robots_cmd.register(sub)
     demo = sub.add_parser("demo", help="the web GUI on the demo scene with the local model")
     agent_cmd.add_llm_options(demo)
     demo.add_argument("--db", type=Path, default=None, help="scene store (default: user data directory)")
@@ -43,6 +45,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:  # the reader went away (`synergai ... | head`): not an error
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keep the interpreter's final flush quiet
+        return 0
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -7,17 +7,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
 from synergai.cli.agent_cmd import add_llm_options, open_llm
 from synergai.cli.common import print_json
-from synergai.robots.house_tasks import task_from_text
-from synergai.robots.multitalk import MultiTalkConfig, MultiTalkResult, run_multitalk
-from synergai.robots.sim_tabletop import TabletopSim
-from synergai.robots.tabletop_tasks import SCENES, find_task, scene_objects
-from synergai.robots.team import TeamConfig, TeamResult, run_team
+
+if TYPE_CHECKING:
+    from synergai.robots.multitalk import MultiTalkResult
+    from synergai.robots.team import TeamResult
+
+# synergai.robots imports pybullet, which prints a banner on stdout: import it only when a robot
+# command runs, so that other commands' --json output stays clean.
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("task", help='e.g. "Give me something to eat"')
     t.add_argument("--answers", nargs="+", action="extend", default=[], metavar="ANSWER",
                    help="answers to the planner's questions, in order (else asked on a terminal)")
-    t.add_argument("--scene", choices=sorted(SCENES), default=None,
+    t.add_argument("--scene", default=None,
                    help="table scene (default: the seed task's scene, else 'pairs')")
     t.add_argument("--no-critic", action="store_true", help="skip the Analyzer (the papers' ablation)")
     t.add_argument("--max-rounds", type=int, default=8, help="planner rounds at most (default 8)")
@@ -55,6 +57,12 @@ def _ask_on_terminal(question: str) -> str | None:
 
 
 def cmd_tabletop(args: argparse.Namespace) -> int:
+    from synergai.robots.multitalk import MultiTalkConfig, run_multitalk
+    from synergai.robots.sim_tabletop import TabletopSim
+    from synergai.robots.tabletop_tasks import SCENES, find_task, scene_objects
+
+    if args.scene is not None and args.scene not in SCENES:
+        raise ValueError(f"unknown table scene {args.scene!r}; legal: {', '.join(sorted(SCENES))}")
     seed = find_task(args.task)
     scene = args.scene or (seed.scene if seed else "pairs")
     checker = seed.check if seed is not None and scene == seed.scene else None
@@ -81,6 +89,9 @@ def tabletop_json(result: MultiTalkResult) -> dict[str, Any]:
 
 
 def cmd_team(args: argparse.Namespace) -> int:
+    from synergai.robots.house_tasks import task_from_text
+    from synergai.robots.team import TeamConfig, run_team
+
     task = task_from_text(args.task)
     config = TeamConfig(max_rounds=args.max_rounds, use_feedback=not args.no_feedback)
     result = run_team(task, open_llm(args), config)
