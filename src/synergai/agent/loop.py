@@ -139,12 +139,11 @@ class AgentLoop:
         result = AgentResult(answer="")
         result.graph_tokens = self.llm.count_tokens(render_full_graph(ctx.graph))
         messages: list[dict[str, str]] = [{"role": "system", "content": self._system}]
-        for user, answer in history:
-            past = {"thought": "Answer.", "action": "final_answer", "action_input": {"answer": answer}}
-            messages += [{"role": "user", "content": f"User input: {user}"},
-                         {"role": "assistant", "content": json.dumps(past)}]
+        # Earlier turns go in as context text, not as past final_answer replies: a small model copies
+        # such replies and then answers without using any tool.
+        earlier = "".join(f"Earlier, the user said: {u}\nYou answered: {a}\n" for u, a in history)
         note = f"\n{session_note}" if session_note else ""
-        messages.append({"role": "user", "content": f"User input: {question}{note}"})
+        messages.append({"role": "user", "content": f"{earlier}User input: {question}{note}"})
 
         first, retries, steps = True, 0, 0
         while steps < self.limits.max_steps:

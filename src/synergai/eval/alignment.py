@@ -325,6 +325,10 @@ class AlignmentRunner:
                 for r in self.robot_store.edits(task.id)
             ]
             record["transfer"] = self.run_transfer(task) if task.transfer is not None else None
+            if record["transfer"]:
+                record["model_errors"] += sum(
+                    record["transfer"][f"{k}_turn"]["model_errors"] for k in ("init", "in_context", "ours")
+                )
         except (LLMError, SceneError) as exc:
             record["error"] = str(exc)
         record["seconds"] = round(time.perf_counter() - start, 3)
@@ -480,6 +484,7 @@ def alignment_metrics(
     out["table_a2_SR_init"] = _scaled([float(r["correct"]) for r in judged], 100.0)[0]
     out["table_a2_judged"] = len(judged)
     out["errors"] = errors
+    out["model_errors"] = sum(int(r.get("model_errors", 0)) for r in rows)
     out["matching"] = dict(matching or {})
     groups = {"EASY": easy, "HARD": hard, "OVERALL": rows}
     out["by_difficulty"] = {
@@ -567,7 +572,12 @@ def report_markdown(metrics: Mapping[str, Any], command: str = "") -> str:
         "|---|---|",
     ]
     lines += [f"| {k} | {v} |" for k, v in metrics.get("matching", {}).items()]
-    lines += ["", f"Errors (model or scene failures, left out of the figures): {metrics['errors']}", ""]
+    lines += [
+        "",
+        f"Errors (tasks that could not run, left out of the figures): {metrics['errors']}; failed model "
+        f"calls inside agent turns (those answers count as wrong): {metrics.get('model_errors', 0)}",
+        "",
+    ]
     return "\n".join(lines)
 
 

@@ -125,9 +125,11 @@ def plural(noun: str) -> str:
     return f"{head} {last}" if head else last
 
 
-def article(noun: str) -> str:
-    """ "a" or "an" for a noun."""
-    return "an" if noun[:1].lower() in set("aeiou") else "a"
+def with_article(noun: str) -> str:
+    """ "a chair", "an oven"; plural-looking names stay bare ("clothes", "blinds")."""
+    if _looks_plural(noun):
+        return noun
+    return f"{'an' if noun[:1].lower() in set('aeiou') else 'a'} {noun}"
 
 
 def _looks_plural(name: str) -> bool:
@@ -324,10 +326,7 @@ class Correction:
     def fact(self) -> str:
         """The ground-truth fact as text with the robot's ids (the in-context baseline's knowledge)."""
         if self.kind is ErrorKind.LABEL:
-            truth, perceived = (
-                f"{article(self.truth)} {self.truth}",
-                f"{article(self.perceived)} {self.perceived}",
-            )
+            truth, perceived = with_article(self.truth), with_article(self.perceived)
             return f"The object with id {self.pred_id} is {truth}, not {perceived}."
         if self.kind is ErrorKind.COLOR:
             return f"The object with id {self.pred_id} is {self.truth}, not {self.perceived}."
@@ -405,7 +404,7 @@ def question_text(template: Template, subject: str) -> str:
         return f"What is the {subject} on?"
     if template is Template.COLOR:
         return f"What color is the {subject}?"
-    return f"Is there {article(subject)} {subject} in the room?"
+    return f"Is there {with_article(subject)} in the room?"
 
 
 # -------------------------------------------------------------------------------------------- judging

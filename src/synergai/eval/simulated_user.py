@@ -22,9 +22,9 @@ from synergai.eval.alignment_tasks import (
     ErrorKind,
     LabelVocabulary,
     Question,
-    article,
     color_of,
     judge_answer,
+    with_article,
 )
 from synergai.scene.model import Relation, SceneGraph
 
@@ -62,6 +62,11 @@ def _turn_record(role: str, text: str, result: AgentResult) -> dict[str, Any]:
         "clarification": result.clarification,
         "edits": [e["summary"] for e in result.edits],
         "seconds": round(result.seconds, 3),
+        "model_errors": sum(
+            1
+            for t in result.trace
+            if t["type"] == "error" and str(t.get("error", "")).startswith("model call")
+        ),
     }
 
 
@@ -81,7 +86,7 @@ class SimulatedUser:
         name = graph.get(c.pred_id).category if c.pred_id in graph else "object"
         if c.kind is ErrorKind.LABEL:
             text = rng.choice(LABEL_TEMPLATES).format(
-                a_truth=f"{article(c.truth)} {c.truth}", a_perceived=f"{article(name)} {name}"
+                a_truth=with_article(c.truth), a_perceived=with_article(name)
             )
         elif c.kind is ErrorKind.COLOR:
             now = color_of(graph.get(c.pred_id)) if c.pred_id in graph else ""
@@ -150,5 +155,6 @@ class SimulatedUser:
             "corrections_applied": applied,
             "corrections_needed": len(task.corrections),
             "clarifications": sum(1 for t in turns if t["clarification"]),
+            "model_errors": sum(t["model_errors"] for t in turns),
             "turns": turns,
         }
