@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +39,8 @@ def log(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def bench_tabletop(model: ChatModel, keys: list[str], rounds: int) -> list[dict[str, Any]]:
-    rows = []
+def bench_tabletop(model: ChatModel, keys: list[str], rounds: int, rows: list[dict[str, Any]],
+                   save: Callable[[], None]) -> None:
     for key in keys:
         task = SEED_TASKS[key]
         for critic in (True, False):
@@ -52,13 +53,13 @@ def bench_tabletop(model: ChatModel, keys: list[str], rounds: int) -> list[dict[
                    "questions": len(r.questions), "seconds": round(r.seconds, 1), "check": r.check_reason,
                    "stop": r.stop_reason, "log": r.log}
             rows.append(row)
+            save()
             log(f"tabletop {key:12s} {row['ablation']:10s} success={r.success} rounds={r.rounds} "
                 f"calls={r.llm_calls} {r.seconds:.0f}s ({r.check_reason}; {r.stop_reason})")
-    return rows
 
 
-def bench_team(model: ChatModel, keys: list[str], rounds: int) -> list[dict[str, Any]]:
-    rows = []
+def bench_team(model: ChatModel, keys: list[str], rounds: int, rows: list[dict[str, Any]],
+               save: Callable[[], None]) -> None:
     for key in keys:
         task = house_task(key)
         for feedback in (True, False):
@@ -69,9 +70,9 @@ def bench_team(model: ChatModel, keys: list[str], rounds: int) -> list[dict[str,
                    "seconds": round(r.seconds, 1),
                    "check": r.check_reason, "stop": r.stop_reason, "log": r.log}
             rows.append(row)
+            save()
             log(f"team {key:8s} {row['ablation']:11s} success={r.success} steps={r.steps} "
                 f"failed={r.failed_actions} msgs={r.messages} {r.seconds:.0f}s ({r.check_reason})")
-    return rows
 
 
 def bench_simulator() -> dict[str, float]:
@@ -129,6 +130,11 @@ def main(argv: list[str] | None = None) -> int:
     sim = bench_simulator()
     log(f"simulator: {sim}")
     rows: list[dict[str, Any]] = []
+
+    def save() -> None:  # after every episode, so a long run can be stopped without losing results
+        if args.out:
+            args.out.write_text(json.dumps({"simulator": sim, "runs": rows}, indent=1))
+
     if args.only != "sim":
         model: ChatModel
         if args.llm == "embedded" and args.threads:
@@ -136,13 +142,12 @@ def main(argv: list[str] | None = None) -> int:
         else:
             model = make_model(args.llm, base_url=args.base_url)
         if args.only in (None, "tabletop"):
-            rows += bench_tabletop(model, args.tabletop_tasks.split(","), args.tabletop_rounds)
+            bench_tabletop(model, args.tabletop_tasks.split(","), args.tabletop_rounds, rows, save)
         if args.only in (None, "team"):
-            rows += bench_team(model, args.team_tasks.split(","), args.team_rounds)
+            bench_team(model, args.team_tasks.split(","), args.team_rounds, rows, save)
     print_table(rows, sim)
     print(f"model: {args.llm}" + (f" ({args.threads} threads)" if args.threads else ""))
-    if args.out:
-        args.out.write_text(json.dumps({"simulator": sim, "runs": rows}, indent=1))
+    save()
     return 0
 
 

@@ -132,6 +132,21 @@ def test_broken_replies_are_retried_and_questions_are_capped(sim):
     assert "may not ask more questions" in model.requests[-1].messages[-1]["content"]
 
 
+def test_multitalk_text_replies_work_without_json(sim):
+    perception = TabletopPerception(sim, PerceptionNoise(missing=("soup can",)))
+    model = ScriptedModel([
+        "Perception Rerun Required",
+        "Questions:\n1: Where should I put the soup can?",
+        "Step-by-step Instructions:\n1: grasp((0.3, 0.4, 0.05)) # the can\n2: move((0.4, 0.45)) # there\n"
+        "3: home() # done",
+    ])
+    result = run_multitalk(EAT.text, sim, model, perception=perception, checker=EAT.check,
+                           answers=["At (0.4, 0.45)."], config=MultiTalkConfig(use_critic=False))
+    assert [e["planner"] for e in result.log] == ["perception_rerun", "questions", "plan"]
+    assert result.log[1]["questions"] == ["Where should I put the soup can?"]
+    assert result.success
+
+
 def test_a_plan_that_runs_but_misses_the_goal_is_not_a_success(sim):
     wrong_place = plan("grasp(0.3, 0.4, 0.05)", "move(0.35, 0.0, 0.05)", "home()")
     result = run_multitalk(EAT.text, sim, ScriptedModel([wrong_place]), checker=EAT.check,

@@ -103,10 +103,14 @@ def test_bad_world_specs_are_refused():
 
 
 def test_pybullet_data_urdf_objects_load_with_their_box():
-    with TabletopSim([ObjectSpec("mug", "mug", (0.2, 0.3), "urdf", urdf="objects/mug.urdf")]) as s:
+    with TabletopSim(SCENES["toys"]) as s:
         st = s.state("mug")
-        assert abs(st.center[0] - 0.2) < 0.01 and abs(st.center[1] - 0.3) < 0.01
+        assert abs(st.center[0] - 0.3) < 0.01 and abs(st.center[1] - 0.2) < 0.01
         assert 0.08 < st.size[2] < 0.13 and st.upright
+        assert abs(s.state("cube").size[0] - 0.05) < 0.005
+        too_wide = s.execute(parse_plan_text("grasp((0.3, 0.2))"))
+        assert too_wide.failure.error == "invalid" and "too wide" in too_wide.failure.message
+        assert s.execute(parse_plan_text("grasp((0.35, -0.2))\nmove((0.2, -0.3))\nhome()")).ok
         assert s.step_rate(200) > 100
 
 

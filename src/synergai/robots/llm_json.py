@@ -8,7 +8,7 @@ with a larger token budget, a bounded number of times.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,8 +41,12 @@ def ask_json(
     max_tokens: int = 300,
     retries: int = 2,
     growth: float = 1.5,
+    accept_text: Callable[[str], bool] | None = None,
 ) -> JsonAnswer:
-    """One JSON object from ``model`` under ``schema``; up to ``retries`` extra attempts."""
+    """One JSON object from ``model`` under ``schema``; up to ``retries`` extra attempts.
+
+    ``accept_text`` may accept a complete non-JSON reply (a backend that ignores schemas and answers in
+    the caller's own text format): it ends the attempts with ``data`` None and the text kept."""
     answer = JsonAnswer(None)
     budget = max_tokens
     for _ in range(retries + 1):
@@ -56,6 +60,8 @@ def ask_json(
             data = json.loads(reply.text)
         except json.JSONDecodeError as exc:
             answer.problem = f"reply is not valid JSON ({exc.msg} at column {exc.colno})"
+            if accept_text is not None and accept_text(reply.text):
+                return answer
             continue
         if not isinstance(data, dict):
             answer.problem = f"reply is a JSON {type(data).__name__}, not an object"

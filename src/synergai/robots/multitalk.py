@@ -11,6 +11,7 @@ logged: the Planner's reply, the critique, the simulator's feedback, answers and
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -18,7 +19,7 @@ from typing import Any
 
 from synergai.llm.base import ChatModel
 from synergai.robots import multitalk_prompts as P
-from synergai.robots.arm_plan import ArmStep, format_plan, steps_from_json
+from synergai.robots.arm_plan import ArmStep, format_plan, parse_plan_text, steps_from_json
 from synergai.robots.errors import RobotError
 from synergai.robots.llm_json import JsonAnswer, ask_json
 from synergai.robots.perception import TabletopPerception, environment_text, relations_text
@@ -75,7 +76,9 @@ class Planner:
         elif feedback is not None:
             messages[1]["content"] += "\n\n" + feedback
         answer = ask_json(self.model, messages, P.planner_schema(replies),
-                          max_tokens=self.config.plan_max_tokens, retries=self.config.retries)
+                          max_tokens=self.config.plan_max_tokens, retries=self.config.retries,
+                          accept_text=lambda text: _text_reply(text, replies, PlannerReply("invalid")).kind
+                          != "invalid")
         return _planner_reply(answer, replies)
 
 
@@ -83,7 +86,7 @@ def _planner_reply(answer: JsonAnswer, replies: Sequence[str]) -> PlannerReply:
     out = PlannerReply("invalid", text=answer.text, calls=answer.calls, problem=answer.problem)
     data = answer.data
     if data is None:
-        return out
+        return _text_reply(answer.text, replies, out)
     kind = data.get("reply")
     if kind not in replies:
         out.problem = f"reply must be one of {', '.join(replies)}"
@@ -103,6 +106,27 @@ def _planner_reply(answer: JsonAnswer, replies: Sequence[str]) -> PlannerReply:
         out.kind = kind
     else:
         out.kind = kind
+    return out
+
+
+def _text_reply(text: str, replies: Sequence[str], out: PlannerReply) -> PlannerReply:
+    """MultiTalk's own text formats, for backends that ignore the JSON schema: "Perception Rerun Required",
+    "Questions:" with numbered lines, or "Step-by-step Instructions:" with numbered steps."""
+    if "perception rerun required" in text.lower() and "perception_rerun" in replies:
+        out.kind, out.problem = "perception_rerun", ""
+        return out
+    _, sep, rest = text.partition("Questions:")
+    if sep and "questions" in replies:
+        questions = [re.sub(r"^\s*\d+\s*[:.)]\s*", "", line).strip() for line in rest.splitlines()]
+        out.questions = [q for q in questions if q]
+        if out.questions:
+            out.kind, out.problem = "questions", ""
+        return out
+    try:
+        out.steps = parse_plan_text(text)
+    except RobotError:
+        return out
+    out.kind, out.problem = "plan", ""
     return out
 
 

@@ -34,7 +34,8 @@ def soup_can(name: str, xy: tuple[float, float]) -> ObjectSpec:
     return ObjectSpec(name, "soup can", xy, "cylinder", (0.066, 0.066, 0.10), _RED, mass=0.35)
 
 
-#: Scenes by name: the first MultiTalk example's two objects, and the two pairs of the others.
+#: Scenes by name: the first MultiTalk example's two objects, the two pairs of the others, and a few
+#: pybullet_data models.
 SCENES: Mapping[str, tuple[ObjectSpec, ...]] = MappingProxyType({
     "snack": (mustard_bottle("mustard bottle", (0.32, -0.33)), soup_can("soup can", (0.3, 0.4))),
     "pairs": (
@@ -42,6 +43,11 @@ SCENES: Mapping[str, tuple[ObjectSpec, ...]] = MappingProxyType({
         mustard_bottle("mustard bottle 2", (0.35, 0.35)),
         soup_can("soup can 1", (0.38, -0.51)),
         soup_can("soup can 2", (0.4, 0.51)),
+    ),
+    "toys": (  # pybullet_data models; the mug is wider than the open gripper
+        ObjectSpec("mug", "mug", (0.3, 0.2), "urdf", urdf="objects/mug.urdf", color=(235, 235, 235)),
+        ObjectSpec("cube", "cube", (0.35, -0.2), "urdf", urdf="cube_small.urdf", color=(40, 90, 200)),
+        soup_can("soup can", (0.3, -0.45)),
     ),
 })
 
