@@ -71,7 +71,7 @@ def test_count_tokens_uses_the_model_tokenizer(model: EmbeddedModel) -> None:
 
 def test_backend_errors_become_llm_errors(model: EmbeddedModel) -> None:
     with pytest.raises(LLMError, match="context"):
-        model.chat([{"role": "user", "content": "hi " * 5000}], max_tokens=4)
+        model.chat([{"role": "user", "content": "hi " * 12000}], max_tokens=4)
     with pytest.raises(LLMError, match="bogus"):
         model.chat([{"role": "user", "content": "x"}], json_schema={"type": "bogus"}, max_tokens=4)
     assert model.chat([{"role": "user", "content": "Say OK."}], max_tokens=4).text  # still usable afterwards
