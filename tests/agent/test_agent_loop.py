@@ -7,9 +7,9 @@ import json
 from agent_scripting import act, final
 
 from synergai.agent.loop import LoopLimits, parse_action
-from synergai.agent.prompt import action_schema, system_prompt
+from synergai.agent.prompt import action_schema, plan_schema, system_prompt
 from synergai.agent.session import AgentSession
-from synergai.agent.tools import TOOLS
+from synergai.agent.tools import EDIT_TOOLS, TOOLS
 from synergai.llm import ScriptedModel
 
 
@@ -20,7 +20,7 @@ def test_prompt_is_built_from_tool_docstrings():
         assert "Arguments:" in tool.doc and "Return:" in tool.doc
     assert "Hints:" in prompt
     assert prompt.startswith("You are an assistant agent in a room")
-    assert "Make a rough plan first." in prompt
+    assert 'The first reply has "thought" and "plan"' in prompt
 
 
 def test_action_schema_is_typed_per_tool():
@@ -49,7 +49,7 @@ def test_what_is_on_the_table(store):
     assert result.plan == ["find the table", "its relations", "answer"]
     assert result.llm_calls == 3
     observations = [t["observation"] for t in result.trace if t["type"] == "action"]
-    assert "The table (id: 2) is supporting cup (id: 3)." in observations[1]
+    assert "The table (id: 2) is supporting red cup (id: 3)." in observations[1]
     # relation filter: only "supporting" facts about the table, not the chairs near it
     assert "chair" not in observations[1]
     # the second call saw the first observation, in the paper's template
@@ -98,10 +98,21 @@ def test_retries_are_bounded_and_a_final_answer_is_forced(store):
 
 
 def test_steps_are_bounded_even_when_forced_answer_fails(store):
-    llm = ScriptedModel([act("query_for_objects", {"query": "cup"})] * 3 + ["garbage"])
+    queries = [act("query_for_objects", {"query": q}) for q in ("cup", "mug", "table")]
+    llm = ScriptedModel([*queries, "garbage"])
     result = AgentSession(store, "room", llm, limits=LoopLimits(max_steps=3)).ask("Where is the cup?")
     assert result.llm_calls == 4
     assert "could not" in result.answer
+
+
+def test_a_repeated_action_is_not_run_again_and_forces_the_answer(store):
+    query = act("query_for_objects", {"query": "cup"})
+    llm = ScriptedModel([query, query, final("The cup is on the table.", ["3"])])
+    result = AgentSession(store, "room", llm).ask("Where is the cup?")
+    assert result.llm_calls == 3 and result.answer == "The cup is on the table."
+    assert result.actions == 2  # the query once, then final_answer
+    assert any(t.get("error") == "repeated action" for t in result.trace)
+    assert "You already did that" in llm.requests[2].messages[-1]["content"]
 
 
 def test_final_answer_as_plain_string_is_accepted():
@@ -140,3 +151,90 @@ def test_a_failing_model_call_ends_the_turn_gracefully(store):
     result = AgentSession(store, "room", llm).ask("What color are the chairs?")
     assert result.answer.startswith("Sorry") and result.llm_calls == 1
     assert "exceeds the available context size" in result.trace[-1]["error"]
+
+
+def _plan(*steps: tuple[str, dict], thought: str = "Look it up.") -> str:
+    return json.dumps({"thought": thought, "plan": [{"action": a, "action_input": i} for a, i in steps]})
+
+
+def test_plan_schema_lists_typed_actions():
+    schema = plan_schema()
+    items = schema["properties"]["plan"]["items"]["anyOf"]
+    assert {b["properties"]["action"]["const"] for b in items} == {t.name for t in TOOLS}
+    assert schema["properties"]["plan"]["maxItems"] == 3 and schema["required"] == ["thought", "plan"]
+
+
+def test_a_plan_runs_its_actions_in_order_then_the_model_answers(store):
+    llm = ScriptedModel([
+        _plan(("query_for_objects", {"query": "cup"}), ("query_for_relations", {"item_id_list": ["cup"],
+                                                                                  "relation": "on"})),
+        final("The red cup is on the table.", ["3", "2"], short="table"),
+    ])
+    result = AgentSession(store, "room", llm).ask("What is the cup on?")
+    assert result.llm_calls == 2 and result.answer == "The red cup is on the table."
+    assert [t["action"] for t in result.trace if t["type"] == "action"] == [
+        "query_for_objects", "query_for_relations", "final_answer"]
+    observed = llm.requests[1].messages[-1]["content"]
+    assert observed.count("Observation:") == 2 and "The cup (id: 3) is on brown table (id: 2)." in observed
+    assert result.plan[0].startswith("query_for_objects") and result.objects == ["3", "2"]
+
+
+def test_a_plan_stops_at_its_first_failing_action(store):
+    llm = ScriptedModel([
+        _plan(("query_for_relations", {"item_id_list": ["piano"]}), ("query_for_objects", {"query": "cup"})),
+        final("There is no piano here."),
+    ])
+    result = AgentSession(store, "room", llm).ask("What is near the piano?")
+    actions = [t for t in result.trace if t["type"] == "action"]
+    assert [a["action"] for a in actions] == ["query_for_relations", "final_answer"] and actions[0]["error"]
+    assert "no object with id or name 'piano'" in llm.requests[1].messages[-1]["content"]
+
+
+def test_an_answer_planned_before_observing_is_not_given(store):
+    llm = ScriptedModel([
+        _plan(("query_for_objects", {"query": "chair"}), ("final_answer", {"answer": "Three chairs."})),
+        final("There are 2 chairs.", ["4", "5"], short="2"),
+    ])
+    result = AgentSession(store, "room", llm).ask("How many chairs are there?")
+    assert result.answer == "There are 2 chairs." and result.llm_calls == 2
+
+
+def test_a_plan_can_rename_the_marked_object_by_name_free_id(store):
+    llm = ScriptedModel([
+        _plan(("update_name", {"item_id_list": ["marked"], "new_name_list": ["stool"]})),
+        final("Noted: it is a stool.", ["4"]),
+    ])
+    session = AgentSession(store, "room", llm)
+    session.mark("4")
+    result = session.ask("The marked object is actually a stool.")
+    assert result.llm_calls == 2 and store.load("room").get("4").category == "stool"
+    assert result.edits and result.edits[0]["actor"] == "user"
+
+
+def test_a_wrong_highlight_id_does_not_lose_the_answer(store):
+    llm = ScriptedModel([final("The cup is red.", ["cup", "99"], short="red")])
+    result = AgentSession(store, "room", llm).ask("What colour is the cup?")
+    assert result.answer == "The cup is red." and result.objects == ["3"]
+
+
+def test_after_a_clean_plan_the_model_answers_or_finishes_its_correction(store):
+    llm = ScriptedModel([
+        _plan(("query_for_relations", {"item_id_list": ["piano"]})),  # fails: the next reply may look further
+        act("query_for_objects", {"query": "table"}),
+        final("The table is brown.", ["2"]),
+    ])
+    AgentSession(store, "room", llm).ask("What colour is the piano, or else the table?")
+    second = {b["properties"]["action"]["const"] for b in llm.requests[1].json_schema["anyOf"]}
+    assert "query_for_objects" in second
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"})), final("Brown.", ["2"])])
+    AgentSession(store, "room", llm).ask("What colour is the table?")
+    after_clean = {b["properties"]["action"]["const"] for b in llm.requests[1].json_schema["anyOf"]}
+    assert after_clean == {"final_answer"}  # a question: no edits, no more looking around
+    llm = ScriptedModel([
+        _plan(("query_for_objects", {"query": "lamp"}),
+              ("update_attributes", {"object_id": "7", "new_attributes_list": ["red"]})),
+        final("Noted: the lamp is red.", ["7"]),
+    ])
+    AgentSession(store, "room", llm).ask("The lamp is red, not white.")
+    after_correction = {b["properties"]["action"]["const"] for b in llm.requests[1].json_schema["anyOf"]}
+    assert after_correction == {"final_answer", *EDIT_TOOLS}

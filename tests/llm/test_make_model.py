@@ -73,3 +73,13 @@ def test_other_bad_arguments(script: Path, tmp_path: Path) -> None:
         make_model(f"scripted:{tmp_path / 'absent.json'}")
     with pytest.raises(LLMError, match="cache must be"):
         make_model(f"scripted:{script}", cache=3)  # type: ignore[arg-type]
+
+
+def test_embedded_threads_come_from_the_environment(monkeypatch):
+    monkeypatch.setenv("SYNERGAI_THREADS", "1")
+    assert EmbeddedModel().threads == 1  # nothing is loaded until the first call
+    monkeypatch.setenv("SYNERGAI_THREADS", "two")
+    with pytest.raises(LLMError, match="SYNERGAI_THREADS"):
+        EmbeddedModel()
+    monkeypatch.delenv("SYNERGAI_THREADS")
+    assert EmbeddedModel(threads=2).threads == 2

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from synergai.agent.matching import find_objects
 from synergai.geometry.frames import Viewpoint
 from synergai.scene.edits import EditRecord, EditRequest
 from synergai.scene.model import STRUCTURE_KINDS, SceneGraph
@@ -52,9 +53,14 @@ class TurnContext:
             if self.marked is None:
                 raise ToolError("no object is marked; ask the user to click the object they mean")
             return self.marked
-        if oid not in self.graph:
-            raise ToolError(f"there is no object with id {oid!r}; use ids from earlier observations")
-        return oid
+        if oid in self.graph:
+            return oid
+        named = [o.id for o in find_objects(self.graph, oid)] if oid else []
+        if len(named) == 1:
+            return named[0]
+        if named:
+            raise ToolError(f"{len(named)} objects match {oid!r} (ids {', '.join(named[:8])}); give one id")
+        raise ToolError(f"there is no object with id {oid!r}; use ids from earlier observations")
 
     def effective_viewpoint(self, anchor_id: str) -> tuple[Viewpoint, str]:
         """The session's viewpoint, or a person at the room centre looking at the anchor."""

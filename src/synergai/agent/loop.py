@@ -1,6 +1,8 @@
-"""The SynergAI loop: plan, then one Thought / Action / Observation per step, until final_answer.
+"""The SynergAI loop: plan, then Thought / Action / Observation steps, until final_answer.
 
-Every reply is JSON constrained by :func:`synergai.agent.prompt.action_schema`. A reply that is not
+The first reply is a thought and a plan whose steps are actions; they run in order (stopping at the
+first error) and their observations come back together. Later replies are one action each. Every
+reply is JSON constrained by :mod:`synergai.agent.prompt`'s schemas. A reply that is not
 valid (broken JSON, cut off at the token limit, an unknown action, wrong argument types, an unknown id)
 is answered with a corrective observation, never a crash; steps and retries are bounded, and when they
 run out the model is asked once more, for a final answer only.
@@ -18,8 +20,8 @@ from pydantic import ValidationError
 
 from synergai.agent.context import ToolError, TurnContext
 from synergai.agent.observation import render_full_graph
-from synergai.agent.prompt import action_schema, system_prompt
-from synergai.agent.tools import TOOLS, Tool, tool_by_name
+from synergai.agent.prompt import action_schema, plan_schema, system_prompt
+from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool, tool_by_name
 from synergai.llm.base import ChatModel, ChatReply, LLMError
 
 
@@ -29,8 +31,8 @@ class LoopLimits:
 
     max_steps: int = 6
     max_retries: int = 2  # consecutive invalid replies before giving up on the step budget
-    first_max_tokens: int = 220
-    step_max_tokens: int = 180
+    first_max_tokens: int = 180
+    step_max_tokens: int = 160
 
 
 @dataclass
@@ -81,34 +83,59 @@ class _BadReply(ValueError):
     """A reply the loop cannot execute; the message is fed back to the model."""
 
 
-def parse_action(text: str, first: bool) -> tuple[list[str], str, Tool, Any]:
-    """Parse one reply into (plan, thought, tool, validated arguments)."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _BadReply(f"your reply was not valid JSON ({exc.msg} at column {exc.colno})") from None
-    if not isinstance(data, dict):
-        raise _BadReply("your reply must be one JSON object with thought, action and action_input")
-    action = data.get("action")
+def _step(action: Any, raw_args: Any) -> tuple[Tool, Any]:
+    """One action and its validated arguments."""
     if not isinstance(action, str):
         raise _BadReply("your reply has no action")
     try:
         tool = tool_by_name(action)
     except ToolError as exc:
         raise _BadReply(str(exc)) from None
-    raw_args = data.get("action_input", {})
     if tool.name == "final_answer" and isinstance(raw_args, str):
         raw_args = {"answer": raw_args}
     try:
-        args = tool.args.model_validate(raw_args if raw_args is not None else {})
+        return tool, tool.args.model_validate(raw_args if raw_args is not None else {})
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"]) or "action_input"
         raise _BadReply(f"bad action_input for {tool.name}: {where}: {err['msg']}") from None
+
+
+def _load(text: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _BadReply(f"your reply was not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(data, dict):
+        raise _BadReply("your reply must be one JSON object with thought, action and action_input")
+    return data
+
+
+def parse_action(text: str, first: bool = False) -> tuple[list[str], str, Tool, Any]:
+    """Parse one step reply into (plan, thought, tool, validated arguments)."""
+    data = _load(text)
+    tool, args = _step(data.get("action"), data.get("action_input", {}))
     plan = data.get("plan") if first else None
     plan_list = [str(p) for p in plan] if isinstance(plan, list) else []
     thought = data.get("thought")
     return plan_list, thought if isinstance(thought, str) else "", tool, args
+
+
+def parse_plan(text: str) -> tuple[list[str], str, list[tuple[Tool, Any]]]:
+    """Parse the first reply into (plan as text, thought, actions to run in order).
+
+    The embedded model's schema gives ``{"thought", "plan": [{"action", "action_input"}, …]}``; a single
+    action object (with or without a plan in words) is accepted too, as remote models may send one.
+    """
+    data = _load(text)
+    thought = data.get("thought") if isinstance(data.get("thought"), str) else ""
+    plan = data.get("plan")
+    if isinstance(plan, list) and plan and all(isinstance(p, dict) for p in plan):
+        steps = [_step(p.get("action"), p.get("action_input", {})) for p in plan]
+        words = [f"{tool.name} {json.dumps(args.model_dump())}" for tool, args in steps]
+        return words, thought, steps
+    words, thought, tool, args = parse_action(text, first=True)
+    return words, thought, [(tool, args)]
 
 
 class AgentLoop:
@@ -118,8 +145,11 @@ class AgentLoop:
         self.llm = llm
         self.limits = limits or LoopLimits()
         self._system = system_prompt(TOOLS)
-        self._schemas = (action_schema(first=True), action_schema(first=False))
+        self._schemas = (plan_schema(), action_schema(first=False))
         self._final_schema = action_schema(first=False, tools=(tool_by_name("final_answer"),))
+        # after actions that all succeeded: answer (or, when the plan was a correction, edit the graph)
+        self._answer_schemas = (self._final_schema, action_schema(
+            first=False, tools=tuple(t for t in TOOLS if t.name == "final_answer" or t.name in EDIT_TOOLS)))
 
     def _call(
         self, result: AgentResult, messages: list[dict[str, str]], schema: dict, max_tokens: int
@@ -145,10 +175,15 @@ class AgentLoop:
         note = f"\n{session_note}" if session_note else ""
         messages.append({"role": "user", "content": f"{earlier}User input: {question}{note}"})
 
-        first, retries, steps = True, 0, 0
+        first, retries, steps, clean, correcting = True, 0, 0, False, False
+        done: set[str] = set()  # actions already run this turn: a repeat means the model is stuck
+        closing = "Observation: No steps left. Give final_answer now."
         while steps < self.limits.max_steps:
             steps += 1
-            schema = self._schemas[0] if first else self._schemas[1]
+            if first:
+                schema = self._schemas[0]
+            else:
+                schema = self._answer_schemas[correcting] if clean else self._schemas[1]
             max_tokens = self.limits.first_max_tokens if first else self.limits.step_max_tokens
             try:
                 reply = self._call(result, messages, schema, max_tokens)
@@ -160,33 +195,58 @@ class AgentLoop:
             try:
                 if reply.finish_reason == "length":
                     raise _BadReply("your reply was cut off; keep the thought short and reply again")
-                plan, thought, tool, args = parse_action(reply.text, first)
+                if first:
+                    plan, thought, actions = parse_plan(reply.text)
+                else:
+                    _, thought, tool, args = parse_action(reply.text)
+                    actions = [(tool, args)]
             except _BadReply as exc:
                 result.trace.append({"type": "error", "reply": reply.text[:500], "error": str(exc)})
                 messages.append({"role": "user", "content": f"Observation: Error: {exc}. Reply with one JSON "
-                                                            "object: thought, action, action_input."})
+                                                            "object as the format says."})
                 retries += 1
                 if retries > self.limits.max_retries:
                     break
                 continue
             retries = 0
-            if first and plan:
+            if first:
                 result.plan = plan
                 result.trace.append({"type": "plan", "plan": plan})
+                correcting = any(tool.name in EDIT_TOOLS for tool, _ in actions)
+            observations, finished, stuck, clean = [], False, False, True
+            for k, (tool, args) in enumerate(actions):
+                key = f"{tool.name} {json.dumps(args.model_dump(), sort_keys=True)}"
+                if tool.name == "final_answer" and k > 0:
+                    break  # an answer written before seeing the plan's observations is not given
+                if key in done and tool.name != "final_answer":
+                    stuck = True
+                    result.trace.append({"type": "error", "error": "repeated action", "action": tool.name})
+                    break
+                done.add(key)
+                finished, observation, ok = self._execute(ctx, result, thought if k == 0 else "", tool, args)
+                observations.append(f"Observation: {observation}")
+                clean = clean and ok
+                if finished or not ok:
+                    break
             first = False
-            if self._execute(ctx, result, messages, thought, tool, args):
+            if finished:
                 break
+            if stuck:
+                closing = ("Observation: You already did that; its result is above. Give final_answer now, "
+                           "from the observations you have.")
+                break
+            messages.append({"role": "user", "content": "\n".join(observations)})
         if not result.answer:
-            self._force_final(ctx, result, messages)
+            self._force_final(ctx, result, messages, closing)
         result.objects = list(ctx.highlights)
         result.edits = [{"seq": r.seq, "op": r.op, "actor": str(r.actor), "utterance": r.utterance,
                          "summary": r.summary()} for r in ctx.edits]
         result.seconds = time.perf_counter() - start
         return result
 
-    def _execute(self, ctx: TurnContext, result: AgentResult, messages: list[dict[str, str]],
-                 thought: str, tool: Tool, args: Any) -> bool:
-        """Run one action; True when the turn is over."""
+    def _execute(self, ctx: TurnContext, result: AgentResult, thought: str, tool: Tool,
+                 args: Any) -> tuple[bool, str, bool]:
+        """Run one action: (the turn is over, observation, the action succeeded)."""
         step: dict[str, Any] = {"type": "action", "thought": thought, "action": tool.name,
                                 "action_input": args.model_dump()}
         try:
@@ -196,27 +256,28 @@ class AgentLoop:
             step["error"] = True
         step["observation"] = observation
         result.trace.append(step)
+        ok = not step.get("error")
         if ctx.clarification:
             result.answer = ctx.clarification
             result.clarification = True
-            return True
-        if tool.name == "final_answer" and not step.get("error"):
+            return True, observation, ok
+        if tool.name == "final_answer" and ok:
             result.answer = args.answer.strip()
             result.short_answer = args.short_answer.strip()
-            return True
-        if tool.retrieves and not step.get("error"):
+            return True, observation, ok
+        if tool.retrieves and ok:
             result.retrieved_tokens += self.llm.count_tokens(observation)
-        messages.append({"role": "user", "content": f"Observation: {observation}"})
-        return False
+        return False, observation, ok
 
-    def _force_final(self, ctx: TurnContext, result: AgentResult, messages: list[dict[str, str]]) -> None:
-        """Out of steps or retries: ask once for final_answer only; fall back to a plain message."""
-        messages.append({"role": "user", "content": "Observation: No steps left. Give final_answer now."})
+    def _force_final(self, ctx: TurnContext, result: AgentResult, messages: list[dict[str, str]],
+                     closing: str) -> None:
+        """Out of steps or retries, or stuck: ask once for final_answer only; else a plain message."""
+        messages.append({"role": "user", "content": closing})
         try:
             reply = self._call(result, messages, self._final_schema, self.limits.step_max_tokens)
             _, thought, tool, args = parse_action(reply.text, first=False)
             if tool.name == "final_answer":
-                self._execute(ctx, result, messages, thought, tool, args)
+                self._execute(ctx, result, thought, tool, args)
         except (_BadReply, LLMError) as exc:
             result.trace.append({"type": "error", "error": f"final answer failed: {exc}"})
         if not result.answer:

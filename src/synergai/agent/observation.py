@@ -1,7 +1,8 @@
 """Observations rendered with SynergAI's three templates (position and size, attributes, relations).
 
-Relations are rendered from each object's own side ("The table (id: 1) is supporting cup (id: 3).")
-and grouped per relation, as the paper's third template does.
+Relations are rendered from each object's own side ("The table (id: 1) is supporting white cup (id: 3).")
+and grouped per relation, as the paper's third template does; a related object carries its first
+attribute, so "what colour is the cup on the table" needs no second query.
 """
 
 from __future__ import annotations
@@ -31,8 +32,14 @@ def attributes_sentence(obj: SceneObject) -> str:
     return f"The {name_id(obj)} has attributes: [{attrs}]."
 
 
+def labelled(obj: SceneObject) -> str:
+    """``{first attribute} {name} (id: {id})``: how a related object is named in template 3."""
+    prefix = f"{obj.attributes[0]} " if obj.attributes else ""
+    return prefix + name_id(obj)
+
+
 def relation_sentences(
-    graph: SceneGraph, obj: SceneObject, facts: Iterable[tuple[Relation, str]], limit: int = 8
+    graph: SceneGraph, obj: SceneObject, facts: Iterable[tuple[Relation, str]], limit: int = 5
 ) -> list[str]:
     """Template 3, one sentence per relation: "The X (id: i) is {relation} a (id: j), b (id: k)."."""
     grouped: dict[Relation, list[str]] = {}
@@ -42,7 +49,7 @@ def relation_sentences(
             grouped[rel].append(other)
     out = []
     for rel, others in grouped.items():
-        names = [name_id(graph.get(o)) for o in others[:limit]]
+        names = [labelled(graph.get(o)) for o in others[:limit]]
         more = f" and {len(others) - limit} more" if len(others) > limit else ""
         out.append(f"The {name_id(obj)} is {WORDING[rel]} {', '.join(names)}{more}.")
     return out

@@ -11,52 +11,36 @@ from typing import Any
 from synergai.agent.tools import TOOLS, Tool
 
 PROLOGUE = """\
-You are an assistant agent in a room and you have to respond to input from a user. When the user asks \
-for information about items in the room, collect the required information using your tools. When the \
-user tells you that you are wrong about an item, or asks you to learn something, use your tools to \
-correct your knowledge of the room. When the user asks for advice or an actionable plan, make one up \
-with your own knowledge and ground it in the room using your tools.
-
-Make a rough plan first. Each step of this plan corresponds to a single action. State the plan with \
-your first action."""
+You are an assistant agent in a room. Answer the user's questions about the room with your tools. \
+When the user says you are wrong about an item, correct your knowledge with your tools. When the user \
+asks for advice or a plan, make one up and ground it in the room with your tools."""
 
 EXAMPLES = """\
 [start of example plans]
 User input: What is on the blue box?
-Plan: 1. query_for_relations with item_id_list ["blue box"] and relation "on". 2. final_answer naming \
-the objects on the box, with their ids in item_id_list.
-
-User input: What is to the left of the marked item?
-Plan: 1. find_marked_object to get the marked item and its relations. 2. final_answer naming the items \
-to its left.
-
+Plan: query_for_relations {"item_id_list": ["blue box"], "relation": "on"}
+User input: What color is the lamp next to the bed?
+Plan: query_for_relations {"item_id_list": ["bed"], "relation": "next to"}
 User input: How many chairs are there?
-Plan: 1. query_for_objects "chair". 2. final_answer with the number of chairs found.
-
-User input: What is in the middle of the bed and the desk?
-Plan: 1. query_for_objects "bed", then "desk". 2. calculate_mid_point of their ids. \
-3. find_object_closest to the mid point. 4. final_answer.
-
+Plan: query_for_objects {"query": "chair"}
+User input: What is between the bed and the desk?
+Plan: calculate_mid_point {"item_id_list": ["bed", "desk"]}
 User input: The marked object is actually a stool.
-Plan: 1. find_marked_object to get its id. 2. update_name with the new name. 3. final_answer confirming.
-
-User input: The chair is red, not brown.
-Plan: 1. query_for_objects "chair". 2. If one chair matches, update_attributes replacing "brown" with \
-"red"; if several match, final_answer asking the user which one (they can click it).
+Plan: update_name {"item_id_list": ["marked"], "new_name_list": ["stool"]}
+User input: Hello!
+Plan: final_answer {"answer": "Hello! Ask me about the room.", "short_answer": "hello", "item_id_list": []}
 [end of example plans]"""
 
 RULES = """\
-Answer format: reply with ONE JSON object per step. The first reply has "plan" (a list of short \
-steps), "thought", "action" and "action_input"; later replies have "thought", "action" and \
-"action_input". After each action you receive an Observation. Repeat until you choose final_answer.
-
-Rules:
-1. Every reply contains exactly one action, chosen from the tools above.
-2. action_input follows the tool's Arguments.
-3. Use ids exactly as they appear in observations. Never invent ids.
-4. Ground every statement in observations; if the room has no such object, say so.
-5. For final_answer, answer in one natural sentence, not a dict.
-6. Keep thoughts short (one sentence)."""
+Reply with ONE JSON object. The first reply has "thought" and "plan": a list of 1 to 3 actions \
+({"action", "action_input"}) run in order, after which you get their Observations. Later replies have \
+"thought", "action" and "action_input", one action each. Rules:
+1. action_input follows the tool's Arguments. Ids may be names ("bed") or "marked" until you know them.
+2. Use ids exactly as observed; never invent ids.
+3. Ground every statement in observations; if the room has no such object, say so.
+4. After the plan's observations, reply with final_answer (or, if the user corrected you, an update \
+tool); only after an error may you look further. Never repeat an action.
+5. Keep thoughts to a few words."""
 
 
 def tool_section(tools: tuple[Tool, ...] = TOOLS) -> str:
@@ -77,9 +61,9 @@ def _branch(tool: Tool, with_plan: bool) -> dict[str, Any]:
         prop.pop("default", None)
     props: dict[str, Any] = {}
     if with_plan:
-        props["plan"] = {"type": "array", "items": {"type": "string", "maxLength": 90},
+        props["plan"] = {"type": "array", "items": {"type": "string", "maxLength": 60},
                          "minItems": 1, "maxItems": 4}
-    props["thought"] = {"type": "string", "maxLength": 120}
+    props["thought"] = {"type": "string", "maxLength": 80}
     props["action"] = {"const": tool.name}
     props["action_input"] = args
     return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
@@ -88,3 +72,24 @@ def _branch(tool: Tool, with_plan: bool) -> dict[str, Any]:
 def action_schema(first: bool, tools: tuple[Tool, ...] = TOOLS) -> dict[str, Any]:
     """Schema of one reply: the action name picks a typed argument object (anyOf by tool)."""
     return {"anyOf": [_branch(t, first) for t in tools]}
+
+
+def _step_branch(tool: Tool) -> dict[str, Any]:
+    branch = _branch(tool, with_plan=False)
+    branch["properties"].pop("thought")
+    branch["required"] = ["action", "action_input"]
+    return branch
+
+
+def plan_schema(tools: tuple[Tool, ...] = TOOLS, max_steps: int = 3) -> dict[str, Any]:
+    """Schema of the first reply: a short thought and a plan of up to ``max_steps`` actions."""
+    return {
+        "type": "object",
+        "properties": {
+            "thought": {"type": "string", "maxLength": 80},
+            "plan": {"type": "array", "items": {"anyOf": [_step_branch(t) for t in tools]},
+                     "minItems": 1, "maxItems": max_steps},
+        },
+        "required": ["thought", "plan"],
+        "additionalProperties": False,
+    }

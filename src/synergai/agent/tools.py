@@ -20,6 +20,7 @@ from synergai.agent.matching import find_objects
 from synergai.agent.observation import (
     attributes_sentence,
     describe_objects,
+    labelled,
     name_id,
     position_sentence,
     relation_sentences,
@@ -33,6 +34,7 @@ from synergai.scene.model import (
     WORDING,
     Relation,
     SceneError,
+    SceneObject,
     parse_relation,
 )
 
@@ -40,8 +42,16 @@ Id = Annotated[str, StringConstraints(min_length=1, max_length=24)]
 Short = Annotated[str, StringConstraints(min_length=1, max_length=60)]
 IdList = Annotated[list[Id], Field(min_length=1, max_length=8)]
 
-#: Objects described in full by one observation (the rest are counted), to bound the prompt.
-MAX_LISTED = 6
+#: Matches described with position and size; beyond that, matches are listed by name and attribute.
+MAX_DESCRIBED = 2
+#: Objects one observation names (the rest are listed by id only), to bound the prompt.
+MAX_LISTED = 8
+#: Categories listed when nothing matches a query.
+MAX_CATEGORIES = 30
+#: Objects whose relations one query_for_relations call reports.
+MAX_ANCHORS = 3
+#: Relation sentences per object when no relation is asked for.
+MAX_RELATION_SENTENCES = 5
 #: How far (box gap, metres) view-dependent relations are looked for around an anchor.
 VIEW_RADIUS_M = 2.0
 
@@ -95,28 +105,28 @@ class FinalArgs(_Args):
 
 # ----------------------------------------------------------------------------- 3D reasoning
 def query_for_objects(ctx: TurnContext, args: QueryArgs) -> str:
-    """Collect the objects mentioned in a user input: their ids, positions, sizes and attributes.
+    """Collect the objects named in a user input: ids, positions, sizes, attributes.
 
     Hints:
-        1. Use this tool first when the user names objects, e.g. "the blue box" or "chairs".
-        2. query is a short noun phrase for ONE kind of object; call the tool again for another kind.
-        3. To count objects, count the objects this tool returns.
+        1. query is a short noun phrase for ONE kind of object, eg. "blue box"; count objects with it.
 
     Arguments:
-        query: str, a short noun phrase naming the objects, eg. "blue box".
+        query: str, eg. "blue box".
 
     Return:
-        observation: str, the position, size and attributes of every matching object.
-        results: list, the matching objects.
+        observation: str, the matching objects.
     """
     found = find_objects(ctx.graph, args.query)
     if not found:
-        cats = ", ".join(sorted(ctx.graph.categories())[:40])
+        cats = ", ".join(sorted(ctx.graph.categories())[:MAX_CATEGORIES])
         return f"No object matches {args.query!r}. The room has: {cats}."
-    head = f"{len(found)} object{'s' if len(found) > 1 else ''} match {args.query!r}. "
-    shown = found[:MAX_LISTED]
-    more = f" ({len(found) - len(shown)} more not shown.)" if len(found) > len(shown) else ""
-    return head + describe_objects(ctx.graph, [o.id for o in shown]) + more
+    if len(found) <= MAX_DESCRIBED:  # the paper's templates 1 and 2
+        head = f"{len(found)} object{'s' if len(found) > 1 else ''} match {args.query!r}. "
+        return head + describe_objects(ctx.graph, [o.id for o in found])
+    shown = ", ".join(labelled(o) for o in found[:MAX_LISTED])
+    rest = ", ".join(o.id for o in found[MAX_LISTED:])
+    more = f" Not shown: ids {rest}." if rest else ""
+    return f"{len(found)} objects match {args.query!r}: {shown}.{more}"
 
 
 def _view_facts(
@@ -131,7 +141,8 @@ def _view_facts(
               and float(np.max(np.abs(np.subtract(o.center, a.center))[:2])) < reach]
     rels = [r for r in sorted(VIEW_DEPENDENT) if wanted in (None, r)]
     facts = [(rel, oid) for rel in rels for oid in view_relation(graph, others, anchor, rel, viewpoint)]
-    return facts, how
+    gap = {o: float(np.linalg.norm(np.subtract(graph.get(o).center, a.center))) for _, o in facts}
+    return sorted(facts, key=lambda f: gap[f[1]]), how
 
 
 def _resolve(ctx: TurnContext, entry: str) -> list[str]:
@@ -146,116 +157,124 @@ def _resolve(ctx: TurnContext, entry: str) -> list[str]:
 
 
 def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> str:
-    """Collect the relations between the given objects and the objects around them.
+    """Collect the relations between objects and the objects around them.
 
     Hints:
-        1. item_id_list holds ids from earlier observations, or names when you do not know the ids yet,
-           eg. ["coffee table"].
-        2. relation is optional: give one (eg. "on", "near", "left", "above", "inside") to keep only that
-           relation, in both directions ("what is on X" and "what X is on"); leave it empty for all.
-        3. "left", "right", "in front of" and "behind" are relative to the user's viewpoint.
+        1. item_id_list holds ids, or names when you do not know the ids, eg. ["coffee table"].
+        2. relation (optional) keeps one relation, eg. "on", "near", "left", "inside"; empty for all.
 
     Arguments:
-        item_id_list: list, ids or names of the objects, eg. ["3", "7"] or ["coffee table"].
-        relation: str, optional relation to keep, eg. "on".
+        item_id_list: list, ids or names, eg. ["3"].
+        relation: str, eg. "on".
 
     Return:
-        observation: str, the objects' positions, attributes and relations.
-        results: list, the related objects.
+        observation: str, the objects' attributes and relations.
     """
     wanted: Relation | None = None
+    note = ""
     if args.relation.strip():
         try:
             wanted = parse_relation(args.relation)
-        except SceneError as exc:
-            raise ToolError(str(exc)) from None
+        except SceneError:  # show every relation rather than fail: the answer is often among them
+            note = f"(No relation called {args.relation!r}; all relations shown.) "
     graph = ctx.graph
     ids = list(dict.fromkeys(i for entry in args.item_id_list for i in _resolve(ctx, entry)))
     lines: list[str] = []
-    for oid in ids[:MAX_LISTED]:
+    for oid in ids[:MAX_ANCHORS]:
         obj = graph.get(oid)
         facts = graph.relations_of(oid)
         own = [(r, o) for r, o in facts if wanted is None or r == wanted]
         inverse = INVERSE.get(wanted) if wanted is not None else None
         # "other WANTED obj" read from the other object's side, when it is a different fact
         others = [o for r, o in facts if inverse is not None and inverse != wanted and r == inverse]
-        view, how = _view_facts(ctx, oid, wanted)
-        lines.append(position_sentence(obj))
+        # view-dependent facts only when asked for: they are many and depend on where the user stands
+        view, how = _view_facts(ctx, oid, wanted) if wanted in VIEW_DEPENDENT else ([], "")
         lines.append(attributes_sentence(obj))
-        sentences = relation_sentences(graph, obj, own)
-        sentences += [f"The {name_id(graph.get(o))} is {WORDING[wanted]} the {name_id(obj)}." for o in others
-                      if wanted is not None]
-        for rel, other in view:
-            sentences.append(f"The {name_id(graph.get(other))} is {WORDING[rel]} the {obj.name} ({how}).")
+        sentences = relation_sentences(graph, obj, own)[:MAX_RELATION_SENTENCES]
+        if others:
+            names = ", ".join(labelled(graph.get(o)) for o in others[:MAX_LISTED])
+            sentences.append(f"The {names} {'is' if len(others) == 1 else 'are'} {WORDING[wanted]} the "
+                             f"{name_id(obj)}.")
+        if view:
+            names = ", ".join(labelled(graph.get(o)) for _, o in view[:MAX_LISTED])
+            sentences.append(f"The {names} {'is' if len(view) == 1 else 'are'} {WORDING[wanted]} the "
+                             f"{obj.name} ({how}).")
         if not own and not others and not view:
             what = f" {WORDING[wanted]}" if wanted else ""
             sentences.append(f"The {name_id(obj)} has no{what} relations recorded.")
         lines.extend(sentences)
-    return " ".join(lines)
+    if len(ids) > MAX_ANCHORS:
+        rest = ", ".join(ids[MAX_ANCHORS:])
+        lines.append(f"({len(ids) - MAX_ANCHORS} more objects not shown: ids {rest}.)")
+    return note + " ".join(lines)
 
 
 def find_marked_object(ctx: TurnContext, args: NoArgs) -> str:
-    """Collect the information of the object the user marked by clicking it.
+    """Collect the object the user marked by clicking it.
 
     Hints:
-        1. Use this tool whenever the user says "the marked object", "this object" or "it" after clicking.
-        2. It returns the object's id; use that id with the other tools.
+        1. Use it when the user says "the marked object", "this" or "it".
 
     Arguments:
         (none)
 
     Return:
-        observation: str, the marked object's position, attributes and relations.
-        results: list, the marked object.
+        observation: str, the marked object's id, attributes and relations.
     """
     if ctx.marked is None:
         return "No object is marked. Ask the user to click the object they mean."
     oid = ctx.check_id(ctx.marked)
-    return "The marked object is the " + name_id(ctx.graph.get(oid)) + ". " + query_for_relations(
-        ctx, RelationsArgs(item_id_list=[oid])
-    )
+    return "The marked object is the " + name_id(ctx.graph.get(oid)) + ". " + position_sentence(
+        ctx.graph.get(oid)) + " " + query_for_relations(ctx, RelationsArgs(item_id_list=[oid]))
 
 
 def calculate_mid_point(ctx: TurnContext, args: IdsArgs) -> str:
-    """Calculate the midpoint of the positions of a list of objects.
+    """Calculate the midpoint of a list of objects.
 
     Hints:
-        1. Use it for "in the middle of" / "between" questions, then find_object_closest.
+        1. For "in the middle of" / "between" questions; it also names the object closest to the midpoint.
 
     Arguments:
-        item_id_list: list, ids of two or more objects, eg. ["3", "7"].
+        item_id_list: list, ids, eg. ["3", "7"].
 
     Return:
-        observation: str, the midpoint as [x, y, z].
+        observation: str, the midpoint [x, y, z] and the object closest to it.
     """
     ids = [ctx.check_id(i) for i in args.item_id_list]
     mid = np.mean([ctx.graph.get(i).center for i in ids], axis=0)
     names = ", ".join(name_id(ctx.graph.get(i)) for i in ids)
-    return f"The mid point of {names} is [{mid[0]:.2f}, {mid[1]:.2f}, {mid[2]:.2f}]."
+    closest = _closest_to(ctx, mid, exclude=set(ids))
+    near = f" The object closest to it is the {labelled(closest)}." if closest is not None else ""
+    return f"The mid point of {names} is [{mid[0]:.2f}, {mid[1]:.2f}, {mid[2]:.2f}].{near}"
+
+
+def _closest_to(ctx: TurnContext, point: np.ndarray, exclude: set[str] = frozenset()) -> SceneObject | None:
+    """The object whose box is nearest the point (floors, walls and ceilings aside)."""
+    objs = [o for o in ctx.graph if o.kind not in STRUCTURE_KINDS and o.id not in exclude]
+    if not objs:
+        return None
+    lo = np.array([o.min_corner for o in objs])
+    hi = np.array([o.max_corner for o in objs])
+    gap = np.linalg.norm(np.clip(np.maximum(lo - point, point - hi), 0.0, None), axis=1)
+    return objs[int(np.argmin(gap))]
 
 
 def find_object_closest(ctx: TurnContext, args: PointArgs) -> str:
     """Collect the object closest to a point.
 
     Hints:
-        1. Use the point returned by calculate_mid_point or a position from an observation.
-        2. Floors, walls and ceilings are not considered.
+        1. Use the point from calculate_mid_point.
 
     Arguments:
-        point: list, the point [x, y, z], eg. [1.0, 2.5, 0.4].
+        point: list, [x, y, z].
 
     Return:
-        observation: str, the closest object's position and attributes.
-        results: list, the closest object.
+        observation: str, the closest object.
     """
-    objs = [o for o in ctx.graph if o.kind not in STRUCTURE_KINDS]
-    if not objs:
-        return "The room has no objects."
     p = np.asarray(args.point, dtype=float)
-    lo = np.array([o.min_corner for o in objs])
-    hi = np.array([o.max_corner for o in objs])
-    gap = np.linalg.norm(np.clip(np.maximum(lo - p, p - hi), 0.0, None), axis=1)
-    best = objs[int(np.argmin(gap))]
+    best = _closest_to(ctx, p)
+    if best is None:
+        return "The room has no objects."
     return f"The object closest to [{p[0]:.2f}, {p[1]:.2f}, {p[2]:.2f}] is the {name_id(best)}. " + \
         describe_objects(ctx.graph, [best.id])
 
@@ -290,22 +309,18 @@ def _edit(ctx: TurnContext, build: Callable[[], edits.EditRequest]) -> edits.Edi
 
 
 def update_name(ctx: TurnContext, args: UpdateNameArgs) -> str:
-    """Update the names (labels) of a list of objects. Use this tool when the user says an object is
-    actually something else, eg. "the marked object is a stool, not a chair".
+    """Rename objects when the user says an object is actually something else.
 
     Hints:
-        1. If there are multiple candidates for an object, do not call this tool and ask the user for
-           clarification.
-        2. item_id_list and new_name_list have the same length: the i-th object gets the i-th name.
-        3. A name is a short noun, eg. "stool"; do not put colours or materials in it.
+        1. If several objects could be meant, do not call it; ask the user which one.
+        2. The i-th object gets the i-th name, a short noun such as "stool".
 
     Arguments:
-        item_id_list: list, ids of the objects to rename, eg. ["12"].
-        new_name_list: list, their new names, eg. ["stool"].
+        item_id_list: list, ids, eg. ["12"].
+        new_name_list: list, names, eg. ["stool"].
 
     Return:
         observation: str, the renamed objects.
-        results: list, the renamed objects.
     """
     if len(args.item_id_list) != len(args.new_name_list):
         raise ToolError("item_id_list and new_name_list must have the same length")
@@ -321,28 +336,19 @@ def update_name(ctx: TurnContext, args: UpdateNameArgs) -> str:
 
 
 def update_attributes(ctx: TurnContext, args: UpdateAttributesArgs) -> str:
-    """Update the attributes of a specific object. Use this tool when the user asks you to change some of
-    the attributes of an object.
+    """Change the attributes (colour, material, ...) of an object.
 
     Hints:
-        1. If there are multiple candidates for object_id, do not call this tool and ask the user for
-           clarification.
-        2. The attributes of an object is a list of strings that specify the color, the texture or other
-           information of an object. Before using this tool, use query_for_objects or find_marked_object
-           to get the current attribute list of the object under consideration.
-        3. To prepare new_attributes_list, start with the current attributes list. Replace the
-           corresponding elements with the new values specified by the user. For example, if the current
-           attributes list is ["blue", "wooden", "rectangular"] and the user asks you to change the color
-           to red, the new attributes list should be ["red", "wooden", "rectangular"].
-        4. Do not alter the values of the attributes not mentioned by the user.
+        1. If several objects could be meant, do not call it; ask the user which one.
+        2. Start from the current attributes and replace only what the user corrects, eg. ["blue",
+           "wooden"] -> ["red", "wooden"].
 
     Arguments:
-        object_id: str, the id of the object to be updated, eg. "1".
-        new_attributes_list: list, the new list of attributes, eg. ["red", "wooden"].
+        object_id: str, eg. "1".
+        new_attributes_list: list, eg. ["red", "wooden"].
 
     Return:
-        observation: str, information about the object under consideration.
-        results: list, a list that contains the object under consideration.
+        observation: str, the object's new attributes.
     """
     oid = ctx.check_id(args.object_id)
     _ensure_unambiguous(ctx, oid)
@@ -370,59 +376,51 @@ def _relation_edit(ctx: TurnContext, args: RelationEditArgs, add: bool) -> str:
 
 
 def add_relation(ctx: TurnContext, args: RelationEditArgs) -> str:
-    """Add a relation between two objects. Use this tool when the user says a relation is missing, eg.
-    "the cup is on the table".
+    """Add a relation the user says is missing, eg. "the cup is on the table".
 
     Hints:
-        1. If there are multiple candidates for an object, do not call this tool and ask the user for
-           clarification.
-        2. relation is one of: on, supporting, inside, embedded in, hanging on, mounted on, affixed on,
-           above, below, higher than, lower than, near, far, beside, next to.
+        1. relation is one of: on, inside, hanging on, mounted on, above, below, near, next to.
 
     Arguments:
-        subject_id: str, id of the object the sentence is about, eg. "3" (the cup).
-        relation: str, the relation, eg. "on".
-        object_id: str, id of the other object, eg. "1" (the table).
+        subject_id: str, eg. "3" (the cup).
+        relation: str, eg. "on".
+        object_id: str, eg. "1" (the table).
 
     Return:
-        observation: str, the relation now stored.
+        observation: str, the relation stored.
     """
     return _relation_edit(ctx, args, add=True)
 
 
 def delete_relation(ctx: TurnContext, args: RelationEditArgs) -> str:
-    """Remove a relation between two objects. Use this tool when the user says a relation is wrong, eg.
-    "the backpack is not on the table".
+    """Remove a relation the user says is wrong, eg. "the bag is not on the table".
 
     Hints:
-        1. If there are multiple candidates for an object, do not call this tool and ask the user for
-           clarification.
-        2. Use query_for_relations first to see the stored relation and its exact wording.
+        1. Look the relation up with query_for_relations first.
 
     Arguments:
-        subject_id: str, id of the object the sentence is about, eg. "5".
-        relation: str, the relation to remove, eg. "on".
-        object_id: str, id of the other object, eg. "1".
+        subject_id: str, eg. "5".
+        relation: str, eg. "on".
+        object_id: str, eg. "1".
 
     Return:
-        observation: str, confirmation of the removed relation.
+        observation: str, the relation removed.
     """
     return _relation_edit(ctx, args, add=False)
 
 
 # ----------------------------------------------------------------------------- response
 def post_process(ctx: TurnContext, args: IdsArgs) -> str:
-    """Return the objects relevant to the answer so the user interface can highlight them.
+    """Highlight the objects an answer is about in the user interface.
 
     Hints:
-        1. Give the ids of the objects your answer is about.
+        1. final_answer's item_id_list does the same.
 
     Arguments:
-        item_id_list: list, ids of the relevant objects, eg. ["49"].
+        item_id_list: list, ids, eg. ["49"].
 
     Return:
-        observation: str, the objects that will be highlighted.
-        results: list, the relevant objects.
+        observation: str, the highlighted objects.
     """
     ids = [ctx.check_id(i) for i in args.item_id_list]
     ctx.highlights = list(dict.fromkeys(ids))
@@ -430,24 +428,29 @@ def post_process(ctx: TurnContext, args: IdsArgs) -> str:
 
 
 def final_answer(ctx: TurnContext, args: FinalArgs) -> str:
-    """Return the final response to the user and finish.
+    """Give the final response to the user and finish.
 
     Hints:
-        1. answer is one natural sentence (not a dict); include object names and ids where useful.
-        2. short_answer is the answer in at most five words, eg. "brown" or "2" or "on the table".
-        3. item_id_list lists the objects the answer is about (they are highlighted, as post_process does).
-        4. To ask the user a clarifying question, put the question in answer.
+        1. answer is one short sentence; short_answer answers in at most three words, eg. "brown", "2",
+           "on the desk".
+        2. To ask the user a clarifying question, put it in answer.
 
     Arguments:
-        answer: str, the response, eg. "The book (id: 49) is on the blue box."
-        short_answer: str, the answer in at most five words, eg. "book".
-        item_id_list: list, ids of the objects the answer is about, eg. ["49"].
+        answer: str, eg. "The book (id: 49) is on the box."
+        short_answer: str, eg. "book".
+        item_id_list: list, ids the answer is about, eg. ["49"].
 
     Return:
         observation: str, the response.
     """
-    if args.item_id_list:
-        post_process(ctx, IdsArgs(item_id_list=args.item_id_list))
+    known = []
+    for raw in args.item_id_list:  # a wrong id must not lose the answer: it is only not highlighted
+        try:
+            known.append(ctx.check_id(raw))
+        except ToolError:
+            continue
+    if known:
+        post_process(ctx, IdsArgs(item_id_list=known))
     return args.answer
 
 
@@ -478,6 +481,10 @@ TOOLS: tuple[Tool, ...] = (
     Tool("post_process", post_process, IdsArgs, False),
     Tool("final_answer", final_answer, FinalArgs, False),
 )
+
+
+#: The perception-alignment tools: they edit the graph through the store.
+EDIT_TOOLS = frozenset({"update_name", "update_attributes", "add_relation", "delete_relation"})
 
 
 def tool_by_name(name: str) -> Tool:

@@ -27,6 +27,7 @@ from synergai.llm.weights import ENV_VAR, QWEN_CODER_1_5B, REQUIREMENTS_HINT, lo
 _HOST_CACHE_MIB = 1024  # llama.cpp's host-RAM prompt cache (its default, 8 GiB, is too much for a laptop)
 _TOKENIZE_TIMEOUT_S = 30.0
 _KV_KEEP = 6  # system prompts whose KV cache stays on disk
+THREADS_ENV = "SYNERGAI_THREADS"  # CPU threads for the model (default: all cores)
 
 
 class EmbeddedModel:
@@ -36,7 +37,12 @@ class EmbeddedModel:
                  prefix_cache: str | Path | bool | None = True):
         if isinstance(n_ctx, bool) or not isinstance(n_ctx, int) or n_ctx < 256:
             raise LLMError(f"n_ctx must be an int >= 256, got {n_ctx!r}")
-        threads = threads if threads is not None else (os.cpu_count() or 1)
+        if threads is None:
+            env = os.environ.get(THREADS_ENV, "").strip()
+            try:
+                threads = int(env) if env else (os.cpu_count() or 1)
+            except ValueError:
+                raise LLMError(f"{THREADS_ENV} must be a positive int, got {env!r}") from None
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
             raise LLMError(f"threads must be a positive int, got {threads!r}")
         self._gguf_path = Path(gguf_path).expanduser() if gguf_path is not None else None
