@@ -49,7 +49,7 @@ def test_what_is_on_the_table(store):
     assert result.plan == ["find the table", "its relations", "answer"]
     assert result.llm_calls == 3
     observations = [t["observation"] for t in result.trace if t["type"] == "action"]
-    assert "The table (id: 2) is supporting red cup (id: 3)." in observations[1]
+    assert "The red cup (id: 3) is on the table (id: 2)." in observations[1]
     # relation filter: only "supporting" facts about the table, not the chairs near it
     assert "chair" not in observations[1]
     # the second call saw the first observation, in the paper's template
@@ -160,8 +160,11 @@ def _plan(*steps: tuple[str, dict], thought: str = "Look it up.") -> str:
 def test_plan_schema_lists_typed_actions():
     schema = plan_schema()
     items = schema["properties"]["plan"]["items"]["anyOf"]
-    assert {b["properties"]["action"]["const"] for b in items} == {t.name for t in TOOLS}
+    planned = {t.name for t in TOOLS} - {"find_object_closest", "post_process"}
+    assert {b["properties"]["action"]["const"] for b in items} == planned
     assert schema["properties"]["plan"]["maxItems"] == 3 and schema["required"] == ["thought", "plan"]
+    unmarked = plan_schema(marked=False)["properties"]["plan"]["items"]["anyOf"]
+    assert {b["properties"]["action"]["const"] for b in unmarked} == planned - {"find_marked_object"}
 
 
 def test_a_plan_runs_its_actions_in_order_then_the_model_answers(store):
@@ -237,4 +240,27 @@ def test_after_a_clean_plan_the_model_answers_or_finishes_its_correction(store):
     ])
     AgentSession(store, "room", llm).ask("The lamp is red, not white.")
     after_correction = {b["properties"]["action"]["const"] for b in llm.requests[1].json_schema["anyOf"]}
-    assert after_correction == {"final_answer", *EDIT_TOOLS}
+    assert after_correction == {"final_answer"}  # the edit is made: confirm it
+    assert store.load("room").get("7").attributes == ("red",)
+
+
+def test_questions_are_told_apart_from_corrections():
+    from synergai.agent.loop import is_question
+
+    assert is_question("What is on the table?") and is_question("how many chairs are there")
+    assert is_question("Is the lamp on?") and not is_question("The marked object is actually a stool.")
+    assert not is_question("That chair is red, not brown.") and not is_question("")
+
+
+def test_a_correction_may_edit_after_looking_the_object_up(store):
+    llm = ScriptedModel([
+        _plan(("find_marked_object", {})),
+        act("update_name", {"item_id_list": ["4"], "new_name_list": ["stool"]}),
+        final("Noted: it is a stool.", ["4"]),
+    ])
+    session = AgentSession(store, "room", llm)
+    session.mark("4")
+    result = session.ask("The marked object is actually a stool.")
+    offered = {b["properties"]["action"]["const"] for b in llm.requests[1].json_schema["anyOf"]}
+    assert offered == {"final_answer", *EDIT_TOOLS} and store.load("room").get("4").category == "stool"
+    assert result.llm_calls == 3

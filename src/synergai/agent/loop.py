@@ -138,6 +138,17 @@ def parse_plan(text: str) -> tuple[list[str], str, list[tuple[Tool, Any]]]:
     return words, thought, [(tool, args)]
 
 
+_QUESTION_WORDS = frozenset({"what", "where", "which", "who", "whose", "how", "why", "when", "is", "are",
+                             "does", "do", "can", "could", "would", "should", "will", "tell", "describe",
+                             "count", "find", "show", "name", "list"})
+
+
+def is_question(text: str) -> bool:
+    """Whether the input asks something (it then never edits the graph) rather than states a correction."""
+    words = text.strip().lower().split()
+    return text.rstrip().endswith("?") or (bool(words) and words[0].strip(",.!") in _QUESTION_WORDS)
+
+
 class AgentLoop:
     """Runs user turns against a chat model and the SynergAI tools."""
 
@@ -146,6 +157,7 @@ class AgentLoop:
         self.limits = limits or LoopLimits()
         self._system = system_prompt(TOOLS)
         self._schemas = (plan_schema(), action_schema(first=False))
+        self._plan_unmarked = plan_schema(marked=False)
         self._final_schema = action_schema(first=False, tools=(tool_by_name("final_answer"),))
         # after actions that all succeeded: answer (or, when the plan was a correction, edit the graph)
         self._answer_schemas = (self._final_schema, action_schema(
@@ -175,15 +187,15 @@ class AgentLoop:
         note = f"\n{session_note}" if session_note else ""
         messages.append({"role": "user", "content": f"{earlier}User input: {question}{note}"})
 
-        first, retries, steps, clean, correcting = True, 0, 0, False, False
+        first, retries, steps, clean, correcting, edited = True, 0, 0, False, False, False
         done: set[str] = set()  # actions already run this turn: a repeat means the model is stuck
         closing = "Observation: No steps left. Give final_answer now."
         while steps < self.limits.max_steps:
             steps += 1
             if first:
-                schema = self._schemas[0]
+                schema = self._schemas[0] if ctx.marked is not None else self._plan_unmarked
             else:
-                schema = self._answer_schemas[correcting] if clean else self._schemas[1]
+                schema = self._answer_schemas[correcting and not edited] if clean else self._schemas[1]
             max_tokens = self.limits.first_max_tokens if first else self.limits.step_max_tokens
             try:
                 reply = self._call(result, messages, schema, max_tokens)
@@ -212,7 +224,7 @@ class AgentLoop:
             if first:
                 result.plan = plan
                 result.trace.append({"type": "plan", "plan": plan})
-                correcting = any(tool.name in EDIT_TOOLS for tool, _ in actions)
+                correcting = not is_question(question) or any(tool.name in EDIT_TOOLS for tool, _ in actions)
             observations, finished, stuck, clean = [], False, False, True
             for k, (tool, args) in enumerate(actions):
                 key = f"{tool.name} {json.dumps(args.model_dump(), sort_keys=True)}"
@@ -226,6 +238,7 @@ class AgentLoop:
                 finished, observation, ok = self._execute(ctx, result, thought if k == 0 else "", tool, args)
                 observations.append(f"Observation: {observation}")
                 clean = clean and ok
+                edited = edited or (ok and tool.name in EDIT_TOOLS)
                 if finished or not ok:
                     break
             first = False
@@ -235,6 +248,8 @@ class AgentLoop:
                 closing = ("Observation: You already did that; its result is above. Give final_answer now, "
                            "from the observations you have.")
                 break
+            if clean:  # the question again, next to where the answer is written: small models drift
+                observations.append(f"Reply to the user input from these observations: {question}")
             messages.append({"role": "user", "content": "\n".join(observations)})
         if not result.answer:
             self._force_final(ctx, result, messages, closing)

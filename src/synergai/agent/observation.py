@@ -48,10 +48,15 @@ def relation_sentences(
         if other not in grouped[rel]:
             grouped[rel].append(other)
     out = []
-    for rel, others in grouped.items():
+    # what rests on the object first: small models answer from the first sentence that fits
+    for rel, others in sorted(grouped.items(), key=lambda item: item[0] != Relation.SUPPORTS):
         names = [labelled(graph.get(o)) for o in others[:limit]]
         more = f" and {len(others) - limit} more" if len(others) > limit else ""
-        out.append(f"The {name_id(obj)} is {WORDING[rel]} {', '.join(names)}{more}.")
+        if rel == Relation.SUPPORTS:  # read from the held objects' side: "what is on X" is then literal
+            verb = "is" if len(others) == 1 else "are"
+            out.append(f"The {', '.join(names)}{more} {verb} on the {name_id(obj)}.")
+        else:
+            out.append(f"The {name_id(obj)} is {WORDING[rel]} {', '.join(names)}{more}.")
     return out
 
 

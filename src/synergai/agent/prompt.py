@@ -81,8 +81,15 @@ def _step_branch(tool: Tool) -> dict[str, Any]:
     return branch
 
 
-def plan_schema(tools: tuple[Tool, ...] = TOOLS, max_steps: int = 3) -> dict[str, Any]:
-    """Schema of the first reply: a short thought and a plan of up to ``max_steps`` actions."""
+#: Never in the first plan: a point comes from an observation; highlights go with the answer.
+NOT_PLANNED = frozenset({"find_object_closest", "post_process"})
+
+
+def plan_schema(tools: tuple[Tool, ...] = TOOLS, max_steps: int = 3, marked: bool = True) -> dict[str, Any]:
+    """Schema of the first reply: a short thought and a plan of up to ``max_steps`` actions
+    (``find_marked_object`` only when the user has marked an object)."""
+    skip = NOT_PLANNED if marked else NOT_PLANNED | {"find_marked_object"}
+    tools = tuple(t for t in tools if t.name not in skip)
     return {
         "type": "object",
         "properties": {

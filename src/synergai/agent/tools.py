@@ -30,8 +30,10 @@ from synergai.scene.build import view_relation
 from synergai.scene.model import (
     INVERSE,
     STRUCTURE_KINDS,
+    SUPPORT_RELATIONS,
     VIEW_DEPENDENT,
     WORDING,
+    ObjectKind,
     Relation,
     SceneError,
     SceneObject,
@@ -42,6 +44,8 @@ Id = Annotated[str, StringConstraints(min_length=1, max_length=24)]
 Short = Annotated[str, StringConstraints(min_length=1, max_length=60)]
 IdList = Annotated[list[Id], Field(min_length=1, max_length=8)]
 
+#: What query_for_objects adds about a described object: what holds it and what it holds.
+HIERARCHY_RELATIONS = SUPPORT_RELATIONS | {Relation.SUPPORTS}
 #: Matches described with position and size; beyond that, matches are listed by name and attribute.
 MAX_DESCRIBED = 2
 #: Objects one observation names (the rest are listed by id only), to bound the prompt.
@@ -105,7 +109,7 @@ class FinalArgs(_Args):
 
 # ----------------------------------------------------------------------------- 3D reasoning
 def query_for_objects(ctx: TurnContext, args: QueryArgs) -> str:
-    """Collect the objects named in a user input: ids, positions, sizes, attributes.
+    """Collect the objects named in a user input: ids, positions, sizes, attributes, what they are on.
 
     Hints:
         1. query is a short noun phrase for ONE kind of object, eg. "blue box"; count objects with it.
@@ -120,9 +124,15 @@ def query_for_objects(ctx: TurnContext, args: QueryArgs) -> str:
     if not found:
         cats = ", ".join(sorted(ctx.graph.categories())[:MAX_CATEGORIES])
         return f"No object matches {args.query!r}. The room has: {cats}."
-    if len(found) <= MAX_DESCRIBED:  # the paper's templates 1 and 2
+    if len(found) <= MAX_DESCRIBED:  # the paper's templates 1 and 2, and where each object sits (3)
         head = f"{len(found)} object{'s' if len(found) > 1 else ''} match {args.query!r}. "
-        return head + describe_objects(ctx.graph, [o.id for o in found])
+        lines = []
+        for obj in found:
+            lines.append(describe_objects(ctx.graph, [obj.id]))
+            support = [(r, o) for r, o in ctx.graph.relations_of(obj.id)  # resting on the floor says little
+                       if r in HIERARCHY_RELATIONS and ctx.graph.get(o).kind != ObjectKind.FLOOR]
+            lines.extend(relation_sentences(ctx.graph, obj, support, limit=MAX_LISTED))
+        return head + " ".join(lines)
     shown = ", ".join(labelled(o) for o in found[:MAX_LISTED])
     rest = ", ".join(o.id for o in found[MAX_LISTED:])
     more = f" Not shown: ids {rest}." if rest else ""
@@ -431,14 +441,13 @@ def final_answer(ctx: TurnContext, args: FinalArgs) -> str:
     """Give the final response to the user and finish.
 
     Hints:
-        1. answer is one short sentence; short_answer answers in at most three words, eg. "brown", "2",
-           "on the desk".
+        1. answer is one short sentence from the observations; short_answer answers in at most three words.
         2. To ask the user a clarifying question, put it in answer.
 
     Arguments:
-        answer: str, eg. "The book (id: 49) is on the box."
-        short_answer: str, eg. "book".
-        item_id_list: list, ids the answer is about, eg. ["49"].
+        answer: str, the response in one sentence.
+        short_answer: str, eg. a colour, a number, an object or a place.
+        item_id_list: list, ids of the objects the answer is about.
 
     Return:
         observation: str, the response.
