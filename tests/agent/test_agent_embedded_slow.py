@@ -30,9 +30,9 @@ def demo(tmp_path: Path) -> Iterator[tuple[SceneStore, dict[str, str]]]:
     store.close()
 
 
-def test_what_is_on_the_coffee_table(model, demo):
+def test_what_objects_are_on_the_coffee_table(model, demo):
     store, labels = demo
-    result = AgentSession(store, "demo", model).ask("What is on the coffee table?")
+    result = AgentSession(store, "demo", model).ask("What objects are on the coffee table?")
     on_table = {i for i, c in labels.items() if c in ("laptop", "remote control")}
     named = {i for i in result.objects if i in on_table}
     text = result.answer.lower()

@@ -165,6 +165,16 @@ def test_plan_schema_lists_typed_actions():
     assert schema["properties"]["plan"]["maxItems"] == 3 and schema["required"] == ["thought", "plan"]
     unmarked = plan_schema(marked=False)["properties"]["plan"]["items"]["anyOf"]
     assert {b["properties"]["action"]["const"] for b in unmarked} == planned - {"find_marked_object"}
+    asking = plan_schema(question=True)["properties"]["plan"]["items"]["anyOf"]
+    assert {b["properties"]["action"]["const"] for b in asking} == planned - EDIT_TOOLS
+
+
+def test_a_question_is_planned_without_edit_tools(store):
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "cup"})), final("It is red.", ["3"])])
+    AgentSession(store, "room", llm).ask("What colour is the cup?")
+    offered = {b["properties"]["action"]["const"] for b in llm.requests[0].json_schema["properties"]["plan"][
+        "items"]["anyOf"]}
+    assert not offered & EDIT_TOOLS and "query_for_objects" in offered
 
 
 def test_a_plan_runs_its_actions_in_order_then_the_model_answers(store):

@@ -157,7 +157,8 @@ class AgentLoop:
         self.limits = limits or LoopLimits()
         self._system = system_prompt(TOOLS)
         self._schemas = (plan_schema(), action_schema(first=False))
-        self._plan_unmarked = plan_schema(marked=False)
+        both = (True, False)
+        self._plans = {(m, q): plan_schema(marked=m, question=q) for m in both for q in both}
         self._final_schema = action_schema(first=False, tools=(tool_by_name("final_answer"),))
         # after actions that all succeeded: answer (or, when the plan was a correction, edit the graph)
         self._answer_schemas = (self._final_schema, action_schema(
@@ -188,12 +189,13 @@ class AgentLoop:
         messages.append({"role": "user", "content": f"{earlier}User input: {question}{note}"})
 
         first, retries, steps, clean, correcting, edited = True, 0, 0, False, False, False
+        asking = is_question(question)
         done: set[str] = set()  # actions already run this turn: a repeat means the model is stuck
         closing = "Observation: No steps left. Give final_answer now."
         while steps < self.limits.max_steps:
             steps += 1
             if first:
-                schema = self._schemas[0] if ctx.marked is not None else self._plan_unmarked
+                schema = self._plans[(ctx.marked is not None, asking)]
             else:
                 schema = self._answer_schemas[correcting and not edited] if clean else self._schemas[1]
             max_tokens = self.limits.first_max_tokens if first else self.limits.step_max_tokens
@@ -224,7 +226,7 @@ class AgentLoop:
             if first:
                 result.plan = plan
                 result.trace.append({"type": "plan", "plan": plan})
-                correcting = not is_question(question) or any(tool.name in EDIT_TOOLS for tool, _ in actions)
+                correcting = not asking or any(tool.name in EDIT_TOOLS for tool, _ in actions)
             observations, finished, stuck, clean = [], False, False, True
             for k, (tool, args) in enumerate(actions):
                 key = f"{tool.name} {json.dumps(args.model_dump(), sort_keys=True)}"

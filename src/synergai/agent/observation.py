@@ -53,8 +53,7 @@ def relation_sentences(
         names = [labelled(graph.get(o)) for o in others[:limit]]
         more = f" and {len(others) - limit} more" if len(others) > limit else ""
         if rel == Relation.SUPPORTS:  # read from the held objects' side: "what is on X" is then literal
-            verb = "is" if len(others) == 1 else "are"
-            out.append(f"The {', '.join(names)}{more} {verb} on the {name_id(obj)}.")
+            out.append(f"On the {name_id(obj)}: {', '.join(names)}{more}.")
         else:
             out.append(f"The {name_id(obj)} is {WORDING[rel]} {', '.join(names)}{more}.")
     return out

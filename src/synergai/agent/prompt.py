@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from synergai.agent.tools import TOOLS, Tool
+from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool
 
 PROLOGUE = """\
 You are an assistant agent in a room. Answer the user's questions about the room with your tools. \
@@ -85,10 +85,16 @@ def _step_branch(tool: Tool) -> dict[str, Any]:
 NOT_PLANNED = frozenset({"find_object_closest", "post_process"})
 
 
-def plan_schema(tools: tuple[Tool, ...] = TOOLS, max_steps: int = 3, marked: bool = True) -> dict[str, Any]:
+def plan_schema(
+    tools: tuple[Tool, ...] = TOOLS, max_steps: int = 3, marked: bool = True, question: bool = False
+) -> dict[str, Any]:
     """Schema of the first reply: a short thought and a plan of up to ``max_steps`` actions
-    (``find_marked_object`` only when the user has marked an object)."""
-    skip = NOT_PLANNED if marked else NOT_PLANNED | {"find_marked_object"}
+    (``find_marked_object`` only when an object is marked; no edits when the user asks a question)."""
+    skip = set(NOT_PLANNED)
+    if not marked:
+        skip.add("find_marked_object")
+    if question:
+        skip |= EDIT_TOOLS
     tools = tuple(t for t in tools if t.name not in skip)
     return {
         "type": "object",

@@ -81,6 +81,10 @@ class IdsArgs(_Args):
     item_id_list: IdList
 
 
+class MidPointArgs(_Args):
+    item_id_list: Annotated[list[Id], Field(min_length=2, max_length=8)]
+
+
 class PointArgs(_Args):
     point: Annotated[list[float], Field(min_length=3, max_length=3)]
 
@@ -238,7 +242,7 @@ def find_marked_object(ctx: TurnContext, args: NoArgs) -> str:
         ctx.graph.get(oid)) + " " + query_for_relations(ctx, RelationsArgs(item_id_list=[oid]))
 
 
-def calculate_mid_point(ctx: TurnContext, args: IdsArgs) -> str:
+def calculate_mid_point(ctx: TurnContext, args: MidPointArgs) -> str:
     """Calculate the midpoint of a list of objects.
 
     Hints:
@@ -481,7 +485,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool("query_for_objects", query_for_objects, QueryArgs, True),
     Tool("query_for_relations", query_for_relations, RelationsArgs, True),
     Tool("find_marked_object", find_marked_object, NoArgs, True),
-    Tool("calculate_mid_point", calculate_mid_point, IdsArgs, False),
+    Tool("calculate_mid_point", calculate_mid_point, MidPointArgs, False),
     Tool("find_object_closest", find_object_closest, PointArgs, True),
     Tool("update_name", update_name, UpdateNameArgs, True),
     Tool("update_attributes", update_attributes, UpdateAttributesArgs, True),
