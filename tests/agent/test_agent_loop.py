@@ -49,7 +49,7 @@ def test_what_is_on_the_table(store):
     assert result.plan == ["find the table", "its relations", "answer"]
     assert result.llm_calls == 3
     observations = [t["observation"] for t in result.trace if t["type"] == "action"]
-    assert "The red cup (id: 3) is on the table (id: 2)." in observations[1]
+    assert "On the table (id: 2): red cup (id: 3)." in observations[1]
     # relation filter: only "supporting" facts about the table, not the chairs near it
     assert "chair" not in observations[1]
     # the second call saw the first observation, in the paper's template
