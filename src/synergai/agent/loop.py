@@ -156,7 +156,7 @@ class AgentLoop:
         self.llm = llm
         self.limits = limits or LoopLimits()
         self._system = system_prompt(TOOLS)
-        self._schemas = (plan_schema(), action_schema(first=False))
+        self._step_schema = action_schema(first=False)
         both = (True, False)
         self._plans = {(m, q): plan_schema(marked=m, question=q) for m in both for q in both}
         self._final_schema = action_schema(first=False, tools=(tool_by_name("final_answer"),))
@@ -197,7 +197,7 @@ class AgentLoop:
             if first:
                 schema = self._plans[(ctx.marked is not None, asking)]
             else:
-                schema = self._answer_schemas[correcting and not edited] if clean else self._schemas[1]
+                schema = self._answer_schemas[correcting and not edited] if clean else self._step_schema
             max_tokens = self.limits.first_max_tokens if first else self.limits.step_max_tokens
             try:
                 reply = self._call(result, messages, schema, max_tokens)
