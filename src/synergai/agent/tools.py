@@ -36,6 +36,7 @@ from synergai.scene.model import (
     ObjectKind,
     Relation,
     SceneError,
+    SceneGraph,
     SceneObject,
     parse_relation,
 )
@@ -206,13 +207,9 @@ def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> str:
         lines.append(attributes_sentence(obj))
         sentences = relation_sentences(graph, obj, own)[:MAX_RELATION_SENTENCES]
         if others:
-            names = ", ".join(labelled(graph.get(o)) for o in others[:MAX_LISTED])
-            sentences.append(f"The {names} {'is' if len(others) == 1 else 'are'} {WORDING[wanted]} the "
-                             f"{name_id(obj)}.")
+            sentences.append(_toward(graph, others, wanted, f"{name_id(obj)}"))
         if view:
-            names = ", ".join(labelled(graph.get(o)) for _, o in view[:MAX_LISTED])
-            sentences.append(f"The {names} {'is' if len(view) == 1 else 'are'} {WORDING[wanted]} the "
-                             f"{obj.name} ({how}).")
+            sentences.append(_toward(graph, [o for _, o in view], wanted, f"{obj.name} ({how})"))
         if not own and not others and not view:
             what = f" {WORDING[wanted]}" if wanted else ""
             sentences.append(f"The {name_id(obj)} has no{what} relations recorded.")
@@ -221,6 +218,12 @@ def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> str:
         rest = ", ".join(ids[MAX_ANCHORS:])
         lines.append(f"({len(ids) - MAX_ANCHORS} more objects not shown: ids {rest}.)")
     return note + " ".join(lines)
+
+
+def _toward(graph: SceneGraph, ids: list[str], relation: Relation, target: str) -> str:
+    """Template 3 read from the other objects' side: "The a (id: 1), b (id: 2) are REL the target."."""
+    names = ", ".join(labelled(graph.get(o)) for o in ids[:MAX_LISTED])
+    return f"The {names} {'is' if len(ids) == 1 else 'are'} {WORDING[relation]} the {target}."
 
 
 def find_marked_object(ctx: TurnContext, args: NoArgs) -> str:
