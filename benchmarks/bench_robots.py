@@ -6,6 +6,8 @@ person answers the planner with the task's scripted answers, then with its whole
 
     .venv/bin/python benchmarks/bench_robots.py                   # embedded model, capped rounds
     .venv/bin/python benchmarks/bench_robots.py --only tabletop --tabletop-rounds 4 --out results.json
+
+With ``--out``, a rerun resumes: episodes already in the file are kept and skipped.
 """
 
 from __future__ import annotations
@@ -39,11 +41,18 @@ def log(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
+def already_run(rows: list[dict[str, Any]], mode: str, task: str, ablation: str) -> bool:
+    """Whether an earlier (resumed) run of this file holds this episode."""
+    return any((r["mode"], r["task"], r["ablation"]) == (mode, task, ablation) for r in rows)
+
+
 def bench_tabletop(model: ChatModel, keys: list[str], rounds: int, rows: list[dict[str, Any]],
                    save: Callable[[], None]) -> None:
     for key in keys:
         task = SEED_TASKS[key]
         for critic in (True, False):
+            if already_run(rows, "tabletop", key, "critic" if critic else "no critic"):
+                continue
             with TabletopSim(task.objects) as sim:
                 r = run_multitalk(task.text, sim, model, checker=task.check, answers=task.answers,
                                   ask_user=lambda q, t=task: t.preference,
@@ -63,6 +72,8 @@ def bench_team(model: ChatModel, keys: list[str], rounds: int, rows: list[dict[s
     for key in keys:
         task = house_task(key)
         for feedback in (True, False):
+            if already_run(rows, "team", key, "feedback" if feedback else "no feedback"):
+                continue
             r = run_team(task, model, TeamConfig(max_rounds=rounds, use_feedback=feedback))
             row = {"mode": "team", "task": key, "ablation": "feedback" if feedback else "no feedback",
                    "success": r.success, "steps": r.steps, "rounds": r.rounds, "messages": r.messages,
@@ -125,11 +136,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--team-rounds", type=int, default=12)
     p.add_argument("--threads", type=int, default=None,
                    help="CPU threads of the embedded model (default: all; 1 is faster on a busy machine)")
-    p.add_argument("--out", type=Path, default=None, help="write every run (with logs) as JSON here")
+    p.add_argument("--out", type=Path, default=None,
+                   help="JSON file for every run (with logs); episodes already in it are kept")
     args = p.parse_args(argv)
     sim = bench_simulator()
     log(f"simulator: {sim}")
     rows: list[dict[str, Any]] = []
+    if args.out and args.out.is_file():
+        rows = list(json.loads(args.out.read_text())["runs"])
+        log(f"resuming: {len(rows)} episodes already in {args.out}")
 
     def save() -> None:  # after every episode, so a long run can be stopped without losing results
         if args.out:

@@ -192,15 +192,19 @@ def test_a_plan_runs_its_actions_in_order_then_the_model_answers(store):
     assert result.plan[0].startswith("query_for_objects") and result.objects == ["3", "2"]
 
 
-def test_a_plan_stops_at_its_first_failing_action(store):
+def test_a_plan_runs_past_a_failing_action_and_then_answers(store):
     llm = ScriptedModel([
         _plan(("query_for_relations", {"item_id_list": ["piano"]}), ("query_for_objects", {"query": "cup"})),
-        final("There is no piano here."),
+        final("There is no piano here; there is a red cup."),
     ])
     result = AgentSession(store, "room", llm).ask("What is near the piano?")
     actions = [t for t in result.trace if t["type"] == "action"]
-    assert [a["action"] for a in actions] == ["query_for_relations", "final_answer"] and actions[0]["error"]
-    assert "no object with id or name 'piano'" in llm.requests[1].messages[-1]["content"]
+    assert [a["action"] for a in actions] == ["query_for_relations", "query_for_objects", "final_answer"]
+    assert actions[0]["error"] and not actions[1].get("error") and result.llm_calls == 2
+    observed = llm.requests[1].messages[-1]["content"]
+    assert "no object with id or name 'piano'" in observed and "The cup (id: 3)" in observed
+    offered = {b["properties"]["action"]["const"] for b in llm.requests[1].json_schema["anyOf"]}
+    assert offered == {"final_answer"}  # something was found: answer from it
 
 
 def test_an_answer_planned_before_observing_is_not_given(store):

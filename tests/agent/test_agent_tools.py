@@ -97,8 +97,16 @@ def test_mid_point_and_closest(store):
     assert obs.endswith("is [2.00, 2.00, 0.45]. The object closest to it is the brown table (id: 2).")
     obs = T.find_object_closest(ctx(store), T.PointArgs(point=[2.0, 2.0, 0.45]))
     assert obs.startswith("The object closest to [2.00, 2.00, 0.45] is the table (id: 2).")
-    with pytest.raises(ToolError, match="no object with id '42'"):
+    with pytest.raises(ToolError, match="no object with id or name '42'"):
         T.calculate_mid_point(ctx(store), T.IdsArgs(item_id_list=["4", "42"]))
+
+
+def test_mid_point_of_a_name_is_the_middle_of_all_its_objects(store):
+    obs = T.calculate_mid_point(ctx(store), T.MidPointArgs(item_id_list=["chair"]))
+    assert obs.startswith("The mid point of chair (id: 4), chair (id: 5) is [2.00, 2.00, 0.45].")
+    assert obs.endswith("The object closest to it is the brown table (id: 2).")
+    with pytest.raises(ToolError, match=r"needs two different objects.*only the cup \(id: 3\)"):
+        T.calculate_mid_point(ctx(store), T.MidPointArgs(item_id_list=["cup", "3"]))
 
 
 def test_post_process_and_final_answer_set_highlights(store):

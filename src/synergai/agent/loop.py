@@ -1,7 +1,8 @@
 """The SynergAI loop: plan, then Thought / Action / Observation steps, until final_answer.
 
-The first reply is a thought and a plan whose steps are actions; they run in order (stopping at the
-first error) and their observations come back together. Later replies are one action each. Every
+The first reply is a thought and a plan whose steps are actions; they all run in order and their
+observations (errors included) come back together. When one of them succeeded, the next reply may only
+answer (or, for a correction, edit the graph); otherwise it is one action of any kind. Every
 reply is JSON constrained by :mod:`synergai.agent.prompt`'s schemas. A reply that is not
 valid (broken JSON, cut off at the token limit, an unknown action, wrong argument types, an unknown id)
 is answered with a corrective observation, never a crash; steps and retries are bounded, and when they
@@ -227,7 +228,9 @@ class AgentLoop:
                 result.plan = plan
                 result.trace.append({"type": "plan", "plan": plan})
                 correcting = not asking or any(tool.name in EDIT_TOOLS for tool, _ in actions)
-            observations, finished, stuck, clean = [], False, False, True
+            # "clean": some action of this reply succeeded, so the next reply answers from what it found;
+            # a plan's failed steps (often filler, eg. a name that is no object) still show their errors
+            observations, finished, stuck, clean = [], False, False, False
             for k, (tool, args) in enumerate(actions):
                 key = f"{tool.name} {json.dumps(args.model_dump(), sort_keys=True)}"
                 if tool.name == "final_answer" and k > 0:
@@ -239,9 +242,9 @@ class AgentLoop:
                 done.add(key)
                 finished, observation, ok = self._execute(ctx, result, thought if k == 0 else "", tool, args)
                 observations.append(f"Observation: {observation}")
-                clean = clean and ok
+                clean = clean or ok
                 edited = edited or (ok and tool.name in EDIT_TOOLS)
-                if finished or not ok:
+                if finished:
                     break
             first = False
             if finished:

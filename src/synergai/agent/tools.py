@@ -83,7 +83,7 @@ class IdsArgs(_Args):
 
 
 class MidPointArgs(_Args):
-    item_id_list: Annotated[list[Id], Field(min_length=2, max_length=8)]
+    item_id_list: Annotated[list[Id], Field(min_length=1, max_length=8)]
 
 
 class PointArgs(_Args):
@@ -250,16 +250,22 @@ def calculate_mid_point(ctx: TurnContext, args: MidPointArgs) -> str:
 
     Hints:
         1. For "in the middle of" / "between" questions; it also names the object closest to the midpoint.
+        2. A name stands for every object it matches, eg. ["chair"] is the middle of all chairs.
 
     Arguments:
-        item_id_list: list, ids, eg. ["3", "7"].
+        item_id_list: list, ids or names, eg. ["3", "7"].
 
     Return:
         observation: str, the midpoint [x, y, z] and the object closest to it.
     """
-    ids = [ctx.check_id(i) for i in args.item_id_list]
+    ids = list(dict.fromkeys(i for entry in args.item_id_list for i in _resolve(ctx, entry)))
+    if len(ids) < 2:
+        raise ToolError(f"a mid point needs two different objects; {args.item_id_list} is only the "
+                        f"{name_id(ctx.graph.get(ids[0]))}")
     mid = np.mean([ctx.graph.get(i).center for i in ids], axis=0)
-    names = ", ".join(name_id(ctx.graph.get(i)) for i in ids)
+    names = ", ".join(name_id(ctx.graph.get(i)) for i in ids[:MAX_LISTED])
+    if len(ids) > MAX_LISTED:
+        names += f" and {len(ids) - MAX_LISTED} more"
     closest = _closest_to(ctx, mid, exclude=set(ids))
     near = f" The object closest to it is the {labelled(closest)}." if closest is not None else ""
     return f"The mid point of {names} is [{mid[0]:.2f}, {mid[1]:.2f}, {mid[2]:.2f}].{near}"
