@@ -1,4 +1,5 @@
-"""The system prompt's KV cache survives the process: a new model instance skips its prompt processing."""
+"""The system prompt's KV cache survives the process: a new model instance skips its prompt processing,
+and answers exactly as the instance that computed it."""
 
 from __future__ import annotations
 
@@ -13,12 +14,12 @@ def test_second_instance_restores_the_system_prompt(tmp_path):
     system = "You are a careful assistant in a room with a table, two chairs and a lamp. " * 12
     messages = [{"role": "system", "content": system}, {"role": "user", "content": "How many chairs?"}]
     with EmbeddedModel(threads=2, prefix_cache=tmp_path) as first:
-        a = first.chat(messages, max_tokens=8)
+        a = first.chat(messages, max_tokens=24)
         processed_first = first.last_timings["prompt_n"]
     assert list(tmp_path.glob("*.bin")), "the slot was not saved"
     with EmbeddedModel(threads=2, prefix_cache=tmp_path) as second:
-        b = second.chat(messages, max_tokens=8)
+        b = second.chat(messages, max_tokens=24)
         processed_second = second.last_timings["prompt_n"]
-    assert processed_first == a.prompt_tokens
-    assert processed_second < 10 < processed_first
+    # both requests met the system prompt already cached (computed alone, or restored): same work, same text
+    assert processed_first == processed_second < a.prompt_tokens - 100
     assert b.text == a.text

@@ -101,15 +101,14 @@ class EmbeddedModel:
             server = self._ensure_server()
             started = time.perf_counter()
             slot = self._kv_file(clean)
-            restored = slot is not None and self._kv_restore(slot)
+            if slot is not None and not self._kv_restore(slot):
+                self._kv_warm(server, clean[0])
+                self._kv_save(slot)
             try:
                 raw = server.handle_chat_completions(request)
             except (ValueError, RuntimeError) as exc:
                 raise LLMError(f"{self.name}: {_one_line(exc)}") from exc
-            reply = self._reply(raw, time.perf_counter() - started)
-            if slot is not None and not restored:
-                self._kv_save(slot)
-            return reply
+            return self._reply(raw, time.perf_counter() - started)
 
     # ----- the KV cache of a system prompt, kept on disk so a new process skips its prompt processing
     def _kv_file(self, messages: Sequence[Mapping[str, str]]) -> str | None:
@@ -131,6 +130,19 @@ class EmbeddedModel:
                 return response.status == 200
         except (OSError, urllib.error.URLError):
             return False  # a missing or unreadable file only costs the prompt processing
+
+    def _kv_warm(self, server: Any, system: Mapping[str, str]) -> None:
+        """Process the system prompt alone, so the slot saved holds it and nothing of the first request.
+
+        A request then meets the same cached prefix whether the slot was just computed or restored from
+        disk, so greedy output does not depend on what the cache directory held.
+        """
+        warm = {"messages": [dict(system), {"role": "user", "content": ""}], "max_tokens": 1,
+                "temperature": 0.0, "top_k": 1, "cache_prompt": True}
+        try:
+            server.handle_chat_completions(warm)
+        except (ValueError, RuntimeError) as exc:
+            raise LLMError(f"{self.name}: {_one_line(exc)}") from exc
 
     def _kv_restore(self, key: str) -> bool:
         self._kv_done.add(key)
