@@ -107,3 +107,22 @@ def test_apis_run_inside_the_sandbox():
     assert result.stdout.strip() == "2 ['4']"
     bad = run_program("relate(scene(), 5, 'on')", api_factory=API_FACTORY, api_args=args)
     assert not bad.ok and bad.error.startswith("TypeError: reference_object must be an ObjectAttribute")
+
+
+def test_object_set_mistakes_get_errors_that_say_what_to_do():
+    a = api()
+    chairs = a.filter(a.scene(), "chair")
+    assert isinstance(chairs, set) and repr(a.filter(a.scene(), "lamp")) == "{lamp (id: 7)}"
+    assert repr(a.filter(a.scene(), "piano")) == "set()"
+    with pytest.raises(TypeError, match=r"cannot be indexed: loop over it .*next\(iter\(objects\)\)"):
+        chairs[0]
+    with pytest.raises(TypeError, match="reference_object must be one object, got a ObjectSet of 2: loop"):
+        a.relate(a.scene(), chairs, "near")
+
+
+def test_programs_print_sets_in_the_same_order_on_every_run():
+    code = ("print({o.category for o in scene()})\nprint(scene())\n"
+            "print(isinstance(next(iter(scene())), ObjectAttribute))")
+    args = {"graph": graph_to_dict(room()), "viewpoint": None}
+    outputs = {run_program(code, api_factory=API_FACTORY, api_args=args).stdout for _ in range(4)}
+    assert len(outputs) == 1 and next(iter(outputs)).strip().endswith("True")

@@ -122,6 +122,17 @@ class ObjectAttribute:
         return isinstance(other, ObjectAttribute) and other.id == self.id
 
 
+class ObjectSet(set):
+    """The paper's ``Set[ObjectAttribute]``: a plain set whose indexing error says what to do instead."""
+
+    def __repr__(self) -> str:  # as a set prints, so programs' output reads the same
+        return "{" + ", ".join(map(repr, self)) + "}" if self else "set()"
+
+    def __getitem__(self, index: object) -> None:
+        raise TypeError("a set of objects cannot be indexed: loop over it (for obj in objects: ...) or take "
+                        "one object with next(iter(objects)) after checking it is not empty")
+
+
 def _choose(value: str, legal: Iterable[str], what: str) -> str:
     v = str(value).strip().lower().replace("_", " ")
     legal = tuple(legal)
@@ -151,6 +162,9 @@ class SceneAPI:
 
     # ----- argument checks
     def _obj(self, value: Any, what: str = "object") -> ObjectAttribute:
+        if isinstance(value, set | frozenset | list | tuple):
+            raise TypeError(f"{what} must be one object, got a {type(value).__name__} of {len(value)}: loop "
+                            "over it (for obj in objects: ...) and pass each object")
         if not isinstance(value, ObjectAttribute) or value.id not in self.objects:
             raise TypeError(f"{what} must be an ObjectAttribute from scene(), got {type(value).__name__}")
         return value
@@ -162,19 +176,19 @@ class SceneAPI:
             raise TypeError(f"object_set must be a set of ObjectAttribute, got {type(value).__name__}")
         return [self._obj(v, "every element of object_set") for v in value]
 
-    def _wrap(self, ids: Iterable[str]) -> set[ObjectAttribute]:
-        return {self.objects[i] for i in ids}
+    def _wrap(self, ids: Iterable[str]) -> ObjectSet:
+        return ObjectSet(self.objects[i] for i in ids)
 
     # ----- the paper's functions
-    def scene(self) -> set[ObjectAttribute]:
+    def scene(self) -> ObjectSet:
         """Returns a set of objects in the scene."""
-        return set(self.objects.values())
+        return ObjectSet(self.objects.values())
 
-    def filter(self, object_set: Any, category: str) -> set[ObjectAttribute]:
+    def filter(self, object_set: Any, category: str) -> ObjectSet:
         """Returns a set of objects whose category is `category`."""
         if not isinstance(category, str) or not category.strip():
             raise TypeError("category must be a non-empty string, e.g. 'table'")
-        return {o for o in self._set(object_set) if category_matches(category, o.category)}
+        return ObjectSet(o for o in self._set(object_set) if category_matches(category, o.category))
 
     def _agent_view(self, ids: list[str]) -> dict[str, set[str]]:
         hours = build.clock_direction(self.graph, ids, self.viewpoint)
@@ -184,12 +198,12 @@ class SceneAPI:
         c = np.array([self.graph.get(i).center for i in ids], dtype=float).reshape(-1, 3)
         return np.linalg.norm(c[:, :2] - np.asarray(self.viewpoint.position[:2]), axis=1)
 
-    def relate_agent(self, object_set: Any, relation: str) -> set[ObjectAttribute]:
+    def relate_agent(self, object_set: Any, relation: str) -> ObjectSet:
         """Returns a set of objects that are related to the agent(you) by the relation."""
         rel = _choose(relation, AGENT_RELATIONS, "relation")
         ids = [o.id for o in self._set(object_set)]
         if not ids:
-            return set()
+            return ObjectSet()
         if rel in ("left", "right", "front", "behind"):
             key = "back" if rel == "behind" else rel
             view = self._agent_view(ids)
@@ -203,13 +217,13 @@ class SceneAPI:
             return self._wrap(build.within_reach(self.graph, list(self.viewpoint.position), ids))
         return self._wrap(i for i, d in zip(ids, dist, strict=True) if d <= AROUND_M)
 
-    def relate(self, object_set: Any, reference_object: Any, relation: str) -> set[ObjectAttribute]:
+    def relate(self, object_set: Any, reference_object: Any, relation: str) -> ObjectSet:
         """Returns a set of objects that are related to the reference_object by the relation."""
         rel = _choose(relation, RELATE_RELATIONS, "relation")
         ref = self._obj(reference_object, "reference_object").id
         ids = [o.id for o in self._set(object_set) if o.id != ref]
         if not ids:
-            return set()
+            return ObjectSet()
         g = self.graph
         if rel in ("left", "right", "front", "behind"):
             view = {
@@ -333,6 +347,7 @@ class SceneAPI:
             "query_relation_agent": self.query_relation_agent,
             "query_attribute": self.query_attribute,
             "query_state": self.query_state,
+            "ObjectAttribute": ObjectAttribute,  # named in the documentation: type hints and isinstance work
         }
 
 

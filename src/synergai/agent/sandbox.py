@@ -1,6 +1,7 @@
 """Run one LLM-written Python program in a locked-down child process (LLM-TPC program mode).
 
-Generated code is hostile until proven otherwise. :func:`run_program` starts ``python -I sandbox_child.py``
+Generated code is hostile until proven otherwise. :func:`run_program` starts ``python -s -P sandbox_child.py``
+(isolated like ``-I``, with an environment of our own: a fixed hash seed, nothing of the host's)
 in a new session, sends it the program as JSON, enforces the wall-clock limit (SIGKILL to the whole process
 group), reads its pipes with size caps and turns whatever happened into a :class:`SandboxResult`. The child's
 defences (static check, curated builtins, rlimits, audit hook) are described in
@@ -113,7 +114,7 @@ def run_program(
     payload = _request(code, api_factory, api_args, limits, nonce)
     # The reply is ASCII-escaped JSON: at most 12 bytes (a surrogate pair) per character of output and error.
     cap = 12 * (limits.max_output_chars + 100 + MAX_ERROR_CHARS) + 4096
-    outcome = _supervise([sys.executable, "-I", str(_CHILD_SCRIPT)], payload, limits.wall_seconds, cap)
+    outcome = _supervise([sys.executable, "-s", "-P", str(_CHILD_SCRIPT)], payload, limits.wall_seconds, cap)
     reply = _find_reply(outcome.stdout, nonce)
     if reply is not None and "setup_error" in reply:
         raise SandboxError(f"api_factory {api_factory!r} failed: {reply['setup_error']}")
@@ -146,9 +147,10 @@ def _request(code: str, api_factory: str | None, api_args: Mapping[str, Any] | N
 
 
 def _child_env() -> dict[str, str]:
-    """A minimal environment: no host secrets, one BLAS thread (threads would meet RLIMIT_NPROC)."""
+    """A minimal environment: no host secrets, one BLAS thread (threads would meet RLIMIT_NPROC), and a
+    fixed hash seed so sets of objects iterate, and programs print, in the same order on every run."""
     single = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
-    return {"PATH": os.defpath, "LC_ALL": "C.UTF-8", **single}
+    return {"PATH": os.defpath, "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0", **single}
 
 
 def _supervise(argv: Sequence[str], payload: bytes, wall_seconds: float, stdout_cap: int) -> _Outcome:
