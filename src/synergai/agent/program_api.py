@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -128,7 +128,7 @@ class ObjectSet(set):
     def __repr__(self) -> str:  # as a set prints, so programs' output reads the same
         return "{" + ", ".join(map(repr, self)) + "}" if self else "set()"
 
-    def __getitem__(self, index: object) -> None:
+    def __getitem__(self, index: object) -> NoReturn:
         raise TypeError("a set of objects cannot be indexed: loop over it (for obj in objects: ...) or take "
                         "one object with next(iter(objects)) after checking it is not empty")
 
