@@ -60,7 +60,23 @@ def test_error_then_rectify_then_answer():
     assert first_user.startswith("I am in a room. Looking around me, I see some objects: 2 chair")
     assert "My situation: I am facing the table." in first_user
     stats = program_stats([result.to_dict()])
-    assert stats == {"programs": 2, "pass_rate": 50.0, "mean_rounds": 3.0}
+    assert stats == {"questions": 1, "programs": 2, "pass_rate": 100.0, "programs_ok": 50.0,
+                     "mean_rounds": 3.0}
+
+
+def test_a_repeated_failing_program_is_not_run_again_and_a_second_repeat_ends_the_rounds():
+    bad = program("chairs = filter(object_set=scene(), category='chair')\nprint(chairs[0])")
+    llm = ScriptedModel([bad, bad, bad, answer("chair")])
+    result = ProgramLoop(llm).run(room(), "What is left of me?", viewpoint=NORTH)
+    programs = [t for t in result.trace if t["type"] == "program"]
+    assert len(programs) == 1 and "cannot be indexed" in programs[0]["error"]
+    told = llm.requests[2].messages[-1]["content"]
+    assert told.startswith("This is the program that already failed with: TypeError: a set of objects")
+    # the third copy ended the rounds: the next request is the summarization prompt, not a fourth round
+    assert "maximum number of chats" in llm.requests[3].messages[-1]["content"]
+    assert result.answer == "chair" and result.llm_calls == 4
+    stats = program_stats([result.to_dict(), {"trace": [], "llm_calls": 1}])
+    assert stats["pass_rate"] == 0.0 and stats["questions"] == 2 and stats["mean_rounds"] == 2.5
 
 
 def test_empty_output_and_parse_error_are_rectified():

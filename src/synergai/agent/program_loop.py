@@ -2,7 +2,8 @@
 
 The model writes short Python against the scene APIs (:mod:`synergai.agent.program_api`); each program
 runs in the sandbox. On an error (its last traceback line) or an empty output the model is asked to
-rectify its program; on a malformed reply it gets the parse-error prompt; after ``max_rounds`` the
+rectify its program; on a malformed reply it gets the parse-error prompt; a program that already failed
+is not run again (the model is told so, and a second repeat ends the rounds); after ``max_rounds`` the
 summarization prompt forces a final answer. The result and trace use the agent's format.
 """
 
@@ -110,6 +111,8 @@ class ProgramLoop:
         api_args: dict[str, Any] = {"graph": graph_to_dict(graph), "viewpoint": pose}
         messages = [{"role": "system", "content": self._system},
                     {"role": "user", "content": P.user_prompt(scene_summary(graph), situation, question)}]
+        failed: dict[str, str] = {}  # program text (whitespace-normalised) -> its error
+        repeats = 0
         for _ in range(self.limits.max_rounds):
             reply = self._call(result, messages)
             messages.append({"role": "assistant", "content": reply.text})
@@ -124,6 +127,14 @@ class ProgramLoop:
                 result.answer = result.short_answer = step.content
                 result.trace.append({"type": "final", "thought": step.thought, "answer": step.content})
                 break
+            key = " ".join(step.content.split())
+            if key in failed:  # greedy decoding repeats itself: running it again cannot help
+                repeats += 1
+                result.trace.append({"type": "error", "error": "repeated program", "program": step.content})
+                if repeats > 1:
+                    break
+                messages.append({"role": "user", "content": P.REPEATED.format(error=failed[key])})
+                continue
             outcome = run_program(step.content, api_factory=API_FACTORY, api_args=api_args,
                                   limits=self.limits.sandbox)
             result.trace.append({"type": "program", "thought": step.thought, "program": step.content,
@@ -133,6 +144,7 @@ class ProgramLoop:
                 messages.append({"role": "user", "content": f"Observation: {outcome.stdout.strip()}"})
             else:
                 error = outcome.error if not outcome.ok else P.EMPTY_OUTPUT
+                failed[key] = error
                 messages.append({"role": "user", "content": P.RECTIFY.format(error=error)})
         if not result.answer:
             self._summarize(result, messages)
@@ -156,11 +168,17 @@ class ProgramLoop:
 
 
 def program_stats(results: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-    """Program pass rate in % (programs that ran without error) and mean rounds (LLM calls) per
-    question, over results with ``trace`` and ``llm_calls`` (``AgentResult.to_dict()`` or run records)."""
-    programs = [t for r in results for t in r.get("trace", []) if t.get("type") == "program"]
+    """LLM-TPC's program figures over results with ``trace`` and ``llm_calls`` (``AgentResult.to_dict()``
+    or run records): ``pass_rate`` is the % of questions whose last program ran without error (rectifying
+    raises it, as in LLM-TPC Table 4; a question with no program does not pass), ``programs_ok`` the % of
+    all programs run that did, ``mean_rounds`` the LLM calls per question."""
+    runs = [[t for t in r.get("trace", []) if t.get("type") == "program"] for r in results]
+    programs = [t for run in runs for t in run]
+    n = len(results)
     return {
+        "questions": n,
         "programs": len(programs),
-        "pass_rate": 100 * sum(1 for t in programs if t["ok"]) / len(programs) if programs else 0.0,
-        "mean_rounds": sum(r["llm_calls"] for r in results) / len(results) if results else 0.0,
+        "pass_rate": 100 * sum(1 for run in runs if run and run[-1]["ok"]) / n if n else 0.0,
+        "programs_ok": 100 * sum(1 for t in programs if t["ok"]) / len(programs) if programs else 0.0,
+        "mean_rounds": sum(r["llm_calls"] for r in results) / n if n else 0.0,
     }

@@ -130,6 +130,16 @@ YOUR MODIFIED PROGRAM
 
 EMPTY_OUTPUT = "the program printed nothing: print the values you want to know."
 
+REPEATED = """\
+This is the program that already failed with: {error} Running it again fails again. Write a different \
+program: change the line that fails, or give your Final Answer. Use the format:
+Thought: ...
+Action: Program
+Action Input:
+```Python
+YOUR MODIFIED PROGRAM
+```"""
+
 PARSE_ERROR = f"""\
 Response parsing error. Check your response and return your response in the format of:
 Thought: ...
