@@ -54,6 +54,20 @@ def test_rules_track_objects_through_the_plan(graph):
     assert "occupied by bottle 2" in v[0].problem and "both" in v[1].problem
 
 
+def test_a_move_onto_an_occupied_place_names_the_nearest_free_one(graph):
+    from synergai.robots.sim_tabletop import TableBounds
+
+    v = check_plan(parse_plan_text("grasp((0.32, -0.33))\nmove((0.35, 0.35))\nhome()"), graph)
+    hint = v[0].problem.split("; ")[1]
+    x, y = (float(t) for t in hint.removeprefix("(").split(") ")[0].split(", "))
+    assert hint.endswith("is free") and TableBounds().contains(x, y)
+    # clear of bottle 2 (half sizes 0.03 x 0.0475 each) and near the requested place
+    assert abs(x - 0.35) >= 0.06 or abs(y - 0.35) >= 0.095
+    assert ((x - 0.35) ** 2 + (y - 0.35) ** 2) ** 0.5 < 0.2
+    swap = parse_plan_text(f"grasp((0.32, -0.33))\nmove(({x}, {y}))\nhome()")
+    assert check_plan(swap, graph) == []  # the suggestion itself passes the rules
+
+
 def test_rules_pass_a_correct_swap_and_catch_sequence_errors(graph):
     swap = parse_plan_text("grasp((0.32,-0.33))\nmove((0.1,0))\ngrasp((0.35,0.35))\nmove((0.32,-0.33))\n"
                            "grasp((0.1,0))\nmove((0.35,0.35))\nhome()")

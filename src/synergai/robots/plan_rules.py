@@ -12,8 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from synergai.robots.arm_plan import ArmStep
 from synergai.robots.perception import movable_objects
+from synergai.robots.sim_tabletop import TableBounds
 from synergai.scene.model import SceneGraph
 
 GRASP_TOLERANCE = 0.03  # metres around an object's footprint that still count as grasping it
@@ -32,9 +35,13 @@ class Violation:
         return f"{self.step}: {self.problem}"
 
 
-def check_plan(steps: Sequence[ArmStep], graph: SceneGraph,
-               tolerance: float = GRASP_TOLERANCE) -> list[Violation]:
-    """Every rule violation of ``steps`` against the objects of ``graph`` (empty: no rule broken)."""
+def check_plan(steps: Sequence[ArmStep], graph: SceneGraph, tolerance: float = GRASP_TOLERANCE,
+               bounds: TableBounds | None = None) -> list[Violation]:
+    """Every rule violation of ``steps`` against the objects of ``graph`` (empty: no rule broken).
+
+    A move onto an occupied place names the nearest free place inside ``bounds`` (MultiTalk's workspace).
+    """
+    bounds = bounds or TableBounds()
     objects = movable_objects(graph)
     where = {o.id: (o.center[0], o.center[1]) for o in objects}
     half = {o.id: (o.size[0] / 2, o.size[1] / 2) for o in objects}
@@ -79,10 +86,36 @@ def check_plan(steps: Sequence[ArmStep], graph: SceneGraph,
                    if n != holding and abs(x - cx) < half[n][0] + half[holding][0]
                    and abs(y - cy) < half[n][1] + half[holding][1]]
         if blocked:
-            out.append(Violation(i, f"({x:g}, {y:g}) is occupied by {blocked[0]} at this point of the plan"))
+            spot = free_spot((x, y), holding, where, half, bounds)
+            hint = f"; ({spot[0]:g}, {spot[1]:g}) is free" if spot else ""
+            out.append(Violation(i, f"({x:g}, {y:g}) is occupied by {blocked[0]} "
+                                    f"at this point of the plan{hint}"))
         where[holding] = (x, y)
         holding = None
     return out
+
+
+def free_spot(target: tuple[float, float], holding: str, where: dict[str, tuple[float, float]],
+              half: dict[str, tuple[float, float]], bounds: TableBounds,
+              step: float = 0.05, clearance: float = 0.03) -> tuple[float, float] | None:
+    """The grid point (``step`` apart) nearest ``target`` where ``holding`` fits inside ``bounds`` without
+    touching another object, or None when the table is full."""
+    hx, hy = half[holding]
+    xs = np.arange(bounds.x[0] + hx + clearance, bounds.x[1] - hx - clearance + 1e-9, step)
+    ys = np.arange(bounds.y[0] + hy + clearance, bounds.y[1] - hy - clearance + 1e-9, step)
+    if not len(xs) or not len(ys):
+        return None
+    grid = np.stack(np.meshgrid(np.round(xs, 3), np.round(ys, 3)), axis=-1).reshape(-1, 2)
+    free = np.ones(len(grid), dtype=bool)
+    for name, (cx, cy) in where.items():
+        if name != holding:
+            free &= ~((np.abs(grid[:, 0] - cx) < half[name][0] + hx + clearance)
+                      & (np.abs(grid[:, 1] - cy) < half[name][1] + hy + clearance))
+    if not free.any():
+        return None
+    options = grid[free]
+    best = options[int(np.argmin(np.linalg.norm(options - np.asarray(target), axis=1)))]
+    return float(best[0]), float(best[1])
 
 
 def _name(held: str) -> str:
