@@ -379,8 +379,13 @@ def test_sigkill_mid_run_leaves_a_consistent_store(store: SceneStore) -> None:
             assert line, proc.stderr.read() if proc.stderr else "child died"
             lines.append(line)
         os.kill(proc.pid, signal.SIGKILL)
-        rest, _ = proc.communicate(timeout=30)
-        assert proc.returncode == -signal.SIGKILL
+        # read the rest through the same buffered file: communicate() reads the raw pipe and
+        # would lose lines that readline() has already buffered
+        rest = proc.stdout.read()
+        assert proc.wait(timeout=30) == -signal.SIGKILL
+        proc.stdout.close()
+        if proc.stderr:
+            proc.stderr.close()
         lines += rest.splitlines()
         for line in lines:
             kind, seq = line.split()
