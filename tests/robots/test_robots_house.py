@@ -36,6 +36,7 @@ def test_cannot_pick_or_open_when_not_at_the_stand_pose(house):
     assert do(house, "Alice", "navigate(table_0, stand_pose_0)").ok
     fb = do(house, "Alice", "pick(ham)")  # seen, drawer open, but 2+ m away
     assert not fb.ok and "beyond the reach" in fb.text and house.states["Alice"].holding is None
+    assert "Navigate to a stand pose of the drawer" in fb.text  # a mobile robot is told to go there
 
 
 def test_david_cannot_pick_and_bob_cannot_navigate(house):
@@ -52,6 +53,21 @@ def test_bob_reaches_only_part_of_his_table(house):
     assert not do(house, "Bob", "pick(fork)").ok  # one object at a time
     placed = do(house, "Bob", "place(apple, tray)")
     assert placed.ok and house.in_container("tray") == ["apple"]
+
+
+def test_a_fixed_arm_out_of_reach_is_told_who_can_bring_the_object(house):
+    fb = do(house, "Bob", "pick(banana)")
+    assert not fb.ok and "cannot move" in fb.text and "Alice" in fb.text
+    assert "David" not in fb.text  # David cannot pick or place
+    assert "Navigate" not in fb.text
+
+
+def test_navigating_to_where_the_robot_stands_says_so(house):
+    first = do(house, "David", "navigate(sofa, stand_pose_0)")
+    assert first.ok and "already" not in first.text
+    again = do(house, "David", "navigate(sofa, stand_pose_0)")
+    assert again.ok and "already at sofa-stand_pose_0" in again.text
+    assert "nothing changed" in again.text
 
 
 def test_navigation_reveals_open_furniture_and_bad_targets_fail(house):

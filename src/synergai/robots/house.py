@@ -232,9 +232,23 @@ class House:
         if not m or int(m.group(1)) >= len(f.stand_poses):
             poses = ", ".join(f"stand_pose_{i}" for i in range(len(f.stand_poses)))
             return Feedback(False, f"{target} has no {stand_pose}; its stand poses are {poses}.")
-        self.states[robot].pose = f.stand_poses[int(m.group(1))]
-        text = f"The robot successfully reached the target {target}-stand_pose_{m.group(1)}."
+        pose = f.stand_poses[int(m.group(1))]
+        if self.states[robot].pose == pose:
+            text = f"The robot is already at {target}-stand_pose_{m.group(1)}; nothing changed."
+        else:
+            self.states[robot].pose = pose
+            text = f"The robot successfully reached the target {target}-stand_pose_{m.group(1)}."
         return Feedback(True, text + " " + self._observation(robot, f))
+
+    def _get_closer(self, robot: str, furniture: str) -> str:
+        """How to bring something out of reach within reach: go there, or (fixed robots) ask a helper."""
+        station = self.robots[robot].station
+        if station is None:
+            return f"Navigate to a stand pose of the {furniture} or move closer."
+        helpers = [r.name for r in self.robots.values()
+                   if r.name != robot and {"navigate", "pick", "place"} <= r.skills]
+        who = " or ".join(helpers) or "a robot that can carry objects"
+        return f"{robot} is fixed at {station} and cannot move: ask {who} to bring it within your reach."
 
     def _observation(self, robot: str, f: Furniture) -> str:
         if not self.is_open(f.name):
@@ -277,8 +291,7 @@ class House:
         reach = self.robots[robot].reach
         if d > reach:
             return Feedback(False, f"Failed to pick {target}: it is {d:.2f} m away, beyond the reach of "
-                                   f"{reach:g} m. "
-                                   f"Navigate to a stand pose of the {f.name} or move closer.")
+                                   f"{reach:g} m. {self._get_closer(robot, f.name)}")
         item.location, state.holding = robot, target
         return Feedback(True, f"The robot successfully grasps the object {target}.")
 
@@ -298,8 +311,7 @@ class House:
         reach = self.robots[robot].reach
         if d > reach:
             return Feedback(False, f"Failed to place {target}: the {location} is {d:.2f} m away, beyond the "
-                                   "reach "
-                                   f"of {reach:g} m.")
+                                   f"reach of {reach:g} m. {self._get_closer(robot, location)}")
         item.location, item.position, state.holding = location, spot, None
         for name in self.robots:
             self._look(name)
