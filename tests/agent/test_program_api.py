@@ -116,7 +116,7 @@ def test_object_set_mistakes_get_errors_that_say_what_to_do():
     assert repr(a.filter(a.scene(), "piano")) == "set()"
     with pytest.raises(TypeError, match=r"cannot be indexed: loop over it .*next\(iter\(objects\)\)"):
         chairs[0]
-    with pytest.raises(TypeError, match="reference_object must be one object, got a ObjectSet of 2: loop"):
+    with pytest.raises(TypeError, match="reference_object must be one object, got a set of 2 objects: loop"):
         a.relate(a.scene(), chairs, "near")
 
 

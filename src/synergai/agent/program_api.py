@@ -163,7 +163,8 @@ class SceneAPI:
     # ----- argument checks
     def _obj(self, value: Any, what: str = "object") -> ObjectAttribute:
         if isinstance(value, set | frozenset | list | tuple):
-            raise TypeError(f"{what} must be one object, got a {type(value).__name__} of {len(value)}: loop "
+            kind = "set" if isinstance(value, set | frozenset) else type(value).__name__
+            raise TypeError(f"{what} must be one object, got a {kind} of {len(value)} objects: loop "
                             "over it (for obj in objects: ...) and pass each object")
         if not isinstance(value, ObjectAttribute) or value.id not in self.objects:
             raise TypeError(f"{what} must be an ObjectAttribute from scene(), got {type(value).__name__}")
