@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from synergai.eval.runner import ResumableRun, read_results, stride_subset
+from synergai.eval.runner import ResumableRun, RunError, read_results, stride_subset
 from synergai.eval.scanqa import run_scanqa, scanqa_metrics
 from synergai.eval.sqa3d import run_sqa3d, situated_viewpoint, sqa3d_metrics
 from synergai.llm import ScriptedModel
@@ -85,6 +85,28 @@ def test_torn_last_line_is_dropped_and_repaired(tmp_path):
     assert run.done_ids() == {"1"}
     run.append({"id": "2", "answer": "y"})
     assert [r["id"] for r in run.results()] == ["1", "2"]
+
+
+def test_a_run_with_other_settings_is_not_resumed_into(tmp_path):
+    ResumableRun(tmp_path, {"benchmark": "sqa3d", "mode": "react", "llm": "m"}).append({"id": "1"})
+    assert json.loads((tmp_path / "run.json").read_text())["mode"] == "react"
+    with pytest.raises(RunError, match="mode: 'react' there, 'program' now"):
+        ResumableRun(tmp_path, {"benchmark": "sqa3d", "mode": "program", "llm": "m"})
+    again = ResumableRun(tmp_path, {"benchmark": "sqa3d", "mode": "react", "llm": "m"})
+    assert again.done_ids() == {"1"}
+    (tmp_path / "run.json").write_text("[1")
+    with pytest.raises(RunError, match="unreadable run settings"):
+        ResumableRun(tmp_path, {"benchmark": "sqa3d"})
+
+
+def test_scanqa_refuses_to_mix_models_in_one_directory(tmp_path, scanqa, shared_data):
+    objects = shared_data / "scannet" / "objects_gt.json"
+    run_scanqa(scanqa, objects, ScriptedModel([final("a", "a")], name="one"), tmp_path, limit=1,
+               progress=False)
+    with pytest.raises(RunError, match="llm: 'one' there, 'two' now"):
+        run_scanqa(scanqa, objects, ScriptedModel([final("b", "b")], name="two"), tmp_path, limit=1,
+                   progress=False)
+    assert [r["answer"] for r in read_results(tmp_path / "results.jsonl")] == ["a"]
 
 
 def test_sqa3d_program_mode_five_questions(tmp_path, sqa3d, shared_data):
@@ -175,3 +197,21 @@ def test_eval_scanqa_cli_json(tmp_path, shared_data):
     assert data["n"] == 2 and 0 <= data["METEOR"] <= 100
     for name in ("results.jsonl", "metrics.json", "report.md", "by_type.png"):
         assert (tmp_path / "out" / name).exists()
+
+
+def test_eval_sqa3d_cli_keeps_each_mode_in_its_own_directory(tmp_path, shared_data):
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([final("a chair", "chair")]))
+    r = subprocess.run(
+        [sys.executable, "-m", "synergai", "eval", "sqa3d",
+         "--questions", str(shared_data / "sqa3d" / "sqa3d_test_dev.json"),
+         "--objects", str(shared_data / "scannet" / "objects_gt.json"),
+         "--mode", "react", "--limit", "1", "--llm", f"scripted:{script}", "--json"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["n"] == 1
+    out = tmp_path / "benchmarks" / "results" / "sqa3d_react"
+    assert json.loads((out / "run.json").read_text())["mode"] == "react"
+    assert len(read_results(out / "results.jsonl")) == 1
+    assert not (tmp_path / "benchmarks" / "results" / "sqa3d_program").exists()

@@ -41,8 +41,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                            help="axis_alignment_matrices.json (default: beside the objects file)")
             p.add_argument("--mode", choices=("program", "react"), default="program")
         p.add_argument("--limit", type=int, default=None, help="a fixed spread-out subset of N questions")
-        p.add_argument("--out", type=Path, default=Path(f"benchmarks/results/{name}"),
-                       help="results.jsonl (resumable), metrics.json, report.md, plots")
+        default = Path("benchmarks/results/scanqa") if name == "scanqa" else None  # sqa3d: sqa3d_MODE
+        p.add_argument("--out", type=Path, default=default,
+                       help="results.jsonl (resumable), metrics.json, report.md, plots "
+                            f"(default: {default or 'benchmarks/results/sqa3d_MODE'})")
         p.add_argument("--concurrency", type=int, default=1, help="parallel questions (remote endpoints)")
         add_llm_options(p)
         p.add_argument("--json", action="store_true")
@@ -118,6 +120,7 @@ def cmd_sqa3d(args: argparse.Namespace) -> int:
     from synergai.eval.sqa3d import check_questions, run_sqa3d, sqa3d_metrics
 
     questions = check_questions(read_json(args.questions), str(args.questions))
+    args.out = args.out or Path(f"benchmarks/results/sqa3d_{args.mode}")
     alignments = read_json(args.alignments or args.objects.parent / "axis_alignment_matrices.json")
     if not isinstance(alignments, dict):
         raise SceneError("axis alignments must be a JSON object {scene_id: [16 numbers]}")

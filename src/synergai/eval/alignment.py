@@ -388,7 +388,8 @@ def run_alignment(
     progress: bool = True,
 ) -> list[dict[str, Any]]:
     """Run every task of ``setup`` resumably into ``out_dir/results.jsonl``; returns all results."""
-    run = ResumableRun(out_dir)
+    run = ResumableRun(out_dir, {"benchmark": "alignment", "llm": llm.name, "max_turns": str(max_turns),
+                                 "seed": str(seed)})
     robot = SceneStore(Path(out_dir) / ROBOT_STORE)
     baseline = SceneStore(Path(out_dir) / BASELINE_STORE)
     try:

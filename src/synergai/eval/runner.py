@@ -2,14 +2,16 @@
 
 Each item has a string id; its result (a JSON object with that id under ``"id"``) is appended to
 ``results.jsonl`` as soon as it is finished, so an interrupted run loses at most the items in flight.
-Items run one at a time or, for remote endpoints, ``concurrency`` at a time in threads.
+Items run one at a time or, for remote endpoints, ``concurrency`` at a time in threads. The settings
+that make results comparable (benchmark, mode, model, objects file) are kept in ``run.json``; resuming a
+directory with other settings is refused, so one ``results.jsonl`` never mixes two setups.
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any, TypeVar
@@ -19,6 +21,7 @@ from tqdm import tqdm
 T = TypeVar("T")
 
 RESULTS = "results.jsonl"
+SETTINGS = "run.json"
 
 
 class RunError(ValueError):
@@ -47,9 +50,13 @@ def read_results(path: Path) -> list[dict[str, Any]]:
 
 
 class ResumableRun:
-    """Appends one JSON line per finished item to ``out_dir/results.jsonl``."""
+    """Appends one JSON line per finished item to ``out_dir/results.jsonl``.
 
-    def __init__(self, out_dir: Path) -> None:
+    ``settings`` (eg. ``{"benchmark": "sqa3d", "mode": "program", "llm": ...}``) must match those of
+    the run already in ``out_dir``, if any; the first run writes them.
+    """
+
+    def __init__(self, out_dir: Path, settings: Mapping[str, str] | None = None) -> None:
         self.out_dir = Path(out_dir)
         try:
             self.out_dir.mkdir(parents=True, exist_ok=True)
@@ -57,7 +64,27 @@ class ResumableRun:
             raise RunError(f"cannot create output directory {out_dir}: {exc.strerror}") from None
         self.path = self.out_dir / RESULTS
         self._lock = threading.Lock()
+        if settings is not None:
+            self._check_settings(dict(settings))
         self._repair_torn_tail()
+
+    def _check_settings(self, settings: dict[str, str]) -> None:
+        """Refuse to resume a run made with other settings; record them for a new run."""
+        path = self.out_dir / SETTINGS
+        if path.exists():
+            try:
+                before = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError) as exc:
+                raise RunError(f"{path}: unreadable run settings ({exc})") from None
+            if not isinstance(before, dict):
+                raise RunError(f"{path}: run settings must be a JSON object")
+            differ = [f"{k}: {before.get(k)!r} there, {v!r} now" for k, v in settings.items()
+                      if k in before and before[k] != v]
+            if differ:
+                raise RunError(f"{self.out_dir} holds a run with other settings ({'; '.join(differ)}); "
+                               "use another --out, or delete that directory to start afresh")
+            settings = before | settings
+        path.write_text(json.dumps(settings, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
     def _repair_torn_tail(self) -> None:
         """Cut a half-written last line left by a killed run, so appends start on a fresh line."""

@@ -82,7 +82,7 @@ def run_scanqa(
 ) -> list[dict[str, Any]]:
     """Answer (a fixed spread-out subset of) the questions, resumably, into ``out_dir``."""
     subset = stride_subset(sorted(questions, key=lambda q: str(q["question_id"])), limit)
-    run = ResumableRun(out_dir)
+    run = ResumableRun(out_dir, {"benchmark": "scanqa", "llm": llm.name, "objects": Path(objects_path).name})
     store = SceneStore(Path(out_dir) / "scenes.sqlite3")
     try:
         catalog = SceneCatalog(store, objects_path)

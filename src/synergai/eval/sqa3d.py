@@ -117,7 +117,8 @@ def run_sqa3d(
     if mode not in ("program", "react"):
         raise SceneError(f"mode must be 'program' or 'react', got {mode!r}")
     subset = stride_subset(sorted(questions, key=lambda q: str(q["question_id"])), limit)
-    run = ResumableRun(out_dir)
+    run = ResumableRun(out_dir, {"benchmark": "sqa3d", "mode": mode, "llm": llm.name,
+                                 "objects": Path(objects_path).name})
     store = SceneStore(Path(out_dir) / "scenes.sqlite3")
     try:
         catalog = SceneCatalog(store, objects_path)
