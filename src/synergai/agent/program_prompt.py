@@ -119,26 +119,22 @@ Thought: The coffee table is the closest object behind me.
 Action: Final Answer
 Action Input: coffee table"""
 
-RECTIFY = """\
-Program executing error. Check your program. {error} Return your modified program in the format of:
+_MODIFIED_PROGRAM = """\
 Thought: ...
 Action: Program
 Action Input:
 ```Python
 YOUR MODIFIED PROGRAM
 ```"""
+
+RECTIFY = ("Program executing error. Check your program. {error} Return your modified program in the format "
+           "of:\n" + _MODIFIED_PROGRAM)
 
 EMPTY_OUTPUT = "the program printed nothing: print the values you want to know."
 
-REPEATED = """\
-This is the program that already failed with: {error} Running it again fails again. Write a different \
-program: change the line that fails, or give your Final Answer. Use the format:
-Thought: ...
-Action: Program
-Action Input:
-```Python
-YOUR MODIFIED PROGRAM
-```"""
+REPEATED = ("This is the program that already failed with: {error} Running it again fails again. Write a "
+            "different program: change the line that fails, or give your Final Answer. Use the format:\n"
+            + _MODIFIED_PROGRAM)
 
 PARSE_ERROR = f"""\
 Response parsing error. Check your response and return your response in the format of:
