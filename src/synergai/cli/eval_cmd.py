@@ -120,16 +120,16 @@ def cmd_sqa3d(args: argparse.Namespace) -> int:
     from synergai.eval.sqa3d import check_questions, run_sqa3d, sqa3d_metrics
 
     questions = check_questions(read_json(args.questions), str(args.questions))
-    args.out = args.out or Path(f"benchmarks/results/sqa3d_{args.mode}")
+    out = args.out or Path(f"benchmarks/results/sqa3d_{args.mode}")
     alignments = read_json(args.alignments or args.objects.parent / "axis_alignment_matrices.json")
     if not isinstance(alignments, dict):
         raise SceneError("axis alignments must be a JSON object {scene_id: [16 numbers]}")
-    results = run_sqa3d(questions, args.objects, alignments, open_llm(args), args.out, mode=args.mode,
+    results = run_sqa3d(questions, args.objects, alignments, open_llm(args), out, mode=args.mode,
                         limit=args.limit, concurrency=args.concurrency, progress=not args.json)
     metrics = sqa3d_metrics(results)
-    write_report(args.out, f"SQA3D ({args.mode} mode)", metrics, _command())
+    write_report(out, f"SQA3D ({args.mode} mode)", metrics, _command())
     if args.json:
         print_json(metrics)
     else:
-        _print_table(f"SQA3D ({args.mode}), n={metrics['n']} ({args.out / 'report.md'})", metrics)
+        _print_table(f"SQA3D ({args.mode}), n={metrics['n']} ({out / 'report.md'})", metrics)
     return 0
