@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import itertools
 import re
 
 from synergai.scene.model import SceneGraph, SceneObject
@@ -64,13 +66,25 @@ def _phrase(text: str) -> str:
     return " ".join(singular(w) for w in _norm(text).split())
 
 
+def _verbatim_words(phrase: str, cat: str) -> int:
+    """How many words of a normalised phrase name the category, written open or closed ("night stand"
+    for "nightstand", "trashcan" for "trash can"); 0 when it is not named verbatim."""
+    if f" {cat} " in f" {phrase} ":
+        return len(cat.split())
+    words = phrase.split()
+    closed = cat.replace(" ", "")
+    if closed in words:
+        return 1
+    return 2 if any(a + b == closed for a, b in itertools.pairwise(words)) else 0
+
+
 def category_matches(query: str, category: str) -> bool:
     """Whether a query phrase names this category (whole words, plural-insensitive, synonyms)."""
     q = f" {_phrase(query)} "
     cat = _phrase(category)
     if not cat:
         return False
-    if f" {cat} " in q:
+    if _verbatim_words(q.strip(), cat):
         return True
     words = q.split()
     for w in words:
@@ -82,11 +96,28 @@ def category_matches(query: str, category: str) -> bool:
     return any(w == head for w in words) and len(cat.split()) > 1
 
 
-def find_objects(graph: SceneGraph, query: str) -> list[SceneObject]:
+def spelling_fixed(graph: SceneGraph, query: str) -> str:
+    """The query with each longer unknown word replaced by a close category word of the graph ("toobox").
+
+    Only words of five letters or more are changed, and only to a word at least 85 % similar, so
+    "chain" never becomes "chair"; the normalised query comes back unchanged when nothing is close.
+    """
+    vocab = sorted({w for o in graph for w in _phrase(o.category).split()})
+    known = set(vocab) | _COLOR_WORDS | set(SYNONYMS)
+    words = []
+    for w in _norm(query).split():
+        close = [] if len(w) < 5 or singular(w) in known else difflib.get_close_matches(
+            singular(w), vocab, n=1, cutoff=0.85)
+        words.append(close[0] if close else w)
+    return " ".join(words)
+
+
+def find_objects(graph: SceneGraph, query: str, *, fix_spelling: bool = True) -> list[SceneObject]:
     """Objects the phrase names, narrowed by any colour / attribute words it also contains.
 
     An attribute filter that would remove every candidate is ignored (perception may have the colour
-    wrong), so "the blue box" still finds the boxes when none is recorded as blue.
+    wrong), so "the blue box" still finds the boxes when none is recorded as blue. A phrase that names
+    nothing is tried once more with its misspelt words fixed (:func:`spelling_fixed`).
     """
     q = _norm(query)
     direct = [o for o in graph if o.id == q.strip() or f"id {o.id}" in q]
@@ -94,13 +125,13 @@ def find_objects(graph: SceneGraph, query: str) -> list[SceneObject]:
         return direct
     cands = [o for o in graph if category_matches(q, o.category)]
     if not cands:
-        return []
+        fixed = spelling_fixed(graph, q) if fix_spelling else q
+        return find_objects(graph, fixed, fix_spelling=False) if fixed != q else []
     # prefer the most specific category named verbatim ("coffee table" over "table")
-    exact = [o for o in cands if f" {_phrase(o.category)} " in f" {_phrase(q)} "]
-    if exact:
-        longest = max(len(_phrase(o.category).split()) for o in exact)
-        if longest > 1:
-            cands = [o for o in exact if len(_phrase(o.category).split()) == longest]
+    named = {o.id: _verbatim_words(_phrase(q), _phrase(o.category)) for o in cands}
+    longest = max(named.values())
+    if longest > 1:
+        cands = [o for o in cands if named[o.id] == longest]
     attr_words = {w for w in q.split() if w in _COLOR_WORDS or w.endswith(("en", "ic", "al"))}
     attr_words -= {w for o in cands for w in _phrase(o.category).split()}
     if attr_words:
