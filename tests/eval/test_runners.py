@@ -215,3 +215,13 @@ def test_eval_sqa3d_cli_keeps_each_mode_in_its_own_directory(tmp_path, shared_da
     assert json.loads((out / "run.json").read_text())["mode"] == "react"
     assert len(read_results(out / "results.jsonl")) == 1
     assert not (tmp_path / "benchmarks" / "results" / "sqa3d_program").exists()
+
+
+def test_report_tables_show_the_query_ratio_as_a_percentage():
+    from synergai.eval.report import format_figure, markdown_report
+
+    assert format_figure("query_ratio", 0.030254) == "3.03 %"
+    assert format_figure("EM", 7.5) == "7.50" and format_figure("n", 200) == "200"
+    by_type = {"Color": {"n": 2, "query_ratio": 0.1}}
+    text = markdown_report("ScanQA", {"n": 2, "query_ratio": 0.0412, "by_type": by_type})
+    assert "| query_ratio | 4.12 % |" in text and "| Color | 2 | 10.00 % |" in text

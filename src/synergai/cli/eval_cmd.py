@@ -14,7 +14,7 @@ from rich.table import Table
 from synergai.cli import alignment_cmd
 from synergai.cli.agent_cmd import add_llm_options, open_llm
 from synergai.cli.common import print_json
-from synergai.eval.report import write_report
+from synergai.eval.report import format_figure, write_report
 from synergai.scene.builders.objects_json import load_objects_file
 from synergai.scene.model import SceneError
 
@@ -91,7 +91,7 @@ def _print_table(title: str, metrics: dict) -> None:
     table = Table("figure", "value", title=title)
     for k, v in metrics.items():
         if not isinstance(v, dict):
-            table.add_row(k, f"{v:.2f}" if isinstance(v, float) else str(v))
+            table.add_row(k, format_figure(k, v))
     Console().print(table)
 
 

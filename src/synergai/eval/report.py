@@ -8,7 +8,10 @@ from pathlib import Path
 from typing import Any
 
 
-def _fmt(v: Any) -> str:
+def format_figure(key: str, v: Any) -> str:
+    """A figure for a table: floats with two decimals; a query ratio (a fraction) as a percentage."""
+    if isinstance(v, float) and key.startswith("query_ratio"):
+        return f"{100 * v:.2f} %"
     if isinstance(v, float):
         return f"{v:.2f}"
     return str(v)
@@ -20,19 +23,19 @@ def markdown_report(title: str, metrics: Mapping[str, Any], command: str = "") -
     if command:
         lines += ["Reproduce with:", "", f"    {command}", ""]
     lines += ["| figure | value |", "|---|---|"]
-    lines += [f"| {k} | {_fmt(v)} |" for k, v in metrics.items() if not isinstance(v, Mapping)]
+    lines += [f"| {k} | {format_figure(k, v)} |" for k, v in metrics.items() if not isinstance(v, Mapping)]
     for key, groups in metrics.items():
         if not isinstance(groups, Mapping) or not groups:
             continue
         first = next(iter(groups.values()))
         if not isinstance(first, Mapping):
             lines += ["", f"## {key}", "", "| figure | value |", "|---|---|"]
-            lines += [f"| {k} | {_fmt(v)} |" for k, v in groups.items()]
+            lines += [f"| {k} | {format_figure(k, v)} |" for k, v in groups.items()]
             continue
         cols = list(first)
         lines += ["", f"## {key}", "", "| group | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
         for g, row in groups.items():
-            lines.append(f"| {g} | " + " | ".join(_fmt(row.get(c)) for c in cols) + " |")
+            lines.append(f"| {g} | " + " | ".join(format_figure(c, row.get(c)) for c in cols) + " |")
     return "\n".join(lines) + "\n"
 
 
