@@ -268,6 +268,10 @@ def test_corrections_go_through_the_real_tools_and_transfer(tmp_path, setup):
         assert record["corrections_applied"] == 1
         said = record["turns"][1]["text"]
         assert record["turns"][1]["marked"] == c.pred_id and c.truth in said
+        # each turn keeps the agent's trace: the correction turn ran update_name on the marked object
+        steps = [t for t in record["turns"][1]["trace"] if t["type"] == "action"]
+        assert "update_name" in [t["action"] for t in steps]
+        assert json.loads(json.dumps(record))["turns"][0]["trace"][0]["type"] == "plan"
         assert any(said.startswith(t.split("{")[0]) for t in LABEL_TEMPLATES)
         # the edit log: the user's own sentence, through update_name
         (edit,) = robot.edits(task.id)

@@ -67,6 +67,7 @@ def _turn_record(role: str, text: str, result: AgentResult) -> dict[str, Any]:
             for t in result.trace
             if t["type"] == "error" and str(t.get("error", "")).startswith("model call")
         ),
+        "trace": result.trace,  # plan, actions and observations: why an answer was right or wrong
     }
 
 
