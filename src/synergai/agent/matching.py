@@ -106,8 +106,8 @@ def spelling_fixed(graph: SceneGraph, query: str) -> str:
     known = set(vocab) | _COLOR_WORDS | set(SYNONYMS)
     words = []
     for w in _norm(query).split():
-        close = [] if len(w) < 5 or singular(w) in known else difflib.get_close_matches(
-            singular(w), vocab, n=1, cutoff=0.85)
+        one = singular(w)
+        close = [] if len(w) < 5 or one in known else difflib.get_close_matches(one, vocab, n=1, cutoff=0.85)
         words.append(close[0] if close else w)
     return " ".join(words)
 
@@ -128,7 +128,8 @@ def find_objects(graph: SceneGraph, query: str, *, fix_spelling: bool = True) ->
         fixed = spelling_fixed(graph, q) if fix_spelling else q
         return find_objects(graph, fixed, fix_spelling=False) if fixed != q else []
     # prefer the most specific category named verbatim ("coffee table" over "table")
-    named = {o.id: _verbatim_words(_phrase(q), _phrase(o.category)) for o in cands}
+    phrase = _phrase(q)
+    named = {o.id: _verbatim_words(phrase, _phrase(o.category)) for o in cands}
     longest = max(named.values())
     if longest > 1:
         cands = [o for o in cands if named[o.id] == longest]

@@ -212,7 +212,7 @@ def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> str:
             sentences.append(_toward(graph, [o for _, o in view], wanted, f"{obj.name} ({how})"))
         if not own and not others and not view:
             what = f" {WORDING[wanted]}" if wanted else ""
-            rest = relation_sentences(graph, obj, facts)[:MAX_RELATION_SENTENCES] if wanted else []
+            rest = relation_sentences(graph, obj, facts)[:MAX_RELATION_SENTENCES]  # [] unless filtered
             # the answer is often a neighbouring relation ("next to" asked, "beside" recorded)
             tail = "; its other relations:" if rest else "."
             sentences.append(f"The {name_id(obj)} has no{what} relations recorded{tail}")
