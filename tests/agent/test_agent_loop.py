@@ -8,7 +8,7 @@ from agent_scripting import act, final
 
 from synergai.agent.loop import LoopLimits, parse_action
 from synergai.agent.prompt import action_schema, plan_schema, system_prompt
-from synergai.agent.session import AgentSession
+from synergai.agent.session import OUTDATED, AgentSession
 from synergai.agent.tools import EDIT_TOOLS, TOOLS
 from synergai.llm import ScriptedModel
 
@@ -115,6 +115,21 @@ def test_a_repeated_action_is_not_run_again_and_forces_the_answer(store):
     assert "You already did that" in llm.requests[2].messages[-1]["content"]
 
 
+def test_a_step_repeated_within_the_plan_is_padding_and_dropped(store):
+    lamp = ("calculate_mid_point", {"item_id_list": ["chair"]})
+    llm = ScriptedModel([
+        _plan(("query_for_objects", {"query": "chair"}), lamp, lamp),
+        final("There are 2 chairs.", ["4", "5"], short="2"),
+    ])
+    result = AgentSession(store, "room", llm).ask("How many chairs are there?")
+    assert result.answer == "There are 2 chairs." and result.llm_calls == 2
+    assert [t["action"] for t in result.trace if t["type"] == "action"] == [
+        "query_for_objects", "calculate_mid_point", "final_answer"]
+    assert not any(t.get("error") for t in result.trace)
+    assert len(json.loads(llm.requests[1].messages[2]["content"])["plan"]) == 2
+    assert "You already did that" not in json.dumps(llm.requests[1].messages)
+
+
 def test_final_answer_as_plain_string_is_accepted():
     _, _, tool, args = parse_action(
         json.dumps({"thought": "t", "action": "Final Answer", "action_input": "Two chairs."}), first=False
@@ -137,6 +152,41 @@ def test_history_is_kept_across_turns(store):
     assert llm.requests[0].messages[0] == llm.requests[1].messages[0]
 
 
+def test_the_model_sees_its_plan_without_the_guess_it_wrote_before_observing(store):
+    llm = ScriptedModel([
+        _plan(("query_for_objects", {"query": "lamp"}), thought="The lamp is blue."),
+        final("The lamp is white.", ["7"], short="white"),
+    ])
+    result = AgentSession(store, "room", llm).ask("What colour is the lamp?")
+    assert result.answer == "The lamp is white."
+    shown = json.loads(llm.requests[1].messages[2]["content"])
+    assert shown == {"plan": [{"action": "query_for_objects", "action_input": {"query": "lamp"}}]}
+    assert "blue" not in json.dumps(llm.requests[1].messages[1:])
+    assert result.trace[0] == {"type": "plan", "plan": result.plan, "thought": "The lamp is blue."}
+
+
+def test_answers_before_a_correction_are_flagged_as_outdated(store):
+    rename = act("update_name", {"item_id_list": ["marked"], "new_name_list": ["stool"]}, plan=["rename"])
+    llm = ScriptedModel([
+        final("There are 2 chairs.", ["4", "5"]),
+        rename, final("Renamed.", ["5"]),
+        final("There is 1 chair.", ["4"]),
+        act("update_name", {"item_id_list": ["marked"], "new_name_list": ["bench"]}, plan=["rename"]),
+        final("Renamed again.", ["5"]),
+    ])
+    session = AgentSession(store, "room", llm)
+    session.ask("How many chairs are there?")
+    session.mark("5")
+    session.ask("This is a stool.")
+    session.ask("How many chairs are there?")
+    text = llm.requests[-1].messages[1]["content"]
+    # the answer given before the correction is not repeated to the model, the question is
+    assert "2 chairs" not in text and f"How many chairs are there?\nYou answered: {OUTDATED}\n" in text
+    assert "You answered: Renamed.\n" in text and text.count(OUTDATED) == 1
+    session.ask("No, it is a bench.")
+    assert [a == OUTDATED for _, a in session.history] == [True, True, True, False]
+
+
 def test_a_failing_model_call_ends_the_turn_gracefully(store):
     from synergai.llm.base import LLMError
 
@@ -157,23 +207,28 @@ def _plan(*steps: tuple[str, dict], thought: str = "Look it up.") -> str:
     return json.dumps({"thought": thought, "plan": [{"action": a, "action_input": i} for a, i in steps]})
 
 
+def planned_actions(schema: dict) -> set[str]:
+    """Actions a multi-step plan may hold."""
+    steps = schema["properties"]["plan"]["anyOf"][0]["items"]["anyOf"]
+    return {b["properties"]["action"]["const"] for b in steps}
+
+
 def test_plan_schema_lists_typed_actions():
     schema = plan_schema()
-    items = schema["properties"]["plan"]["items"]["anyOf"]
-    planned = {t.name for t in TOOLS} - {"find_object_closest", "post_process"}
-    assert {b["properties"]["action"]["const"] for b in items} == planned
-    assert schema["properties"]["plan"]["maxItems"] == 3 and schema["required"] == ["thought", "plan"]
-    unmarked = plan_schema(marked=False)["properties"]["plan"]["items"]["anyOf"]
-    assert {b["properties"]["action"]["const"] for b in unmarked} == planned - {"find_marked_object"}
-    asking = plan_schema(question=True)["properties"]["plan"]["items"]["anyOf"]
-    assert {b["properties"]["action"]["const"] for b in asking} == planned - EDIT_TOOLS
+    lookups, alone = schema["properties"]["plan"]["anyOf"]
+    planned = {t.name for t in TOOLS} - {"find_object_closest", "post_process", "final_answer"}
+    assert planned_actions(schema) == planned
+    assert lookups["maxItems"] == 3 and schema["required"] == ["thought", "plan"]
+    # final_answer only as the whole plan (a greeting), never written ahead of the observations
+    assert alone["maxItems"] == 1 and alone["items"]["properties"]["action"]["const"] == "final_answer"
+    assert planned_actions(plan_schema(marked=False)) == planned - {"find_marked_object"}
+    assert planned_actions(plan_schema(question=True)) == planned - EDIT_TOOLS
 
 
 def test_a_question_is_planned_without_edit_tools(store):
     llm = ScriptedModel([_plan(("query_for_objects", {"query": "cup"})), final("It is red.", ["3"])])
     AgentSession(store, "room", llm).ask("What colour is the cup?")
-    offered = {b["properties"]["action"]["const"] for b in llm.requests[0].json_schema["properties"]["plan"][
-        "items"]["anyOf"]}
+    offered = planned_actions(llm.requests[0].json_schema)
     assert not offered & EDIT_TOOLS and "query_for_objects" in offered
 
 

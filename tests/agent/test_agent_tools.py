@@ -131,6 +131,23 @@ def test_update_name_on_marked_object_is_logged_with_utterance(store):
     assert store.load("room").get("4").category == "stool"
 
 
+def test_rename_target_bearing_the_new_name_means_the_marked_object(store):
+    # the model copies the new name (or an object that already has it) into the target
+    for target in (["chair"], ["5"]):
+        c = ctx(store, "This one is a chair, not a lamp.", marked="7")
+        obs = T.update_name(c, T.UpdateNameArgs(item_id_list=target, new_name_list=["chair"]))
+        assert obs == "The lamp (id: 7) is now called chair."
+        assert store.load("room").get("5").category == "chair"
+        store.undo("room")
+    # without a mark, or when the marked object already bears the name, the target is taken as given
+    c = ctx(store, "The chair is a stool.")
+    with pytest.raises(ToolError, match="2 objects match"):
+        T.update_name(c, T.UpdateNameArgs(item_id_list=["chair"], new_name_list=["chair"]))
+    c = ctx(store, "The lamp is a cup.", marked="3")
+    T.update_name(c, T.UpdateNameArgs(item_id_list=["7"], new_name_list=["tv"]))
+    assert store.load("room").get("7").category == "tv" and store.load("room").get("3").category == "cup"
+
+
 def test_ambiguous_target_asks_instead_of_editing(store):
     c = ctx(store, "The chair is red, not black.")
     with pytest.raises(ToolError, match="ambiguous"):

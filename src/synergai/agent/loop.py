@@ -150,6 +150,11 @@ def is_question(text: str) -> bool:
     return text.rstrip().endswith("?") or (bool(words) and words[0].strip(",.!") in _QUESTION_WORDS)
 
 
+def _key(tool: Tool, args: Any) -> str:
+    """An action with its arguments, to spot repeats."""
+    return f"{tool.name} {json.dumps(args.model_dump(), sort_keys=True)}"
+
+
 class AgentLoop:
     """Runs user turns against a chat model and the SynergAI tools."""
 
@@ -212,6 +217,7 @@ class AgentLoop:
                     raise _BadReply("your reply was cut off; keep the thought short and reply again")
                 if first:
                     plan, thought, actions = parse_plan(reply.text)
+                    actions = list({_key(t, a): (t, a) for t, a in actions}.values())  # a repeat is padding
                 else:
                     _, thought, tool, args = parse_action(reply.text)
                     actions = [(tool, args)]
@@ -226,13 +232,17 @@ class AgentLoop:
             retries = 0
             if first:
                 result.plan = plan
-                result.trace.append({"type": "plan", "plan": plan})
+                result.trace.append({"type": "plan", "plan": plan, "thought": thought})
+                # the model sees its plan without the thought it wrote before any observation: a small
+                # model copies that guess ("The window is blue.") into its answer over what it observed
+                messages[-1]["content"] = json.dumps({"plan": [
+                    {"action": tool.name, "action_input": args.model_dump()} for tool, args in actions]})
                 correcting = not asking or any(tool.name in EDIT_TOOLS for tool, _ in actions)
             # "clean": some action of this reply succeeded, so the next reply answers from what it found;
             # a plan's failed steps (often filler, eg. a name that is no object) still show their errors
             observations, finished, stuck, clean = [], False, False, False
             for k, (tool, args) in enumerate(actions):
-                key = f"{tool.name} {json.dumps(args.model_dump(), sort_keys=True)}"
+                key = _key(tool, args)
                 if tool.name == "final_answer" and k > 0:
                     break  # an answer written before seeing the plan's observations is not given
                 if key in done and tool.name != "final_answer":

@@ -89,19 +89,26 @@ def plan_schema(
     tools: tuple[Tool, ...] = TOOLS, max_steps: int = 3, marked: bool = True, question: bool = False
 ) -> dict[str, Any]:
     """Schema of the first reply: a short thought and a plan of up to ``max_steps`` actions
-    (``find_marked_object`` only when an object is marked; no edits when the user asks a question)."""
+    (``find_marked_object`` only when an object is marked; no edits when the user asks a question).
+
+    final_answer is a plan only on its own (a greeting): an answer written before the observations
+    costs tokens, is never given, and a small model copies it into its real answer.
+    """
     skip = set(NOT_PLANNED)
     if not marked:
         skip.add("find_marked_object")
     if question:
         skip |= EDIT_TOOLS
-    tools = tuple(t for t in tools if t.name not in skip)
+    steps = [_step_branch(t) for t in tools if t.name not in skip and t.name != "final_answer"]
+    plans: list[dict[str, Any]] = [{"type": "array", "items": {"anyOf": steps}, "minItems": 1,
+                                    "maxItems": max_steps}]
+    plans += [{"type": "array", "items": _step_branch(t), "minItems": 1, "maxItems": 1}
+              for t in tools if t.name == "final_answer"]
     return {
         "type": "object",
         "properties": {
             "thought": {"type": "string", "maxLength": 80},
-            "plan": {"type": "array", "items": {"anyOf": [_step_branch(t) for t in tools]},
-                     "minItems": 1, "maxItems": max_steps},
+            "plan": {"anyOf": plans},
         },
         "required": ["thought", "plan"],
         "additionalProperties": False,

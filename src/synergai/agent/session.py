@@ -11,6 +11,9 @@ from synergai.llm.base import ChatModel
 from synergai.scene.model import SceneError
 from synergai.scene.store import SceneStore
 
+#: What an earlier answer reads once the user has corrected the graph.
+OUTDATED = "(an answer from before the user's correction; ask the tools again)"
+
 
 @dataclass
 class AgentSession:
@@ -59,5 +62,7 @@ class AgentSession:
         ctx = TurnContext(self.store, self.scene_id, question.strip(), marked=self.marked,
                           viewpoint=self.viewpoint)
         result = self._loop.run(ctx, question.strip(), self.history[-self.max_history:], self.session_note())
+        if result.edits:  # answers given before a correction may be wrong now; a small model repeats them
+            self.history = [(u, OUTDATED) for u, _ in self.history]
         self.history.append((question.strip(), result.answer))
         return result

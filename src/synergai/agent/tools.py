@@ -353,13 +353,28 @@ def update_name(ctx: TurnContext, args: UpdateNameArgs) -> str:
         raise ToolError("item_id_list and new_name_list must have the same length")
     out = []
     for raw, name in zip(args.item_id_list, args.new_name_list, strict=True):
-        oid = ctx.check_id(raw)
+        oid = _rename_target(ctx, raw, name)
         _ensure_unambiguous(ctx, oid)
         old = ctx.graph.get(oid).category
         _edit(ctx, lambda oid=oid, name=name: edits.rename_object(
             ctx.graph, oid, name, edits.Actor.USER, ctx.utterance))
         out.append(f"The {old} (id: {oid}) is now called {ctx.graph.get(oid).category}.")
     return " ".join(out)
+
+
+def _rename_target(ctx: TurnContext, raw: object, new_name: str) -> str:
+    """The object to rename; a target that already bears the new name stands for the marked object.
+
+    Renaming a shelf to "shelf" changes nothing: the model copied the new name into the target, and
+    the user means the object they marked.
+    """
+    if ctx.marked is not None:
+        bearing = {o.id for o in find_objects(ctx.graph, new_name)}
+        key = str(raw).strip()
+        named = {o.id for o in find_objects(ctx.graph, key)} if key and key not in ctx.graph else set()
+        if ctx.marked not in bearing and (key in bearing or (named and named <= bearing)):
+            return ctx.check_id(ctx.marked)
+    return ctx.check_id(raw)
 
 
 def update_attributes(ctx: TurnContext, args: UpdateAttributesArgs) -> str:
