@@ -116,9 +116,9 @@ def test_a_repeated_action_is_not_run_again_and_forces_the_answer(store):
 
 
 def test_a_step_repeated_within_the_plan_is_padding_and_dropped(store):
-    lamp = ("calculate_mid_point", {"item_id_list": ["chair"]})
+    filler = ("calculate_mid_point", {"item_id_list": ["chair"]})
     llm = ScriptedModel([
-        _plan(("query_for_objects", {"query": "chair"}), lamp, lamp),
+        _plan(("query_for_objects", {"query": "chair"}), filler, filler),
         final("There are 2 chairs.", ["4", "5"], short="2"),
     ])
     result = AgentSession(store, "room", llm).ask("How many chairs are there?")
@@ -165,7 +165,7 @@ def test_the_model_sees_its_plan_without_the_guess_it_wrote_before_observing(sto
     assert result.trace[0] == {"type": "plan", "plan": result.plan, "thought": "The lamp is blue."}
 
 
-def test_answers_before_a_correction_are_flagged_as_outdated(store):
+def test_answers_from_before_a_correction_are_not_replayed(store):
     rename = act("update_name", {"item_id_list": ["marked"], "new_name_list": ["stool"]}, plan=["rename"])
     llm = ScriptedModel([
         final("There are 2 chairs.", ["4", "5"]),

@@ -139,11 +139,11 @@ def test_rename_target_bearing_the_new_name_means_the_marked_object(store):
         assert obs == "The lamp (id: 7) is now called chair."
         assert store.load("room").get("5").category == "chair"
         store.undo("room")
-    # without a mark, or when the marked object already bears the name, the target is taken as given
+    # without a mark the target is taken as given; so is a target that does not bear the new name
     c = ctx(store, "The chair is a stool.")
     with pytest.raises(ToolError, match="2 objects match"):
         T.update_name(c, T.UpdateNameArgs(item_id_list=["chair"], new_name_list=["chair"]))
-    c = ctx(store, "The lamp is a cup.", marked="3")
+    c = ctx(store, "The lamp is a tv.", marked="3")
     T.update_name(c, T.UpdateNameArgs(item_id_list=["7"], new_name_list=["tv"]))
     assert store.load("room").get("7").category == "tv" and store.load("room").get("3").category == "cup"
 
