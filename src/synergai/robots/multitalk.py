@@ -18,10 +18,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from synergai.llm.base import ChatModel
+from synergai.llm.json_reply import JsonAnswer, ask_json
 from synergai.robots import multitalk_prompts as P
 from synergai.robots.arm_plan import ArmStep, format_plan, parse_plan_text, steps_from_json
 from synergai.robots.errors import RobotError
-from synergai.robots.llm_json import JsonAnswer, ask_json
 from synergai.robots.perception import TabletopPerception, environment_text, relations_text
 from synergai.robots.plan_rules import Violation, check_plan
 from synergai.robots.sim_tabletop import TabletopSim
