@@ -25,50 +25,7 @@ from synergai.scene.model import (
 )
 from synergai.scene.relations.thresholds import RelationThresholds
 from synergai.scene.serialization import graph_from_dict
-
-COLOR_WORDS = frozenset(
-    {
-        "black",
-        "white",
-        "gray",
-        "grey",
-        "red",
-        "orange",
-        "yellow",
-        "beige",
-        "brown",
-        "green",
-        "blue",
-        "purple",
-        "pink",
-        "dark",
-        "light",
-        "silver",
-        "gold",
-        "tan",
-        "cream",
-    }
-)
-SHAPE_WORDS = frozenset(
-    {"round", "square", "rectangular", "circular", "oval", "cylindrical", "cuboid", "l-shaped"}
-)
-MATERIAL_WORDS = frozenset(
-    {
-        "wood",
-        "wooden",
-        "metal",
-        "metallic",
-        "plastic",
-        "glass",
-        "fabric",
-        "leather",
-        "ceramic",
-        "stone",
-        "marble",
-        "paper",
-        "steel",
-    }
-)
+from synergai.scene.vocabulary import COLOR_WORDS, MATERIAL_WORDS, SHAPE_WORDS
 
 RELATE_RELATIONS = (
     "on",

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from synergai.agent.matching import category_matches, find_objects, singular
+from synergai.agent.matching import category_matches, find_objects
 from synergai.geometry.boxes import BoxArray, intersection_volume
 from synergai.scene.build import build_graph, structure_kind
 from synergai.scene.model import (
@@ -50,6 +50,14 @@ from synergai.scene.model import (
     SceneError,
     SceneGraph,
     SceneObject,
+)
+from synergai.scene.vocabulary import (
+    COLOR_ALIASES,
+    COLOR_NAMES,
+    COLOR_NEIGHBOURS,
+    WORD_TO_NUMBER,
+    plural,
+    singular,
 )
 
 #: Minimum 3D IoU for a prediction to count as the ground-truth object (ScanRefer Acc@0.25).
@@ -66,22 +74,6 @@ GENERIC_LABELS = frozenset({"object", "objects", "otherprop", "otherfurniture", 
 #: NYU40 classes too broad to make two labels mean the same thing.
 BROAD_NYU40 = frozenset({"", "otherprop", "otherfurniture", "otherstructure"})
 
-#: The colour names perception writes (``synergai.scene.attributes.color_name``), longest first.
-COLOR_NAMES: tuple[str, ...] = (
-    "dark brown", "light blue", "light gray", "dark green", "dark gray", "dark blue", "dark red", "purple",
-    "orange", "yellow", "black", "white", "beige", "brown", "green", "gray", "blue", "pink", "red",
-)
-#: Everyday colour words -> the nearest palette name.
-_COLOR_ALIASES = {"grey": "gray", "silver": "light gray", "tan": "beige", "cream": "beige",
-                  "navy": "dark blue", "maroon": "dark red", "violet": "purple", "golden": "yellow",
-                  "gold": "yellow"}
-#: Colour-name pairs a person would accept for each other (besides the same family: "dark gray" ~ "gray").
-_COLOR_NEIGHBOURS = frozenset(frozenset(p) for p in (
-    ("black", "dark gray"), ("black", "dark brown"), ("black", "dark blue"), ("black", "dark green"),
-    ("white", "light gray"), ("white", "beige"), ("beige", "light gray"), ("beige", "brown"),
-    ("brown", "dark red"), ("dark brown", "dark red"), ("brown", "orange"), ("light blue", "light gray"),
-    ("dark gray", "dark brown"), ("dark gray", "dark blue"),
-))
 # fmt: on
 
 
@@ -100,7 +92,7 @@ def colors_compatible(a: str, b: str) -> bool:
     na, nb = _norm(a).replace("grey", "gray"), _norm(b).replace("grey", "gray")
     if not na or not nb:
         return False
-    return color_family(na) == color_family(nb) or frozenset({na, nb}) in _COLOR_NEIGHBOURS
+    return color_family(na) == color_family(nb) or frozenset({na, nb}) in COLOR_NEIGHBOURS
 
 
 def color_of(obj: SceneObject) -> str:
@@ -109,20 +101,6 @@ def color_of(obj: SceneObject) -> str:
         if _norm(a).replace("grey", "gray") in COLOR_NAMES:
             return _norm(a).replace("grey", "gray")
     return ""
-
-
-def plural(noun: str) -> str:
-    """English plural of a (possibly multi-word) noun: "chair" -> "chairs", "shelf" -> "shelves"."""
-    head, _, last = noun.rpartition(" ")
-    if last.endswith("f") and last not in {"roof", "chef"}:
-        last = last[:-1] + "ves"
-    elif last.endswith(("s", "x", "z", "ch", "sh")):
-        last += "es"
-    elif last.endswith("y") and last[-2:-1] not in set("aeiou"):
-        last = last[:-1] + "ies"
-    else:
-        last += "s"
-    return f"{head} {last}" if head else last
 
 
 def with_article(noun: str) -> str:
@@ -408,37 +386,9 @@ def question_text(template: Template, subject: str) -> str:
 
 
 # -------------------------------------------------------------------------------------------- judging
-_NUMBER_WORDS = {
-    w: i
-    for i, w in enumerate(
-        (
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-            "thirteen",
-            "fourteen",
-            "fifteen",
-            "sixteen",
-            "seventeen",
-            "eighteen",
-            "nineteen",
-            "twenty",
-        )
-    )
-}
 _ID_REFS = re.compile(r"\(\s*ids?\b[^)]*\)|\bids?\s*[:#]?\s*\d+(?:\s*(?:,|and|&)\s*(?:id\s*)?\d+)*")
 _VECTORS = re.compile(r"\[[^\]]*\]|\d+\.\d+")
-_COUNT = re.compile(r"\b(\d+|" + "|".join(_NUMBER_WORDS) + r")\b")
+_COUNT = re.compile(r"\b(\d+|" + "|".join(WORD_TO_NUMBER) + r")\b")
 _NEGATIVE = re.compile(
     r"\b(there (is|are) no|there (isn|aren) t|no such|not|cannot find|can t find|could not find|"
     r"couldn t find|don t see|do not see|none)\b"
@@ -452,7 +402,7 @@ def extract_count(text: str) -> int | None:
     m = _COUNT.search(t)
     if m:
         word = m.group(1)
-        return int(word) if word.isdigit() else _NUMBER_WORDS[word]
+        return int(word) if word.isdigit() else WORD_TO_NUMBER[word]
     return 0 if re.search(r"\b(no|none|not any)\b", t) else None
 
 
@@ -471,7 +421,7 @@ def yes_no(text: str) -> bool | None:
 def colour_words(text: str) -> list[str]:
     """Palette colour names an answer mentions ("grey" -> "gray", "silver" -> "light gray")."""
     t = f" {_norm(text)} "
-    for word, name in _COLOR_ALIASES.items():
+    for word, name in COLOR_ALIASES.items():
         t = t.replace(f" {word} ", f" {name} ")
     found = []
     for name in COLOR_NAMES:  # longest first, so "dark gray" is not also read as "gray"

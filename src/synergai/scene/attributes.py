@@ -4,28 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-#: Reference colours (name, RGB) for naming an object's mean colour.
-_PALETTE: tuple[tuple[str, tuple[int, int, int]], ...] = (
-    ("black", (25, 25, 25)),
-    ("dark gray", (75, 75, 75)),
-    ("gray", (128, 128, 128)),
-    ("light gray", (185, 185, 185)),
-    ("white", (235, 235, 235)),
-    ("red", (190, 40, 40)),
-    ("dark red", (110, 25, 25)),
-    ("orange", (225, 125, 40)),
-    ("yellow", (225, 205, 60)),
-    ("beige", (205, 185, 150)),
-    ("brown", (120, 80, 50)),
-    ("dark brown", (70, 45, 30)),
-    ("green", (60, 140, 60)),
-    ("dark green", (30, 75, 35)),
-    ("blue", (50, 90, 180)),
-    ("dark blue", (30, 40, 95)),
-    ("light blue", (140, 180, 225)),
-    ("purple", (115, 60, 145)),
-    ("pink", (225, 150, 175)),
-)
+from synergai.scene.vocabulary import COLOR_PALETTE
 
 
 def _distances(rgb: tuple[int, int, int] | list[int] | np.ndarray, ref: np.ndarray) -> np.ndarray:
@@ -40,7 +19,7 @@ def color_name(rgb: tuple[int, int, int] | list[int] | np.ndarray) -> str:
     """The nearest palette name of an 8-bit RGB colour (e.g. ``(120, 80, 50)`` -> ``"brown"``)."""
     r, g, b = (float(v) for v in rgb[:3])
     best, best_d = "", float("inf")
-    for name, (pr, pg, pb) in _PALETTE:  # plain floats: ~20x faster than numpy for one colour
+    for name, (pr, pg, pb) in COLOR_PALETTE:  # plain floats: ~20x faster than numpy for one colour
         rmean = (pr + r) / 2.0
         d = (2 + rmean / 256) * (pr - r) ** 2 + 4 * (pg - g) ** 2 + (2 + (255 - rmean) / 256) * (pb - b) ** 2
         if d < best_d:
@@ -51,7 +30,7 @@ def color_name(rgb: tuple[int, int, int] | list[int] | np.ndarray) -> str:
 def closest_color(rgb: tuple[int, int, int] | list[int] | np.ndarray, candidates: list[str]) -> str:
     """Of the candidate colour words, the one nearest to ``rgb`` ("grey" = "gray"); unknown words are
     ignored, and the first candidate is returned when none is known."""
-    known = {n: v for n, v in _PALETTE}
+    known = {n: v for n, v in COLOR_PALETTE}
     usable = [c for c in candidates if c.lower().replace("grey", "gray") in known]
     if not usable:
         return candidates[0]
