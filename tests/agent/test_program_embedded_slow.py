@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from synergai.agent.matching import category_matches
-from synergai.agent.program_loop import ProgramLimits, ProgramLoop
+from synergai.agent.program.loop import ProgramLimits, ProgramLoop
 from synergai.geometry.frames import Viewpoint
 from synergai.llm import EmbeddedModel
 from synergai.scene.build import build_graph

@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from synergai.agent.program_loop import ProgramLoop, program_stats
+from synergai.agent.answer_forms import answer_form
+from synergai.agent.program.loop import ProgramLoop, program_error_classes, program_stats
 from synergai.agent.session import AgentSession
 from synergai.eval.metrics import aggregate, soft_match, sqa3d_question_type, strict_match
 from synergai.eval.runner import ResumableRun, stride_subset
@@ -76,6 +77,8 @@ def answer_question(
         "answer_type": q.get("answer_type", "other"),
         "question_type": sqa3d_question_type(q["question"]),
     }
+    if mode == "program":
+        record["answer_form"] = answer_form(q["question"]).value
     try:
         graph = catalog.open(q["scene_id"])
         if q["scene_id"] not in alignments:
@@ -95,9 +98,12 @@ def answer_question(
         llm_calls=result.llm_calls,
         prompt_tokens=result.prompt_tokens,
         completion_tokens=result.completion_tokens,
+        cached_tokens=getattr(result, "cached_tokens", 0),
         latency_s=result.seconds,
         trace=[t for t in result.trace if t["type"] in ("program", "final", "error")],
     )
+    if mode == "program":
+        record["program_error"] = result.error
     return record
 
 
@@ -135,7 +141,9 @@ def run_sqa3d(
 
 
 def sqa3d_metrics(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Soft and strict match overall, per answer type and per question type; program statistics."""
+    """Soft and strict match overall, per answer type, question type (what / is / how / can / which /
+    others) and, in program mode, answer form; the mean of new (uncached) prompt tokens per question;
+    program statistics overall and per question type, and program errors by class."""
     if not results:
         raise SceneError("no SQA3D results to score")
     rows = [
@@ -152,9 +160,14 @@ def sqa3d_metrics(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "strict_match": 100 * statistics.fmean(r["strict"] for r in rows),
         "llm_calls_per_question": statistics.fmean(r["llm_calls"] for r in rows),
         "median_latency_s": statistics.median(r["latency_s"] for r in rows),
+        "mean_new_prompt_tokens": statistics.fmean(
+            r.get("prompt_tokens", 0) - r.get("cached_tokens", 0) for r in rows
+        ),
         "errors": sum(1 for r in rows if r.get("error")),
     }
-    for key in ("answer_type", "question_type"):
+    for key in ("answer_type", "question_type", "answer_form"):
+        if not all(key in r for r in rows):
+            continue
         soft = aggregate(rows, key, "soft")
         strict = aggregate(rows, key, "strict")
         out[f"by_{key}"] = {
@@ -167,4 +180,9 @@ def sqa3d_metrics(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         }
     if any(t.get("type") == "program" for r in rows for t in r.get("trace", [])):
         out["program"] = program_stats(rows)
+        out["program_errors"] = program_error_classes(rows)
+        out["program_by_question_type"] = {
+            k: program_stats([r for r in rows if r["question_type"] == k])
+            for k in sorted({r["question_type"] for r in rows})
+        }
     return out

@@ -35,6 +35,7 @@ class ChatReply:
     model: str
     cached: bool = False
     seconds: float = 0.0
+    cached_tokens: int = 0  # prompt tokens the backend reused from its KV cache (0 when unknown)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able form."""
@@ -52,6 +53,7 @@ class ChatReply:
                 model=str(data["model"]),
                 cached=bool(data.get("cached", False)),
                 seconds=float(data.get("seconds", 0.0)),
+                cached_tokens=int(data.get("cached_tokens", 0)),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise LLMError(f"malformed chat reply record: {exc!r}") from exc

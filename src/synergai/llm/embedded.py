@@ -242,6 +242,7 @@ class EmbeddedModel:
                 model=self.name,
                 cached=False,
                 seconds=seconds,
+                cached_tokens=int((raw.get("timings") or {}).get("cache_n", 0) or 0),
             )
         except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
             raise LLMError(f"{self.name}: malformed reply: {_one_line(exc)}") from exc
