@@ -222,9 +222,6 @@ class _Checker(ast.NodeVisitor):
                 self.add("set-as-object", node, f"{name}() needs one object as {arg}, but {what} is a set: "
                          f"loop over it (for obj in {what}: ...) and pass each object, or pass the nearest "
                          f"with next(iter({what}))")
-        if "object_set" in args and self.kind_of(args["object_set"]) == "object":
-            self.add("set-as-object", node, f"{name}() needs a set as object_set, but "
-                     f"{ast.unparse(args['object_set'])} is one object: pass scene() or a set from filter()")
         if name == "filter" and "category" in args:
             self.check_category(args["category"])
         if name in ("relate", "relate_agent") and "relation" in args:
@@ -260,7 +257,9 @@ class _Checker(ast.NodeVisitor):
         hint = f"the scene has no {value!r}"
         if near:
             hint += f" (closest: {_legal_list(near)})"
-        self.add("category", node, f"{hint}; its categories are: {_legal_list(listed)}")
+        self.add("category", node, f"{hint}, so filter() would return an empty set; its categories are: "
+                 f"{_legal_list(listed)}. Use one of them, or give your Final Answer if what you look for "
+                 "is not in the scene")
 
 
 def _bound_names(tree: ast.Module) -> set[str]:

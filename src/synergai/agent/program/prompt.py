@@ -42,9 +42,10 @@ the following functions. Programs run in a sandbox: only math, itertools, collec
 be imported; no classes, no attribute assignment (obj.x = ...), no open / eval / exec, no names starting \
 with "_".
 ```Python
-class ObjectAttribute:
+class ObjectAttribute:  # objects come from scene(), filter() and relate(); never build one yourself
     category: str # category of the object
     xyz: List[float] # center coordinates of the object
+    id: str # the object's id
 
 scene() -> Set[ObjectAttribute]:
     """Returns a set of objects in the scene. {set_order}"""
