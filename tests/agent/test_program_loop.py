@@ -156,3 +156,27 @@ def test_sandbox_cli_runs_a_program(tmp_path):
     )
     data = json.loads(out.stdout)
     assert out.returncode == 1 and data["ok"] is False and "open" in data["error"]
+
+
+def test_sqa3d_metrics_report_new_tokens_question_types_answer_forms_and_error_classes():
+    from synergai.eval.sqa3d import sqa3d_metrics
+
+    ok = {"type": "program", "ok": True, "stdout": "2", "error": None, "stage": "sandbox"}
+    checked = {"type": "program", "ok": False, "stdout": "", "error": "CheckError: ...", "stage": "check",
+               "findings": ["relation", "category"]}
+    crashed = {"type": "program", "ok": False, "stdout": "", "error": "TypeError: x", "stage": "sandbox"}
+    rows = [
+        {"answer": "two", "answers": ["two"], "answer_type": "other", "question_type": "how",
+         "answer_form": "number", "llm_calls": 3, "latency_s": 10.0, "prompt_tokens": 1000,
+         "cached_tokens": 800, "trace": [checked, ok]},
+        {"answer": NOT_COMPUTED, "answers": ["yes"], "answer_type": "other", "question_type": "is",
+         "answer_form": "yes/no", "llm_calls": 2, "latency_s": 20.0, "prompt_tokens": 600,
+         "cached_tokens": 0, "trace": [crashed, {"type": "final", "forced": True}]},
+    ]
+    m = sqa3d_metrics(rows)
+    assert m["mean_new_prompt_tokens"] == 400.0 and m["soft_match"] == 50.0
+    assert m["program"]["pass_rate"] == 50.0
+    assert m["program_errors"] == {"check:relation": 1, "not-computed": 1, "sandbox:TypeError": 1}
+    assert m["program_by_question_type"]["how"]["pass_rate"] == 100.0
+    assert m["program_by_question_type"]["is"]["pass_rate"] == 0.0
+    assert m["by_answer_form"]["number"]["soft_match"] == 100.0 and m["by_answer_form"]["yes/no"]["n"] == 1

@@ -9,16 +9,18 @@ checked), so positions are approximate and the situation text stays the primary 
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from synergai.agent.answer_forms import answer_form
-from synergai.agent.program.loop import ProgramLoop, program_error_classes, program_stats
+from synergai.agent.program.loop import ProgramLimits, ProgramLoop, program_error_classes, program_stats
 from synergai.agent.session import AgentSession
 from synergai.eval.metrics import aggregate, soft_match, sqa3d_question_type, strict_match
 from synergai.eval.runner import ResumableRun, stride_subset
@@ -67,6 +69,7 @@ def answer_question(
     alignments: Mapping[str, Sequence[float]],
     q: Mapping[str, Any],
     mode: str,
+    program_limits: ProgramLimits | None = None,
 ) -> dict[str, Any]:
     """One situated question in program or react mode."""
     start = time.perf_counter()
@@ -85,7 +88,7 @@ def answer_question(
             raise SceneError(f"no axis alignment for {q['scene_id']}")
         viewpoint = situated_viewpoint(q, graph, np.asarray(alignments[q["scene_id"]]))
         if mode == "program":
-            result = ProgramLoop(llm).run(graph, q["question"], q["situation"], viewpoint)
+            result = ProgramLoop(llm, program_limits).run(graph, q["question"], q["situation"], viewpoint)
         else:
             session = AgentSession(catalog.store, q["scene_id"], llm, viewpoint=viewpoint)
             result = session.ask(f"{q['situation']} {q['question']}")
@@ -118,20 +121,26 @@ def run_sqa3d(
     limit: int | None = None,
     concurrency: int = 1,
     progress: bool = True,
+    program_limits: ProgramLimits | None = None,
 ) -> list[dict[str, Any]]:
-    """Answer (a fixed spread-out subset of) the questions, resumably, into ``out_dir``."""
+    """Answer (a fixed spread-out subset of) the questions, resumably, into ``out_dir``; program mode runs
+    under ``program_limits`` (default :class:`ProgramLimits`; other settings are kept in the run's
+    settings, so a directory never mixes them)."""
     if mode not in ("program", "react"):
         raise SceneError(f"mode must be 'program' or 'react', got {mode!r}")
     subset = stride_subset(sorted(questions, key=lambda q: str(q["question_id"])), limit)
-    run = ResumableRun(out_dir, {"benchmark": "sqa3d", "mode": mode, "llm": llm.name,
-                                 "objects": Path(objects_path).name})
+    settings = {"benchmark": "sqa3d", "mode": mode, "llm": llm.name, "objects": Path(objects_path).name}
+    if mode == "program" and program_limits is not None and program_limits != ProgramLimits():
+        changed = {k: v for k, v in asdict(program_limits).items() if v != asdict(ProgramLimits())[k]}
+        settings["program_limits"] = json.loads(json.dumps(changed, default=str))
+    run = ResumableRun(out_dir, settings)
     store = SceneStore(Path(out_dir) / "scenes.sqlite3")
     try:
         catalog = SceneCatalog(store, objects_path)
         return run.run(
             subset,
             lambda q: str(q["question_id"]),
-            lambda q: answer_question(catalog, llm, alignments, q, mode),
+            lambda q: answer_question(catalog, llm, alignments, q, mode, program_limits),
             concurrency=concurrency,
             desc=f"SQA3D ({mode})",
             progress=progress,
