@@ -66,6 +66,7 @@ def test_query_relation_agent_and_clock():
     rel = a.query_relation_agent(chair_left)
     assert "left" in rel and "front" in rel and any(r.endswith("o'clock") for r in rel)
     assert a.query_relation_agent(chair_left, ["left", "right"]) == ["left"]
+    assert a.query_relation_agent(chair_left, ["forward", "backward"]) == ["front"]  # LLM-TPC's words
     assert api(SOUTH).query_relation_agent(api(SOUTH).objects["4"], ["left", "right"]) == ["right"]
     with pytest.raises(ValueError, match="candidate_relations must be one of"):
         a.query_relation_agent(chair_left, ["upside"])

@@ -104,6 +104,13 @@ def test_indexing_object_sets_is_a_finding_only_under_the_set_contract() -> None
         "print(query_relation_agent(object=cup, candidate_relations=['left', 'behind', \"o'clock\"]))\n"
         "print(query_attribute(cup, 'color', candidate_attribute_values=['red', 'blue']))\n"
         "print(relate_agent(scene(), 'in front of'), filter(scene(), 'television'))",
+        # LLM-TPC's own wording of directions
+        "for door in filter(object_set=scene(), category='table'):\n"
+        "    where = query_relation_agent(object=door, candidate_relations=['left', 'right', 'forward', "
+        "'backward'])\n    print(f\"go {' '.join(where)}\")",
+        "shapes = []\nfor t in relate_agent(object_set=filter(scene(), 'table'), relation='right'):\n"
+        "    shapes.append(query_attribute(object=t, attribute_type='shape',\n"
+        "                                  candidate_attribute_values=['round', 'square']))\nprint(shapes)",
         # a variable that shadows an API name is the program's own
         "def relate(a, b):\n    return a + b\nprint(relate(1, 2, ))",
     ],

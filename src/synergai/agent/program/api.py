@@ -155,14 +155,12 @@ def legal_value(value: object, legal: Iterable[str]) -> str | None:
     """``value`` as one of ``legal`` (case, underscores and the usual synonyms forgiven), or None."""
     v = str(value).strip().lower().replace("_", " ")
     legal = tuple(legal)
+    v = {"forward": "front", "forwards": "front", "ahead": "front", "backward": "back", "backwards": "back",
+         "in front": "front", "in front of": "front", "on top of": "on", "on top": "on"}.get(v, v)
     if v == "back" and "behind" in legal:
         v = "behind"
     if v == "behind" and "back" in legal:
         v = "back"
-    if v in ("in front", "in front of"):
-        v = "front"
-    if v in ("on top of", "on top"):
-        v = "on"
     return v if v in legal else None
 
 
