@@ -111,6 +111,8 @@ def test_indexing_object_sets_is_a_finding_only_under_the_set_contract() -> None
         "shapes = []\nfor t in relate_agent(object_set=filter(scene(), 'table'), relation='right'):\n"
         "    shapes.append(query_attribute(object=t, attribute_type='shape',\n"
         "                                  candidate_attribute_values=['round', 'square']))\nprint(shapes)",
+        # a comprehension's variable does not leak into the code after it
+        "t = [1, 2]\nnames = [t.category for t in scene()]\nprint(len(t), names)",
         # a variable that shadows an API name is the program's own
         "def relate(a, b):\n    return a + b\nprint(relate(1, 2, ))",
     ],

@@ -156,11 +156,13 @@ class _Checker(ast.NodeVisitor):
             self.visit(cond)
 
     def _visit_comp(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
+        outer = dict(self.kinds)  # a comprehension's variables do not leak out of it
         for gen in node.generators:
             self.visit(gen)
         for part in ("elt", "key", "value"):
             if hasattr(node, part):
                 self.visit(getattr(node, part))
+        self.kinds = outer
 
     visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _visit_comp
 
