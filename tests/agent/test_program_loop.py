@@ -92,6 +92,15 @@ def test_a_repeated_failing_program_is_not_run_again_and_a_second_repeat_ends_th
     assert stats["pass_rate"] == 0.0 and stats["questions"] == 2 and stats["mean_rounds"] == 2.0
 
 
+def test_out_of_rounds_a_choice_is_asked_among_the_questions_options():
+    llm = ScriptedModel([program("print(len(filter(object_set=scene(), category='chair')))"),
+                         '{"thought": "2 is even", "answer": "even"}'])
+    result = ProgramLoop(llm, ProgramLimits(max_rounds=1)).run(room(), "Is the number of chairs odd or even?",
+                                                               viewpoint=NORTH)
+    assert llm.requests[-1].json_schema["properties"]["answer"] == {"type": "string", "enum": ["odd", "even"]}
+    assert result.short_answer == "even" and result.answer_form == "choice"
+
+
 def test_out_of_rounds_after_output_the_answer_is_asked_as_typed_json():
     llm = ScriptedModel([program("print(len(filter(object_set=scene(), category='chair')))"),
                          program("print(len(filter(object_set=scene(), category='chair')) + 0)"),

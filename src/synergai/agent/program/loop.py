@@ -31,7 +31,7 @@ from synergai.agent.program import prompt as P
 from synergai.agent.program.check import check_program, repair_hint
 from synergai.agent.program.sandbox import SandboxLimits, run_program
 from synergai.geometry.frames import Viewpoint
-from synergai.llm.base import ChatModel, ChatReply, LLMError
+from synergai.llm.base import ChatModel, ChatReply
 from synergai.llm.json_reply import ask_json
 from synergai.scene.model import STRUCTURE_KINDS, SceneGraph
 from synergai.scene.serialization import graph_to_dict
@@ -244,16 +244,13 @@ class ProgramLoop:
                   "properties": {"thought": {"type": "string", "maxLength": 200},
                                  "answer": answer_schema(form, categories, choice_options(question))}}
         asked = [*messages, {"role": "user", "content": P.SUMMARIZE_JSON}]
-        try:
-            reply = ask_json(self.llm, asked, schema, max_tokens=120, retries=1,
-                             accept_text=lambda t: _final_text(t) is not None)
-        except LLMError as exc:
-            result.trace.append({"type": "error", "error": f"summarization failed: {exc}"})
-            return
+        reply = ask_json(self.llm, asked, schema, max_tokens=120, retries=1,
+                         accept_text=lambda t: _final_text(t) is not None)  # LLMError: the caller's error
         for r in reply.replies:
             result.count(r)
         if reply.data is not None:
-            text = render_answer(form, reply.data.get("answer"))
+            value = reply.data.get("answer")
+            text = render_answer(form, value) or (str(value) if isinstance(value, str | int | float) else "")
             if text.strip():
                 self._answer(result, form, question, text, {"thought": str(reply.data.get("thought", "")),
                                                             "summarized": True})
