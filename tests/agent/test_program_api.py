@@ -118,6 +118,7 @@ def test_object_sets_are_ordered_nearest_first_and_index_in_that_order():
     assert [o.id for o in objs[1:]] == ["4", "5"]
     with pytest.raises(IndexError, match="the set holds 3 objects"):
         objs[3]
+    assert objs.pop().id == "2" and [o.id for o in objs] == ["4", "5"]  # pop takes the nearest too
     far = api(SOUTH)  # at (2, 3.5): the lamp (3.6, 3.6) comes before the chairs
     assert next(iter(far.filter(far.scene(), "lamp") | far.filter(far.scene(), "chair"))).category == "lamp"
 

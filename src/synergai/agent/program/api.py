@@ -144,6 +144,14 @@ class ObjectSet(set):
     def copy(self) -> ObjectSet:
         return self._same(self)
 
+    def pop(self) -> ObjectAttribute:
+        """Removes and returns the nearest object (a plain set would return an arbitrary one)."""
+        if not self:
+            raise KeyError("pop from an empty set of objects: check len(objects) > 0 first")
+        nearest = self._ordered()[0]
+        self.remove(nearest)
+        return nearest
+
 
 class StrictObjectSet(ObjectSet):
     """LLM-TPC's contract: a set that cannot be indexed."""

@@ -162,10 +162,11 @@ Action Input: your final answer with NO MORE THAN 3 words."""
 
 
 #: How object sets behave, in the documentation the model reads.
-ORDERED_SETS = ("Every set of objects is ordered by distance from you, nearest first: set[0] and "
-                "next(iter(set)) are the nearest object, set[-1] the farthest; check len(set) > 0 first.")
-STRICT_SETS = ("A set has no order and cannot be indexed: loop over it, or take the nearest with "
-               "relate_agent(object_set=..., relation=\"closest\").")
+ORDERED_SETS = ("Every set of objects the functions return is ordered by distance from you, nearest first: "
+                "set[0] and next(iter(set)) are the nearest object, set[-1] the farthest; check len(set) > 0 "
+                "first. Sets you build yourself (set(), {...}) have no order.")
+STRICT_SETS = ("A set cannot be indexed. The sets the functions return iterate nearest to you first, so "
+               "next(iter(set)) is the nearest object; sets you build yourself (set(), {...}) have no order.")
 
 SUMMARIZE_JSON = ("You have reached the maximum number of chats. From the observations above, give your "
                   "final answer as JSON: {\"thought\": \"...\", \"answer\": ...}.")
