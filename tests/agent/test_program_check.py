@@ -154,3 +154,20 @@ def test_a_program_with_an_illegal_relation_is_repaired_without_a_sandbox_run(mo
     assert [(p["stage"], p["ok"]) for p in programs] == [("check", False), ("sandbox", True)]
     assert programs[0]["findings"] == ["relation"] and programs[1]["stdout"].strip() == "['cup']"
     assert result.short_answer == "cup" and result.answer_form == "category" and result.llm_calls == 3
+
+
+def test_the_prompts_own_examples_pass_the_check() -> None:
+    import re
+
+    from synergai.agent.program import prompt as P
+
+    example = re.search(r"```Python\n(.*?)```", P.EXAMPLE, re.DOTALL).group(1)
+    assert "relate_agent" in example and findings(example) == []
+    categories = ["chair", "coffee table", "couch", "lamp", "table", "book", "tray"]
+    for ordered in (True, False):
+        doc = P.system_prompt(ordered_sets=ordered)
+        lines = [line.split(">>> ", 1)[1].removesuffix('"""') for line in doc.splitlines() if ">>> " in line]
+        lines = [line for line in lines if not line.startswith(("for ", " ")) and ".update(" not in line]
+        code = "obj = table = chair = next(iter(scene()))\nobject_set = scene()\n" + "\n".join(lines)
+        assert "query_state(" in code and "query_relation(" in code and "relate_agent(" in code
+        assert [f.render() for f in check_program(code, categories, ordered_sets=ordered)] == []
