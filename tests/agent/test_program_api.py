@@ -41,6 +41,10 @@ def test_relate_vertical_and_support():
     assert cats(a.relate(a.scene(), table, "on")) == ["cup"]
     assert cats(a.relate(a.scene(), table, "on top of")) == ["cup"]
     assert cats(a.relate(a.scene(), cup, "under")) == ["table"]
+    assert cats(a.relate(a.scene(), cup, "underneath")) == ["table"]  # synonyms of legal values
+    assert a.query_attribute(cup, "size") == a.query_attribute(cup, "lwh")
+    left = {o.id for o in a.relate_agent(a.scene(), "left")}
+    assert left and {o.id for o in a.relate_agent(a.scene(), "to my left")} == left
     assert cats(a.relate(a.scene(), cup, "supporting")) == ["table"]
     wall = next(iter(a.filter(a.scene(), "wall")))
     assert cats(a.relate(a.scene(), wall, "hanging on")) == ["tv"]

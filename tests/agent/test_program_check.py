@@ -138,8 +138,8 @@ def test_a_program_with_an_illegal_relation_is_repaired_without_a_sandbox_run(mo
 
     monkeypatch.setattr(program_loop, "run_program", counting_run)
     bad = ("t = filter(object_set=scene(), category='table')[0]\n"
-           "print([o.category for o in relate(object_set=scene(), reference_object=t, relation='atop')])")
-    good = bad.replace("'atop'", "'on'")
+           "print([o.category for o in relate(object_set=scene(), reference_object=t, relation='diagonal')])")
+    good = bad.replace("'diagonal'", "'on'")
     llm = ScriptedModel([
         f"Thought: objects on the table.\nAction: Program\nAction Input:\n```Python\n{bad}\n```",
         f"Thought: use a legal relation.\nAction: Program\nAction Input:\n```Python\n{good}\n```",
@@ -149,7 +149,7 @@ def test_a_program_with_an_illegal_relation_is_repaired_without_a_sandbox_run(mo
     assert runs == [good]  # the bad program never reached the sandbox
     repair = llm.requests[1].messages[-1]["content"]
     assert repair.startswith("Program check error: the program was not run.")
-    assert "'atop' is not a relation of relate()" in repair and "'hanging on'" in repair
+    assert "'diagonal' is not a relation of relate()" in repair and "'hanging on'" in repair
     programs = [t for t in result.trace if t["type"] == "program"]
     assert [(p["stage"], p["ok"]) for p in programs] == [("check", False), ("sandbox", True)]
     assert programs[0]["findings"] == ["relation"] and programs[1]["stdout"].strip() == "['cup']"
