@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable, Iterable, Mapping
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -32,7 +31,13 @@ from synergai.scene.model import (
 )
 from synergai.scene.relations.thresholds import RelationThresholds
 from synergai.scene.serialization import graph_from_dict
-from synergai.scene.vocabulary import COLOR_WORDS, MATERIAL_WORDS, SHAPE_WORDS
+from synergai.scene.vocabulary import (
+    ATTRIBUTE_TYPE_SYNONYMS,
+    COLOR_WORDS,
+    MATERIAL_WORDS,
+    RELATION_SYNONYMS,
+    SHAPE_WORDS,
+)
 
 RELATE_RELATIONS = (
     "on",
@@ -161,31 +166,18 @@ class StrictObjectSet(ObjectSet):
     indexable = False
 
 
-#: Other words for the API's legal values (relations, directions, attribute types), one meaning each.
-VALUE_SYNONYMS: Mapping[str, str] = MappingProxyType({
-    "forward": "front", "forwards": "front", "ahead": "front", "in front": "front", "in front of": "front",
-    "backward": "back", "backwards": "back",
-    "on top of": "on", "on top": "on", "atop": "on", "upon": "on",
-    "beside": "next to", "besides": "next to", "adjacent": "next to", "adjacent to": "next to",
-    "nearby": "near", "close to": "near", "close": "near",
-    "underneath": "under", "beneath": "under",
-    "in": "inside", "within": "inside", "inside of": "inside",
-    "hanging": "hanging on", "hung on": "hanging on", "mounted on": "hanging on",
-    "nearest": "closest", "furthest": "farthest",
-    "reachable": "within reach",
-    "colour": "color", "size": "lwh", "dimensions": "lwh", "dimension": "lwh",
-})
+_VALUE_SYNONYMS = {**RELATION_SYNONYMS, **ATTRIBUTE_TYPE_SYNONYMS}
 _AFFIXES = re.compile(r"^(?:to |on )?(?:the |my )|(?: of| side)$")
 
 
 def legal_value(value: object, legal: Iterable[str]) -> str | None:
     """``value`` as one of ``legal`` (case, underscores, "to the ... of" / "... side" and the synonyms of
-    :data:`VALUE_SYNONYMS` forgiven), or None."""
+    the vocabulary's relation and attribute-type words forgiven), or None."""
     v = " ".join(str(value).strip().lower().replace("_", " ").split())
     legal = tuple(legal)
-    if v not in legal and v not in VALUE_SYNONYMS:
+    if v not in legal and v not in _VALUE_SYNONYMS:
         v = _AFFIXES.sub("", _AFFIXES.sub("", v)).strip()
-    v = VALUE_SYNONYMS.get(v, v)
+    v = _VALUE_SYNONYMS.get(v, v)
     if v == "back" and "behind" in legal:
         v = "behind"
     if v == "behind" and "back" in legal:
