@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -166,7 +167,7 @@ class StrictObjectSet(ObjectSet):
     indexable = False
 
 
-_VALUE_SYNONYMS = {**RELATION_SYNONYMS, **ATTRIBUTE_TYPE_SYNONYMS}
+_VALUE_SYNONYMS = MappingProxyType({**RELATION_SYNONYMS, **ATTRIBUTE_TYPE_SYNONYMS})
 _AFFIXES = re.compile(r"^(?:to |on )?(?:the |my )|(?: of| side)$")
 
 
