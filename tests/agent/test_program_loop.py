@@ -114,6 +114,15 @@ def test_out_of_rounds_after_output_the_answer_is_asked_as_typed_json():
     assert result.trace[-1]["summarized"] is True
 
 
+def test_a_long_output_is_cut_before_it_reaches_the_model():
+    llm = ScriptedModel([program("print('x' * 5000)"), answer("nothing")])
+    loop = ProgramLoop(llm, ProgramLimits(max_observation_chars=100))
+    loop.run(room(), "What is left of me?", viewpoint=NORTH)
+    shown = llm.requests[1].messages[-1]["content"]
+    assert shown.startswith("Observation: " + "x" * 100 + " ... [4900 more characters cut")
+    assert len(shown) < 200
+
+
 def test_empty_output_and_parse_error_are_rectified():
     llm = ScriptedModel(
         [

@@ -59,6 +59,8 @@ class ProgramLimits:
     ordered_sets: bool = True
     #: Check programs statically before the sandbox (False: every program goes to the sandbox).
     static_check: bool = True
+    #: Longest program output shown to the model (a longer one is cut, and the model told so).
+    max_observation_chars: int = 1500
 
 
 @dataclass
@@ -211,7 +213,7 @@ class ProgramLoop:
                                  "stage": "sandbox", "wall_s": round(outcome.wall_s, 3)})
             if outcome.ok and outcome.stdout.strip():
                 saw_output = True
-                messages.append({"role": "user", "content": f"Observation: {outcome.stdout.strip()}"})
+                messages.append({"role": "user", "content": self._observation(outcome.stdout)})
             else:
                 error = outcome.error if not outcome.ok else P.EMPTY_OUTPUT
                 failed[key] = last_error = error
@@ -226,6 +228,12 @@ class ProgramLoop:
                                      "error": result.error})
         result.seconds = time.perf_counter() - start
         return result
+
+    def _observation(self, stdout: str) -> str:
+        text, cap = stdout.strip(), self.limits.max_observation_chars
+        if len(text) > cap:
+            text = text[:cap] + f" ... [{len(text) - cap} more characters cut: print only what you need]"
+        return f"Observation: {text}"
 
     @staticmethod
     def _answer(result: ProgramResult, form: AnswerForm, question: str, text: str,
