@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from synergai.llm import ChatModel, EmbeddedModel, make_model
-from synergai.robots.arm_plan import parse_plan_text
-from synergai.robots.house_tasks import house_task, house_task_keys
-from synergai.robots.multitalk import MultiTalkConfig, run_multitalk
-from synergai.robots.sim_tabletop import TabletopSim
-from synergai.robots.tabletop_tasks import SEED_TASKS
-from synergai.robots.team import TeamConfig, run_team
+from synergai.robots.tabletop.multitalk import MultiTalkConfig, run_multitalk
+from synergai.robots.tabletop.plan import parse_plan_text
+from synergai.robots.tabletop.scenes import SEED_TASKS
+from synergai.robots.tabletop.sim import TabletopSim
+from synergai.robots.team.flat import house_task, house_task_keys
+from synergai.robots.team.team import TeamConfig, run_team
 
 SWAP_PLAN = """grasp((0.32, -0.33))
 move((0.3, -0.1))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from synergai.llm import make_model
-from synergai.robots.multitalk import MultiTalkConfig, run_multitalk
-from synergai.robots.sim_tabletop import TabletopSim
-from synergai.robots.tabletop_tasks import SEED_TASKS
+from synergai.robots.tabletop.multitalk import MultiTalkConfig, run_multitalk
+from synergai.robots.tabletop.scenes import SEED_TASKS
+from synergai.robots.tabletop.sim import TabletopSim
 
 
 @pytest.mark.slow

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from synergai.robots.errors import RobotError
-from synergai.robots.house import Command, parse_command
-from synergai.robots.house_tasks import house_task, task_from_text
+from synergai.robots.team.flat import house_task, task_from_text
+from synergai.robots.team.house import Command, parse_command
 from synergai.scene.model import Relation
 
 

@@ -8,10 +8,10 @@ import pytest
 
 from synergai.llm import ScriptedModel
 from synergai.robots.errors import RobotError
-from synergai.robots.multitalk import MultiTalkConfig, run_multitalk
-from synergai.robots.perception import PerceptionNoise, TabletopPerception
-from synergai.robots.sim_tabletop import TabletopSim
-from synergai.robots.tabletop_tasks import SEED_TASKS
+from synergai.robots.tabletop.multitalk import MultiTalkConfig, run_multitalk
+from synergai.robots.tabletop.perception import PerceptionNoise, TabletopPerception
+from synergai.robots.tabletop.scenes import SEED_TASKS
+from synergai.robots.tabletop.sim import TabletopSim
 
 EAT = SEED_TASKS["eat"]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from synergai.robots.arm_plan import ArmStep, format_plan, parse_plan_text, parse_step, steps_from_json
 from synergai.robots.errors import RobotError
-from synergai.robots.plan_rules import check_plan
+from synergai.robots.tabletop.plan import ArmStep, format_plan, parse_plan_text, parse_step, steps_from_json
+from synergai.robots.tabletop.rules import check_plan
 from synergai.scene.build import build_graph
 from synergai.scene.model import SceneObject
 
@@ -55,7 +55,7 @@ def test_rules_track_objects_through_the_plan(graph):
 
 
 def test_a_move_onto_an_occupied_place_names_the_nearest_free_one(graph):
-    from synergai.robots.sim_tabletop import TableBounds
+    from synergai.robots.tabletop.sim import TableBounds
 
     v = check_plan(parse_plan_text("grasp((0.32, -0.33))\nmove((0.35, 0.35))\nhome()"), graph)
     hint = v[0].problem.split("; ")[1]

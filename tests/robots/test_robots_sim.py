@@ -6,11 +6,16 @@ import math
 
 import pytest
 
-from synergai.robots.arm_plan import parse_plan_text
 from synergai.robots.errors import RobotError
-from synergai.robots.perception import PerceptionNoise, TabletopPerception, environment_text, relations_text
-from synergai.robots.sim_tabletop import ObjectSpec, TableBounds, TabletopSim
-from synergai.robots.tabletop_tasks import SCENES, SEED_TASKS
+from synergai.robots.tabletop.perception import (
+    PerceptionNoise,
+    TabletopPerception,
+    environment_text,
+    relations_text,
+)
+from synergai.robots.tabletop.plan import parse_plan_text
+from synergai.robots.tabletop.scenes import SCENES, SEED_TASKS
+from synergai.robots.tabletop.sim import ObjectSpec, TableBounds, TabletopSim
 from synergai.scene.model import Relation
 
 

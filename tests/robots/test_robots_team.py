@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from synergai.llm import ScriptedModel
-from synergai.robots.house_tasks import house_task, task_from_text
-from synergai.robots.team import Team, TeamConfig, run_team
-from synergai.robots.team_prompts import command_schema
+from synergai.robots.team.flat import house_task, task_from_text
+from synergai.robots.team.prompts import command_schema
+from synergai.robots.team.team import Team, TeamConfig, run_team
 
 
 def say(skill: str, **args: object) -> str:

@@ -15,8 +15,8 @@ from synergai.cli.agent_cmd import add_llm_options, open_llm
 from synergai.cli.common import print_json
 
 if TYPE_CHECKING:
-    from synergai.robots.multitalk import MultiTalkResult
-    from synergai.robots.team import TeamResult
+    from synergai.robots.tabletop.multitalk import MultiTalkResult
+    from synergai.robots.team.team import TeamResult
 
 # synergai.robots imports pybullet, which prints a banner on stdout: import it only when a robot
 # command runs, so that other commands' --json output stays clean.
@@ -57,9 +57,9 @@ def _ask_on_terminal(question: str) -> str | None:
 
 
 def cmd_tabletop(args: argparse.Namespace) -> int:
-    from synergai.robots.multitalk import MultiTalkConfig, run_multitalk
-    from synergai.robots.sim_tabletop import TabletopSim
-    from synergai.robots.tabletop_tasks import SCENES, find_task, scene_objects
+    from synergai.robots.tabletop.multitalk import MultiTalkConfig, run_multitalk
+    from synergai.robots.tabletop.scenes import SCENES, find_task, scene_objects
+    from synergai.robots.tabletop.sim import TabletopSim
 
     if args.scene is not None and args.scene not in SCENES:
         raise ValueError(f"unknown table scene {args.scene!r}; legal: {', '.join(sorted(SCENES))}")
@@ -89,8 +89,8 @@ def tabletop_json(result: MultiTalkResult) -> dict[str, Any]:
 
 
 def cmd_team(args: argparse.Namespace) -> int:
-    from synergai.robots.house_tasks import task_from_text
-    from synergai.robots.team import TeamConfig, run_team
+    from synergai.robots.team.flat import task_from_text
+    from synergai.robots.team.team import TeamConfig, run_team
 
     task = task_from_text(args.task)
     config = TeamConfig(max_rounds=args.max_rounds, use_feedback=not args.no_feedback)

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 from synergai.robots.errors import RobotError
-from synergai.robots.house import Furniture, House, Item, RobotSpec, make_house
+from synergai.robots.team.house import Furniture, House, Item, RobotSpec, make_house
 
 _H = math.pi / 2
 

@@ -15,7 +15,7 @@ from types import MappingProxyType
 import numpy as np
 
 from synergai.robots.errors import RobotError
-from synergai.robots.sim_tabletop import TabletopSim
+from synergai.robots.tabletop.sim import TabletopSim
 from synergai.scene.attributes import color_name
 from synergai.scene.build import build_graph
 from synergai.scene.model import Relation, SceneGraph, SceneObject

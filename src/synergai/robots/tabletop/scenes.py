@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from synergai.robots.errors import RobotError
-from synergai.robots.sim_tabletop import ObjectSpec, ObjectState
+from synergai.robots.tabletop.sim import ObjectSpec, ObjectState
 
 States = Mapping[str, ObjectState]
 

@@ -22,8 +22,8 @@ import numpy as np
 import pybullet as pb
 import pybullet_data
 
-from synergai.robots.arm_plan import ArmStep
 from synergai.robots.errors import RobotError
+from synergai.robots.tabletop.plan import ArmStep
 
 SHAPES = ("box", "cylinder", "sphere", "urdf")
 ERROR_KINDS = ("collision", "out_of_bounds", "unreachable", "no_object", "invalid", "unstable")

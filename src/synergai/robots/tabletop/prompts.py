@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from synergai.robots.sim_tabletop import TableBounds
+from synergai.robots.tabletop.sim import TableBounds
 
 PLANNER_REPLIES = ("plan", "questions", "perception_rerun")
 

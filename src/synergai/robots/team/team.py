@@ -19,10 +19,10 @@ from typing import Any
 
 from synergai.llm.base import ChatModel
 from synergai.llm.json_reply import ask_json
-from synergai.robots import team_prompts as T
 from synergai.robots.errors import RobotError
-from synergai.robots.house import Command, Feedback, House
-from synergai.robots.house_tasks import HouseTask
+from synergai.robots.team import prompts as T
+from synergai.robots.team.flat import HouseTask
+from synergai.robots.team.house import Command, Feedback, House
 
 TURN_ORDER = ("Bob", "Alice", "David")
 _ARGS = MappingProxyType({"navigate": ("target", "stand_pose"), "open": ("target",), "pick": ("target",),

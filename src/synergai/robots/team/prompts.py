@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
 
-from synergai.robots.house import SKILLS, House
+from synergai.robots.team.house import SKILLS, House
 
 SKILL_DOCS = MappingProxyType({
     "navigate": "navigate(obj_name, stand_pose_id): go to the stand_pose_id position of the furniture "

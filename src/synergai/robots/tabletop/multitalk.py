@@ -19,13 +19,13 @@ from typing import Any
 
 from synergai.llm.base import ChatModel
 from synergai.llm.json_reply import JsonAnswer, ask_json
-from synergai.robots import multitalk_prompts as P
-from synergai.robots.arm_plan import ArmStep, format_plan, parse_plan_text, steps_from_json
 from synergai.robots.errors import RobotError
-from synergai.robots.perception import TabletopPerception, environment_text, relations_text
-from synergai.robots.plan_rules import Violation, check_plan
-from synergai.robots.sim_tabletop import TabletopSim
-from synergai.robots.tabletop_tasks import Checker
+from synergai.robots.tabletop import prompts as P
+from synergai.robots.tabletop.perception import TabletopPerception, environment_text, relations_text
+from synergai.robots.tabletop.plan import ArmStep, format_plan, parse_plan_text, steps_from_json
+from synergai.robots.tabletop.rules import Violation, check_plan
+from synergai.robots.tabletop.scenes import Checker
+from synergai.robots.tabletop.sim import TabletopSim
 from synergai.scene.model import SceneGraph
 
 AskUser = Callable[[str], str | None]
