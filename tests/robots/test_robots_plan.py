@@ -55,7 +55,7 @@ def test_rules_track_objects_through_the_plan(graph):
 
 
 def test_a_move_onto_an_occupied_place_names_the_nearest_free_one(graph):
-    from synergai.robots.tabletop.sim import TableBounds
+    from synergai.robots.tabletop.objects import TableBounds
 
     v = check_plan(parse_plan_text("grasp((0.32, -0.33))\nmove((0.35, 0.35))\nhome()"), graph)
     hint = v[0].problem.split("; ")[1]

@@ -20,15 +20,16 @@ from typing import Any
 from synergai.llm.base import ChatModel
 from synergai.llm.json_reply import JsonAnswer, ask_json
 from synergai.robots.errors import RobotError
+from synergai.robots.goals import GoalCheck, States
 from synergai.robots.tabletop import prompts as P
 from synergai.robots.tabletop.perception import TabletopPerception, environment_text, relations_text
 from synergai.robots.tabletop.plan import ArmStep, format_plan, parse_plan_text, steps_from_json
 from synergai.robots.tabletop.rules import Violation, check_plan
-from synergai.robots.tabletop.scenes import Checker
 from synergai.robots.tabletop.sim import TabletopSim
 from synergai.scene.model import SceneGraph
 
 AskUser = Callable[[str], str | None]
+Checker = Callable[[States, States], GoalCheck]
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from synergai.robots.tabletop.sim import TableBounds
+from synergai.robots.tabletop.objects import TableBounds
 
 PLANNER_REPLIES = ("plan", "questions", "perception_rerun")
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from synergai.robots.tabletop.objects import TableBounds
 from synergai.robots.tabletop.perception import movable_objects
 from synergai.robots.tabletop.plan import ArmStep
-from synergai.robots.tabletop.sim import TableBounds
 from synergai.scene.model import SceneGraph
 
 GRASP_TOLERANCE = 0.03  # metres around an object's footprint that still count as grasping it

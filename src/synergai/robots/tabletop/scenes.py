@@ -1,27 +1,19 @@
-"""MultiTalk's tabletop scenes and tasks, each with a checker that judges the simulator's final state.
+"""Tabletop scenes: the object kinds a task file may name, and the named scenes of the MultiTalk supplement.
 
-The three tasks of the MultiTalk supplement ("Give me something to eat", "Interchange the locations of
-two pairs of objects on the table", "Arrange the objects on the table such that they form a straight
-line") on its scenes (YCB-like mustard bottles and soup cans at the paper's coordinates). ``answers``
-are what the simulated person says when the planner asks (one answer per question, in order).
-Success is never the model's claim: a checker compares the objects' start and end boxes.
+Coordinates are the robot base frame: x forward from the arm's base, y to its left, metres, on the table
+top (z = 0). Kinds are YCB-sized primitives (soup can, mustard bottle), a 5 cm cube and pybullet_data's
+mug (wider than the open gripper: it cannot be grasped).
 """
 
 from __future__ import annotations
 
-import itertools
-import math
-import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 
 from synergai.robots.errors import RobotError
-from synergai.robots.tabletop.sim import ObjectSpec, ObjectState
+from synergai.robots.tabletop.objects import ObjectSpec
 
-States = Mapping[str, ObjectState]
-
-_YELLOW, _RED = (230, 190, 30), (190, 30, 30)
+_YELLOW, _RED, _BLUE, _WHITE = (230, 190, 30), (190, 30, 30), (40, 90, 200), (235, 235, 235)
 
 
 def mustard_bottle(name: str, xy: tuple[float, float]) -> ObjectSpec:
@@ -34,8 +26,22 @@ def soup_can(name: str, xy: tuple[float, float]) -> ObjectSpec:
     return ObjectSpec(name, "soup can", xy, "cylinder", (0.066, 0.066, 0.10), _RED, mass=0.35)
 
 
-#: Scenes by name: the first MultiTalk example's two objects, the two pairs of the others, and a few
-#: pybullet_data models.
+def cube(name: str, xy: tuple[float, float]) -> ObjectSpec:
+    """A 5 cm toy cube."""
+    return ObjectSpec(name, "cube", xy, "box", (0.05, 0.05, 0.05), _BLUE, mass=0.1)
+
+
+def mug(name: str, xy: tuple[float, float]) -> ObjectSpec:
+    """pybullet_data's mug (too wide for the gripper)."""
+    return ObjectSpec(name, "mug", xy, "urdf", urdf="objects/mug.urdf", color=_WHITE)
+
+
+#: The kinds an inline scene may use, by name.
+KINDS: Mapping[str, Callable[[str, tuple[float, float]], ObjectSpec]] = MappingProxyType({
+    "soup can": soup_can, "mustard bottle": mustard_bottle, "cube": cube, "mug": mug,
+})
+
+#: Scenes by name: the first MultiTalk example's two objects, the two pairs of the others, and toys.
 SCENES: Mapping[str, tuple[ObjectSpec, ...]] = MappingProxyType({
     "snack": (mustard_bottle("mustard bottle", (0.32, -0.33)), soup_can("soup can", (0.3, 0.4))),
     "pairs": (
@@ -44,138 +50,31 @@ SCENES: Mapping[str, tuple[ObjectSpec, ...]] = MappingProxyType({
         soup_can("soup can 1", (0.38, -0.51)),
         soup_can("soup can 2", (0.4, 0.51)),
     ),
-    "toys": (  # pybullet_data models; the mug is wider than the open gripper
-        ObjectSpec("mug", "mug", (0.3, 0.2), "urdf", urdf="objects/mug.urdf", color=(235, 235, 235)),
-        ObjectSpec("cube", "cube", (0.35, -0.2), "urdf", urdf="cube_small.urdf", color=(40, 90, 200)),
-        soup_can("soup can", (0.3, -0.45)),
-    ),
+    "toys": (mug("mug", (0.3, 0.2)), cube("cube", (0.35, -0.2)), soup_can("soup can", (0.3, -0.45))),
 })
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    """A checker's verdict and why."""
-
-    success: bool
-    reason: str
-
-
-Checker = Callable[[States, States], CheckResult]
-
-
-@dataclass(frozen=True)
-class TabletopTask:
-    """A task: its words, its scene, the person's answers and its success checker."""
-
-    key: str
-    text: str
-    scene: str
-    answers: tuple[str, ...]
-    check: Checker
-    preference: str = ""  # the person's whole intent: answers any question beyond ``answers``
-
-    @property
-    def objects(self) -> tuple[ObjectSpec, ...]:
-        return SCENES[self.scene]
-
-
-def _all_upright(final: States) -> CheckResult | None:
-    fallen = [n for n, s in final.items() if not s.upright or s.center[2] < 0]
-    return CheckResult(False, f"not standing on the table: {', '.join(fallen)}") if fallen else None
-
-
-def delivered(name: str, target: tuple[float, float], tol: float = 0.06) -> Checker:
-    """``name`` ends within ``tol`` (m, in the table plane) of ``target``."""
-
-    def check(initial: States, final: States) -> CheckResult:
-        bad = _all_upright(final)
-        if bad:
-            return bad
-        d = math.dist(final[name].center[:2], target)
-        ok = d <= tol
-        text = f"{name} is {d:.2f} m from the hand-over point {target}"
-        return CheckResult(ok, text + ("" if ok else " (too far)"))
-
-    return check
-
-
-def swapped(pairs: tuple[tuple[str, str], ...], tol: float = 0.05) -> Checker:
-    """Each pair ends in each other's start places (within ``tol`` m)."""
-
-    def check(initial: States, final: States) -> CheckResult:
-        bad = _all_upright(final)
-        if bad:
-            return bad
-        wrong = []
-        for a, b in pairs:
-            for x, y in ((a, b), (b, a)):
-                d = math.dist(final[x].center[:2], initial[y].center[:2])
-                if d > tol:
-                    wrong.append(f"{x} is {d:.2f} m from where {y} was")
-        return CheckResult(not wrong, "; ".join(wrong) or "both pairs swapped")
-
-    return check
-
-
-def in_line(axis: str = "x", tol: float = 0.03, min_gap: float = 0.07) -> Checker:
-    """All objects on one line parallel to ``axis`` (the other coordinate within ±``tol`` of its mean),
-    at least ``min_gap`` m apart."""
-    other = {"x": 1, "y": 0}[axis]
-
-    def check(initial: States, final: States) -> CheckResult:
-        bad = _all_upright(final)
-        if bad:
-            return bad
-        values = [s.center[other] for s in final.values()]
-        mean = sum(values) / len(values)
-        spread = max(abs(v - mean) for v in values)
-        if spread > tol:
-            return CheckResult(False, f"not in a line along {axis}: off the line by up to {spread:.2f} m")
-        for (n1, s1), (n2, s2) in itertools.combinations(final.items(), 2):
-            if math.dist(s1.center[:2], s2.center[:2]) < min_gap:
-                return CheckResult(False, f"{n1} and {n2} are closer than {min_gap} m")
-        return CheckResult(True, f"in a line along {axis} (within {spread:.2f} m)")
-
-    return check
-
-
-#: The MultiTalk supplement's three tasks.
-SEED_TASKS: Mapping[str, TabletopTask] = MappingProxyType({
-    t.key: t
-    for t in (
-        TabletopTask("eat", "Give me something to eat", "snack",
-                     ("The soup can.", "Put it at (0.4, 0.45, 0.04), where I can pick it up."),
-                     delivered("soup can", (0.4, 0.45)),
-                     "I want the soup can, put at (0.4, 0.45, 0.04) where I can pick it up."),
-        TabletopTask("interchange", "Interchange the locations of two pairs of objects on the table", "pairs",
-                     ("The mustard bottles with each other and the soup cans with each other.",),
-                     swapped((("mustard bottle 1", "mustard bottle 2"), ("soup can 1", "soup can 2"))),
-                     "Swap mustard bottle 1 with mustard bottle 2 and soup can 1 with soup can 2; "
-                     "use any free spot on the table for the temporary move."),
-        TabletopTask("line", "Arrange the objects on the table such that they form a straight line", "pairs",
-                     ("Along the x-axis.", "Any order works."), in_line("x"),
-                     "Put the four objects in one line along the x-axis (same y for all), about 0.1 m apart, "
-                     "in any order."),
-    )
-})
-
-
-def _norm(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
-
-
-def find_task(text: str) -> TabletopTask | None:
-    """The seed task named by key or by its exact words (case and punctuation ignored), else None."""
-    t = _norm(text)
-    for task in SEED_TASKS.values():
-        if t in (task.key, _norm(task.text)):
-            return task
-    return None
 
 
 def scene_objects(scene: str) -> tuple[ObjectSpec, ...]:
-    """A scene's objects by name; RobotError lists the known scenes."""
+    """A named scene's objects; RobotError lists the known scenes."""
     try:
         return SCENES[scene]
     except KeyError:
         raise RobotError(f"unknown tabletop scene {scene!r}; scenes: {', '.join(SCENES)}") from None
+
+
+def object_from_entry(entry: Mapping[str, object]) -> ObjectSpec:
+    """One inline object ``{"name": ..., "kind": ..., "xy": [x, y]}``; RobotError names what is wrong."""
+    if not isinstance(entry, Mapping):
+        raise RobotError(f"a scene object must be an object with name, kind and xy, got {entry!r}")
+    name, kind, xy = entry.get("name"), entry.get("kind"), entry.get("xy")
+    if not isinstance(name, str) or not name.strip():
+        raise RobotError(f"a scene object needs a name: {dict(entry)!r}")
+    if kind not in KINDS:
+        raise RobotError(f"object {name}: unknown kind {kind!r}; kinds: {', '.join(KINDS)}")
+    if (not isinstance(xy, Sequence) or isinstance(xy, str) or len(xy) != 2
+            or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in xy)):
+        raise RobotError(f"object {name}: xy must be two numbers [x, y], got {xy!r}")
+    unknown = set(entry) - {"name", "kind", "xy"}
+    if unknown:
+        raise RobotError(f"object {name}: unknown keys {', '.join(sorted(unknown))}")
+    return KINDS[kind](name.strip(), (float(xy[0]), float(xy[1])))  # type: ignore[index]

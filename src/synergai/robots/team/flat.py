@@ -1,17 +1,18 @@
-"""MHRC's house (the furniture of the paper's scene graph) and tray-filling tasks with their checker.
+"""MHRC's flat: the furniture of the paper's scene graph, the three robots, the seed task's item placement
+(the named scene ``house``) and inline item lists; a house task (words, items, goal) builds its house.
 
-The seed task is the paper's: put the apple, phone, ham, soap and fork into the tray on ``table_0``.
-Two more of the same kind move other objects; each needs exploring, opening a closed container and
-handing objects over to Bob. Success is read from the world: every listed object is in the tray and
-nothing else is.
+Tasks themselves are data (``synergai/robots/tasks/house_*.json``, read by
+:mod:`synergai.robots.task_file`); success is the generic goal checker's verdict on the house.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from synergai.robots.errors import RobotError
+from synergai.robots.goals import GoalCheck, Predicate, check_house
 from synergai.robots.team.house import Furniture, House, Item, RobotSpec, make_house
 
 _H = math.pi / 2
@@ -61,29 +62,27 @@ def team_robots() -> list[RobotSpec]:
 
 @dataclass(frozen=True)
 class HouseTask:
-    """A tray task: the objects to put in, where all objects start, and the task's words."""
+    """A house task: what the person says, where every item starts, the answers, the goal."""
 
-    key: str
-    targets: tuple[str, ...]
+    name: str
+    text: str
     items: tuple[Item, ...]
+    goal: tuple[Predicate, ...]
+    answers: tuple[str, ...] = ()
+    scene: str = "inline"
 
     @property
-    def text(self) -> str:
-        return f"Put the {', '.join(self.targets[:-1])} and {self.targets[-1]} into the tray"
+    def targets(self) -> tuple[str, ...]:
+        """The items the goal names, in order."""
+        items = {i.name for i in self.items}
+        return tuple(dict.fromkeys(n for p in self.goal for n in p.objects() if n in items))
 
     def make_house(self) -> House:
         return make_house(house_furniture(), self.items, team_robots())
 
-    def check(self, house: House) -> tuple[bool, str]:
-        """Success from the world: every target in the tray, nothing else in it."""
-        inside = set(house.in_container("tray"))
-        missing = [t for t in self.targets if t not in inside]
-        extra = sorted(inside - set(self.targets))
-        if not missing and not extra:
-            return True, "all objects are in the tray"
-        parts = [f"missing from the tray: {', '.join(missing)}"] if missing else []
-        parts += [f"not on the list but in the tray: {', '.join(extra)}"] if extra else []
-        return False, "; ".join(parts)
+    def check(self, house: House) -> GoalCheck:
+        """The goal checker's verdict on the house."""
+        return check_house(self.goal, house)
 
 
 def _on(name: str, furniture: str, xy: tuple[float, float], top: float, h: float = 0.08) -> Item:
@@ -94,55 +93,68 @@ def _in(name: str, f: Furniture, index: int) -> Item:
     return Item(name, f.name, f.slot(index, 0.08))
 
 
-def _tasks() -> dict[str, HouseTask]:
+def seed_items() -> tuple[Item, ...]:
+    """The named scene ``house``: the MHRC seed task's placement of thirteen items."""
     fur = {f.name: f for f in house_furniture()}
     t0 = 0.75
-    table_items = (_on("apple", "table_0", (0.75, 0.9), t0), _on("phone", "table_0", (1.4, 1.0), t0),
-                   _on("fork", "table_0", (1.2, 0.75), t0), _on("banana", "table_0", (1.75, 1.45), t0))
-    common = (_on("remote", "sofa", (6.2, 2.0), 0.45), _in("book", fur["book_case"], 0),
-              _on("towel", "tub", (8.0, 11.2), 0.55))
-    seed = HouseTask("seed", ("apple", "phone", "ham", "soap", "fork"), (
-        *table_items, *common, _in("ham", fur["drawer"], 0), _on("soap", "washbasin", (6.0, 11.4), 0.85),
-        _in("cup", fur["dishwasher"], 0), _in("mug", fur["microwave"], 0)))
-    snack = HouseTask("snack", ("banana", "cup", "remote"), (
-        *table_items, *common, _in("ham", fur["fridge"], 0), _on("soap", "washbasin", (6.0, 11.4), 0.85),
-        _in("cup", fur["dishwasher"], 0), _in("mug", fur["cabinet_0"], 0)))
-    evening = HouseTask("evening", ("book", "mug", "phone"), (
-        *table_items, *common, _in("ham", fur["fridge"], 0), _on("soap", "washbasin", (6.0, 11.4), 0.85),
-        _in("cup", fur["dishwasher"], 0), _in("mug", fur["microwave"], 0)))
-    return {t.key: t for t in (seed, snack, evening)}
+    return (_on("apple", "table_0", (0.75, 0.9), t0), _on("phone", "table_0", (1.4, 1.0), t0),
+            _on("fork", "table_0", (1.2, 0.75), t0), _on("banana", "table_0", (1.75, 1.45), t0),
+            _on("remote", "sofa", (6.2, 2.0), 0.45), _in("book", fur["book_case"], 0),
+            _on("towel", "tub", (8.0, 11.2), 0.55), _in("ham", fur["drawer"], 0),
+            _on("soap", "washbasin", (6.0, 11.4), 0.85), _in("cup", fur["dishwasher"], 0),
+            _in("mug", fur["microwave"], 0))
 
 
-def house_task(key: str) -> HouseTask:
-    """One of the house tasks: ``seed`` (the paper's), ``snack``, ``evening``."""
-    tasks = _tasks()
-    try:
-        return tasks[key]
-    except KeyError:
-        raise RobotError(f"unknown house task {key!r}; tasks: {', '.join(tasks)}") from None
+#: Named house scenes.
+HOUSE_SCENES = ("house",)
 
 
-def house_task_keys() -> list[str]:
-    return list(_tasks())
+def scene_items(scene: object) -> tuple[str, tuple[Item, ...]]:
+    """A house scene's label and items: the name ``house`` or ``{"items": [{"name", "on" | "in"}, ...]}``."""
+    if isinstance(scene, str):
+        if scene not in HOUSE_SCENES:
+            raise RobotError(f"unknown house scene {scene!r}; scenes: {', '.join(HOUSE_SCENES)} "
+                             "or an inline {\"items\": [...]}")
+        return scene, seed_items()
+    if not isinstance(scene, Mapping) or set(scene) != {"items"} or not isinstance(scene["items"], list):
+        raise RobotError("a house scene is a name or "
+                         "{\"items\": [{\"name\": ..., \"on\"|\"in\": furniture}, ...]}")
+    furniture = {f.name: f for f in house_furniture()}
+    counts: dict[str, int] = {}
+    items = []
+    for entry in scene["items"]:
+        name, where = _item_entry(entry, furniture)
+        k = counts.get(where, 0)
+        counts[where] = k + 1
+        items.append(Item(name, where, furniture[where].slot(k, 0.08)))
+    names = [i.name for i in items]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise RobotError(f"duplicate items in the scene: {', '.join(dup)}")
+    if not items:
+        raise RobotError("the house scene has no items")
+    return "inline", tuple(items)
 
 
-def task_from_text(text: str) -> HouseTask:
-    """The house task a sentence names: a key, or "put the X, Y and Z into the tray" over known objects."""
-    import re
+def _item_entry(entry: object, furniture: Mapping[str, Furniture]) -> tuple[str, str]:
+    if not isinstance(entry, Mapping):
+        raise RobotError(f"a house item must be an object like {{\"name\": \"apple\", \"on\": \"table_0\"}}, "
+                         f"got {entry!r}")
+    name = entry.get("name")
+    if not isinstance(name, str) or not name.strip() or name.strip() in ROBOT_NAMES:
+        raise RobotError(f"a house item needs a name (not a robot's): {dict(entry)!r}")
+    places = [k for k in ("on", "in") if k in entry]
+    unknown = set(entry) - {"name", "on", "in"}
+    if len(places) != 1 or unknown:
+        raise RobotError(f"item {name}: give exactly one of \"on\" / \"in\" and nothing else")
+    where = entry[places[0]]
+    if where not in furniture:
+        raise RobotError(f"item {name}: unknown furniture {where!r}; furniture: {', '.join(furniture)}")
+    return name.strip(), str(where)
 
-    low = text.lower().strip()
-    tasks = _tasks()
-    if low in tasks:
-        return tasks[low]
-    for task in tasks.values():
-        if low.rstrip(".") == task.text.lower():
-            return task
-    words = re.findall(r"[a-z_]+", low)
-    seed = tasks["seed"]
-    known = {i.name for i in seed.items}
-    targets = tuple(dict.fromkeys(w for w in words if w in known))
-    if not targets or "tray" not in words:
-        raise RobotError(f"cannot read a tray task from {text!r}: name objects from "
-                         f"{', '.join(sorted(known))} "
-                         "and the tray, or one of the tasks " + ", ".join(tasks))
-    return HouseTask("custom", targets, seed.items)
+
+ROBOT_NAMES = ("Alice", "Bob", "David")
+
+
+def furniture_names() -> Sequence[str]:
+    return [f.name for f in house_furniture()]

@@ -193,6 +193,26 @@ class House:
         dy = max(abs(y - cy) - f.size[1] / 2, 0.0)
         return math.hypot(dx, dy) <= self.robots[robot].reach
 
+    def within_reach(self, robot: str, furniture: str) -> bool:
+        """Whether ``robot`` stands within reach of ``furniture``'s box."""
+        return self._near(robot, self.furniture_named(furniture))
+
+    def can_pick(self, robot: str, item: str) -> bool:
+        """Whether ``pick(item)`` would succeed for ``robot`` now (the same preconditions as the skill)."""
+        it = self.items.get(item)
+        return (it is not None and self.states[robot].holding is None and it.location in self.furniture
+                and self.is_open(it.location) and item in self.known[robot]
+                and self.distance(robot, it.position) <= self.robots[robot].reach)
+
+    def can_place(self, robot: str, item: str, furniture: str) -> bool:
+        """Whether ``place(item, furniture)`` would succeed for ``robot`` now."""
+        if self.states[robot].holding != item or furniture not in self.furniture:
+            return False
+        if not self.is_open(furniture):
+            return False
+        spot = self.furniture[furniture].slot(len(self.items_at(furniture)), self.items[item].size[2])
+        return self.distance(robot, spot) <= self.robots[robot].reach
+
     def _look(self, robot: str) -> list[str]:
         """Items the robot can now see (and remembers); returns the newly seen ones."""
         new = []

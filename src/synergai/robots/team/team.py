@@ -53,6 +53,7 @@ class RobotMemory:
     messages: list[str] = field(default_factory=list)
     actions: list[str] = field(default_factory=list)
     latest_messages: list[str] = field(default_factory=list)
+    last_failed: Command | None = None
 
 
 def command_from_json(data: Mapping[str, Any]) -> Command:
@@ -130,17 +131,16 @@ class Team:
         if "pick" not in h.robots[robot].skills:
             grip = "You have no gripper."
         role = T.ROLES[robot]
+        verdict = self.task.check(h)
         lines = [
             f"Scene graph now: furniture states: {states}.",
             f"Objects you have seen: {'; '.join(seen) if seen else 'none yet'}.",
             f"Robot status: position [{x:.2f}, {y:.2f}], orientation {yaw:.2f}. {grip}",
-            f"Task: Brief: {role['brief']} Detailed: {role['detailed']}",
+            f"Task (the person said): {self.task.text}. The objects it names: {list(self.task.targets)}.",
+            f"Your part: Brief: {role['brief']} Detailed: {role['detailed']}",
+            f"Latest task progress: done: {'; '.join(verdict.held) or 'nothing yet'}. "
+            f"To do: {'; '.join(verdict.failed) or 'nothing'}.",
         ]
-        if robot == "Bob":
-            inside = h.in_container("tray")
-            lines[-1] += f" The list of objects: {list(self.task.targets)}."
-            progress = ", ".join(inside) if inside else "nothing yet"
-            lines.append(f"Latest task progress: in the tray: {progress}.")
         if self.config.use_feedback:
             lines.append(f"Feedback history: {' '.join(mem.feedback[-n:-1]) or 'none'}")
             latest = mem.feedback[-1] if mem.feedback else "This is the first step."
@@ -160,7 +160,7 @@ class Team:
         messages = [{"role": "system", "content": self._system[robot]},
                     {"role": "user", "content": self.user_prompt(robot)}]
         known = [n for n in self._seen(robot) if n not in self.house.robots]
-        schema = T.command_schema(self.house, robot, known)
+        schema = T.command_schema(self.house, robot, known, mem.last_failed)
         answer = ask_json(self.model, messages, schema, max_tokens=self.config.max_tokens,
                           retries=self.config.retries)
         entry: dict[str, Any] = {"round": round_no, "robot": robot, "llm_calls": answer.calls}
@@ -174,6 +174,7 @@ class Team:
             mem.feedback.append(fb.text)
             return entry
         fb = self.house.execute(robot, command)
+        mem.last_failed = None if fb.ok else command
         mem.actions.append(command.render())
         mem.feedback.append(fb.text)
         entry.update(command=command.render(), ok=fb.ok, feedback=fb.text,
@@ -198,8 +199,7 @@ class Team:
                     result.steps += 1
                     acted = acted or not entry["command"].startswith("wait")
                 result.failed_actions += 0 if entry["ok"] else 1
-                ok, _ = self.task.check(self.house)
-                if ok:
+                if self.task.check(self.house).success:
                     done = True
                     break
             if done:
@@ -211,7 +211,8 @@ class Team:
                 break
         else:
             result.stop_reason = f"stopped after {self.config.max_rounds} rounds"
-        result.success, result.check_reason = self.task.check(self.house)
+        verdict = self.task.check(self.house)
+        result.success, result.check_reason = verdict.success, verdict.reason
         result.messages = self.house.messages_sent
         result.seconds = time.perf_counter() - start
         return result
