@@ -6,17 +6,17 @@ import pytest
 
 from synergai.llm import make_model
 from synergai.robots.tabletop.multitalk import MultiTalkConfig, run_multitalk
-from synergai.robots.tabletop.scenes import SEED_TASKS
 from synergai.robots.tabletop.sim import TabletopSim
+from synergai.robots.task_file import packaged_task
 
 
 @pytest.mark.slow
 def test_embedded_model_runs_the_tabletop_loop():
-    task = SEED_TASKS["eat"]
+    task = packaged_task("eat", "tabletop")
     model = make_model("embedded")
     with TabletopSim(task.objects) as sim:
         result = run_multitalk(task.text, sim, model, checker=task.check, answers=task.answers,
-                               ask_user=lambda q: task.preference, config=MultiTalkConfig(max_rounds=3))
+                               ask_user=lambda q: None, config=MultiTalkConfig(max_rounds=3))
     assert 1 <= result.rounds <= 3 and len(result.log) == result.rounds
     assert result.llm_calls >= result.rounds
     assert result.checked and result.check_reason

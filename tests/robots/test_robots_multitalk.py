@@ -10,10 +10,10 @@ from synergai.llm import ScriptedModel
 from synergai.robots.errors import RobotError
 from synergai.robots.tabletop.multitalk import MultiTalkConfig, run_multitalk
 from synergai.robots.tabletop.perception import PerceptionNoise, TabletopPerception
-from synergai.robots.tabletop.scenes import SEED_TASKS
 from synergai.robots.tabletop.sim import TabletopSim
+from synergai.robots.task_file import packaged_task
 
-EAT = SEED_TASKS["eat"]
+EAT = packaged_task("eat", "tabletop")
 
 
 def plan(*steps: str) -> str:
@@ -151,6 +151,6 @@ def test_a_plan_that_runs_but_misses_the_goal_is_not_a_success(sim):
     wrong_place = plan("grasp(0.3, 0.4, 0.05)", "move(0.35, 0.0, 0.05)", "home()")
     result = run_multitalk(EAT.text, sim, ScriptedModel([wrong_place]), checker=EAT.check,
                            config=MultiTalkConfig(use_critic=False))
-    assert result.executed and not result.success and "too far" in result.check_reason
+    assert result.executed and not result.success and "tolerance" in result.check_reason
     with pytest.raises(RobotError):
         run_multitalk("  ", sim, ScriptedModel([]))

@@ -7,6 +7,7 @@ import math
 import pytest
 
 from synergai.robots.errors import RobotError
+from synergai.robots.tabletop.objects import ObjectSpec, TableBounds
 from synergai.robots.tabletop.perception import (
     PerceptionNoise,
     TabletopPerception,
@@ -14,8 +15,9 @@ from synergai.robots.tabletop.perception import (
     relations_text,
 )
 from synergai.robots.tabletop.plan import parse_plan_text
-from synergai.robots.tabletop.scenes import SCENES, SEED_TASKS
-from synergai.robots.tabletop.sim import ObjectSpec, TableBounds, TabletopSim
+from synergai.robots.tabletop.scenes import SCENES
+from synergai.robots.tabletop.sim import TabletopSim
+from synergai.robots.task_file import packaged_task
 from synergai.scene.model import Relation
 
 
@@ -72,7 +74,7 @@ def test_grasping_empty_table_and_sequence_rules(sim):
 
 
 def test_a_feasible_swap_is_committed_and_satisfies_the_checker():
-    task = SEED_TASKS["interchange"]
+    task = packaged_task("interchange", "tabletop")
     with TabletopSim(task.objects) as s:
         initial = s.states()
         plan = """grasp((0.32, -0.33))
@@ -95,7 +97,7 @@ home()"""
         verdict = task.check(initial, s.states())
         assert verdict.success, verdict.reason
         # the line task is not satisfied by this layout
-        assert not SEED_TASKS["line"].check(initial, s.states()).success
+        assert not packaged_task("line", "tabletop").check(initial, s.states()).success
 
 
 def test_bad_world_specs_are_refused():

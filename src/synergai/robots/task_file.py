@@ -152,3 +152,12 @@ def _house_task(entry: Any) -> HouseTask:
 
 def task_names(tasks: Sequence[Any]) -> list[str]:
     return [t.name for t in tasks]
+
+
+def packaged_task(name: str, mode: str, file: str | None = None) -> Any:
+    """One packaged task by name (from ``<mode>_suite.json`` unless ``file`` is given)."""
+    tasks = {t.name: t for t in load_task_file(packaged_task_file(file or f"{mode}_suite.json"), mode)}
+    try:
+        return tasks[name]
+    except KeyError:
+        raise RobotError(f"no packaged {mode} task {name!r}; tasks: {', '.join(tasks)}") from None

@@ -181,6 +181,7 @@ class MultiTalkResult:
     sim_steps: int = 0
     seconds: float = 0.0
     stop_reason: str = ""
+    caught: list[dict[str, Any]] = field(default_factory=list)  # which component caught which error
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
