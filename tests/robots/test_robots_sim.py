@@ -140,3 +140,17 @@ def test_perception_noise_moves_and_drops_objects_reproducibly(sim):
     assert [o.id for o in dropped if o.id not in ("table", "floor")] == []
     with pytest.raises(RobotError, match="unknown objects"):
         TabletopPerception(sim, PerceptionNoise(missing=("banana",)))
+
+
+def test_a_move_with_z_at_an_objects_top_stacks_on_it_and_the_goal_sees_it():
+    task = packaged_task("stack", "tabletop")
+    with TabletopSim(task.objects) as s:
+        initial = s.states()
+        flat = s.execute(parse_plan_text("grasp((0.35, -0.2))\nmove((0.3, -0.45))\nhome()"))
+        assert flat.failure.error == "collision"  # no z: set down on the table, onto the can
+        report = s.execute(parse_plan_text("grasp((0.35, -0.2))\nmove((0.3, -0.45, 0.11))\nhome()"))
+        assert report.ok and report.steps[1].message.endswith("on soup can")
+        assert task.check(initial, s.states()).success
+        # the top of the stack is what a grasp there takes
+        again = s.execute(parse_plan_text("grasp((0.3, -0.45))\nmove((0.35, -0.2))\nhome()"))
+        assert again.ok and again.steps[0].message == "grasped cube"

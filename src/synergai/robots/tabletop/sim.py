@@ -6,7 +6,8 @@ table bounds (out of bounds), every waypoint (pre-grasp, grasp, pre-place, place
 inverse kinematics within joint limits, confirmed by forward kinematics (unreachable), and neither the
 arm nor the carried object may touch another object there (collision). The carried object is then set
 down at the target and physics runs until the table settles (an object pushed or knocked over is
-reported). As in MultiTalk, the z of a command is ignored: objects always rest on the table.
+reported). As in MultiTalk, the z of a command is ignored (objects rest on the table), except that a move
+whose z reaches the top of the object under its (x, y) sets the carried object down on that object.
 A plan runs from a saved state; when a step fails the whole world returns to that state.
 """
 
@@ -181,9 +182,9 @@ class TabletopSim:
         self._place(body, spec.position)
         return body
 
-    def _place(self, body: _Body, xy: Sequence[float]) -> None:
-        """Stand ``body`` upright with its box centre over ``xy`` and its bottom on the table."""
-        target = np.array([xy[0], xy[1], body.size[2] / 2 + 1e-4])
+    def _place(self, body: _Body, xy: Sequence[float], floor: float = 0.0) -> None:
+        """Stand ``body`` upright with its box centre over ``xy`` and its bottom at height ``floor``."""
+        target = np.array([xy[0], xy[1], floor + body.size[2] / 2 + 1e-4])
         base = target - body.offset
         pb.resetBasePositionAndOrientation(body.uid, base.tolist(), (0, 0, 0, 1), physicsClientId=self._cid)
         pb.resetBaseVelocity(body.uid, (0, 0, 0), (0, 0, 0), physicsClientId=self._cid)
@@ -324,22 +325,38 @@ class TabletopSim:
         x, y = step.xy
         if not self.bounds.contains(x, y):
             raise _StepFailed("out_of_bounds", f"({x:g}, {y:g}) is out of bounds ({self.bounds.describe()})")
-        return self._grasp(x, y) if step.action == "grasp" else self._move(x, y)
+        if step.action == "grasp":
+            return self._grasp(x, y)
+        return self._move(x, y, step.xyz[2] if len(step.xyz) == 3 else None)
 
     def _object_at(self, x: float, y: float) -> str | None:
-        best, best_d = None, math.inf
+        """The object whose footprint (plus the grasp tolerance) holds (x, y): the highest, then nearest."""
+        best, best_key = None, (math.inf, math.inf)
         for name, st in self.states().items():
             if name == self.holding:
                 continue
             half = np.asarray(st.size[:2]) / 2 + self.grasp_tolerance
             d = np.abs(np.array([x, y]) - np.asarray(st.center[:2]))
-            if np.all(d <= half) and float(np.hypot(*d)) < best_d:
-                best, best_d = name, float(np.hypot(*d))
+            key = (-round(st.center[2] + st.size[2] / 2, 3), float(np.hypot(*d)))
+            if np.all(d <= half) and key < best_key:
+                best, best_key = name, key
         return best
 
+    def _support_at(self, x: float, y: float, z: float, carried: str) -> tuple[str, float] | None:
+        """The object (and its top height) a move to (x, y, z) stacks on: its footprint holds (x, y) and z
+        reaches its top."""
+        found = None
+        for name, st in self.states().items():
+            top = st.center[2] + st.size[2] / 2
+            inside = all(abs((x, y)[k] - st.center[k]) <= st.size[k] / 2 for k in (0, 1))
+            if name != carried and inside and z >= top - 0.01 and (found is None or top > found[1]):
+                found = (name, top)
+        return found
+
     def _grasp_height(self, name: str) -> float:
-        top = self.state(name).size[2]
-        return max(top - 0.03, top / 2)
+        st = self.state(name)
+        bottom, height = st.center[2] - st.size[2] / 2, st.size[2]
+        return bottom + max(height - 0.03, height / 2)
 
     def _reach(self, points: Sequence[Sequence[float]], what: str) -> tuple[float, ...]:
         q: tuple[float, ...] = ()
@@ -372,16 +389,21 @@ class TabletopSim:
         self.holding = name
         return f"grasped {name}"
 
-    def _move(self, x: float, y: float) -> str:
+    def _move(self, x: float, y: float, step_z: float | None = None) -> str:
         name = self.holding
         if name is None:
             raise _StepFailed("invalid", "no object is grasped; an object must be grasped before it is moved")
         body = self._bodies[name]
-        z = self._grasp_height(name)
+        support = self._support_at(x, y, float(step_z), name) if step_z is not None else None
+        floor = support[1] if support else 0.0
+        height = self.state(name).size[2]
+        z = floor + max(height - 0.03, height / 2)
         q = self._reach([(x, y, z + 0.12), (x, y, z)], f"placing {name}")
         before = {n: self.state(n).center for n in self._bodies if n != name}
-        self._place(body, (x, y))
+        self._place(body, (x, y), floor)
         for other, ob in self._bodies.items():
+            if support and other == support[0]:
+                continue
             if other != name and pb.getClosestPoints(body.uid, ob.uid, self.clearance,
                                                      physicsClientId=self._cid):
                 raise _StepFailed("collision", f"collision detected between {name} and {other}")
@@ -399,7 +421,7 @@ class TabletopSim:
                 raise _StepFailed("unstable", f"placing {name} pushed {other} by {moved:.2f} m")
         if not self.state(name).upright:
             raise _StepFailed("unstable", f"{name} fell over at ({x:g}, {y:g})")
-        return f"moved {name} to ({x:g}, {y:g})"
+        return f"moved {name} to ({x:g}, {y:g})" + (f" on {support[0]}" if support else "")
 
     def _run(self, n: int) -> None:
         for _ in range(n):
