@@ -3,9 +3,9 @@ and the house suite with and without execution feedback (MHRC's), from the packa
 task files), plus the simulator's rate.
 
 Success is the generic goal checker's verdict on the final world (pybullet state / house state). The
-simulated person answers the planner with the task's answers, in order. Every tabletop episode records
-which component caught which error (rules, the model's critique, the simulator; "goal checker" marks an
-executed plan that missed the goal), summed per ablation.
+simulated person answers the planner with the task's answers, in order, then says it has nothing to add.
+Every tabletop episode records which component caught which error (rules, the model's critique, the
+simulator; "goal checker" marks an executed plan that missed the goal), summed per ablation.
 
     .venv/bin/python benchmarks/bench_robots.py --out benchmarks/results/robots.json
     .venv/bin/python benchmarks/bench_robots.py --only tabletop --tabletop-file my_tasks.json --no-ablation
@@ -29,7 +29,7 @@ from synergai.llm import ChatModel, EmbeddedModel, make_model
 from synergai.robots.tabletop.multitalk import MultiTalkConfig, run_multitalk
 from synergai.robots.tabletop.plan import parse_plan_text
 from synergai.robots.tabletop.sim import TabletopSim
-from synergai.robots.task_file import load_task_file, packaged_task, packaged_task_file
+from synergai.robots.task_file import NOTHING_TO_ADD, load_task_file, packaged_task, packaged_task_file
 from synergai.robots.team.team import TeamConfig, run_team
 
 SWAP_PLAN = """grasp((0.32, -0.33))
@@ -59,6 +59,7 @@ def bench_tabletop(model: ChatModel, tasks: list[Any], rounds: int, ablations: l
                 continue
             with TabletopSim(task.objects) as sim:
                 r = run_multitalk(task.text, sim, model, checker=task.check, answers=task.answers,
+                                  ask_user=lambda question: NOTHING_TO_ADD,
                                   config=MultiTalkConfig(max_rounds=rounds, use_critic=critic))
             row = {"mode": "tabletop", "task": task.name, "ablation": ablation, "success": r.success,
                    "executed": r.executed, "rounds": r.rounds, "llm_calls": r.llm_calls,

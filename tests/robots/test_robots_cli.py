@@ -111,3 +111,30 @@ def robots_main(argv: list[str]) -> int:
     from synergai.cli.main import main
 
     return main(argv)
+
+
+def test_save_scene_puts_the_final_world_in_the_store_for_the_agent(tmp_path, capsys):
+    from synergai.scene.model import Relation
+    from synergai.scene.store import SceneStore
+
+    good = {"reply": "plan", "questions": [], "steps": [
+        {"action": "grasp", "object": "cube", "why": "cube"},
+        {"action": "move", "xyz": [0.3, -0.45, 0.11], "why": "onto the can"}, {"action": "home", "why": "done"}]}
+    db = tmp_path / "store.db"
+    code = robots_main(["robots", "tabletop", "stack", "--no-critic", "--json", "--save-scene", "table now",
+                        "--db", str(db), "--llm", script(tmp_path, "t.json", [good])])
+    assert code == 0 and json.loads(capsys.readouterr().out)["success"] is True
+    with SceneStore(db) as store:
+        graph = store.load("table now")
+    cube, can = graph.get("cube"), graph.get("soup can")
+    assert abs(cube.center[2] - (can.size[2] + cube.size[2] / 2)) < 0.01  # the stored world has the stack
+    assert (Relation.SUPPORTED_BY, "table") in graph.relations_of("soup can")
+    pick = {"analysis": "a", "reasoning": "b", "command": {"skill": "pick", "target": "phone"}}
+    wait = {"analysis": "a", "reasoning": "b", "command": {"skill": "wait"}}
+    code = robots_main(["robots", "team", "hold_phone", "--max-rounds", "1", "--json", "--save-scene", "flat",
+                        "--db", str(db), "--llm", script(tmp_path, "h.json", [pick, wait, wait])])
+    capsys.readouterr()
+    with SceneStore(db) as store:
+        flat = store.load("flat")
+    assert code == 1 and "phone" not in flat.ids and "apple" in flat.ids  # Bob holds the phone
+    assert robots_main(["robots", "team", "--task-file", str(tmp_path / "x.json"), "--save-scene", "s"]) == 2

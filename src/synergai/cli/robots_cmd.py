@@ -42,6 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--no-critic", action="store_true", help="skip the Analyzer (the papers' ablation)")
     t.add_argument("--max-rounds", type=int, default=8, help="planner rounds at most (default 8)")
     t.add_argument("--json", action="store_true", help="print JSON instead of text")
+    _add_save_options(t)
     add_llm_options(t)
     t.set_defaults(func=cmd_tabletop)
 
@@ -52,8 +53,28 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--no-feedback", action="store_true", help="robots do not see their actions' feedback")
     m.add_argument("--max-rounds", type=int, default=12, help="rounds of three turns at most (default 12)")
     m.add_argument("--json", action="store_true", help="print JSON instead of text")
+    _add_save_options(m)
     add_llm_options(m)
     m.set_defaults(func=cmd_team)
+
+
+def _add_save_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--save-scene", default=None, metavar="SCENE_ID",
+                   help="store the final world's scene graph under this id (then e.g. `synergai ask "
+                        "QUESTION --scene SCENE_ID`); single tasks only")
+    p.add_argument("--db", type=Path, default=None, help="scene store for --save-scene (default: user data)")
+
+
+def _save_graph(graph: Any, args: argparse.Namespace, mode: str, task: Any) -> None:
+    """Register the final world's graph in the scene store, replacing an earlier run's."""
+    from datetime import UTC, datetime
+
+    from synergai.scene.store import SceneStore
+
+    source = {"builder": f"robots {mode}", "task": task.name, "text": task.text,
+              "saved_at": datetime.now(UTC).isoformat()}
+    with SceneStore(args.db) as store:
+        store.register(graph, source, replace_existing=True)
 
 
 def _ask_on_terminal(question: str) -> str | None:
@@ -77,16 +98,24 @@ def cmd_tabletop(args: argparse.Namespace) -> int:
     from synergai.robots.tabletop.multitalk import MultiTalkConfig
 
     _one_of_task_or_file(args)
+    if args.save_scene is not None and args.task_file is not None:
+        raise ValueError("--save-scene stores one task's final world: give a task, not --task-file")
     config = MultiTalkConfig(max_rounds=args.max_rounds, use_critic=not args.no_critic)
     if args.task_file is not None:
-        from synergai.robots.task_file import load_task_file
+        from synergai.robots.task_file import NOTHING_TO_ADD, load_task_file
 
         tasks = load_task_file(args.task_file, "tabletop")
-        return _run_suite(tasks, lambda task, model: run_tabletop_task(task, model, config), args, "rounds")
+        return _run_suite(tasks, lambda task, model: run_tabletop_task(
+            task, model, config, ask_user=lambda question: NOTHING_TO_ADD), args, "rounds")
     task = _tabletop_task_from_words(args.task, args.scene)
     model = open_llm(args)
     ask = _ask_on_terminal if sys.stdin.isatty() else None
-    result = run_tabletop_task(task, model, config, answers=args.answers, ask_user=ask)
+    save = None
+    if args.save_scene is not None:
+        def save(graph: Any) -> None:
+            _save_graph(graph, args, "tabletop", task)
+    result = run_tabletop_task(task, model, config, answers=args.answers, ask_user=ask, save=save,
+                               scene_id=args.save_scene or "tabletop")
     if args.json:
         print_json(tabletop_json(result))
     else:
@@ -108,16 +137,21 @@ def _tabletop_task_from_words(words: str, scene: str | None) -> Any:
     return TabletopTask("free text", words, scene_objects(name), (), (), name)
 
 
-def run_tabletop_task(task: Any, model: Any, config: Any, *, answers: Any = None, ask_user: Any = None
-                      ) -> MultiTalkResult:
-    """One tabletop task in a fresh simulator; the goal (if any) judges success."""
+def run_tabletop_task(task: Any, model: Any, config: Any, *, answers: Any = None, ask_user: Any = None,
+                      save: Any = None, scene_id: str = "tabletop") -> MultiTalkResult:
+    """One tabletop task in a fresh simulator; the goal (if any) judges success. ``save`` receives the
+    final world's scene graph (built by the robot's perception, the same builder the agent's scenes use).
+    ``ask_user`` answers questions beyond the task's answers (suites: the person's "nothing to add")."""
     from synergai.robots.tabletop.multitalk import run_multitalk
+    from synergai.robots.tabletop.perception import tabletop_graph
     from synergai.robots.tabletop.sim import TabletopSim
-
     with TabletopSim(task.objects) as sim:
-        return run_multitalk(task.text, sim, model, checker=task.check if task.goal else None,
-                             answers=task.answers if answers is None else answers, ask_user=ask_user,
-                             config=config)
+        result = run_multitalk(task.text, sim, model, checker=task.check if task.goal else None,
+                               answers=task.answers if answers is None else answers,
+                               ask_user=ask_user, config=config)
+        if save is not None:
+            save(tabletop_graph(sim.states(), sim.table_box(), scene_id))
+    return result
 
 
 def _run_suite(tasks: list[Any], run: Any, args: argparse.Namespace, count: str) -> int:
@@ -156,6 +190,8 @@ def cmd_team(args: argparse.Namespace) -> int:
     from synergai.robots.team.team import TeamConfig, run_team
 
     _one_of_task_or_file(args)
+    if args.save_scene is not None and args.task_file is not None:
+        raise ValueError("--save-scene stores one task's final world: give a task, not --task-file")
     config = TeamConfig(max_rounds=args.max_rounds, use_feedback=not args.no_feedback)
     from synergai.robots.task_file import load_task_file, packaged_task_file
 
@@ -166,7 +202,11 @@ def cmd_team(args: argparse.Namespace) -> int:
     if args.task not in known:
         raise ValueError(f"unknown house task {args.task!r}; packaged tasks: {', '.join(known)} "
                          "(or use --task-file FILE)")
-    result = run_team(known[args.task], open_llm(args), config)
+    task = known[args.task]
+    house = task.make_house()
+    result = run_team(task, open_llm(args), config, house=house)
+    if args.save_scene is not None:
+        _save_graph(house.scene_graph(args.save_scene), args, "team", task)
     if args.json:
         print_json(team_json(result))
     else:

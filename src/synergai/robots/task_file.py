@@ -31,6 +31,8 @@ from synergai.robots.tabletop.scenes import object_from_entry, scene_objects
 from synergai.robots.team.flat import ROBOT_NAMES, HouseTask, furniture_names, scene_items
 
 MODES = ("tabletop", "house")
+#: What the simulated person says to a question once the task's answers are used up.
+NOTHING_TO_ADD = "I have nothing to add: do what I asked as you understand it."
 _TASK_KEYS = frozenset({"name", "text", "scene", "answers", "goal"})
 
 

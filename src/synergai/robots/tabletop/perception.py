@@ -75,7 +75,8 @@ class TabletopPerception:
 
 
 def tabletop_graph(states: Mapping[str, ObjectState],
-                   table: tuple[Sequence[float], Sequence[float]] | None = None) -> SceneGraph:
+                   table: tuple[Sequence[float], Sequence[float]] | None = None,
+                   scene_id: str = "tabletop") -> SceneGraph:
     """The scene graph of objects on the table (and the table, given its (centre, size)), built by the
     same :func:`~synergai.scene.build.build_graph` the agent's scenes use; ids are the objects' names."""
     objects = []
@@ -85,7 +86,7 @@ def tabletop_graph(states: Mapping[str, ObjectState],
     for name, st in states.items():
         objects.append(SceneObject(name, st.category, st.center, st.size, st.color, (color_name(st.color),),
                                    provenance="sim-perception"))
-    return build_graph("tabletop", objects, scene_type="tabletop")
+    return build_graph(scene_id, objects, scene_type="tabletop")
 
 
 def movable_objects(graph: SceneGraph) -> list[SceneObject]:

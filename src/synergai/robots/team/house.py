@@ -373,7 +373,7 @@ class House:
         return got
 
     # ----- scene graph
-    def scene_graph(self) -> SceneGraph:
+    def scene_graph(self, scene_id: str = "house") -> SceneGraph:
         """Furniture and the items resting somewhere, related by the scene builder."""
         objects = [SceneObject("floor", "floor", (5.0, 6.0, -0.01), (12.0, 14.0, 0.02))]
         for f in self.furniture.values():
@@ -384,7 +384,7 @@ class House:
             if item.location in self.furniture:
                 objects.append(SceneObject(item.name, item.category, item.position, item.size,
                                            provenance="house"))
-        return build_graph("house", objects, scene_type="house")
+        return build_graph(scene_id, objects, scene_type="house")
 
     def holder_of(self, graph: SceneGraph, item: str) -> tuple[str, str] | None:
         """(``on`` / ``in``, furniture) for an item from the graph's support edges."""
