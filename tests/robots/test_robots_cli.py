@@ -119,7 +119,8 @@ def test_save_scene_puts_the_final_world_in_the_store_for_the_agent(tmp_path, ca
 
     good = {"reply": "plan", "questions": [], "steps": [
         {"action": "grasp", "object": "cube", "why": "cube"},
-        {"action": "move", "xyz": [0.3, -0.45, 0.11], "why": "onto the can"}, {"action": "home", "why": "done"}]}
+        {"action": "move", "xyz": [0.3, -0.45, 0.11], "why": "onto the can"},
+        {"action": "home", "why": "done"}]}
     db = tmp_path / "store.db"
     code = robots_main(["robots", "tabletop", "stack", "--no-critic", "--json", "--save-scene", "table now",
                         "--db", str(db), "--llm", script(tmp_path, "t.json", [good])])
