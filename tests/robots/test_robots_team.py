@@ -119,3 +119,38 @@ def test_a_just_failed_action_is_not_offered_again_and_holding_narrows_place():
     assert place["properties"]["target"] == {"const": "ham"} and place["properties"]["location"]["enum"] == [
         "drawer"]
     assert all(v["properties"]["skill"]["const"] != "pick" for v in held)
+
+
+def offered(schema: dict, command: dict) -> bool:
+    """Whether ``command`` is one of the schema's variants (const / enum / string checks)."""
+    for v in variants_of(schema):
+        props = v["properties"]
+        if set(v["required"]) != set(command):
+            continue
+        ok = True
+        for key, value in command.items():
+            rule = props[key]
+            ok &= (rule.get("const", value) == value and value in rule.get("enum", [value]))
+        if ok:
+            return True
+    return False
+
+
+def test_a_scripted_suite_episode_uses_only_offered_commands():
+    task = packaged_task("ham_to_fridge", "house")
+    alice = [{"skill": "navigate", "target": "drawer", "stand_pose": "stand_pose_0"},
+             {"skill": "open", "target": "drawer"}, {"skill": "pick", "target": "ham"},
+             {"skill": "navigate", "target": "fridge", "stand_pose": "stand_pose_0"},
+             {"skill": "open", "target": "fridge"}, {"skill": "place", "target": "ham", "location": "fridge"}]
+    script = []
+    for cmd in alice:
+        script += [WAIT, json.dumps({"analysis": "a", "reasoning": "b", "command": cmd}), WAIT]
+    model = ScriptedModel(script[:-1])
+    result = run_team(task, model, TeamConfig(max_rounds=6))
+    assert result.success and result.failed_actions == 0, result.check_reason
+    alice_requests = model.requests[1::3]
+    for request, cmd in zip(alice_requests, alice, strict=True):
+        assert offered(request.json_schema, cmd), cmd
+    # once she holds the ham, pick is gone and place names only the ham
+    assert not offered(alice_requests[3].json_schema, {"skill": "pick", "target": "ham"})
+    assert "To do: ham is not in fridge" in alice_requests[0].messages[1]["content"]
