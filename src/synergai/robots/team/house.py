@@ -44,12 +44,14 @@ class Furniture:
         return re.sub(r"_\d+$", "", self.name).replace("_", " ")
 
     def slot(self, index: int, height: float) -> Vec3:
-        """A resting centre for the ``index``-th object of ``height`` (a small grid over the box)."""
+        """A resting centre for the ``index``-th object of ``height``: a 3 x 3 grid over the box, the cells
+        nearest a stand pose first (so the first objects put there are within reach of a robot there)."""
         cx, cy, cz = self.position
         sx, sy, sz = self.size
-        col, row = index % 3, (index // 3) % 3
-        x = cx + (col - 1) * sx / 4
-        y = cy + (row - 1) * sy / 4
+        cells = [(cx + (col - 1) * sx / 4, cy + (row - 1) * sy / 4) for row in range(3) for col in range(3)]
+        if self.stand_poses:
+            cells.sort(key=lambda c: min(math.hypot(c[0] - p[0], c[1] - p[1]) for p in self.stand_poses))
+        x, y = cells[index % len(cells)]
         shelf = 0.02 if sz < 0.3 else 0.3 * sz  # tall furniture keeps things on an inner shelf
         bottom = cz - sz / 2 + shelf if self.holds_inside else cz + sz / 2
         return (x, y, bottom + height / 2)
