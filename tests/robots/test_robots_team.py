@@ -153,4 +153,7 @@ def test_a_scripted_suite_episode_uses_only_offered_commands():
         assert offered(request.json_schema, cmd), cmd
     # once she holds the ham, pick is gone and place names only the ham
     assert not offered(alice_requests[3].json_schema, {"skill": "pick", "target": "ham"})
-    assert "To do: ham is not in fridge" in alice_requests[0].messages[1]["content"]
+    first = alice_requests[0].messages[1]["content"]
+    assert "To do: ham in fridge." in first and "drawer" not in first.split("Task (")[1].split("Your part")[0]
+    last_alice = alice_requests[-1].messages[1]["content"]  # before she places the ham
+    assert "done: nothing yet" in last_alice and "The gripper holds ham." in last_alice

@@ -66,6 +66,18 @@ class Predicate:
 
         return json.dumps([self.name, *self.args])
 
+    def describe(self) -> str:
+        """The predicate in words, revealing nothing about the world (e.g. ``ham in fridge``)."""
+        words = {"held_by": "held by", "left_of": "left of", "right_of": "right of",
+                 "in_front_of": "in front of", "at_start_of": "where this started:"}
+        if self.name in ("open", "closed", "unmoved"):
+            return f"{self.args[0]} {self.name}"
+        if self.name == "in_line":
+            return f"{', '.join(self.args[0])} in a line"
+        if self.name == "at":
+            return f"{self.args[0]} at ({self.args[1][0]:g}, {self.args[1][1]:g})"
+        return f"{self.args[0]} {words.get(self.name, self.name)} {self.args[1]}"
+
     def objects(self) -> list[str]:
         """The object / item names the predicate is about (first argument, and lists)."""
         out: list[str] = []

@@ -20,6 +20,7 @@ from typing import Any
 from synergai.llm.base import ChatModel
 from synergai.llm.json_reply import ask_json
 from synergai.robots.errors import RobotError
+from synergai.robots.goals import check_house
 from synergai.robots.team import prompts as T
 from synergai.robots.team.flat import HouseTask
 from synergai.robots.team.house import Command, Feedback, House
@@ -131,15 +132,16 @@ class Team:
         if "pick" not in h.robots[robot].skills:
             grip = "You have no gripper."
         role = T.ROLES[robot]
-        verdict = self.task.check(h)
+        done = [p.describe() for p in self.task.goal if check_house((p,), h).success]
+        todo = [p.describe() for p in self.task.goal if p.describe() not in done]
         lines = [
             f"Scene graph now: furniture states: {states}.",
             f"Objects you have seen: {'; '.join(seen) if seen else 'none yet'}.",
             f"Robot status: position [{x:.2f}, {y:.2f}], orientation {yaw:.2f}. {grip}",
             f"Task (the person said): {self.task.text}. The objects it names: {list(self.task.targets)}.",
             f"Your part: Brief: {role['brief']} Detailed: {role['detailed']}",
-            f"Latest task progress: done: {'; '.join(verdict.held) or 'nothing yet'}. "
-            f"To do: {'; '.join(verdict.failed) or 'nothing'}.",
+            f"Latest task progress: done: {'; '.join(done) or 'nothing yet'}. "
+            f"To do: {'; '.join(todo) or 'nothing'}.",
         ]
         if self.config.use_feedback:
             lines.append(f"Feedback history: {' '.join(mem.feedback[-n:-1]) or 'none'}")
