@@ -157,3 +157,15 @@ def test_a_scripted_suite_episode_uses_only_offered_commands():
     assert "To do: ham in fridge." in first and "drawer" not in first.split("Task (")[1].split("Your part")[0]
     last_alice = alice_requests[-1].messages[1]["content"]  # before she places the ham
     assert "done: nothing yet" in last_alice and "The gripper holds ham." in last_alice
+
+
+def test_a_robot_with_nothing_to_do_and_nothing_to_read_waits_without_a_call():
+    task = parse_tasks([{"name": "milk", "text": "Put the milk on table_1", "scene": {"items": [
+        {"name": "milk", "in": "fridge"}]}, "goal": [["on", "milk", "table_1"]]}], "house")[0]
+    hello = say("communicate", content="I cannot help from table_0", robot_name="Alice")
+    nav = say("navigate", target="fridge", stand_pose="stand_pose_0")
+    model = ScriptedModel([hello, nav, WAIT, WAIT, WAIT, WAIT])  # round 2: Bob is skipped
+    result = run_team(task, model, TeamConfig(max_rounds=2))
+    bob = [e for e in result.log if e["robot"] == "Bob"]
+    assert bob[0]["llm_calls"] == 1 and bob[1]["llm_calls"] == 0 and bob[1].get("auto") is True
+    assert model.remaining == 1 and result.llm_calls == 5

@@ -5,8 +5,9 @@ Robots take turns (Bob, Alice, David). A robot's reply is one JSON object whose 
 constrained to its own skills and to names from its scene graph; the house executes it and returns
 feedback. ``communicate`` puts a message in the recipient's inbox, read at its next turn. The run stops
 when the world satisfies the task (the checker reads the house, not the robots' claims), when no
-robot acts for two rounds, or after ``max_rounds``. ``use_feedback=False`` is MHRC's ablation:
-robots no longer see the outcome of their actions (messages and the scene graph remain).
+robot acts for two rounds, or after ``max_rounds``. A robot offered nothing but messages and waiting, with
+no new message to read, waits without a model call (after its first turn). ``use_feedback=False`` is
+MHRC's ablation: robots no longer see the outcome of their actions (messages and the scene graph remain).
 """
 
 from __future__ import annotations
@@ -159,10 +160,18 @@ class Team:
         mem = self.memory[robot]
         mem.messages.extend(mem.latest_messages)
         mem.latest_messages = [f"{m.content} (from {m.sender})" for m in self.house.take_messages(robot)]
-        messages = [{"role": "system", "content": self._system[robot]},
-                    {"role": "user", "content": self.user_prompt(robot)}]
         known = [n for n in self._seen(robot) if n not in self.house.robots]
         schema = T.command_schema(self.house, robot, known, mem.last_failed)
+        offered = {v["properties"]["skill"]["const"] for v in schema["properties"]["command"]["anyOf"]}
+        if offered <= {"communicate", "wait"} and not mem.latest_messages and mem.actions:
+            # nothing it can do in the world and nothing new to read: it waits without a model call
+            fb = self.house.execute(robot, Command("wait"))
+            mem.actions.append("wait()")
+            mem.feedback.append(fb.text)
+            return {"round": round_no, "robot": robot, "llm_calls": 0, "command": "wait()", "ok": True,
+                    "feedback": fb.text, "auto": True}
+        messages = [{"role": "system", "content": self._system[robot]},
+                    {"role": "user", "content": self.user_prompt(robot)}]
         answer = ask_json(self.model, messages, schema, max_tokens=self.config.max_tokens,
                           retries=self.config.retries)
         entry: dict[str, Any] = {"round": round_no, "robot": robot, "llm_calls": answer.calls}
