@@ -2,9 +2,9 @@
 action per step, messages passed between them, per-robot feedback, message and action histories.
 
 Robots take turns (Bob, Alice, David). A robot's reply is one JSON object whose ``command`` is
-constrained to its own skills and to names from its scene graph; the house executes it and returns
-feedback. ``communicate`` puts a message in the recipient's inbox, read at its next turn. The run stops
-when the world satisfies the task (the checker reads the house, not the robots' claims), when no
+constrained to the commands it can carry out now (feasible-action decoding); the house executes it and
+returns feedback. ``communicate`` puts a message in the recipient's inbox, read at its next turn. The run
+stops when the world satisfies the task (the checker reads the house, not the robots' claims), when no
 robot acts for two rounds, or after ``max_rounds``. A robot offered nothing but messages and waiting, with
 no new message to read, waits without a model call (after its first turn). ``use_feedback=False`` is
 MHRC's ablation: robots no longer see the outcome of their actions (messages and the scene graph remain).
