@@ -7,6 +7,13 @@ The loop runs until a plan passes the Analyzer and executes in the simulator wit
 (e.g. a terminal prompt); when neither can answer, the questions are reported and the run ends
 unsuccessful. Success is the task checker's verdict on the simulator's final state. Every round is
 logged: the Planner's reply, the critique, the simulator's feedback, answers and rescans.
+
+Decoding is over what is feasible: a JSON grasp names one of the objects the arm can reach and grip now
+(an enum in the reply schema), resolved to its coordinates as the plan moves things. A plan the rules or
+the simulator refused cannot run again unchanged (it is sent back with the earlier findings); a plan only
+the model's critique refused may be resubmitted and then goes to the simulator. ``caught`` records which
+component caught which error: ``rules``, ``llm``, ``simulator``, or ``goal checker`` for an executed plan
+that missed the goal.
 """
 
 from __future__ import annotations
