@@ -107,3 +107,9 @@ def test_a_move_with_z_on_top_of_an_object_stacks_and_the_stack_is_tracked(graph
     assert check_plan(parse_plan_text(stack + "\ngrasp((0.32, -0.33))\nmove((0.3, 0.0))"), graph) == []
     v = check_plan(parse_plan_text(stack + "\ngrasp((0.32, -0.33, 0.0))\nmove((0.3, 0.0))"), graph)
     assert v == []  # the grasp point names the stack; the top object is taken
+
+
+def test_a_move_at_exactly_an_objects_top_does_not_stack(graph):
+    # bottle 1 is 19 cm high: z = 0.19 is a table-level move onto it (occupied); 0.2 stacks
+    at_top = check_plan(parse_plan_text("grasp((0.35, 0.35))\nmove((0.32, -0.33, 0.19))"), graph)
+    assert "occupied by bottle 1" in at_top[0].problem

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from synergai.robots.errors import RobotError
 
 SHAPES = ("box", "cylinder", "sphere", "urdf")
+STACK_MARGIN = 0.005  # a move stacks on an object when its z is at least this far above that object's top
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ def planner_system(bounds: TableBounds) -> str:
         "- grasp(object): grab that object (by its name in the environment; only objects the arm can reach "
         "and grip are offered)",
         "- move((x, y, z)): move the grasped object to this location and release it there on the table; "
-        "to put it on top of another object, give that object's (x, y) and z = its height",
+        "to put it on top of another object, give that object's (x, y) and z = its height + 0.01",
         "- home(): return the arm to its base position after completing the task",
         "Rules: only one object can be grasped at a time; an object must be grasped before it is moved; "
         "home() "

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from synergai.robots.tabletop.objects import TableBounds
+from synergai.robots.tabletop.objects import STACK_MARGIN, TableBounds
 from synergai.robots.tabletop.perception import movable_objects
 from synergai.robots.tabletop.plan import ArmStep
 from synergai.scene.model import SceneGraph
@@ -138,7 +138,7 @@ def _stack_target(step: ArmStep, blocked: list[str], where: dict[str, tuple[floa
     below = blocked[0]
     x, y, z = step.xyz
     inside = abs(x - where[below][0]) <= half[below][0] and abs(y - where[below][1]) <= half[below][1]
-    return below if inside and z >= base[below] + height[below] - 0.01 else None
+    return below if inside and z >= base[below] + height[below] + STACK_MARGIN else None
 
 
 def free_spot(target: tuple[float, float], holding: str, where: dict[str, tuple[float, float]],

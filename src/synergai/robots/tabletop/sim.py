@@ -24,7 +24,7 @@ import pybullet as pb
 import pybullet_data
 
 from synergai.robots.errors import RobotError
-from synergai.robots.tabletop.objects import ObjectSpec, ObjectState, TableBounds
+from synergai.robots.tabletop.objects import STACK_MARGIN, ObjectSpec, ObjectState, TableBounds
 from synergai.robots.tabletop.plan import ArmStep
 
 ERROR_KINDS = ("collision", "out_of_bounds", "unreachable", "no_object", "invalid", "unstable")
@@ -349,7 +349,7 @@ class TabletopSim:
         for name, st in self.states().items():
             top = st.center[2] + st.size[2] / 2
             inside = all(abs((x, y)[k] - st.center[k]) <= st.size[k] / 2 for k in (0, 1))
-            if name != carried and inside and z >= top - 0.01 and (found is None or top > found[1]):
+            if name != carried and inside and z >= top + STACK_MARGIN and (found is None or top > found[1]):
                 found = (name, top)
         return found
 
