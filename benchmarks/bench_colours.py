@@ -10,7 +10,9 @@ a question *agrees* when the most common colour name among its objects (the firs
 compatible with a colour of any reference answer (:func:`synergai.eval.words.colours_compatible`:
 same colour family or listed neighbours). "objects" scores every referenced object on its own.
 The two halves (scenes in even / odd position of the file) show whether a method's gain holds on
-scenes it was not chosen on.
+scenes it was not chosen on. "gt~pred" is how steady a method's estimate is across perception: the
+median relative difference of the exposure gain (green channel) estimated from a scene's ground-truth
+objects and from its 3D-VisTA predictions (``objects_pred_3dvista.json``), the robot's perception.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import statistics
 import time
 from collections import Counter
 from pathlib import Path
@@ -26,7 +29,7 @@ from rich.console import Console
 from rich.table import Table
 
 from synergai.eval.words import colour_words, colours_compatible
-from synergai.scene.attributes import DEFAULT_CORRECTION, CorrectionMethod
+from synergai.scene.attributes import DEFAULT_CORRECTION, ColorCorrection, CorrectionMethod
 from synergai.scene.builders.objects_json import ObjectsFile, load_objects_file
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -71,6 +74,20 @@ def agreement(questions: list[dict], objects: ObjectsFile, scene_half: dict[str,
     }
 
 
+def gain_spread(gt: ObjectsFile, pred: ObjectsFile, method: CorrectionMethod) -> float:
+    """Median relative difference of the green gain estimated from ground truth and from predictions."""
+    diffs = []
+    for sid in gt.scene_ids:
+        if sid not in pred:
+            continue
+        a, b = (
+            ColorCorrection.estimate(((o.kind, o.color) for o in f.objects(sid) if o.color), method).gains[1]
+            for f in (gt, pred)
+        )
+        diffs.append(abs(a - b) / a)
+    return statistics.median(diffs) if diffs else 0.0
+
+
 def run(data: Path) -> dict:
     """Agreement per correction method, with the default method and timing."""
     t0 = time.perf_counter()
@@ -79,7 +96,14 @@ def run(data: Path) -> dict:
     files = {m: load_objects_file(path, colour_correction=m) for m in CorrectionMethod}
     selected = colour_questions(questions, files[CorrectionMethod.NONE])
     scene_half = {s: k % 2 for k, s in enumerate(files[CorrectionMethod.NONE].scene_ids)}
-    methods = {m.value: agreement(selected, f, scene_half) for m, f in files.items()}
+    pred = load_objects_file(
+        data / "scannet" / "objects_pred_3dvista.json", colour_correction=CorrectionMethod.NONE
+    )
+    methods = {
+        m.value: agreement(selected, f, scene_half)
+        | {"gain_spread": gain_spread(files[CorrectionMethod.NONE], pred, m)}
+        for m, f in files.items()
+    }
     return {"methods": methods, "default": DEFAULT_CORRECTION.value, "seconds": time.perf_counter() - t0}
 
 
@@ -93,16 +117,19 @@ def main() -> None:
         print(json.dumps(report))
         return
     table = Table(title="Colour naming vs ScanQA reference answers (dev split, ground-truth objects)")
-    for col in ("correction", "questions", "agreement", "objects", "even scenes", "odd scenes"):
+    for col in ("correction", "questions", "agreement", "objects", "even scenes", "odd scenes", "gt~pred"):
         table.add_column(col, justify="left" if col == "correction" else "right")
     for name, m in report["methods"].items():
         label = f"{name} *" if name == report["default"] else name
         table.add_row(
             label,
             str(m["n"]),
-            *(f"{100 * m[k]:.1f} %" for k in ("agreement", "object_agreement", "even_scenes", "odd_scenes")),
+            *(
+                f"{100 * m[k]:.1f} %"
+                for k in ("agreement", "object_agreement", "even_scenes", "odd_scenes", "gain_spread")
+            ),
         )
-    console = Console()
+    console = Console(width=110)
     console.print(table)
     console.print(f"* default correction; {report['seconds']:.1f} s")
 

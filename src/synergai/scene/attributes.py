@@ -53,6 +53,8 @@ def closest_color(rgb: tuple[int, int, int] | list[int] | np.ndarray, candidates
 #: palette's "light gray" (185) and "white" (235).
 WALL_GREY = 200.0
 #: Kinds whose colour calibrates a scene (usually white or off-white paint).
+#: Percentile of the objects' luminance taken for the walls' grey by ``BRIGHT_OBJECTS``.
+BRIGHT_PERCENTILE = 90.0
 _CALIBRATION_KINDS = (ObjectKind.WALL, ObjectKind.CEILING)
 _LUMA = (0.299, 0.587, 0.114)
 
@@ -68,6 +70,9 @@ class CorrectionMethod(StrEnum):
     WALLS_BALANCE = "walls-balance"
     #: walls and ceiling (median luminance) become ``WALL_GREY``; hue untouched (exposure only)
     WALLS_EXPOSURE = "walls-exposure"
+    #: the 90th percentile of all objects' luminance becomes ``WALL_GREY`` (exposure only; needs no
+    #: wall, so it is steadier when perception finds few walls)
+    BRIGHT_OBJECTS = "bright-objects"
 
 
 #: The correction graphs are built with (the best of the methods on ScanQA's colour questions,
@@ -109,6 +114,9 @@ class ColorCorrection:
         if method is CorrectionMethod.NONE or not pairs:
             return cls()
         everything = np.array([c for _, c in pairs])
+        if method is CorrectionMethod.BRIGHT_OBJECTS:
+            bright = float(np.percentile(everything @ np.array(_LUMA), BRIGHT_PERCENTILE))
+            return cls._gains(np.full(3, WALL_GREY / max(bright, 1.0)))
         calib = np.array([c for k, c in pairs if k in _CALIBRATION_KINDS])
         if method is CorrectionMethod.GREY_WORLD or len(calib) == 0:
             mean = everything.mean(axis=0)
