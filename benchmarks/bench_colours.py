@@ -7,7 +7,7 @@ in ``scannet/objects_gt.json`` (ScanQA's ids are ScanNet's ground-truth ids), an
 answers name at least one colour. For each colour-correction method of
 :class:`synergai.scene.attributes.CorrectionMethod`, the objects file is loaded with that correction and
 a question *agrees* when the most common colour name among its objects (the first named on a tie) is
-compatible with a colour of any reference answer (:func:`synergai.eval.words.colours_compatible`:
+compatible with a colour of any reference answer (:func:`synergai.eval.words.colors_compatible`:
 same colour family or listed neighbours). "objects" scores every referenced object on its own.
 The two halves (scenes in even / odd position of the file) show whether a method's gain holds on
 scenes it was not chosen on. "gt~pred" is how steady a method's estimate is across perception: the
@@ -28,7 +28,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from synergai.eval.words import colour_words, colours_compatible
+from synergai.eval.words import colors_compatible, colour_words
 from synergai.scene.attributes import DEFAULT_CORRECTION, ColorCorrection, CorrectionMethod
 from synergai.scene.builders.objects_json import ObjectsFile, load_objects_file
 
@@ -57,9 +57,9 @@ def agreement(questions: list[dict], objects: ObjectsFile, scene_half: dict[str,
         by_id = {o.id: o for o in objects.objects(q["scene_id"])}
         names = [by_id[str(i)].attributes[0] for i in q["object_ids"] if by_id[str(i)].attributes]
         refs = q["reference_colours"]
-        ok = bool(names) and any(colours_compatible(Counter(names).most_common(1)[0][0], r) for r in refs)
+        ok = bool(names) and any(colors_compatible(Counter(names).most_common(1)[0][0], r) for r in refs)
         agree += ok
-        per_object += sum(any(colours_compatible(n, r) for r in refs) for n in names)
+        per_object += sum(any(colors_compatible(n, r) for r in refs) for n in names)
         n_objects += len(q["object_ids"])
         half = halves[scene_half[q["scene_id"]]]
         half[0] += 1

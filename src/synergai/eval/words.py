@@ -49,18 +49,18 @@ def colour_name(text: str) -> str:
     return COLOR_ALIASES.get(t, t)
 
 
-def colour_family(name: str) -> str:
+def color_family(name: str) -> str:
     """The colour's family, its last word ("dark gray" -> "gray")."""
     words = colour_name(name).split()
     return words[-1] if words else ""
 
 
-def colours_compatible(a: str, b: str) -> bool:
+def colors_compatible(a: str, b: str) -> bool:
     """Whether a person accepts colour name ``a`` for colour name ``b``."""
     na, nb = colour_name(a), colour_name(b)
     if not na or not nb:
         return False
-    return colour_family(na) == colour_family(nb) or frozenset({na, nb}) in COLOR_NEIGHBOURS
+    return color_family(na) == color_family(nb) or frozenset({na, nb}) in COLOR_NEIGHBOURS
 
 
 def colour_words(text: str) -> list[str]:
@@ -77,7 +77,7 @@ def colour_words(text: str) -> list[str]:
     return found
 
 
-def colour_of(obj: SceneObject) -> str:
+def color_of(obj: SceneObject) -> str:
     """The object's colour attribute (the first attribute that is a palette name), or ""."""
     for a in obj.attributes:
         if colour_name(a) in COLOR_NAMES:
@@ -141,3 +141,11 @@ def objects_named(graph: SceneGraph, phrase: str) -> list[SceneObject]:
         if coloured:
             found = coloured
     return found
+
+
+def with_article(noun: str) -> str:
+    """ "a chair", "an oven"; plural-looking names stay bare ("shelves", "books")."""
+    words = words_of(noun)
+    if words and singular(words[-1]) != words[-1]:
+        return noun
+    return f"{'an' if noun[:1].lower() in set('aeiou') else 'a'} {noun}"
