@@ -81,7 +81,7 @@ def gain_spread(gt: ObjectsFile, pred: ObjectsFile, method: CorrectionMethod) ->
         if sid not in pred:
             continue
         a, b = (
-            ColorCorrection.estimate(((o.kind, o.color) for o in f.objects(sid) if o.color), method).gains[1]
+            ColorCorrection.estimate(f.objects(sid), method).gains[1]
             for f in (gt, pred)
         )
         diffs.append(abs(a - b) / a)

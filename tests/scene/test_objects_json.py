@@ -10,7 +10,7 @@ import pytest
 
 from synergai.scene.attributes import ColorCorrection, CorrectionMethod
 from synergai.scene.builders import load_objects_file
-from synergai.scene.model import ObjectKind, SceneError
+from synergai.scene.model import ObjectKind, SceneError, SceneObject
 
 
 @pytest.fixture(scope="module")
@@ -119,19 +119,29 @@ def test_colour_names_follow_the_scenes_exposure_and_the_raw_colour_is_kept(tmp_
     assert bright.attributes == ("gray",)
 
 
+def _coloured(kind: ObjectKind, rgb: tuple[int, int, int], size: float = 1.0) -> SceneObject:
+    return SceneObject(id=str(rgb), category=kind.value, center=(0.0, 0.0, 0.0), size=(size, size, size),
+                       color=rgb, kind=kind)
+
+
 def test_colour_correction_methods() -> None:
-    tinted = [(ObjectKind.WALL, (120, 100, 80)), (ObjectKind.CEILING, (120, 100, 80)),
-              (ObjectKind.OBJECT, (60, 50, 40))]
+    tinted = [_coloured(ObjectKind.WALL, (120, 100, 80)), _coloured(ObjectKind.CEILING, (120, 100, 80)),
+              _coloured(ObjectKind.OBJECT, (60, 50, 40))]
     exposure = ColorCorrection.estimate(tinted, CorrectionMethod.WALLS_EXPOSURE)
     assert exposure.gains[0] == pytest.approx(exposure.gains[2]) and exposure.gains[0] > 1.0  # hue kept
     balance = ColorCorrection.estimate(tinted, CorrectionMethod.WALLS_BALANCE)
     assert balance.apply((120, 100, 80)) == (200, 200, 200)  # the walls become neutral
     assert ColorCorrection.estimate(tinted, CorrectionMethod.NONE).apply((60, 50, 40)) == (60, 50, 40)
     assert ColorCorrection.estimate([]).gains == (1.0, 1.0, 1.0)
-    # no walls: the grey world of all objects stands in
-    no_walls = [(ObjectKind.OBJECT, (60, 50, 40)), (ObjectKind.OBJECT, (20, 30, 40))]
-    grey_world = ColorCorrection.estimate(no_walls, CorrectionMethod.GREY_WORLD)
-    assert ColorCorrection.estimate(no_walls) == grey_world and grey_world.gains != (1.0, 1.0, 1.0)
+    # bright surfaces: the large bright box sets the exposure, however many small dark objects there are
+    boxes = [_coloured(ObjectKind.OBJECT, (100, 100, 100), size=3.0)]
+    boxes += [_coloured(ObjectKind.OBJECT, (20, 20, 20 + k), size=0.1) for k in range(20)]
+    bright = ColorCorrection.estimate(boxes, CorrectionMethod.BRIGHT_SURFACES)
+    assert bright.apply((100, 100, 100)) == (200, 200, 200)
+    # no walls: the wall methods fall back to the bright surfaces
+    assert ColorCorrection.estimate(boxes) == bright
+    grey_world = ColorCorrection.estimate(boxes, CorrectionMethod.GREY_WORLD)
+    assert grey_world != bright and grey_world.gains != (1.0, 1.0, 1.0)
     assert ColorCorrection((3.0, 3.0, 3.0)).apply((100, 0, 90)) == (255, 0, 255)  # clipped
 
 

@@ -13,7 +13,7 @@ from enum import StrEnum
 
 import numpy as np
 
-from synergai.scene.model import ObjectKind
+from synergai.scene.model import ObjectKind, SceneObject
 from synergai.scene.vocabulary import COLOR_PALETTE
 
 
@@ -53,7 +53,7 @@ def closest_color(rgb: tuple[int, int, int] | list[int] | np.ndarray, candidates
 #: palette's "light gray" (185) and "white" (235).
 WALL_GREY = 200.0
 #: Kinds whose colour calibrates a scene (usually white or off-white paint).
-#: Percentile of the objects' luminance taken for the walls' grey by ``BRIGHT_OBJECTS``.
+#: Percentile of the surface-weighted luminance taken for the walls' grey by ``BRIGHT_SURFACES``.
 BRIGHT_PERCENTILE = 90.0
 _CALIBRATION_KINDS = (ObjectKind.WALL, ObjectKind.CEILING)
 _LUMA = (0.299, 0.587, 0.114)
@@ -70,9 +70,9 @@ class CorrectionMethod(StrEnum):
     WALLS_BALANCE = "walls-balance"
     #: walls and ceiling (median luminance) become ``WALL_GREY``; hue untouched (exposure only)
     WALLS_EXPOSURE = "walls-exposure"
-    #: the 90th percentile of all objects' luminance becomes ``WALL_GREY`` (exposure only; needs no
-    #: wall, so it is steadier when perception finds few walls)
-    BRIGHT_OBJECTS = "bright-objects"
+    #: the 90th percentile of the objects' luminance, weighted by each box's largest face, becomes
+    #: ``WALL_GREY`` (exposure only; needs no wall label, so it is steadier when perception finds few)
+    BRIGHT_SURFACES = "bright-surfaces"
 
 
 #: The correction graphs are built with (the best of the methods on ScanQA's colour questions,
@@ -82,6 +82,21 @@ DEFAULT_CORRECTION = CorrectionMethod.WALLS_EXPOSURE
 
 def _luma(rgb: np.ndarray) -> float:
     return float(np.dot(rgb, _LUMA))
+
+
+def _face_area(size: tuple[float, float, float]) -> float:
+    """Area of a box's largest face (a wall's surface, a table's top)."""
+    _, b, c = sorted(abs(v) for v in size)
+    return b * c
+
+
+def _weighted_percentile(values: np.ndarray, weights: np.ndarray, q: float) -> float:
+    """The ``q``-th percentile of ``values`` where each counts ``weights`` times (equal weights when all
+    are zero)."""
+    order = np.argsort(values)
+    w = weights[order] if weights.sum() > 0 else np.ones(len(values))
+    cum = np.cumsum(w)
+    return float(values[order][min(int(np.searchsorted(cum, cum[-1] * q / 100.0)), len(values) - 1)])
 
 
 @dataclass(frozen=True)
@@ -101,27 +116,27 @@ class ColorCorrection:
 
     @classmethod
     def estimate(
-        cls,
-        colours: Iterable[tuple[ObjectKind, tuple[int, int, int]]],
-        method: CorrectionMethod = DEFAULT_CORRECTION,
+        cls, objects: Iterable[SceneObject], method: CorrectionMethod = DEFAULT_CORRECTION
     ) -> ColorCorrection:
-        """The correction of one scene from its objects' (kind, raw colour) pairs.
+        """The correction of one scene, estimated from its objects' raw colours (objects without a
+        colour are ignored).
 
-        The wall methods fall back to the ceiling alone, then to the grey world of all objects, when
-        the scene has no walls; no colours at all give the identity.
+        The wall methods fall back to ``BRIGHT_SURFACES`` when the scene has no wall or ceiling with a
+        colour; no colours at all give the identity.
         """
-        pairs = [(k, np.asarray(c[:3], dtype=float)) for k, c in colours]
-        if method is CorrectionMethod.NONE or not pairs:
+        coloured = [o for o in objects if o.color is not None]
+        if method is CorrectionMethod.NONE or not coloured:
             return cls()
-        everything = np.array([c for _, c in pairs])
-        if method is CorrectionMethod.BRIGHT_OBJECTS:
-            bright = float(np.percentile(everything @ np.array(_LUMA), BRIGHT_PERCENTILE))
-            return cls._gains(np.full(3, WALL_GREY / max(bright, 1.0)))
-        calib = np.array([c for k, c in pairs if k in _CALIBRATION_KINDS])
-        if method is CorrectionMethod.GREY_WORLD or len(calib) == 0:
-            mean = everything.mean(axis=0)
+        rgb = np.array([o.color[:3] for o in coloured], dtype=float)
+        calib = np.array([o.color[:3] for o in coloured if o.kind in _CALIBRATION_KINDS], dtype=float)
+        if method is CorrectionMethod.GREY_WORLD:
+            mean = rgb.mean(axis=0)
             grey = max(_luma(mean), 1.0)
             return cls._gains(np.full(3, grey) / np.maximum(mean, 1.0) * (128.0 / grey))
+        if method is CorrectionMethod.BRIGHT_SURFACES or len(calib) == 0:
+            area = np.array([_face_area(o.size) for o in coloured])
+            bright = _weighted_percentile(rgb @ np.array(_LUMA), area, BRIGHT_PERCENTILE)
+            return cls._gains(np.full(3, WALL_GREY / max(bright, 1.0)))
         ref = np.median(calib, axis=0)
         if method is CorrectionMethod.WALLS_BALANCE:
             return cls._gains(np.full(3, WALL_GREY) / np.maximum(ref, 1.0))

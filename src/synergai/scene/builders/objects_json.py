@@ -102,7 +102,7 @@ def correct_colour_names(
 ) -> list[SceneObject]:
     """One scene's objects with their colour attribute named after the scene's colour correction
     (estimated from these objects); raw colours and everything else unchanged."""
-    correction = ColorCorrection.estimate(((o.kind, o.color) for o in objects if o.color is not None), method)
+    correction = ColorCorrection.estimate(objects, method)
     return [
         o if o.color is None else replace(o, attributes=(correction.name(o.color), *o.attributes[1:]))
         for o in objects
