@@ -50,11 +50,12 @@ def closest_color(rgb: tuple[int, int, int] | list[int] | np.ndarray, candidates
 
 # ------------------------------------------------------------------------------- per-scene correction
 #: Grey level (8-bit luminance) a room's walls and ceiling are assumed to have: off-white, between the
-#: palette's "light gray" (185) and "white" (235).
+#: palette's "light gray" (185) and "white" (235); picked among 160..220 on the dev split's colour
+#: questions (``benchmarks/bench_colours.py`` shows the gain on both halves of its scenes).
 WALL_GREY = 200.0
-#: Kinds whose colour calibrates a scene (usually white or off-white paint).
 #: Percentile of the surface-weighted luminance taken for the walls' grey by ``BRIGHT_SURFACES``.
 BRIGHT_PERCENTILE = 90.0
+#: Kinds whose colour calibrates a scene (usually white or off-white paint).
 _CALIBRATION_KINDS = (ObjectKind.WALL, ObjectKind.CEILING)
 _LUMA = (0.299, 0.587, 0.114)
 

@@ -1,5 +1,5 @@
-"""Question templates, and the answer a graph implies (read the way the agent's tools read a graph:
-ordinary objects a name refers to, colour attributes, support relations)."""
+"""Question templates, and the answer a graph implies (the ordinary objects a name refers to, their
+colour attributes and support relations, read with the judges' own word matching)."""
 
 from __future__ import annotations
 

@@ -242,7 +242,7 @@ def _subjects(a: SceneAnalysis, template: Template) -> list[str]:
 
 def _plainly_named(subject: str, category: str) -> bool:
     """Whether ``subject`` names ``category`` word for word ("chair" names "office chair"; "desk" does not
-    name "table", although the agent's matching treats them as synonyms)."""
+    name "table", although the synonym list relates them)."""
     s, c = plain(subject).split(), plain(category).split()
     return bool(s and c) and (f" {' '.join(c)} " in f" {' '.join(s)} " or singular(s[-1]) == singular(c[-1]))
 
