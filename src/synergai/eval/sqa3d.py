@@ -138,6 +138,10 @@ def sqa3d_metrics(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Soft and strict match overall, per answer type and per question type; program statistics."""
     if not results:
         raise SceneError("no SQA3D results to score")
+    failed = sum(1 for r in results if r.get("error"))
+    results = [r for r in results if not r.get("error")]  # a failed item is counted, never scored
+    if not results:
+        return {"n": 0, "errors": failed}
     rows = [
         {
             **r,
@@ -152,7 +156,7 @@ def sqa3d_metrics(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "strict_match": 100 * statistics.fmean(r["strict"] for r in rows),
         "llm_calls_per_question": statistics.fmean(r["llm_calls"] for r in rows),
         "median_latency_s": statistics.median(r["latency_s"] for r in rows),
-        "errors": sum(1 for r in rows if r.get("error")),
+        "errors": failed,
     }
     for key in ("answer_type", "question_type"):
         soft = aggregate(rows, key, "soft")

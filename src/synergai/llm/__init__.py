@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from synergai.llm.base import ChatModel, ChatReply, LLMError, ScriptExhausted, approx_tokens
+from synergai.llm.base import ChatModel, ChatReply, ContextFullError, LLMError, ScriptExhausted, approx_tokens
 from synergai.llm.cache import CachedModel, default_cache_dir
 from synergai.llm.embedded import EmbeddedModel
 from synergai.llm.scripted import ScriptedModel, ScriptedRequest
@@ -19,6 +19,7 @@ __all__ = [
     "CachedModel",
     "ChatModel",
     "ChatReply",
+    "ContextFullError",
     "EmbeddedModel",
     "LLMError",
     "ScriptExhausted",

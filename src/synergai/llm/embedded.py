@@ -21,7 +21,7 @@ from typing import Any
 
 import platformdirs
 
-from synergai.llm.base import ChatReply, LLMError, check_request
+from synergai.llm.base import ChatReply, ContextFullError, LLMError, check_request, says_context_full
 from synergai.llm.weights import ENV_VAR, QWEN_CODER_1_5B, REQUIREMENTS_HINT, locate_gguf
 
 _HOST_CACHE_MIB = 1024  # llama.cpp's host-RAM prompt cache (its default, 8 GiB, is too much for a laptop)
@@ -229,7 +229,9 @@ class EmbeddedModel:
         if "error" in raw:
             error = raw["error"]
             message = error.get("message", error) if isinstance(error, Mapping) else error
-            raise LLMError(f"{self.name}: {_one_line(message)}")
+            kind = error.get("type", "") if isinstance(error, Mapping) else ""
+            full = says_context_full(f"{kind} {message}")
+            raise (ContextFullError if full else LLMError)(f"{self.name}: {_one_line(message)}")
         try:
             choice = raw["choices"][0]
             text = choice["message"].get("content") or ""
