@@ -194,7 +194,7 @@ def test_a_full_context_ends_the_turn_gracefully(store):
         def chat(self, messages, **kw):
             if len(self.requests) == 1:
                 self.requests.append(None)
-                raise ContextFullError("request (4775 tokens) exceeds the available context size (4096 tokens)")
+                raise ContextFullError("request (4775 tokens) exceeds the available context size (4096)")
             return super().chat(messages, **kw)
 
     llm = Overflowing([act("query_for_objects", {"query": "chair"}, plan=["find"])])

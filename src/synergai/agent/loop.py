@@ -107,7 +107,7 @@ def _load(text: str) -> dict[str, Any]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise _BadReply(f"your reply was not valid JSON ({exc.msg} at column {exc.colno})") from None
-    except (ValueError, RecursionError) as exc:  # a number of 4300+ digits, nesting deeper than Python's stack
+    except (ValueError, RecursionError) as exc:  # a number of 4300+ digits, nesting deeper than the stack
         raise _BadReply(f"your reply was not usable JSON ({str(exc)[:80]})") from None
     if not isinstance(data, dict):
         raise _BadReply("your reply must be one JSON object with thought, action and action_input")

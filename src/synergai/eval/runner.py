@@ -3,7 +3,8 @@
 Each item has a string id; its result (a JSON object with that id under ``"id"``) is appended to
 ``results.jsonl`` as soon as it is finished, so an interrupted run loses at most the items in flight.
 An item whose result holds an ``"error"`` (its model call failed, its scene could not be read) is not
-done: a rerun tries it again, and its newer line replaces the older one. Items run one at a time or, for remote endpoints, ``concurrency`` at a time in threads. The settings
+done: a rerun tries it again, and its newer line replaces the older one. Items run one at a time or,
+for remote endpoints, ``concurrency`` at a time in threads. The settings
 that make results comparable (benchmark, mode, model, objects file) are kept in ``run.json``; resuming a
 directory with other settings is refused, so one ``results.jsonl`` never mixes two setups.
 """

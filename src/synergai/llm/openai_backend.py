@@ -4,7 +4,8 @@ A JSON schema goes out as ``response_format={"type": "json_schema", ...}`` with 
 endpoint that enforces schemas cannot send a reply outside it (eg. an edit tool on a question). An
 endpoint that rejects that (HTTP 400/422) is asked again with ``strict: false``, then with
 ``{"type": "json_object"}`` plus a final system message carrying the schema; the fallback is remembered.
-An error saying the context is full is a :class:`ContextFullError`. Timeouts and retries are bounded; every failure is an LLMError.
+An error saying the context is full is a :class:`ContextFullError`. Timeouts and retries are bounded;
+every failure is an LLMError.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ class OpenAIModel:
         )
         started = time.perf_counter()
         mode, token_param = self._schema_mode, self._token_param
-        for _attempt in range(4):  # at most: strict -> loose -> json_object, max_tokens -> max_completion_tokens
+        for _attempt in range(4):  # strict -> loose -> json_object, max_tokens -> max_completion_tokens
             kwargs: dict[str, Any] = {
                 "model": self.model,
                 "messages": clean,
@@ -89,7 +90,8 @@ class OpenAIModel:
                 kwargs["stop"] = list(stop)
             if json_schema is not None:
                 if mode != "object":
-                    spec = {"name": _schema_name(json_schema), "schema": json_schema, "strict": mode == "strict"}
+                    spec = {"name": _schema_name(json_schema), "schema": json_schema,
+                            "strict": mode == "strict"}
                     kwargs["response_format"] = {"type": "json_schema", "json_schema": spec}
                 else:
                     kwargs["response_format"] = {"type": "json_object"}
