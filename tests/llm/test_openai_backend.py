@@ -207,3 +207,15 @@ def test_only_an_explicit_full_context_is_a_context_full_error(server: FakeServe
     with pytest.raises(LLMError, match="HTTP 401: invalid api key") as caught:
         OpenAIModel("fake-model", base_url=server.url).chat(USER)
     assert not isinstance(caught.value, ContextFullError)
+
+
+def test_check_names_the_endpoint_and_the_cause(server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    from synergai.llm import check_model
+
+    check_model(OpenAIModel("fake-model", base_url=server.url))  # /models is 404 here: the server is up
+    closed = FakeServer()
+    url = closed.url
+    closed.server_close()
+    with pytest.raises(LLMError, match=r"cannot connect: .*refused") as caught:
+        check_model(OpenAIModel("fake-model", base_url=url))
+    assert url in str(caught.value)

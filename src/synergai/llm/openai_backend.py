@@ -124,6 +124,19 @@ class OpenAIModel:
             return self._reply(response, clean, time.perf_counter() - started)
         raise LLMError(f"{self.name}: request rejected after adapting parameters")  # pragma: no cover
 
+    def check(self, timeout: float = 10.0) -> None:
+        """Raise a one-line LLMError when the endpoint cannot be reached or refuses us (GET /models)."""
+        try:
+            self._client.with_options(timeout=timeout, max_retries=0).models.list()
+        except openai.APIStatusError as exc:
+            if exc.status_code in (404, 405, 501):
+                return  # a server without GET /models is still up
+            raise LLMError(f"{self.name}: HTTP {exc.status_code}: {_detail(exc)}") from exc
+        except openai.APITimeoutError as exc:
+            raise LLMError(f"{self.name}: timed out after {timeout:.0f} s") from exc
+        except openai.APIConnectionError as exc:
+            raise LLMError(f"{self.name}: cannot connect: {_cause(exc)}") from exc
+
     def count_tokens(self, text: str) -> int:
         """The documented approximation :func:`synergai.llm.base.approx_tokens` (no tokenizer here)."""
         return approx_tokens(text)
