@@ -39,8 +39,8 @@ def _run(args: argparse.Namespace) -> int:
     handle = serve(catalog, lambda: model, host=args.host, port=args.port, scene_id=args.scene, block=False)
     print(f"SynergAI GUI on {handle.url}  (scene {args.scene}, model {args.llm}; Ctrl-C to stop)", flush=True)
     if args.host not in LOOPBACK:
-        print(f"note: bound to {args.host}: the GUI is reachable from your network; every request still needs "
-              "the token in the URL above (keep it secret, share it only with people who may edit)",
+        print(f"note: bound to {args.host}: the GUI is reachable from your network; every request still "
+              "needs the token in the URL above (keep it secret, share it only with people who may edit)",
               file=sys.stderr)
     handle.wait()
     return 0
