@@ -251,7 +251,7 @@ def parse_json(text: str | bytes, where: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SceneError(f"{where}: malformed JSON at line {exc.lineno}: {exc.msg}") from None
+        raise SceneError(f"{where}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
     except UnicodeDecodeError as exc:
         raise SceneError(f"{where}: not UTF-8 text ({exc.reason})") from None
     except RecursionError:
