@@ -127,3 +127,16 @@ def test_the_own_page_websocket_opens_a_tab(gui: GuiHandle) -> None:
     port = gui.policy.port if gui.policy else 0
     assert asyncio.run(_connect(gui, f"http://127.0.0.1:{port}")) == "open"
     assert asyncio.run(_connect(gui, f"http://localhost:{port}")) == "refused 403"  # Host is 127.0.0.1 here
+
+
+def test_serve_on_an_address_not_on_this_machine_exits_2_at_once(tmp_path: Path, capsys) -> None:
+    from synergai.cli.main import main
+
+    script = tmp_path / "script.json"
+    script.write_text("[]")
+    started = time.monotonic()
+    code = main(["serve", "--host", "192.0.2.1", "--port", "0", "--db", str(tmp_path / "s.sqlite3"),
+                 "--llm", f"scripted:{script}"])
+    err = capsys.readouterr().err
+    assert code == 2 and "cannot serve the GUI on '192.0.2.1'" in err and len(err.strip().splitlines()) == 1
+    assert time.monotonic() - started < 20

@@ -19,7 +19,7 @@ from synergai.agent import program_prompt as P
 from synergai.agent.loop import AgentResult
 from synergai.agent.sandbox import SandboxLimits, run_program
 from synergai.geometry.frames import Viewpoint
-from synergai.llm.base import ChatModel, ChatReply, LLMError
+from synergai.llm.base import ChatModel, ChatReply, ContextFullError
 from synergai.scene.model import STRUCTURE_KINDS, SceneGraph
 from synergai.scene.serialization import graph_to_dict
 
@@ -161,7 +161,7 @@ class ProgramLoop:
                 result.trace.append({"type": "final", "thought": step.thought, "answer": step.content,
                                      "summarized": True})
                 return
-        except (ParseError, LLMError) as exc:
+        except (ParseError, ContextFullError) as exc:  # any other model failure is an error
             result.trace.append({"type": "error", "error": f"summarization failed: {exc}"})
         result.answer = "unknown"
         result.trace.append({"type": "final", "answer": "unknown", "forced": True})
