@@ -229,3 +229,10 @@ def test_eval_items_whose_model_failed_are_errors_not_scored_and_retried(
     assert len(second) == 3 and sum(1 for r in second if r.get("error")) == 1  # all retried, one failed again
     m = scanqa_metrics(second)
     assert m["errors"] == 1 and m["n"] == 2
+
+
+def test_serve_checks_the_embedded_model_before_starting(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("SYNERGAI_GGUF", str(tmp_path / "missing.gguf"))
+    code = main(["serve", "--port", "0", "--db", str(tmp_path / "s.db"), "--llm", "embedded", "--no-cache"])
+    err = capsys.readouterr().err
+    assert code == 2 and "missing.gguf does not name an existing file" in err, err

@@ -191,6 +191,15 @@ class EmbeddedModel:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def check(self) -> None:
+        """Raise a one-line LLMError now when the model could not load: xllamacpp missing, no weights."""
+        try:
+            import xllamacpp  # noqa: F401 - only whether it imports
+        except ImportError as exc:
+            raise LLMError(f"xllamacpp is not installed: run `{REQUIREMENTS_HINT}`") from exc
+        if self._gguf_path is None:
+            locate_gguf()
+
     def _ensure_server(self) -> Any:
         """The xllamacpp server, built on first use (caller holds the lock)."""
         if self._closed:
