@@ -300,9 +300,9 @@ def test_unapplied_correction_is_repeated_then_reasked(tmp_path, setup):
     assert record["correction_turns"] == 2 and record["interactions"] == 4 and record["success"] is False
     first, second = record["turns"][1]["text"], record["turns"][2]["text"]
     assert not first.endswith(f"id {task.objects[0]}.") and second.endswith(f"id {task.objects[0]}.")
-    # the transfer ran out of script: the agent's turn ends with an apology, counted as a model error
-    assert "error" not in record and record["model_errors"] == 1
-    assert (record["transfer"]["init"], record["transfer"]["ours"]) == (False, False)
+    # the transfer ran out of script: a failed model call is an error (left out of the figures, retried
+    # on resume), never an apology scored as the agent's answer
+    assert "script exhausted" in record["error"] and "transfer" not in record
     with pytest.raises(SceneError, match="max_turns"):
         AlignmentRunner(setup, llm, robot, baseline, max_turns=0)
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import platformdirs
 from rich.console import Console
-from rich.markdown import Markdown
+from rich.markup import escape
+from rich.text import Text
 
 from synergai.agent.loop import AgentResult
 from synergai.agent.program.loop import ProgramLoop
@@ -41,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         add_scene_options(p)
         add_llm_options(p)
         p.add_argument("--mark", default=None, help="id of the marked object")
-        p.add_argument("--viewpoint", type=Viewpoint.parse, default=None, metavar="X,Y,Z,FX,FY,FZ",
+        p.add_argument("--viewpoint", type=parse_viewpoint, default=None, metavar="X,Y,Z,FX,FY,FZ",
                        help="your position and facing direction (for left / right / front / behind)")
         if name == "ask":
             p.add_argument("--mode", choices=("react", "program"), default="react",
@@ -51,6 +52,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                            help="program mode: the agent's position and orientation (quaternion scalar last, "
                                 "facing R(q)·[-1,0,0] as SQA3D stores it)")
         p.set_defaults(func=cmd_ask if name == "ask" else cmd_chat)
+
+
+def parse_viewpoint(text: str) -> Viewpoint:
+    """``x,y,z,fx,fy,fz`` -> a viewpoint (finite numbers, a facing direction that is not vertical)."""
+    try:
+        return Viewpoint.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def parse_pose(text: str) -> Viewpoint:
@@ -76,11 +85,11 @@ def open_session(args: argparse.Namespace) -> AgentSession:
 
 def print_result(console: Console, result: AgentResult) -> None:
     """The answer, highlighted objects and edits, for people."""
-    console.print(Markdown(result.answer))
+    console.print(Text(result.answer))  # the model's words, literally (no markup, no markdown)
     if result.objects:
-        console.print(f"[dim]objects: {', '.join(result.objects)}[/dim]")
+        console.print(f"[dim]objects: {escape(', '.join(result.objects))}[/dim]", highlight=False)
     for e in result.edits:
-        console.print(f"[green]edit #{e['seq']}:[/green] {e['summary']}", highlight=False)
+        console.print(f"[green]edit #{e['seq']}:[/green] {escape(str(e['summary']))}", highlight=False)
     console.print(f"[dim]{result.llm_calls} LLM calls, {result.prompt_tokens}+{result.completion_tokens} "
                   f"tokens, query ratio {100 * result.query_ratio:.1f} %, {result.seconds:.1f} s[/dim]")
 
@@ -122,19 +131,19 @@ def _chat_command(console: Console, session: AgentSession, line: str) -> bool:
         return False
     if cmd == "mark":
         session.mark(arg or None)
-        console.print(f"marked {arg}" if arg else "mark cleared")
+        console.print(Text(f"marked {arg}" if arg else "mark cleared"))
     elif cmd == "edits":
         records = store.edits(scene, include_undone=True)
         for r in records:
-            console.print(f"#{r.seq} [{r.state}] {r.summary()}", highlight=False)
+            console.print(Text(f"#{r.seq} [{r.state}] {r.summary()}"))
         if not records:
             console.print("no edits")
     elif cmd in ("undo", "redo"):
         rec = store.undo(scene) if cmd == "undo" else store.redo(scene)
-        console.print(f"{cmd}: {rec.summary()}" if rec else f"nothing to {cmd}", highlight=False)
+        console.print(Text(f"{cmd}: {rec.summary()}" if rec else f"nothing to {cmd}"))
     elif cmd == "scene":
         session.switch_scene(arg)
-        console.print(f"now on scene {arg}")
+        console.print(Text(f"now on scene {arg}"))
     else:
         console.print(CHAT_HELP)
     return True
@@ -146,7 +155,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     console = Console()
     session = open_session(args)
     _enable_line_editing(Path(platformdirs.user_data_dir("synergai")) / "chat_history")
-    console.print(f"[bold]SynergAI[/bold] on scene [cyan]{session.scene_id}[/cyan] "
+    console.print(f"[bold]SynergAI[/bold] on scene [cyan]{escape(session.scene_id)}[/cyan] "
                   f"({len(session.store.load(session.scene_id))} objects). {CHAT_HELP}")
     while True:
         try:
@@ -164,7 +173,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
                 result = session.ask(line)
             print_result(console, result)
         except USER_ERRORS as exc:
-            console.print(f"[red]error:[/red] {exc}", highlight=False)
+            console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
     return 0
 
 

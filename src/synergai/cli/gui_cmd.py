@@ -8,6 +8,7 @@ from pathlib import Path
 
 from synergai.cli.agent_cmd import add_llm_options, open_llm
 from synergai.cli.common import open_catalog
+from synergai.llm import check_model
 from synergai.scene.catalog import DEMO_SCENE_ID
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -34,11 +35,13 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError(f"--port must be 0..65535, got {args.port}")
     catalog = open_catalog(args)
     model = open_llm(args)  # one model for every tab (the embedded one serialises its calls)
+    check_model(model)  # a dead endpoint is reported now, not as the first answer
     handle = serve(catalog, lambda: model, host=args.host, port=args.port, scene_id=args.scene, block=False)
     print(f"SynergAI GUI on {handle.url}  (scene {args.scene}, model {args.llm}; Ctrl-C to stop)", flush=True)
     if args.host not in LOOPBACK:
-        print(f"note: bound to {args.host}: anyone who can reach this machine can use the GUI "
-              "(there is no login)", file=sys.stderr)
+        print(f"note: bound to {args.host}: the GUI is reachable from your network; every request still "
+              "needs the token in the URL above (keep it secret, share it only with people who may edit)",
+              file=sys.stderr)
     handle.wait()
     return 0
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from synergai.cli.agent_cmd import add_llm_options, open_llm
 from synergai.cli.common import print_json
@@ -224,25 +225,28 @@ def team_json(result: TeamResult) -> dict[str, Any]:
 
 def _print_tabletop(console: Console, r: MultiTalkResult) -> None:
     for e in r.log:
-        console.rule(f"round {e['round']}: {e['planner']}")
+        console.rule(f"round {e['round']}: {escape(str(e['planner']))}")
         for key in ("problem", "questions", "answers", "environment", "plan", "critique", "simulator"):
             if key in e:
                 value = e[key]
                 text = "\n  ".join(value) if isinstance(value, list) else str(value)
-                console.print(f"[bold]{key}[/bold]: {text}", highlight=False)
+                console.print(f"[bold]{key}[/bold]: {escape(text)}", highlight=False)
     for q in r.pending_questions:
-        console.print(f"[yellow]unanswered question:[/yellow] {q}", highlight=False)
+        console.print(f"[yellow]unanswered question:[/yellow] {escape(str(q))}", highlight=False)
     verdict = "[green]success[/green]" if r.success else "[red]not done[/red]"
-    check = f" ({r.check_reason})" if r.checked else " (no checker for this task: executed = success)"
+    check = (f" ({escape(str(r.check_reason))})" if r.checked
+             else " (no checker for this task: executed = success)")
     console.print(f"{verdict}{check}; {r.rounds} rounds, {r.llm_calls} LLM calls, {r.seconds:.1f} s; "
-                  f"{r.stop_reason}", highlight=False)
+                  f"{escape(str(r.stop_reason))}", highlight=False)
 
 
 def _print_team(console: Console, r: TeamResult) -> None:
     for e in r.log:
         mark = "[green]ok[/green]" if e["ok"] else "[red]failed[/red]"
-        console.print(f"[bold]{e['round']}.{e['robot']}[/bold] {e['command'] or '(no command)'} {mark}: "
-                      f"{e['feedback']}", highlight=False)
+        command = escape(str(e["command"] or "(no command)"))
+        console.print(f"[bold]{e['round']}.{escape(str(e['robot']))}[/bold] {command} {mark}: "
+                      f"{escape(str(e['feedback']))}", highlight=False)
     verdict = "[green]success[/green]" if r.success else "[red]not done[/red]"
-    console.print(f"{verdict} ({r.check_reason}); {r.steps} steps, {r.messages} messages, {r.llm_calls} LLM "
-                  f"calls, {r.seconds:.1f} s; {r.stop_reason}", highlight=False)
+    console.print(f"{verdict} ({escape(str(r.check_reason))}); {r.steps} steps, {r.messages} messages, "
+                  f"{r.llm_calls} LLM calls, {r.seconds:.1f} s; {escape(str(r.stop_reason))}",
+                  highlight=False)

@@ -9,7 +9,7 @@ from pathlib import Path
 from synergai.agent.program.loop import API_FACTORY
 from synergai.agent.program.sandbox import SandboxLimits, run_program
 from synergai.cli.agent_cmd import parse_pose
-from synergai.cli.common import add_scene_options, open_catalog, print_json
+from synergai.cli.common import add_scene_options, open_catalog, print_json, seconds
 from synergai.scene.serialization import graph_to_dict
 
 
@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("file", type=Path)
     add_scene_options(p)
     p.add_argument("--pose", type=parse_pose, default=None, metavar="X,Y,Z,QX,QY,QZ,QW")
-    p.add_argument("--timeout", type=float, default=5.0, help="wall-clock limit in seconds")
+    p.add_argument("--timeout", type=seconds, default=5.0, help="wall-clock limit in seconds")
     p.set_defaults(func=cmd_run)
 
 

@@ -155,6 +155,10 @@ def sqa3d_metrics(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     program statistics overall and per question type, and program errors by class."""
     if not results:
         raise SceneError("no SQA3D results to score")
+    failed = sum(1 for r in results if r.get("error"))
+    results = [r for r in results if not r.get("error")]  # a failed item is counted, never scored
+    if not results:
+        return {"n": 0, "errors": failed}
     rows = [
         {
             **r,
@@ -172,7 +176,7 @@ def sqa3d_metrics(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "mean_new_prompt_tokens": statistics.fmean(
             r.get("prompt_tokens", 0) - r.get("cached_tokens", 0) for r in rows
         ),
-        "errors": sum(1 for r in rows if r.get("error")),
+        "errors": failed,
     }
     for key in ("answer_type", "question_type", "answer_form"):
         if not all(key in r for r in rows):

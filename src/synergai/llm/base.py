@@ -20,6 +20,22 @@ class LLMError(RuntimeError):
     """A chat backend failed or was asked something it cannot do (one-line message)."""
 
 
+class ContextFullError(LLMError):
+    """The backend said explicitly that the conversation no longer fits the model's context."""
+
+
+#: How backends say that a request does not fit the context (OpenAI's error code, llama.cpp's error
+#: type and messages); only these count as a full context, any other failure is an ordinary LLMError.
+_CONTEXT_FULL_MARKS = ("context_length_exceeded", "exceed_context_size", "maximum context length",
+                       "exceeds the available context size")
+
+
+def says_context_full(message: str) -> bool:
+    """Whether a backend's error message says explicitly that the context is full."""
+    low = message.lower()
+    return any(mark in low for mark in _CONTEXT_FULL_MARKS)
+
+
 class ScriptExhausted(LLMError):
     """A scripted model was asked for more replies than its script holds."""
 
