@@ -38,7 +38,7 @@ def test_schema_enums_hold_only_the_scenes_words_at_every_level() -> None:
     schema = expression_schema(VOCAB)
     cats = _enums(schema, "category")
     assert len(cats) == 3  # target, anchor, anchor's anchor
-    assert all(c == ["bed", "lamp", "sofa", "trash can"] for c in cats)
+    assert all(c == ["bed", "lamp", "sofa", "trash can", "object"] for c in cats)
     assert all("couch" not in c for c in cats)  # a name outside the scene cannot be emitted
     assert all(a == ["small", "white"] for a in _enums(schema, "attributes"))
     assert all(r == list(RELATION_NAMES) for r in _enums(schema, "relation"))
@@ -67,7 +67,7 @@ def test_one_call_gives_a_validated_expression_that_the_engine_grounds() -> None
     model = ScriptedModel([json.dumps(reply)])
     parsed = parse_expression(model, "the lamp next to the bed", scene_vocabulary(graph))
     assert parsed.calls == 1 and parsed.problem == ""
-    assert model.requests[0].json_schema["properties"]["category"]["enum"] == ["bed", "lamp"]
+    assert model.requests[0].json_schema["properties"]["category"]["enum"] == ["bed", "lamp", "object"]
     assert parsed.ref.relations[0].relation == "closest to"
     assert ground(graph, parsed.ref).top.id == "2"
 

@@ -71,6 +71,13 @@ def test_on_is_any_holding_relation_and_leaves_a_tie_when_two_cups_share_the_tab
     assert "stored: mounted on" in g.top.reason
 
 
+def test_any_object_on_the_table_lists_everything_it_holds_as_a_tie() -> None:
+    g = ground(_room(), one("object", "on", "table"))
+    assert set(g.tied_ids()) == {"3", "8", "16"}  # every cup on either table; no floor, no wall
+    assert all(c.id not in ("0", "1") for c in g.candidates)
+    assert ground(_room(), one("things", "on", "table")).tied == 3
+
+
 def test_supporting_reads_the_edge_backwards() -> None:
     g = ground(_room(), one("table", "supporting", "cup"))
     assert set(g.tied_ids()) == {"2", "15"}  # both hold a cup

@@ -24,13 +24,15 @@ SCHEMA_DEPTH = 2
 #: Most attribute words / relations per object in a reply.
 MAX_ATTRIBUTES = 3
 MAX_RELATIONS = 2
+#: The category word for "any object" ("what is on the table?").
+ANY_OBJECT = "object"
 #: Token budget of the reply (a two-level expression is ~80 tokens).
 MAX_TOKENS = 220
 
 SYSTEM_PROMPT = (
     "You turn a person's description of one object in a room into JSON.\n"
     "category: the room category that names the object (choose from the room's list; a synonym means "
-    "its category, e.g. couch -> sofa).\n"
+    "its category, e.g. couch -> sofa; 'object' when any object is meant, as in 'what is on the desk').\n"
     "attributes: colour, size or material words said about the object itself, else [].\n"
     f"superlative: one of {', '.join(SUPERLATIVES)} if said about the object, else \"\".\n"
     "relations: every spatial relation said about the object, each with its anchor object(s) described "
@@ -52,7 +54,7 @@ def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH) -> dict
     obj: dict[str, Any] = {
         "type": "object",
         "properties": {
-            "category": {"type": "string", "enum": list(vocab.categories)},
+            "category": {"type": "string", "enum": list(dict.fromkeys([*vocab.categories, ANY_OBJECT]))},
             "attributes": {"type": "array", "items": {"type": "string", "enum": list(vocab.attributes)},
                            "maxItems": MAX_ATTRIBUTES},
             "superlative": {"type": "string", "enum": ["", *SUPERLATIVES]},

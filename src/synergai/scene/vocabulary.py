@@ -219,3 +219,6 @@ SUPERLATIVE_WORDS: MappingProxyType[str, str] = MappingProxyType({
     "tallest": "tallest", "shortest": "shortest", "highest": "highest", "topmost": "highest",
     "lowest": "lowest", "bottommost": "lowest",
 })
+
+#: Category words that name any object at all ("what is on the table?" asks for any object on it).
+ANY_OBJECT_WORDS = frozenset({"object", "thing", "item", "anything", "something", "stuff"})

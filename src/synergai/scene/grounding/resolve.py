@@ -4,7 +4,8 @@ and a one-line reason, ties made explicit.
 How a candidate is scored:
 
 * the pool is every object whose category the expression's category words name (see
-  :func:`~synergai.scene.grounding.vocabulary.map_word_to`); anchors are resolved first, recursively,
+  :func:`~synergai.scene.grounding.vocabulary.map_word_to`), or every ordinary object for "object" /
+  "thing" ("what is on the table?"); anchors are resolved first, recursively,
   and the anchor's top-scoring (tied) candidates stand for it;
 * each non-comparative relation (stored edges: on, inside, above, near ...; geometry: between, far from,
   within reach of, left / right / in front of / behind) and each attribute word (colour, size, material)
@@ -31,14 +32,23 @@ from synergai.scene.attributes import color_name
 from synergai.scene.build import between, facing_viewpoint, far, view_relation, within_reach
 from synergai.scene.grounding.expression import ObjectRef, RelationRef
 from synergai.scene.grounding.vocabulary import map_word_to, nearest_categories
-from synergai.scene.model import SUPPORT_RELATIONS, VIEW_DEPENDENT, Relation, SceneGraph, SceneObject
+from synergai.scene.model import (
+    SUPPORT_RELATIONS,
+    VIEW_DEPENDENT,
+    ObjectKind,
+    Relation,
+    SceneGraph,
+    SceneObject,
+)
 from synergai.scene.relations.comparative import object_distance
 from synergai.scene.relations.thresholds import RelationThresholds
 from synergai.scene.vocabulary import (
+    ANY_OBJECT_WORDS,
     COLOR_NAMES,
     SIZE_WORDS,
     canonical_color,
     color_agreement,
+    singular,
     words_of,
 )
 
@@ -165,7 +175,9 @@ class _Resolver:
 
     # ------------------------------------------------------------------ expression
     def ground(self, ref: ObjectRef) -> Grounding:
-        matched = set(map_word_to(ref.category, self.categories))
+        anything = singular(ref.category) in ANY_OBJECT_WORDS and ref.category not in self.categories
+        matched = {o.category for o in self.graph if o.kind is ObjectKind.OBJECT} if anything else set(
+            map_word_to(ref.category, self.categories))
         if not matched:
             return Grounding((), 0, f"there is no {ref.category} in this room",
                              tuple(nearest_categories(ref.category, self.categories)))
@@ -180,7 +192,8 @@ class _Resolver:
                 sets.append(g.tied_ids())
                 anchor_ids.update(g.tied_ids())
             relations.append((r, sets))
-        pool = [o for o in self.graph if o.category in matched and o.id not in anchor_ids]
+        pool = [o for o in self.graph if o.category in matched and o.id not in anchor_ids
+                and (not anything or o.kind is ObjectKind.OBJECT)]
         if not pool:
             return Grounding((), 0, f"there is no {ref.category} other than the anchor in this room",
                              tuple(nearest_categories(ref.category, self.categories)))
@@ -218,8 +231,8 @@ class _Resolver:
         tied = sum(1 for i in ranked if scores[i] >= top - TIE_TOLERANCE)
         objs = {o.id: o for o in pool}
         cands = tuple(
-            Candidate(i, round(scores[i], 6),
-                      f"{_label(objs[i])}: " + ("; ".join(reasons[i]) if reasons[i] else f"a {ref.category}"))
+            Candidate(i, round(scores[i], 6), f"{_label(objs[i])}: " + (
+                "; ".join(reasons[i]) if reasons[i] else f"named by '{ref.category}'"))
             for i in ranked
         )
         return Grounding(cands, tied)
