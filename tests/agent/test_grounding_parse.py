@@ -79,3 +79,12 @@ def test_a_reply_that_breaks_the_expression_rules_is_a_problem_not_a_crash() -> 
     assert parsed.ref is None and "needs 2 anchor" in parsed.problem and parsed.calls == 1
     parsed = parse_expression(ScriptedModel(["not json", "still not"]), "a lamp", VOCAB)
     assert parsed.ref is None and "not valid JSON" in parsed.problem and parsed.calls == 2
+
+
+def test_two_anchors_for_a_one_anchor_relation_read_as_two_relations() -> None:
+    reply = {"category": "lamp", "attributes": [], "superlative": "", "relations": [
+        {"relation": "near", "anchors": [{"category": "bed", "attributes": [], "superlative": ""},
+                                         {"category": "sofa", "attributes": [], "superlative": ""}]}]}
+    parsed = parse_expression(ScriptedModel([json.dumps(reply)]), "the lamp near the bed and the sofa", VOCAB)
+    assert [(r.relation, r.anchors[0].category) for r in parsed.ref.relations] == [("near", "bed"),
+                                                                                   ("near", "sofa")]

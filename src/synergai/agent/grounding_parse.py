@@ -122,13 +122,21 @@ class ParsedExpression:
         return len(self.replies)
 
 
-def _drop_blank_relations(data: dict[str, Any]) -> dict[str, Any]:
-    """The reply without keys the model may leave empty (a depth-0 anchor has no ``relations``)."""
+def _normalised(data: dict[str, Any]) -> dict[str, Any]:
+    """The reply with every level's ``relations`` present (a depth-0 anchor has none) and a relation
+    given two anchors other than "between" read as that relation to each ("next to the bed and the desk")."""
     out = dict(data)
-    out["relations"] = [
-        {**r, "anchors": [_drop_blank_relations(a) for a in r.get("anchors", []) if isinstance(a, dict)]}
-        for r in out.get("relations", []) if isinstance(r, dict)
-    ]
+    rels: list[dict[str, Any]] = []
+    for r in out.get("relations", []):
+        if not isinstance(r, dict):
+            continue
+        anchors = [_normalised(a) for a in r.get("anchors", []) if isinstance(a, dict)]
+        name = " ".join(str(r.get("relation", "")).replace("_", " ").split())
+        if name != "between" and len(anchors) > 1:
+            rels += [{**r, "anchors": [a]} for a in anchors]
+        else:
+            rels.append({**r, "anchors": anchors})
+    out["relations"] = rels
     return out
 
 
@@ -140,7 +148,7 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
     if answer.data is None:
         return ParsedExpression(None, answer.replies, answer.problem or "no JSON reply")
     try:
-        ref = ObjectRef.model_validate(_drop_blank_relations(answer.data))
+        ref = ObjectRef.model_validate(_normalised(answer.data))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first.get("loc", ()))
