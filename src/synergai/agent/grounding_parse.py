@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from synergai.llm.base import ChatModel, ChatReply
 from synergai.llm.json_reply import ask_json
 from synergai.scene.grounding import RELATION_NAMES, SUPERLATIVES, ObjectRef, SceneVocabulary
-from synergai.scene.vocabulary import CANONICAL_CATEGORY, QUERY_SYNONYMS, words_of
+from synergai.scene.vocabulary import CANONICAL_CATEGORY, QUERY_SYNONYMS, SIZE_WORDS, words_of
 
 #: Levels of anchors the schema allows ("the cup on the table next to the window" needs 2).
 SCHEMA_DEPTH = 2
@@ -33,7 +33,8 @@ SYSTEM_PROMPT = (
     "You turn a person's description of one object in a room into JSON.\n"
     "category: the room category that names the object (choose from the room's list; a synonym means "
     "its category, e.g. couch -> sofa; 'object' when any object is meant, as in 'what is on the desk').\n"
-    "attributes: colour, size or material words said about the object itself, else [].\n"
+    "attributes: colour, size (large, small, tall, short, long, wide, narrow) or material words said "
+    "about the object itself, else [].\n"
     f"superlative: one of {', '.join(SUPERLATIVES)} if said about the object, else \"\".\n"
     "relations: every spatial relation said about the object, each with its anchor object(s) described "
     "the same way; [] if none. 'between' has two anchors, every other relation one.\n"
@@ -98,9 +99,12 @@ def synonym_hints(sentence: str, vocab: SceneVocabulary) -> list[str]:
 
 
 def expression_messages(sentence: str, vocab: SceneVocabulary) -> list[dict[str, str]]:
-    """The system prompt (stable) and a compact user message: the room's words, hints, the sentence."""
-    lines = [f"Room categories: {', '.join(vocab.categories)}.",
-             f"Attribute words: {', '.join(vocab.attributes)}."]
+    """The system prompt (stable) and a compact user message: the room's categories, colour and material
+    words, synonym hints, the sentence."""
+    lines = [f"Room categories: {', '.join(vocab.categories)}."]
+    own = [a for a in vocab.attributes if a not in SIZE_WORDS]  # size words are in the system prompt
+    if own:
+        lines.append(f"Colours and materials here: {', '.join(own)}.")
     hints = synonym_hints(sentence, vocab)
     if hints:
         lines.append(f"Synonyms: {'; '.join(hints)}.")
