@@ -161,6 +161,11 @@ QUERY_SYNONYMS: MappingProxyType[str, tuple[str, ...]] = MappingProxyType({
     "carpet": ("carpet", "rug", "mat"),
     "pc": ("computer tower", "computer", "pc"),
     "laptop": ("laptop", "computer"),
+    "trash can": ("trash can", "trash bin", "recycling bin", "garbage bin", "wastebasket"),
+    "trash bin": ("trash bin", "trash can", "recycling bin", "garbage bin", "wastebasket"),
+    "tub": ("bathtub", "tub"),
+    "bath": ("bathtub", "tub"),
+    "clothing": ("clothes", "clothing"),
 })
 #: Whole-phrase synonyms folded to one canonical category name (applied after singularising).
 CANONICAL_CATEGORY: MappingProxyType[str, str] = MappingProxyType({

@@ -49,7 +49,8 @@ def map_word_to(word: str, categories: list[str]) -> list[str]:
        ("kitchen cabinet" and "kitchen cabinets", "board" and "whiteboard");
     1. the same category after singular forms and synonym folding ("sofas" -> "sofa", "telly" -> "tv");
     2. a category a synonym names ("bin" -> "trash can", "recycling bin");
-    3. categories sharing the word's head noun ("chair" -> "office chair"; "coffee table" -> "table");
+    3. categories sharing the word's head noun, or that the words end with ("chair" -> "office chair";
+       "coffee table" -> "table"; "wooden nightstand" -> "nightstand");
     4. close spellings ("chiar" -> "chair").
     An empty list when none fits.
     """
@@ -68,8 +69,12 @@ def map_word_to(word: str, categories: list[str]) -> list[str]:
     syn = [c for c in categories if norm[c] in forms]
     if syn:
         return syn
+    raw = {c: " ".join(words_of(c)) for c in categories}
+    said = " ".join(words_of(word))
     head = target.split()[-1]
-    heads = [c for c in categories if norm[c].split() and (norm[c].split()[-1] == head or norm[c] == head)]
+    heads = [c for c in categories if norm[c] and (norm[c].split()[-1] == head
+                                                   or f" {target}".endswith(f" {norm[c]}")
+                                                   or f" {said}".endswith(f" {raw[c]}"))]
     if heads:
         return heads
     close = difflib.get_close_matches(target, list(dict.fromkeys(norm.values())), n=NEAREST_SHOWN,
