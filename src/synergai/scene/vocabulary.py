@@ -58,6 +58,8 @@ SHAPE_WORDS = frozenset({"round", "square", "rectangular", "circular", "oval", "
                          "l-shaped"})
 MATERIAL_WORDS = frozenset({"wood", "wooden", "metal", "metallic", "plastic", "glass", "fabric", "leather",
                             "ceramic", "stone", "marble", "paper", "steel"})
+#: Category words that name any object at all ("what is on the table?" asks for any object on it).
+ANY_OBJECT_WORDS = frozenset({"object", "thing", "item", "anything", "something", "stuff"})
 
 # ------------------------------------------------------------------------------------------ numbers
 #: Number words 0..19, then the tens.
@@ -224,6 +226,3 @@ SUPERLATIVE_WORDS: MappingProxyType[str, str] = MappingProxyType({
     "tallest": "tallest", "shortest": "shortest", "highest": "highest", "topmost": "highest",
     "lowest": "lowest", "bottommost": "lowest",
 })
-
-#: Category words that name any object at all ("what is on the table?" asks for any object on it).
-ANY_OBJECT_WORDS = frozenset({"object", "thing", "item", "anything", "something", "stuff"})
