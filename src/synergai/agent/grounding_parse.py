@@ -50,12 +50,15 @@ SYSTEM_PROMPT = (
 )
 
 
-def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH) -> dict[str, Any]:
-    """JSON schema of an :class:`ObjectRef` whose words are this scene's (anchors nested ``depth`` deep)."""
+def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
+                      any_object: bool = False) -> dict[str, Any]:
+    """JSON schema of an :class:`ObjectRef` whose words are this scene's (anchors nested ``depth`` deep);
+    ``any_object`` adds the category "object" (any ordinary object: "what is on the desk?")."""
+    cats = list(dict.fromkeys([*vocab.categories, ANY_OBJECT])) if any_object else list(vocab.categories)
     obj: dict[str, Any] = {
         "type": "object",
         "properties": {
-            "category": {"type": "string", "enum": list(dict.fromkeys([*vocab.categories, ANY_OBJECT]))},
+            "category": {"type": "string", "enum": cats},
             "attributes": {"type": "array", "items": {"type": "string", "enum": list(vocab.attributes)},
                            "maxItems": MAX_ATTRIBUTES},
             "superlative": {"type": "string", "enum": ["", *SUPERLATIVES]},
@@ -64,7 +67,7 @@ def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH) -> dict
         "additionalProperties": False,
     }
     if depth > 0:
-        anchor = expression_schema(vocab, depth - 1)
+        anchor = expression_schema(vocab, depth - 1, any_object=any_object)
         obj["properties"]["relations"] = {
             "type": "array", "maxItems": MAX_RELATIONS,
             "items": {
@@ -147,7 +150,7 @@ def _normalised(data: dict[str, Any]) -> dict[str, Any]:
 def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
                      max_tokens: int = MAX_TOKENS, retries: int = 1) -> ParsedExpression:
     """One model call (a retry only when the reply is cut off or not JSON) -> a validated expression."""
-    answer = ask_json(model, expression_messages(sentence, vocab), expression_schema(vocab),
+    answer = ask_json(model, expression_messages(sentence, vocab), expression_schema(vocab, any_object=True),
                       max_tokens=max_tokens, retries=retries)
     if answer.data is None:
         return ParsedExpression(None, answer.replies, answer.problem or "no JSON reply")
