@@ -39,9 +39,11 @@ SYSTEM_PROMPT = (
     "relations: every spatial relation said about the object, each with its anchor object(s) described "
     "the same way; [] if none. 'between' has two anchors, every other relation one.\n"
     f"Relation names: {', '.join(RELATION_NAMES)}.\n"
-    "Use 'closest to' for closest / nearest, 'farthest from' for farthest / furthest, 'on' for on / "
-    "on top of / resting on, 'supporting' when the object holds the anchor up, 'under' for under / "
-    "beneath.\n"
+    "A description singles out one object, so 'near', 'close to', 'by', 'closest', 'nearest' mean "
+    "'closest to'; 'far from', 'farthest', 'furthest' mean 'farthest from'. 'on', 'on top of', 'resting on' "
+    "mean 'on'; 'with X on it' and 'holding X' mean 'supporting' X; 'over' means 'above'; 'under', "
+    "'beneath', 'underneath' mean 'under'; 'in the middle / center of A and B' means 'between' A and B. "
+    "Left / right / in front of / behind are kept as said, to the anchor named with them.\n"
     "Example: \"the small white cup on the table next to the window\" -> "
     '{"category": "cup", "attributes": ["small", "white"], "superlative": "", "relations": '
     '[{"relation": "on", "anchors": [{"category": "table", "attributes": [], "superlative": "", '
