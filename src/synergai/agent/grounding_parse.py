@@ -59,15 +59,18 @@ def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
     cats = list(dict.fromkeys([*vocab.categories, ANY_OBJECT])) if any_object else list(vocab.categories)
     obj: dict[str, Any] = {
         "type": "object",
-        "properties": {
-            "category": {"type": "string", "enum": cats},
-            "attributes": {"type": "array", "items": {"type": "string", "enum": list(vocab.attributes)},
-                           "maxItems": MAX_ATTRIBUTES},
-            "superlative": {"type": "string", "enum": ["", *SUPERLATIVES]},
-        },
-        "required": ["category", "attributes", "superlative"],
+        "properties": {"category": {"type": "string", "enum": cats}},
+        "required": ["category"],
         "additionalProperties": False,
     }
+    # a field the vocabulary has no word for is left out: nothing to say there, no tokens spent on it
+    if vocab.attributes:
+        obj["properties"]["attributes"] = {"type": "array", "maxItems": MAX_ATTRIBUTES,
+                                           "items": {"type": "string", "enum": list(vocab.attributes)}}
+        obj["required"].append("attributes")
+    if vocab.superlatives:
+        obj["properties"]["superlative"] = {"type": "string", "enum": ["", *vocab.superlatives]}
+        obj["required"].append("superlative")
     if depth > 0:
         anchor = expression_schema(vocab, depth - 1, any_object=any_object)
         obj["properties"]["relations"] = {
@@ -152,7 +155,8 @@ def _normalised(data: dict[str, Any]) -> dict[str, Any]:
 def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
                      max_tokens: int = MAX_TOKENS, retries: int = 1) -> ParsedExpression:
     """One model call (a retry only when the reply is cut off or not JSON) -> a validated expression."""
-    answer = ask_json(model, expression_messages(sentence, vocab), expression_schema(vocab, any_object=True),
+    words = vocab.narrowed(sentence)  # only what the sentence can mean: no invented colour, no other category
+    answer = ask_json(model, expression_messages(sentence, words), expression_schema(words, any_object=True),
                       max_tokens=max_tokens, retries=retries)
     if answer.data is None:
         return ParsedExpression(None, answer.replies, answer.problem or "no JSON reply")

@@ -27,12 +27,15 @@ from synergai.scene.vocabulary import (
     QUERY_SYNONYMS,
     SHAPE_WORDS,
     SIZE_WORDS,
+    SUPERLATIVE_WORDS,
     color_agreement,
     words_of,
 )
 
 #: Minimum spelling similarity (difflib ratio) for a word to stand for a scene category.
 SPELLING_CUTOFF = 0.8
+#: Shortest word that may name a category in a sentence ("a", "of", "to" never do).
+MIN_WORD = 3
 #: How many nearest categories a "there is no X" message offers.
 NEAREST_SHOWN = 3
 
@@ -114,6 +117,22 @@ class SceneVocabulary:
         """The scene's categories that a person's word names (see :func:`map_word_to`)."""
         return map_word_to(word, list(self.categories))
 
+    def narrowed(self, sentence: str) -> SceneVocabulary:
+        """The part of this vocabulary a sentence can mean: the categories its words (and two- or
+        three-word phrases) name, the attribute and superlative words it says. A sentence whose words
+        name no category keeps every category (its object may be named by a word no table knows)."""
+        words = words_of(sentence.replace("grey", "gray"))
+        phrases = [" ".join(words[k:k + n]) for n in (3, 2, 1) for k in range(len(words) - n + 1)]
+        cats: dict[str, None] = {}
+        for phrase in phrases:
+            if all(len(w) >= MIN_WORD for w in phrase.split()):
+                cats.update(dict.fromkeys(self.map_word(phrase)))
+        said = set(phrases)
+        attrs = tuple(a for a in self.attributes if a in said)
+        sups = tuple(dict.fromkeys(SUPERLATIVE_WORDS[w] for w in words if w in SUPERLATIVE_WORDS))
+        return SceneVocabulary(categories=tuple(sorted(cats)) or self.categories, attributes=attrs,
+                               relations=self.relations, superlatives=sups)
+
     def nearest(self, word: str, n: int = NEAREST_SHOWN) -> list[str]:
         """The scene's categories most like ``word``."""
         return nearest_categories(word, list(self.categories), n)
@@ -126,10 +145,10 @@ def scene_vocabulary(graph: SceneGraph) -> SceneVocabulary:
     cats = sorted({o.category for o in graph})
     attrs: set[str] = set(SIZE_WORDS)
     for o in graph:
-        if o.color is not None:
+        named = [" ".join(words_of(a)) for a in o.attributes]
+        if o.color is not None and not any(a in COLOR_NAMES for a in named):
             attrs.add(color_name(o.color))
-        for a in o.attributes:
-            a = " ".join(words_of(a))
+        for a in named:
             if a in COLOR_NAMES or a in MATERIAL_WORDS or a in SHAPE_WORDS or a in SIZE_WORDS:
                 attrs.add(a)
     present = [c for c in attrs if c in COLOR_NAMES]
