@@ -35,6 +35,12 @@ class ChatReply:
     model: str
     cached: bool = False
     seconds: float = 0.0
+    cached_tokens: int = 0  # prompt tokens served from the model's prefix (KV) cache, not processed anew
+
+    @property
+    def new_prompt_tokens(self) -> int:
+        """Prompt tokens the model had to process (not served from its cache)."""
+        return max(0, self.prompt_tokens - self.cached_tokens)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able form."""
@@ -52,6 +58,7 @@ class ChatReply:
                 model=str(data["model"]),
                 cached=bool(data.get("cached", False)),
                 seconds=float(data.get("seconds", 0.0)),
+                cached_tokens=int(data.get("cached_tokens", 0)),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise LLMError(f"malformed chat reply record: {exc!r}") from exc
