@@ -6,8 +6,10 @@ the question, the session state and the observations follow it as chat messages.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from synergai.agent.answer_forms import AnswerForm, answer_schema
 from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool
 
 PROLOGUE = """\
@@ -32,15 +34,14 @@ Plan: final_answer {"answer": "Hello! Ask me about the room.", "short_answer": "
 [end of example plans]"""
 
 RULES = """\
-Reply with ONE JSON object. The first reply has "thought" and "plan": a list of 1 to 3 actions \
-({"action", "action_input"}) run in order, after which you get their Observations. Later replies have \
-"thought", "action" and "action_input", one action each. Rules:
+Reply with ONE JSON object. The first reply has "plan": a list of the actions the input needs (often \
+one; at most 3) ({"action", "action_input"}), run in order, after which you get their Observations. \
+Later replies have "action" and "action_input", one action each. Rules:
 1. action_input follows the tool's Arguments. Ids may be names ("bed") or "marked" until you know them.
 2. Use ids exactly as observed; never invent ids.
 3. Ground every statement in observations; if the room has no such object, say so.
 4. After the plan's observations, reply with final_answer (or, if the user corrected you, an update \
-tool); only after an error may you look further. Never repeat an action.
-5. Keep thoughts to a few words."""
+tool); only after an error may you look further. Never repeat an action."""
 
 
 def tool_section(tools: tuple[Tool, ...] = TOOLS) -> str:
@@ -63,7 +64,6 @@ def _branch(tool: Tool, with_plan: bool) -> dict[str, Any]:
     if with_plan:
         props["plan"] = {"type": "array", "items": {"type": "string", "maxLength": 60},
                          "minItems": 1, "maxItems": 4}
-    props["thought"] = {"type": "string", "maxLength": 80}
     props["action"] = {"const": tool.name}
     props["action_input"] = args
     return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
@@ -75,10 +75,20 @@ def action_schema(first: bool, tools: tuple[Tool, ...] = TOOLS) -> dict[str, Any
 
 
 def _step_branch(tool: Tool) -> dict[str, Any]:
-    branch = _branch(tool, with_plan=False)
-    branch["properties"].pop("thought")
-    branch["required"] = ["action", "action_input"]
-    return branch
+    return _branch(tool, with_plan=False)
+
+
+def final_schema(form: AnswerForm, categories: Sequence[str] = (), sentence: bool = False) -> dict[str, Any]:
+    """Schema of a final_answer reply whose short answer has the question's form (categories: the
+    scene's, so a category or place answer names only what the room holds). The model writes the
+    sentence itself only when ``sentence`` (a correction, a free answer); otherwise it is composed."""
+    props: dict[str, Any] = {"short_answer": answer_schema(form, categories)}
+    if sentence:
+        props = {"answer": {"type": "string", "minLength": 1, "maxLength": 160}, **props}
+    args = {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
+    branch = {"type": "object", "properties": {"action": {"const": "final_answer"}, "action_input": args},
+              "required": ["action", "action_input"], "additionalProperties": False}
+    return {"anyOf": [branch]}
 
 
 #: Never in the first plan: a point comes from an observation; highlights go with the answer.
@@ -88,7 +98,7 @@ NOT_PLANNED = frozenset({"find_object_closest", "post_process"})
 def plan_schema(
     tools: tuple[Tool, ...] = TOOLS, max_steps: int = 3, marked: bool = True, question: bool = False
 ) -> dict[str, Any]:
-    """Schema of the first reply: a short thought and a plan of up to ``max_steps`` actions
+    """Schema of the first reply: a plan of 1 to ``max_steps`` actions
     (``find_marked_object`` only when an object is marked; no edits when the user asks a question).
 
     final_answer is a plan only on its own (a greeting): an answer written before the observations
@@ -106,10 +116,7 @@ def plan_schema(
               for t in tools if t.name == "final_answer"]
     return {
         "type": "object",
-        "properties": {
-            "thought": {"type": "string", "maxLength": 80},
-            "plan": {"anyOf": plans},
-        },
-        "required": ["thought", "plan"],
+        "properties": {"plan": {"anyOf": plans}},
+        "required": ["plan"],
         "additionalProperties": False,
     }

@@ -18,11 +18,14 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from synergai.agent.context import ToolError, TurnContext
 from synergai.agent.matching import find_objects
 from synergai.agent.observation import (
+    Fact,
+    Observed,
     attributes_sentence,
     describe_objects,
     labelled,
     name_id,
     position_sentence,
+    relation_facts,
     relation_sentences,
 )
 from synergai.scene import edits
@@ -107,8 +110,8 @@ class RelationEditArgs(_Args):
 
 
 class FinalArgs(_Args):
-    answer: Annotated[str, StringConstraints(min_length=1, max_length=240)]
-    short_answer: Annotated[str, StringConstraints(max_length=40)] = ""
+    answer: Annotated[str, StringConstraints(max_length=240)] = ""
+    short_answer: Annotated[str, StringConstraints(max_length=40)] | int | dict[str, str] = ""
     item_id_list: Annotated[list[Id], Field(max_length=8)] = []
 
 
@@ -129,6 +132,7 @@ def query_for_objects(ctx: TurnContext, args: QueryArgs) -> str:
     if not found:
         cats = ", ".join(sorted(ctx.graph.categories())[:MAX_CATEGORIES])
         return f"No object matches {args.query!r}. The room has: {cats}."
+    facts = [Fact(tuple(o.id for o in found))]
     if len(found) <= MAX_DESCRIBED:  # the paper's templates 1 and 2, and where each object sits (3)
         head = f"{len(found)} object{'s' if len(found) > 1 else ''} match {args.query!r}. "
         lines = []
@@ -137,11 +141,12 @@ def query_for_objects(ctx: TurnContext, args: QueryArgs) -> str:
             support = [(r, o) for r, o in ctx.graph.relations_of(obj.id)  # resting on the floor says little
                        if r in HIERARCHY_RELATIONS and ctx.graph.get(o).kind != ObjectKind.FLOOR]
             lines.extend(relation_sentences(ctx.graph, obj, support, limit=MAX_LISTED))
-        return head + " ".join(lines)
+            facts.extend(relation_facts(obj, support))
+        return Observed(head + " ".join(lines), facts)
     shown = ", ".join(labelled(o) for o in found[:MAX_LISTED])
     rest = ", ".join(o.id for o in found[MAX_LISTED:])
     more = f" Not shown: ids {rest}." if rest else ""
-    return f"{len(found)} objects match {args.query!r}: {shown}.{more}"
+    return Observed(f"{len(found)} objects match {args.query!r}: {shown}.{more}", facts)
 
 
 def _view_facts(
@@ -195,6 +200,7 @@ def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> str:
     graph = ctx.graph
     ids = list(dict.fromkeys(i for entry in args.item_id_list for i in _resolve(ctx, entry)))
     lines: list[str] = []
+    found: list[Fact] = []
     for oid in ids[:MAX_ANCHORS]:
         obj = graph.get(oid)
         facts = graph.relations_of(oid)
@@ -206,10 +212,13 @@ def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> str:
         view, how = _view_facts(ctx, oid, wanted) if wanted in VIEW_DEPENDENT else ([], "")
         lines.append(attributes_sentence(obj))
         sentences = relation_sentences(graph, obj, own)[:MAX_RELATION_SENTENCES]
+        found.extend(relation_facts(obj, own))
         if others:
             sentences.append(_toward(graph, others, wanted, f"{name_id(obj)}"))
+            found.append(Fact(tuple(others[:MAX_LISTED]), WORDING[wanted], (oid,)))
         if view:
             sentences.append(_toward(graph, [o for _, o in view], wanted, f"{obj.name} ({how})"))
+            found.append(Fact(tuple(o for _, o in view[:MAX_LISTED]), WORDING[wanted], (oid,)))
         if not own and not others and not view:
             what = f" {WORDING[wanted]}" if wanted else ""
             rest = relation_sentences(graph, obj, facts)[:MAX_RELATION_SENTENCES]  # [] unless filtered
@@ -217,11 +226,12 @@ def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> str:
             tail = "; its other relations:" if rest else "."
             sentences.append(f"The {name_id(obj)} has no{what} relations recorded{tail}")
             sentences.extend(rest)
+            found.extend(relation_facts(obj, facts) if rest else [Fact((oid,))])
         lines.extend(sentences)
     if len(ids) > MAX_ANCHORS:
         rest = ", ".join(ids[MAX_ANCHORS:])
         lines.append(f"({len(ids) - MAX_ANCHORS} more objects not shown: ids {rest}.)")
-    return note + " ".join(lines)
+    return Observed(note + " ".join(lines), found)
 
 
 def _toward(graph: SceneGraph, ids: list[str], relation: Relation, target: str) -> str:
@@ -245,8 +255,9 @@ def find_marked_object(ctx: TurnContext, args: NoArgs) -> str:
     if ctx.marked is None:
         return "No object is marked. Ask the user to click the object they mean."
     oid = ctx.check_id(ctx.marked)
-    return "The marked object is the " + name_id(ctx.graph.get(oid)) + ". " + position_sentence(
-        ctx.graph.get(oid)) + " " + query_for_relations(ctx, RelationsArgs(item_id_list=[oid]))
+    around = query_for_relations(ctx, RelationsArgs(item_id_list=[oid]))
+    return Observed("The marked object is the " + name_id(ctx.graph.get(oid)) + ". " + position_sentence(
+        ctx.graph.get(oid)) + " " + around, (Fact((oid,)), *around.facts))
 
 
 def calculate_mid_point(ctx: TurnContext, args: MidPointArgs) -> str:
@@ -473,13 +484,14 @@ def final_answer(ctx: TurnContext, args: FinalArgs) -> str:
     """Give the final response to the user and finish.
 
     Hints:
-        1. answer is one short sentence from the observations; short_answer answers in at most three words.
-        2. To ask the user a clarifying question, put it in answer.
+        1. short_answer is one value of the kind the question asks for: a colour, a number, yes or no, an
+           object of the room, a place; the sentence for the user is written from it and the observations.
+        2. answer (when asked for) is one short sentence; to ask the user a clarifying question, put it there.
 
     Arguments:
-        answer: str, the response in one sentence.
-        short_answer: str, eg. a colour, a number, an object or a place.
-        item_id_list: list, ids of the objects the answer is about.
+        short_answer: the value, eg. "white", 2, "laptop", {"relation": "on", "anchor": "desk"}.
+        answer: str, the response in one sentence (for a greeting, a correction or a free answer).
+        item_id_list: list, ids of the objects the answer is about (optional).
 
     Return:
         observation: str, the response.
@@ -493,6 +505,24 @@ def final_answer(ctx: TurnContext, args: FinalArgs) -> str:
     if known:
         post_process(ctx, IdsArgs(item_id_list=known))
     return args.answer
+
+
+def cannot_succeed(ctx: TurnContext, name: str, args: BaseModel) -> str:
+    """Why a planned action's arguments cannot succeed ('' when they may): filler such as the mid point
+    of one object, or "marked" when nothing is marked. Such a step of a longer plan is not run."""
+    values = [v for v in args.model_dump().values()]
+    words = [str(x).strip().lower() for v in values for x in (v if isinstance(v, list) else [v])]
+    if ctx.marked is None and (name == "find_marked_object" or any(w.startswith(("marked", "the marked"))
+                                                                    for w in words)):
+        return "no object is marked"
+    if name == "calculate_mid_point":
+        try:
+            ids = {i for entry in args.item_id_list for i in _resolve(ctx, entry)}
+        except ToolError as exc:
+            return str(exc)
+        if len(ids) < 2:
+            return "a mid point needs two different objects"
+    return ""
 
 
 @dataclass(frozen=True)
