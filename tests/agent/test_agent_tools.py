@@ -25,7 +25,7 @@ def ctx(store, utterance="", marked=None, viewpoint=None) -> TurnContext:
 def test_query_for_objects_renders_position_and_attributes(store):
     obs = T.query_for_objects(ctx(store), T.QueryArgs(query="red cup"))
     assert obs.startswith("1 object match 'red cup'.")
-    assert "The position of the cup (id: 3) is [2.10, 2.00, 0.80] and its size is [0.08, 0.08, 0.10]." in obs
+    assert "The position of the cup (id: 3) is [2.1, 2, 0.8] and its size is [0.08, 0.08, 0.1]." in obs
     assert "The cup (id: 3) has attributes: ['red', 'ceramic']." in obs
 
 

@@ -56,8 +56,15 @@ def relation_facts(obj: SceneObject, facts: Iterable[tuple[Relation, str]]) -> l
     return out
 
 
+def number(x: float) -> str:
+    """A coordinate in metres to the centimetre, without trailing zeros ("2.1", "0.08", "2"): each digit
+    is a prompt token."""
+    text = f"{x:.2f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
 def _vec(v: Sequence[float]) -> str:
-    return "[" + ", ".join(f"{x:.2f}" for x in v) + "]"
+    return "[" + ", ".join(number(x) for x in v) + "]"
 
 
 def name_id(obj: SceneObject) -> str:
