@@ -207,3 +207,65 @@ def test_the_loop_moves_through_named_phases(store):
     assert [p.value for p in Phase] == ["plan", "look", "correct", "answer", "close", "done"]
     loop = AgentLoop(ScriptedModel([]))
     assert not hasattr(loop, "first") and callable(loop.full_graph_tokens)
+
+
+# ----------------------------------------------------------------------------- scene vocabulary
+def _branch(schema: dict, action: str) -> dict:
+    for b in schema["properties"]["plan"]["anyOf"][0]["items"]["anyOf"] if "properties" in schema \
+            else schema["anyOf"]:
+        if b["properties"]["action"]["const"] == action:
+            return b["properties"]["action_input"]
+    raise AssertionError(f"{action} not offered")
+
+
+def test_each_reply_can_only_name_what_the_scene_holds(store):
+    llm = ScriptedModel([_plan(("query_for_objects", {"category": "chair", "attributes": []})),
+                         act("update_name", {"item_id_list": ["4"], "new_name_list": ["stool"]}),
+                         final("Noted.", short="stool")])
+    AgentSession(store, "room", llm).ask("The chair with id 4 is actually a stool.")
+    first = llm.requests[0].json_schema
+    query = _branch(first, "query_for_objects")
+    assert query["properties"]["category"]["enum"] == ["chair", "cup", "floor", "lamp", "table", "tv", "wall"]
+    assert set(query["properties"]["attributes"]["items"]["enum"]) == {"black", "brown", "ceramic", "plastic",
+                                                                      "red", "white", "wooden"}
+    relations = _branch(first, "query_for_relations")
+    names = relations["properties"]["item_id_list"]["items"]["enum"]
+    assert "piano" not in names and "marked" not in names and "table" in names and "4" not in names
+    assert "near" in relations["properties"]["relation"]["enum"]
+    # the chairs' ids were observed: the next reply (the correction) may name them; new names stay free
+    rename = _branch(llm.requests[1].json_schema, "update_name")
+    assert {"4", "5"} <= set(rename["properties"]["item_id_list"]["items"]["enum"])
+    assert "enum" not in rename["properties"]["new_name_list"]["items"]
+    assert store.load("room").get("4").category == "stool"
+
+
+def test_marked_is_a_name_only_when_an_object_is_marked(store):
+    llm = ScriptedModel([_plan(("find_marked_object", {})), _typed("chair")])
+    session = AgentSession(store, "room", llm, marked="4")
+    session.ask("What is this?")
+    names = _branch(llm.requests[0].json_schema, "query_for_relations")["properties"]["item_id_list"]
+    assert "marked" in names["items"]["enum"]
+
+
+def test_typed_query_narrows_by_attribute_and_says_when_it_cannot(store):
+    from synergai.agent import tools as T
+    from synergai.agent.context import TurnContext
+
+    ctx = TurnContext(store, "room", "q")
+    red = T.query_for_objects(ctx, T.QueryArgs(category="cup", attributes=["red"]))
+    assert red.startswith("1 object matches 'red cup'") and "(id: 3)" in red
+    blue = T.query_for_objects(ctx, T.QueryArgs(category="chairs", attributes=["blue"]))
+    assert blue.startswith("(None is recorded as blue.) 2 objects match")
+    miss = T.query_for_objects(ctx, T.QueryArgs(category="piano"))
+    assert miss.startswith("There is no piano in this room") and "chair" in miss
+
+
+def test_a_word_outside_the_vocabulary_is_mapped_to_the_scene(demo):
+    from synergai.agent import tools as T
+    from synergai.agent.context import TurnContext
+
+    graph = demo.load("demo")
+    sofas = {o.id for o in graph if o.category == "sofa"}
+    assert sofas
+    obs = T.query_for_objects(TurnContext(demo, "demo", "q"), T.QueryArgs(category="couch"))
+    assert all(f"(id: {i})" in obs for i in sofas)

@@ -14,7 +14,9 @@ with a corrective observation, never a crash.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -27,7 +29,15 @@ from synergai.agent.answer_forms import AnswerForm, answer_form
 from synergai.agent.answer_sentence import compose_answer, copies_error
 from synergai.agent.context import ToolError, TurnContext
 from synergai.agent.observation import Fact, render_full_graph
-from synergai.agent.prompt import action_schema, final_schema, plan_schema, system_prompt
+from synergai.agent.prompt import (
+    TurnVocabulary,
+    action_schema,
+    constrain,
+    final_schema,
+    plan_schema,
+    system_prompt,
+    turn_vocabulary,
+)
 from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool, cannot_succeed, tool_by_name
 from synergai.llm.base import ChatModel, ChatReply, LLMError
 
@@ -189,6 +199,7 @@ class _Turn:
     asking: bool  # a question: it never edits, and its answer is typed by its form
     form: AnswerForm
     final: dict[str, Any]  # this turn's final_answer schema
+    vocab: TurnVocabulary  # what replies may name (ids grow as observations show them)
     phase: Phase = Phase.PLAN
     steps: int = 0
     retries: int = 0
@@ -199,6 +210,9 @@ class _Turn:
     errors: list[str] = field(default_factory=list)  # the tools' error texts (never copied into an answer)
     closing: str = "Observation: No steps left. Give final_answer now."
 
+
+#: An object id as observations write it.
+_SEEN_ID = re.compile(r"\(id: ([^)\s]+)\)")
 
 #: Graph renderings whose token counts one loop keeps (one per scene revision).
 _GRAPH_TOKENS_KEPT = 8
@@ -255,7 +269,8 @@ class AgentLoop:
         asking = is_question(question)
         form = answer_form(question) if asking else AnswerForm.PHRASE
         final = final_schema(form, sorted(ctx.graph.categories()), sentence=form is AnswerForm.PHRASE)
-        turn = _Turn(ctx, question, result, messages, asking, form, final)
+        vocab = turn_vocabulary(ctx.graph, marked=ctx.marked is not None)
+        turn = _Turn(ctx, question, result, messages, asking, form, final, vocab)
         handlers = {Phase.PLAN: self._plan, Phase.LOOK: self._next, Phase.CORRECT: self._next,
                     Phase.ANSWER: self._next, Phase.CLOSE: self._close}
         while turn.phase is not Phase.DONE:
@@ -295,7 +310,7 @@ class AgentLoop:
         if turn.steps >= self.limits.max_steps:
             return Phase.CLOSE
         ctx = turn.ctx
-        schema = self._plans[(ctx.marked is not None, turn.asking)]
+        schema = constrain(self._plans[(ctx.marked is not None, turn.asking)], turn.vocab)
         reply = self._ask(turn, schema, self.limits.first_max_tokens)
         if reply is None:
             return Phase.DONE
@@ -322,7 +337,8 @@ class AgentLoop:
         # the model sees the steps that ran, without any thought it wrote before observing: a small
         # model copies such a guess ("The window is blue.") into its answer over what it observed
         turn.messages[-1]["content"] = json.dumps({"plan": [
-            {"action": tool.name, "action_input": args.model_dump()} for tool, args in actions]})
+            {"action": tool.name, "action_input": args.model_dump(exclude_defaults=True)}
+            for tool, args in actions]})
         turn.correcting = not turn.asking or any(tool.name in EDIT_TOOLS for tool, _ in actions)
         return self._run(turn, actions)
 
@@ -330,8 +346,10 @@ class AgentLoop:
         if turn.phase is Phase.ANSWER:
             return turn.final
         if turn.phase is Phase.CORRECT:
-            return {"anyOf": [*self._edits, *final_schema(AnswerForm.PHRASE, sentence=True)["anyOf"]]}
-        return {"anyOf": [*self._lookups[turn.asking], *turn.final["anyOf"]]}
+            edits = constrain({"anyOf": self._edits}, turn.vocab)["anyOf"]
+            return {"anyOf": [*edits, *final_schema(AnswerForm.PHRASE, sentence=True)["anyOf"]]}
+        return {"anyOf": [*constrain({"anyOf": self._lookups[turn.asking]}, turn.vocab)["anyOf"],
+                          *turn.final["anyOf"]]}
 
     def _next(self, turn: _Turn) -> Phase:
         """LOOK, CORRECT or ANSWER: one action (the final answer, in ANSWER)."""
@@ -412,6 +430,8 @@ class AgentLoop:
             return True, observation, ok
         if ok:
             turn.facts.extend(getattr(observation, "facts", ()))
+            seen = [i for i in _SEEN_ID.findall(observation) if i in ctx.graph]
+            turn.vocab = dataclasses.replace(turn.vocab, ids=tuple(dict.fromkeys([*turn.vocab.ids, *seen])))
         if tool.retrieves and ok:
             result.retrieved_tokens += self.llm.count_tokens(observation)
         return False, observation, ok

@@ -6,11 +6,15 @@ the question, the session state and the observations follow it as chat messages.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import copy
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from synergai.agent.answer_forms import AnswerForm, answer_schema
 from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool
+from synergai.scene.model import WORDING, SceneGraph
+from synergai.scene.vocabulary import words_of
 
 PROLOGUE = """\
 You are an assistant agent in a room. Answer the user's questions about the room with your tools. \
@@ -20,11 +24,11 @@ asks for advice or a plan, make one up and ground it in the room with your tools
 EXAMPLES = """\
 [start of example plans]
 User input: What is on the blue box?
-Plan: query_for_relations {"item_id_list": ["blue box"], "relation": "on"}
+Plan: query_for_relations {"item_id_list": ["box"], "relation": "supporting"}
 User input: What color is the lamp next to the bed?
 Plan: query_for_relations {"item_id_list": ["bed"], "relation": "next to"}
 User input: How many chairs are there?
-Plan: query_for_objects {"query": "chair"}
+Plan: query_for_objects {"category": "chair", "attributes": []}
 User input: What is between the bed and the desk?
 Plan: calculate_mid_point {"item_id_list": ["bed", "desk"]}
 User input: The marked object is actually a stool.
@@ -120,3 +124,85 @@ def plan_schema(
         "required": ["plan"],
         "additionalProperties": False,
     }
+
+
+#: Attribute words one schema offers at most (the most frequent in the scene).
+MAX_ATTRIBUTE_WORDS = 60
+#: Arguments that name objects: ids seen so far, the scene's categories, "marked".
+_OBJECT_ARGS = ("item_id_list", "subject_id", "object_id")
+
+
+@dataclass(frozen=True)
+class TurnVocabulary:
+    """What a reply may name this turn: the scene's categories and attribute words, the relation names,
+    the ids seen so far (and "marked" when an object is marked)."""
+
+    categories: tuple[str, ...]
+    attributes: tuple[str, ...]
+    ids: tuple[str, ...] = ()
+
+    @property
+    def relations(self) -> tuple[str, ...]:
+        return tuple(sorted(set(WORDING.values())))
+
+    @property
+    def names(self) -> list[str]:
+        """Enum of an object argument: ids first, then categories."""
+        return list(dict.fromkeys([*self.ids, *self.categories]))
+
+
+def turn_vocabulary(graph: SceneGraph, seen_ids: Iterable[str] = (), marked: bool = False) -> TurnVocabulary:
+    """The vocabulary of one turn over this graph."""
+    counts: dict[str, int] = {}
+    for obj in graph:
+        for attr in obj.attributes:
+            for w in words_of(attr):
+                counts[w] = counts.get(w, 0) + 1
+    attrs = sorted(counts, key=lambda w: (-counts[w], w))[:MAX_ATTRIBUTE_WORDS]
+    ids = [i for i in seen_ids if i in graph] + (["marked"] if marked else [])
+    return TurnVocabulary(tuple(sorted(graph.categories())), tuple(sorted(attrs)), tuple(dict.fromkeys(ids)))
+
+
+def _enum_items(prop: dict[str, Any], values: list[str]) -> None:
+    if prop.get("type") == "array":
+        prop["items"] = {"type": "string", "enum": values}
+    else:
+        prop.clear()
+        prop.update({"type": "string", "enum": values})
+
+
+def constrain(schema: dict[str, Any], vocab: TurnVocabulary) -> dict[str, Any]:
+    """The schema with every object, category, attribute and relation argument limited to this turn's
+    vocabulary, so the model cannot name what the scene does not hold (new names in edits stay free)."""
+    out = copy.deepcopy(schema)
+    names = vocab.names
+
+    def visit(node: Any) -> None:
+        if isinstance(node, list):
+            for item in node:
+                visit(item)
+            return
+        if not isinstance(node, dict):
+            return
+        props = node.get("properties")
+        if isinstance(props, dict) and isinstance(props.get("action"), dict) and "action_input" in props:
+            action = props["action"].get("const")
+            args = props["action_input"].get("properties", {})
+            if action == "query_for_objects":
+                attrs: dict[str, Any] = {"type": "array", "maxItems": 3 if vocab.attributes else 0,
+                                         "items": {"type": "string", "enum": list(vocab.attributes) or [""]}}
+                props["action_input"] = {
+                    "type": "object", "additionalProperties": False, "required": ["category", "attributes"],
+                    "properties": {"category": {"type": "string", "enum": list(vocab.categories)},
+                                   "attributes": attrs}}
+            for key in _OBJECT_ARGS:
+                if key in args and names:
+                    _enum_items(args[key], names)
+            if "relation" in args and action == "query_for_relations":
+                _enum_items(args["relation"], ["", *vocab.relations])  # "": every relation
+            return
+        for value in node.values():
+            visit(value)
+
+    visit(out)
+    return out

@@ -7,13 +7,14 @@ the action schema from the pydantic argument models.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from synergai.agent.context import ToolError, TurnContext
 from synergai.agent.matching import find_objects
@@ -43,6 +44,7 @@ from synergai.scene.model import (
     SceneObject,
     parse_relation,
 )
+from synergai.scene.vocabulary import QUERY_SYNONYMS, singular, words_of
 
 Id = Annotated[str, StringConstraints(min_length=1, max_length=24)]
 Short = Annotated[str, StringConstraints(min_length=1, max_length=60)]
@@ -69,7 +71,15 @@ class _Args(BaseModel):
 
 
 class QueryArgs(_Args):
-    query: Short
+    category: Annotated[str, StringConstraints(max_length=40)] = ""
+    attributes: Annotated[list[Short], Field(max_length=4)] = []
+    query: Annotated[str, StringConstraints(max_length=60)] = ""  # free text: the fallback
+
+    @model_validator(mode="after")
+    def _named(self) -> QueryArgs:
+        if not self.category.strip() and not self.query.strip():
+            raise ValueError("give a category (or a query)")
+        return self
 
 
 class RelationsArgs(_Args):
@@ -116,25 +126,60 @@ class FinalArgs(_Args):
 
 
 # ----------------------------------------------------------------------------- 3D reasoning
+def _typed_matches(graph: SceneGraph, category: str, attributes: list[str]) -> tuple[list[SceneObject], str]:
+    """Objects of the category (a word outside the scene's categories is mapped through the vocabulary)
+    that carry every attribute word; when no object carries them, all of the category and a note."""
+    want = " ".join(singular(w) for w in words_of(category))
+    found = [o for o in graph if " ".join(singular(w) for w in words_of(o.category)) == want]
+    if not found:
+        found = find_objects(graph, category)
+    words = {w for a in attributes for w in words_of(a)}
+    if not words or not found:
+        return found, ""
+    narrowed = [o for o in found if words <= {w for a in o.attributes for w in words_of(a)}]
+    if narrowed:
+        return narrowed, ""
+    return found, f"(None is recorded as {' '.join(sorted(words))}.) "
+
+
+def missing(graph: SceneGraph, phrase: str) -> str:
+    """ "There is no piano in this room; the closest categories are …" (synonyms first, then spelling)."""
+    cats = sorted(graph.categories())
+    words = [singular(w) for w in words_of(phrase)]
+    close = [c for w in words for alt in QUERY_SYNONYMS.get(w, ()) for c in cats if c == alt]
+    close += difflib.get_close_matches(" ".join(words), cats, n=3, cutoff=0.5)
+    close += [c for c in cats if set(words) & set(words_of(c))]
+    close = list(dict.fromkeys(close))[:3]
+    rest = ", ".join([c for c in cats if c not in close][:MAX_CATEGORIES])
+    near = f"; the closest categories are: {', '.join(close)}" if close else ""
+    return f"There is no {phrase} in this room{near}. The room has: {rest}."
+
+
 def query_for_objects(ctx: TurnContext, args: QueryArgs) -> str:
-    """Collect the objects named in a user input: ids, positions, sizes, attributes, what they are on.
+    """Collect the objects of one category in the room: ids, positions, sizes, attributes, what they are on.
 
     Hints:
-        1. query is a short noun phrase for ONE kind of object, eg. "blue box"; count objects with it.
+        1. category is one category of the room, eg. "box"; attributes narrow it, eg. ["blue"].
+        2. Count objects with it: every object of the category is listed.
 
     Arguments:
-        query: str, eg. "blue box".
+        category: str, eg. "box".
+        attributes: list, colour / material / size words, eg. ["blue"]; [] for none.
 
     Return:
         observation: str, the matching objects.
     """
-    found = find_objects(ctx.graph, args.query)
+    note = ""
+    if args.category.strip():
+        found, note = _typed_matches(ctx.graph, args.category, args.attributes)
+        label = " ".join([*args.attributes, args.category])
+    else:
+        found, label = find_objects(ctx.graph, args.query), args.query
     if not found:
-        cats = ", ".join(sorted(ctx.graph.categories())[:MAX_CATEGORIES])
-        return f"No object matches {args.query!r}. The room has: {cats}."
+        return missing(ctx.graph, label)
     facts = [Fact(tuple(o.id for o in found))]
     if len(found) <= MAX_DESCRIBED:  # the paper's templates 1 and 2, and where each object sits (3)
-        head = f"{len(found)} object{'s' if len(found) > 1 else ''} match {args.query!r}. "
+        head = f"{note}{len(found)} {'objects match' if len(found) > 1 else 'object matches'} {label!r}. "
         lines = []
         for obj in found:
             lines.append(describe_objects(ctx.graph, [obj.id]))
@@ -146,7 +191,7 @@ def query_for_objects(ctx: TurnContext, args: QueryArgs) -> str:
     shown = ", ".join(labelled(o) for o in found[:MAX_LISTED])
     rest = ", ".join(o.id for o in found[MAX_LISTED:])
     more = f" Not shown: ids {rest}." if rest else ""
-    return Observed(f"{len(found)} objects match {args.query!r}: {shown}.{more}", facts)
+    return Observed(f"{note}{len(found)} objects match {label!r}: {shown}.{more}", facts)
 
 
 def _view_facts(
