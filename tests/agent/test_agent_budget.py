@@ -269,3 +269,16 @@ def test_a_word_outside_the_vocabulary_is_mapped_to_the_scene(demo):
     assert sofas
     obs = T.query_for_objects(TurnContext(demo, "demo", "q"), T.QueryArgs(category="couch"))
     assert all(f"(id: {i})" in obs for i in sofas)
+
+
+def test_the_lamp_next_to_the_bed_is_found_through_the_proximity_family(demo):
+    graph = demo.load("demo")
+    bed = next(o.id for o in graph if o.category == "bed")
+    lamp = next(o.id for o in graph.by_category("lamp") if bed in {x for _, x in graph.relations_of(o.id)})
+    colour = graph.get(lamp).attributes[0]
+    llm = ScriptedModel([_plan(("query_for_relations", {"item_id_list": ["bed"], "relation": "next to"})),
+                         _typed(colour)])
+    result = AgentSession(demo, "demo", llm).ask("What colour is the lamp next to the bed?")
+    assert f"(id: {lamp})" in llm.requests[1].messages[-1]["content"]
+    assert result.answer == f"The lamp is {colour}." and result.objects == [lamp]
+    assert result.llm_calls == 2 and result.edits == []

@@ -61,9 +61,19 @@ def _relation_facts(facts: Iterable[Fact]) -> list[Fact]:
     return list(dict.fromkeys(f for f in facts if f.wording and f.subjects and f.anchors))
 
 
-def compose_answer(graph: SceneGraph, form: AnswerForm, value: Any, facts: Sequence[Fact]) -> ComposedAnswer:
+def _named_in(graph: SceneGraph, ids: Sequence[str], question: str) -> list[str]:
+    """The objects whose category the question names (all of them when it names none)."""
+    q = f" {' '.join(words_of(question))} "
+    named = [o for o in ids if f" {' '.join(words_of(graph.get(o).category))} " in q
+             or f" {' '.join(words_of(plural(graph.get(o).category)))} " in q]
+    return named or list(ids)
+
+
+def compose_answer(
+    graph: SceneGraph, form: AnswerForm, value: Any, facts: Sequence[Fact], question: str = ""
+) -> ComposedAnswer:
     """The sentence for a typed value, from the observed facts ('' sentence for a free phrase, or a value
-    that does not fit the form)."""
+    that does not fit the form); objects the question names are preferred as its subject."""
     short = render_answer(form, value)
     if not short or form is AnswerForm.PHRASE:
         return ComposedAnswer("", short, ())
@@ -83,8 +93,12 @@ def compose_answer(graph: SceneGraph, form: AnswerForm, value: Any, facts: Seque
             return ComposedAnswer(f"There {'is' if short == '1' else 'are'} {short} {noun}.", short, ids)
         return ComposedAnswer(f"I count {short}.", short, ids)
     if form is AnswerForm.COLOR:
-        seen = list(dict.fromkeys(o for f in facts for o in f.ids if o in graph))
+        subjects = [o for f in facts for o in f.subjects if o in graph]
+        seen = list(dict.fromkeys([*subjects, *(o for f in facts for o in f.ids if o in graph)]))
         coloured = [o for o in seen if short in {" ".join(words_of(a)) for a in graph.get(o).attributes}]
+        # what the facts are about (not their anchors), and of those what the question names
+        coloured = [o for o in coloured if o in subjects] or coloured
+        coloured = _named_in(graph, coloured, question)
         if coloured:
             many = len(coloured) > 1
             text = f"{_names(graph, coloured)} {'are' if many else 'is'} {short}."

@@ -440,7 +440,7 @@ class AgentLoop:
         """The answer: the typed short answer, and a sentence composed from it and the facts observed
         (the model's own sentence only for free answers, and never when it repeats an error text)."""
         ctx, result = turn.ctx, turn.result
-        composed = compose_answer(ctx.graph, turn.form, args.short_answer, turn.facts)
+        composed = compose_answer(ctx.graph, turn.form, args.short_answer, turn.facts, turn.question)
         free = args.answer.strip()
         if free and copies_error(free, turn.errors):
             result.trace.append({"type": "error", "error": "the answer repeated an error text; not given"})

@@ -60,6 +60,8 @@ MAX_LISTED = 8
 MAX_CATEGORIES = 30
 #: Objects whose relations one query_for_relations call reports.
 MAX_ANCHORS = 3
+#: Relations people use for one another ("next to" the bed may be recorded as "near" or "beside" it).
+PROXIMITY = frozenset({Relation.NEAR, Relation.NEXT_TO, Relation.BESIDE})
 #: Relation sentences per object when no relation is asked for.
 MAX_RELATION_SENTENCES = 5
 #: How far (box gap, metres) view-dependent relations are looked for around an anchor.
@@ -249,7 +251,8 @@ def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> str:
     for oid in ids[:MAX_ANCHORS]:
         obj = graph.get(oid)
         facts = graph.relations_of(oid)
-        own = [(r, o) for r, o in facts if wanted is None or r == wanted]
+        family = PROXIMITY if wanted in PROXIMITY else {wanted}
+        own = [(r, o) for r, o in facts if wanted is None or r in family]
         inverse = INVERSE.get(wanted) if wanted is not None else None
         # "other WANTED obj" read from the other object's side, when it is a different fact
         others = [o for r, o in facts if inverse is not None and inverse != wanted and r == inverse]
