@@ -174,3 +174,48 @@ CANONICAL_CATEGORY: MappingProxyType[str, str] = MappingProxyType({
     "drape": "curtain", "power outlet": "outlet", "socket": "outlet", "electrical outlet": "outlet",
     "doorframe": "door frame", "walls": "wall", "nightstand": "night stand",
 })
+
+
+def color_family(name: str) -> str:
+    """A colour name's family: its last word, grey spelled gray ("dark grey" -> "gray")."""
+    words = words_of(name.replace("grey", "gray"))
+    return words[-1] if words else ""
+
+
+def canonical_color(word: str) -> str:
+    """A colour phrase as a palette name ("grey" -> "gray", "navy" -> "dark blue"), or "" if it is none."""
+    text = " ".join(words_of(word))
+    text = COLOR_ALIASES.get(text, text).replace("grey", "gray")
+    return text if text in COLOR_NAMES else ""
+
+
+def color_agreement(said: str, named: str) -> float:
+    """How well a person's colour word fits an object's colour name: 1 the same name, 0.75 the same
+    family ("gray" for "dark gray"), 0.5 a neighbour a person accepts ("white" for "light gray"), else 0."""
+    a, b = canonical_color(said), canonical_color(named)
+    if not a or not b:
+        return 0.0
+    if a == b:
+        return 1.0
+    if color_family(a) == color_family(b):
+        return 0.75
+    return 0.5 if frozenset({a, b}) in COLOR_NEIGHBOURS else 0.0
+
+
+# ------------------------------------------------------------------------------------ size words
+#: Size words -> (measure, +1 for "more", -1 for "less"); measures: volume, height, length, width.
+SIZE_WORDS: MappingProxyType[str, tuple[str, int]] = MappingProxyType({
+    "large": ("volume", 1), "big": ("volume", 1), "huge": ("volume", 1), "giant": ("volume", 1),
+    "larger": ("volume", 1), "bigger": ("volume", 1),
+    "small": ("volume", -1), "little": ("volume", -1), "tiny": ("volume", -1), "mini": ("volume", -1),
+    "smaller": ("volume", -1),
+    "tall": ("height", 1), "taller": ("height", 1), "short": ("height", -1), "shorter": ("height", -1),
+    "long": ("length", 1), "longer": ("length", 1),
+    "wide": ("width", 1), "wider": ("width", 1), "narrow": ("width", -1), "thin": ("width", -1),
+})
+#: Superlative words a person says -> the superlatives a referring expression knows.
+SUPERLATIVE_WORDS: MappingProxyType[str, str] = MappingProxyType({
+    "largest": "largest", "biggest": "largest", "smallest": "smallest", "tiniest": "smallest",
+    "tallest": "tallest", "shortest": "shortest", "highest": "highest", "topmost": "highest",
+    "lowest": "lowest", "bottommost": "lowest",
+})

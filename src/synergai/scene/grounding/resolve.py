@@ -1,0 +1,368 @@
+"""Resolve a typed referring expression against a scene graph: ranked candidates, each with a score
+and a one-line reason, ties made explicit.
+
+How a candidate is scored:
+
+* the pool is every object whose category the expression's category words name (see
+  :func:`~synergai.scene.grounding.vocabulary.map_word_to`); anchors are resolved first, recursively,
+  and the anchor's top-scoring (tied) candidates stand for it;
+* each non-comparative relation (stored edges: on, inside, above, near ...; geometry: between, far from,
+  within reach of, left / right / in front of / behind) and each attribute word (colour, size, material)
+  gives a component in [0, 1]; their mean is the candidate's base score;
+* comparatives (closest to, farthest from, a superlative) then rank the candidates that share the
+  best base score; with comparatives the score is ``0.5 * base + 0.5 * comparative`` (others keep
+  ``0.5 * base``). Extremes within the relation engine's epsilon share the top: ambiguity is reported
+  as :attr:`Grounding.tied`, never hidden by picking the first.
+
+Left / right / in front of / behind use the given viewpoint; without one, the anchor's own front
+(someone looking at the anchor's front, as Sr3D phrases them). An anchor without a known front and no
+viewpoint makes those relations fail, with that reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from synergai.geometry.frames import Viewpoint
+from synergai.scene.attributes import color_name
+from synergai.scene.build import between, facing_viewpoint, far, view_relation, within_reach
+from synergai.scene.grounding.expression import ObjectRef, RelationRef
+from synergai.scene.grounding.vocabulary import map_word_to, nearest_categories
+from synergai.scene.model import SUPPORT_RELATIONS, VIEW_DEPENDENT, Relation, SceneGraph, SceneObject
+from synergai.scene.relations.comparative import object_distance
+from synergai.scene.relations.thresholds import RelationThresholds
+from synergai.scene.vocabulary import (
+    COLOR_NAMES,
+    SIZE_WORDS,
+    canonical_color,
+    color_agreement,
+    words_of,
+)
+
+#: Scores closer than this are equal (ties).
+TIE_TOLERANCE = 1e-6
+#: Superlatives on sizes tie when within this fraction of the extreme.
+SIZE_TIE_FRACTION = 0.05
+#: Superlatives on heights above the floor tie when within this many metres.
+HEIGHT_TIE_M = 0.05
+#: Score of a related-but-not-named stored edge ("mounted on" asked, "hanging on" stored).
+NEIGHBOUR_EDGE = 0.5
+#: Score of a colour component when the object's colour is unknown.
+UNKNOWN_COLOR = 0.5
+
+_FWD, _INV, _BOTH = "fwd", "inv", "both"
+_NEAR_SET = (Relation.NEAR, Relation.NEXT_TO, Relation.BESIDE)
+#: Stored relation name -> accepted edges (relation, direction, score).
+_EDGES: dict[str, tuple[tuple[Relation, str, float], ...]] = {
+    "on": tuple((r, _FWD, 1.0) for r in sorted(SUPPORT_RELATIONS)),
+    "supporting": tuple((r, _INV, 1.0) for r in sorted(SUPPORT_RELATIONS)),
+    "inside": ((Relation.INSIDE, _FWD, 1.0), (Relation.EMBEDDED_IN, _FWD, 1.0)),
+    "under": ((Relation.BELOW, _FWD, 1.0), (Relation.ABOVE, _INV, 1.0)),
+    "below": ((Relation.BELOW, _FWD, 1.0), (Relation.ABOVE, _INV, 1.0)),
+    "above": ((Relation.ABOVE, _FWD, 1.0), (Relation.BELOW, _INV, 1.0)),
+    "near": tuple((r, _BOTH, 1.0) for r in _NEAR_SET),
+    "next to": ((Relation.NEXT_TO, _BOTH, 1.0), (Relation.BESIDE, _BOTH, 1.0),
+                (Relation.NEAR, _BOTH, NEIGHBOUR_EDGE)),
+    "beside": ((Relation.BESIDE, _BOTH, 1.0), (Relation.NEXT_TO, _BOTH, 1.0),
+               (Relation.NEAR, _BOTH, NEIGHBOUR_EDGE)),
+    "higher than": ((Relation.HIGHER_THAN, _FWD, 1.0), (Relation.LOWER_THAN, _INV, 1.0)),
+    "lower than": ((Relation.LOWER_THAN, _FWD, 1.0), (Relation.HIGHER_THAN, _INV, 1.0)),
+}
+for _name, _rel in (("hanging on", Relation.HANGING_ON), ("mounted on", Relation.MOUNTED_ON),
+                    ("embedded in", Relation.EMBEDDED_IN), ("affixed on", Relation.AFFIXED_ON)):
+    _EDGES[_name] = ((_rel, _FWD, 1.0), *((r, _FWD, NEIGHBOUR_EDGE) for r in sorted(SUPPORT_RELATIONS)
+                                          if r is not _rel))
+_COMPARATIVE = frozenset({"closest to", "farthest from"})
+#: Per candidate id: (component score in [0, 1], reason fragment).
+Parts = dict[str, tuple[float, str]]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One object the expression may refer to: its id, score (higher is better) and why."""
+
+    id: str
+    score: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class Grounding:
+    """The ranked candidates of an expression; ``tied`` > 1 means the top is ambiguous."""
+
+    candidates: tuple[Candidate, ...]
+    tied: int
+    missing: str = ""
+    closest_categories: tuple[str, ...] = ()
+
+    @property
+    def top(self) -> Candidate | None:
+        """The best candidate (None when nothing matches)."""
+        return self.candidates[0] if self.candidates else None
+
+    @property
+    def unique(self) -> bool:
+        """Whether exactly one candidate has the top score."""
+        return self.tied == 1
+
+    def tied_ids(self) -> list[str]:
+        """Ids of the candidates sharing the top score."""
+        return [c.id for c in self.candidates[: self.tied]]
+
+    def message(self) -> str:
+        """One line for an observation: the missing phrase, or the top candidate(s) and the tie."""
+        if self.missing:
+            near = ", ".join(self.closest_categories)
+            return f"{self.missing}; the closest categories are {near}" if near else self.missing
+        if self.tied > 1:
+            tops = self.candidates[: self.tied]
+            return f"{self.tied} candidates tie: " + " | ".join(c.reason for c in tops)
+        return self.candidates[0].reason
+
+
+def ground(graph: SceneGraph, ref: ObjectRef, viewpoint: Viewpoint | None = None,
+           thresholds: RelationThresholds | None = None) -> Grounding:
+    """Resolve ``ref`` against ``graph`` (read only) into ranked candidates."""
+    return _Resolver(graph, viewpoint, thresholds or RelationThresholds()).ground(ref)
+
+
+def _label(o: SceneObject) -> str:
+    return f"{o.category} {o.id}"
+
+
+def _measure(o: SceneObject, name: str) -> float:
+    sx, sy, sz = o.size
+    if name == "volume":
+        return float(sx * sy * sz)
+    if name == "height":
+        return float(sz)
+    if name == "length":
+        return float(max(sx, sy))
+    if name == "width":
+        return float(min(sx, sy))
+    if name == "top":
+        return float(o.center[2] + sz / 2.0)
+    return float(o.center[2] - sz / 2.0)  # bottom
+
+
+#: Superlative -> (measure, +1 largest wins / -1 smallest wins, absolute tie tolerance or None).
+_SUPERLATIVE: dict[str, tuple[str, int, float | None]] = {
+    "largest": ("volume", 1, None), "smallest": ("volume", -1, None),
+    "tallest": ("height", 1, None), "shortest": ("height", -1, None),
+    "highest": ("top", 1, HEIGHT_TIE_M), "lowest": ("bottom", -1, HEIGHT_TIE_M),
+}
+
+
+class _Resolver:
+    def __init__(self, graph: SceneGraph, viewpoint: Viewpoint | None, th: RelationThresholds) -> None:
+        self.graph = graph
+        self.viewpoint = viewpoint
+        self.th = th
+        self.categories = sorted({o.category for o in graph})
+
+    # ------------------------------------------------------------------ expression
+    def ground(self, ref: ObjectRef) -> Grounding:
+        matched = set(map_word_to(ref.category, self.categories))
+        if not matched:
+            return Grounding((), 0, f"there is no {ref.category} in this room",
+                             tuple(nearest_categories(ref.category, self.categories)))
+        relations: list[tuple[RelationRef, list[list[str]]]] = []
+        anchor_ids: set[str] = set()
+        for r in ref.relations:
+            sets = []
+            for a in r.anchors:
+                g = self.ground(a)
+                if g.missing:
+                    return Grounding((), 0, g.missing, g.closest_categories)
+                sets.append(g.tied_ids())
+                anchor_ids.update(g.tied_ids())
+            relations.append((r, sets))
+        pool = [o for o in self.graph if o.category in matched and o.id not in anchor_ids]
+        if not pool:
+            return Grounding((), 0, f"there is no {ref.category} other than the anchor in this room",
+                             tuple(nearest_categories(ref.category, self.categories)))
+        ids = [o.id for o in pool]
+        parts: dict[str, list[tuple[float, str]]] = {i: [] for i in ids}
+        for r, sets in relations:
+            if r.relation not in _COMPARATIVE:
+                for i, part in self._relation(r, sets, ids).items():
+                    parts[i].append(part)
+        for word in ref.attributes:
+            for i, part in self._attribute(word, pool).items():
+                parts[i].append(part)
+        base = {i: (sum(s for s, _ in p) / len(p) if p else 1.0) for i, p in parts.items()}
+        best = max(base.values())
+        group = [i for i in ids if base[i] >= best - TIE_TOLERANCE]
+        comps: list[dict[str, tuple[float, str]]] = [
+            self._comparative(r, sets, group) for r, sets in relations if r.relation in _COMPARATIVE
+        ]
+        if ref.superlative:
+            comps.append(self._superlative(ref.superlative, group))
+        scores: dict[str, float] = {}
+        reasons: dict[str, list[str]] = {i: [t for _, t in parts[i]] for i in ids}
+        for i in ids:
+            if not comps:
+                scores[i] = base[i]
+                continue
+            if i in group:
+                scores[i] = 0.5 * base[i] + 0.5 * sum(c[i][0] for c in comps) / len(comps)
+                reasons[i] += [c[i][1] for c in comps]
+            else:
+                scores[i] = 0.5 * base[i]
+        order = {i: k for k, i in enumerate(ids)}
+        ranked = sorted(ids, key=lambda i: (-round(scores[i], 9), order[i]))
+        top = scores[ranked[0]]
+        tied = sum(1 for i in ranked if scores[i] >= top - TIE_TOLERANCE)
+        objs = {o.id: o for o in pool}
+        cands = tuple(
+            Candidate(i, round(scores[i], 6),
+                      f"{_label(objs[i])}: " + ("; ".join(reasons[i]) if reasons[i] else f"a {ref.category}"))
+            for i in ranked
+        )
+        return Grounding(cands, tied)
+
+    # ------------------------------------------------------------------ relations
+    def _names(self, anchors: Sequence[str]) -> str:
+        return " or ".join(_label(self.graph.get(a)) for a in anchors)
+
+    def _relation(self, r: RelationRef, sets: list[list[str]], ids: list[str]) -> Parts:
+        name = r.relation
+        if name in _EDGES:
+            return {i: self._edge_score(name, i, sets[0]) for i in ids}
+        if name == "between":
+            inside: set[str] = set()
+            for a in sets[0]:
+                for b in sets[1]:
+                    if a != b:
+                        inside.update(between(self.graph, ids, a, b, self.th))
+            where = f"{self._names(sets[0])} and {self._names(sets[1])}"
+            return {i: (1.0, f"between {where}") if i in inside else (0.0, f"not between {where}")
+                    for i in ids}
+        if name in ("far from", "within reach of"):
+            fn = far if name == "far from" else within_reach
+            hits: set[str] = set()
+            for a in sets[0]:
+                hits.update(fn(self.graph, a, ids, self.th))
+            where = self._names(sets[0])
+            return {i: (1.0, f"{name} {where}") if i in hits else (0.0, f"not {name} {where}") for i in ids}
+        rel = r.meaning
+        if rel in VIEW_DEPENDENT:
+            return self._view(name, rel, sets[0], ids)
+        raise AssertionError(f"relation {name!r} has no resolver")  # RELATION_MEANING and this module agree
+
+    def _edge_score(self, name: str, subject: str, anchors: list[str]) -> tuple[float, str]:
+        best, why = 0.0, ""
+        for a in anchors:
+            if a == subject:
+                continue
+            for rel, direction, w in _EDGES[name]:
+                fwd = direction in (_FWD, _BOTH) and self.graph.has_edge(subject, rel, a)
+                inv = direction in (_INV, _BOTH) and self.graph.has_edge(a, rel, subject)
+                if (fwd or inv) and w > best:
+                    stored = rel.value.replace("_", " ") if fwd else f"{a} {rel.value.replace('_', ' ')} it"
+                    best, why = w, f"{name} {_label(self.graph.get(a))}" + (
+                        "" if w == 1.0 else f" (stored: {stored})")
+        return (best, why) if best > 0 else (0.0, f"not {name} {self._names(anchors)}")
+
+    def _view(self, name: str, rel: Relation, anchors: list[str], ids: list[str]) -> Parts:
+        hits: set[str] = set()
+        unknown: list[str] = []
+        for a in anchors:
+            vp = self.viewpoint or facing_viewpoint(self.graph.get(a))
+            if vp is None:
+                unknown.append(a)
+                continue
+            hits.update(view_relation(self.graph, ids, a, rel, vp, self.th))
+        frame = "from the viewpoint" if self.viewpoint else "facing its front"
+        where = self._names(anchors)
+        out = {}
+        for i in ids:
+            if i in hits:
+                out[i] = (1.0, f"{name} {where} ({frame})")
+            elif unknown and len(unknown) == len(anchors):
+                out[i] = (0.0, f"{name} {where} unknown (no viewpoint and no known front)")
+            else:
+                out[i] = (0.0, f"not {name} {where} ({frame})")
+        return out
+
+    def _comparative(self, r: RelationRef, sets: list[list[str]], group: list[str]) -> Parts:
+        anchors = sets[0]
+        cands = [i for i in group if i not in anchors]
+        largest = r.relation == "farthest from"
+        if not cands:
+            return {i: (0.0, f"is the anchor of {r.relation}") for i in group}
+        b = self.graph.box_array([*cands, *anchors])
+        n = len(cands)
+        d = np.full(n, np.inf)
+        for k in range(len(anchors)):
+            d = np.minimum(d, object_distance(b, np.arange(n), np.full(n, n + k)))
+        key = -d if largest else d
+        order = np.argsort(key, kind="stable")
+        best = float(d[order[0]])
+        runner = float(d[order[1]]) if n > 1 else None
+        span = float(np.max(d) - np.min(d)) or 1.0
+        word = "farthest" if largest else "closest"
+        out: dict[str, tuple[float, str]] = {}
+        where = self._names(anchors)
+        for k, i in enumerate(cands):
+            dk = float(d[k])
+            if abs(dk - best) <= self.th.epsilon:
+                s = 1.0
+                first = runner is not None and k == int(order[0])
+                note = word + (f"; next {runner:.1f} m" if first else "")
+            else:
+                s = 0.9 * (1.0 - abs(dk - best) / span)
+                note = f"{abs(dk - best):.1f} m {'nearer' if largest else 'farther'} than the {word}"
+            out[i] = (s, f"{dk:.1f} m from {where} ({note})")
+        for i in group:
+            out.setdefault(i, (0.0, f"is the anchor of {r.relation}"))
+        return out
+
+    def _superlative(self, word: str, group: list[str]) -> Parts:
+        measure, sign, tol = _SUPERLATIVE[word]
+        vals = {i: _measure(self.graph.get(i), measure) for i in group}
+        best = max(vals.values()) if sign > 0 else min(vals.values())
+        span = (max(vals.values()) - min(vals.values())) or 1.0
+        limit = tol if tol is not None else SIZE_TIE_FRACTION * abs(best)
+        unit = "m³" if measure == "volume" else "m"
+        out = {}
+        for i, v in vals.items():
+            if abs(v - best) <= limit:
+                out[i] = (1.0, f"{word} ({measure} {v:.2f} {unit})")
+            else:
+                out[i] = (0.9 * (1.0 - abs(v - best) / span), f"not the {word} ({measure} {v:.2f} {unit})")
+        return out
+
+    # ------------------------------------------------------------------ attributes
+    def _attribute(self, word: str, pool: list[SceneObject]) -> Parts:
+        colour = canonical_color(word)
+        if colour:
+            out = {}
+            for o in pool:
+                named = color_name(o.color) if o.color is not None else next(
+                    (a for a in o.attributes if canonical_color(a) in COLOR_NAMES and canonical_color(a)), "")
+                if not named:
+                    out[o.id] = (UNKNOWN_COLOR, f"colour unknown (asked {word})")
+                else:
+                    s = color_agreement(word, named)
+                    out[o.id] = (s, f"{named}" + ("" if s == 1.0 else f" (asked {word})"))
+            return out
+        key = " ".join(words_of(word))
+        if key in SIZE_WORDS:
+            measure, sign = SIZE_WORDS[key]
+            vals = {o.id: _measure(o, measure) for o in pool}
+            lo, hi = min(vals.values()), max(vals.values())
+            span = hi - lo
+            out = {}
+            for i, v in vals.items():
+                s = 1.0 if span <= 0 else ((v - lo) / span if sign > 0 else (hi - v) / span)
+                out[i] = (s, f"{key}: {measure} {v:.2f} (range {lo:.2f}-{hi:.2f})")
+            return out
+        has = {o.id: key in {" ".join(words_of(a)) for a in o.attributes} or key in set(words_of(" ".join(
+            o.attributes))) for o in pool}
+        if not any(has.values()):
+            return {}  # no candidate records this word: it cannot tell them apart
+        return {i: (1.0, key) if h else (0.0, f"not {key}") for i, h in has.items()}
