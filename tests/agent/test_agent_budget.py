@@ -226,11 +226,14 @@ def test_each_reply_can_only_name_what_the_scene_holds(store):
     first = llm.requests[0].json_schema
     query = _branch(first, "query_for_objects")
     assert query["properties"]["category"]["enum"] == ["chair", "cup", "floor", "lamp", "table", "tv", "wall"]
-    assert set(query["properties"]["attributes"]["items"]["enum"]) == {"black", "brown", "ceramic", "plastic",
-                                                                      "red", "white", "wooden"}
+    attributes = set(query["properties"]["attributes"]["items"]["enum"])
+    assert {"black", "brown", "ceramic", "plastic", "red", "white", "wooden"} <= attributes
+    assert "sparkly" not in attributes and "next to" in query["properties"]["relations"]["items"][
+        "properties"]["relation"]["enum"]
     relations = _branch(first, "query_for_relations")
     names = relations["properties"]["item_id_list"]["items"]["enum"]
-    assert "piano" not in names and "marked" not in names and "table" in names and "4" not in names
+    assert "piano" not in names and "marked" not in names and "table" in names and "5" not in names
+    assert "4" in names  # the user wrote "id 4"
     assert "near" in relations["properties"]["relation"]["enum"]
     # the chairs' ids were observed: the next reply (the correction) may name them; new names stay free
     rename = _branch(llm.requests[1].json_schema, "update_name")
@@ -253,9 +256,11 @@ def test_typed_query_narrows_by_attribute_and_says_when_it_cannot(store):
 
     ctx = TurnContext(store, "room", "q")
     red = T.query_for_objects(ctx, T.QueryArgs(category="cup", attributes=["red"]))
-    assert red.startswith("1 object matches 'red cup'") and "(id: 3)" in red
-    blue = T.query_for_objects(ctx, T.QueryArgs(category="chairs", attributes=["blue"]))
-    assert blue.startswith("(None is recorded as blue.) 2 objects match")
+    assert red.startswith("Best match for 'red cup': cup 3") and "is on brown table (id: 2)" in red
+    blue = T.query_for_objects(ctx, T.QueryArgs(category="chair", attributes=["blue"]))
+    assert blue.startswith("No object matches 'blue chair' fully")
+    both = T.query_for_objects(ctx, T.QueryArgs(category="chair", attributes=["black"]))
+    assert both.startswith("2 objects match 'black chair' equally")  # a tie is reported, not hidden
     miss = T.query_for_objects(ctx, T.QueryArgs(category="piano"))
     assert miss.startswith("There is no piano in this room") and "chair" in miss
 
@@ -282,3 +287,36 @@ def test_the_lamp_next_to_the_bed_is_found_through_the_proximity_family(demo):
     assert f"(id: {lamp})" in llm.requests[1].messages[-1]["content"]
     assert result.answer == f"The lamp is {colour}." and result.objects == [lamp]
     assert result.llm_calls == 2 and result.edits == []
+
+
+# ----------------------------------------------------------------------------- the grounding engine
+def test_a_described_object_is_resolved_by_the_engine_in_two_calls(demo):
+    graph = demo.load("demo")
+    lamp = next(o for o in graph.by_category("lamp") if "white" in o.attributes)
+    llm = ScriptedModel([
+        _plan(("query_for_objects", {"category": "lamp", "relations": [
+            {"relation": "next to", "anchors": [{"category": "bed"}]}]})),
+        _typed("white"),
+    ])
+    result = AgentSession(demo, "demo", llm).ask("What colour is the lamp next to the bed?")
+    observed = llm.requests[1].messages[-1]["content"]
+    assert observed.startswith(f"Observation: Best match for 'lamp next to bed': lamp {lamp.id}")
+    assert result.answer == "The lamp is white." and result.objects == [lamp.id] and result.llm_calls == 2
+
+
+def test_ties_are_reported_and_bad_descriptions_are_errors_not_crashes(demo):
+    from synergai.agent import tools as T
+    from synergai.agent.context import TurnContext
+
+    ctx = TurnContext(demo, "demo", "q")
+    chairs = demo.load("demo").by_category("chair")
+    tie = T.query_for_objects(ctx, T.QueryArgs(category="chair", superlative="largest"))
+    assert tie.startswith(f"{len(chairs)} objects match 'largest chair' equally")
+    assert set(tie.facts[0].subjects) == {c.id for c in chairs}
+    with pytest.raises(T.ToolError, match="bad description"):
+        bad = [{"relation": "levitating over", "anchors": [{"category": "bed"}]}]
+        T.query_for_objects(ctx, T.QueryArgs(category="lamp", relations=bad))
+    piano = T.query_for_objects(ctx, T.QueryArgs(category="piano", relations=[
+        {"relation": "near", "anchors": [{"category": "bed"}]}]))
+    assert piano.startswith("There is no piano in this room; the closest categories are")
+    assert demo.edits("demo") == []

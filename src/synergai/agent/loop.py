@@ -38,7 +38,7 @@ from synergai.agent.prompt import (
     system_prompt,
     turn_vocabulary,
 )
-from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool, cannot_succeed, tool_by_name
+from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool, cannot_succeed, mentioned_ids, tool_by_name
 from synergai.llm.base import ChatModel, ChatReply, LLMError
 
 
@@ -269,7 +269,8 @@ class AgentLoop:
         asking = is_question(question)
         form = answer_form(question) if asking else AnswerForm.PHRASE
         final = final_schema(form, sorted(ctx.graph.categories()), sentence=form is AnswerForm.PHRASE)
-        vocab = turn_vocabulary(ctx.graph, marked=ctx.marked is not None)
+        # the ids the user wrote may be named from the start; others once an observation shows them
+        vocab = turn_vocabulary(ctx.graph, sorted(mentioned_ids(question)), marked=ctx.marked is not None)
         turn = _Turn(ctx, question, result, messages, asking, form, final, vocab)
         handlers = {Phase.PLAN: self._plan, Phase.LOOK: self._next, Phase.CORRECT: self._next,
                     Phase.ANSWER: self._next, Phase.CLOSE: self._close}

@@ -13,8 +13,8 @@ from typing import Any
 
 from synergai.agent.answer_forms import AnswerForm, answer_schema
 from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool
+from synergai.scene.grounding import RELATION_NAMES, SUPERLATIVES, scene_vocabulary
 from synergai.scene.model import WORDING, SceneGraph
-from synergai.scene.vocabulary import words_of
 
 PROLOGUE = """\
 You are an assistant agent in a room. Answer the user's questions about the room with your tools. \
@@ -26,9 +26,10 @@ EXAMPLES = """\
 User input: What is on the blue box?
 Plan: query_for_relations {"item_id_list": ["box"], "relation": "supporting"}
 User input: What color is the lamp next to the bed?
-Plan: query_for_relations {"item_id_list": ["bed"], "relation": "next to"}
+Plan: query_for_objects {"category": "lamp", "relations": [{"relation": "next to", \
+"anchors": [{"category": "bed"}]}]}
 User input: How many chairs are there?
-Plan: query_for_objects {"category": "chair", "attributes": []}
+Plan: query_for_objects {"category": "chair"}
 User input: What is between the bed and the desk?
 Plan: calculate_mid_point {"item_id_list": ["bed", "desk"]}
 User input: The marked object is actually a stool.
@@ -126,8 +127,6 @@ def plan_schema(
     }
 
 
-#: Attribute words one schema offers at most (the most frequent in the scene).
-MAX_ATTRIBUTE_WORDS = 60
 #: Arguments that name objects: ids seen so far, the scene's categories, "marked".
 _OBJECT_ARGS = ("item_id_list", "subject_id", "object_id")
 
@@ -152,15 +151,33 @@ class TurnVocabulary:
 
 
 def turn_vocabulary(graph: SceneGraph, seen_ids: Iterable[str] = (), marked: bool = False) -> TurnVocabulary:
-    """The vocabulary of one turn over this graph."""
-    counts: dict[str, int] = {}
-    for obj in graph:
-        for attr in obj.attributes:
-            for w in words_of(attr):
-                counts[w] = counts.get(w, 0) + 1
-    attrs = sorted(counts, key=lambda w: (-counts[w], w))[:MAX_ATTRIBUTE_WORDS]
+    """The vocabulary of one turn over this graph (categories and attribute words from
+    :func:`synergai.scene.grounding.scene_vocabulary`)."""
+    scene = scene_vocabulary(graph)
     ids = [i for i in seen_ids if i in graph] + (["marked"] if marked else [])
-    return TurnVocabulary(tuple(sorted(graph.categories())), tuple(sorted(attrs)), tuple(dict.fromkeys(ids)))
+    return TurnVocabulary(scene.categories, scene.attributes, tuple(dict.fromkeys(ids)))
+
+
+def _words(values: Sequence[str], most: int) -> dict[str, Any]:
+    return {"type": "array", "maxItems": most if values else 0,
+            "items": {"type": "string", "enum": list(values) or [""]}}
+
+
+def description_schema(vocab: TurnVocabulary, depth: int = 2) -> dict[str, Any]:
+    """A typed referring expression (the grounding engine's ObjectRef) in this turn's vocabulary:
+    a category, attribute words, a superlative and relations to anchors (``depth`` levels)."""
+    props: dict[str, Any] = {"category": {"type": "string", "enum": list(vocab.categories)},
+                             "attributes": _words(vocab.attributes, 3)}
+    if depth == 2:
+        props["superlative"] = {"type": "string", "enum": ["", *SUPERLATIVES]}
+    if depth > 0:
+        anchor = description_schema(vocab, depth - 1)
+        relation = {"type": "object", "additionalProperties": False, "required": ["relation", "anchors"],
+                    "properties": {"relation": {"type": "string", "enum": list(RELATION_NAMES)},
+                                   "anchors": {"type": "array", "minItems": 1, "maxItems": 2,
+                                               "items": anchor}}}
+        props["relations"] = {"type": "array", "maxItems": 2 if depth == 2 else 1, "items": relation}
+    return {"type": "object", "additionalProperties": False, "required": ["category"], "properties": props}
 
 
 def _enum_items(prop: dict[str, Any], values: list[str]) -> None:
@@ -189,12 +206,7 @@ def constrain(schema: dict[str, Any], vocab: TurnVocabulary) -> dict[str, Any]:
             action = props["action"].get("const")
             args = props["action_input"].get("properties", {})
             if action == "query_for_objects":
-                attrs: dict[str, Any] = {"type": "array", "maxItems": 3 if vocab.attributes else 0,
-                                         "items": {"type": "string", "enum": list(vocab.attributes) or [""]}}
-                props["action_input"] = {
-                    "type": "object", "additionalProperties": False, "required": ["category", "attributes"],
-                    "properties": {"category": {"type": "string", "enum": list(vocab.categories)},
-                                   "attributes": attrs}}
+                props["action_input"] = description_schema(vocab)
             for key in _OBJECT_ARGS:
                 if key in args and names:
                     _enum_items(args[key], names)

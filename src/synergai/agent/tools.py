@@ -11,10 +11,10 @@ import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
 from synergai.agent.context import ToolError, TurnContext
 from synergai.agent.matching import find_objects
@@ -31,6 +31,7 @@ from synergai.agent.observation import (
 )
 from synergai.scene import edits
 from synergai.scene.build import view_relation
+from synergai.scene.grounding import ObjectRef, ground
 from synergai.scene.model import (
     INVERSE,
     STRUCTURE_KINDS,
@@ -75,6 +76,9 @@ class _Args(BaseModel):
 class QueryArgs(_Args):
     category: Annotated[str, StringConstraints(max_length=40)] = ""
     attributes: Annotated[list[Short], Field(max_length=4)] = []
+    superlative: Annotated[str, StringConstraints(max_length=12)] = ""
+    # relations as the grounding engine's RelationRef (validated by the tool: the schema is built per turn)
+    relations: Annotated[list[dict[str, Any]], Field(max_length=3)] = []
     query: Annotated[str, StringConstraints(max_length=60)] = ""  # free text: the fallback
 
     @model_validator(mode="after")
@@ -128,22 +132,6 @@ class FinalArgs(_Args):
 
 
 # ----------------------------------------------------------------------------- 3D reasoning
-def _typed_matches(graph: SceneGraph, category: str, attributes: list[str]) -> tuple[list[SceneObject], str]:
-    """Objects of the category (a word outside the scene's categories is mapped through the vocabulary)
-    that carry every attribute word; when no object carries them, all of the category and a note."""
-    want = " ".join(singular(w) for w in words_of(category))
-    found = [o for o in graph if " ".join(singular(w) for w in words_of(o.category)) == want]
-    if not found:
-        found = find_objects(graph, category)
-    words = {w for a in attributes for w in words_of(a)}
-    if not words or not found:
-        return found, ""
-    narrowed = [o for o in found if words <= {w for a in o.attributes for w in words_of(a)}]
-    if narrowed:
-        return narrowed, ""
-    return found, f"(None is recorded as {' '.join(sorted(words))}.) "
-
-
 def missing(graph: SceneGraph, phrase: str) -> str:
     """ "There is no piano in this room; the closest categories are …" (synonyms first, then spelling)."""
     cats = sorted(graph.categories())
@@ -157,43 +145,103 @@ def missing(graph: SceneGraph, phrase: str) -> str:
     return f"There is no {phrase} in this room{near}. The room has: {rest}."
 
 
+def _described(graph: SceneGraph, objs: list[SceneObject]) -> tuple[str, list[Fact]]:
+    """The paper's templates 1 and 2 for each object, and where it sits (3): what holds it, what it holds."""
+    lines: list[str] = []
+    facts: list[Fact] = []
+    for obj in objs:
+        lines.append(describe_objects(graph, [obj.id]))
+        support = [(r, o) for r, o in graph.relations_of(obj.id)  # resting on the floor says little
+                   if r in HIERARCHY_RELATIONS and graph.get(o).kind != ObjectKind.FLOOR]
+        lines.extend(relation_sentences(graph, obj, support, limit=MAX_LISTED))
+        facts.extend(relation_facts(obj, support))
+    return " ".join(lines), facts
+
+
+def _expression(args: QueryArgs) -> ObjectRef:
+    try:
+        return ObjectRef(category=args.category, attributes=args.attributes,
+                         superlative=args.superlative or None, relations=args.relations)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise ToolError(f"bad description: {where}: {err['msg']}") from None
+
+
+def _grounded(ctx: TurnContext, ref: ObjectRef) -> Observed:
+    """An expression with attributes, relations or a superlative, resolved by the grounding engine:
+    the best candidate(s) with their reasons; ties are reported, never hidden."""
+    graph = ctx.graph
+    g = ground(graph, ref, ctx.viewpoint)
+    desc = ref.describe()
+    if g.missing:
+        return Observed(g.message()[0].upper() + g.message()[1:] + ".")
+    if not g.candidates:
+        return Observed(f"Nothing in this room matches {desc!r}.")
+    top = g.candidates[0]
+    if top.score <= 0:
+        shown = "; ".join(c.reason for c in g.candidates[:MAX_DESCRIBED])
+        return Observed(f"No object matches {desc!r} fully: {shown}.")
+    ids = g.tied_ids()
+    if len(ids) > 1:
+        head = f"{len(ids)} objects match {desc!r} equally: " + "; ".join(
+            c.reason for c in g.candidates[:min(len(ids), MAX_LISTED)]) + ". "
+    else:
+        runner = g.candidates[1] if len(g.candidates) > 1 and g.candidates[1].score > 0 else None
+        head = f"Best match for {desc!r}: {top.reason}. " + (f"Next: {runner.reason}. " if runner else "")
+    facts = [Fact(tuple(ids))]
+    for rel in ref.relations:  # what each relation holds, for the answer sentence
+        anchors = [i for a in rel.anchors for i in ground(graph, a, ctx.viewpoint).tied_ids()]
+        if anchors:
+            facts.append(Fact(tuple(ids), rel.relation, tuple(dict.fromkeys(anchors))))
+    if len(ids) <= MAX_DESCRIBED:
+        body, held = _described(graph, [graph.get(i) for i in ids])
+        facts.extend(held)
+    else:
+        body = ", ".join(labelled(graph.get(i)) for i in ids[:MAX_LISTED]) + "."
+    return Observed(head + body, facts)
+
+
 def query_for_objects(ctx: TurnContext, args: QueryArgs) -> str:
-    """Collect the objects of one category in the room: ids, positions, sizes, attributes, what they are on.
+    """Find the objects a description refers to: ids, positions, sizes, attributes, what they are on.
 
     Hints:
-        1. category is one category of the room, eg. "box"; attributes narrow it, eg. ["blue"].
-        2. Count objects with it: every object of the category is listed.
+        1. category is one category of the room, eg. "lamp"; attributes narrow it, eg. ["white"].
+        2. relations hold to other objects, eg. [{"relation": "next to", "anchors": [{"category": "bed"}]}];
+           "between" takes two anchors. superlative picks eg. the "largest" one.
+        3. With a category alone, every object of it is listed (to count them).
 
     Arguments:
-        category: str, eg. "box".
-        attributes: list, colour / material / size words, eg. ["blue"]; [] for none.
+        category: str, eg. "lamp".
+        attributes: list, colour / material / size words, eg. ["white"].
+        superlative: str, eg. "largest", or "".
+        relations: list, eg. [{"relation": "on", "anchors": [{"category": "desk"}]}].
 
     Return:
-        observation: str, the matching objects.
+        observation: str, the matching objects, ranked, with ties reported.
     """
-    note = ""
     if args.category.strip():
-        found, note = _typed_matches(ctx.graph, args.category, args.attributes)
-        label = " ".join([*args.attributes, args.category])
+        ref = _expression(args)
+        if ref.attributes or ref.relations or ref.superlative:
+            return _grounded(ctx, ref)
+        g = ground(ctx.graph, ref, ctx.viewpoint)
+        if g.missing:
+            return missing(ctx.graph, ref.category)
+        found = [ctx.graph.get(c.id) for c in g.candidates]
+        label = ref.category
     else:
         found, label = find_objects(ctx.graph, args.query), args.query
     if not found:
         return missing(ctx.graph, label)
     facts = [Fact(tuple(o.id for o in found))]
     if len(found) <= MAX_DESCRIBED:  # the paper's templates 1 and 2, and where each object sits (3)
-        head = f"{note}{len(found)} {'objects match' if len(found) > 1 else 'object matches'} {label!r}. "
-        lines = []
-        for obj in found:
-            lines.append(describe_objects(ctx.graph, [obj.id]))
-            support = [(r, o) for r, o in ctx.graph.relations_of(obj.id)  # resting on the floor says little
-                       if r in HIERARCHY_RELATIONS and ctx.graph.get(o).kind != ObjectKind.FLOOR]
-            lines.extend(relation_sentences(ctx.graph, obj, support, limit=MAX_LISTED))
-            facts.extend(relation_facts(obj, support))
-        return Observed(head + " ".join(lines), facts)
+        head = f"{len(found)} {'objects match' if len(found) > 1 else 'object matches'} {label!r}. "
+        body, held = _described(ctx.graph, found)
+        return Observed(head + body, [*facts, *held])
     shown = ", ".join(labelled(o) for o in found[:MAX_LISTED])
     rest = ", ".join(o.id for o in found[MAX_LISTED:])
     more = f" Not shown: ids {rest}." if rest else ""
-    return Observed(f"{note}{len(found)} objects match {label!r}: {shown}.{more}", facts)
+    return Observed(f"{len(found)} objects match {label!r}: {shown}.{more}", facts)
 
 
 def _view_facts(
@@ -368,7 +416,7 @@ def find_object_closest(ctx: TurnContext, args: PointArgs) -> str:
 # ----------------------------------------------------------------------------- alignment
 def _ensure_unambiguous(ctx: TurnContext, oid: str) -> None:
     """Refuse to edit on a guess: the target must be marked, named by id, or the only one of its kind."""
-    if oid == ctx.marked or oid in _mentioned_ids(ctx.utterance):
+    if oid == ctx.marked or oid in mentioned_ids(ctx.utterance):
         return
     obj = ctx.graph.get(oid)
     same = [o for o in find_objects(ctx.graph, ctx.utterance) if o.category == obj.category]
@@ -382,7 +430,8 @@ def _ensure_unambiguous(ctx: TurnContext, oid: str) -> None:
     raise ToolError(f"ambiguous target: {n} {obj.category} objects; the user is asked which one")
 
 
-def _mentioned_ids(text: str) -> set[str]:
+def mentioned_ids(text: str) -> set[str]:
+    """Object ids the user wrote ("id 12", "object 12")."""
     low = text.lower()
     return set(re.findall(r"\bid[:\s]*(\w+)", low)) | set(re.findall(r"\bobject\s+(\d+)\b", low))
 
