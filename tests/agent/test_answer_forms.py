@@ -8,6 +8,7 @@ from synergai.agent.answer_forms import (
     AnswerForm,
     answer_form,
     answer_schema,
+    choice_options,
     normalise_answer,
     render_answer,
 )
@@ -28,7 +29,13 @@ from synergai.agent.answer_forms import (
         ("Which object is under the desk?", AnswerForm.CATEGORY),
         ("What shape is the table?", AnswerForm.PHRASE),
         ("What is the chair made of?", AnswerForm.PHRASE),
-        ("Is the towel white or blue?", AnswerForm.PHRASE),
+        ("Is the towel white or blue?", AnswerForm.CHOICE),
+        ("Is the amount of chair behind me odd or even?", AnswerForm.CHOICE),
+        ("Is the TV on or off in front of me to the right?", AnswerForm.CHOICE),
+        ("Should I turn left or right to get to the door?", AnswerForm.DIRECTION),
+        ("Can the number of cabinets behind me be divided by three?", AnswerForm.YES_NO),
+        ("What is on the 6 o'clock of the folded table in front of me?", AnswerForm.CATEGORY),
+        ("Are the monitors on the same table or are they on a different table?", AnswerForm.YES_NO),
     ],
 )
 def test_question_forms(question: str, form: AnswerForm) -> None:
@@ -58,3 +65,14 @@ def test_rendering_and_normalising() -> None:
     assert normalise_answer(AnswerForm.COLOR, "It is dark grey.") == "dark gray"
     assert normalise_answer(AnswerForm.COLOR, "silver") == "light gray"
     assert normalise_answer(AnswerForm.DIRECTION, "to your left") == "left"
+
+
+def test_choice_questions_name_their_options_and_answers_pick_one() -> None:
+    q = "Is the shape of the table in front of me round, square or rectangular?"
+    assert choice_options(q) == ("round", "square", "rectangular")
+    assert choice_options("Is the window closer to the toilet or the sink?") == ("toilet", "sink")
+    assert choice_options("What is on the table?") == ()
+    schema = answer_schema(AnswerForm.CHOICE, ["desk"], ("odd", "even"))
+    assert schema == {"type": "string", "enum": ["odd", "even"]}
+    assert normalise_answer(AnswerForm.CHOICE, "It is even.", ("odd", "even")) == "even"
+    assert normalise_answer(AnswerForm.CHOICE, "three", ("odd", "even")) == ""

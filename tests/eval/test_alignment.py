@@ -11,40 +11,30 @@ import numpy as np
 import pytest
 
 from synergai.cli.main import main
-from synergai.eval.alignment import (
-    BASELINE_STORE,
-    ROBOT_STORE,
-    TABLE_A2,
-    AlignmentRunner,
-    alignment_metrics,
-    knowledge_text,
-    mean_ci,
-    paper_question,
-    prepare,
-    table3,
-    why_uncheckable,
-)
-from synergai.eval.alignment_tasks import (
-    COLOR_NAMES,
-    Correction,
-    ErrorKind,
-    Question,
-    Template,
-    colors_compatible,
-    colour_words,
-    corrected,
+from synergai.eval.alignment.judge import (
+    LABEL_TEMPLATES,
+    SimulatedUser,
     extract_count,
-    graph_answer,
     judge_answer,
-    match_objects,
-    plural,
     yes_no,
 )
-from synergai.eval.simulated_user import LABEL_TEMPLATES, SimulatedUser
+from synergai.eval.alignment.matching import Correction, ErrorKind, match_objects
+from synergai.eval.alignment.questions import Question, Template, graph_answer
+from synergai.eval.alignment.report import alignment_metrics, mean_ci, table3
+from synergai.eval.alignment.run import (
+    BASELINE_STORE,
+    ROBOT_STORE,
+    AlignmentRunner,
+    knowledge_text,
+    prepare,
+)
+from synergai.eval.alignment.tasks import TABLE_A2, corrected, paper_question, why_uncheckable
+from synergai.eval.words import colors_compatible, colour_words
 from synergai.llm import ScriptedModel
 from synergai.scene.attributes import color_name
 from synergai.scene.model import SceneError, SceneObject
 from synergai.scene.store import SceneStore
+from synergai.scene.vocabulary import COLOR_NAMES, plural
 
 SCENE = "scene0050_00"
 

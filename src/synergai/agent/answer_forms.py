@@ -1,7 +1,8 @@
 """Typed short answers: the form a question's short answer takes, its JSON schema and its text.
 
-A question's form follows its wording: "how many" asks for a number, "what colour" for a colour word,
-"is there" for yes / no, "where" for a place (a relation and an anchor: "on the desk"), "which way"
+A question's form follows its wording: "A or B" asks for one of the options it names (a direction when
+they are directions), "how many" for a number, "is there" / "can I" for yes / no, "what colour" for a
+colour word, "where" for a place (a relation and an anchor: "on the desk"), "which way"
 for a direction, "what is on" for a category of the scene; anything else gets a free phrase. The
 agent's final answer and program mode's answer both go through this module, so a short answer is
 one value of the right kind, never a sentence.
@@ -26,6 +27,7 @@ class AnswerForm(StrEnum):
     CATEGORY = "category"
     PLACE = "place"
     DIRECTION = "direction"
+    CHOICE = "choice"
     PHRASE = "phrase"
 
 
@@ -39,12 +41,19 @@ PLACE_RELATIONS: tuple[str, ...] = (
 #: Longest free phrase (characters).
 PHRASE_MAX = 40
 
-_AUX = ("is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "should", "has",
+_AUX_WORDS = ("is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "should",
+              "has",
         "have", "had", "am", "may", "might", "must")
+_AUX = _AUX_WORDS
 _YES_NO_START = re.compile(rf"^(?:{'|'.join(_AUX)})\b")
 _COLOR_Q = re.compile(r"\b(colou?r|colou?red)\b")
 _COUNT_Q = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")
-_DIRECTION_Q = re.compile(r"\bwhich (?:direction|way|side)\b|\bwhat direction\b|\bo ?clock\b")
+_DIRECTION_Q = re.compile(r"\bwhich (?:direction|way|side)\b|\bwhat direction\b")
+_CHOICE_Q = re.compile(r"((?:[a-z'-]+, )*)([a-z'-]+),? or (?:the |an? )?([a-z'-]+)")
+#: Words that cannot be an option of an "A or B" question ("... or are they ...", "... or not").
+_NOT_OPTIONS = frozenset({*_AUX_WORDS, "not", "the", "a", "an", "they", "it", "i", "he", "she", "we", "you",
+                          "there", "this", "that", "these", "those", "to", "in", "of", "at", "my",
+                          "me", "by", "with", "for", "and", "so"})
 _PLACE_Q = re.compile(r"^where\b|\bwhere (?:is|are|was|were|can|do|does|should)\b")
 _CATEGORY_Q = re.compile(
     r"^(?:what|which)\b(?! (?:shape|material|size|kind of (?:shape|material)|type of (?:shape|material)))"
@@ -52,9 +61,28 @@ _CATEGORY_Q = re.compile(
 _OPEN_ATTRIBUTE_Q = re.compile(r"\b(shape|material|made of|pattern|style|size|brand|written|say|doing)\b")
 
 
+def choice_options(question: str) -> tuple[str, ...]:
+    """The one-word options of an "A, B or C" question ("odd or even" -> ("odd", "even")); () if none."""
+    m = _CHOICE_Q.search(" ".join(str(question).lower().replace("?", " ").split()))
+    if m is None:
+        return ()
+    options = [w.strip() for w in m.group(1).split(",") if w.strip()] + [m.group(2), m.group(3)]
+    if any(o in _NOT_OPTIONS for o in options) or len(set(options)) < len(options):
+        return ()
+    return tuple(options)
+
+
 def answer_form(question: str) -> AnswerForm:
     """The form of the short answer a question asks for (see the module doc-string)."""
     q = " ".join(words_of(question))
+    options = choice_options(question)
+    if options:
+        directions = {*DIRECTION_WORDS, "behind"}
+        return AnswerForm.DIRECTION if all(o in directions for o in options) else AnswerForm.CHOICE
+    if re.search(r"\bhow many\b", q):
+        return AnswerForm.NUMBER
+    if _YES_NO_START.match(q) and not _COLOR_Q.search(q):
+        return AnswerForm.YES_NO
     if _COUNT_Q.search(q):
         return AnswerForm.NUMBER
     if _COLOR_Q.search(q) and not _YES_NO_START.match(q):
@@ -75,10 +103,13 @@ def _names_direction(q: str) -> bool:
     return sum(w in words for w in ("left", "right", "front", "back", "behind")) >= 2
 
 
-def answer_schema(form: AnswerForm, categories: Sequence[str] = ()) -> dict[str, Any]:
+def answer_schema(form: AnswerForm, categories: Sequence[str] = (),
+                  options: Sequence[str] = ()) -> dict[str, Any]:
     """JSON schema of a short answer of this form; categories (the scene's) bound category and place
-    answers, so the model cannot name what the scene does not hold."""
+    answers, so the model cannot name what the scene does not hold; options bound a choice."""
     cats = sorted({c for c in categories if c})
+    if form is AnswerForm.CHOICE and options:
+        return {"type": "string", "enum": list(options)}
     if form is AnswerForm.YES_NO:
         return {"type": "string", "enum": ["yes", "no"]}
     if form is AnswerForm.NUMBER:
@@ -109,10 +140,13 @@ def render_answer(form: AnswerForm, value: Any) -> str:
     return normalise_answer(form, text)
 
 
-def normalise_answer(form: AnswerForm, text: str) -> str:
+def normalise_answer(form: AnswerForm, text: str, options: Sequence[str] = ()) -> str:
     """A free-text short answer read as a value of the form ("Yes, there is." -> "yes", "three" -> "3",
-    "grey" -> "gray"); '' when it holds no such value. Phrases and categories are kept as written."""
+    "grey" -> "gray", "It is even." -> "even" among the options); '' when it holds no such value.
+    Phrases and categories are kept as written."""
     words = words_of(text)
+    if form is AnswerForm.CHOICE:
+        return next((w for w in words if w in options), "")
     if form is AnswerForm.YES_NO:
         return next((w for w in words if w in ("yes", "no")), "")
     if form is AnswerForm.NUMBER:

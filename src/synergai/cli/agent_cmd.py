@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 
 from synergai.agent.loop import AgentResult
-from synergai.agent.program_loop import ProgramLoop
+from synergai.agent.program.loop import ProgramLoop
 from synergai.agent.session import AgentSession
 from synergai.cli.common import add_scene_options, open_catalog, print_json
 from synergai.geometry.frames import SQA3D_FACING, Viewpoint
@@ -89,9 +89,18 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.mode == "program":
         graph = open_catalog(args).open(args.scene)
         viewpoint = args.pose or args.viewpoint
-        result = ProgramLoop(open_llm(args)).run(graph, args.question, args.situation, viewpoint)
-    else:
-        result = open_session(args).ask(args.question)
+        program = ProgramLoop(open_llm(args)).run(graph, args.question, args.situation, viewpoint)
+        if args.json:
+            d = program.to_dict()
+            print_json({k: d[k] for k in ("answer", "short_answer", "answer_form", "error", "llm_calls",
+                                          "prompt_tokens", "completion_tokens", "trace")})
+        else:
+            console = Console()
+            console.print(program.answer, markup=False, highlight=False)
+            console.print(f"[dim]{program.llm_calls} LLM calls, {program.prompt_tokens}+"
+                          f"{program.completion_tokens} tokens, {program.seconds:.1f} s[/dim]")
+        return 0
+    result = open_session(args).ask(args.question)
     if args.json:
         d = result.to_dict()
         keys = ("answer", "short_answer", "objects", "llm_calls", "prompt_tokens", "new_prompt_tokens",

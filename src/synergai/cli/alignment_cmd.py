@@ -75,7 +75,8 @@ def _questions(path: Path) -> list[dict[str, Any]]:
 
 
 def cmd_alignment(args: argparse.Namespace) -> int:
-    from synergai.eval.alignment import alignment_metrics, prepare, run_alignment, write_alignment_report
+    from synergai.eval.alignment.report import alignment_metrics, write_alignment_report
+    from synergai.eval.alignment.run import prepare, run_alignment
 
     for name in ("limit", "per_scene", "max_turns", "concurrency"):
         value = getattr(args, name)

@@ -35,7 +35,7 @@ class ChatReply:
     model: str
     cached: bool = False
     seconds: float = 0.0
-    cached_tokens: int = 0  # prompt tokens served from the model's prefix (KV) cache, not processed anew
+    cached_tokens: int = 0  # prompt tokens the backend reused from its KV cache (0 when unknown)
 
     @property
     def new_prompt_tokens(self) -> int:

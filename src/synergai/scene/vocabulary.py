@@ -219,3 +219,23 @@ SUPERLATIVE_WORDS: MappingProxyType[str, str] = MappingProxyType({
     "tallest": "tallest", "shortest": "shortest", "highest": "highest", "topmost": "highest",
     "lowest": "lowest", "bottommost": "lowest",
 })
+
+
+# ------------------------------------------------------------------------------ relations and attributes
+#: Other words for relations and directions -> the word the program API uses (one meaning each).
+RELATION_SYNONYMS: MappingProxyType[str, str] = MappingProxyType({
+    "forward": "front", "forwards": "front", "ahead": "front", "in front": "front", "in front of": "front",
+    "backward": "back", "backwards": "back",
+    "on top of": "on", "on top": "on", "atop": "on", "upon": "on",
+    "beside": "next to", "besides": "next to", "adjacent": "next to", "adjacent to": "next to",
+    "nearby": "near", "close to": "near", "close": "near",
+    "underneath": "under", "beneath": "under",
+    "in": "inside", "within": "inside", "inside of": "inside",
+    "hanging": "hanging on", "hung on": "hanging on", "mounted on": "hanging on",
+    "nearest": "closest", "furthest": "farthest",
+    "reachable": "within reach",
+})
+#: Other words for the attribute types the program API knows.
+ATTRIBUTE_TYPE_SYNONYMS: MappingProxyType[str, str] = MappingProxyType({
+    "colour": "color", "size": "lwh", "dimensions": "lwh", "dimension": "lwh",
+})

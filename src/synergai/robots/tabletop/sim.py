@@ -6,7 +6,8 @@ table bounds (out of bounds), every waypoint (pre-grasp, grasp, pre-place, place
 inverse kinematics within joint limits, confirmed by forward kinematics (unreachable), and neither the
 arm nor the carried object may touch another object there (collision). The carried object is then set
 down at the target and physics runs until the table settles (an object pushed or knocked over is
-reported). As in MultiTalk, the z of a command is ignored: objects always rest on the table.
+reported). As in MultiTalk, the z of a command is ignored (objects rest on the table), except that a move
+whose z reaches the top of the object under its (x, y) sets the carried object down on that object.
 A plan runs from a saved state; when a step fails the whole world returns to that state.
 """
 
@@ -22,10 +23,10 @@ import numpy as np
 import pybullet as pb
 import pybullet_data
 
-from synergai.robots.arm_plan import ArmStep
 from synergai.robots.errors import RobotError
+from synergai.robots.tabletop.objects import STACK_MARGIN, ObjectSpec, ObjectState, TableBounds
+from synergai.robots.tabletop.plan import ArmStep
 
-SHAPES = ("box", "cylinder", "sphere", "urdf")
 ERROR_KINDS = ("collision", "out_of_bounds", "unreachable", "no_object", "invalid", "unstable")
 
 _EE_LINK = 11  # panda_grasptarget
@@ -36,59 +37,6 @@ _UPPER = (2.9671, 1.8326, 2.9671, 0.0, 2.9671, 3.8223, 2.9671)
 _HOME = (0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785)
 _DOWN = (1.0, 0.0, 0.0, 0.0)  # gripper pointing down (x, y, z, w)
 _TABLE_POSE = ((0.2, 0.0, -0.625), (0.0, 0.0, math.sqrt(0.5), math.sqrt(0.5)))  # top at z = 0
-
-
-@dataclass(frozen=True)
-class TableBounds:
-    """The workspace on the table (MultiTalk: -0.15 < x < 0.45, -0.62 < y < 0.62)."""
-
-    x: tuple[float, float] = (-0.15, 0.45)
-    y: tuple[float, float] = (-0.62, 0.62)
-
-    def contains(self, x: float, y: float) -> bool:
-        return self.x[0] < x < self.x[1] and self.y[0] < y < self.y[1]
-
-    def describe(self) -> str:
-        return f"{self.x[0]:g} < x < {self.x[1]:g}, {self.y[0]:g} < y < {self.y[1]:g}, z > 0"
-
-
-@dataclass(frozen=True)
-class ObjectSpec:
-    """One object to place on the table: a primitive (size = length, width, height; a cylinder's or
-    sphere's diameter is the length) or a pybullet_data URDF (``urdf`` path, size from its box)."""
-
-    name: str
-    category: str
-    position: tuple[float, float]
-    shape: str = "box"
-    size: tuple[float, float, float] = (0.05, 0.05, 0.05)
-    color: tuple[int, int, int] = (200, 200, 200)
-    urdf: str | None = None
-    mass: float = 0.3
-
-    def __post_init__(self) -> None:
-        if not self.name.strip():
-            raise RobotError("object name must not be empty")
-        if self.shape not in SHAPES:
-            raise RobotError(f"object {self.name}: unknown shape {self.shape!r}; legal: {', '.join(SHAPES)}")
-        if self.shape == "urdf" and not self.urdf:
-            raise RobotError(f"object {self.name}: shape 'urdf' needs a urdf path")
-        if len(self.size) != 3 or not all(math.isfinite(v) and v > 0 for v in self.size):
-            raise RobotError(f"object {self.name}: size needs 3 positive numbers")
-        if len(self.position) != 2 or not all(math.isfinite(v) for v in self.position):
-            raise RobotError(f"object {self.name}: position needs 2 finite numbers")
-
-
-@dataclass(frozen=True)
-class ObjectState:
-    """Where an object is: its box (centre, size), whether it stands upright, and its spec."""
-
-    name: str
-    category: str
-    center: tuple[float, float, float]
-    size: tuple[float, float, float]
-    upright: bool
-    color: tuple[int, int, int]
 
 
 @dataclass(frozen=True)
@@ -234,9 +182,9 @@ class TabletopSim:
         self._place(body, spec.position)
         return body
 
-    def _place(self, body: _Body, xy: Sequence[float]) -> None:
-        """Stand ``body`` upright with its box centre over ``xy`` and its bottom on the table."""
-        target = np.array([xy[0], xy[1], body.size[2] / 2 + 1e-4])
+    def _place(self, body: _Body, xy: Sequence[float], floor: float = 0.0) -> None:
+        """Stand ``body`` upright with its box centre over ``xy`` and its bottom at height ``floor``."""
+        target = np.array([xy[0], xy[1], floor + body.size[2] / 2 + 1e-4])
         base = target - body.offset
         pb.resetBasePositionAndOrientation(body.uid, base.tolist(), (0, 0, 0, 1), physicsClientId=self._cid)
         pb.resetBaseVelocity(body.uid, (0, 0, 0), (0, 0, 0), physicsClientId=self._cid)
@@ -377,22 +325,38 @@ class TabletopSim:
         x, y = step.xy
         if not self.bounds.contains(x, y):
             raise _StepFailed("out_of_bounds", f"({x:g}, {y:g}) is out of bounds ({self.bounds.describe()})")
-        return self._grasp(x, y) if step.action == "grasp" else self._move(x, y)
+        if step.action == "grasp":
+            return self._grasp(x, y)
+        return self._move(x, y, step.xyz[2] if len(step.xyz) == 3 else None)
 
     def _object_at(self, x: float, y: float) -> str | None:
-        best, best_d = None, math.inf
+        """The object whose footprint (plus the grasp tolerance) holds (x, y): the highest, then nearest."""
+        best, best_key = None, (math.inf, math.inf)
         for name, st in self.states().items():
             if name == self.holding:
                 continue
             half = np.asarray(st.size[:2]) / 2 + self.grasp_tolerance
             d = np.abs(np.array([x, y]) - np.asarray(st.center[:2]))
-            if np.all(d <= half) and float(np.hypot(*d)) < best_d:
-                best, best_d = name, float(np.hypot(*d))
+            key = (-round(st.center[2] + st.size[2] / 2, 3), float(np.hypot(*d)))
+            if np.all(d <= half) and key < best_key:
+                best, best_key = name, key
         return best
 
+    def _support_at(self, x: float, y: float, z: float, carried: str) -> tuple[str, float] | None:
+        """The object (and its top height) a move to (x, y, z) stacks on: its footprint holds (x, y) and z
+        reaches its top."""
+        found = None
+        for name, st in self.states().items():
+            top = st.center[2] + st.size[2] / 2
+            inside = all(abs((x, y)[k] - st.center[k]) <= st.size[k] / 2 for k in (0, 1))
+            if name != carried and inside and z >= top + STACK_MARGIN and (found is None or top > found[1]):
+                found = (name, top)
+        return found
+
     def _grasp_height(self, name: str) -> float:
-        top = self.state(name).size[2]
-        return max(top - 0.03, top / 2)
+        st = self.state(name)
+        bottom, height = st.center[2] - st.size[2] / 2, st.size[2]
+        return bottom + max(height - 0.03, height / 2)
 
     def _reach(self, points: Sequence[Sequence[float]], what: str) -> tuple[float, ...]:
         q: tuple[float, ...] = ()
@@ -425,16 +389,21 @@ class TabletopSim:
         self.holding = name
         return f"grasped {name}"
 
-    def _move(self, x: float, y: float) -> str:
+    def _move(self, x: float, y: float, step_z: float | None = None) -> str:
         name = self.holding
         if name is None:
             raise _StepFailed("invalid", "no object is grasped; an object must be grasped before it is moved")
         body = self._bodies[name]
-        z = self._grasp_height(name)
+        support = self._support_at(x, y, float(step_z), name) if step_z is not None else None
+        floor = support[1] if support else 0.0
+        height = self.state(name).size[2]
+        z = floor + max(height - 0.03, height / 2)
         q = self._reach([(x, y, z + 0.12), (x, y, z)], f"placing {name}")
         before = {n: self.state(n).center for n in self._bodies if n != name}
-        self._place(body, (x, y))
+        self._place(body, (x, y), floor)
         for other, ob in self._bodies.items():
+            if support and other == support[0]:
+                continue
             if other != name and pb.getClosestPoints(body.uid, ob.uid, self.clearance,
                                                      physicsClientId=self._cid):
                 raise _StepFailed("collision", f"collision detected between {name} and {other}")
@@ -452,7 +421,7 @@ class TabletopSim:
                 raise _StepFailed("unstable", f"placing {name} pushed {other} by {moved:.2f} m")
         if not self.state(name).upright:
             raise _StepFailed("unstable", f"{name} fell over at ({x:g}, {y:g})")
-        return f"moved {name} to ({x:g}, {y:g})"
+        return f"moved {name} to ({x:g}, {y:g})" + (f" on {support[0]}" if support else "")
 
     def _run(self, n: int) -> None:
         for _ in range(n):

@@ -2,11 +2,12 @@
 action per step, messages passed between them, per-robot feedback, message and action histories.
 
 Robots take turns (Bob, Alice, David). A robot's reply is one JSON object whose ``command`` is
-constrained to its own skills and to names from its scene graph; the house executes it and returns
-feedback. ``communicate`` puts a message in the recipient's inbox, read at its next turn. The run stops
-when the world satisfies the task (the checker reads the house, not the robots' claims), when no
-robot acts for two rounds, or after ``max_rounds``. ``use_feedback=False`` is MHRC's ablation:
-robots no longer see the outcome of their actions (messages and the scene graph remain).
+constrained to the commands it can carry out now (feasible-action decoding); the house executes it and
+returns feedback. ``communicate`` puts a message in the recipient's inbox, read at its next turn. The run
+stops when the world satisfies the task (the checker reads the house, not the robots' claims), when no
+robot acts for two rounds, or after ``max_rounds``. A robot offered nothing but messages and waiting, with
+no new message to read, waits without a model call (after its first turn). ``use_feedback=False`` is
+MHRC's ablation: robots no longer see the outcome of their actions (messages and the scene graph remain).
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from typing import Any
 
 from synergai.llm.base import ChatModel
 from synergai.llm.json_reply import ask_json
-from synergai.robots import team_prompts as T
 from synergai.robots.errors import RobotError
-from synergai.robots.house import Command, Feedback, House
-from synergai.robots.house_tasks import HouseTask
+from synergai.robots.goals import check_house
+from synergai.robots.team import prompts as T
+from synergai.robots.team.flat import HouseTask
+from synergai.robots.team.house import Command, Feedback, House
 
 TURN_ORDER = ("Bob", "Alice", "David")
 _ARGS = MappingProxyType({"navigate": ("target", "stand_pose"), "open": ("target",), "pick": ("target",),
@@ -53,6 +55,7 @@ class RobotMemory:
     messages: list[str] = field(default_factory=list)
     actions: list[str] = field(default_factory=list)
     latest_messages: list[str] = field(default_factory=list)
+    last_failed: Command | None = None
 
 
 def command_from_json(data: Mapping[str, Any]) -> Command:
@@ -130,17 +133,17 @@ class Team:
         if "pick" not in h.robots[robot].skills:
             grip = "You have no gripper."
         role = T.ROLES[robot]
+        done = [p.describe() for p in self.task.goal if check_house((p,), h).success]
+        todo = [p.describe() for p in self.task.goal if p.describe() not in done]
         lines = [
             f"Scene graph now: furniture states: {states}.",
             f"Objects you have seen: {'; '.join(seen) if seen else 'none yet'}.",
             f"Robot status: position [{x:.2f}, {y:.2f}], orientation {yaw:.2f}. {grip}",
-            f"Task: Brief: {role['brief']} Detailed: {role['detailed']}",
+            f"Task (the person said): {self.task.text}. The objects it names: {list(self.task.targets)}.",
+            f"Your part: Brief: {role['brief']} Detailed: {role['detailed']}",
+            f"Latest task progress: done: {'; '.join(done) or 'nothing yet'}. "
+            f"To do: {'; '.join(todo) or 'nothing'}.",
         ]
-        if robot == "Bob":
-            inside = h.in_container("tray")
-            lines[-1] += f" The list of objects: {list(self.task.targets)}."
-            progress = ", ".join(inside) if inside else "nothing yet"
-            lines.append(f"Latest task progress: in the tray: {progress}.")
         if self.config.use_feedback:
             lines.append(f"Feedback history: {' '.join(mem.feedback[-n:-1]) or 'none'}")
             latest = mem.feedback[-1] if mem.feedback else "This is the first step."
@@ -157,10 +160,18 @@ class Team:
         mem = self.memory[robot]
         mem.messages.extend(mem.latest_messages)
         mem.latest_messages = [f"{m.content} (from {m.sender})" for m in self.house.take_messages(robot)]
+        known = [n for n in self._seen(robot) if n not in self.house.robots]
+        schema = T.command_schema(self.house, robot, known, mem.last_failed)
+        offered = {v["properties"]["skill"]["const"] for v in schema["properties"]["command"]["anyOf"]}
+        if offered <= {"communicate", "wait"} and not mem.latest_messages and mem.actions:
+            # nothing it can do in the world and nothing new to read: it waits without a model call
+            fb = self.house.execute(robot, Command("wait"))
+            mem.actions.append("wait()")
+            mem.feedback.append(fb.text)
+            return {"round": round_no, "robot": robot, "llm_calls": 0, "command": "wait()", "ok": True,
+                    "feedback": fb.text, "auto": True}
         messages = [{"role": "system", "content": self._system[robot]},
                     {"role": "user", "content": self.user_prompt(robot)}]
-        known = [n for n in self._seen(robot) if n not in self.house.robots]
-        schema = T.command_schema(self.house, robot, known)
         answer = ask_json(self.model, messages, schema, max_tokens=self.config.max_tokens,
                           retries=self.config.retries)
         entry: dict[str, Any] = {"round": round_no, "robot": robot, "llm_calls": answer.calls}
@@ -174,6 +185,7 @@ class Team:
             mem.feedback.append(fb.text)
             return entry
         fb = self.house.execute(robot, command)
+        mem.last_failed = None if fb.ok else command
         mem.actions.append(command.render())
         mem.feedback.append(fb.text)
         entry.update(command=command.render(), ok=fb.ok, feedback=fb.text,
@@ -198,8 +210,7 @@ class Team:
                     result.steps += 1
                     acted = acted or not entry["command"].startswith("wait")
                 result.failed_actions += 0 if entry["ok"] else 1
-                ok, _ = self.task.check(self.house)
-                if ok:
+                if self.task.check(self.house).success:
                     done = True
                     break
             if done:
@@ -211,7 +222,8 @@ class Team:
                 break
         else:
             result.stop_reason = f"stopped after {self.config.max_rounds} rounds"
-        result.success, result.check_reason = self.task.check(self.house)
+        verdict = self.task.check(self.house)
+        result.success, result.check_reason = verdict.success, verdict.reason
         result.messages = self.house.messages_sent
         result.seconds = time.perf_counter() - start
         return result

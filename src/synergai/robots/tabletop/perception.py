@@ -8,17 +8,21 @@ only (a rescan finds them: what MultiTalk's "Perception Rerun Required" is for);
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from synergai.robots.errors import RobotError
-from synergai.robots.sim_tabletop import TabletopSim
+from synergai.robots.tabletop.objects import ObjectState
 from synergai.scene.attributes import color_name
 from synergai.scene.build import build_graph
 from synergai.scene.model import Relation, SceneGraph, SceneObject
+
+if TYPE_CHECKING:
+    from synergai.robots.tabletop.sim import TabletopSim
 
 TABLE_ID = "table"
 _RELATION_WORDS = MappingProxyType({Relation.SUPPORTED_BY: "on", Relation.INSIDE: "in", Relation.NEAR: "near",
@@ -57,18 +61,32 @@ class TabletopPerception:
         """Detect the objects now on the table and build their scene graph (the table included)."""
         first = self.scans == 0
         self.scans += 1
-        center, size = self.sim.table_box()
-        objects = [SceneObject(TABLE_ID, "table", center, size, (255, 255, 255), ("white",),
-                               provenance="sim-perception")]
+        seen: dict[str, ObjectState] = {}
         for name, st in self.sim.states().items():
             if (first and name in self.noise.missing) or self._rng.random() < self.noise.drop_rate:
                 continue
-            c = np.asarray(st.center, dtype=float)
             if self.noise.position_sigma > 0:
+                c = np.asarray(st.center, dtype=float)
                 c[:2] += self._rng.normal(0.0, self.noise.position_sigma, 2)
-            objects.append(SceneObject(name, st.category, tuple(float(v) for v in c), st.size, st.color,
-                                       (color_name(st.color),), provenance="sim-perception"))
-        return build_graph("tabletop", objects, scene_type="tabletop")
+                st = ObjectState(st.name, st.category, tuple(float(v) for v in c), st.size, st.upright,
+                                 st.color)
+            seen[name] = st
+        return tabletop_graph(seen, self.sim.table_box())
+
+
+def tabletop_graph(states: Mapping[str, ObjectState],
+                   table: tuple[Sequence[float], Sequence[float]] | None = None,
+                   scene_id: str = "tabletop") -> SceneGraph:
+    """The scene graph of objects on the table (and the table, given its (centre, size)), built by the
+    same :func:`~synergai.scene.build.build_graph` the agent's scenes use; ids are the objects' names."""
+    objects = []
+    if table is not None:
+        objects.append(SceneObject(TABLE_ID, "table", tuple(table[0]), tuple(table[1]), (255, 255, 255),
+                                   ("white",), provenance="sim-perception"))
+    for name, st in states.items():
+        objects.append(SceneObject(name, st.category, st.center, st.size, st.color, (color_name(st.color),),
+                                   provenance="sim-perception"))
+    return build_graph(scene_id, objects, scene_type="tabletop")
 
 
 def movable_objects(graph: SceneGraph) -> list[SceneObject]:

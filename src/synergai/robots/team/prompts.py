@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
 
-from synergai.robots.house import SKILLS, House
+from synergai.robots.team.house import SKILLS, Command, House
 
 SKILL_DOCS = MappingProxyType({
     "navigate": "navigate(obj_name, stand_pose_id): go to the stand_pose_id position of the furniture "
@@ -34,29 +34,31 @@ _ALICE = {
     "profile": "You are in an unexplored house. The scene graph shows the furniture, but you only know what "
     "is on or inside a piece of furniture after you go there (and open it if it is closed). Explore, find "
     "the needed objects, pick them and bring them to table_0.",
-    "constraints": "1) At the start, ask Bob which objects he needs. 2) When you place an object on table_0 "
-    "or in the tray, tell Bob. 3) If several objects must be found, ask David to explore some places. "
-    "4) If you need another robot to act first, wait(). 5) If a pick fails, navigate to another stand "
-    "pose or move closer.",
-    "brief": "Explore the house and bring the required objects to Bob.",
-    "detailed": "1. Ask Bob which objects are needed, then explore, pick them up and place them on table_0 "
-    "near Bob (or in the tray). 2. At Bob's request, move objects on table_0 into his reach.",
+    "constraints": "1) When you place an object on table_0 or in the tray, tell Bob. 2) If several objects "
+    "must be found, ask David to explore some places. 3) If you need another robot to act first, wait(). "
+    "4) The commands you are offered are the ones you can do now: to pick or open something, first "
+    "navigate to a stand pose next to it.",
+    "brief": "Explore the house and do the parts of the task away from table_0; bring objects Bob needs.",
+    "detailed": "1. Explore, pick up the objects the task names and place them where the task says "
+    "(objects for the tray go into the tray or onto table_0 near Bob). 2. Open furniture the task "
+    "needs open. 3. At Bob's request, move objects on table_0 into his reach.",
 }
 _BOB = {
     "role": "You are a smart robot named Bob, equipped with manipulation capabilities. The ideal distance "
     "to pick an object is 1 meter or less; your arm reaches 0.8 m.",
     "background": "You cooperate and communicate with Alice. Alice has navigation and manipulation "
     "capabilities.",
-    "profile": "You are fixed at table_0. Pick and place objects to the target location. For required "
+    "profile": "You are fixed at table_0 and read the person's task. Pick and place objects. For required "
     "objects that are not on the table, or that you fail to pick, ask Alice for help. Reply to Alice's "
     "requests at once.",
     "constraints": "1) At the start, send Alice the list of needed objects and say which ones are missing "
     "from your table. 2) Do not send similar messages again and again. 3) If you need another robot to "
     "act first, wait().",
-    "brief": "Put the objects into the tray.",
-    "detailed": "Put all the listed objects on table_0 into the tray. When you cannot pick an object on the "
-    "table, ask Alice to move it. When a listed object is missing, ask Alice to find it and bring it. Do "
-    "not put objects that are not on the list into the tray.",
+    "brief": "Do the task's steps at table_0 (the tray is on it).",
+    "detailed": "Pick the objects the task names that lie on table_0 within your reach and place them "
+    "where the task says. When you cannot pick a named object on the table, ask Alice to move it. When a "
+    "named object is elsewhere, ask Alice to find it and bring it. Do not move objects the task does not "
+    "name. If the task has nothing to do at table_0, wait().",
 }
 _DAVID = {
     "role": "You are a smart robot named David, equipped with navigation capabilities only: you cannot "
@@ -111,38 +113,61 @@ def robot_system(house: House, robot: str) -> str:
             f"Profile: {r['profile']}\nConstraints: {r['constraints']}\nYour skills: {skills}.")
 
 
-def command_schema(house: House, robot: str, known_items: Sequence[str]) -> dict[str, Any]:
-    """The reply schema of one robot: its own skills only, with names from its scene graph."""
-    furniture = list(house.furniture)
+def feasible_variants(house: House, robot: str, known_items: Sequence[str],
+                      last_failed: Command | None = None) -> list[dict[str, Any]]:
+    """The commands ``robot`` can carry out now, one JSON-schema variant per skill (or per navigation
+    target): stand poses it is not already at, closed furniture within reach, known items within reach on
+    open furniture while the gripper is empty, the held item onto open furniture within reach, messages to
+    the others, wait. The action that failed at the robot's last step is left out; ``move`` is never
+    offered (every place is reached by ``navigate``)."""
+    spec, state = house.robots[robot], house.states[robot]
+    skills = spec.skills
     others = [n for n in house.robots if n != robot]
-    openable = [f.name for f in house.furniture.values() if f.openable]
     variants: list[dict[str, Any]] = []
+
+    def allowed(skill: str, *args: str) -> bool:
+        return last_failed is None or last_failed != Command(skill, args)
 
     def variant(skill: str, **props: Any) -> None:
         variants.append({"type": "object", "properties": {"skill": {"const": skill}, **props},
                          "required": ["skill", *props]})
 
-    skills = house.robots[robot].skills
-    if "navigate" in skills:
-        variant("navigate", target={"enum": furniture}, stand_pose={"enum": ["stand_pose_0", "stand_pose_1"]})
+    if "navigate" in skills and spec.station is None:
+        for f in house.furniture.values():
+            poses = [f"stand_pose_{i}" for i, pose in enumerate(f.stand_poses)
+                     if pose != state.pose and allowed("navigate", f.name, f"stand_pose_{i}")]
+            if poses:
+                variant("navigate", target={"const": f.name}, stand_pose={"enum": poses})
     if "open" in skills:
-        variant("open", target={"enum": openable})
-    if "pick" in skills and known_items:
-        variant("pick", target={"enum": list(known_items)})
-    if "place" in skills and known_items:
-        variant("place", target={"enum": list(known_items)}, location={"enum": furniture})
-    if "move" in skills:
-        variant("move", delta_x={"type": "number"}, delta_y={"type": "number"})
-    if "communicate" in skills:
+        closable = [name for name in house.furniture if not house.is_open(name)
+                    and house.within_reach(robot, name) and allowed("open", name)]
+        if closable:
+            variant("open", target={"enum": closable})
+    if "pick" in skills and state.holding is None:
+        pickable = [n for n in known_items if house.can_pick(robot, n) and allowed("pick", n)]
+        if pickable:
+            variant("pick", target={"enum": pickable})
+    if "place" in skills and state.holding is not None:
+        places = [name for name in house.furniture if house.can_place(robot, state.holding, name)
+                  and allowed("place", state.holding, name)]
+        if places:
+            variant("place", target={"const": state.holding}, location={"enum": places})
+    if "communicate" in skills and others:
         variant("communicate", content={"type": "string", "maxLength": 200}, robot_name={"enum": others})
     if "wait" in skills:
         variant("wait")
+    return variants
+
+
+def command_schema(house: House, robot: str, known_items: Sequence[str],
+                   last_failed: Command | None = None) -> dict[str, Any]:
+    """The reply schema of one robot at this step: only the commands it can carry out now."""
     return {
         "type": "object",
         "properties": {
             "analysis": {"type": "string", "maxLength": 150},
             "reasoning": {"type": "string", "maxLength": 80},
-            "command": {"anyOf": variants},
+            "command": {"anyOf": feasible_variants(house, robot, known_items, last_failed)},
         },
         "required": ["analysis", "reasoning", "command"],
     }

@@ -1,8 +1,8 @@
 """Child side of the program sandbox: check, lock down and run one untrusted program.
 
-Started by :func:`synergai.agent.sandbox.run_program` as ``python -s -P <this file>`` (by path, so no package
-``__init__`` runs in the child). It reads one JSON request on stdin and writes one reply line, the request's
-nonce followed by JSON, to the stdout it started with. Stdlib only.
+Started by :func:`synergai.agent.program.sandbox.run_program` as ``python -s -P <this file>`` (by path, so no
+package ``__init__`` runs in the child). It reads one JSON request on stdin and writes one reply line, the
+request's nonce followed by JSON, to the stdout it started with. Stdlib only.
 
 Layers, in the order they act:
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from synergai.robots.sim_tabletop import TableBounds
+from synergai.robots.tabletop.objects import TableBounds
 
 PLANNER_REPLIES = ("plan", "questions", "perception_rerun")
 
@@ -21,8 +21,10 @@ def planner_system(bounds: TableBounds) -> str:
         "execute. If the instruction is ambiguous, ask the user questions instead.",
         "",
         "Actions:",
-        "- grasp((x, y, z)): grab the object at these coordinates (use the object's center)",
-        "- move((x, y, z)): move the grasped object to this location and release it there",
+        "- grasp(object): grab that object (by its name in the environment; only objects the arm can reach "
+        "and grip are offered)",
+        "- move((x, y, z)): move the grasped object to this location and release it there on the table; "
+        "to put it on top of another object, give that object's (x, y) and z = its height + 0.01",
         "- home(): return the arm to its base position after completing the task",
         "Rules: only one object can be grasped at a time; an object must be grasped before it is moved; "
         "home() "
@@ -43,15 +45,15 @@ def planner_system(bounds: TableBounds) -> str:
         "the perception system will scan the table again.",
         "",
         'Reply with one JSON object: {"reply": "plan" | "questions" | "perception_rerun", "questions": '
-        '[...], '
-        '"steps": [{"action": "grasp" | "move" | "home", "xyz": [x, y, z], "why": "..."}]}',
+        '[...], "steps": [{"action": "grasp", "object": name, "why": "..."} | {"action": "move", "xyz": '
+        '[x, y, z], "why": "..."} | {"action": "home", "why": "..."}]}',
         "",
         'Example. Environment: {"cup": ((0.08, 0.08, 0.1), (0.3, 0.2, 0.05)), "bowl": ((0.15, 0.15, 0.06), '
         "(0.2, -0.4, 0.03))}. Instruction: Put the cup at (0.1, -0.2) and the bowl at (0.35, 0.0).",
-        '{"reply": "plan", "questions": [], "steps": [{"action": "grasp", "xyz": [0.3, 0.2, 0.05], "why": '
+        '{"reply": "plan", "questions": [], "steps": [{"action": "grasp", "object": "cup", "why": '
         '"the cup"}, {"action": "move", "xyz": [0.1, -0.2, 0.05], "why": "cup to its place"}, {"action": '
-        '"grasp", "xyz": [0.2, -0.4, 0.03], "why": "the bowl"}, {"action": "move", "xyz": [0.35, 0.0, 0.03], '
-        '"why": "bowl to its place"}, {"action": "home", "xyz": [], "why": "task done"}]}',
+        '"grasp", "object": "bowl", "why": "the bowl"}, {"action": "move", "xyz": [0.35, 0.0, 0.03], '
+        '"why": "bowl to its place"}, {"action": "home", "why": "task done"}]}',
         "Example. Same environment. Instruction: Give me a container.",
         '{"reply": "questions", "questions": ["Which container do you want: the cup or the bowl?", "Where '
         'should '
@@ -59,30 +61,36 @@ def planner_system(bounds: TableBounds) -> str:
     ])
 
 
-def planner_schema(replies: Sequence[str] = PLANNER_REPLIES, max_steps: int = 16) -> dict[str, Any]:
-    """The Planner's reply schema; ``replies`` narrows what it may answer (e.g. no more questions)."""
-    number = {"type": "number"}
+def planner_schema(replies: Sequence[str] = PLANNER_REPLIES, graspable: Sequence[str] | None = None,
+                   max_steps: int = 16) -> dict[str, Any]:
+    """The Planner's reply schema; ``replies`` narrows what it may answer (e.g. no more questions) and
+    ``graspable`` the objects a grasp may name (the ones the arm can reach and grip now)."""
+    why = {"type": "string", "maxLength": 40}
+    xyz = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 3}
+    move = {"type": "object", "properties": {"action": {"const": "move"}, "xyz": xyz, "why": why},
+            "required": ["action", "xyz", "why"]}
+    home = {"type": "object", "properties": {"action": {"const": "home"}, "why": why},
+            "required": ["action", "why"]}
+    variants = [move, home]
+    if graspable is None or graspable:
+        target = {"enum": list(graspable)} if graspable is not None else {"type": "string", "maxLength": 40}
+        variants.insert(0, {"type": "object", "properties": {"action": {"const": "grasp"}, "object": target,
+                                                             "why": why},
+                            "required": ["action", "object", "why"]})
     return {
         "type": "object",
         "properties": {
             "reply": {"enum": list(replies)},
             "questions": {"type": "array", "items": {"type": "string", "maxLength": 150}, "maxItems": 3},
-            "steps": {
-                "type": "array",
-                "maxItems": max_steps,
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "action": {"enum": ["grasp", "move", "home"]},
-                        "xyz": {"type": "array", "items": number, "maxItems": 3},
-                        "why": {"type": "string", "maxLength": 40},
-                    },
-                    "required": ["action", "xyz", "why"],
-                },
-            },
+            "steps": {"type": "array", "maxItems": max_steps, "items": {"anyOf": variants}},
         },
         "required": ["reply", "questions", "steps"],
     }
+
+
+def repeat_feedback(problems: str) -> str:
+    return ("You sent again a plan that was already rejected, unchanged. It cannot run. The problems were:\n"
+            f"{problems}\nChange the steps named there (use the fixes suggested), in the same JSON format.")
 
 
 def planner_task(environment: str, task: str, qa: Sequence[tuple[str, str]]) -> str:
@@ -130,7 +138,8 @@ ANALYZER_SYSTEM = "\n".join([
     "what the instruction (and the user's answers) ask.",
     "",
     "Actions: grasp((x, y, z)) grabs the object at its coordinates; move((x, y, z)) moves the grasped object "
-    "there and releases it; home() returns the arm to its base, after which nothing can follow.",
+    "there and releases it (on top of the object there when z reaches its height); home() returns the arm "
+    "to its base, after which nothing can follow.",
     "Rules:",
     "- each action must be physically feasible; only one object can be grasped at a time; an object must be "
     "grasped before it is moved",

@@ -5,7 +5,7 @@ Generated code is hostile until proven otherwise. :func:`run_program` starts ``p
 in a new session, sends it the program as JSON, enforces the wall-clock limit (SIGKILL to the whole process
 group), reads its pipes with size caps and turns whatever happened into a :class:`SandboxResult`. The child's
 defences (static check, curated builtins, rlimits, audit hook) are described in
-:mod:`synergai.agent.sandbox_child`.
+:mod:`synergai.agent.program.sandbox_child`.
 
 Scene APIs are injected by an ``api_factory`` import path ``"module:function"``: the child imports it and
 calls ``function(api_args)`` *before* the lockdown; it returns ``{name: object}`` for the program's globals
@@ -34,11 +34,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from synergai.agent.sandbox_child import MAX_ERROR_CHARS, TRUNCATION_MARKER
+from synergai.agent.program.sandbox_child import MAX_ERROR_CHARS, TRUNCATION_MARKER
 
 __all__ = ["DemoObject", "SandboxError", "SandboxLimits", "SandboxResult", "demo_api", "run_program"]
 
 _CHILD_SCRIPT = Path(__file__).with_name("sandbox_child.py")
+_PACKAGE_ROOT = Path(__file__).resolve().parents[3]  # the directory holding the synergai package
 _FACTORY_SPEC = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
 _STDERR_CAP = 4096
 _READ_CHUNK = 65536
@@ -147,10 +148,13 @@ def _request(code: str, api_factory: str | None, api_args: Mapping[str, Any] | N
 
 
 def _child_env() -> dict[str, str]:
-    """A minimal environment: no host secrets, one BLAS thread (threads would meet RLIMIT_NPROC), and a
-    fixed hash seed so sets of objects iterate, and programs print, in the same order on every run."""
+    """A minimal environment: no host secrets, one BLAS thread (threads would meet RLIMIT_NPROC), a
+    fixed hash seed so sets of objects iterate, and programs print, in the same order on every run, and
+    the directory this ``synergai`` package was loaded from first on the path, so that API factories come
+    from the same code as the host (not from another installed copy)."""
     single = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
-    return {"PATH": os.defpath, "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0", **single}
+    return {"PATH": os.defpath, "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONPATH": str(_PACKAGE_ROOT),
+            **single}
 
 
 def _supervise(argv: Sequence[str], payload: bytes, wall_seconds: float, stdout_cap: int) -> _Outcome:

@@ -3,6 +3,10 @@ and the rectify / parse-error / summarization messages."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from synergai.agent.answer_forms import AnswerForm
+
 TASK = """\
 You are a smart embodied agent. Use your coding and common sense reasoning skills to solve a question \
 answering task with interleaving Thought, Action, Observation steps. Given your situation and question, \
@@ -38,15 +42,16 @@ the following functions. Programs run in a sandbox: only math, itertools, collec
 be imported; no classes, no attribute assignment (obj.x = ...), no open / eval / exec, no names starting \
 with "_".
 ```Python
-class ObjectAttribute:
+class ObjectAttribute:  # objects come from scene(), filter() and relate(); never build one yourself
     category: str # category of the object
     xyz: List[float] # center coordinates of the object
+    id: str # the object's id
 
 scene() -> Set[ObjectAttribute]:
-    """Returns a set of objects in the scene."""
+    """Returns a set of objects in the scene. {set_order}"""
 
 filter(object_set: Set[ObjectAttribute], category: str) -> Set[ObjectAttribute]:
-    """Returns a set of objects whose category is `category`.
+    """Returns a set of objects whose category is `category` (a category of the scene).
     >>> table_set = filter(object_set=scene(), category="table")"""
 
 relate_agent(object_set: Set[ObjectAttribute], relation: str) -> Set:
@@ -130,6 +135,9 @@ YOUR MODIFIED PROGRAM
 RECTIFY = ("Program executing error. Check your program. {error} Return your modified program in the format "
            "of:\n" + _MODIFIED_PROGRAM)
 
+CHECK_FAILED = ("Program check error: the program was not run. {error} Return your modified program in the "
+                "format of:\n" + _MODIFIED_PROGRAM)
+
 EMPTY_OUTPUT = "the program printed nothing: print the values you want to know."
 
 REPEATED = ("This is the program that already failed with: {error} Running it again fails again. Write a "
@@ -153,13 +161,44 @@ Action: Final Answer
 Action Input: your final answer with NO MORE THAN 3 words."""
 
 
-def system_prompt() -> str:
+#: How object sets behave, in the documentation the model reads.
+ORDERED_SETS = ("Every set of objects the functions return is ordered by distance from you, nearest first: "
+                "set[0] and next(iter(set)) are the nearest object, set[-1] the farthest; check len(set) > 0 "
+                "first. Sets you build yourself (set(), {...}) have no order.")
+STRICT_SETS = ("A set cannot be indexed. The sets the functions return iterate nearest to you first, so "
+               "next(iter(set)) is the nearest object; sets you build yourself (set(), {...}) have no order.")
+
+SUMMARIZE_JSON = ("You have reached the maximum number of chats. From the observations above, give your "
+                  "final answer as JSON: {\"thought\": \"...\", \"answer\": ...}.")
+
+_FORM_HINTS = {
+    AnswerForm.YES_NO: "yes or no",
+    AnswerForm.NUMBER: "a number",
+    AnswerForm.COLOR: "a colour",
+    AnswerForm.CATEGORY: "an object category of the scene",
+    AnswerForm.PLACE: "a place (a relation and an object, e.g. on the desk)",
+    AnswerForm.DIRECTION: "a direction: left, right, front or back",
+    AnswerForm.PHRASE: "one or two words",
+}
+
+
+def system_prompt(ordered_sets: bool = True) -> str:
     """The scene-independent system prompt (a stable prefix for the model's cache)."""
-    return f"{TASK}\n\n{FORMAT}\n\n{API_DOC}\n\n{EXAMPLE}"
+    api = API_DOC.replace("{set_order}", ORDERED_SETS if ordered_sets else STRICT_SETS)
+    return f"{TASK}\n\n{FORMAT}\n\n{api}\n\n{EXAMPLE}"
 
 
-def user_prompt(scene_summary: str, situation: str, question: str) -> str:
-    """The per-question message, with the scene summary prepended as in the paper."""
+def answer_hint(form: AnswerForm, options: Sequence[str] = ()) -> str:
+    """"Answer with: ..." for the question's answer form."""
+    if form is AnswerForm.CHOICE and options:
+        return "one of: " + ", ".join(options)
+    return _FORM_HINTS.get(form, _FORM_HINTS[AnswerForm.PHRASE])
+
+
+def user_prompt(scene_summary: str, situation: str, question: str, answer: str = "") -> str:
+    """The per-question message, with the scene summary prepended as in the paper (and, when given, the
+    form the final answer takes)."""
     situation_line = f"My situation: {situation}\n" if situation.strip() else ""
+    answer_line = f"\nAnswer with: {answer}." if answer else ""
     return f"I am in a room. Looking around me, I see some objects: {scene_summary}.\n{situation_line}" \
-           f"Question: {question}"
+           f"Question: {question}{answer_line}"

@@ -7,28 +7,41 @@ The loop runs until a plan passes the Analyzer and executes in the simulator wit
 (e.g. a terminal prompt); when neither can answer, the questions are reported and the run ends
 unsuccessful. Success is the task checker's verdict on the simulator's final state. Every round is
 logged: the Planner's reply, the critique, the simulator's feedback, answers and rescans.
+
+Decoding is over what is feasible: a JSON grasp names one of the objects the arm can reach and grip now
+(an enum in the reply schema), resolved to its coordinates as the plan moves things. A plan the rules or
+the simulator refused cannot run again unchanged (it is sent back with the earlier findings); a plan only
+the model's critique refused may be resubmitted and then goes to the simulator. ``caught`` records which
+component caught which error: ``rules``, ``llm``, ``simulator``, or ``goal checker`` for an executed plan
+that missed the goal.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from synergai.llm.base import ChatModel
 from synergai.llm.json_reply import JsonAnswer, ask_json
-from synergai.robots import multitalk_prompts as P
-from synergai.robots.arm_plan import ArmStep, format_plan, parse_plan_text, steps_from_json
 from synergai.robots.errors import RobotError
-from synergai.robots.perception import TabletopPerception, environment_text, relations_text
-from synergai.robots.plan_rules import Violation, check_plan
-from synergai.robots.sim_tabletop import TabletopSim
-from synergai.robots.tabletop_tasks import Checker
+from synergai.robots.goals import GoalCheck, States
+from synergai.robots.tabletop import prompts as P
+from synergai.robots.tabletop.perception import (
+    TabletopPerception,
+    environment_text,
+    movable_objects,
+    relations_text,
+)
+from synergai.robots.tabletop.plan import ArmStep, format_plan, parse_plan_text, steps_from_json
+from synergai.robots.tabletop.rules import Violation, check_plan
+from synergai.robots.tabletop.sim import TabletopSim
 from synergai.scene.model import SceneGraph
 
 AskUser = Callable[[str], str | None]
+Checker = Callable[[States, States], GoalCheck]
 
 
 @dataclass(frozen=True)
@@ -69,20 +82,22 @@ class Planner:
         self.system = P.planner_system(sim.bounds)
 
     def propose(self, task_block: str, last_reply: str | None, feedback: str | None,
-                replies: Sequence[str]) -> PlannerReply:
+                replies: Sequence[str], graph: SceneGraph | None = None,
+                graspable: Sequence[str] | None = None) -> PlannerReply:
         messages = [{"role": "system", "content": self.system}, {"role": "user", "content": task_block}]
         if last_reply is not None and feedback is not None:
             messages += [{"role": "assistant", "content": last_reply}, {"role": "user", "content": feedback}]
         elif feedback is not None:
             messages[1]["content"] += "\n\n" + feedback
-        answer = ask_json(self.model, messages, P.planner_schema(replies),
+        answer = ask_json(self.model, messages, P.planner_schema(replies, graspable),
                           max_tokens=self.config.plan_max_tokens, retries=self.config.retries,
                           accept_text=lambda text: _text_reply(text, replies, PlannerReply("invalid")).kind
                           != "invalid")
-        return _planner_reply(answer, replies)
+        return _planner_reply(answer, replies, graph)
 
 
-def _planner_reply(answer: JsonAnswer, replies: Sequence[str]) -> PlannerReply:
+def _planner_reply(answer: JsonAnswer, replies: Sequence[str], graph: SceneGraph | None = None
+                   ) -> PlannerReply:
     out = PlannerReply("invalid", text=answer.text, calls=answer.calls, problem=answer.problem)
     data = answer.data
     if data is None:
@@ -99,7 +114,8 @@ def _planner_reply(answer: JsonAnswer, replies: Sequence[str]) -> PlannerReply:
         out.kind, out.questions = kind, questions
     elif kind == "plan":
         try:
-            out.steps = steps_from_json(data.get("steps") or [])
+            items = data.get("steps") or []
+            out.steps = steps_from_json(resolve_grasps(items, graph) if graph is not None else items)
         except RobotError as exc:
             out.problem = str(exc)
             return out
@@ -107,6 +123,56 @@ def _planner_reply(answer: JsonAnswer, replies: Sequence[str]) -> PlannerReply:
     else:
         out.kind = kind
     return out
+
+
+def resolve_grasps(items: Sequence[Any], graph: SceneGraph) -> list[Any]:
+    """JSON steps with ``grasp`` by object name turned into grasps at that object's coordinates, following
+    the objects the plan has already moved; RobotError for a name not in the environment."""
+    where = {o.id: [float(v) for v in o.center] for o in movable_objects(graph)}
+    holding: str | None = None
+    out: list[Any] = []
+    for index, item in enumerate(items, start=1):
+        if not isinstance(item, Mapping):
+            out.append(item)
+            continue
+        item = dict(item)
+        action = str(item.get("action", "")).strip().lower()
+        if action == "grasp" and "object" in item:
+            name = str(item["object"])
+            if name not in where:
+                raise RobotError(f"step {index}: no object named {name!r} in the environment; objects: "
+                                 f"{', '.join(where)}")
+            item["xyz"] = [round(v, 3) for v in where[name]]
+            item["why"] = item.get("why") or name
+            holding = name
+        elif action == "grasp":
+            holding = None
+        elif action == "move" and holding is not None:
+            xyz = item.get("xyz")
+            if isinstance(xyz, list) and len(xyz) >= 2 and all(isinstance(v, int | float) for v in xyz[:2]):
+                where[holding][:2] = [float(xyz[0]), float(xyz[1])]
+            holding = None
+        out.append(item)
+    return out
+
+
+def feasible_grasps(graph: SceneGraph, sim: TabletopSim, gripper: float = 0.08) -> list[str]:
+    """The perceived objects the arm can grip (narrow enough) and reach from above right now."""
+    out = []
+    for o in movable_objects(graph):
+        if min(o.size[:2]) > gripper:
+            continue
+        top = o.center[2] + o.size[2] / 2
+        z = top - min(0.03, o.size[2] / 2)
+        x, y = o.center[0], o.center[1]
+        if sim.reachable((x, y, z)) and sim.reachable((x, y, z + 0.12)):
+            out.append(o.id)
+    return out
+
+
+def arm_reaches(sim: TabletopSim) -> Callable[[float, float], bool]:
+    """Whether the arm can set an object down at (x, y): the place and the approach above it."""
+    return lambda x, y: sim.reachable((x, y, 0.07)) and sim.reachable((x, y, 0.19))
 
 
 def _text_reply(text: str, replies: Sequence[str], out: PlannerReply) -> PlannerReply:
@@ -138,8 +204,10 @@ class Analyzer:
         self.calls = 0
 
     def critique(self, task: str, steps: Sequence[ArmStep], qa: Sequence[tuple[str, str]],
-                 graph: SceneGraph) -> list[Violation]:
-        violations = check_plan(steps, graph)
+                 graph: SceneGraph, reachable: Callable[[float, float], bool] | None = None
+                 ) -> list[Violation]:
+        """Rule findings (each naming its fix); when the rules pass, the model's critique."""
+        violations = check_plan(steps, graph, reachable=reachable)
         if violations or self.model is None or not self.config.llm_critic:
             return violations
         query = P.analyzer_query(task, format_plan(steps), qa, environment_text(graph), relations_text(graph))
@@ -180,6 +248,7 @@ class MultiTalkResult:
     sim_steps: int = 0
     seconds: float = 0.0
     stop_reason: str = ""
+    caught: list[dict[str, Any]] = field(default_factory=list)  # which component caught which error
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -211,10 +280,13 @@ def run_multitalk(
     start = time.perf_counter()
     result = MultiTalkResult(task)
     graph = perception.scan()
+    graspable = feasible_grasps(graph, sim)
+    reachable = arm_reaches(sim)
     last_reply: str | None = None
     feedback: str | None = None
     question_rounds = reruns = 0
-    last_critiqued: tuple[str, ...] | None = None
+    llm_rejected: set[tuple[str, ...]] = set()
+    rejected: dict[tuple[str, ...], str] = {}  # plans the rules or the simulator refused, and why
 
     for rnd in range(1, cfg.max_rounds + 1):
         replies = [r for r in P.PLANNER_REPLIES
@@ -223,7 +295,7 @@ def run_multitalk(
         if feedback is not None and "questions" not in replies:
             feedback += "\n" + P.NO_MORE_QUESTIONS
         task_block = P.planner_task(environment_text(graph), task, result.questions)
-        reply = planner.propose(task_block, last_reply, feedback, replies)
+        reply = planner.propose(task_block, last_reply, feedback, replies, graph, graspable)
         result.rounds, result.llm_calls = rnd, result.llm_calls + reply.calls
         result.dialogue_messages += 1
         entry: dict[str, Any] = {"round": rnd, "planner": reply.kind}
@@ -248,6 +320,7 @@ def run_multitalk(
             continue
         if reply.kind == "perception_rerun":
             graph = perception.scan()
+            graspable = feasible_grasps(graph, sim)
             reruns += 1
             entry["environment"] = environment_text(graph)
             feedback = P.perception_feedback(entry["environment"])
@@ -255,19 +328,30 @@ def run_multitalk(
         plan_text = format_plan(reply.steps)
         entry["plan"] = plan_text.splitlines()
         key = tuple(s.render() for s in reply.steps)
-        if analyzer is not None and key != last_critiqued:
+        if key in rejected:  # a refused plan cannot run again unchanged
+            entry["repeat"] = True
+            feedback = P.repeat_feedback(rejected[key])
+            continue
+        if analyzer is not None and key not in llm_rejected:
             calls0 = analyzer.calls
-            violations = analyzer.critique(task, reply.steps, result.questions, graph)
+            violations = analyzer.critique(task, reply.steps, result.questions, graph, reachable)
             result.llm_calls += analyzer.calls - calls0
             result.dialogue_messages += 1
             entry["critique"] = [v.line() for v in violations] or ["Feasible Plan!"]
             entry["critique_sources"] = sorted({v.source for v in violations})
             if violations:
-                last_critiqued = key
-                feedback = P.analyzer_feedback("\n".join(v.line() for v in violations))
+                comments = "\n".join(v.line() for v in violations)
+                by = violations[0].source
+                result.caught.append({"round": rnd, "by": by, "problems": [v.line() for v in violations]})
+                if by == "rules":
+                    rejected[key] = comments
+                else:
+                    llm_rejected.add(key)
+                feedback = P.analyzer_feedback(comments)
                 continue
         elif analyzer is not None:
-            entry["critique"] = ["(same plan resubmitted: the Analyzer trusts the planner)"]
+            entry["critique"] = ["(same plan resubmitted after the model's critique: the Analyzer trusts the "
+                                 "planner)"]
         report = sim.execute(reply.steps)
         result.sim_steps += report.sim_steps
         result.dialogue_messages += 1
@@ -276,6 +360,10 @@ def run_multitalk(
             result.executed, result.final_plan = True, entry["plan"]
             result.stop_reason = "plan executed"
             break
+        bad = report.failure
+        result.caught.append({"round": rnd, "by": "simulator", "error": bad.error if bad else None,
+                              "problems": [report.feedback()]})
+        rejected[key] = report.feedback()
         feedback = P.simulator_feedback(report.feedback())
     else:
         result.stop_reason = f"no executable plan within {cfg.max_rounds} rounds"
@@ -284,6 +372,8 @@ def run_multitalk(
         verdict = checker(initial, sim.states())
         result.checked, result.check_reason = True, verdict.reason
         result.success = result.executed and verdict.success
+        if result.executed and not verdict.success:  # an error no component caught before execution
+            result.caught.append({"round": result.rounds, "by": "goal checker", "problems": [verdict.reason]})
     else:
         result.success = result.executed
     result.seconds = time.perf_counter() - start

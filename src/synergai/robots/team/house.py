@@ -44,12 +44,14 @@ class Furniture:
         return re.sub(r"_\d+$", "", self.name).replace("_", " ")
 
     def slot(self, index: int, height: float) -> Vec3:
-        """A resting centre for the ``index``-th object of ``height`` (a small grid over the box)."""
+        """A resting centre for the ``index``-th object of ``height``: a 3 x 3 grid over the box, the cells
+        nearest a stand pose first (so the first objects put there are within reach of a robot there)."""
         cx, cy, cz = self.position
         sx, sy, sz = self.size
-        col, row = index % 3, (index // 3) % 3
-        x = cx + (col - 1) * sx / 4
-        y = cy + (row - 1) * sy / 4
+        cells = [(cx + (col - 1) * sx / 4, cy + (row - 1) * sy / 4) for row in range(3) for col in range(3)]
+        if self.stand_poses:
+            cells.sort(key=lambda c: min(math.hypot(c[0] - p[0], c[1] - p[1]) for p in self.stand_poses))
+        x, y = cells[index % len(cells)]
         shelf = 0.02 if sz < 0.3 else 0.3 * sz  # tall furniture keeps things on an inner shelf
         bottom = cz - sz / 2 + shelf if self.holds_inside else cz + sz / 2
         return (x, y, bottom + height / 2)
@@ -192,6 +194,26 @@ class House:
         dx = max(abs(x - cx) - f.size[0] / 2, 0.0)
         dy = max(abs(y - cy) - f.size[1] / 2, 0.0)
         return math.hypot(dx, dy) <= self.robots[robot].reach
+
+    def within_reach(self, robot: str, furniture: str) -> bool:
+        """Whether ``robot`` stands within reach of ``furniture``'s box."""
+        return self._near(robot, self.furniture_named(furniture))
+
+    def can_pick(self, robot: str, item: str) -> bool:
+        """Whether ``pick(item)`` would succeed for ``robot`` now (the same preconditions as the skill)."""
+        it = self.items.get(item)
+        return (it is not None and self.states[robot].holding is None and it.location in self.furniture
+                and self.is_open(it.location) and item in self.known[robot]
+                and self.distance(robot, it.position) <= self.robots[robot].reach)
+
+    def can_place(self, robot: str, item: str, furniture: str) -> bool:
+        """Whether ``place(item, furniture)`` would succeed for ``robot`` now."""
+        if self.states[robot].holding != item or furniture not in self.furniture:
+            return False
+        if not self.is_open(furniture):
+            return False
+        spot = self.furniture[furniture].slot(len(self.items_at(furniture)), self.items[item].size[2])
+        return self.distance(robot, spot) <= self.robots[robot].reach
 
     def _look(self, robot: str) -> list[str]:
         """Items the robot can now see (and remembers); returns the newly seen ones."""
@@ -353,7 +375,7 @@ class House:
         return got
 
     # ----- scene graph
-    def scene_graph(self) -> SceneGraph:
+    def scene_graph(self, scene_id: str = "house") -> SceneGraph:
         """Furniture and the items resting somewhere, related by the scene builder."""
         objects = [SceneObject("floor", "floor", (5.0, 6.0, -0.01), (12.0, 14.0, 0.02))]
         for f in self.furniture.values():
@@ -364,7 +386,7 @@ class House:
             if item.location in self.furniture:
                 objects.append(SceneObject(item.name, item.category, item.position, item.size,
                                            provenance="house"))
-        return build_graph("house", objects, scene_type="house")
+        return build_graph(scene_id, objects, scene_type="house")
 
     def holder_of(self, graph: SceneGraph, item: str) -> tuple[str, str] | None:
         """(``on`` / ``in``, furniture) for an item from the graph's support edges."""

@@ -4,13 +4,20 @@ Names and arguments follow the paper's documentation (``scene``, ``filter``, ``r
 ``relate_agent``, ``query_relation``, ``query_relation_agent``, ``query_attribute``,
 ``query_state``): the paper's names are the contract inside the sandbox, even where they shadow
 Python builtins. Wrong arguments raise errors that list the legal values, which drive the repair.
+
+Object sets: with ``ordered_sets`` (the default) a set of objects iterates, prints and indexes nearest
+to the agent first (ties by id), so ``tables[0]`` and ``next(iter(tables))`` both mean "the nearest
+table"; without it, sets keep LLM-TPC's contract (no indexing) and still iterate in that order. No
+element is ever picked arbitrarily.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, NoReturn
+from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 
@@ -25,7 +32,13 @@ from synergai.scene.model import (
 )
 from synergai.scene.relations.thresholds import RelationThresholds
 from synergai.scene.serialization import graph_from_dict
-from synergai.scene.vocabulary import COLOR_WORDS, MATERIAL_WORDS, SHAPE_WORDS
+from synergai.scene.vocabulary import (
+    ATTRIBUTE_TYPE_SYNONYMS,
+    COLOR_WORDS,
+    MATERIAL_WORDS,
+    RELATION_SYNONYMS,
+    SHAPE_WORDS,
+)
 
 RELATE_RELATIONS = (
     "on",
@@ -64,10 +77,11 @@ _CLOCK = {
 class ObjectAttribute:
     """One object as programs see it: ``category`` and ``xyz`` (its centre), plus ``id``."""
 
-    def __init__(self, object_id: str, category: str, xyz: list[float]) -> None:
+    def __init__(self, object_id: str, category: str, xyz: list[float], rank: float = 0.0) -> None:
         self.id = object_id
         self.category = category
         self.xyz = xyz
+        self._rank = (rank, object_id)  # the order of sets: distance from the agent, then id
 
     def __repr__(self) -> str:
         return f"{self.category} (id: {self.id})"
@@ -80,28 +94,102 @@ class ObjectAttribute:
 
 
 class ObjectSet(set):
-    """The paper's ``Set[ObjectAttribute]``: a plain set whose indexing error says what to do instead."""
+    """The paper's ``Set[ObjectAttribute]``, iterated nearest to the agent first (ties by id).
+
+    With ``indexable`` it also indexes in that order (``objects[0]`` is the nearest); otherwise indexing
+    raises an error that says what to do instead. Set operations keep the type and the order."""
+
+    indexable: bool = True
+
+    def _ordered(self) -> list[ObjectAttribute]:
+        return sorted(super().__iter__(), key=lambda o: o._rank)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._ordered())
 
     def __repr__(self) -> str:  # as a set prints, so programs' output reads the same
-        return "{" + ", ".join(map(repr, self)) + "}" if self else "set()"
+        return "{" + ", ".join(map(repr, self._ordered())) + "}" if self else "set()"
 
-    def __getitem__(self, index: object) -> NoReturn:
-        raise TypeError("a set of objects cannot be indexed: loop over it (for obj in objects: ...) or take "
-                        "one object with next(iter(objects)) after checking it is not empty")
+    def __getitem__(self, index: object) -> Any:
+        if not self.indexable:
+            raise TypeError("a set of objects cannot be indexed: loop over it (for obj in objects: ...) or "
+                            "take the nearest with next(iter(objects)) after checking it is not empty")
+        if not isinstance(index, int | slice):
+            raise TypeError(f"object sets are indexed by position (0 is the nearest), got {index!r}")
+        try:
+            return self._ordered()[index]
+        except IndexError:
+            raise IndexError(f"index {index} is out of range: the set holds {len(self)} objects; "
+                             "check len(objects) first") from None
+
+    def _same(self, items: Iterable[ObjectAttribute]) -> ObjectSet:
+        out = type(self)(items)
+        return out
+
+    def __or__(self, other: Any) -> ObjectSet:
+        return self._same(set.__or__(self, other))
+
+    def __and__(self, other: Any) -> ObjectSet:
+        return self._same(set.__and__(self, other))
+
+    def __sub__(self, other: Any) -> ObjectSet:
+        return self._same(set.__sub__(self, other))
+
+    def __xor__(self, other: Any) -> ObjectSet:
+        return self._same(set.__xor__(self, other))
+
+    __ror__, __rand__, __rxor__ = __or__, __and__, __xor__
+
+    def union(self, *others: Any) -> ObjectSet:
+        return self._same(set.union(self, *others))
+
+    def intersection(self, *others: Any) -> ObjectSet:
+        return self._same(set.intersection(self, *others))
+
+    def difference(self, *others: Any) -> ObjectSet:
+        return self._same(set.difference(self, *others))
+
+    def copy(self) -> ObjectSet:
+        return self._same(self)
+
+    def pop(self) -> ObjectAttribute:
+        """Removes and returns the nearest object (a plain set would return an arbitrary one)."""
+        if not self:
+            raise KeyError("pop from an empty set of objects: check len(objects) > 0 first")
+        nearest = self._ordered()[0]
+        self.remove(nearest)
+        return nearest
 
 
-def _choose(value: str, legal: Iterable[str], what: str) -> str:
-    v = str(value).strip().lower().replace("_", " ")
+class StrictObjectSet(ObjectSet):
+    """LLM-TPC's contract: a set that cannot be indexed."""
+
+    indexable = False
+
+
+_VALUE_SYNONYMS = MappingProxyType({**RELATION_SYNONYMS, **ATTRIBUTE_TYPE_SYNONYMS})
+_AFFIXES = re.compile(r"^(?:to |on )?(?:the |my )|(?: of| side)$")
+
+
+def legal_value(value: object, legal: Iterable[str]) -> str | None:
+    """``value`` as one of ``legal`` (case, underscores, "to the ... of" / "... side" and the synonyms of
+    the vocabulary's relation and attribute-type words forgiven), or None."""
+    v = " ".join(str(value).strip().lower().replace("_", " ").split())
     legal = tuple(legal)
+    if v not in legal and v not in _VALUE_SYNONYMS:
+        v = _AFFIXES.sub("", _AFFIXES.sub("", v)).strip()
+    v = _VALUE_SYNONYMS.get(v, v)
     if v == "back" and "behind" in legal:
         v = "behind"
     if v == "behind" and "back" in legal:
         v = "back"
-    if v in ("in front", "in front of"):
-        v = "front"
-    if v in ("on top of", "on top"):
-        v = "on"
-    if v not in legal:
+    return v if v in legal else None
+
+
+def _choose(value: str, legal: Iterable[str], what: str) -> str:
+    legal = tuple(legal)
+    v = legal_value(value, legal)
+    if v is None:
         raise ValueError(f"{what} must be one of {list(legal)}, got {value!r}")
     return v
 
@@ -109,12 +197,16 @@ def _choose(value: str, legal: Iterable[str], what: str) -> str:
 class SceneAPI:
     """The functions a program may call, bound to one graph and the agent's pose."""
 
-    def __init__(self, graph: SceneGraph, viewpoint: Viewpoint | None) -> None:
+    def __init__(self, graph: SceneGraph, viewpoint: Viewpoint | None, ordered_sets: bool = True) -> None:
         self.graph = graph
         self.viewpoint = viewpoint or Viewpoint((0.0, 0.0, 0.0), (0.0, 1.0, 0.0))
         self.thresholds = dataclasses.replace(RelationThresholds(), epsilon=0.0)
+        self.set_type: type[ObjectSet] = ObjectSet if ordered_sets else StrictObjectSet
+        ids = [o.id for o in graph]
+        dist = self._agent_distance(ids) if ids else []
         self.objects = {
-            o.id: ObjectAttribute(o.id, o.category, [round(float(c), 3) for c in o.center]) for o in graph
+            o.id: ObjectAttribute(o.id, o.category, [round(float(c), 3) for c in o.center], float(d))
+            for o, d in zip(graph, dist, strict=True)
         }
 
     # ----- argument checks
@@ -135,18 +227,18 @@ class SceneAPI:
         return [self._obj(v, "every element of object_set") for v in value]
 
     def _wrap(self, ids: Iterable[str]) -> ObjectSet:
-        return ObjectSet(self.objects[i] for i in ids)
+        return self.set_type(self.objects[i] for i in ids)
 
     # ----- the paper's functions
     def scene(self) -> ObjectSet:
         """Returns a set of objects in the scene."""
-        return ObjectSet(self.objects.values())
+        return self.set_type(self.objects.values())
 
     def filter(self, object_set: Any, category: str) -> ObjectSet:
         """Returns a set of objects whose category is `category`."""
         if not isinstance(category, str) or not category.strip():
             raise TypeError("category must be a non-empty string, e.g. 'table'")
-        return ObjectSet(o for o in self._set(object_set) if category_matches(category, o.category))
+        return self.set_type(o for o in self._set(object_set) if category_matches(category, o.category))
 
     def _agent_view(self, ids: list[str]) -> dict[str, set[str]]:
         hours = build.clock_direction(self.graph, ids, self.viewpoint)
@@ -161,7 +253,7 @@ class SceneAPI:
         rel = _choose(relation, AGENT_RELATIONS, "relation")
         ids = [o.id for o in self._set(object_set)]
         if not ids:
-            return ObjectSet()
+            return self.set_type()
         if rel in ("left", "right", "front", "behind"):
             key = "back" if rel == "behind" else rel
             view = self._agent_view(ids)
@@ -181,7 +273,7 @@ class SceneAPI:
         ref = self._obj(reference_object, "reference_object").id
         ids = [o.id for o in self._set(object_set) if o.id != ref]
         if not ids:
-            return ObjectSet()
+            return self.set_type()
         g = self.graph
         if rel in ("left", "right", "front", "behind"):
             view = {
@@ -325,4 +417,4 @@ def sandbox_api(args: Mapping[str, Any]) -> dict[str, Any]:
     graph = graph_from_dict(args["graph"])
     pose = args.get("viewpoint")
     viewpoint = Viewpoint(tuple(pose["position"]), tuple(pose["forward"])) if pose else None
-    return SceneAPI(graph, viewpoint).names()
+    return SceneAPI(graph, viewpoint, ordered_sets=bool(args.get("ordered_sets", True))).names()

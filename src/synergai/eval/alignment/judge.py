@@ -1,4 +1,10 @@
-"""A simulated user who sees the ground truth: asks the task question, judges the answer by rules and, when
+"""The simulated user's verdicts on answers, and the simulated user.
+
+Verdicts are rules over the answer text (:func:`judge_answer`) using the judges' own word matching
+(:mod:`synergai.eval.words`); nothing here imports :mod:`synergai.agent` (the session the user talks
+to is only a type), so a bug in the agent's matcher cannot fail agent and judge alike.
+
+A simulated user who sees the ground truth: asks the task question, judges the answer by rules and, when
 it is wrong, corrects the robot as a person would in the GUI (marks the object, says what is wrong).
 
 One correction per turn, in varied sentences (templates chosen with a RNG seeded by the task), at most
@@ -10,23 +16,99 @@ is asked again and the verdict recorded. Interactions = every user input (questi
 from __future__ import annotations
 
 import random
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from synergai.agent.loop import AgentResult
-from synergai.agent.matching import find_objects
-from synergai.agent.session import AgentSession
-from synergai.eval.alignment_tasks import (
-    AlignmentTask,
-    Correction,
-    ErrorKind,
-    LabelVocabulary,
-    Question,
+from synergai.eval.alignment.matching import Correction, ErrorKind, LabelVocabulary
+from synergai.eval.alignment.questions import Question
+from synergai.eval.words import (
     color_of,
-    judge_answer,
+    colors_compatible,
+    colour_words,
+    names_category,
+    objects_named,
+    plain,
     with_article,
 )
-from synergai.scene.model import Relation, SceneGraph
+from synergai.scene.model import Relation, SceneError, SceneGraph
+from synergai.scene.vocabulary import WORD_TO_NUMBER
+
+if TYPE_CHECKING:  # types only: the judge never runs agent code
+    from synergai.agent.loop import AgentResult
+    from synergai.agent.session import AgentSession
+    from synergai.eval.alignment.tasks import AlignmentTask
+
+_ID_REFS = re.compile(r"\(\s*ids?\b[^)]*\)|\bids?\s*[:#]?\s*\d+(?:\s*(?:,|and|&)\s*(?:id\s*)?\d+)*")
+_VECTORS = re.compile(r"\[[^\]]*\]|\d+\.\d+")
+_COUNT = re.compile(r"\b(\d+|" + "|".join(WORD_TO_NUMBER) + r")\b")
+_NEGATIVE = re.compile(
+    r"\b(there (is|are) no|there (isn|aren) t|no such|not|cannot find|can t find|could not find|"
+    r"couldn t find|don t see|do not see|none)\b"
+)
+_POSITIVE = re.compile(r"\b(yes|there is|there are|i found|i see)\b")
+
+
+def extract_count(text: str) -> int | None:
+    """The number an answer states (digits or words; "no"/"none" = 0); ids and coordinates are ignored."""
+    t = _VECTORS.sub(" ", _ID_REFS.sub(" ", str(text).lower()))
+    m = _COUNT.search(t)
+    if m:
+        word = m.group(1)
+        return int(word) if word.isdigit() else WORD_TO_NUMBER[word]
+    return 0 if re.search(r"\b(no|none|not any)\b", t) else None
+
+
+def yes_no(text: str) -> bool | None:
+    """True / False for an answer that says yes / no, None when it says neither."""
+    t = plain(str(text).replace("'", " "))
+    if re.match(r"(yes|yeah|yep|correct|indeed)\b", t):
+        return True
+    if re.match(r"(no|nope)\b", t):
+        return False
+    if _NEGATIVE.search(t):
+        return False
+    return True if _POSITIVE.search(t) else None
+
+
+def mentioned_ids(text: str) -> set[str]:
+    """Object ids an answer cites ("(id: 41)", "id 7 and 9")."""
+    out: set[str] = set()
+    for m in _ID_REFS.finditer(str(text).lower()):
+        out.update(re.findall(r"\d+", m.group(0)))
+    return out
+
+
+def judge_answer(q: Question, answer: str, short: str = "", objects: Sequence[str] = ()) -> bool:
+    """The simulated user's rule-based verdict; an empty answer is never right.
+
+    count: the first number stated (short answer first) equals the expected one; yes_no: the stated
+    polarity; color: a mentioned colour is compatible with the expected one; names: every expected object
+    is named (:func:`synergai.eval.words.names_category`: whole words, plurals, synonyms).
+    When the question has ``targets`` and the answer cites or highlights objects (``objects``), one of them
+    must be a target: a person sees in the GUI when the robot talks about another object.
+    """
+    answer, short = str(answer or "").strip(), str(short or "").strip()
+    if not answer and not short:
+        return False
+    cited = mentioned_ids(answer) | {str(o) for o in objects}
+    if q.targets and cited and not cited & set(q.targets):
+        return False
+    text = f"{short} {answer}".strip()
+    if q.kind == "count":
+        n = extract_count(short) if short and extract_count(short) is not None else extract_count(answer)
+        return n is not None and str(n) == q.expected[0][0]
+    if q.kind == "yes_no":
+        v = yes_no(short) if short and yes_no(short) is not None else yes_no(answer)
+        return v is not None and v == (q.expected[0][0] == "yes")
+    if q.kind == "color":
+        return any(colors_compatible(c, alt) for c in colour_words(text) for alt in q.expected[0])
+    if q.kind == "names":
+        return all(any(names_category(text, alt) for alt in group) for group in q.expected)
+    raise SceneError(f"unknown answer kind {q.kind!r}")
+
+
 
 LABEL_TEMPLATES = (
     "The marked object is actually {a_truth}.",
@@ -94,7 +176,7 @@ class SimulatedUser:
             text = rng.choice(COLOR_TEMPLATES).format(truth=c.truth, perceived=now or c.perceived, name=name)
         else:
             anchor = c.truth
-            found = find_objects(graph, anchor)
+            found = objects_named(graph, anchor)
             if [o.id for o in found] != [c.anchor_id]:  # the robot cannot single the anchor out by name
                 anchor = f"{c.truth} (id {c.anchor_id})"
             text = rng.choice(SUPPORT_TEMPLATES).format(anchor=anchor, name=name)
