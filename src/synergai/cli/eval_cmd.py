@@ -49,6 +49,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         add_llm_options(p)
         p.add_argument("--json", action="store_true")
         p.set_defaults(func=cmd_scanqa if name == "scanqa" else cmd_sqa3d)
+    p = esub.add_parser("grounding", help="Sr3D utterances: is the grounded expression's top candidate the "
+                                          "target, among all objects of the scene?")
+    p.add_argument("--utterances", type=Path, required=True,
+                   help="Sr3D records (utterance, target_id, scene_id)")
+    p.add_argument("--objects", type=Path, required=True, help="objects file (objects_gt.json)")
+    p.add_argument("--limit", type=int, default=None, help="a fixed spread-out subset of N utterances")
+    p.add_argument("--out", type=Path, default=None,
+                   help="results.jsonl (resumable), metrics.json, report.md, plots "
+                        "(default: benchmarks/results/grounding, or grounding_oracle with --oracle)")
+    p.add_argument("--oracle", action="store_true",
+                   help="expressions from the records' structured fields, not the model (the engine alone)")
+    add_llm_options(p)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_grounding)
     alignment_cmd.register(esub)
 
 
@@ -113,6 +127,30 @@ def cmd_scanqa(args: argparse.Namespace) -> int:
                                                                   if k.endswith("_short")}})
     else:
         _print_table(f"ScanQA, n={metrics['n']} ({args.out / 'report.md'})", metrics)
+    return 0
+
+
+def cmd_grounding(args: argparse.Namespace) -> int:
+    from synergai.eval.grounding import check_records, grounding_metrics, run_grounding
+
+    records = check_records(read_json(args.utterances), str(args.utterances))
+    if args.limit is not None and args.limit < 1:
+        raise SceneError(f"--limit must be at least 1, got {args.limit}")
+    out = args.out or Path("benchmarks/results") / ("grounding_oracle" if args.oracle else "grounding")
+    model = None if args.oracle else open_llm(args)
+    results = run_grounding(records, args.objects, model, out, limit=args.limit, progress=not args.json)
+    metrics = grounding_metrics(results)
+    title = "Sr3D utterance grounding (" + ("scripted oracle" if args.oracle else f"model {model.name}") + ")"
+    write_report(out, title, metrics, _command())
+    if args.json:
+        print_json(metrics)
+        return 0
+    table = Table("relation", "n", "accuracy", title=f"{title}, {out / 'report.md'}")
+    for rel, row in metrics["by_relation"].items():
+        table.add_row(rel, str(row["n"]), f"{100 * row['accuracy']:.1f} %")
+    table.add_row("[bold]all[/bold]", str(metrics["n"]), f"{100 * metrics['accuracy']:.1f} %")
+    Console().print(table)
+    _print_table("costs", {k: v for k, v in metrics.items() if k not in ("n", "accuracy")})
     return 0
 
 

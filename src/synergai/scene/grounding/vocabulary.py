@@ -44,12 +44,19 @@ def _synonym_forms(word: str) -> list[str]:
 def map_word_to(word: str, categories: list[str]) -> list[str]:
     """The categories (of ``categories``) that ``word`` names, best tier only:
 
+    0. the same category, letter for letter (case and spacing aside): a word taken from the scene's
+       enum names exactly that category even where synonym folding would merge two labels
+       ("kitchen cabinet" and "kitchen cabinets", "board" and "whiteboard");
     1. the same category after singular forms and synonym folding ("sofas" -> "sofa", "telly" -> "tv");
     2. a category a synonym names ("bin" -> "trash can", "recycling bin");
     3. categories sharing the word's head noun ("chair" -> "office chair"; "coffee table" -> "table");
     4. close spellings ("chiar" -> "chair").
     An empty list when none fits.
     """
+    literal = " ".join(word.lower().split())
+    same = [c for c in categories if " ".join(c.lower().split()) == literal]
+    if same:
+        return same
     norm = {c: normalize_category(c) for c in categories}
     target = normalize_category(" ".join(words_of(word)))
     if not target:

@@ -1,0 +1,81 @@
+"""One schema-constrained model call turns a description into a typed expression over the scene's words."""
+
+from __future__ import annotations
+
+import json
+
+from synergai.agent.grounding_parse import (
+    SYSTEM_PROMPT,
+    expression_messages,
+    expression_schema,
+    parse_expression,
+)
+from synergai.llm import ScriptedModel
+from synergai.scene.grounding import RELATION_NAMES, ground, scene_vocabulary
+from synergai.scene.grounding.vocabulary import SceneVocabulary
+from synergai.scene.model import SceneGraph, SceneObject
+
+VOCAB = SceneVocabulary(categories=("bed", "lamp", "sofa", "trash can"), attributes=("small", "white"))
+
+
+def _enums(schema: dict, key: str) -> list[list]:
+    """Every enum under property ``key``, at every nesting level."""
+    found = []
+    if isinstance(schema, dict):
+        for k, v in schema.items():
+            if k == key and isinstance(v, dict) and "enum" in v:
+                found.append(v["enum"])
+            elif k == key and isinstance(v, dict) and "items" in v and "enum" in v["items"]:
+                found.append(v["items"]["enum"])
+            found += _enums(v, key)
+    elif isinstance(schema, list):
+        for v in schema:
+            found += _enums(v, key)
+    return found
+
+
+def test_schema_enums_hold_only_the_scenes_words_at_every_level() -> None:
+    schema = expression_schema(VOCAB)
+    cats = _enums(schema, "category")
+    assert len(cats) == 3  # target, anchor, anchor's anchor
+    assert all(c == ["bed", "lamp", "sofa", "trash can"] for c in cats)
+    assert all("couch" not in c for c in cats)  # a name outside the scene cannot be emitted
+    assert all(a == ["small", "white"] for a in _enums(schema, "attributes"))
+    assert all(r == list(RELATION_NAMES) for r in _enums(schema, "relation"))
+    assert "relations" not in json.dumps(schema["properties"]["relations"]["items"]["properties"]["anchors"]
+                                         ["items"]["properties"]["relations"]["items"]["properties"]
+                                         ["anchors"]["items"])
+
+
+def test_system_prompt_is_stable_and_the_user_message_carries_scene_words_and_synonyms() -> None:
+    a = expression_messages("the lamp next to the couch", VOCAB)
+    b = expression_messages("the bin by the bed", SceneVocabulary(categories=("bed",), attributes=()))
+    assert a[0] == b[0] == {"role": "system", "content": SYSTEM_PROMPT}
+    assert "Room categories: bed, lamp, sofa, trash can." in a[1]["content"]
+    assert "couch = sofa" in a[1]["content"]
+    assert "the lamp next to the couch" in a[1]["content"]
+    assert "Synonyms" not in b[1]["content"]  # "bin" names nothing in that room
+
+
+def test_one_call_gives_a_validated_expression_that_the_engine_grounds() -> None:
+    graph = SceneGraph("s", [SceneObject("1", "bed", (0, 0, 0.3), (2, 1.6, 0.6)),
+                             SceneObject("2", "lamp", (1.4, 0, 0.5), (0.3, 0.3, 1.0)),
+                             SceneObject("3", "lamp", (5.0, 0, 0.5), (0.3, 0.3, 1.0))], [])
+    reply = {"category": "lamp", "attributes": [], "superlative": "", "relations": [
+        {"relation": "closest to", "anchors": [{"category": "bed", "attributes": [], "superlative": "",
+                                               "relations": []}]}]}
+    model = ScriptedModel([json.dumps(reply)])
+    parsed = parse_expression(model, "the lamp next to the bed", scene_vocabulary(graph))
+    assert parsed.calls == 1 and parsed.problem == ""
+    assert model.requests[0].json_schema["properties"]["category"]["enum"] == ["bed", "lamp"]
+    assert parsed.ref.relations[0].relation == "closest to"
+    assert ground(graph, parsed.ref).top.id == "2"
+
+
+def test_a_reply_that_breaks_the_expression_rules_is_a_problem_not_a_crash() -> None:
+    bad = {"category": "lamp", "attributes": [], "superlative": "", "relations": [
+        {"relation": "between", "anchors": [{"category": "bed", "attributes": [], "superlative": ""}]}]}
+    parsed = parse_expression(ScriptedModel([json.dumps(bad)]), "the lamp between the bed", VOCAB)
+    assert parsed.ref is None and "needs 2 anchor" in parsed.problem and parsed.calls == 1
+    parsed = parse_expression(ScriptedModel(["not json", "still not"]), "a lamp", VOCAB)
+    assert parsed.ref is None and "not valid JSON" in parsed.problem and parsed.calls == 2
