@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from synergai.agent.answer_forms import AnswerForm, answer_schema
+from synergai.agent.grounding_parse import expression_schema
 from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool
-from synergai.scene.grounding import RELATION_NAMES, SUPERLATIVES, scene_vocabulary
+from synergai.scene.grounding import SceneVocabulary, scene_vocabulary
 from synergai.scene.model import WORDING, SceneGraph
 
 PROLOGUE = """\
@@ -26,10 +27,10 @@ EXAMPLES = """\
 User input: What is on the blue box?
 Plan: query_for_relations {"item_id_list": ["box"], "relation": "supporting"}
 User input: What color is the lamp next to the bed?
-Plan: query_for_objects {"category": "lamp", "relations": [{"relation": "next to", \
-"anchors": [{"category": "bed"}]}]}
+Plan: query_for_objects {"category": "lamp", "attributes": [], "superlative": "", "relations": \
+[{"relation": "next to", "anchors": [{"category": "bed", "attributes": [], "superlative": ""}]}]}
 User input: How many chairs are there?
-Plan: query_for_objects {"category": "chair"}
+Plan: query_for_objects {"category": "chair", "attributes": [], "superlative": "", "relations": []}
 User input: What is between the bed and the desk?
 Plan: calculate_mid_point {"item_id_list": ["bed", "desk"]}
 User input: The marked object is actually a stool.
@@ -158,28 +159,6 @@ def turn_vocabulary(graph: SceneGraph, seen_ids: Iterable[str] = (), marked: boo
     return TurnVocabulary(scene.categories, scene.attributes, tuple(dict.fromkeys(ids)))
 
 
-def _words(values: Sequence[str], most: int) -> dict[str, Any]:
-    return {"type": "array", "maxItems": most if values else 0,
-            "items": {"type": "string", "enum": list(values) or [""]}}
-
-
-def description_schema(vocab: TurnVocabulary, depth: int = 2) -> dict[str, Any]:
-    """A typed referring expression (the grounding engine's ObjectRef) in this turn's vocabulary:
-    a category, attribute words, a superlative and relations to anchors (``depth`` levels)."""
-    props: dict[str, Any] = {"category": {"type": "string", "enum": list(vocab.categories)},
-                             "attributes": _words(vocab.attributes, 3)}
-    if depth == 2:
-        props["superlative"] = {"type": "string", "enum": ["", *SUPERLATIVES]}
-    if depth > 0:
-        anchor = description_schema(vocab, depth - 1)
-        relation = {"type": "object", "additionalProperties": False, "required": ["relation", "anchors"],
-                    "properties": {"relation": {"type": "string", "enum": list(RELATION_NAMES)},
-                                   "anchors": {"type": "array", "minItems": 1, "maxItems": 2,
-                                               "items": anchor}}}
-        props["relations"] = {"type": "array", "maxItems": 2 if depth == 2 else 1, "items": relation}
-    return {"type": "object", "additionalProperties": False, "required": ["category"], "properties": props}
-
-
 def _enum_items(prop: dict[str, Any], values: list[str]) -> None:
     if prop.get("type") == "array":
         prop["items"] = {"type": "string", "enum": values}
@@ -206,7 +185,7 @@ def constrain(schema: dict[str, Any], vocab: TurnVocabulary) -> dict[str, Any]:
             action = props["action"].get("const")
             args = props["action_input"].get("properties", {})
             if action == "query_for_objects":
-                props["action_input"] = description_schema(vocab)
+                props["action_input"] = expression_schema(SceneVocabulary(vocab.categories, vocab.attributes))
             for key in _OBJECT_ARGS:
                 if key in args and names:
                     _enum_items(args[key], names)
