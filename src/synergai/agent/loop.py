@@ -48,7 +48,7 @@ class LoopLimits:
 
     max_steps: int = 6
     max_retries: int = 2  # consecutive invalid replies before giving up on the step budget
-    first_max_tokens: int = 160
+    first_max_tokens: int = 200  # a plan with a two-level typed description is ~150 tokens
     step_max_tokens: int = 140
     answer_max_tokens: int = 48  # a typed short answer (the sentence is composed, not generated)
 
