@@ -55,6 +55,7 @@ def test_results_record_new_prompt_tokens_and_completion_tokens(store):
     assert result.llm_calls == 2 and result.completion_tokens > 0
     # the second call shares the system prompt and the question with the first: served from the cache
     assert 0 < result.new_prompt_tokens < result.prompt_tokens
+    assert result.new_prompt_tokens + result.cached_tokens == result.prompt_tokens
     assert result.to_dict()["new_prompt_tokens"] == result.new_prompt_tokens
 
 

@@ -64,6 +64,7 @@ class AgentResult:
     llm_calls: int = 0
     prompt_tokens: int = 0
     new_prompt_tokens: int = 0  # prompt tokens the model processed (not served from its prefix cache)
+    cached_tokens: int = 0  # prompt tokens served from that cache
     completion_tokens: int = 0
     retrieved_tokens: int = 0
     graph_tokens: int = 0
@@ -78,6 +79,7 @@ class AgentResult:
         self.llm_calls += 1
         self.prompt_tokens += reply.prompt_tokens
         self.new_prompt_tokens += reply.new_prompt_tokens
+        self.cached_tokens += reply.cached_tokens
         self.completion_tokens += reply.completion_tokens
         self.llm_seconds += reply.seconds
         return reply
