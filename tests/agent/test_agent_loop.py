@@ -20,7 +20,7 @@ def test_prompt_is_built_from_tool_docstrings():
         assert "Arguments:" in tool.doc and "Return:" in tool.doc
     assert "Hints:" in prompt
     assert prompt.startswith("You are an assistant agent in a room")
-    assert 'The first reply has "thought" and "plan"' in prompt
+    assert 'The first reply has "plan"' in prompt and '"thought"' not in prompt
 
 
 def test_action_schema_is_typed_per_tool():
@@ -43,7 +43,8 @@ def test_what_is_on_the_table(store):
     )
     session = AgentSession(store, "room", llm)
     result = session.ask("What is on the table?")
-    assert result.answer == "The red cup (id: 3) is on the table."
+    # the sentence is composed from the typed short answer and the observed facts, not copied
+    assert result.answer == "The cup is on the table."
     assert result.short_answer == "cup"
     assert result.objects == ["3"]
     assert result.plan == ["find the table", "its relations", "answer"]
@@ -218,7 +219,7 @@ def test_plan_schema_lists_typed_actions():
     lookups, alone = schema["properties"]["plan"]["anyOf"]
     planned = {t.name for t in TOOLS} - {"find_object_closest", "post_process", "final_answer"}
     assert planned_actions(schema) == planned
-    assert lookups["maxItems"] == 3 and schema["required"] == ["thought", "plan"]
+    assert lookups["maxItems"] == 3 and schema["required"] == ["plan"]  # no thought that nothing reads
     # final_answer only as the whole plan (a greeting), never written ahead of the observations
     assert alone["maxItems"] == 1 and alone["items"]["properties"]["action"]["const"] == "final_answer"
     assert planned_actions(plan_schema(marked=False)) == planned - {"find_marked_object"}
@@ -239,7 +240,7 @@ def test_a_plan_runs_its_actions_in_order_then_the_model_answers(store):
         final("The red cup is on the table.", ["3", "2"], short="table"),
     ])
     result = AgentSession(store, "room", llm).ask("What is the cup on?")
-    assert result.llm_calls == 2 and result.answer == "The red cup is on the table."
+    assert result.llm_calls == 2 and result.answer == "The cup is on the table."
     assert [t["action"] for t in result.trace if t["type"] == "action"] == [
         "query_for_objects", "query_for_relations", "final_answer"]
     observed = llm.requests[1].messages[-1]["content"]
@@ -286,7 +287,7 @@ def test_a_plan_can_rename_the_marked_object_by_name_free_id(store):
 def test_a_wrong_highlight_id_does_not_lose_the_answer(store):
     llm = ScriptedModel([final("The cup is red.", ["cup", "99"], short="red")])
     result = AgentSession(store, "room", llm).ask("What colour is the cup?")
-    assert result.answer == "The cup is red." and result.objects == ["3"]
+    assert result.answer == "It is red." and result.short_answer == "red" and result.objects == ["3"]
 
 
 def test_after_a_clean_plan_the_model_answers_or_finishes_its_correction(store):

@@ -53,6 +53,9 @@ def test_scanqa_five_questions(tmp_path, scanqa, shared_data):
     m = scanqa_metrics(results)
     assert m["n"] == 5 and m["EM_short"] == 100.0 and m["EM"] == 0.0 and m["EM_R"] == 100.0
     assert m["llm_calls_per_question"] == 1 and m["errors"] == 0
+    # the questions share the system prompt: after the first, the model's prefix cache serves it
+    assert 0 < m["mean_new_prompt_tokens"] < m["mean_prompt_tokens"]
+    assert 0 < m["mean_completion_tokens"] < 60
     assert 0 < m["median_harness_s"] < 1.0  # harness overhead beyond the model
     assert sum(v["n"] for v in m["by_type"].values()) == 5
     assert len(read_results(tmp_path / "results.jsonl")) == 5
@@ -73,7 +76,7 @@ def test_scanqa_resumes_after_an_interruption(tmp_path, scanqa, shared_data):
     second = ScriptedModel([final("b", "b")] * 2)
     results = run_scanqa(scanqa, objects, second, tmp_path, limit=5, progress=False)
     assert len(results) == 5 and second.remaining == 0
-    assert [r["answer"] for r in results] == ["a", "a", "a", "b", "b"]
+    assert [r["short"] for r in results] == ["a", "a", "a", "b", "b"]
 
 
 def test_torn_last_line_is_dropped_and_repaired(tmp_path):
@@ -192,6 +195,7 @@ def test_eval_scanqa_cli_json(tmp_path, shared_data):
         "llm_calls_per_question",
         "query_ratio",
         "median_latency_s",
+        "mean_new_prompt_tokens",
     ):
         assert key in data
     assert data["n"] == 2 and 0 <= data["METEOR"] <= 100

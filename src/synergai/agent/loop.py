@@ -1,28 +1,44 @@
-"""The SynergAI loop: plan, then Thought / Action / Observation steps, until final_answer.
+"""The SynergAI loop: plan, then Action / Observation steps, until final_answer, as a small state machine.
 
-The first reply is a thought and a plan whose steps are actions; they all run in order and their
-observations (errors included) come back together. When one of them succeeded, the next reply may only
-answer (or, for a correction, edit the graph); otherwise it is one action of any kind. Every
-reply is JSON constrained by :mod:`synergai.agent.prompt`'s schemas. A reply that is not
-valid (broken JSON, cut off at the token limit, an unknown action, wrong argument types, an unknown id)
-is answered with a corrective observation, never a crash; steps and retries are bounded, and when they
-run out the model is asked once more, for a final answer only.
+PLAN: the first reply is a plan whose steps are actions; they run in order (a step whose arguments
+cannot succeed, such as the mid point of one object, is not run when the plan has others) and their
+observations come back together. Then ANSWER when one of them succeeded (a correction that has not
+edited yet goes to CORRECT: edit or answer), else LOOK (one action of any kind; never an edit for a
+question). CLOSE asks once more, for the final answer only, when steps or retries run out or the model
+repeats itself. Every reply is JSON constrained by :mod:`synergai.agent.prompt`'s schemas; the final
+answer's short answer is typed by the question's form (:mod:`synergai.agent.answer_forms`) and its
+sentence is composed from that value and the observed facts (:mod:`synergai.agent.answer_sentence`).
+A reply that is not valid (broken JSON, cut off, an unknown action, wrong argument types) is answered
+with a corrective observation, never a crash.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from pydantic import ValidationError
 
+from synergai.agent.answer_forms import AnswerForm, answer_form
+from synergai.agent.answer_sentence import compose_answer, copies_error
 from synergai.agent.context import ToolError, TurnContext
-from synergai.agent.observation import render_full_graph
-from synergai.agent.prompt import action_schema, plan_schema, system_prompt
-from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool, tool_by_name
+from synergai.agent.observation import Fact, render_full_graph
+from synergai.agent.prompt import (
+    TurnVocabulary,
+    action_schema,
+    constrain,
+    final_schema,
+    plan_schema,
+    system_prompt,
+    turn_vocabulary,
+)
+from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool, cannot_succeed, mentioned_ids, tool_by_name
 from synergai.llm.base import ChatModel, ChatReply, ContextFullError
 
 
@@ -32,8 +48,9 @@ class LoopLimits:
 
     max_steps: int = 6
     max_retries: int = 2  # consecutive invalid replies before giving up on the step budget
-    first_max_tokens: int = 180
-    step_max_tokens: int = 160
+    first_max_tokens: int = 200  # a plan with a two-level typed description is ~150 tokens
+    step_max_tokens: int = 140
+    answer_max_tokens: int = 48  # a typed short answer (the sentence is composed, not generated)
 
 
 @dataclass
@@ -46,6 +63,8 @@ class AgentResult:
     plan: list[str] = field(default_factory=list)
     llm_calls: int = 0
     prompt_tokens: int = 0
+    new_prompt_tokens: int = 0  # prompt tokens the model processed (not served from its prefix cache)
+    cached_tokens: int = 0  # prompt tokens served from that cache
     completion_tokens: int = 0
     retrieved_tokens: int = 0
     graph_tokens: int = 0
@@ -59,6 +78,8 @@ class AgentResult:
         """Account for one model call."""
         self.llm_calls += 1
         self.prompt_tokens += reply.prompt_tokens
+        self.new_prompt_tokens += reply.new_prompt_tokens
+        self.cached_tokens += reply.cached_tokens
         self.completion_tokens += reply.completion_tokens
         self.llm_seconds += reply.seconds
         return reply
@@ -110,12 +131,13 @@ def _load(text: str) -> dict[str, Any]:
     except (ValueError, RecursionError) as exc:  # a number of 4300+ digits, nesting deeper than the stack
         raise _BadReply(f"your reply was not usable JSON ({str(exc)[:80]})") from None
     if not isinstance(data, dict):
-        raise _BadReply("your reply must be one JSON object with thought, action and action_input")
+        raise _BadReply("your reply must be one JSON object with action and action_input")
     return data
 
 
 def parse_action(text: str, first: bool = False) -> tuple[list[str], str, Tool, Any]:
-    """Parse one step reply into (plan, thought, tool, validated arguments)."""
+    """Parse one step reply into (plan, thought, tool, validated arguments); thought is '' unless a
+    (remote) model sent one."""
     data = _load(text)
     tool, args = _step(data.get("action"), data.get("action_input", {}))
     plan = data.get("plan") if first else None
@@ -127,7 +149,7 @@ def parse_action(text: str, first: bool = False) -> tuple[list[str], str, Tool, 
 def parse_plan(text: str) -> tuple[list[str], str, list[tuple[Tool, Any]]]:
     """Parse the first reply into (plan as text, thought, actions to run in order).
 
-    The embedded model's schema gives ``{"thought", "plan": [{"action", "action_input"}, …]}``; a single
+    The embedded model's schema gives ``{"plan": [{"action", "action_input"}, …]}``; a single
     action object (with or without a plan in words) is accepted too, as remote models may send one.
     """
     data = _load(text)
@@ -157,6 +179,49 @@ def _key(tool: Tool, args: Any) -> str:
     return f"{tool.name} {json.dumps(args.model_dump(), sort_keys=True)}"
 
 
+
+
+class Phase(StrEnum):
+    """Where a turn is (see the module doc-string)."""
+
+    PLAN = "plan"  # the first reply: a plan of actions
+    LOOK = "look"  # nothing found yet: one action of any kind (no edit for a question)
+    CORRECT = "correct"  # a correction found what it needs: edit, or answer
+    ANSWER = "answer"  # something found: the final answer only
+    CLOSE = "close"  # out of steps or retries, or stuck: one last call for the final answer
+    DONE = "done"
+
+
+@dataclass
+class _Turn:
+    """One user turn as the loop runs it."""
+
+    ctx: TurnContext
+    question: str
+    result: AgentResult
+    messages: list[dict[str, str]]
+    asking: bool  # a question: it never edits, and its answer is typed by its form
+    form: AnswerForm
+    final: dict[str, Any]  # this turn's final_answer schema
+    vocab: TurnVocabulary  # what replies may name (ids grow as observations show them)
+    phase: Phase = Phase.PLAN
+    steps: int = 0
+    retries: int = 0
+    correcting: bool = False
+    edited: bool = False
+    done: set[str] = field(default_factory=set)  # actions already run: a repeat means the model is stuck
+    facts: list[Fact] = field(default_factory=list)  # what the successful actions observed
+    errors: list[str] = field(default_factory=list)  # the tools' error texts (never copied into an answer)
+    closing: str = "Observation: No steps left. Give final_answer now."
+
+
+#: An object id as observations write it.
+_SEEN_ID = re.compile(r"\(id: ([^)\s]+)\)")
+
+#: Graph renderings whose token counts one loop keeps (one per scene revision).
+_GRAPH_TOKENS_KEPT = 8
+
+
 class AgentLoop:
     """Runs user turns against a chat model and the SynergAI tools."""
 
@@ -164,19 +229,29 @@ class AgentLoop:
         self.llm = llm
         self.limits = limits or LoopLimits()
         self._system = system_prompt(TOOLS)
-        self._step_schema = action_schema(first=False)
         both = (True, False)
         self._plans = {(m, q): plan_schema(marked=m, question=q) for m in both for q in both}
-        self._final_schema = action_schema(first=False, tools=(tool_by_name("final_answer"),))
-        # after actions that all succeeded: answer (or, when the plan was a correction, edit the graph)
-        self._answer_schemas = (self._final_schema, action_schema(
-            first=False, tools=tuple(t for t in TOOLS if t.name == "final_answer" or t.name in EDIT_TOOLS)))
+        lookups = [t for t in TOOLS if t.name != "final_answer"]
+        self._lookups = {q: action_schema(first=False, tools=tuple(
+            t for t in lookups if not (q and t.name in EDIT_TOOLS)))["anyOf"] for q in both}
+        edit_tools = tuple(t for t in TOOLS if t.name in EDIT_TOOLS)
+        self._edits = action_schema(first=False, tools=edit_tools)["anyOf"]
+        self._graph_tokens: dict[tuple[str, tuple[str, int]], int] = {}
 
     def _call(
         self, result: AgentResult, messages: list[dict[str, str]], schema: dict, max_tokens: int
     ) -> ChatReply:
         reply = self.llm.chat(messages, json_schema=schema, max_tokens=max_tokens, temperature=0.0)
         return result.count(reply)
+
+    def full_graph_tokens(self, ctx: TurnContext) -> int:
+        """Tokens of the whole graph rendered as observations: counted once per scene revision."""
+        key = (ctx.scene_id, ctx.store.revision(ctx.scene_id))
+        if key not in self._graph_tokens:
+            if len(self._graph_tokens) >= _GRAPH_TOKENS_KEPT:
+                self._graph_tokens.clear()
+            self._graph_tokens[key] = self.llm.count_tokens(render_full_graph(ctx.graph))
+        return self._graph_tokens[key]
 
     def run(
         self,
@@ -188,105 +263,167 @@ class AgentLoop:
         """Answer one user input; edits go through ``ctx`` (the store)."""
         start = time.perf_counter()
         result = AgentResult(answer="")
-        result.graph_tokens = self.llm.count_tokens(render_full_graph(ctx.graph))
+        result.graph_tokens = self.full_graph_tokens(ctx)
         messages: list[dict[str, str]] = [{"role": "system", "content": self._system}]
         # Earlier turns go in as context text, not as past final_answer replies: a small model copies
         # such replies and then answers without using any tool.
         earlier = "".join(f"Earlier, the user said: {u}\nYou answered: {a}\n" for u, a in history)
         note = f"\n{session_note}" if session_note else ""
         messages.append({"role": "user", "content": f"{earlier}User input: {question}{note}"})
-
-        first, retries, steps, clean, correcting, edited = True, 0, 0, False, False, False
         asking = is_question(question)
-        done: set[str] = set()  # actions already run this turn: a repeat means the model is stuck
-        closing = "Observation: No steps left. Give final_answer now."
-        while steps < self.limits.max_steps:
-            steps += 1
-            if first:
-                schema = self._plans[(ctx.marked is not None, asking)]
-            else:
-                schema = self._answer_schemas[correcting and not edited] if clean else self._step_schema
-            max_tokens = self.limits.first_max_tokens if first else self.limits.step_max_tokens
-            try:
-                reply = self._call(result, messages, schema, max_tokens)
-            except ContextFullError as exc:  # any other model failure is an error, raised to the caller
-                result.trace.append({"type": "error", "error": f"model call failed: {exc}"})
-                result.answer = "Sorry, I could not finish that: the conversation got too long for my model."
-                break
-            messages.append({"role": "assistant", "content": reply.text})
-            try:
-                if reply.finish_reason == "length":
-                    raise _BadReply("your reply was cut off; keep the thought short and reply again")
-                if first:
-                    plan, thought, actions = parse_plan(reply.text)
-                    actions = list({_key(t, a): (t, a) for t, a in actions}.values())  # a repeat is padding
-                else:
-                    _, thought, tool, args = parse_action(reply.text)
-                    actions = [(tool, args)]
-            except _BadReply as exc:
-                result.trace.append({"type": "error", "reply": reply.text[:500], "error": str(exc)})
-                messages.append({"role": "user", "content": f"Observation: Error: {exc}. Reply with one JSON "
-                                                            "object as the format says."})
-                retries += 1
-                if retries > self.limits.max_retries:
-                    break
-                continue
-            retries = 0
-            if first:
-                result.plan = plan
-                result.trace.append({"type": "plan", "plan": plan, "thought": thought})
-                # the model sees its plan without the thought it wrote before any observation: a small
-                # model copies that guess ("The window is blue.") into its answer over what it observed
-                messages[-1]["content"] = json.dumps({"plan": [
-                    {"action": tool.name, "action_input": args.model_dump()} for tool, args in actions]})
-                correcting = not asking or any(tool.name in EDIT_TOOLS for tool, _ in actions)
-            # "clean": some action of this reply succeeded, so the next reply answers from what it found;
-            # a plan's failed steps (often filler, eg. a name that is no object) still show their errors
-            observations, finished, stuck, clean = [], False, False, False
-            for k, (tool, args) in enumerate(actions):
-                key = _key(tool, args)
-                if tool.name == "final_answer" and k > 0:
-                    break  # an answer written before seeing the plan's observations is not given
-                if key in done and tool.name != "final_answer":
-                    stuck = True
-                    result.trace.append({"type": "error", "error": "repeated action", "action": tool.name})
-                    break
-                done.add(key)
-                finished, observation, ok = self._execute(ctx, result, thought if k == 0 else "", tool, args)
-                observations.append(f"Observation: {observation}")
-                clean = clean or ok
-                edited = edited or (ok and tool.name in EDIT_TOOLS)
-                if finished:
-                    break
-            first = False
-            if finished:
-                break
-            if stuck:
-                closing = ("Observation: You already did that; its result is above. Give final_answer now, "
-                           "from the observations you have.")
-                break
-            if clean:  # the question again, next to where the answer is written: small models drift
-                observations.append(f"Reply to the user input from these observations: {question}")
-            messages.append({"role": "user", "content": "\n".join(observations)})
+        form = answer_form(question) if asking else AnswerForm.PHRASE
+        final = final_schema(form, sorted(ctx.graph.categories()), sentence=form is AnswerForm.PHRASE)
+        # the ids the user wrote may be named from the start; others once an observation shows them
+        vocab = turn_vocabulary(ctx.graph, sorted(mentioned_ids(question)), marked=ctx.marked is not None)
+        turn = _Turn(ctx, question, result, messages, asking, form, final, vocab)
+        handlers = {Phase.PLAN: self._plan, Phase.LOOK: self._next, Phase.CORRECT: self._next,
+                    Phase.ANSWER: self._next, Phase.CLOSE: self._close}
+        while turn.phase is not Phase.DONE:
+            turn.phase = handlers[turn.phase](turn)
         if not result.answer:
-            self._force_final(ctx, result, messages, closing)
+            result.answer = "Sorry, I could not work out an answer to that. Could you rephrase it?"
+            result.trace.append({"type": "final", "forced": True})
         result.objects = list(ctx.highlights)
         result.edits = [{"seq": r.seq, "op": r.op, "actor": str(r.actor), "utterance": r.utterance,
                          "summary": r.summary()} for r in ctx.edits]
         result.seconds = time.perf_counter() - start
         return result
 
-    def _execute(self, ctx: TurnContext, result: AgentResult, thought: str, tool: Tool,
-                 args: Any) -> tuple[bool, str, bool]:
+    # ------------------------------------------------------------------ states
+    def _ask(self, turn: _Turn, schema: dict, max_tokens: int) -> ChatReply | None:
+        """One model call (None when the context is full: the turn ends with an apology)."""
+        turn.steps += 1
+        try:
+            reply = self._call(turn.result, turn.messages, schema, max_tokens)
+        except ContextFullError as exc:  # any other model failure is an error, raised to the caller
+            turn.result.trace.append({"type": "error", "error": f"model call failed: {exc}"})
+            turn.result.answer = "Sorry, I could not finish that: the conversation got too long for my model."
+            return None
+        turn.messages.append({"role": "assistant", "content": reply.text})
+        return reply
+
+    def _bad(self, turn: _Turn, reply: ChatReply, exc: _BadReply) -> Phase:
+        """A reply that cannot run: say why and stay in the phase, within the retry bound."""
+        turn.result.trace.append({"type": "error", "reply": reply.text[:500], "error": str(exc)})
+        turn.messages.append({"role": "user", "content": f"Observation: Error: {exc}. Reply with one JSON "
+                                                         "object as the format says."})
+        turn.retries += 1
+        return Phase.CLOSE if turn.retries > self.limits.max_retries else turn.phase
+
+    def _plan(self, turn: _Turn) -> Phase:
+        """PLAN: ask for a plan and run its steps (filler that cannot succeed is not run)."""
+        if turn.steps >= self.limits.max_steps:
+            return Phase.CLOSE
+        ctx = turn.ctx
+        schema = constrain(self._plans[(ctx.marked is not None, turn.asking)], turn.vocab)
+        reply = self._ask(turn, schema, self.limits.first_max_tokens)
+        if reply is None:
+            return Phase.DONE
+        try:
+            if reply.finish_reason == "length":
+                raise _BadReply("your reply was cut off; keep it short and reply again")
+            plan, thought, actions = parse_plan(reply.text)
+        except _BadReply as exc:
+            return self._bad(turn, reply, exc)
+        turn.retries = 0
+        actions = list({_key(t, a): (t, a) for t, a in actions}.values())  # a repeat is padding
+        if len(actions) > 1:
+            kept = []
+            for tool, args in actions:
+                why = cannot_succeed(ctx, tool.name, args)
+                if why:
+                    turn.result.trace.append({"type": "skipped", "action": tool.name,
+                                              "action_input": args.model_dump(), "reason": why})
+                else:
+                    kept.append((tool, args))
+            actions = kept or actions[:1]
+        turn.result.plan = plan
+        turn.result.trace.append({"type": "plan", "plan": plan, "thought": thought})
+        # the model sees the steps that ran, without any thought it wrote before observing: a small
+        # model copies such a guess ("The window is blue.") into its answer over what it observed
+        turn.messages[-1]["content"] = json.dumps({"plan": [
+            {"action": tool.name, "action_input": args.model_dump(exclude_defaults=True)}
+            for tool, args in actions]})
+        turn.correcting = not turn.asking or any(tool.name in EDIT_TOOLS for tool, _ in actions)
+        return self._run(turn, actions)
+
+    def _schema(self, turn: _Turn) -> dict[str, Any]:
+        if turn.phase is Phase.ANSWER:
+            return turn.final
+        if turn.phase is Phase.CORRECT:
+            edits = constrain({"anyOf": self._edits}, turn.vocab)["anyOf"]
+            return {"anyOf": [*edits, *final_schema(AnswerForm.PHRASE, sentence=True)["anyOf"]]}
+        return {"anyOf": [*constrain({"anyOf": self._lookups[turn.asking]}, turn.vocab)["anyOf"],
+                          *turn.final["anyOf"]]}
+
+    def _next(self, turn: _Turn) -> Phase:
+        """LOOK, CORRECT or ANSWER: one action (the final answer, in ANSWER)."""
+        if turn.steps >= self.limits.max_steps:
+            return Phase.CLOSE
+        typed = turn.phase is Phase.ANSWER and turn.form is not AnswerForm.PHRASE
+        budget = self.limits.answer_max_tokens if typed else self.limits.step_max_tokens
+        reply = self._ask(turn, self._schema(turn), budget)
+        if reply is None:
+            return Phase.DONE
+        try:
+            if reply.finish_reason == "length":
+                raise _BadReply("your reply was cut off; keep it short and reply again")
+            _, _, tool, args = parse_action(reply.text)
+        except _BadReply as exc:
+            return self._bad(turn, reply, exc)
+        turn.retries = 0
+        return self._run(turn, [(tool, args)])
+
+    def _close(self, turn: _Turn) -> Phase:
+        """CLOSE: ask once for the final answer only; else the turn ends without one."""
+        turn.messages.append({"role": "user", "content": turn.closing})
+        try:
+            reply = self._call(turn.result, turn.messages, turn.final, self.limits.step_max_tokens)
+            _, _, tool, args = parse_action(reply.text, first=False)
+            if tool.name == "final_answer":
+                self._execute(turn, tool, args)
+        except (_BadReply, ContextFullError) as exc:
+            turn.result.trace.append({"type": "error", "error": f"final answer failed: {exc}"})
+        return Phase.DONE
+
+    # ------------------------------------------------------------------ actions
+    def _run(self, turn: _Turn, actions: list[tuple[Tool, Any]]) -> Phase:
+        """Run a reply's actions in order and choose the next phase from what they found."""
+        observations, clean = [], False
+        for k, (tool, args) in enumerate(actions):
+            if tool.name == "final_answer" and k > 0:
+                break  # an answer written before seeing the plan's observations is not given
+            key = _key(tool, args)
+            if key in turn.done and tool.name != "final_answer":
+                turn.result.trace.append({"type": "error", "error": "repeated action", "action": tool.name})
+                turn.closing = ("Observation: You already did that; its result is above. Give final_answer "
+                                "now, from the observations you have.")
+                return Phase.CLOSE
+            turn.done.add(key)
+            finished, observation, ok = self._execute(turn, tool, args)
+            if finished:
+                return Phase.DONE
+            observations.append(f"Observation: {observation}")
+            clean = clean or ok
+            turn.edited = turn.edited or (ok and tool.name in EDIT_TOOLS)
+        if clean:  # the question again, next to where the answer is written: small models drift
+            observations.append(f"Reply to the user input from these observations: {turn.question}")
+        turn.messages.append({"role": "user", "content": "\n".join(observations)})
+        if not clean:
+            return Phase.LOOK
+        return Phase.CORRECT if turn.correcting and not turn.edited else Phase.ANSWER
+
+    def _execute(self, turn: _Turn, tool: Tool, args: Any) -> tuple[bool, str, bool]:
         """Run one action: (the turn is over, observation, the action succeeded)."""
-        step: dict[str, Any] = {"type": "action", "thought": thought, "action": tool.name,
-                                "action_input": args.model_dump()}
+        ctx, result = turn.ctx, turn.result
+        step: dict[str, Any] = {"type": "action", "action": tool.name, "action_input": args.model_dump()}
         try:
             observation = tool.func(ctx, args)
         except ToolError as exc:
             observation = f"Error: {exc}"
             step["error"] = True
-        step["observation"] = observation
+            turn.errors.append(str(exc))
+        step["observation"] = str(observation)
         result.trace.append(step)
         ok = not step.get("error")
         if ctx.clarification:
@@ -294,25 +431,30 @@ class AgentLoop:
             result.clarification = True
             return True, observation, ok
         if tool.name == "final_answer" and ok:
-            result.answer = args.answer.strip()
-            result.short_answer = args.short_answer.strip()
+            self._finish(turn, args)
             return True, observation, ok
+        if ok:
+            turn.facts.extend(getattr(observation, "facts", ()))
+            seen = [i for i in _SEEN_ID.findall(observation) if i in ctx.graph]
+            turn.vocab = dataclasses.replace(turn.vocab, ids=tuple(dict.fromkeys([*turn.vocab.ids, *seen])))
         if tool.retrieves and ok:
             result.retrieved_tokens += self.llm.count_tokens(observation)
         return False, observation, ok
 
-    def _force_final(self, ctx: TurnContext, result: AgentResult, messages: list[dict[str, str]],
-                     closing: str) -> None:
-        """Out of steps or retries, or stuck: ask once for final_answer only; else a plain message."""
-        messages.append({"role": "user", "content": closing})
-        try:
-            reply = self._call(result, messages, self._final_schema, self.limits.step_max_tokens)
-            _, thought, tool, args = parse_action(reply.text, first=False)
-            if tool.name == "final_answer":
-                self._execute(ctx, result, thought, tool, args)
-        except (_BadReply, ContextFullError) as exc:
-            result.trace.append({"type": "error", "error": f"final answer failed: {exc}"})
-        if not result.answer:
-            result.answer = "Sorry, I could not work out an answer to that. Could you rephrase it?"
-            result.trace.append({"type": "final", "forced": True})
-
+    def _finish(self, turn: _Turn, args: Any) -> None:
+        """The answer: the typed short answer, and a sentence composed from it and the facts observed
+        (the model's own sentence only for free answers, and never when it repeats an error text)."""
+        ctx, result = turn.ctx, turn.result
+        composed = compose_answer(ctx.graph, turn.form, args.short_answer, turn.facts, turn.question)
+        free = args.answer.strip()
+        if free and copies_error(free, turn.errors):
+            result.trace.append({"type": "error", "error": "the answer repeated an error text; not given"})
+            free = ""
+        short = composed.short or (args.short_answer.strip() if isinstance(args.short_answer, str) else "")
+        sentence = composed.sentence or free
+        if not sentence and short:
+            sentence = short[0].upper() + short[1:] + "."
+        result.answer = sentence or "Sorry, I could not find that in this room."
+        result.short_answer = short
+        if not ctx.highlights and composed.ids:
+            ctx.highlights = [i for i in composed.ids if i in ctx.graph]

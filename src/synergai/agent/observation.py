@@ -8,12 +8,63 @@ attribute, so "what colour is the cup on the table" needs no second query.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
-from synergai.scene.model import WORDING, Relation, SceneGraph, SceneObject
+from synergai.scene.model import INVERSE, WORDING, Relation, SceneGraph, SceneObject
+
+
+@dataclass(frozen=True)
+class Fact:
+    """What one observation sentence states, by id: ``subjects`` are ``wording`` the ``anchors``
+    ("laptop 7, remote 8 are on coffee table 5"); a plain match has no wording and no anchors."""
+
+    subjects: tuple[str, ...]
+    wording: str = ""
+    anchors: tuple[str, ...] = ()
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return self.subjects + self.anchors
+
+
+class Observed(str):
+    """An observation's text together with the facts it states (the evidence an answer is built from)."""
+
+    facts: tuple[Fact, ...] = ()
+
+    def __new__(cls, text: str, facts: Iterable[Fact] = ()) -> Observed:
+        obs = super().__new__(cls, text)
+        obs.facts = tuple(facts)
+        return obs
+
+
+def relation_facts(obj: SceneObject, facts: Iterable[tuple[Relation, str]]) -> list[Fact]:
+    """The facts :func:`relation_sentences` states, read from the held / related objects' side where
+    the relation has an inverse ("the laptop is on the table" for "the table supports the laptop")."""
+    grouped: dict[Relation, list[str]] = {}
+    for rel, other in facts:
+        grouped.setdefault(rel, [])
+        if other not in grouped[rel]:
+            grouped[rel].append(other)
+    out = []
+    for rel, others in grouped.items():
+        inverse = INVERSE.get(rel)
+        if rel == Relation.SUPPORTS or inverse == rel:  # "X supports a, b" / "X near a": a, b are on / near X
+            out.append(Fact(tuple(others), WORDING[inverse or rel], (obj.id,)))
+        else:
+            out.append(Fact((obj.id,), WORDING[rel], tuple(others)))
+    return out
+
+
+def number(x: float) -> str:
+    """A coordinate in metres to the centimetre, without trailing zeros ("2.1", "0.08", "2"): each digit
+    is a prompt token."""
+    text = f"{x:.2f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
 
 
 def _vec(v: Sequence[float]) -> str:
-    return "[" + ", ".join(f"{x:.2f}" for x in v) + "]"
+    return "[" + ", ".join(number(x) for x in v) + "]"
 
 
 def name_id(obj: SceneObject) -> str:

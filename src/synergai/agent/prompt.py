@@ -6,9 +6,16 @@ the question, the session state and the observations follow it as chat messages.
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from synergai.agent.answer_forms import AnswerForm, answer_schema
+from synergai.agent.grounding_parse import expression_schema
 from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool
+from synergai.scene.grounding import SceneVocabulary, scene_vocabulary
+from synergai.scene.model import WORDING, SceneGraph
 
 PROLOGUE = """\
 You are an assistant agent in a room. Answer the user's questions about the room with your tools. \
@@ -18,11 +25,12 @@ asks for advice or a plan, make one up and ground it in the room with your tools
 EXAMPLES = """\
 [start of example plans]
 User input: What is on the blue box?
-Plan: query_for_relations {"item_id_list": ["blue box"], "relation": "on"}
+Plan: query_for_relations {"item_id_list": ["box"], "relation": "supporting"}
 User input: What color is the lamp next to the bed?
-Plan: query_for_relations {"item_id_list": ["bed"], "relation": "next to"}
+Plan: query_for_objects {"category": "lamp", "attributes": [], "superlative": "", "relations": \
+[{"relation": "next to", "anchors": [{"category": "bed", "attributes": [], "superlative": ""}]}]}
 User input: How many chairs are there?
-Plan: query_for_objects {"query": "chair"}
+Plan: query_for_objects {"category": "chair", "attributes": [], "superlative": "", "relations": []}
 User input: What is between the bed and the desk?
 Plan: calculate_mid_point {"item_id_list": ["bed", "desk"]}
 User input: The marked object is actually a stool.
@@ -32,15 +40,14 @@ Plan: final_answer {"answer": "Hello! Ask me about the room.", "short_answer": "
 [end of example plans]"""
 
 RULES = """\
-Reply with ONE JSON object. The first reply has "thought" and "plan": a list of 1 to 3 actions \
-({"action", "action_input"}) run in order, after which you get their Observations. Later replies have \
-"thought", "action" and "action_input", one action each. Rules:
+Reply with ONE JSON object. The first reply has "plan": a list of the actions the input needs (often \
+one; at most 3) ({"action", "action_input"}), run in order, after which you get their Observations. \
+Later replies have "action" and "action_input", one action each. Rules:
 1. action_input follows the tool's Arguments. Ids may be names ("bed") or "marked" until you know them.
 2. Use ids exactly as observed; never invent ids.
 3. Ground every statement in observations; if the room has no such object, say so.
 4. After the plan's observations, reply with final_answer (or, if the user corrected you, an update \
-tool); only after an error may you look further. Never repeat an action.
-5. Keep thoughts to a few words."""
+tool); only after an error may you look further. Never repeat an action."""
 
 
 def tool_section(tools: tuple[Tool, ...] = TOOLS) -> str:
@@ -63,7 +70,6 @@ def _branch(tool: Tool, with_plan: bool) -> dict[str, Any]:
     if with_plan:
         props["plan"] = {"type": "array", "items": {"type": "string", "maxLength": 60},
                          "minItems": 1, "maxItems": 4}
-    props["thought"] = {"type": "string", "maxLength": 80}
     props["action"] = {"const": tool.name}
     props["action_input"] = args
     return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
@@ -75,10 +81,20 @@ def action_schema(first: bool, tools: tuple[Tool, ...] = TOOLS) -> dict[str, Any
 
 
 def _step_branch(tool: Tool) -> dict[str, Any]:
-    branch = _branch(tool, with_plan=False)
-    branch["properties"].pop("thought")
-    branch["required"] = ["action", "action_input"]
-    return branch
+    return _branch(tool, with_plan=False)
+
+
+def final_schema(form: AnswerForm, categories: Sequence[str] = (), sentence: bool = False) -> dict[str, Any]:
+    """Schema of a final_answer reply whose short answer has the question's form (categories: the
+    scene's, so a category or place answer names only what the room holds). The model writes the
+    sentence itself only when ``sentence`` (a correction, a free answer); otherwise it is composed."""
+    props: dict[str, Any] = {"short_answer": answer_schema(form, categories)}
+    if sentence:
+        props = {"answer": {"type": "string", "minLength": 1, "maxLength": 160}, **props}
+    args = {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
+    branch = {"type": "object", "properties": {"action": {"const": "final_answer"}, "action_input": args},
+              "required": ["action", "action_input"], "additionalProperties": False}
+    return {"anyOf": [branch]}
 
 
 #: Never in the first plan: a point comes from an observation; highlights go with the answer.
@@ -88,7 +104,7 @@ NOT_PLANNED = frozenset({"find_object_closest", "post_process"})
 def plan_schema(
     tools: tuple[Tool, ...] = TOOLS, max_steps: int = 3, marked: bool = True, question: bool = False
 ) -> dict[str, Any]:
-    """Schema of the first reply: a short thought and a plan of up to ``max_steps`` actions
+    """Schema of the first reply: a plan of 1 to ``max_steps`` actions
     (``find_marked_object`` only when an object is marked; no edits when the user asks a question).
 
     final_answer is a plan only on its own (a greeting): an answer written before the observations
@@ -106,10 +122,78 @@ def plan_schema(
               for t in tools if t.name == "final_answer"]
     return {
         "type": "object",
-        "properties": {
-            "thought": {"type": "string", "maxLength": 80},
-            "plan": {"anyOf": plans},
-        },
-        "required": ["thought", "plan"],
+        "properties": {"plan": {"anyOf": plans}},
+        "required": ["plan"],
         "additionalProperties": False,
     }
+
+
+#: Arguments that name objects: ids seen so far, the scene's categories, "marked".
+_OBJECT_ARGS = ("item_id_list", "subject_id", "object_id")
+
+
+@dataclass(frozen=True)
+class TurnVocabulary:
+    """What a reply may name this turn: the scene's categories and attribute words, the relation names,
+    the ids seen so far (and "marked" when an object is marked)."""
+
+    categories: tuple[str, ...]
+    attributes: tuple[str, ...]
+    ids: tuple[str, ...] = ()
+
+    @property
+    def relations(self) -> tuple[str, ...]:
+        return tuple(sorted(set(WORDING.values())))
+
+    @property
+    def names(self) -> list[str]:
+        """Enum of an object argument: ids first, then categories."""
+        return list(dict.fromkeys([*self.ids, *self.categories]))
+
+
+def turn_vocabulary(graph: SceneGraph, seen_ids: Iterable[str] = (), marked: bool = False) -> TurnVocabulary:
+    """The vocabulary of one turn over this graph (categories and attribute words from
+    :func:`synergai.scene.grounding.scene_vocabulary`)."""
+    scene = scene_vocabulary(graph)
+    ids = [i for i in seen_ids if i in graph] + (["marked"] if marked else [])
+    return TurnVocabulary(scene.categories, scene.attributes, tuple(dict.fromkeys(ids)))
+
+
+def _enum_items(prop: dict[str, Any], values: list[str]) -> None:
+    if prop.get("type") == "array":
+        prop["items"] = {"type": "string", "enum": values}
+    else:
+        prop.clear()
+        prop.update({"type": "string", "enum": values})
+
+
+def constrain(schema: dict[str, Any], vocab: TurnVocabulary) -> dict[str, Any]:
+    """The schema with every object, category, attribute and relation argument limited to this turn's
+    vocabulary, so the model cannot name what the scene does not hold (new names in edits stay free)."""
+    out = copy.deepcopy(schema)
+    names = vocab.names
+
+    def visit(node: Any) -> None:
+        if isinstance(node, list):
+            for item in node:
+                visit(item)
+            return
+        if not isinstance(node, dict):
+            return
+        props = node.get("properties")
+        if isinstance(props, dict) and isinstance(props.get("action"), dict) and "action_input" in props:
+            action = props["action"].get("const")
+            args = props["action_input"].get("properties", {})
+            if action == "query_for_objects":
+                props["action_input"] = expression_schema(SceneVocabulary(vocab.categories, vocab.attributes))
+            for key in _OBJECT_ARGS:
+                if key in args and names:
+                    _enum_items(args[key], names)
+            if "relation" in args and action == "query_for_relations":
+                _enum_items(args["relation"], ["", *vocab.relations])  # "": every relation
+            return
+        for value in node.values():
+            visit(value)
+
+    visit(out)
+    return out

@@ -7,26 +7,31 @@ the action schema from the pydantic argument models.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
 from synergai.agent.context import ToolError, TurnContext
 from synergai.agent.matching import find_objects
 from synergai.agent.observation import (
+    Fact,
+    Observed,
     attributes_sentence,
     describe_objects,
     labelled,
     name_id,
     position_sentence,
+    relation_facts,
     relation_sentences,
 )
 from synergai.scene import edits
 from synergai.scene.build import view_relation
+from synergai.scene.grounding import ObjectRef, ground
 from synergai.scene.model import (
     INVERSE,
     STRUCTURE_KINDS,
@@ -40,6 +45,7 @@ from synergai.scene.model import (
     SceneObject,
     parse_relation,
 )
+from synergai.scene.vocabulary import QUERY_SYNONYMS, singular, words_of
 
 Id = Annotated[str, StringConstraints(min_length=1, max_length=24)]
 Short = Annotated[str, StringConstraints(min_length=1, max_length=60)]
@@ -55,6 +61,8 @@ MAX_LISTED = 8
 MAX_CATEGORIES = 30
 #: Objects whose relations one query_for_relations call reports.
 MAX_ANCHORS = 3
+#: Relations people use for one another ("next to" the bed may be recorded as "near" or "beside" it).
+PROXIMITY = frozenset({Relation.NEAR, Relation.NEXT_TO, Relation.BESIDE})
 #: Relation sentences per object when no relation is asked for.
 MAX_RELATION_SENTENCES = 5
 #: How far (box gap, metres) view-dependent relations are looked for around an anchor.
@@ -66,7 +74,18 @@ class _Args(BaseModel):
 
 
 class QueryArgs(_Args):
-    query: Short
+    category: Annotated[str, StringConstraints(max_length=40)] = ""
+    attributes: Annotated[list[Short], Field(max_length=4)] = []
+    superlative: Annotated[str, StringConstraints(max_length=12)] = ""
+    # relations as the grounding engine's RelationRef (validated by the tool: the schema is built per turn)
+    relations: Annotated[list[dict[str, Any]], Field(max_length=3)] = []
+    query: Annotated[str, StringConstraints(max_length=60)] = ""  # free text: the fallback
+
+    @model_validator(mode="after")
+    def _named(self) -> QueryArgs:
+        if not self.category.strip() and not self.query.strip():
+            raise ValueError("give a category (or a query)")
+        return self
 
 
 class RelationsArgs(_Args):
@@ -107,41 +126,122 @@ class RelationEditArgs(_Args):
 
 
 class FinalArgs(_Args):
-    answer: Annotated[str, StringConstraints(min_length=1, max_length=240)]
-    short_answer: Annotated[str, StringConstraints(max_length=40)] = ""
+    answer: Annotated[str, StringConstraints(max_length=240)] = ""
+    short_answer: Annotated[str, StringConstraints(max_length=40)] | int | dict[str, str] = ""
     item_id_list: Annotated[list[Id], Field(max_length=8)] = []
 
 
 # ----------------------------------------------------------------------------- 3D reasoning
+def missing(graph: SceneGraph, phrase: str) -> str:
+    """ "There is no piano in this room; the closest categories are …" (synonyms first, then spelling)."""
+    cats = sorted(graph.categories())
+    words = [singular(w) for w in words_of(phrase)]
+    close = [c for w in words for alt in QUERY_SYNONYMS.get(w, ()) for c in cats if c == alt]
+    close += difflib.get_close_matches(" ".join(words), cats, n=3, cutoff=0.5)
+    close += [c for c in cats if set(words) & set(words_of(c))]
+    close = list(dict.fromkeys(close))[:3]
+    rest = ", ".join([c for c in cats if c not in close][:MAX_CATEGORIES])
+    near = f"; the closest categories are: {', '.join(close)}" if close else ""
+    return f"There is no {phrase} in this room{near}. The room has: {rest}."
+
+
+def _described(graph: SceneGraph, objs: list[SceneObject]) -> tuple[str, list[Fact]]:
+    """The paper's templates 1 and 2 for each object, and where it sits (3): what holds it, what it holds."""
+    lines: list[str] = []
+    facts: list[Fact] = []
+    for obj in objs:
+        lines.append(describe_objects(graph, [obj.id]))
+        support = [(r, o) for r, o in graph.relations_of(obj.id)  # resting on the floor says little
+                   if r in HIERARCHY_RELATIONS and graph.get(o).kind != ObjectKind.FLOOR]
+        lines.extend(relation_sentences(graph, obj, support, limit=MAX_LISTED))
+        facts.extend(relation_facts(obj, support))
+    return " ".join(lines), facts
+
+
+def _expression(args: QueryArgs) -> ObjectRef:
+    try:
+        return ObjectRef(category=args.category, attributes=args.attributes,
+                         superlative=args.superlative or None, relations=args.relations)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise ToolError(f"bad description: {where}: {err['msg']}") from None
+
+
+def _grounded(ctx: TurnContext, ref: ObjectRef) -> Observed:
+    """An expression with attributes, relations or a superlative, resolved by the grounding engine:
+    the best candidate(s) with their reasons; ties are reported, never hidden."""
+    graph = ctx.graph
+    g = ground(graph, ref, ctx.viewpoint)
+    desc = ref.describe()
+    if g.missing:
+        return Observed(g.message()[0].upper() + g.message()[1:] + ".")
+    if not g.candidates:
+        return Observed(f"Nothing in this room matches {desc!r}.")
+    top = g.candidates[0]
+    if top.score <= 0:
+        shown = "; ".join(c.reason for c in g.candidates[:MAX_DESCRIBED])
+        return Observed(f"No object matches {desc!r} fully: {shown}.")
+    ids = g.tied_ids()
+    if len(ids) > 1:
+        head = f"{len(ids)} objects match {desc!r} equally: " + "; ".join(
+            c.reason for c in g.candidates[:min(len(ids), MAX_LISTED)]) + ". "
+    else:
+        runner = g.candidates[1] if len(g.candidates) > 1 and g.candidates[1].score > 0 else None
+        head = f"Best match for {desc!r}: {top.reason}. " + (f"Next: {runner.reason}. " if runner else "")
+    facts = [Fact(tuple(ids))]
+    for rel in ref.relations:  # what each relation holds, for the answer sentence
+        anchors = [i for a in rel.anchors for i in ground(graph, a, ctx.viewpoint).tied_ids()]
+        if anchors:
+            facts.append(Fact(tuple(ids), rel.relation, tuple(dict.fromkeys(anchors))))
+    if len(ids) <= MAX_DESCRIBED:
+        body, held = _described(graph, [graph.get(i) for i in ids])
+        facts.extend(held)
+    else:
+        body = ", ".join(labelled(graph.get(i)) for i in ids[:MAX_LISTED]) + "."
+    return Observed(head + body, facts)
+
+
 def query_for_objects(ctx: TurnContext, args: QueryArgs) -> str:
-    """Collect the objects named in a user input: ids, positions, sizes, attributes, what they are on.
+    """Find the objects a description refers to: ids, positions, sizes, attributes, what they are on.
 
     Hints:
-        1. query is a short noun phrase for ONE kind of object, eg. "blue box"; count objects with it.
+        1. category is one category of the room, eg. "lamp"; attributes narrow it, eg. ["white"].
+        2. relations hold to other objects, eg. [{"relation": "next to", "anchors": [{"category": "bed"}]}];
+           "between" takes two anchors. superlative picks eg. the "largest" one.
+        3. With a category alone, every object of it is listed (to count them).
 
     Arguments:
-        query: str, eg. "blue box".
+        category: str, eg. "lamp".
+        attributes: list, colour / material / size words, eg. ["white"].
+        superlative: str, eg. "largest", or "".
+        relations: list, eg. [{"relation": "on", "anchors": [{"category": "desk"}]}].
 
     Return:
-        observation: str, the matching objects.
+        observation: str, the matching objects, ranked, with ties reported.
     """
-    found = find_objects(ctx.graph, args.query)
+    if args.category.strip():
+        ref = _expression(args)
+        if ref.attributes or ref.relations or ref.superlative:
+            return _grounded(ctx, ref)
+        g = ground(ctx.graph, ref, ctx.viewpoint)
+        if g.missing:
+            return missing(ctx.graph, ref.category)
+        found = [ctx.graph.get(c.id) for c in g.candidates]
+        label = ref.category
+    else:
+        found, label = find_objects(ctx.graph, args.query), args.query
     if not found:
-        cats = ", ".join(sorted(ctx.graph.categories())[:MAX_CATEGORIES])
-        return f"No object matches {args.query!r}. The room has: {cats}."
+        return missing(ctx.graph, label)
+    facts = [Fact(tuple(o.id for o in found))]
     if len(found) <= MAX_DESCRIBED:  # the paper's templates 1 and 2, and where each object sits (3)
-        head = f"{len(found)} object{'s' if len(found) > 1 else ''} match {args.query!r}. "
-        lines = []
-        for obj in found:
-            lines.append(describe_objects(ctx.graph, [obj.id]))
-            support = [(r, o) for r, o in ctx.graph.relations_of(obj.id)  # resting on the floor says little
-                       if r in HIERARCHY_RELATIONS and ctx.graph.get(o).kind != ObjectKind.FLOOR]
-            lines.extend(relation_sentences(ctx.graph, obj, support, limit=MAX_LISTED))
-        return head + " ".join(lines)
+        head = f"{len(found)} {'objects match' if len(found) > 1 else 'object matches'} {label!r}. "
+        body, held = _described(ctx.graph, found)
+        return Observed(head + body, [*facts, *held])
     shown = ", ".join(labelled(o) for o in found[:MAX_LISTED])
     rest = ", ".join(o.id for o in found[MAX_LISTED:])
     more = f" Not shown: ids {rest}." if rest else ""
-    return f"{len(found)} objects match {args.query!r}: {shown}.{more}"
+    return Observed(f"{len(found)} objects match {label!r}: {shown}.{more}", facts)
 
 
 def _view_facts(
@@ -195,10 +295,12 @@ def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> str:
     graph = ctx.graph
     ids = list(dict.fromkeys(i for entry in args.item_id_list for i in _resolve(ctx, entry)))
     lines: list[str] = []
+    found: list[Fact] = []
     for oid in ids[:MAX_ANCHORS]:
         obj = graph.get(oid)
         facts = graph.relations_of(oid)
-        own = [(r, o) for r, o in facts if wanted is None or r == wanted]
+        family = PROXIMITY if wanted in PROXIMITY else {wanted}
+        own = [(r, o) for r, o in facts if wanted is None or r in family]
         inverse = INVERSE.get(wanted) if wanted is not None else None
         # "other WANTED obj" read from the other object's side, when it is a different fact
         others = [o for r, o in facts if inverse is not None and inverse != wanted and r == inverse]
@@ -206,10 +308,13 @@ def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> str:
         view, how = _view_facts(ctx, oid, wanted) if wanted in VIEW_DEPENDENT else ([], "")
         lines.append(attributes_sentence(obj))
         sentences = relation_sentences(graph, obj, own)[:MAX_RELATION_SENTENCES]
+        found.extend(relation_facts(obj, own))
         if others:
             sentences.append(_toward(graph, others, wanted, f"{name_id(obj)}"))
+            found.append(Fact(tuple(others[:MAX_LISTED]), WORDING[wanted], (oid,)))
         if view:
             sentences.append(_toward(graph, [o for _, o in view], wanted, f"{obj.name} ({how})"))
+            found.append(Fact(tuple(o for _, o in view[:MAX_LISTED]), WORDING[wanted], (oid,)))
         if not own and not others and not view:
             what = f" {WORDING[wanted]}" if wanted else ""
             rest = relation_sentences(graph, obj, facts)[:MAX_RELATION_SENTENCES]  # [] unless filtered
@@ -217,11 +322,12 @@ def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> str:
             tail = "; its other relations:" if rest else "."
             sentences.append(f"The {name_id(obj)} has no{what} relations recorded{tail}")
             sentences.extend(rest)
+            found.extend(relation_facts(obj, facts) if rest else [Fact((oid,))])
         lines.extend(sentences)
     if len(ids) > MAX_ANCHORS:
         rest = ", ".join(ids[MAX_ANCHORS:])
         lines.append(f"({len(ids) - MAX_ANCHORS} more objects not shown: ids {rest}.)")
-    return note + " ".join(lines)
+    return Observed(note + " ".join(lines), found)
 
 
 def _toward(graph: SceneGraph, ids: list[str], relation: Relation, target: str) -> str:
@@ -245,8 +351,9 @@ def find_marked_object(ctx: TurnContext, args: NoArgs) -> str:
     if ctx.marked is None:
         return "No object is marked. Ask the user to click the object they mean."
     oid = ctx.check_id(ctx.marked)
-    return "The marked object is the " + name_id(ctx.graph.get(oid)) + ". " + position_sentence(
-        ctx.graph.get(oid)) + " " + query_for_relations(ctx, RelationsArgs(item_id_list=[oid]))
+    around = query_for_relations(ctx, RelationsArgs(item_id_list=[oid]))
+    return Observed("The marked object is the " + name_id(ctx.graph.get(oid)) + ". " + position_sentence(
+        ctx.graph.get(oid)) + " " + around, (Fact((oid,)), *around.facts))
 
 
 def calculate_mid_point(ctx: TurnContext, args: MidPointArgs) -> str:
@@ -309,7 +416,7 @@ def find_object_closest(ctx: TurnContext, args: PointArgs) -> str:
 # ----------------------------------------------------------------------------- alignment
 def _ensure_unambiguous(ctx: TurnContext, oid: str) -> None:
     """Refuse to edit on a guess: the target must be marked, named by id, or the only one of its kind."""
-    if oid == ctx.marked or oid in _mentioned_ids(ctx.utterance):
+    if oid == ctx.marked or oid in mentioned_ids(ctx.utterance):
         return
     obj = ctx.graph.get(oid)
     same = [o for o in find_objects(ctx.graph, ctx.utterance) if o.category == obj.category]
@@ -323,7 +430,8 @@ def _ensure_unambiguous(ctx: TurnContext, oid: str) -> None:
     raise ToolError(f"ambiguous target: {n} {obj.category} objects; the user is asked which one")
 
 
-def _mentioned_ids(text: str) -> set[str]:
+def mentioned_ids(text: str) -> set[str]:
+    """Object ids the user wrote ("id 12", "object 12")."""
     low = text.lower()
     return set(re.findall(r"\bid[:\s]*(\w+)", low)) | set(re.findall(r"\bobject\s+(\d+)\b", low))
 
@@ -476,13 +584,14 @@ def final_answer(ctx: TurnContext, args: FinalArgs) -> str:
     """Give the final response to the user and finish.
 
     Hints:
-        1. answer is one short sentence from the observations; short_answer answers in at most three words.
-        2. To ask the user a clarifying question, put it in answer.
+        1. short_answer is one value of the kind the question asks for: a colour, a number, yes or no, an
+           object of the room, a place; the sentence for the user is written from it and the observations.
+        2. answer (when asked for) is one short sentence; to ask the user a clarifying question, put it there.
 
     Arguments:
-        answer: str, the response in one sentence.
-        short_answer: str, eg. a colour, a number, an object or a place.
-        item_id_list: list, ids of the objects the answer is about.
+        short_answer: the value, eg. "white", 2, "laptop", {"relation": "on", "anchor": "desk"}.
+        answer: str, the response in one sentence (for a greeting, a correction or a free answer).
+        item_id_list: list, ids of the objects the answer is about (optional).
 
     Return:
         observation: str, the response.
@@ -496,6 +605,24 @@ def final_answer(ctx: TurnContext, args: FinalArgs) -> str:
     if known:
         post_process(ctx, IdsArgs(item_id_list=known))
     return args.answer
+
+
+def cannot_succeed(ctx: TurnContext, name: str, args: BaseModel) -> str:
+    """Why a planned action's arguments cannot succeed ('' when they may): filler such as the mid point
+    of one object, or "marked" when nothing is marked. Such a step of a longer plan is not run."""
+    values = [v for v in args.model_dump().values()]
+    words = [str(x).strip().lower() for v in values for x in (v if isinstance(v, list) else [v])]
+    if ctx.marked is None and (name == "find_marked_object" or any(w.startswith(("marked", "the marked"))
+                                                                    for w in words)):
+        return "no object is marked"
+    if name == "calculate_mid_point":
+        try:
+            ids = {i for entry in args.item_id_list for i in _resolve(ctx, entry)}
+        except ToolError as exc:
+            return str(exc)
+        if len(ids) < 2:
+            return "a mid point needs two different objects"
+    return ""
 
 
 @dataclass(frozen=True)

@@ -112,8 +112,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
     result = open_session(args).ask(args.question)
     if args.json:
         d = result.to_dict()
-        print_json({k: d[k] for k in ("answer", "short_answer", "objects", "llm_calls", "prompt_tokens",
-                                      "completion_tokens", "query_ratio", "edits", "trace", "clarification")})
+        keys = ("answer", "short_answer", "objects", "llm_calls", "prompt_tokens", "new_prompt_tokens",
+                "completion_tokens", "query_ratio", "edits", "trace", "clarification")
+        print_json({k: d[k] for k in keys if k in d})
     else:
         print_result(Console(), result)
     return 0

@@ -120,7 +120,7 @@ def cmd_scanqa(args: argparse.Namespace) -> int:
     write_report(args.out, "ScanQA (SynergAI agent)", metrics, _command())
     if args.json:
         keys = ("n", "EM", "EM_R", "BLEU-1", "BLEU-4", "METEOR", "ROUGE-L", "CIDEr", "llm_calls_per_question",
-                "query_ratio", "median_latency_s")
+                "query_ratio", "median_latency_s", "mean_new_prompt_tokens", "mean_completion_tokens")
         print_json({k: metrics.get(k) for k in keys} | {"short": {k[:-6]: v for k, v in metrics.items()
                                                                   if k.endswith("_short")}})
     else:

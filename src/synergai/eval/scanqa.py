@@ -52,7 +52,8 @@ def answer_question(catalog: SceneCatalog, llm: ChatModel, q: Mapping[str, Any])
         result = AgentSession(catalog.store, q["scene_id"], llm).ask(q["question"])
     except (LLMError, SceneError) as exc:
         record.update(answer="", short="", error=str(exc), llm_calls=0, query_ratio=0.0, actions=0,
-                      prompt_tokens=0, completion_tokens=0, latency_s=time.perf_counter() - start)
+                      prompt_tokens=0, new_prompt_tokens=0, completion_tokens=0,
+                      latency_s=time.perf_counter() - start)
         return record
     record.update(
         answer=result.answer,
@@ -60,6 +61,7 @@ def answer_question(catalog: SceneCatalog, llm: ChatModel, q: Mapping[str, Any])
         objects=result.objects,
         llm_calls=result.llm_calls,
         prompt_tokens=result.prompt_tokens,
+        new_prompt_tokens=result.new_prompt_tokens,
         completion_tokens=result.completion_tokens,
         query_ratio=result.query_ratio,
         actions=result.actions,
@@ -120,6 +122,10 @@ def scanqa_metrics(
             out[f"{name}{suffix}"] = value
     out["llm_calls_per_question"] = statistics.fmean(r["llm_calls"] for r in rows)
     out["query_ratio"] = statistics.fmean(r["query_ratio"] for r in rows)
+    # new prompt tokens: what the model processed, not served from its prefix cache (older records lack it)
+    for key in ("new_prompt_tokens", "prompt_tokens", "completion_tokens"):
+        values = [r[key] for r in rows if key in r]
+        out[f"mean_{key}"] = statistics.fmean(values) if values else None
     out["median_latency_s"] = statistics.median(r["latency_s"] for r in rows)
     harness = [r["harness_s"] for r in rows if "harness_s" in r]
     out["median_harness_s"] = statistics.median(harness) if harness else None

@@ -53,6 +53,11 @@ class ChatReply:
     seconds: float = 0.0
     cached_tokens: int = 0  # prompt tokens the backend reused from its KV cache (0 when unknown)
 
+    @property
+    def new_prompt_tokens(self) -> int:
+        """Prompt tokens the model had to process (not served from its cache)."""
+        return max(0, self.prompt_tokens - self.cached_tokens)
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able form."""
         return asdict(self)

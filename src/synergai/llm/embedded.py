@@ -245,6 +245,9 @@ class EmbeddedModel:
             choice = raw["choices"][0]
             text = choice["message"].get("content") or ""
             usage = raw["usage"]
+            timings = raw.get("timings") or {}
+            details = usage.get("prompt_tokens_details") or {}
+            cached = timings.get("cache_n", details.get("cached_tokens", 0)) or 0
             reply = ChatReply(
                 text=text,
                 prompt_tokens=int(usage["prompt_tokens"]),
@@ -253,7 +256,7 @@ class EmbeddedModel:
                 model=self.name,
                 cached=False,
                 seconds=seconds,
-                cached_tokens=int((raw.get("timings") or {}).get("cache_n", 0) or 0),
+                cached_tokens=int(cached),
             )
         except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
             raise LLMError(f"{self.name}: malformed reply: {_one_line(exc)}") from exc

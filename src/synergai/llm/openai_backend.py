@@ -155,8 +155,11 @@ class OpenAIModel:
         usage = getattr(response, "usage", None)
         if usage is not None and usage.prompt_tokens is not None and usage.completion_tokens is not None:
             prompt_tokens, completion_tokens = int(usage.prompt_tokens), int(usage.completion_tokens)
+            details = getattr(usage, "prompt_tokens_details", None)
+            cached_tokens = int(getattr(details, "cached_tokens", 0) or 0)
         else:  # some compatible servers omit usage: fall back to the approximation
             prompt_tokens, completion_tokens = approx_tokens(prompt_text(messages)), approx_tokens(text)
+            cached_tokens = 0
         return ChatReply(
             text=text,
             prompt_tokens=prompt_tokens,
@@ -165,6 +168,7 @@ class OpenAIModel:
             model=getattr(response, "model", None) or self.model,
             cached=False,
             seconds=seconds,
+            cached_tokens=cached_tokens,
         )
 
 

@@ -95,12 +95,14 @@ class ScriptedModel:
                 raise ScriptExhausted(f"{self.name}: script exhausted after {played} replies")
             text, finish_reason = self._script[self._next]
             self._next += 1
+            previous = self.requests[-2].messages if len(self.requests) > 1 else []
         return ChatReply(
             text=text,
             prompt_tokens=approx_tokens(prompt_text(clean)),
             completion_tokens=approx_tokens(text),
             finish_reason=finish_reason,
             model=self.name,
+            cached_tokens=_shared_prefix_tokens(previous, clean),
         )
 
     def count_tokens(self, text: str) -> int:
@@ -109,6 +111,17 @@ class ScriptedModel:
 
     def close(self) -> None:
         """Nothing to free."""
+
+
+def _shared_prefix_tokens(
+    previous: Sequence[Mapping[str, str]], messages: Sequence[Mapping[str, str]]
+) -> int:
+    """Tokens of the leading messages this request shares with the previous one: what a one-slot prefix
+    (KV) cache such as llama.cpp's would not process again."""
+    shared = 0
+    while shared < min(len(previous), len(messages)) and previous[shared] == messages[shared]:
+        shared += 1
+    return approx_tokens(prompt_text(messages[:shared])) if shared else 0
 
 
 def _entry(item: Any, index: int) -> tuple[str, str]:

@@ -297,6 +297,11 @@ class SceneStore:
             raise SceneError(f"unknown scene {scene_id!r} in the scene store")
         return (row[0], int(row[1]))
 
+    def revision(self, scene_id: str) -> tuple[str, int]:
+        """Identifies the scene's committed snapshot; it changes with every edit (keys rendering caches)."""
+        with self._read() as c:
+            return self._revision(c, scene_id)
+
     def base(self, scene_id: str) -> SceneGraph:
         """The graph the scene was registered with."""
         with self._read() as c:

@@ -1,0 +1,137 @@
+"""The sentence answer, written from the typed short answer and the evidence the tools observed.
+
+The model picks the value (a colour, a number, a category, a place); the sentence is composed here, so
+it costs no generated tokens, names every object the evidence holds ("The laptop and the remote
+control are on the coffee table.") and never carries an error text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from synergai.agent.answer_forms import AnswerForm, render_answer
+from synergai.agent.observation import Fact
+from synergai.scene.model import SceneGraph
+from synergai.scene.vocabulary import plural, words_of
+
+#: Relation sentences one answer states at most.
+MAX_SENTENCES = 2
+
+
+@dataclass(frozen=True)
+class ComposedAnswer:
+    """A sentence, its short answer and the objects it is about ('' sentence: nothing to compose from)."""
+
+    sentence: str
+    short: str
+    ids: tuple[str, ...]
+
+
+def _name(graph: SceneGraph, oid: str) -> str:
+    return graph.get(oid).name if oid in graph else oid
+
+
+def _names(graph: SceneGraph, ids: Sequence[str]) -> str:
+    """ "the laptop and the remote control"; repeated names are counted ("2 chairs")."""
+    counts: dict[str, int] = {}
+    for oid in ids:
+        counts[_name(graph, oid)] = counts.get(_name(graph, oid), 0) + 1
+    parts = [f"the {n}" if c == 1 else f"{c} {plural(n)}" for n, c in counts.items()]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def fact_sentence(graph: SceneGraph, fact: Fact) -> str:
+    """One fact as a sentence: "The laptop and the remote control are on the coffee table."."""
+    subj = _names(graph, fact.subjects)
+    many = len(fact.subjects) > 1 or not subj.startswith("the ")
+    if not fact.wording:
+        return f"There {'are' if many else 'is'} {subj}.".replace("There is the ", "There is a ")
+    text = f"{subj} {'are' if many else 'is'} {fact.wording} {_names(graph, fact.anchors)}."
+    return text[0].upper() + text[1:]
+
+
+def _mentions(graph: SceneGraph, fact: Fact, category: str) -> bool:
+    want = " ".join(words_of(category))
+    return any(" ".join(words_of(graph.get(o).category)) == want for o in fact.ids if o in graph)
+
+
+def _relation_facts(facts: Iterable[Fact]) -> list[Fact]:
+    return list(dict.fromkeys(f for f in facts if f.wording and f.subjects and f.anchors))
+
+
+def _named_in(graph: SceneGraph, ids: Sequence[str], question: str) -> list[str]:
+    """The objects whose category the question names (all of them when it names none)."""
+    q = f" {' '.join(words_of(question))} "
+    named = [o for o in ids if f" {' '.join(words_of(graph.get(o).category))} " in q
+             or f" {' '.join(words_of(plural(graph.get(o).category)))} " in q]
+    return named or list(ids)
+
+
+def compose_answer(
+    graph: SceneGraph, form: AnswerForm, value: Any, facts: Sequence[Fact], question: str = ""
+) -> ComposedAnswer:
+    """The sentence for a typed value, from the observed facts ('' sentence for a free phrase, or a value
+    that does not fit the form); objects the question names are preferred as its subject."""
+    short = render_answer(form, value)
+    if not short or form is AnswerForm.PHRASE:
+        return ComposedAnswer("", short, ())
+    related = _relation_facts(facts)
+    plain = [f for f in facts if not f.wording and f.subjects]
+    if form is AnswerForm.YES_NO:
+        return ComposedAnswer(f"{short.capitalize()}.", short, ())
+    if form is AnswerForm.DIRECTION:
+        return ComposedAnswer(f"To the {short}." if short in ("left", "right") else f"{short.capitalize()}.",
+                              short, ())
+    if form is AnswerForm.NUMBER:
+        ids = plain[-1].subjects if plain else ()
+        cats = {graph.get(o).category for o in ids if o in graph}
+        if len(cats) == 1 and ids:
+            (cat,) = cats
+            noun = cat if short == "1" else plural(cat)
+            return ComposedAnswer(f"There {'is' if short == '1' else 'are'} {short} {noun}.", short, ids)
+        return ComposedAnswer(f"I count {short}.", short, ids)
+    if form is AnswerForm.COLOR:
+        subjects = [o for f in facts for o in f.subjects if o in graph]
+        seen = list(dict.fromkeys([*subjects, *(o for f in facts for o in f.ids if o in graph)]))
+        coloured = [o for o in seen if short in {" ".join(words_of(a)) for a in graph.get(o).attributes}]
+        # what the facts are about (not their anchors), and of those what the question names
+        coloured = [o for o in coloured if o in subjects] or coloured
+        coloured = _named_in(graph, coloured, question)
+        if coloured:
+            many = len(coloured) > 1
+            text = f"{_names(graph, coloured)} {'are' if many else 'is'} {short}."
+            return ComposedAnswer(text[0].upper() + text[1:], short, tuple(coloured))
+        return ComposedAnswer(f"It is {short}.", short, ())
+    if form is AnswerForm.PLACE and isinstance(value, Mapping):
+        anchor = str(value.get("anchor", ""))
+        about = [f for f in related if _mentions(graph, Fact(f.anchors), anchor)]
+        if about:
+            chosen = about[:MAX_SENTENCES]
+            return ComposedAnswer(" ".join(fact_sentence(graph, f) for f in chosen), short,
+                                  tuple(dict.fromkeys(o for f in chosen for o in f.ids)))
+        return ComposedAnswer(f"It is {short}.", short, ())
+    # a category of the scene (or a place given as text): the facts that name it, in full
+    about = [f for f in related if _mentions(graph, Fact(f.subjects), short)] or \
+        [f for f in related if _mentions(graph, f, short)]
+    if about:
+        chosen = about[:MAX_SENTENCES]
+        ids = tuple(dict.fromkeys(o for f in chosen for o in f.subjects))
+        return ComposedAnswer(" ".join(fact_sentence(graph, f) for f in chosen), short, ids)
+    matches = [o for f in plain for o in f.subjects if o in graph and _mentions(graph, Fact((o,)), short)]
+    if matches:
+        return ComposedAnswer(fact_sentence(graph, Fact(tuple(dict.fromkeys(matches)))), short,
+                              tuple(dict.fromkeys(matches)))
+    return ComposedAnswer(f"It is the {short}.", short, ())
+
+
+def copies_error(answer: str, errors: Iterable[str], run: int = 4) -> bool:
+    """Whether the answer repeats ``run`` consecutive words of an error observation."""
+    words = words_of(answer)
+    grams = {tuple(words[i:i + run]) for i in range(len(words) - run + 1)}
+    for error in errors:
+        e = words_of(error)
+        if any(tuple(e[i:i + run]) in grams for i in range(len(e) - run + 1)):
+            return True
+    return False

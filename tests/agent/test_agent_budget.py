@@ -1,0 +1,323 @@
+"""Issue 14 on the agent side, with scripted models: token budget, no filler, typed answers composed
+into sentences that name every object the evidence holds, the query ratio counted once per revision."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from agent_scripting import act, final
+
+from synergai.agent.answer_forms import AnswerForm
+from synergai.agent.answer_sentence import compose_answer, copies_error
+from synergai.agent.loop import AgentLoop
+from synergai.agent.observation import Fact
+from synergai.agent.prompt import action_schema, final_schema, plan_schema
+from synergai.agent.session import AgentSession
+from synergai.llm import ScriptedModel
+from synergai.scene.catalog import SceneCatalog
+from synergai.scene.store import SceneStore
+from synergai.scene.vocabulary import COLOR_NAMES
+
+
+def _plan(*steps: tuple[str, dict]) -> str:
+    return json.dumps({"plan": [{"action": a, "action_input": i} for a, i in steps]})
+
+
+def _typed(short: object) -> str:
+    return json.dumps({"action": "final_answer", "action_input": {"short_answer": short}})
+
+
+def _keys(schema: object) -> set[str]:
+    """Every property name anywhere in a JSON schema."""
+    if isinstance(schema, dict):
+        own = set(schema.get("properties", {})) if isinstance(schema.get("properties"), dict) else set()
+        return own.union(*(_keys(v) for v in schema.values()))
+    if isinstance(schema, list):
+        return set().union(*(_keys(v) for v in schema))
+    return set()
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Iterator[SceneStore]:
+    store = SceneStore(tmp_path / "demo.sqlite3")
+    SceneCatalog(store).open("demo")
+    yield store
+    store.close()
+
+
+# ----------------------------------------------------------------------------- token budget
+def test_results_record_new_prompt_tokens_and_completion_tokens(store):
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "lamp"})), _typed("white")])
+    result = AgentSession(store, "room", llm).ask("What colour is the lamp?")
+    assert result.llm_calls == 2 and result.completion_tokens > 0
+    # the second call shares the system prompt and the question with the first: served from the cache
+    assert 0 < result.new_prompt_tokens < result.prompt_tokens
+    assert result.new_prompt_tokens + result.cached_tokens == result.prompt_tokens
+    assert result.to_dict()["new_prompt_tokens"] == result.new_prompt_tokens
+
+
+def test_no_schema_asks_for_a_thought():
+    for schema in (plan_schema(), plan_schema(marked=False, question=True), action_schema(first=False),
+                   action_schema(first=True), final_schema(AnswerForm.COLOR)):
+        assert "thought" not in _keys(schema)
+
+
+def test_the_typed_answer_call_is_small(store):
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "chair"})), _typed(2)])
+    result = AgentSession(store, "room", llm).ask("How many chairs are there?")
+    assert result.answer == "There are 2 chairs." and result.short_answer == "2"
+    assert llm.requests[1].max_tokens <= 48
+    assert result.objects == ["4", "5"]
+
+
+# ----------------------------------------------------------------------------- no filler
+def test_plan_steps_that_cannot_succeed_are_not_run_nor_shown(store):
+    llm = ScriptedModel([
+        _plan(("query_for_objects", {"query": "cup"}),
+              ("calculate_mid_point", {"item_id_list": ["cup"]}),
+              ("query_for_relations", {"item_id_list": ["marked"]})),
+        _typed("red"),
+    ])
+    result = AgentSession(store, "room", llm).ask("What colour is the cup?")
+    ran = [t["action"] for t in result.trace if t["type"] == "action"]
+    assert ran == ["query_for_objects", "final_answer"]
+    skipped = {t["action"]: t["reason"] for t in result.trace if t["type"] == "skipped"}
+    assert set(skipped) == {"calculate_mid_point", "query_for_relations"}
+    seen = json.dumps(llm.requests[1].messages[1:])  # all but the (tool-describing) system prompt
+    assert "mid point" not in seen and "Error" not in seen and "calculate_mid_point" not in seen
+    assert result.answer == "The cup is red."
+
+
+def test_a_plan_of_filler_only_still_runs_and_shows_its_error(store):
+    llm = ScriptedModel([
+        _plan(("calculate_mid_point", {"item_id_list": ["cup"]})),
+        act("query_for_objects", {"query": "cup"}),
+        _typed("red"),
+    ])
+    result = AgentSession(store, "room", llm).ask("What colour is the cup?")
+    assert "a mid point needs two different objects" in llm.requests[1].messages[-1]["content"]
+    assert result.answer == "The cup is red."
+
+
+def test_an_error_text_is_never_copied_into_the_answer(store):
+    llm = ScriptedModel([
+        _plan(("query_for_relations", {"item_id_list": ["piano"]})),
+        final("There is no object with id or name piano, use query_for_objects.", short="none"),
+    ])
+    result = AgentSession(store, "room", llm).ask("Describe the piano.")
+    assert "query_for_objects" not in result.answer and "id or name" not in result.answer
+    assert any("repeated an error" in str(t.get("error", "")) for t in result.trace)
+    error = ["there is no object with id or name"]
+    assert copies_error("Sorry: there is no object with id or name 'x'.", error)
+    assert not copies_error("The cup is red.", error)
+
+
+# ----------------------------------------------------------------------------- typed answers
+@pytest.mark.parametrize(("question", "expected"), [
+    ("What colour is the lamp?", {"enum": sorted(COLOR_NAMES)}),
+    ("How many chairs are there?", {"type": "integer"}),
+    ("Is there a cup?", {"enum": ["yes", "no"]}),
+    ("What is on the table?", {"enum": ["chair", "cup", "floor", "lamp", "table", "tv", "wall"]}),
+])
+def test_the_answer_call_is_typed_by_the_question_and_bounded_by_the_scene(store, question, expected):
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"})), _typed("x")])
+    AgentSession(store, "room", llm).ask(question)
+    schema = llm.requests[1].json_schema
+    (branch,) = schema["anyOf"]
+    args = branch["properties"]["action_input"]
+    assert set(args["properties"]) == {"short_answer"}  # the sentence is composed, not generated
+    short = args["properties"]["short_answer"]
+    assert {k: short[k] for k in expected} == expected
+
+
+def test_a_place_answer_is_a_relation_and_an_anchor_of_the_scene(store):
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "cup"})),
+                         _typed({"relation": "on", "anchor": "table"})])
+    result = AgentSession(store, "room", llm).ask("Where is the cup?")
+    args = llm.requests[1].json_schema["anyOf"][0]["properties"]["action_input"]
+    anchors = args["properties"]["short_answer"]["properties"]["anchor"]["enum"]
+    assert "table" in anchors and "sofa" not in anchors
+    assert result.short_answer == "on the table"
+    assert result.answer == "The cup is on the table."
+
+
+def test_a_question_with_a_free_answer_still_writes_its_sentence(store):
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"})),
+                         final("It is a wooden table with a cup on it.", short="wooden")])
+    result = AgentSession(store, "room", llm).ask("Describe the table.")
+    schema = llm.requests[1].json_schema["anyOf"][0]["properties"]["action_input"]
+    assert set(schema["required"]) == {"answer", "short_answer"}
+    assert result.answer == "It is a wooden table with a cup on it." and result.short_answer == "wooden"
+
+
+def test_what_is_on_the_coffee_table_names_every_object_on_it(demo):
+    graph = demo.load("demo")
+    on_table = {o.id for o in graph if o.category in ("laptop", "remote control")}
+    assert len(on_table) == 2
+    llm = ScriptedModel([_plan(("query_for_relations", {"item_id_list": ["coffee table"], "relation": "on"})),
+                         _typed("laptop")])
+    result = AgentSession(demo, "demo", llm).ask("What is on the coffee table?")
+    assert "laptop" in result.answer and "remote control" in result.answer, result.answer
+    assert result.answer.endswith("on the coffee table.")
+    assert set(result.objects) == on_table and result.short_answer == "laptop"
+    assert result.llm_calls == 2
+
+
+def test_composed_sentences_list_every_subject_and_count_repeats(store):
+    graph = store.load("room")
+    near = Fact(("4", "5"), "near", ("2",))
+    got = compose_answer(graph, AnswerForm.CATEGORY, "chair", [Fact(("2",)), near])
+    assert got.sentence == "2 chairs are near the table." and got.ids == ("4", "5")
+    assert compose_answer(graph, AnswerForm.YES_NO, "Yes, there is.", []).sentence == "Yes."
+    assert compose_answer(graph, AnswerForm.COLOR, "sparkly", []).sentence == ""  # not a colour: no value
+    assert compose_answer(graph, AnswerForm.NUMBER, 1, [Fact(("3",))]).sentence == "There is 1 cup."
+
+
+# ----------------------------------------------------------------------------- item 9
+class _Counting(ScriptedModel):
+    def __init__(self, replies):
+        super().__init__(replies)
+        self.counted: list[int] = []
+
+    def count_tokens(self, text: str) -> int:
+        self.counted.append(len(text))
+        return super().count_tokens(text)
+
+
+def test_the_full_graph_is_rendered_and_counted_once_per_revision(store):
+    llm = _Counting([final("Hi.", short="hi"), final("Hi again.", short="hi"),
+                     _plan(("update_name", {"item_id_list": ["7"], "new_name_list": ["floor lamp"]})),
+                     final("Noted.", short="lamp"), final("Hi.", short="hi")])
+    session = AgentSession(store, "room", llm)
+    session.ask("Hello there")
+    session.ask("Hello again")
+    big = [n for n in llm.counted if n > 500]
+    assert len(big) == 1  # the second turn reused the count: same revision
+    session.ask("The lamp (id 7) is a floor lamp.")
+    assert store.load("room").get("7").category == "floor lamp"
+    session.ask("Hello once more")
+    assert len([n for n in llm.counted if n > 500]) == 2  # the edit made a new revision
+
+
+def test_the_loop_moves_through_named_phases(store):
+    from synergai.agent.loop import Phase
+
+    assert [p.value for p in Phase] == ["plan", "look", "correct", "answer", "close", "done"]
+    loop = AgentLoop(ScriptedModel([]))
+    assert not hasattr(loop, "first") and callable(loop.full_graph_tokens)
+
+
+# ----------------------------------------------------------------------------- scene vocabulary
+def _branch(schema: dict, action: str) -> dict:
+    for b in schema["properties"]["plan"]["anyOf"][0]["items"]["anyOf"] if "properties" in schema \
+            else schema["anyOf"]:
+        if b["properties"]["action"]["const"] == action:
+            return b["properties"]["action_input"]
+    raise AssertionError(f"{action} not offered")
+
+
+def test_each_reply_can_only_name_what_the_scene_holds(store):
+    llm = ScriptedModel([_plan(("query_for_objects", {"category": "chair", "attributes": []})),
+                         act("update_name", {"item_id_list": ["4"], "new_name_list": ["stool"]}),
+                         final("Noted.", short="stool")])
+    AgentSession(store, "room", llm).ask("The chair with id 4 is actually a stool.")
+    first = llm.requests[0].json_schema
+    query = _branch(first, "query_for_objects")
+    assert query["properties"]["category"]["enum"] == ["chair", "cup", "floor", "lamp", "table", "tv", "wall"]
+    attributes = set(query["properties"]["attributes"]["items"]["enum"])
+    assert {"black", "brown", "ceramic", "plastic", "red", "white", "wooden"} <= attributes
+    assert "sparkly" not in attributes and "next to" in query["properties"]["relations"]["items"][
+        "properties"]["relation"]["enum"]
+    relations = _branch(first, "query_for_relations")
+    names = relations["properties"]["item_id_list"]["items"]["enum"]
+    assert "piano" not in names and "marked" not in names and "table" in names and "5" not in names
+    assert "4" in names  # the user wrote "id 4"
+    assert "near" in relations["properties"]["relation"]["enum"]
+    # the chairs' ids were observed: the next reply (the correction) may name them; new names stay free
+    rename = _branch(llm.requests[1].json_schema, "update_name")
+    assert {"4", "5"} <= set(rename["properties"]["item_id_list"]["items"]["enum"])
+    assert "enum" not in rename["properties"]["new_name_list"]["items"]
+    assert store.load("room").get("4").category == "stool"
+
+
+def test_marked_is_a_name_only_when_an_object_is_marked(store):
+    llm = ScriptedModel([_plan(("find_marked_object", {})), _typed("chair")])
+    session = AgentSession(store, "room", llm, marked="4")
+    session.ask("What is this?")
+    names = _branch(llm.requests[0].json_schema, "query_for_relations")["properties"]["item_id_list"]
+    assert "marked" in names["items"]["enum"]
+
+
+def test_typed_query_narrows_by_attribute_and_says_when_it_cannot(store):
+    from synergai.agent import tools as T
+    from synergai.agent.context import TurnContext
+
+    ctx = TurnContext(store, "room", "q")
+    red = T.query_for_objects(ctx, T.QueryArgs(category="cup", attributes=["red"]))
+    assert red.startswith("Best match for 'red cup': cup 3") and "is on brown table (id: 2)" in red
+    blue = T.query_for_objects(ctx, T.QueryArgs(category="chair", attributes=["blue"]))
+    assert blue.startswith("No object matches 'blue chair' fully")
+    both = T.query_for_objects(ctx, T.QueryArgs(category="chair", attributes=["black"]))
+    assert both.startswith("2 objects match 'black chair' equally")  # a tie is reported, not hidden
+    miss = T.query_for_objects(ctx, T.QueryArgs(category="piano"))
+    assert miss.startswith("There is no piano in this room") and "chair" in miss
+
+
+def test_a_word_outside_the_vocabulary_is_mapped_to_the_scene(demo):
+    from synergai.agent import tools as T
+    from synergai.agent.context import TurnContext
+
+    graph = demo.load("demo")
+    sofas = {o.id for o in graph if o.category == "sofa"}
+    assert sofas
+    obs = T.query_for_objects(TurnContext(demo, "demo", "q"), T.QueryArgs(category="couch"))
+    assert all(f"(id: {i})" in obs for i in sofas)
+
+
+def test_the_lamp_next_to_the_bed_is_found_through_the_proximity_family(demo):
+    graph = demo.load("demo")
+    bed = next(o.id for o in graph if o.category == "bed")
+    lamp = next(o.id for o in graph.by_category("lamp") if bed in {x for _, x in graph.relations_of(o.id)})
+    colour = graph.get(lamp).attributes[0]
+    llm = ScriptedModel([_plan(("query_for_relations", {"item_id_list": ["bed"], "relation": "next to"})),
+                         _typed(colour)])
+    result = AgentSession(demo, "demo", llm).ask("What colour is the lamp next to the bed?")
+    assert f"(id: {lamp})" in llm.requests[1].messages[-1]["content"]
+    assert result.answer == f"The lamp is {colour}." and result.objects == [lamp]
+    assert result.llm_calls == 2 and result.edits == []
+
+
+# ----------------------------------------------------------------------------- the grounding engine
+def test_a_described_object_is_resolved_by_the_engine_in_two_calls(demo):
+    graph = demo.load("demo")
+    lamp = next(o for o in graph.by_category("lamp") if "white" in o.attributes)
+    llm = ScriptedModel([
+        _plan(("query_for_objects", {"category": "lamp", "relations": [
+            {"relation": "next to", "anchors": [{"category": "bed"}]}]})),
+        _typed("white"),
+    ])
+    result = AgentSession(demo, "demo", llm).ask("What colour is the lamp next to the bed?")
+    observed = llm.requests[1].messages[-1]["content"]
+    assert observed.startswith(f"Observation: Best match for 'lamp next to bed': lamp {lamp.id}")
+    assert result.answer == "The lamp is white." and result.objects == [lamp.id] and result.llm_calls == 2
+
+
+def test_ties_are_reported_and_bad_descriptions_are_errors_not_crashes(demo):
+    from synergai.agent import tools as T
+    from synergai.agent.context import TurnContext
+
+    ctx = TurnContext(demo, "demo", "q")
+    chairs = demo.load("demo").by_category("chair")
+    tie = T.query_for_objects(ctx, T.QueryArgs(category="chair", superlative="largest"))
+    assert tie.startswith(f"{len(chairs)} objects match 'largest chair' equally")
+    assert set(tie.facts[0].subjects) == {c.id for c in chairs}
+    with pytest.raises(T.ToolError, match="bad description"):
+        bad = [{"relation": "levitating over", "anchors": [{"category": "bed"}]}]
+        T.query_for_objects(ctx, T.QueryArgs(category="lamp", relations=bad))
+    piano = T.query_for_objects(ctx, T.QueryArgs(category="piano", relations=[
+        {"relation": "near", "anchors": [{"category": "bed"}]}]))
+    assert piano.startswith("There is no piano in this room; the closest categories are")
+    assert demo.edits("demo") == []
