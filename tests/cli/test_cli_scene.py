@@ -98,6 +98,14 @@ def test_edits_and_undo_through_the_cli(tmp_path):
         ("{not json", "not valid JSON"),
         ('{"scenes": {"s1": [{"id": 1}]}}', "s1"),
         ("ply\nformat ascii 1.0\nelement vertex 3\n", "not valid JSON"),
+        # each of these used to exit 2 *after* registering a scene no later command could read
+        ('{"s1": [{"id": 1, "label": "cup", "center_position": [0, 0, 1], "size": [1, 1, 1], '
+         '"avg_rgba": [300, 0, 0]}]}', "0..255"),
+        ('{"s1": [{"id": 1, "label": "", "center_position": [0, 0, 1], "size": [1, 1, 1]}]}', "label"),
+        ('{"": [{"id": 1, "label": "cup", "center_position": [0, 0, 1], "size": [1, 1, 1]}], '
+         '"s1": [{"id": 1, "label": "cup", "center_position": [0, 0, 1], "size": [1, 1, 1]}]}',
+         "scene id must not be empty"),
+        ("[" * 50000 + "]" * 50000, "not valid JSON"),
     ],
 )
 def test_bad_objects_file_is_one_line_error_exit_2(tmp_path, content, message):

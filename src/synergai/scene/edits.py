@@ -17,14 +17,13 @@ from typing import Any
 
 from synergai.scene.hierarchy import compute_levels
 from synergai.scene.model import (
-    COMPARATIVE,
     INVERSE,
-    VIEW_DEPENDENT,
     Edge,
     Relation,
     SceneError,
     SceneGraph,
     SceneObject,
+    is_stored,
     parse_relation,
 )
 from synergai.scene.serialization import edge_from_dict, edge_to_dict, object_from_dict, object_to_dict
@@ -228,7 +227,7 @@ def _check(graph: SceneGraph, changes: Sequence[Change]) -> None:
             e = c.edge
             key = e.key()
             if c.added:
-                if e.relation in VIEW_DEPENDENT or e.relation in COMPARATIVE:
+                if not is_stored(e.relation):
                     raise SceneError(f"{where}: {e.relation.value} is computed on demand and never stored")
                 if e.subject == e.object:
                     raise SceneError(f"{where}: relation {_edge_text(e)} joins an object to itself")
@@ -341,7 +340,7 @@ def set_attributes(graph: SceneGraph, object_id: str | int, attributes: Iterable
 
 def _relation(relation: Relation | str) -> Relation:
     rel = relation if isinstance(relation, Relation) else parse_relation(str(relation))
-    if rel in VIEW_DEPENDENT or rel in COMPARATIVE:
+    if not is_stored(rel):
         raise SceneError(f"{rel.value} is computed for a viewpoint or a candidate set and is never stored")
     return rel
 

@@ -71,6 +71,16 @@ VIEW_DEPENDENT = frozenset({Relation.LEFT_OF, Relation.RIGHT_OF, Relation.BEHIND
 #: Relations that compare against a set of candidates and are never stored.
 COMPARATIVE = frozenset({Relation.CLOSEST, Relation.FARTHEST, Relation.BETWEEN})
 
+
+def is_stored(relation: Relation) -> bool:
+    """Whether an edge of this relation may be kept in a graph (built, added by hand, logged, read).
+
+    Viewpoint-dependent and comparative relations never are. FAR and WITHIN_REACH may be: perception
+    computes them on demand (they are dense), but a user may state them ("the lamp is far from the
+    bed") and the store, the serializer and the exporters must keep such an edge.
+    """
+    return relation not in VIEW_DEPENDENT and relation not in COMPARATIVE
+
 #: The same fact read from the object's side.
 INVERSE: dict[Relation, Relation] = {
     Relation.SUPPORTED_BY: Relation.SUPPORTS,
@@ -173,6 +183,12 @@ class OrientedBox:
     size: Vec3
     yaw: float
 
+    def __post_init__(self) -> None:
+        if len(self.center) != 3 or len(self.size) != 3:
+            raise SceneError("oriented box: center and size need 3 numbers")
+        if not np.all(np.isfinite(np.asarray([*self.center, *self.size, self.yaw], dtype=float))):
+            raise SceneError("oriented box: non-finite center, size or yaw")
+
 
 @dataclass(frozen=True)
 class SceneObject:
@@ -200,6 +216,9 @@ class SceneObject:
             raise SceneError(f"object {self.id}: non-finite center or size")
         if np.any(np.asarray(self.size) < 0):
             raise SceneError(f"object {self.id}: negative size")
+        if self.front is not None and (len(self.front) != 3
+                                       or not np.all(np.isfinite(np.asarray(self.front, dtype=float)))):
+            raise SceneError(f"object {self.id}: front needs 3 finite numbers")
 
     @property
     def name(self) -> str:
@@ -337,7 +356,7 @@ class SceneGraph:
 
     def add_edge(self, edge: Edge) -> bool:
         """Add an edge; False when it was already there."""
-        if edge.relation in VIEW_DEPENDENT or edge.relation in COMPARATIVE:
+        if not is_stored(edge.relation):
             raise SceneError(f"{edge.relation.value} depends on a viewpoint or candidates; it is not stored")
         for end in (edge.subject, edge.object):
             self.get(end)

@@ -14,8 +14,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from synergai.scene.model import (
-    COMPARATIVE,
-    VIEW_DEPENDENT,
     Edge,
     ObjectKind,
     OrientedBox,
@@ -23,6 +21,7 @@ from synergai.scene.model import (
     SceneError,
     SceneGraph,
     SceneObject,
+    is_stored,
 )
 
 FORMAT = "synergai.scene_graph"
@@ -119,7 +118,11 @@ def _str(value: Any, where: str, *, empty: bool = False) -> str:
 
 
 def _num(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    try:
+        ok = not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+    except OverflowError:  # an integer of 309+ digits
+        raise SceneError(f"{where}: number too large for a float") from None
+    if not ok:
         raise SceneError(f"{where}: expected a finite number, got {value!r}")
     return float(value)
 
@@ -192,7 +195,7 @@ def edge_from_dict(data: Any, *, where: str = "edge") -> Edge:
     except ValueError:
         legal = ", ".join(r.value for r in Relation)
         raise SceneError(f"{where}.relation: unknown relation {name!r}; legal: {legal}") from None
-    if relation in VIEW_DEPENDENT or relation in COMPARATIVE:
+    if not is_stored(relation):
         raise SceneError(f"{where}.relation: {relation.value} is computed on demand, not stored")
     return Edge(
         _str(d["subject"], f"{where}.subject"),
@@ -245,8 +248,8 @@ def loads(text: str | bytes) -> SceneGraph:
     """Parse a JSON string written by :func:`dumps`."""
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise SceneError(f"graph: invalid JSON: {exc}") from None
+    except (ValueError, RecursionError) as exc:  # bad JSON or UTF-8, too deep, a 5000-digit number
+        raise SceneError(f"graph: invalid JSON: {exc or 'nested too deeply'}") from None
     except TypeError:
         raise SceneError(f"graph: expected JSON text, got {type(text).__name__}") from None
     return graph_from_dict(data)
