@@ -55,7 +55,8 @@ def _snapshot_text(path: Path, scene_id: str = "s1") -> tuple[list, list, list, 
         scene = c.execute("SELECT * FROM scenes WHERE id = ?", (scene_id,)).fetchall()
         objects = c.execute("SELECT rowid, * FROM objects WHERE scene_id = ? ORDER BY rowid",
                             (scene_id,)).fetchall()
-        edges = c.execute("SELECT rowid, * FROM edges WHERE scene_id = ? ORDER BY rowid", (scene_id,)).fetchall()
+        edges = c.execute("SELECT rowid, * FROM edges WHERE scene_id = ? ORDER BY rowid",
+                          (scene_id,)).fetchall()
         n = c.execute("SELECT COUNT(*) FROM edits WHERE scene_id = ?", (scene_id,)).fetchone()[0]
     return scene, objects, edges, n
 
@@ -424,7 +425,8 @@ def test_another_programs_sqlite_file_is_refused_untouched(tmp_path: Path) -> No
         c.execute("INSERT INTO albums (name) VALUES ('holiday')")
     c.close()
     before = _file_bytes(foreign)
-    with pytest.raises(StoreError, match=r"photos\.db is not a synergai scene store \(tables albums\)") as err:
+    with pytest.raises(StoreError, match=r"photos\.db is not a synergai scene store \(tables albums\)") \
+            as err:
         SceneStore(foreign)
     assert "\n" not in str(err.value)
     assert _file_bytes(foreign) == before
@@ -434,8 +436,9 @@ def test_a_rejected_graph_leaves_the_store_byte_for_byte(store: SceneStore) -> N
     store.close()
     before = _file_bytes(store.path)
     with SceneStore(store.path) as s:
-        bad_colour = SceneGraph("s2", [SceneObject("1", "cup", (0, 0, 0.5), (0.1, 0.1, 0.1), color=(300, 0, 0))])
-        with pytest.raises(SceneError, match="0..255"):
+        bad_colour = SceneGraph("s2", [SceneObject("1", "cup", (0, 0, 0.5), (0.1, 0.1, 0.1),
+                                                   color=(300, 0, 0))])
+        with pytest.raises(SceneError, match=r"0\.\.255"):
             s.register(bad_colour, {"builder": "test"})
         with pytest.raises(SceneError, match="scene id must be a non-empty string"):
             s.register(SceneGraph("", [SceneObject("1", "cup", (0, 0, 0.5), (0.1, 0.1, 0.1))]), {"b": 1})
@@ -499,14 +502,17 @@ def test_a_version_1_store_is_migrated_with_its_edits(tmp_path: Path) -> None:
     log = json.dumps([E.change_to_dict(ch) for ch in rename.changes])
     with sqlite3.connect(path) as c:
         c.execute("CREATE TABLE scenes (id TEXT PRIMARY KEY, source TEXT NOT NULL, base TEXT NOT NULL, "
-                  "current TEXT NOT NULL, n_objects INTEGER NOT NULL, revision INTEGER NOT NULL DEFAULT 0, "
+                  "current TEXT NOT NULL, n_objects INTEGER NOT NULL, "
+                  "revision INTEGER NOT NULL DEFAULT 0, "
                   "created_at TEXT NOT NULL, updated_at TEXT NOT NULL)")
         c.execute("CREATE TABLE edits (scene_id TEXT NOT NULL REFERENCES scenes(id) ON DELETE CASCADE, "
                   "seq INTEGER NOT NULL, actor TEXT NOT NULL, op TEXT NOT NULL, utterance TEXT NOT NULL, "
-                  "ts TEXT NOT NULL, changes TEXT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (scene_id, seq))")
+                  "ts TEXT NOT NULL, changes TEXT NOT NULL, state TEXT NOT NULL, "
+                  "PRIMARY KEY (scene_id, seq))")
         c.execute("INSERT INTO scenes VALUES ('s1', ?, ?, ?, 5, 1, 't0', 't1')",
                   (json.dumps(SOURCE, sort_keys=True), dumps(base), dumps(current)))
-        c.execute("INSERT INTO edits VALUES ('s1', 1, 'user', 'update_name', 'a mug', 't1', ?, 'active')", (log,))
+        c.execute("INSERT INTO edits VALUES ('s1', 1, 'user', 'update_name', 'a mug', 't1', ?, 'active')",
+                  (log,))
         c.execute("PRAGMA user_version = 1")
     c.close()
     with SceneStore(path) as s:
@@ -529,8 +535,7 @@ def test_a_corrupted_page_is_a_one_line_store_error(store: SceneStore) -> None:
     for off in range(2 * page, len(data), page):  # keep the header page, break every other one
         data[off:off + 64] = b"\xff" * 64
     store.path.write_bytes(bytes(data))
-    with pytest.raises(StoreError) as err:
-        with SceneStore(store.path) as s:
-            s.scenes()
-            s.load("s2")
+    with pytest.raises(StoreError) as err, SceneStore(store.path) as s:
+        s.scenes()
+        s.load("s2")
     assert "malformed" in str(err.value) and "\n" not in str(err.value)
