@@ -158,3 +158,35 @@ def test_eval_relations_json(tmp_path, shared_data):
         str(shared_data / "scannet" / "objects_gt.json"),
     )
     assert bad.returncode == 2 and "cannot read" in bad.stderr
+
+
+def test_scene_list_does_not_wait_for_a_writer(tmp_path):
+    import sqlite3
+    import time
+
+    db = tmp_path / "s.db"
+    assert run("scene", "show", "--db", str(db), "--json").returncode == 0
+    writer = sqlite3.connect(db, isolation_level=None)
+    try:
+        writer.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+        writer.execute("UPDATE scenes SET updated_at = 'x'")
+        t0 = time.monotonic()
+        assert main(["scene", "list", "--db", str(db), "--json"]) == 0
+        assert time.monotonic() - t0 < 1.0
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+
+
+def test_db_pointing_at_another_programs_sqlite_file_is_refused_untouched(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "notes.sqlite"
+    with sqlite3.connect(db) as c:
+        c.execute("CREATE TABLE notes (body TEXT)")
+    c.close()
+    before = db.read_bytes()
+    r = run("scene", "list", "--db", str(db))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "not a synergai scene store" in r.stderr
+    assert db.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["notes.sqlite"]
