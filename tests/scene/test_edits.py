@@ -274,3 +274,42 @@ def test_summaries_and_before_after_views() -> None:
         assert _record(req).summary() == text, name
     added = _record(E.add_relation(g, "15", "near", "12"))
     assert added.before.edges == () and [e.key() for e in added.after.edges] == [("15", "near", "12")]
+
+
+def test_move_object_recomputes_the_moved_objects_relations() -> None:
+    from synergai.scene.build import build_graph
+
+    objs = [SceneObject("7", "table", (1.0, 1.0, 0.375), (1.2, 0.8, 0.75)),
+            SceneObject("9", "cup", (1.1, 0.9, 0.8), (0.08, 0.08, 0.1)),
+            SceneObject("15", "lamp", (4.0, 4.0, 1.0), (0.3, 0.3, 2.0))]
+    g = build_graph("s", objs)
+    assert g.has_edge("9", Relation.SUPPORTED_BY, "7")
+    original = g.copy()
+    req = E.move_object(g, "9", (4.3, 4.0, 0.05), "user", "the cup is by the lamp now")
+    removed = {c.edge.key() for c in req.changes if isinstance(c, E.EdgeChange) and not c.added}
+    added = {c.edge.key() for c in req.changes if isinstance(c, E.EdgeChange) and c.added}
+    assert ("9", "supported_by", "7") in removed and ("9", "supported_by", "floor") in added
+    E.apply_changes(g, req.changes)
+    moved = [o.with_changes(center=(4.3, 4.0, 0.05)) if o.id == "9" else o for o in objs]
+    assert {e.key() for e in g.edges} == {e.key() for e in build_graph("s", moved).edges}
+    assert g.levels == compute_levels(g)
+    E.apply_changes(g, E.invert(req.changes))  # undo restores the old relations too
+    assert _same(g, original)
+    only_box = E.move_object(original, "9", (4.3, 4.0, 0.05), refresh=False)
+    assert [type(c) for c in only_box.changes] == [E.ObjectChange]
+
+
+def test_far_and_within_reach_may_be_stored_by_hand_but_view_and_comparative_ones_never() -> None:
+    from synergai.scene.model import COMPARATIVE, VIEW_DEPENDENT, is_stored
+    from synergai.scene.serialization import loads
+
+    assert {r for r in Relation if not is_stored(r)} == VIEW_DEPENDENT | COMPARATIVE
+    g = _graph()
+    for rel in (Relation.FAR, Relation.WITHIN_REACH):
+        req = E.add_relation(g, "15", rel, "9", "user", "stated")
+        E.apply_changes(g, req.changes)
+        assert g.has_edge("15", rel, "9")
+    assert loads(dumps(g)) == g  # the serializer keeps what the edit layer accepted
+    for rel in (Relation.LEFT_OF, Relation.CLOSEST):
+        with pytest.raises(SceneError, match="never stored"):
+            E.add_relation(g, "15", rel, "9")

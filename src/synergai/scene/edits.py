@@ -26,6 +26,8 @@ from synergai.scene.model import (
     is_stored,
     parse_relation,
 )
+from synergai.scene.refresh import refresh_object
+from synergai.scene.relations.thresholds import RelationThresholds
 from synergai.scene.serialization import edge_from_dict, edge_to_dict, object_from_dict, object_to_dict
 
 
@@ -400,14 +402,20 @@ def remove_object(graph: SceneGraph, object_id: str | int, actor: Actor | str = 
 
 def move_object(graph: SceneGraph, object_id: str | int, center: Sequence[float],
                 actor: Actor | str = Actor.USER, utterance: str = "",
-                size: Sequence[float] | None = None) -> EditRequest:
-    """Move (and optionally resize) an object's box (``move_object``); relations are not recomputed."""
+                size: Sequence[float] | None = None, *, refresh: bool = True,
+                thresholds: RelationThresholds | None = None) -> EditRequest:
+    """Move (and optionally resize) an object's box (``move_object``).
+
+    With ``refresh`` (the default) the moved object's stored relations are recomputed
+    (:func:`synergai.scene.refresh.refresh_object`: its holder, what it holds, its neighbours) and the
+    request carries every edge that changes, so undo restores them; without it only the box moves.
+    """
     obj = graph.get(object_id)
 
     def vec(v: Sequence[float], what: str) -> tuple[float, float, float]:
         try:
             x, y, z = (float(c) for c in v)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise SceneError(f"{what} must be 3 numbers, got {v!r}") from None
         if not all(math.isfinite(c) for c in (x, y, z)):
             raise SceneError(f"{what} must be finite, got {v!r}")
@@ -421,4 +429,16 @@ def move_object(graph: SceneGraph, object_id: str | int, center: Sequence[float]
     new = obj.with_changes(center=new_center, size=obj.size if size is None else vec(size, "size"), obb=obb)
     if new == obj:
         raise SceneError(f"object {obj.id} is already there")
-    return EditRequest(_actor(actor), "move_object", (ObjectChange(obj, new),), utterance)
+    if not refresh:
+        return EditRequest(_actor(actor), "move_object", (ObjectChange(obj, new),), utterance)
+    work = graph.copy()
+    work.put(new)
+    added, removed = refresh_object(work, obj.id, thresholds)
+    touched = {e.key(): e for e in (*removed, *added)}
+    # net effect per fact (refresh may add and later drop the same edge)
+    gone = [e for k in touched if (e := graph.edge(k)) is not None and work.edge(k) is None]
+    came = [e for k in touched if (e := work.edge(k)) is not None and graph.edge(k) is None]
+    changes: list[Change] = [ObjectChange(obj, work.get(obj.id))]
+    changes += [EdgeChange(e, False) for e in gone]
+    changes += [EdgeChange(e, True) for e in came]
+    return EditRequest(_actor(actor), "move_object", tuple(changes), utterance)

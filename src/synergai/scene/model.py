@@ -281,6 +281,9 @@ class SceneGraph:
         for e in edges:
             self.add_edge(e)
         self.levels: dict[str, int] = dict(levels or {})
+        #: Derived data of ``scene.relation_index`` (array boxes, which edges perception stored), kept
+        #: by the builder for the next refresh; not part of the graph's value (not copied or compared).
+        self.relation_index: object | None = None
 
     # ----- objects
     def __len__(self) -> int:
@@ -374,6 +377,10 @@ class SceneGraph:
         if inv is not None and (obj, inv.value, subject) in self._edges:
             return self._edges.pop((obj, inv.value, subject))
         raise SceneError(f"no relation {subject} {relation.value} {obj} in scene {self.scene_id}")
+
+    def edge(self, key: tuple[str, str, str]) -> Edge | None:
+        """The edge stored under exactly this ``(subject, relation, object)`` key, or None."""
+        return self._edges.get(key)
 
     def has_edge(self, subject: str, relation: Relation, obj: str) -> bool:
         """Whether the fact is stored, in either reading."""
