@@ -18,6 +18,7 @@ from typing import Any
 from synergai.scene.hierarchy import compute_levels
 from synergai.scene.model import (
     INVERSE,
+    SUPPORT_RELATIONS,
     Edge,
     Relation,
     SceneError,
@@ -202,14 +203,26 @@ def describe(changes: Sequence[Change], op: str = "") -> str:
 
 # ----- applying
 def _check(graph: SceneGraph, changes: Sequence[Change]) -> None:
-    """Raise SceneError if ``changes`` cannot be applied in order to ``graph``; touch nothing."""
-    objs = {o.id: o for o in graph}
-    edges = {e.key(): e for e in graph.edges}
+    """Raise SceneError if ``changes`` cannot be applied in order to ``graph``; touch nothing.
+
+    Costs what the edit touches: the changes are tracked in overlays over the graph (only removing an
+    object scans the edges, for the relations it still has)."""
+    objs: dict[str, SceneObject | None] = {}  # id -> object after the changes so far (None: removed)
+    edges: dict[tuple[str, str, str], Edge | None] = {}
+
+    def obj_now(oid: str) -> SceneObject | None:
+        if oid in objs:
+            return objs[oid]
+        return graph.get(oid) if oid in graph else None
+
+    def edge_now(key: tuple[str, str, str]) -> Edge | None:
+        return edges[key] if key in edges else graph.edge(key)
+
     for i, c in enumerate(changes):
         where = f"change {i + 1}"
         if isinstance(c, ObjectChange):
             oid = c.object_id
-            cur = objs.get(oid)
+            cur = obj_now(oid)
             if c.before is None:
                 if cur is not None:
                     raise SceneError(f"{where}: object {oid} already exists")
@@ -218,13 +231,13 @@ def _check(graph: SceneGraph, changes: Sequence[Change]) -> None:
             elif cur != c.before:
                 raise SceneError(f"{where}: object {oid} is not in the state the edit expects")
             if c.after is None:
-                left = [k for k in edges if oid in (k[0], k[2])]
+                keys = {e.key() for e in graph.edges if oid in (e.subject, e.object)} | {
+                    k for k in edges if oid in (k[0], k[2])}
+                left = sorted(k for k in keys if edge_now(k) is not None)
                 if left:
                     raise SceneError(f"{where}: object {oid} still has {len(left)} relation(s) "
                                      f"(e.g. {' '.join(left[0])}); remove them in the same edit first")
-                del objs[oid]
-            else:
-                objs[oid] = c.after
+            objs[oid] = c.after
         elif isinstance(c, EdgeChange):
             e = c.edge
             key = e.key()
@@ -234,22 +247,36 @@ def _check(graph: SceneGraph, changes: Sequence[Change]) -> None:
                 if e.subject == e.object:
                     raise SceneError(f"{where}: relation {_edge_text(e)} joins an object to itself")
                 for end in (e.subject, e.object):
-                    if end not in objs:
+                    if obj_now(end) is None:
                         raise SceneError(f"{where}: relation {_edge_text(e)} names unknown object id {end!r}")
                 inv = INVERSE.get(e.relation)
-                if key in edges or (inv is not None and (e.object, inv.value, e.subject) in edges):
+                if edge_now(key) is not None or (
+                        inv is not None and edge_now((e.object, inv.value, e.subject)) is not None):
                     raise SceneError(f"{where}: relation {_edge_text(e)} is already stored")
                 edges[key] = e
             else:
-                if key not in edges:
+                if edge_now(key) is None:
                     raise SceneError(f"{where}: no stored relation {_edge_text(e)}")
-                del edges[key]
+                edges[key] = None
         else:
             raise SceneError(f"{where}: not a change: {c!r}")
 
 
+def _moves_levels(graph: SceneGraph, changes: Sequence[Change]) -> bool:
+    """Whether ``changes`` may change any level: levels follow the set of objects, their kinds and
+    the support edges (:func:`compute_levels`), nothing else."""
+    for c in changes:
+        if isinstance(c, EdgeChange):
+            if c.edge.relation in SUPPORT_RELATIONS:
+                return True
+        elif c.before is None or c.after is None or c.before.kind is not c.after.kind:
+            return True
+    return False
+
+
 def apply_changes(graph: SceneGraph, changes: Iterable[Change]) -> None:
-    """Validate every change against the current graph, then apply them in order and recompute levels.
+    """Validate every change against the current graph, then apply them in order and recompute levels
+    (when the changes can move any).
 
     On any error nothing is changed.
     """
@@ -265,7 +292,8 @@ def apply_changes(graph: SceneGraph, changes: Iterable[Change]) -> None:
             graph.add_edge(c.edge)
         else:
             graph.remove_edge(c.edge.subject, c.edge.relation, c.edge.object)
-    graph.levels = compute_levels(graph)
+    if _moves_levels(graph, changes) or len(graph.levels) != len(graph):
+        graph.levels = compute_levels(graph)
 
 
 def invert(changes: Iterable[Change]) -> tuple[Change, ...]:

@@ -66,7 +66,6 @@ _SCHEMA = """
 CREATE TABLE scenes (
     id         TEXT PRIMARY KEY,
     source     TEXT NOT NULL,
-    base       TEXT NOT NULL,
     n_objects  INTEGER NOT NULL,
     revision   INTEGER NOT NULL DEFAULT 0,
     created_at TEXT NOT NULL,
@@ -85,8 +84,13 @@ CREATE TABLE edits (
     PRIMARY KEY (scene_id, seq)
 );
 """
-#: The current graph, one row per object and per edge (rowid order = the graph's insertion order).
+#: The base graph (apart from the scene row, which every edit updates), and the current graph: one
+#: row per object and per edge (rowid order = the graph's insertion order).
 _ROWS_SCHEMA = """
+CREATE TABLE bases (
+    scene_id TEXT PRIMARY KEY REFERENCES scenes(id) ON DELETE CASCADE,
+    graph    TEXT NOT NULL
+);
 CREATE TABLE objects (
     scene_id TEXT NOT NULL REFERENCES scenes(id) ON DELETE CASCADE,
     id       TEXT NOT NULL,
@@ -228,11 +232,13 @@ class SceneStore:
         for stmt in _statements(_ROWS_SCHEMA):
             c.execute(stmt)
         c.execute("ALTER TABLE scenes ADD COLUMN scene_type TEXT")
-        for scene_id, current in c.execute("SELECT id, current FROM scenes").fetchall():
+        for scene_id, base, current in c.execute("SELECT id, base, current FROM scenes").fetchall():
             graph = loads(current)
             self._insert_rows(c, scene_id, graph)
+            c.execute("INSERT INTO bases (scene_id, graph) VALUES (?, ?)", (scene_id, base))
             c.execute("UPDATE scenes SET scene_type = ? WHERE id = ?", (graph.scene_type, scene_id))
         c.execute("ALTER TABLE scenes DROP COLUMN current")
+        c.execute("ALTER TABLE scenes DROP COLUMN base")
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -370,20 +376,21 @@ class SceneStore:
         with self._write() as c:
             row = c.execute("SELECT source FROM scenes WHERE id = ?", (graph.scene_id,)).fetchone()
             if row is None:
-                c.execute("INSERT INTO scenes (id, source, base, scene_type, n_objects, created_at, "
-                          "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                          (graph.scene_id, src, text, base.scene_type, len(base), now, now))
+                c.execute("INSERT INTO scenes (id, source, scene_type, n_objects, created_at, "
+                          "updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                          (graph.scene_id, src, base.scene_type, len(base), now, now))
             elif row[0] != src:
                 if not replace_existing:
                     raise SceneError(f"scene {graph.scene_id} is already registered from source {row[0]}; "
                                      f"pass replace_existing=True to rebuild it from {src}")
-                c.execute("UPDATE scenes SET source = ?, base = ?, scene_type = ?, n_objects = ?, "
+                c.execute("UPDATE scenes SET source = ?, scene_type = ?, n_objects = ?, "
                           "updated_at = ?, revision = revision + 1 WHERE id = ?",
-                          (src, text, base.scene_type, len(base), now, graph.scene_id))
+                          (src, base.scene_type, len(base), now, graph.scene_id))
                 c.execute("UPDATE edits SET state = 'discarded' WHERE scene_id = ? AND state != 'discarded'",
                           (graph.scene_id,))
             else:
                 return
+            c.execute("INSERT OR REPLACE INTO bases (scene_id, graph) VALUES (?, ?)", (graph.scene_id, text))
             self._insert_rows(c, graph.scene_id, base)
         self._cache.pop(graph.scene_id, None)
 
@@ -421,6 +428,13 @@ class SceneStore:
             raise SceneError(f"unknown scene {scene_id!r} in the scene store")
         return row[0]
 
+    def _base(self, c: sqlite3.Connection, scene_id: str) -> str:
+        self._row(c, scene_id, "id")
+        row = c.execute("SELECT graph FROM bases WHERE scene_id = ?", (scene_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"scene {scene_id}: the base graph is missing from the store")
+        return row[0]
+
     def load(self, scene_id: str) -> SceneGraph:
         """The scene's current graph (checked against the database: other processes' edits included)."""
         with self._read() as c:
@@ -447,7 +461,7 @@ class SceneStore:
     def base(self, scene_id: str) -> SceneGraph:
         """The graph the scene was registered with."""
         with self._read() as c:
-            text = self._row(c, scene_id, "base")
+            text = self._base(c, scene_id)
         return loads(text)
 
     # ----- the log
@@ -551,7 +565,7 @@ class SceneStore:
     def reset(self, scene_id: str) -> None:
         """Return the scene to its base graph; every edit stays in the log marked ``discarded``."""
         with self._editing(scene_id) as (c, _):
-            base = loads(self._row(c, scene_id, "base"))
+            base = loads(self._base(c, scene_id))
             self._insert_rows(c, scene_id, base)
             c.execute("UPDATE scenes SET n_objects = ?, updated_at = ?, revision = revision + 1 "
                       "WHERE id = ?", (len(base), _now(), scene_id))
@@ -565,7 +579,7 @@ class SceneStore:
         with self._write() as c:
             self._row(c, scene_id, "id")
             for table, column in (("edits", "scene_id"), ("edges", "scene_id"), ("objects", "scene_id"),
-                                  ("scenes", "id")):
+                                  ("bases", "scene_id"), ("scenes", "id")):
                 c.execute(f"DELETE FROM {table} WHERE {column} = ?", (scene_id,))
         self._cache.pop(scene_id, None)
 
@@ -575,7 +589,7 @@ class SceneStore:
             return self._replay(c, scene_id)
 
     def _replay(self, c: sqlite3.Connection, scene_id: str) -> SceneGraph:
-        graph = loads(self._row(c, scene_id, "base"))
+        graph = loads(self._base(c, scene_id))
         rows = c.execute(f"SELECT {self._COLUMNS} FROM edits WHERE scene_id = ? AND state = 'active' "
                          "ORDER BY seq", (scene_id,)).fetchall()
         for row in rows:
