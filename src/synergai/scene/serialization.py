@@ -46,6 +46,13 @@ def _vec(values: Any, where: str) -> list[float]:
 def object_to_dict(obj: SceneObject) -> dict[str, Any]:
     """A JSON-ready dict with every field of ``obj`` (optional ones as ``null`` / defaults)."""
     where = f"object {obj.id!r}"
+    # what is written must read back (object_from_dict): refuse it here, before anything is stored
+    _str(obj.id, f"{where}.id")
+    _str(obj.category, f"{where}.category")
+    _str(obj.provenance, f"{where}.provenance", empty=True)
+    _color(obj.color, f"{where}.color")
+    if not all(isinstance(a, str) for a in obj.attributes):
+        raise SceneError(f"{where}.attributes: expected strings, got {list(obj.attributes)!r}")
     if not math.isfinite(float(obj.confidence)):
         raise SceneError(f"{where}.confidence: not a finite number")
     return {

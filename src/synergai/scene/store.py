@@ -55,7 +55,7 @@ from synergai.scene.edits import (
 )
 from synergai.scene.hierarchy import compute_levels
 from synergai.scene.model import Edge, Relation, SceneError, SceneGraph, SceneObject
-from synergai.scene.serialization import dumps, graph_to_dict, loads, object_from_dict, object_to_dict
+from synergai.scene.serialization import graph_to_dict, loads, object_from_dict, object_to_dict
 
 SCHEMA_VERSION = 2
 #: ``PRAGMA application_id`` of a synergai store ("SYNG"): a file without it is not written to.
@@ -301,11 +301,18 @@ class SceneStore:
 
     # ----- rows of the current graph
     @staticmethod
-    def _insert_rows(c: sqlite3.Connection, scene_id: str, graph: SceneGraph) -> None:
+    def _insert_rows(c: sqlite3.Connection, scene_id: str, graph: SceneGraph,
+                     documents: list[dict[str, Any]] | None = None) -> None:
+        """Replace the scene's object and edge rows by ``graph`` (``documents``: its objects' dicts,
+        when already made)."""
         c.execute("DELETE FROM edges WHERE scene_id = ?", (scene_id,))
         c.execute("DELETE FROM objects WHERE scene_id = ?", (scene_id,))
-        c.executemany("INSERT INTO objects (scene_id, id, data) VALUES (?, ?, ?)",
-                      (_object_row(scene_id, o) for o in graph))
+        if documents is None:
+            rows = (_object_row(scene_id, o) for o in graph)
+        else:
+            rows = ((scene_id, d["id"], json.dumps(d, allow_nan=False, ensure_ascii=False))
+                    for d in documents)
+        c.executemany("INSERT INTO objects (scene_id, id, data) VALUES (?, ?, ?)", rows)
         c.executemany("INSERT INTO edges (scene_id, subject, relation, object, provenance) "
                       "VALUES (?, ?, ?, ?, ?)", (_edge_row(scene_id, e) for e in graph.edges))
 
@@ -370,8 +377,11 @@ class SceneStore:
         src = _source_json(source)
         base = graph.copy()
         base.levels = compute_levels(base)
-        text = dumps(base)
-        loads(text)  # what cannot be read back is refused before anything is written
+        doc = graph_to_dict(base)  # refuses what could not be read back, before anything is written
+        try:
+            text = json.dumps(doc, allow_nan=False, ensure_ascii=False)
+        except (TypeError, ValueError) as exc:
+            raise SceneError(f"scene {graph.scene_id}: not serializable: {exc}") from None
         now = _now()
         with self._write() as c:
             row = c.execute("SELECT source FROM scenes WHERE id = ?", (graph.scene_id,)).fetchone()
@@ -391,7 +401,7 @@ class SceneStore:
             else:
                 return
             c.execute("INSERT OR REPLACE INTO bases (scene_id, graph) VALUES (?, ?)", (graph.scene_id, text))
-            self._insert_rows(c, graph.scene_id, base)
+            self._insert_rows(c, graph.scene_id, base, doc["objects"])
         self._cache.pop(graph.scene_id, None)
 
     def has_scene(self, scene_id: str) -> bool:
