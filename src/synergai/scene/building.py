@@ -126,11 +126,24 @@ def _object_pairs(idx: RelationIndex, th: RelationThresholds) -> tuple[np.ndarra
         pairs = cKDTree(b.centers[small, :2]).query_pairs(radius, output_type="ndarray")
         ps.append(small[pairs[:, 0]])
         qs.append(small[pairs[:, 1]])
-    for big in large:
-        gap = box_gap(b, objs, np.full(len(objs), big), dims=slice(0, 2))
-        other = objs[(gap <= reach) & (objs != big)]
-        ps.append(np.full(len(other), big))
-        qs.append(other)
+    if len(large):  # a superset of the pairs with a large object (the gap filter below decides)
+        half_large = half[half > _LARGE]
+        if len(small):
+            radius = reach + half_large + float(np.max(half[half <= _LARGE]))
+            hits = cKDTree(b.centers[small, :2]).query_ball_point(b.centers[large, :2], radius)
+            counts = np.array([len(h) for h in hits], dtype=np.intp)
+            if counts.sum():
+                ps.append(np.repeat(large, counts))
+                qs.append(small[np.concatenate([np.asarray(h, dtype=np.intp) for h in hits])])
+        if len(large) > 1:
+            if len(large) <= 4000:
+                i, j = np.triu_indices(len(large), 1)
+            else:
+                pairs = cKDTree(b.centers[large, :2]).query_pairs(reach + 2.0 * float(half_large.max()),
+                                                                   output_type="ndarray")
+                i, j = pairs[:, 0], pairs[:, 1]
+            ps.append(large[i])
+            qs.append(large[j])
     p = np.concatenate(ps).astype(np.intp) if ps else np.zeros(0, dtype=np.intp)
     q = np.concatenate(qs).astype(np.intp) if qs else np.zeros(0, dtype=np.intp)
     lo, hi = np.minimum(p, q), np.maximum(p, q)
