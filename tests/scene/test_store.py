@@ -539,3 +539,27 @@ def test_a_corrupted_page_is_a_one_line_store_error(store: SceneStore) -> None:
         s.scenes()
         s.load("s2")
     assert "malformed" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_fresh_process_edits_without_reading_the_whole_graph(store: SceneStore,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    stale = store.load("s1")
+    store.apply("s1", E.rename_object(stale, "9", "mug"))
+    with SceneStore(store.path) as cold:
+        def whole_graph(*args: object) -> None:
+            raise AssertionError("the whole graph was read")
+
+        monkeypatch.setattr(cold, "_load_rows", whole_graph)
+        with pytest.raises(SceneError, match="not in the state"):  # conflicts are refused on rows too
+            cold.apply("s1", E.rename_object(stale, "9", "glass"))
+        with pytest.raises(SceneError, match="still has 3 relation"):
+            cold.apply("s1", E.EditRequest(Actor.USER, "remove_object",
+                                           (E.ObjectChange(stale.get("7"), None),)))
+        cold.apply("s1", E.remove_object(stale, "15", Actor.AGENT))
+        cold.apply("s1", E.add_relation(stale, "12", "far", "9"))
+        assert cold.undo("s1").op == "add_relation" and cold.redo("s1").op == "add_relation"
+        monkeypatch.undo()
+        g = cold.load("s1")
+        assert "15" not in g and g.has_edge("12", Relation.FAR, "9") and g.get("9").category == "mug"
+        assert cold.scenes()[0].n_objects == 4 and cold.verify("s1")
+    assert store.load("s1") == g and store.verify("s1")

@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
 from synergai.scene.hierarchy import compute_levels
 from synergai.scene.model import (
@@ -202,21 +202,46 @@ def describe(changes: Sequence[Change], op: str = "") -> str:
 
 
 # ----- applying
-def _check(graph: SceneGraph, changes: Sequence[Change]) -> None:
-    """Raise SceneError if ``changes`` cannot be applied in order to ``graph``; touch nothing.
+class GraphLookup(Protocol):
+    """What checking an edit needs to know about the state it applies to (a graph, or stored rows)."""
 
-    Costs what the edit touches: the changes are tracked in overlays over the graph (only removing an
-    object scans the edges, for the relations it still has)."""
+    def object(self, object_id: str) -> SceneObject | None:
+        """The object with this id, or None."""
+
+    def edge(self, key: tuple[str, str, str]) -> Edge | None:
+        """The edge stored under exactly this key, or None."""
+
+    def edge_keys_touching(self, object_id: str) -> set[tuple[str, str, str]]:
+        """Keys of every stored edge with this object at one end."""
+
+
+@dataclass(frozen=True)
+class _InGraph:
+    graph: SceneGraph
+
+    def object(self, object_id: str) -> SceneObject | None:
+        return self.graph.get(object_id) if object_id in self.graph else None
+
+    def edge(self, key: tuple[str, str, str]) -> Edge | None:
+        return self.graph.edge(key)
+
+    def edge_keys_touching(self, object_id: str) -> set[tuple[str, str, str]]:
+        return {e.key() for e in self.graph.edges if object_id in (e.subject, e.object)}
+
+
+def check_changes(state: GraphLookup, changes: Sequence[Change]) -> None:
+    """Raise SceneError if ``changes`` cannot be applied in order to ``state``; touch nothing.
+
+    Costs what the edit touches: the changes are tracked in overlays over ``state`` (removing an
+    object also asks for the relations it still has)."""
     objs: dict[str, SceneObject | None] = {}  # id -> object after the changes so far (None: removed)
     edges: dict[tuple[str, str, str], Edge | None] = {}
 
     def obj_now(oid: str) -> SceneObject | None:
-        if oid in objs:
-            return objs[oid]
-        return graph.get(oid) if oid in graph else None
+        return objs[oid] if oid in objs else state.object(oid)
 
     def edge_now(key: tuple[str, str, str]) -> Edge | None:
-        return edges[key] if key in edges else graph.edge(key)
+        return edges[key] if key in edges else state.edge(key)
 
     for i, c in enumerate(changes):
         where = f"change {i + 1}"
@@ -231,8 +256,7 @@ def _check(graph: SceneGraph, changes: Sequence[Change]) -> None:
             elif cur != c.before:
                 raise SceneError(f"{where}: object {oid} is not in the state the edit expects")
             if c.after is None:
-                keys = {e.key() for e in graph.edges if oid in (e.subject, e.object)} | {
-                    k for k in edges if oid in (k[0], k[2])}
+                keys = state.edge_keys_touching(oid) | {k for k in edges if oid in (k[0], k[2])}
                 left = sorted(k for k in keys if edge_now(k) is not None)
                 if left:
                     raise SceneError(f"{where}: object {oid} still has {len(left)} relation(s) "
@@ -260,6 +284,10 @@ def _check(graph: SceneGraph, changes: Sequence[Change]) -> None:
                 edges[key] = None
         else:
             raise SceneError(f"{where}: not a change: {c!r}")
+
+
+def _check(graph: SceneGraph, changes: Sequence[Change]) -> None:
+    check_changes(_InGraph(graph), changes)
 
 
 def _moves_levels(graph: SceneGraph, changes: Sequence[Change]) -> bool:

@@ -51,6 +51,7 @@ from synergai.scene.edits import (
     apply_changes,
     change_from_dict,
     change_to_dict,
+    check_changes,
     invert,
 )
 from synergai.scene.hierarchy import compute_levels
@@ -105,6 +106,7 @@ CREATE TABLE edges (
     provenance TEXT NOT NULL,
     UNIQUE (scene_id, subject, relation, object)
 );
+CREATE INDEX edges_by_object ON edges (scene_id, object);
 """
 
 
@@ -163,6 +165,36 @@ def _object_row(scene_id: str, obj: SceneObject) -> tuple[str, str, str]:
 
 def _edge_row(scene_id: str, edge: Edge) -> tuple[str, str, str, str, str]:
     return (scene_id, edge.subject, edge.relation.value, edge.object, edge.provenance)
+
+
+@dataclass(frozen=True)
+class _StoredRows:
+    """A scene's committed rows as :class:`~synergai.scene.edits.GraphLookup` (reads only what an
+    edit touches)."""
+
+    c: sqlite3.Connection
+    scene_id: str
+
+    def object(self, object_id: str) -> SceneObject | None:
+        row = self.c.execute("SELECT data FROM objects WHERE scene_id = ? AND id = ?",
+                             (self.scene_id, object_id)).fetchone()
+        if row is None:
+            return None
+        where = f"scene {self.scene_id}: stored object {object_id!r}"
+        try:
+            return object_from_dict(json.loads(row[0]), where=where)
+        except ValueError as exc:
+            raise StoreError(f"{where} is unreadable: {exc}") from None
+
+    def edge(self, key: tuple[str, str, str]) -> Edge | None:
+        row = self.c.execute("SELECT provenance FROM edges WHERE scene_id = ? AND subject = ? "
+                             "AND relation = ? AND object = ?", (self.scene_id, *key)).fetchone()
+        return None if row is None else Edge(key[0], Relation(key[1]), key[2], row[0])
+
+    def edge_keys_touching(self, object_id: str) -> set[tuple[str, str, str]]:
+        rows = self.c.execute("SELECT subject, relation, object FROM edges WHERE scene_id = ? "
+                              "AND (subject = ? OR object = ?)", (self.scene_id, object_id, object_id))
+        return {(s, r, o) for s, r, o in rows}
 
 
 class SceneStore:
@@ -500,25 +532,44 @@ class SceneStore:
                              (scene_id,)).fetchall()
         return [self._record(r) for r in rows]
 
-    def _save(self, c: sqlite3.Connection, scene_id: str, graph: SceneGraph, changes: tuple[Change, ...],
+    def _save(self, c: sqlite3.Connection, scene_id: str, changes: tuple[Change, ...],
               now: str) -> tuple[str, int]:
         """Write the rows ``changes`` touch; returns the new revision key."""
         self._write_changes(c, scene_id, changes)
-        c.execute("UPDATE scenes SET n_objects = ?, updated_at = ?, revision = revision + 1 WHERE id = ?",
-                  (len(graph), now, scene_id))
+        delta = sum((ch.after is None) - (ch.before is None)
+                    for ch in changes if isinstance(ch, ObjectChange))
+        c.execute("UPDATE scenes SET n_objects = n_objects - ?, updated_at = ?, revision = revision + 1 "
+                  "WHERE id = ?", (delta, now, scene_id))
         return self._revision(c, scene_id)
 
     @contextmanager
-    def _editing(self, scene_id: str) -> Iterator[tuple[sqlite3.Connection, SceneGraph]]:
-        """A write transaction and the store's graph of the scene; on any error the graph (which the
-        caller may have changed) is forgotten."""
+    def _editing(self, scene_id: str) -> Iterator[tuple[sqlite3.Connection, SceneGraph | None]]:
+        """A write transaction and the store's graph of the scene when it holds the committed revision
+        (None otherwise: the edit is then checked against the rows, without reading the whole graph);
+        on any error the graph (which the caller may have changed) is forgotten."""
         with self._lock:
             try:
                 with self._write() as c:
-                    yield c, self._current(c, scene_id)
+                    key = self._revision(c, scene_id)
+                    hit = self._cache.get(scene_id)
+                    yield c, hit[1] if hit is not None and hit[0] == key else None
             except BaseException:
                 self._cache.pop(scene_id, None)
                 raise
+
+    def _change(self, c: sqlite3.Connection, scene_id: str, graph: SceneGraph | None,
+                changes: tuple[Change, ...]) -> None:
+        """Check ``changes`` against the committed state (and apply them to the held graph)."""
+        if graph is not None:
+            apply_changes(graph, changes)
+        else:
+            check_changes(_StoredRows(c, scene_id), changes)
+
+    def _remember(self, scene_id: str, revision: tuple[str, int], graph: SceneGraph | None) -> None:
+        if graph is None:
+            self._cache.pop(scene_id, None)
+        else:
+            self._cache[scene_id] = (revision, graph)
 
     def apply(self, scene_id: str, request: EditRequest) -> EditRecord:
         """Validate and log one edit, and write the rows it changes, in one transaction.
@@ -532,7 +583,7 @@ class SceneStore:
         payload = json.dumps([change_to_dict(ch) for ch in request.changes], allow_nan=False,
                              ensure_ascii=False)
         with self._editing(scene_id) as (c, graph):
-            apply_changes(graph, request.changes)
+            self._change(c, scene_id, graph, request.changes)
             now = _now()
             seq = c.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM edits WHERE scene_id = ?",
                             (scene_id,)).fetchone()[0]
@@ -540,8 +591,8 @@ class SceneStore:
                       (scene_id,))
             c.execute(f"INSERT INTO edits ({self._COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, 'active')",
                       (scene_id, seq, request.actor.value, request.op, request.utterance, now, payload))
-            revision = self._save(c, scene_id, graph, request.changes, now)
-        self._cache[scene_id] = (revision, graph)
+            revision = self._save(c, scene_id, request.changes, now)
+        self._remember(scene_id, revision, graph)
         return EditRecord(seq, scene_id, request.actor, request.op, request.utterance, now,
                           request.changes, EditState.ACTIVE)
 
@@ -557,11 +608,11 @@ class SceneStore:
                 return None
             record = self._record(row)
             changes = invert(record.changes) if undo else record.changes
-            apply_changes(graph, changes)
+            self._change(c, scene_id, graph, changes)
             c.execute("UPDATE edits SET state = ? WHERE scene_id = ? AND seq = ?",
                       (new.value, scene_id, record.seq))
-            revision = self._save(c, scene_id, graph, changes, _now())
-        self._cache[scene_id] = (revision, graph)
+            revision = self._save(c, scene_id, changes, _now())
+        self._remember(scene_id, revision, graph)
         return replace(record, state=new)
 
     def undo(self, scene_id: str) -> EditRecord | None:
