@@ -563,3 +563,40 @@ def test_a_fresh_process_edits_without_reading_the_whole_graph(store: SceneStore
         assert "15" not in g and g.has_edge("12", Relation.FAR, "9") and g.get("9").category == "mug"
         assert cold.scenes()[0].n_objects == 4 and cold.verify("s1")
     assert store.load("s1") == g and store.verify("s1")
+
+
+def _make_unwritable(paths: list[Path]) -> list[list[str]]:
+    """Commands that undo it; root is not stopped by modes, so it uses the immutable attribute."""
+    if os.geteuid() != 0:
+        for p in paths:
+            p.chmod(0o555 if p.is_dir() else 0o444)
+        return [["chmod", "755" if p.is_dir() else "644", str(p)] for p in paths]
+    try:
+        for p in paths:
+            subprocess.run(["chattr", "+i", str(p)], check=True, capture_output=True)
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("cannot make a file unwritable for root here (no chattr)")
+    return [["chattr", "-i", str(p)] for p in paths]
+
+
+def test_a_store_this_user_cannot_write_can_still_be_read(tmp_path: Path) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    path = folder / "store.sqlite3"
+    with SceneStore(path) as s:
+        s.register(_graph(), SOURCE)
+        s.apply("s1", E.rename_object(s.load("s1"), "9", "mug"))
+    assert sorted(p.name for p in folder.iterdir()) == ["store.sqlite3"]  # WAL checkpointed on close
+    undo = _make_unwritable([path, folder])
+    try:
+        with sqlite3.connect(path) as c, pytest.raises(sqlite3.OperationalError):
+            c.execute("PRAGMA application_id").fetchone()  # plain SQLite cannot even read it
+        with SceneStore(path) as s:
+            assert s.read_only and [i.id for i in s.scenes()] == ["s1"]
+            assert s.load("s1").get("9").category == "mug" and len(s.edits("s1")) == 1
+            with pytest.raises(StoreError, match="cannot be written by this user") as err:
+                s.undo("s1")
+            assert "\n" not in str(err.value)
+    finally:
+        for cmd in reversed(undo):
+            subprocess.run(cmd, check=True)

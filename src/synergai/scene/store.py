@@ -29,6 +29,7 @@ one. A new edit after an undo discards the redo stack: those records stay in the
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -38,6 +39,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
+from urllib.parse import quote
 
 import platformdirs
 
@@ -207,6 +209,8 @@ class SceneStore:
         self._conn: sqlite3.Connection | None = None
         # scene id -> ((created_at, revision), the current graph of that revision); owned by the store
         self._cache: dict[str, tuple[tuple[str, int], SceneGraph]] = {}
+        #: True when the file cannot be written (it can still be read: listed, shown, exported)
+        self.read_only = False
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = sqlite3.connect(
@@ -218,7 +222,32 @@ class SceneStore:
             raise
         except (sqlite3.Error, OSError) as exc:
             self.close()
-            raise StoreError(f"cannot open scene store {self.path}: {exc}") from None
+            unwritable = isinstance(exc, sqlite3.OperationalError) and self.path.is_file() and (
+                not os.access(self.path, os.W_OK) or "readonly" in str(exc) or "unable to open" in str(exc))
+            if not unwritable:
+                raise StoreError(f"cannot open scene store {self.path}: {exc}") from None
+            self._open_read_only(exc)
+
+    def _open_read_only(self, why: Exception) -> None:
+        """Open a store this process cannot write, for reading only. Without write access to the
+        store's directory SQLite cannot make the WAL index; the file is then read as it is on disk
+        (``immutable``: what another process commits meanwhile is not seen)."""
+        where = quote(str(self.path.resolve()))
+        for options in ("mode=ro", "mode=ro&immutable=1"):
+            try:
+                self._conn = sqlite3.connect(f"file:{where}?{options}", uri=True, timeout=BUSY_TIMEOUT_S,
+                                             isolation_level=None, check_same_thread=False)
+                self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+                if self._kind(self._conn) != "ours":
+                    raise StoreError(f"scene store {self.path} cannot be written and is not initialised")
+                self.read_only = True
+                return
+            except sqlite3.Error:
+                self.close()
+            except StoreError:
+                self.close()
+                raise
+        raise StoreError(f"cannot open scene store {self.path}: {why}")
 
     # ----- connection
     def _setup(self) -> None:
@@ -285,6 +314,9 @@ class SceneStore:
         """One ``BEGIN IMMEDIATE`` transaction: committed on success, rolled back on any error."""
         with self._lock:
             conn = self._db()
+            if self.read_only:
+                raise StoreError(f"scene store {self.path} cannot be written by this user: "
+                                 "nothing was changed")
             try:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
