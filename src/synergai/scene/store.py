@@ -2,14 +2,15 @@
 
 One file (default ``platformdirs.user_data_dir("synergai")/synergai.sqlite3``) holds every scene the
 user has opened. Each scene keeps the graph it was built as (``base``, one JSON document written at
-registration and reset), how it was built (``source``), the current graph as one row per object and
+registration), how it was built (``source``), the current graph as one row per object and
 per edge (rowid order = insertion order; levels are recomputed from the support edges on reading) and
 its edits, numbered ``seq`` = 1, 2, ... per scene. The current graph always equals ``base`` plus the
 active edits in order (:meth:`SceneStore.verify`).
 
 A file is recognised before anything is written to it (``PRAGMA application_id``): a new empty file
 is initialised, a version-1 store (one JSON snapshot per scene) is migrated, anything else (another
-program's SQLite file) is refused untouched.
+program's SQLite file) is refused untouched. A store this user cannot write is opened for reading only
+(:attr:`SceneStore.read_only`).
 
 Concurrency and crashes: WAL journal, ``synchronous=FULL``. Readers use plain read transactions and
 never wait for a writer (nor does opening a store). Every write is one ``BEGIN IMMEDIATE``
