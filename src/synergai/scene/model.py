@@ -361,11 +361,12 @@ class SceneGraph:
         """Add an edge; False when it was already there."""
         if not is_stored(edge.relation):
             raise SceneError(f"{edge.relation.value} depends on a viewpoint or candidates; it is not stored")
-        for end in (edge.subject, edge.object):
-            self.get(end)
-        if edge.key() in self._edges:
+        if edge.subject not in self._objects or edge.object not in self._objects:
+            self.get(edge.subject if edge.subject not in self._objects else edge.object)  # raises
+        key = edge.key()
+        if key in self._edges:
             return False
-        self._edges[edge.key()] = edge
+        self._edges[key] = edge
         return True
 
     def remove_edge(self, subject: str, relation: Relation, obj: str) -> Edge:
