@@ -190,3 +190,17 @@ def test_db_pointing_at_another_programs_sqlite_file_is_refused_untouched(tmp_pa
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and "not a synergai scene store" in r.stderr
     assert db.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["notes.sqlite"]
+
+
+def test_a_corrupted_store_is_a_one_line_error(tmp_path):
+    db = tmp_path / "s.db"
+    assert run("scene", "show", "--db", str(db), "--json").returncode == 0
+    data = bytearray(db.read_bytes())
+    for off in range(2 * 4096, len(data), 4096):  # every page but the header's
+        data[off:off + 64] = b"\xff" * 64
+    db.write_bytes(bytes(data))
+    for cmd in (("scene", "list"), ("scene", "show"), ("scene", "edits")):
+        r = run(*cmd, "--db", str(db))
+        assert r.returncode == 2, (cmd, r.stderr)
+        assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+        assert "malformed" in r.stderr
