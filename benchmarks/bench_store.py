@@ -7,7 +7,8 @@ Scenes are the synthetic apartments of ``bench_graph_speed.py`` (fixed seed). Fo
 process builds the graph and registers it in a fresh store (wall time and the child's peak resident
 memory); then this process opens the store, loads the scene once (cold: read from the rows) and times
 ``SceneStore.apply`` of renames / attribute edits of distinct objects (one transaction each, fsync
-included), ``undo``, and a move whose relations are recomputed (``move_object`` with refresh, built on
+included), ``undo``, removals of a support fact (levels are recomputed), and a move whose
+relations are recomputed (``move_object`` with refresh, built on
 a loaded graph: the relation index is rebuilt for it). Finally a process holds ``BEGIN IMMEDIATE`` on
 the store while ``synergai scene list`` runs. No model is involved.
 """
@@ -27,7 +28,7 @@ from pathlib import Path
 from bench_graph_speed import synthetic_scene
 from synergai.scene import edits as E
 from synergai.scene.build import build_graph
-from synergai.scene.model import ObjectKind
+from synergai.scene.model import ObjectKind, Relation
 from synergai.scene.store import SceneStore
 
 SCENE = "synthetic"
@@ -81,6 +82,13 @@ def bench_edits(db: Path, edits: int) -> dict[str, float]:
             t = time.perf_counter()
             store.undo(SCENE)
             undo_s.append(time.perf_counter() - t)
+        support_s = []  # a support fact removed: levels are recomputed over the whole graph
+        held = [e for e in graph.edges if e.relation is Relation.SUPPORTED_BY][:3]
+        for e in held:
+            req = E.delete_relation(graph, e.subject, e.relation, e.object)
+            t = time.perf_counter()
+            store.apply(SCENE, req)
+            support_s.append(time.perf_counter() - t)
         move_s = []
         for obj in targets[:3]:
             t = time.perf_counter()
@@ -91,7 +99,8 @@ def bench_edits(db: Path, edits: int) -> dict[str, float]:
             move_s.append(time.perf_counter() - t)
         assert store.verify(SCENE)
     return {"cold_load_s": cold_s, "edit_median_ms": _median_ms(apply_s), "edit_max_ms": 1000 * max(apply_s),
-            "undo_median_ms": _median_ms(undo_s), "move_refresh_median_ms": _median_ms(move_s)}
+            "undo_median_ms": _median_ms(undo_s), "support_edit_median_ms": _median_ms(support_s),
+            "move_refresh_median_ms": _median_ms(move_s)}
 
 
 def bench_list_during_write(db: Path) -> dict[str, float]:
@@ -145,12 +154,14 @@ def main() -> None:
         print(json.dumps(results, indent=2))
         return
     print(f"{'objects':>8} {'edges':>8} {'build s':>8} {'register s':>10} {'peak GB':>8} {'cold load s':>11}"
-          f" {'edit ms':>8} {'(max)':>7} {'undo ms':>8} {'move+refresh ms':>15} {'list s':>7}"
+          f" {'edit ms':>8} {'(max)':>7} {'undo ms':>8} {'support edit ms':>15} {'move+refresh ms':>15}"
+          f" {'list s':>7}"
           f" {'CLI list s':>10} {'(CLI import s)':>14}")
     for r in results.values():
         print(f"{r['objects']:>8} {r['edges']:>8} {r['build_s']:>8.2f} {r['register_s']:>10.2f}"
               f" {r['peak_gb']:>8.2f} {r['cold_load_s']:>11.2f} {r['edit_median_ms']:>8.1f}"
-              f" {r['edit_max_ms']:>7.1f} {r['undo_median_ms']:>8.1f} {r['move_refresh_median_ms']:>15.0f}"
+              f" {r['edit_max_ms']:>7.1f} {r['undo_median_ms']:>8.1f} {r['support_edit_median_ms']:>15.0f}"
+              f" {r['move_refresh_median_ms']:>15.0f}"
               f" {r['list_in_process_s']:>7.3f} {r['list_cli_s']:>10.2f} {r['cli_import_s']:>14.2f}"
               + ("" if r["list_ok"] else "  (list FAILED)"))
 
