@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Protocol
 
-from synergai.scene.hierarchy import compute_levels
+from synergai.scene.hierarchy import compute_levels, update_levels
 from synergai.scene.model import (
     INVERSE,
     SUPPORT_RELATIONS,
@@ -302,6 +302,18 @@ def _moves_levels(graph: SceneGraph, changes: Sequence[Change]) -> bool:
     return False
 
 
+def _level_roots(changes: Sequence[Change]) -> list[str]:
+    """Objects whose level may change first: added or re-kinded ones, subjects of support edges."""
+    out = []
+    for c in changes:
+        if isinstance(c, EdgeChange):
+            if c.edge.relation in SUPPORT_RELATIONS:
+                out.append(c.edge.subject)
+        elif c.after is not None and (c.before is None or c.before.kind is not c.after.kind):
+            out.append(c.after.id)
+    return out
+
+
 def apply_changes(graph: SceneGraph, changes: Iterable[Change]) -> None:
     """Validate every change against the current graph, then apply them in order and recompute levels
     (when the changes can move any).
@@ -310,6 +322,7 @@ def apply_changes(graph: SceneGraph, changes: Iterable[Change]) -> None:
     """
     changes = tuple(changes)
     _check(graph, changes)
+    had_levels = len(graph.levels) == len(graph)
     for c in changes:
         if isinstance(c, ObjectChange):
             if c.after is None:
@@ -320,7 +333,9 @@ def apply_changes(graph: SceneGraph, changes: Iterable[Change]) -> None:
             graph.add_edge(c.edge)
         else:
             graph.remove_edge(c.edge.subject, c.edge.relation, c.edge.object)
-    if _moves_levels(graph, changes) or len(graph.levels) != len(graph):
+    if not had_levels:
+        graph.levels = compute_levels(graph)  # levels were not computed for this graph
+    elif _moves_levels(graph, changes) and not update_levels(graph, _level_roots(changes)):
         graph.levels = compute_levels(graph)
 
 

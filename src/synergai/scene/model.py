@@ -278,6 +278,9 @@ class SceneGraph:
                 raise SceneError(f"scene {scene_id}: duplicate object id {o.id}")
             self._objects[o.id] = o
         self._edges: dict[tuple[str, str, str], Edge] = {}
+        # support adjacency (subject -> holder -> number of support edges, and the reverse)
+        self._holders: dict[str, dict[str, int]] = {}
+        self._held: dict[str, dict[str, int]] = {}
         for e in edges:
             self.add_edge(e)
         self.levels: dict[str, int] = dict(levels or {})
@@ -320,6 +323,10 @@ class SceneGraph:
         obj = self.get(object_id)
         del self._objects[obj.id]
         self._edges = {k: e for k, e in self._edges.items() if obj.id not in (e.subject, e.object)}
+        for holder in self._holders.pop(obj.id, {}):
+            self._held[holder].pop(obj.id, None)
+        for held in self._held.pop(obj.id, {}):
+            self._holders[held].pop(obj.id, None)
         self.levels.pop(obj.id, None)
         return obj
 
@@ -367,16 +374,38 @@ class SceneGraph:
         if key in self._edges:
             return False
         self._edges[key] = edge
+        self._link(edge, 1)
         return True
+
+    def _link(self, edge: Edge, step: int) -> None:
+        """Count a support edge in (``step`` 1) or out (-1) of the support adjacency."""
+        if edge.relation not in SUPPORT_RELATIONS:
+            return
+        for table, a, b in ((self._holders, edge.subject, edge.object),
+                             (self._held, edge.object, edge.subject)):
+            row = table.setdefault(a, {})
+            row[b] = row.get(b, 0) + step
+            if row[b] <= 0:
+                del row[b]
+
+    def holders(self, object_id: str) -> list[str]:
+        """Ids of the objects holding this one up (support edges where it is the subject)."""
+        return list(self._holders.get(object_id, ()))
+
+    def held(self, object_id: str) -> list[str]:
+        """Ids of the objects this one holds up."""
+        return list(self._held.get(object_id, ()))
 
     def remove_edge(self, subject: str, relation: Relation, obj: str) -> Edge:
         """Remove a stored edge (either direction of a symmetric or inverse pair)."""
-        for key in ((subject, relation.value, obj),):
-            if key in self._edges:
-                return self._edges.pop(key)
+        key = (subject, relation.value, obj)
         inv = INVERSE.get(relation)
-        if inv is not None and (obj, inv.value, subject) in self._edges:
-            return self._edges.pop((obj, inv.value, subject))
+        if key not in self._edges and inv is not None:
+            key = (obj, inv.value, subject)
+        if key in self._edges:
+            edge = self._edges.pop(key)
+            self._link(edge, -1)
+            return edge
         raise SceneError(f"no relation {subject} {relation.value} {obj} in scene {self.scene_id}")
 
     def edge(self, key: tuple[str, str, str]) -> Edge | None:
@@ -436,6 +465,8 @@ class SceneGraph:
         g = SceneGraph(self.scene_id, scene_type=self.scene_type)
         g._objects = dict(self._objects)
         g._edges = dict(self._edges)
+        g._holders = {k: dict(v) for k, v in self._holders.items()}
+        g._held = {k: dict(v) for k, v in self._held.items()}
         g.levels = copy.copy(self.levels)
         return g
 

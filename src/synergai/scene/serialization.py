@@ -93,7 +93,8 @@ def graph_to_dict(graph: SceneGraph) -> dict[str, Any]:
         "scene_type": graph.scene_type,
         "objects": [object_to_dict(o) for o in graph],
         "edges": [edge_to_dict(e) for e in graph.edges],
-        "levels": {k: int(v) for k, v in graph.levels.items()},
+        # in object order, however the levels were computed (in full or updated after an edit)
+        "levels": {k: int(graph.levels[k]) for k in [*graph.ids, *graph.levels] if k in graph.levels},
     }
 
 
