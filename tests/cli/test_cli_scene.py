@@ -98,6 +98,14 @@ def test_edits_and_undo_through_the_cli(tmp_path):
         ("{not json", "not valid JSON"),
         ('{"scenes": {"s1": [{"id": 1}]}}', "s1"),
         ("ply\nformat ascii 1.0\nelement vertex 3\n", "not valid JSON"),
+        # each of these used to exit 2 *after* registering a scene no later command could read
+        ('{"s1": [{"id": 1, "label": "cup", "center_position": [0, 0, 1], "size": [1, 1, 1], '
+         '"avg_rgba": [300, 0, 0]}]}', "0..255"),
+        ('{"s1": [{"id": 1, "label": "", "center_position": [0, 0, 1], "size": [1, 1, 1]}]}', "label"),
+        ('{"": [{"id": 1, "label": "cup", "center_position": [0, 0, 1], "size": [1, 1, 1]}], '
+         '"s1": [{"id": 1, "label": "cup", "center_position": [0, 0, 1], "size": [1, 1, 1]}]}',
+         "scene id must not be empty"),
+        ("[" * 50000 + "]" * 50000, "not valid JSON"),
     ],
 )
 def test_bad_objects_file_is_one_line_error_exit_2(tmp_path, content, message):
@@ -150,3 +158,49 @@ def test_eval_relations_json(tmp_path, shared_data):
         str(shared_data / "scannet" / "objects_gt.json"),
     )
     assert bad.returncode == 2 and "cannot read" in bad.stderr
+
+
+def test_scene_list_does_not_wait_for_a_writer(tmp_path):
+    import sqlite3
+    import time
+
+    db = tmp_path / "s.db"
+    assert run("scene", "show", "--db", str(db), "--json").returncode == 0
+    writer = sqlite3.connect(db, isolation_level=None)
+    try:
+        writer.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+        writer.execute("UPDATE scenes SET updated_at = 'x'")
+        t0 = time.monotonic()
+        assert main(["scene", "list", "--db", str(db), "--json"]) == 0
+        assert time.monotonic() - t0 < 1.0
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+
+
+def test_db_pointing_at_another_programs_sqlite_file_is_refused_untouched(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "notes.sqlite"
+    with sqlite3.connect(db) as c:
+        c.execute("CREATE TABLE notes (body TEXT)")
+    c.close()
+    before = db.read_bytes()
+    r = run("scene", "list", "--db", str(db))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "not a synergai scene store" in r.stderr
+    assert db.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["notes.sqlite"]
+
+
+def test_a_corrupted_store_is_a_one_line_error(tmp_path):
+    db = tmp_path / "s.db"
+    assert run("scene", "show", "--db", str(db), "--json").returncode == 0
+    data = bytearray(db.read_bytes())
+    for off in range(2 * 4096, len(data), 4096):  # every page but the header's
+        data[off:off + 64] = b"\xff" * 64
+    db.write_bytes(bytes(data))
+    for cmd in (("scene", "list"), ("scene", "show"), ("scene", "edits")):
+        r = run(*cmd, "--db", str(db))
+        assert r.returncode == 2, (cmd, r.stderr)
+        assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+        assert "malformed" in r.stderr

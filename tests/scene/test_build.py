@@ -172,3 +172,24 @@ def test_refresh_keeps_hand_made_edges_and_survives_a_lost_cache() -> None:
 def test_all_scenes_build(gt: ObjectsFile) -> None:
     total = sum(len(build_graph(s, gt.objects(s)).edges) for s in gt.scene_ids)
     assert total > 5 * gt.object_count() / 2
+
+
+def test_the_relation_index_is_an_explicit_attribute_not_copied_or_compared() -> None:
+    from synergai.scene.build import RelationIndex
+
+    g = build_graph("s", [obj("table", "table", (0, 0, 0.375), (1.2, 0.8, 0.75)),
+                          obj("cup", "cup", (0.2, 0.1, 0.8), (0.08, 0.08, 0.1))])
+    assert isinstance(g.relation_index, RelationIndex)
+    assert not any(isinstance(v, RelationIndex) for k, v in vars(g).items() if k != "relation_index")
+    c = g.copy()
+    assert c.relation_index is None and c == g
+    refresh_object(c, "cup")  # rebuilt on demand for a graph without one
+    assert isinstance(c.relation_index, RelationIndex) and c.relation_index is not g.relation_index
+    remove_object(g, "cup")
+    assert g.relation_index is None
+
+
+def test_built_graphs_never_store_far_or_within_reach(gt: ObjectsFile) -> None:
+    for sid in gt.scene_ids[:10]:
+        rels = {e.relation for e in build_graph(sid, gt.objects(sid)).edges}
+        assert not rels & {Relation.FAR, Relation.WITHIN_REACH}

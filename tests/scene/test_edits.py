@@ -10,6 +10,7 @@ from synergai.scene import edits as E
 from synergai.scene.edits import Actor, EdgeChange, EditRecord, EditRequest, EditState, ObjectChange
 from synergai.scene.hierarchy import compute_levels
 from synergai.scene.model import (
+    SUPPORT_RELATIONS,
     Edge,
     ObjectKind,
     OrientedBox,
@@ -274,3 +275,100 @@ def test_summaries_and_before_after_views() -> None:
         assert _record(req).summary() == text, name
     added = _record(E.add_relation(g, "15", "near", "12"))
     assert added.before.edges == () and [e.key() for e in added.after.edges] == [("15", "near", "12")]
+
+
+def test_move_object_recomputes_the_moved_objects_relations() -> None:
+    from synergai.scene.build import build_graph
+
+    objs = [SceneObject("7", "table", (1.0, 1.0, 0.375), (1.2, 0.8, 0.75)),
+            SceneObject("9", "cup", (1.1, 0.9, 0.8), (0.08, 0.08, 0.1)),
+            SceneObject("15", "lamp", (4.0, 4.0, 1.0), (0.3, 0.3, 2.0))]
+    g = build_graph("s", objs)
+    assert g.has_edge("9", Relation.SUPPORTED_BY, "7")
+    original = g.copy()
+    req = E.move_object(g, "9", (4.3, 4.0, 0.05), "user", "the cup is by the lamp now")
+    removed = {c.edge.key() for c in req.changes if isinstance(c, E.EdgeChange) and not c.added}
+    added = {c.edge.key() for c in req.changes if isinstance(c, E.EdgeChange) and c.added}
+    assert ("9", "supported_by", "7") in removed and ("9", "supported_by", "floor") in added
+    E.apply_changes(g, req.changes)
+    moved = [o.with_changes(center=(4.3, 4.0, 0.05)) if o.id == "9" else o for o in objs]
+    assert {e.key() for e in g.edges} == {e.key() for e in build_graph("s", moved).edges}
+    assert g.levels == compute_levels(g)
+    E.apply_changes(g, E.invert(req.changes))  # undo restores the old relations too
+    assert _same(g, original)
+    only_box = E.move_object(original, "9", (4.3, 4.0, 0.05), refresh=False)
+    assert [type(c) for c in only_box.changes] == [E.ObjectChange]
+
+
+def test_far_and_within_reach_may_be_stored_by_hand_but_view_and_comparative_ones_never() -> None:
+    from synergai.scene.model import COMPARATIVE, VIEW_DEPENDENT, is_stored
+    from synergai.scene.serialization import loads
+
+    assert {r for r in Relation if not is_stored(r)} == VIEW_DEPENDENT | COMPARATIVE
+    g = _graph()
+    for rel in (Relation.FAR, Relation.WITHIN_REACH):
+        req = E.add_relation(g, "15", rel, "9", "user", "stated")
+        E.apply_changes(g, req.changes)
+        assert g.has_edge("15", rel, "9")
+    assert loads(dumps(g)) == g  # the serializer keeps what the edit layer accepted
+    for rel in (Relation.LEFT_OF, Relation.CLOSEST):
+        with pytest.raises(SceneError, match="never stored"):
+            E.add_relation(g, "15", rel, "9")
+
+
+def test_levels_updated_incrementally_equal_a_full_recomputation(monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+
+    from synergai.scene.build import build_graph
+    from synergai.scene.model import ObjectKind as K
+
+    rng = random.Random(11)
+    shortcuts = 0
+    real_update = E.update_levels
+
+    def counting(graph: SceneGraph, changed: object) -> bool:
+        nonlocal shortcuts
+        done = real_update(graph, changed)
+        shortcuts += done
+        return done
+
+    monkeypatch.setattr(E, "update_levels", counting)
+    objs = [SceneObject("t", "table", (0, 0, 0.375), (1.2, 0.8, 0.75)),
+            SceneObject("c", "cup", (0.1, 0, 0.8), (0.08, 0.08, 0.1)),
+            SceneObject("s", "shelf", (2, 0, 1.0), (0.8, 0.3, 2.0)),
+            SceneObject("b", "book", (2, 0, 1.3), (0.2, 0.2, 0.05))]
+    g = build_graph("s", objs)
+    holding = [Relation.SUPPORTED_BY, Relation.INSIDE, Relation.HANGING_ON, Relation.NEAR]
+    for k in range(400):
+        ids = g.ids
+        roll = rng.random()
+        try:
+            if roll < 0.35:
+                a, b = rng.sample(ids, 2)
+                req = E.add_relation(g, a, rng.choice(holding), b)  # also cycles and second holders
+            elif roll < 0.6 and g.edges:
+                e = rng.choice(g.edges)
+                req = E.delete_relation(g, e.subject, e.relation, e.object)
+            elif roll < 0.75:
+                new = SceneObject(f"n{k}", "box", (rng.uniform(-1, 3), 0, 0.9), (0.1, 0.1, 0.1))
+                holder = rng.choice(ids)
+                req = E.add_object(g, new, relations=[Edge(new.id, Relation.SUPPORTED_BY, holder)])
+            elif roll < 0.85 and len(ids) > 3:
+                req = E.remove_object(g, rng.choice([i for i in ids if i != "floor"]))
+            else:
+                o = g.get(rng.choice(ids))
+                kind = rng.choice([K.OBJECT, K.WALL, K.FLOOR])
+                if kind is o.kind:
+                    continue
+                req = E.EditRequest(Actor.USER, "set_kind", (E.ObjectChange(o, o.with_changes(kind=kind)),))
+        except SceneError:
+            continue
+        E.apply_changes(g, req.changes)
+        assert g.levels == compute_levels(g), k
+        assert sorted((h, o) for o in g.ids for h in g.holders(o)) == sorted(
+            {(e.object, e.subject) for e in g.edges if e.relation in SUPPORT_RELATIONS})
+        copy = g.copy()
+        assert all(copy.holders(o) == g.holders(o) and copy.held(o) == g.held(o) for o in g.ids)
+    assert shortcuts > 100  # most updates took the incremental path
+
+

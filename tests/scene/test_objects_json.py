@@ -74,6 +74,18 @@ GOOD = {"id": 1, "label": "cup", "center_position": [0, 0, 0.5], "size": [0.1, 0
     ({"s1": [{**GOOD, "center_position": [0, float("nan"), 0]}]}, None, "non-finite"),
     ({"s1": [GOOD, GOOD]}, None, "duplicate object id 1"),
     ({"s1": ["cup"]}, None, "must be a JSON object"),
+    ({"s1": [{**GOOD, "avg_rgba": [300, 0, 0]}]}, None, "colour channels must lie in 0..255"),
+    ({"s1": [{**GOOD, "median_rgba": [10, -1, 0]}]}, None, "colour channels must lie in 0..255"),
+    ({"s1": [{**GOOD, "label": ""}]}, None, "label must be a non-empty string"),
+    ({"s1": [{**GOOD, "label": 7}]}, None, "label must be a non-empty string"),
+    ({"s1": [{**GOOD, "id": ""}]}, None, "id must be a non-empty string"),
+    ({"": [GOOD]}, None, "scene id must not be empty"),
+    ({"s1": [GOOD]}, '{"s1": [{"id": 1, "label": "cup", "center_position": [0, 0, 1' + "0" * 400
+     + '], "size": [1, 1, 1]}]}', "too large"),
+    (None, "[" * 100000 + "]" * 100000, "not valid JSON"),
+    (None, '{"s1": ' + "1" * 5000 + "}", "not valid JSON"),
+    ({"s1": [{**GOOD, "score": "high"}]}, None, "score must be"),
+    ({"scenes": {"s1": [GOOD]}, "scene_type": {"s1": ["Office"]}}, None, "scene_type of 's1'"),
 ])
 def test_malformed_files_raise_scene_error_naming_the_file(
     tmp_path: Path, payload: object, raw: str | None, message: str

@@ -170,6 +170,10 @@ def test_malformed_documents_raise_scene_error_naming_the_field(path: str, value
     ("{not json", "graph: invalid JSON"),
     ("[1, 2]", "graph: expected an object, got list"),
     ('{"format": "synergai.scene_graph"}', "graph.version: missing"),
+    ("[" * 100000 + "]" * 100000, "graph: invalid JSON"),
+    ('{"x": ' + "7" * 5000 + "}", "graph: invalid JSON"),
+    ('{"format": "synergai.scene_graph", "version": 1, "scene": "s", "edges": [], "objects": [{"id": "a", '
+     '"category": "box", "center": [0, 0, 1' + "0" * 400 + '], "size": [1, 1, 1]}]}', "too large"),
 ])
 def test_bad_text(text: str, message: str) -> None:
     with pytest.raises(SceneError, match=message.replace("[", r"\[").replace(".", r"\.")):
@@ -180,6 +184,16 @@ def test_unwritable_values_raise_scene_error() -> None:
     g = SceneGraph("s", [SceneObject("a", "box", (0, 0, 0), (1, 1, 1), confidence=float("inf"))])
     with pytest.raises(SceneError, match="confidence"):
         dumps(g)
-    g2 = SceneGraph("s", [SceneObject("a", "box", (0, 0, 0), (1, 1, 1), front=(0.0, float("nan"), 0.0))])
+
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_non_finite_boxes_and_fronts_are_refused_when_built(bad: float) -> None:
     with pytest.raises(SceneError, match="front"):
-        dumps(g2)
+        SceneObject("a", "box", (0, 0, 0), (1, 1, 1), front=(0.0, bad, 0.0))
+    with pytest.raises(SceneError, match="oriented box"):
+        OrientedBox((0.0, 0.0, 0.0), (1.0, bad, 1.0), 0.0)
+    with pytest.raises(SceneError, match="oriented box"):
+        OrientedBox((0.0, 0.0, 0.0), (1.0, 1.0, 1.0), bad)
+    with pytest.raises(SceneError, match="non-finite"):
+        SceneObject("a", "box", (0, bad, 0), (1, 1, 1))

@@ -18,8 +18,8 @@ from synergai.scene import edits as E
 from synergai.scene.edits import Actor, EditState
 from synergai.scene.hierarchy import compute_levels
 from synergai.scene.model import Edge, ObjectKind, Relation, SceneError, SceneGraph, SceneObject
-from synergai.scene.serialization import dumps
-from synergai.scene.store import ReplayError, SceneStore, StoreError, default_path
+from synergai.scene.serialization import dumps, object_to_dict
+from synergai.scene.store import APPLICATION_ID, ReplayError, SceneStore, StoreError, default_path
 
 SOURCE = {"builder": "objects_json", "path": "/data/s1.json", "scene": "s1"}
 
@@ -49,11 +49,16 @@ def store(tmp_path: Path) -> SceneStore:
     s.close()
 
 
-def _snapshot_text(path: Path, scene_id: str = "s1") -> tuple[str, int]:
+def _snapshot_text(path: Path, scene_id: str = "s1") -> tuple[list, list, list, int]:
+    """The scene's rows (scene, objects, edges in order) and its number of log entries."""
     with sqlite3.connect(path) as c:
-        current = c.execute("SELECT current FROM scenes WHERE id = ?", (scene_id,)).fetchone()[0]
+        scene = c.execute("SELECT * FROM scenes WHERE id = ?", (scene_id,)).fetchall()
+        objects = c.execute("SELECT rowid, * FROM objects WHERE scene_id = ? ORDER BY rowid",
+                            (scene_id,)).fetchall()
+        edges = c.execute("SELECT rowid, * FROM edges WHERE scene_id = ? ORDER BY rowid",
+                          (scene_id,)).fetchall()
         n = c.execute("SELECT COUNT(*) FROM edits WHERE scene_id = ?", (scene_id,)).fetchone()[0]
-    return current, n
+    return scene, objects, edges, n
 
 
 def _integrity(path: Path) -> str:
@@ -227,10 +232,11 @@ def test_verify_detects_a_tampered_log(store: SceneStore) -> None:
     assert not store.verify("s1")
     with pytest.raises(ReplayError, match="edit 1 does not replay"):
         store.replay("s1")
-    with sqlite3.connect(store.path) as c:  # an unreadable snapshot
-        c.execute("UPDATE scenes SET current = '{broken', revision = revision + 1")
+    with sqlite3.connect(store.path) as c:  # an unreadable object row
+        c.execute("UPDATE objects SET data = '{broken' WHERE id = '9'")
+        c.execute("UPDATE scenes SET revision = revision + 1")
     assert not store.verify("s1")
-    with pytest.raises(SceneError, match="invalid JSON"):
+    with pytest.raises(StoreError, match="stored object '9' is unreadable"):
         store.load("s1")
     with pytest.raises(SceneError, match="unknown scene"):
         store.verify("nope")
@@ -244,7 +250,7 @@ def _run(code: str, *args: str) -> str:
 
 READER = """
 import json, sys
-from synergai.scene.serialization import dumps
+from synergai.scene.serialization import dumps, object_to_dict
 from synergai.scene.store import SceneStore
 with SceneStore(sys.argv[1]) as s:
     print(json.dumps({"graph": dumps(s.load("s1")), "log": [r.summary() for r in s.edits("s1", True)],
@@ -329,6 +335,7 @@ def test_default_path_and_closed_or_bad_files(tmp_path: Path, monkeypatch: pytes
         SceneStore(junk)
     newer = tmp_path / "newer.sqlite3"
     with sqlite3.connect(newer) as c:
+        c.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         c.execute("PRAGMA user_version = 99")
     with pytest.raises(StoreError, match="schema version 99"):
         SceneStore(newer)
@@ -405,3 +412,191 @@ def test_sigkill_mid_run_leaves_a_consistent_store(store: SceneStore) -> None:
             assert s.replay("s1") == s.load("s1")
             assert s.scenes()[0].n_objects == len(s.load("s1"))
     assert len(applied) >= 45
+
+
+def _file_bytes(path: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(path.parent.glob(path.name + "*"))}
+
+
+def test_another_programs_sqlite_file_is_refused_untouched(tmp_path: Path) -> None:
+    foreign = tmp_path / "photos.db"
+    with sqlite3.connect(foreign) as c:
+        c.execute("CREATE TABLE albums (id INTEGER PRIMARY KEY, name TEXT)")
+        c.execute("INSERT INTO albums (name) VALUES ('holiday')")
+    c.close()
+    before = _file_bytes(foreign)
+    with pytest.raises(StoreError, match=r"photos\.db is not a synergai scene store \(tables albums\)") \
+            as err:
+        SceneStore(foreign)
+    assert "\n" not in str(err.value)
+    assert _file_bytes(foreign) == before
+
+
+def test_a_rejected_graph_leaves_the_store_byte_for_byte(store: SceneStore) -> None:
+    store.close()
+    before = _file_bytes(store.path)
+    with SceneStore(store.path) as s:
+        bad_colour = SceneGraph("s2", [SceneObject("1", "cup", (0, 0, 0.5), (0.1, 0.1, 0.1),
+                                                   color=(300, 0, 0))])
+        with pytest.raises(SceneError, match=r"0\.\.255"):
+            s.register(bad_colour, {"builder": "test"})
+        with pytest.raises(SceneError, match="scene id must be a non-empty string"):
+            s.register(SceneGraph("", [SceneObject("1", "cup", (0, 0, 0.5), (0.1, 0.1, 0.1))]), {"b": 1})
+        with pytest.raises(SceneError, match="category"):
+            s.register(SceneGraph("s3", [SceneObject("1", "", (0, 0, 0.5), (0.1, 0.1, 0.1))]), {"b": 1})
+        assert [i.id for i in s.scenes()] == ["s1"]
+    assert _file_bytes(store.path) == before
+
+
+def test_readers_never_wait_for_a_writer(store: SceneStore) -> None:
+    import time
+
+    store.apply("s1", E.rename_object(store.load("s1"), "9", "mug"))
+    writer = sqlite3.connect(store.path, isolation_level=None)
+    try:
+        writer.execute("BEGIN IMMEDIATE")
+        writer.execute("UPDATE scenes SET updated_at = 'x'")  # uncommitted
+        t0 = time.monotonic()
+        with SceneStore(store.path) as reader:  # opening does not take the write lock either
+            assert [i.id for i in reader.scenes()] == ["s1"]
+            assert reader.load("s1").get("9").category == "mug" and len(reader.edits("s1")) == 1
+        assert time.monotonic() - t0 < 1.0
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+
+
+def test_an_edit_writes_only_the_rows_it_changes(tmp_path: Path) -> None:
+    objs = [SceneObject("floor", "floor", (0, 0, -0.01), (100, 100, 0.02), kind=ObjectKind.FLOOR)]
+    objs += [SceneObject(str(k), "box", (k * 0.5, 0, 0.1), (0.2, 0.2, 0.2)) for k in range(400)]
+    edges = [Edge(str(k), Relation.SUPPORTED_BY, "floor") for k in range(400)]
+    with SceneStore(tmp_path / "big.sqlite3") as s:
+        s.register(SceneGraph("big", objs, edges), {"builder": "test"})
+        before = _snapshot_text(s.path, "big")
+        conn = s._db()
+        n0 = conn.total_changes
+        s.apply("big", E.rename_object(s.load("big"), "7", "crate"))
+        # the log row, the object row, the scene row (the log's redo-stack update touches none here)
+        assert conn.total_changes - n0 == 3
+        after = _snapshot_text(s.path, "big")
+        assert [r for r in after[1] if r not in before[1]] == [
+            (9, "big", "7", json.dumps(object_to_dict(s.load("big").get("7"))))]
+        assert after[2] == before[2]  # no edge row rewritten
+        n0 = conn.total_changes
+        s.apply("big", E.remove_object(s.load("big"), "3"))
+        assert conn.total_changes - n0 == 4  # log + edge + object + scene
+        s.undo("big")
+        s.undo("big")
+        assert s.load("big").get("7").category == "box" and "3" in s.load("big") and s.verify("big")
+        with SceneStore(s.path) as other:  # a fresh reader builds the same graph from the rows
+            assert dumps(other.load("big")) == dumps(s.load("big"))
+
+
+def test_a_version_1_store_is_migrated_with_its_edits(tmp_path: Path) -> None:
+    path = tmp_path / "v1.sqlite3"
+    base = _graph()
+    base.levels = compute_levels(base)
+    current = base.copy()
+    rename = E.rename_object(current, "9", "mug", "user", "a mug")
+    E.apply_changes(current, rename.changes)
+    log = json.dumps([E.change_to_dict(ch) for ch in rename.changes])
+    with sqlite3.connect(path) as c:
+        c.execute("CREATE TABLE scenes (id TEXT PRIMARY KEY, source TEXT NOT NULL, base TEXT NOT NULL, "
+                  "current TEXT NOT NULL, n_objects INTEGER NOT NULL, "
+                  "revision INTEGER NOT NULL DEFAULT 0, "
+                  "created_at TEXT NOT NULL, updated_at TEXT NOT NULL)")
+        c.execute("CREATE TABLE edits (scene_id TEXT NOT NULL REFERENCES scenes(id) ON DELETE CASCADE, "
+                  "seq INTEGER NOT NULL, actor TEXT NOT NULL, op TEXT NOT NULL, utterance TEXT NOT NULL, "
+                  "ts TEXT NOT NULL, changes TEXT NOT NULL, state TEXT NOT NULL, "
+                  "PRIMARY KEY (scene_id, seq))")
+        c.execute("INSERT INTO scenes VALUES ('s1', ?, ?, ?, 5, 1, 't0', 't1')",
+                  (json.dumps(SOURCE, sort_keys=True), dumps(base), dumps(current)))
+        c.execute("INSERT INTO edits VALUES ('s1', 1, 'user', 'update_name', 'a mug', 't1', ?, 'active')",
+                  (log,))
+        c.execute("PRAGMA user_version = 1")
+    c.close()
+    with SceneStore(path) as s:
+        assert s.load("s1") == current and s.load("s1").scene_type == "kitchen" and s.verify("s1")
+        assert s.undo("s1").seq == 1 and s.load("s1").get("9").category == "cup"
+    with SceneStore(path) as s:  # now a version-2 store
+        assert s.load("s1").get("9").category == "cup" and s.source("s1") == SOURCE
+
+
+def test_a_corrupted_page_is_a_one_line_store_error(store: SceneStore) -> None:
+    objs = [SceneObject(str(k), "box", (k * 0.5, 0, 0.1), (0.2, 0.2, 0.2), attributes=("x" * 200,))
+            for k in range(300)]
+    store.register(SceneGraph("s2", objs), {"builder": "test"})
+    store.close()
+    with sqlite3.connect(store.path) as c:
+        c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    c.close()
+    data = bytearray(store.path.read_bytes())
+    page = 4096
+    for off in range(2 * page, len(data), page):  # keep the header page, break every other one
+        data[off:off + 64] = b"\xff" * 64
+    store.path.write_bytes(bytes(data))
+    with pytest.raises(StoreError) as err, SceneStore(store.path) as s:
+        s.scenes()
+        s.load("s2")
+    assert "malformed" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_fresh_process_edits_without_reading_the_whole_graph(store: SceneStore,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    stale = store.load("s1")
+    store.apply("s1", E.rename_object(stale, "9", "mug"))
+    with SceneStore(store.path) as cold:
+        def whole_graph(*args: object) -> None:
+            raise AssertionError("the whole graph was read")
+
+        monkeypatch.setattr(cold, "_load_rows", whole_graph)
+        with pytest.raises(SceneError, match="not in the state"):  # conflicts are refused on rows too
+            cold.apply("s1", E.rename_object(stale, "9", "glass"))
+        with pytest.raises(SceneError, match="still has 3 relation"):
+            cold.apply("s1", E.EditRequest(Actor.USER, "remove_object",
+                                           (E.ObjectChange(stale.get("7"), None),)))
+        cold.apply("s1", E.remove_object(stale, "15", Actor.AGENT))
+        cold.apply("s1", E.add_relation(stale, "12", "far", "9"))
+        assert cold.undo("s1").op == "add_relation" and cold.redo("s1").op == "add_relation"
+        monkeypatch.undo()
+        g = cold.load("s1")
+        assert "15" not in g and g.has_edge("12", Relation.FAR, "9") and g.get("9").category == "mug"
+        assert cold.scenes()[0].n_objects == 4 and cold.verify("s1")
+    assert store.load("s1") == g and store.verify("s1")
+
+
+def _make_unwritable(paths: list[Path]) -> list[list[str]]:
+    """Commands that undo it; root is not stopped by modes, so it uses the immutable attribute."""
+    if os.geteuid() != 0:
+        for p in paths:
+            p.chmod(0o555 if p.is_dir() else 0o444)
+        return [["chmod", "755" if p.is_dir() else "644", str(p)] for p in paths]
+    try:
+        for p in paths:
+            subprocess.run(["chattr", "+i", str(p)], check=True, capture_output=True)
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("cannot make a file unwritable for root here (no chattr)")
+    return [["chattr", "-i", str(p)] for p in paths]
+
+
+def test_a_store_this_user_cannot_write_can_still_be_read(tmp_path: Path) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    path = folder / "store.sqlite3"
+    with SceneStore(path) as s:
+        s.register(_graph(), SOURCE)
+        s.apply("s1", E.rename_object(s.load("s1"), "9", "mug"))
+    assert sorted(p.name for p in folder.iterdir()) == ["store.sqlite3"]  # WAL checkpointed on close
+    undo = _make_unwritable([path, folder])
+    try:
+        with sqlite3.connect(path) as c, pytest.raises(sqlite3.OperationalError):
+            c.execute("PRAGMA application_id").fetchone()  # plain SQLite cannot even read it
+        with SceneStore(path) as s:
+            assert s.read_only and [i.id for i in s.scenes()] == ["s1"]
+            assert s.load("s1").get("9").category == "mug" and len(s.edits("s1")) == 1
+            with pytest.raises(StoreError, match="cannot be written by this user") as err:
+                s.undo("s1")
+            assert "\n" not in str(err.value)
+    finally:
+        for cmd in reversed(undo):
+            subprocess.run(cmd, check=True)

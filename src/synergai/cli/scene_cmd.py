@@ -104,7 +104,7 @@ def _edit_dict(rec) -> dict[str, object]:
 
 def cmd_edits(args: argparse.Namespace) -> int:
     catalog = open_catalog(args)
-    catalog.open(args.scene)
+    catalog.ensure(args.scene)
     records = catalog.store.edits(args.scene, include_undone=True)
     if args.json:
         print_json({"scene": args.scene, "edits": [_edit_dict(r) for r in records]})
@@ -118,7 +118,7 @@ def cmd_edits(args: argparse.Namespace) -> int:
 
 def _undo_redo(args: argparse.Namespace, redo: bool) -> int:
     catalog = open_catalog(args)
-    catalog.open(args.scene)
+    catalog.ensure(args.scene)
     rec = catalog.store.redo(args.scene) if redo else catalog.store.undo(args.scene)
     verb = "redone" if redo else "undone"
     if args.json:
@@ -138,7 +138,7 @@ def cmd_redo(args: argparse.Namespace) -> int:
 
 def cmd_reset(args: argparse.Namespace) -> int:
     catalog = open_catalog(args)
-    catalog.open(args.scene)
+    catalog.ensure(args.scene)
     catalog.store.reset(args.scene)
     if args.json:
         print_json({"scene": args.scene, "reset": True})

@@ -47,35 +47,47 @@ class SceneCatalog:
         ids += [info.id for info in self.store.scenes() if info.id not in ids]
         return ids
 
-    def _build(self, scene_id: str) -> tuple[SceneGraph, dict[str, object]]:
-        if self.objects_file is not None and scene_id in self.objects_file.scene_ids:
-            objs = self.objects_file.objects(scene_id)
-            graph = build_graph(scene_id, objs, scene_type=self.objects_file.scene_type(scene_id))
-            source = {"builder": "objects_json", "path": str(Path(self.objects_path).resolve()),
-                      "scene": scene_id}
-            return graph, source
+    def _in_file(self, scene_id: str) -> bool:
+        return self.objects_file is not None and scene_id in self.objects_file.scene_ids
+
+    def _source(self, scene_id: str) -> dict[str, object]:
+        """How the scene would be built (the store keys its base graph by this)."""
+        if self._in_file(scene_id):
+            return {"builder": "objects_json", "path": str(Path(self.objects_path).resolve()),
+                    "scene": scene_id}
         if scene_id == DEMO_SCENE_ID:
-            graph = build_graph(self.demo.scene_id, self.demo.objects, scene_type=self.demo.scene_type)
-            return graph, {"builder": "demo", "version": 1}
+            return {"builder": "demo", "version": 1}
         raise SceneError(
             f"unknown scene {scene_id!r}: not the demo, not in the objects file"
             f"{'' if self.objects_path else ' (none given: use --objects PATH)'}, and not in the store"
         )
 
-    def open(self, scene_id: str = DEMO_SCENE_ID) -> SceneGraph:
-        """The scene's current graph (built and registered on first use).
+    def _build(self, scene_id: str) -> SceneGraph:
+        if self._in_file(scene_id):
+            objs = self.objects_file.objects(scene_id)
+            return build_graph(scene_id, objs, scene_type=self.objects_file.scene_type(scene_id))
+        return build_graph(self.demo.scene_id, self.demo.objects, scene_type=self.demo.scene_type)
 
-        A scene of the objects file is rebuilt and re-registered each time (cheap): the store keeps its
-        edits when the source is the same and refuses a different source under the same id.
+    def ensure(self, scene_id: str = DEMO_SCENE_ID) -> None:
+        """Register the scene (built on first use) unless the store already has it from the same source.
+
+        A scene of the objects file that the store holds from another source is refused (the store keeps
+        its edits; another --db or ``scene drop`` starts afresh).
         """
-        in_file = self.objects_file is not None and scene_id in self.objects_file.scene_ids
-        if in_file or not self.store.has_scene(scene_id):
-            graph, source = self._build(scene_id)
-            try:
-                self.store.register(graph, source)
-            except SceneError as exc:
-                raise SceneError(f"{exc} (use another --db, or `synergai scene drop --scene {scene_id}`)") \
-                    from None
+        if self.store.has_scene(scene_id) and not self._in_file(scene_id):
+            return
+        source = self._source(scene_id)
+        if self.store.has_scene(scene_id) and self.store.source(scene_id) == source:
+            return
+        try:
+            self.store.register(self._build(scene_id), source)
+        except SceneError as exc:
+            raise SceneError(f"{exc} (use another --db, or `synergai scene drop --scene {scene_id}`)") \
+                from None
+
+    def open(self, scene_id: str = DEMO_SCENE_ID) -> SceneGraph:
+        """The scene's current graph (built and registered on first use, see :meth:`ensure`)."""
+        self.ensure(scene_id)
         return self.store.load(scene_id)
 
     def meshes(self, scene_id: str) -> dict[str, TriMesh]:

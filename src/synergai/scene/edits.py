@@ -13,20 +13,22 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
-from synergai.scene.hierarchy import compute_levels
+from synergai.scene.hierarchy import compute_levels, update_levels
 from synergai.scene.model import (
-    COMPARATIVE,
     INVERSE,
-    VIEW_DEPENDENT,
+    SUPPORT_RELATIONS,
     Edge,
     Relation,
     SceneError,
     SceneGraph,
     SceneObject,
+    is_stored,
     parse_relation,
 )
+from synergai.scene.refresh import refresh_object
+from synergai.scene.relations.thresholds import RelationThresholds
 from synergai.scene.serialization import edge_from_dict, edge_to_dict, object_from_dict, object_to_dict
 
 
@@ -200,15 +202,52 @@ def describe(changes: Sequence[Change], op: str = "") -> str:
 
 
 # ----- applying
-def _check(graph: SceneGraph, changes: Sequence[Change]) -> None:
-    """Raise SceneError if ``changes`` cannot be applied in order to ``graph``; touch nothing."""
-    objs = {o.id: o for o in graph}
-    edges = {e.key(): e for e in graph.edges}
+class GraphLookup(Protocol):
+    """What checking an edit needs to know about the state it applies to (a graph, or stored rows)."""
+
+    def object(self, object_id: str) -> SceneObject | None:
+        """The object with this id, or None."""
+
+    def edge(self, key: tuple[str, str, str]) -> Edge | None:
+        """The edge stored under exactly this key, or None."""
+
+    def edge_keys_touching(self, object_id: str) -> set[tuple[str, str, str]]:
+        """Keys of every stored edge with this object at one end."""
+
+
+@dataclass(frozen=True)
+class _InGraph:
+    graph: SceneGraph
+
+    def object(self, object_id: str) -> SceneObject | None:
+        return self.graph.get(object_id) if object_id in self.graph else None
+
+    def edge(self, key: tuple[str, str, str]) -> Edge | None:
+        return self.graph.edge(key)
+
+    def edge_keys_touching(self, object_id: str) -> set[tuple[str, str, str]]:
+        return {e.key() for e in self.graph.edges if object_id in (e.subject, e.object)}
+
+
+def check_changes(state: GraphLookup, changes: Sequence[Change]) -> None:
+    """Raise SceneError if ``changes`` cannot be applied in order to ``state``; touch nothing.
+
+    Costs what the edit touches: the changes are tracked in overlays over ``state`` (removing an
+    object also asks for the relations it still has)."""
+    objs: dict[str, SceneObject | None] = {}  # id -> object after the changes so far (None: removed)
+    edges: dict[tuple[str, str, str], Edge | None] = {}
+
+    def obj_now(oid: str) -> SceneObject | None:
+        return objs[oid] if oid in objs else state.object(oid)
+
+    def edge_now(key: tuple[str, str, str]) -> Edge | None:
+        return edges[key] if key in edges else state.edge(key)
+
     for i, c in enumerate(changes):
         where = f"change {i + 1}"
         if isinstance(c, ObjectChange):
             oid = c.object_id
-            cur = objs.get(oid)
+            cur = obj_now(oid)
             if c.before is None:
                 if cur is not None:
                     raise SceneError(f"{where}: object {oid} already exists")
@@ -217,43 +256,73 @@ def _check(graph: SceneGraph, changes: Sequence[Change]) -> None:
             elif cur != c.before:
                 raise SceneError(f"{where}: object {oid} is not in the state the edit expects")
             if c.after is None:
-                left = [k for k in edges if oid in (k[0], k[2])]
+                keys = state.edge_keys_touching(oid) | {k for k in edges if oid in (k[0], k[2])}
+                left = sorted(k for k in keys if edge_now(k) is not None)
                 if left:
                     raise SceneError(f"{where}: object {oid} still has {len(left)} relation(s) "
                                      f"(e.g. {' '.join(left[0])}); remove them in the same edit first")
-                del objs[oid]
-            else:
-                objs[oid] = c.after
+            objs[oid] = c.after
         elif isinstance(c, EdgeChange):
             e = c.edge
             key = e.key()
             if c.added:
-                if e.relation in VIEW_DEPENDENT or e.relation in COMPARATIVE:
+                if not is_stored(e.relation):
                     raise SceneError(f"{where}: {e.relation.value} is computed on demand and never stored")
                 if e.subject == e.object:
                     raise SceneError(f"{where}: relation {_edge_text(e)} joins an object to itself")
                 for end in (e.subject, e.object):
-                    if end not in objs:
+                    if obj_now(end) is None:
                         raise SceneError(f"{where}: relation {_edge_text(e)} names unknown object id {end!r}")
                 inv = INVERSE.get(e.relation)
-                if key in edges or (inv is not None and (e.object, inv.value, e.subject) in edges):
+                if edge_now(key) is not None or (
+                        inv is not None and edge_now((e.object, inv.value, e.subject)) is not None):
                     raise SceneError(f"{where}: relation {_edge_text(e)} is already stored")
                 edges[key] = e
             else:
-                if key not in edges:
+                if edge_now(key) is None:
                     raise SceneError(f"{where}: no stored relation {_edge_text(e)}")
-                del edges[key]
+                edges[key] = None
         else:
             raise SceneError(f"{where}: not a change: {c!r}")
 
 
+def _check(graph: SceneGraph, changes: Sequence[Change]) -> None:
+    check_changes(_InGraph(graph), changes)
+
+
+def _moves_levels(graph: SceneGraph, changes: Sequence[Change]) -> bool:
+    """Whether ``changes`` may change any level: levels follow the set of objects, their kinds and
+    the support edges (:func:`compute_levels`), nothing else."""
+    for c in changes:
+        if isinstance(c, EdgeChange):
+            if c.edge.relation in SUPPORT_RELATIONS:
+                return True
+        elif c.before is None or c.after is None or c.before.kind is not c.after.kind:
+            return True
+    return False
+
+
+def _level_roots(changes: Sequence[Change]) -> list[str]:
+    """Objects whose level may change first: added or re-kinded ones, subjects of support edges."""
+    out = []
+    for c in changes:
+        if isinstance(c, EdgeChange):
+            if c.edge.relation in SUPPORT_RELATIONS:
+                out.append(c.edge.subject)
+        elif c.after is not None and (c.before is None or c.before.kind is not c.after.kind):
+            out.append(c.after.id)
+    return out
+
+
 def apply_changes(graph: SceneGraph, changes: Iterable[Change]) -> None:
-    """Validate every change against the current graph, then apply them in order and recompute levels.
+    """Validate every change against the current graph, then apply them in order and recompute levels
+    (when the changes can move any).
 
     On any error nothing is changed.
     """
     changes = tuple(changes)
     _check(graph, changes)
+    had_levels = len(graph.levels) == len(graph)
     for c in changes:
         if isinstance(c, ObjectChange):
             if c.after is None:
@@ -264,7 +333,10 @@ def apply_changes(graph: SceneGraph, changes: Iterable[Change]) -> None:
             graph.add_edge(c.edge)
         else:
             graph.remove_edge(c.edge.subject, c.edge.relation, c.edge.object)
-    graph.levels = compute_levels(graph)
+    if not had_levels:
+        graph.levels = compute_levels(graph)  # levels were not computed for this graph
+    elif _moves_levels(graph, changes) and not update_levels(graph, _level_roots(changes)):
+        graph.levels = compute_levels(graph)
 
 
 def invert(changes: Iterable[Change]) -> tuple[Change, ...]:
@@ -341,7 +413,7 @@ def set_attributes(graph: SceneGraph, object_id: str | int, attributes: Iterable
 
 def _relation(relation: Relation | str) -> Relation:
     rel = relation if isinstance(relation, Relation) else parse_relation(str(relation))
-    if rel in VIEW_DEPENDENT or rel in COMPARATIVE:
+    if not is_stored(rel):
         raise SceneError(f"{rel.value} is computed for a viewpoint or a candidate set and is never stored")
     return rel
 
@@ -401,14 +473,20 @@ def remove_object(graph: SceneGraph, object_id: str | int, actor: Actor | str = 
 
 def move_object(graph: SceneGraph, object_id: str | int, center: Sequence[float],
                 actor: Actor | str = Actor.USER, utterance: str = "",
-                size: Sequence[float] | None = None) -> EditRequest:
-    """Move (and optionally resize) an object's box (``move_object``); relations are not recomputed."""
+                size: Sequence[float] | None = None, *, refresh: bool = True,
+                thresholds: RelationThresholds | None = None) -> EditRequest:
+    """Move (and optionally resize) an object's box (``move_object``).
+
+    With ``refresh`` (the default) the moved object's stored relations are recomputed
+    (:func:`synergai.scene.refresh.refresh_object`: its holder, what it holds, its neighbours) and the
+    request carries every edge that changes, so undo restores them; without it only the box moves.
+    """
     obj = graph.get(object_id)
 
     def vec(v: Sequence[float], what: str) -> tuple[float, float, float]:
         try:
             x, y, z = (float(c) for c in v)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise SceneError(f"{what} must be 3 numbers, got {v!r}") from None
         if not all(math.isfinite(c) for c in (x, y, z)):
             raise SceneError(f"{what} must be finite, got {v!r}")
@@ -422,4 +500,16 @@ def move_object(graph: SceneGraph, object_id: str | int, center: Sequence[float]
     new = obj.with_changes(center=new_center, size=obj.size if size is None else vec(size, "size"), obb=obb)
     if new == obj:
         raise SceneError(f"object {obj.id} is already there")
-    return EditRequest(_actor(actor), "move_object", (ObjectChange(obj, new),), utterance)
+    if not refresh:
+        return EditRequest(_actor(actor), "move_object", (ObjectChange(obj, new),), utterance)
+    work = graph.copy()
+    work.put(new)
+    added, removed = refresh_object(work, obj.id, thresholds)
+    touched = {e.key(): e for e in (*removed, *added)}
+    # net effect per fact (refresh may add and later drop the same edge)
+    gone = [e for k in touched if (e := graph.edge(k)) is not None and work.edge(k) is None]
+    came = [e for k in touched if (e := work.edge(k)) is not None and graph.edge(k) is None]
+    changes: list[Change] = [ObjectChange(obj, work.get(obj.id))]
+    changes += [EdgeChange(e, False) for e in gone]
+    changes += [EdgeChange(e, True) for e in came]
+    return EditRequest(_actor(actor), "move_object", tuple(changes), utterance)

@@ -24,9 +24,7 @@ from typing import Any
 import networkx as nx
 
 from synergai.scene.model import (
-    COMPARATIVE,
     INVERSE,
-    VIEW_DEPENDENT,
     WORDING,
     Edge,
     ObjectKind,
@@ -35,6 +33,7 @@ from synergai.scene.model import (
     SceneError,
     SceneGraph,
     SceneObject,
+    is_stored,
     parse_relation,
 )
 
@@ -193,7 +192,7 @@ def sceneverse_relation(words: str) -> Relation | None:
     if t in _FROM_SCENEVERSE:
         return _FROM_SCENEVERSE[t]
     rel = parse_relation(t)
-    return None if rel in VIEW_DEPENDENT or rel in COMPARATIVE else rel
+    return rel if is_stored(rel) else None
 
 
 def _sceneverse_object(item: Any) -> SceneObject:

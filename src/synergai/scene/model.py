@@ -71,6 +71,16 @@ VIEW_DEPENDENT = frozenset({Relation.LEFT_OF, Relation.RIGHT_OF, Relation.BEHIND
 #: Relations that compare against a set of candidates and are never stored.
 COMPARATIVE = frozenset({Relation.CLOSEST, Relation.FARTHEST, Relation.BETWEEN})
 
+
+def is_stored(relation: Relation) -> bool:
+    """Whether an edge of this relation may be kept in a graph (built, added by hand, logged, read).
+
+    Viewpoint-dependent and comparative relations never are. FAR and WITHIN_REACH may be: perception
+    computes them on demand (they are dense), but a user may state them ("the lamp is far from the
+    bed") and the store, the serializer and the exporters must keep such an edge.
+    """
+    return relation not in VIEW_DEPENDENT and relation not in COMPARATIVE
+
 #: The same fact read from the object's side.
 INVERSE: dict[Relation, Relation] = {
     Relation.SUPPORTED_BY: Relation.SUPPORTS,
@@ -173,6 +183,12 @@ class OrientedBox:
     size: Vec3
     yaw: float
 
+    def __post_init__(self) -> None:
+        if len(self.center) != 3 or len(self.size) != 3:
+            raise SceneError("oriented box: center and size need 3 numbers")
+        if not np.all(np.isfinite(np.asarray([*self.center, *self.size, self.yaw], dtype=float))):
+            raise SceneError("oriented box: non-finite center, size or yaw")
+
 
 @dataclass(frozen=True)
 class SceneObject:
@@ -200,6 +216,9 @@ class SceneObject:
             raise SceneError(f"object {self.id}: non-finite center or size")
         if np.any(np.asarray(self.size) < 0):
             raise SceneError(f"object {self.id}: negative size")
+        if self.front is not None and (len(self.front) != 3
+                                       or not np.all(np.isfinite(np.asarray(self.front, dtype=float)))):
+            raise SceneError(f"object {self.id}: front needs 3 finite numbers")
 
     @property
     def name(self) -> str:
@@ -259,9 +278,15 @@ class SceneGraph:
                 raise SceneError(f"scene {scene_id}: duplicate object id {o.id}")
             self._objects[o.id] = o
         self._edges: dict[tuple[str, str, str], Edge] = {}
+        # support adjacency (subject -> holder -> number of support edges, and the reverse)
+        self._holders: dict[str, dict[str, int]] = {}
+        self._held: dict[str, dict[str, int]] = {}
         for e in edges:
             self.add_edge(e)
         self.levels: dict[str, int] = dict(levels or {})
+        #: Derived data of ``scene.relation_index`` (array boxes, which edges perception stored), kept
+        #: by the builder for the next refresh; not part of the graph's value (not copied or compared).
+        self.relation_index: object | None = None
 
     # ----- objects
     def __len__(self) -> int:
@@ -298,6 +323,10 @@ class SceneGraph:
         obj = self.get(object_id)
         del self._objects[obj.id]
         self._edges = {k: e for k, e in self._edges.items() if obj.id not in (e.subject, e.object)}
+        for holder in self._holders.pop(obj.id, {}):
+            self._held[holder].pop(obj.id, None)
+        for held in self._held.pop(obj.id, {}):
+            self._holders[held].pop(obj.id, None)
         self.levels.pop(obj.id, None)
         return obj
 
@@ -337,24 +366,51 @@ class SceneGraph:
 
     def add_edge(self, edge: Edge) -> bool:
         """Add an edge; False when it was already there."""
-        if edge.relation in VIEW_DEPENDENT or edge.relation in COMPARATIVE:
+        if not is_stored(edge.relation):
             raise SceneError(f"{edge.relation.value} depends on a viewpoint or candidates; it is not stored")
-        for end in (edge.subject, edge.object):
-            self.get(end)
-        if edge.key() in self._edges:
+        if edge.subject not in self._objects or edge.object not in self._objects:
+            self.get(edge.subject if edge.subject not in self._objects else edge.object)  # raises
+        key = edge.key()
+        if key in self._edges:
             return False
-        self._edges[edge.key()] = edge
+        self._edges[key] = edge
+        self._link(edge, 1)
         return True
+
+    def _link(self, edge: Edge, step: int) -> None:
+        """Count a support edge in (``step`` 1) or out (-1) of the support adjacency."""
+        if edge.relation not in SUPPORT_RELATIONS:
+            return
+        for table, a, b in ((self._holders, edge.subject, edge.object),
+                             (self._held, edge.object, edge.subject)):
+            row = table.setdefault(a, {})
+            row[b] = row.get(b, 0) + step
+            if row[b] <= 0:
+                del row[b]
+
+    def holders(self, object_id: str) -> list[str]:
+        """Ids of the objects holding this one up (support edges where it is the subject)."""
+        return list(self._holders.get(object_id, ()))
+
+    def held(self, object_id: str) -> list[str]:
+        """Ids of the objects this one holds up."""
+        return list(self._held.get(object_id, ()))
 
     def remove_edge(self, subject: str, relation: Relation, obj: str) -> Edge:
         """Remove a stored edge (either direction of a symmetric or inverse pair)."""
-        for key in ((subject, relation.value, obj),):
-            if key in self._edges:
-                return self._edges.pop(key)
+        key = (subject, relation.value, obj)
         inv = INVERSE.get(relation)
-        if inv is not None and (obj, inv.value, subject) in self._edges:
-            return self._edges.pop((obj, inv.value, subject))
+        if key not in self._edges and inv is not None:
+            key = (obj, inv.value, subject)
+        if key in self._edges:
+            edge = self._edges.pop(key)
+            self._link(edge, -1)
+            return edge
         raise SceneError(f"no relation {subject} {relation.value} {obj} in scene {self.scene_id}")
+
+    def edge(self, key: tuple[str, str, str]) -> Edge | None:
+        """The edge stored under exactly this ``(subject, relation, object)`` key, or None."""
+        return self._edges.get(key)
 
     def has_edge(self, subject: str, relation: Relation, obj: str) -> bool:
         """Whether the fact is stored, in either reading."""
@@ -409,6 +465,8 @@ class SceneGraph:
         g = SceneGraph(self.scene_id, scene_type=self.scene_type)
         g._objects = dict(self._objects)
         g._edges = dict(self._edges)
+        g._holders = {k: dict(v) for k, v in self._holders.items()}
+        g._held = {k: dict(v) for k, v in self._held.items()}
         g.levels = copy.copy(self.levels)
         return g
 

@@ -14,8 +14,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from synergai.scene.model import (
-    COMPARATIVE,
-    VIEW_DEPENDENT,
     Edge,
     ObjectKind,
     OrientedBox,
@@ -23,6 +21,7 @@ from synergai.scene.model import (
     SceneError,
     SceneGraph,
     SceneObject,
+    is_stored,
 )
 
 FORMAT = "synergai.scene_graph"
@@ -47,6 +46,13 @@ def _vec(values: Any, where: str) -> list[float]:
 def object_to_dict(obj: SceneObject) -> dict[str, Any]:
     """A JSON-ready dict with every field of ``obj`` (optional ones as ``null`` / defaults)."""
     where = f"object {obj.id!r}"
+    # what is written must read back (object_from_dict): refuse it here, before anything is stored
+    _str(obj.id, f"{where}.id")
+    _str(obj.category, f"{where}.category")
+    _str(obj.provenance, f"{where}.provenance", empty=True)
+    _color(obj.color, f"{where}.color")
+    if not all(isinstance(a, str) for a in obj.attributes):
+        raise SceneError(f"{where}.attributes: expected strings, got {list(obj.attributes)!r}")
     if not math.isfinite(float(obj.confidence)):
         raise SceneError(f"{where}.confidence: not a finite number")
     return {
@@ -87,7 +93,8 @@ def graph_to_dict(graph: SceneGraph) -> dict[str, Any]:
         "scene_type": graph.scene_type,
         "objects": [object_to_dict(o) for o in graph],
         "edges": [edge_to_dict(e) for e in graph.edges],
-        "levels": {k: int(v) for k, v in graph.levels.items()},
+        # in object order, however the levels were computed (in full or updated after an edit)
+        "levels": {k: int(graph.levels[k]) for k in [*graph.ids, *graph.levels] if k in graph.levels},
     }
 
 
@@ -196,7 +203,7 @@ def edge_from_dict(data: Any, *, where: str = "edge") -> Edge:
     except ValueError:
         legal = ", ".join(r.value for r in Relation)
         raise SceneError(f"{where}.relation: unknown relation {name!r}; legal: {legal}") from None
-    if relation in VIEW_DEPENDENT or relation in COMPARATIVE:
+    if not is_stored(relation):
         raise SceneError(f"{where}.relation: {relation.value} is computed on demand, not stored")
     return Edge(
         _str(d["subject"], f"{where}.subject"),

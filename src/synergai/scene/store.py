@@ -1,16 +1,25 @@
-"""The persistent scene store: base graphs, current snapshots and an undoable edit log in SQLite.
+"""The persistent scene store: base graphs, current graphs as rows, and an undoable edit log in SQLite.
 
 One file (default ``platformdirs.user_data_dir("synergai")/synergai.sqlite3``) holds every scene the
-user has opened. Each scene keeps the graph it was built as (``base``), how it was built (``source``),
-the current graph (``current``, a snapshot) and its edits, numbered ``seq`` = 1, 2, ... per scene.
-``current`` always equals ``base`` plus the active edits in order (:meth:`SceneStore.verify`).
+user has opened. Each scene keeps the graph it was built as (``base``, one JSON document written at
+registration), how it was built (``source``), the current graph as one row per object and
+per edge (rowid order = insertion order; levels are recomputed from the support edges on reading) and
+its edits, numbered ``seq`` = 1, 2, ... per scene. The current graph always equals ``base`` plus the
+active edits in order (:meth:`SceneStore.verify`).
 
-Concurrency and crashes: WAL journal, ``synchronous=FULL``, every write is one ``BEGIN IMMEDIATE``
-transaction that re-reads the snapshot, validates, appends the log row and rewrites the snapshot
-before ``COMMIT``; a killed process leaves either all of an edit or none of it. Several processes can
-open the same file (a busy timeout waits for a writer); one :class:`SceneStore` may be shared between
-threads (a lock serialises its connection). Reads always go to the database, so a store sees edits
-other processes committed.
+A file is recognised before anything is written to it (``PRAGMA application_id``): a new empty file
+is initialised, a version-1 store (one JSON snapshot per scene) is migrated, anything else (another
+program's SQLite file) is refused untouched. A store this user cannot write is opened for reading only
+(:attr:`SceneStore.read_only`).
+
+Concurrency and crashes: WAL journal, ``synchronous=FULL``. Readers use plain read transactions and
+never wait for a writer (nor does opening a store). Every write is one ``BEGIN IMMEDIATE``
+transaction that validates the edit against the committed graph, appends the log row and writes only
+the object and edge rows the edit changes before ``COMMIT``; a killed process leaves either all of
+an edit or none of it, and an edit built on a state another writer has changed is refused. Several
+processes can open the same file (a busy timeout waits for another writer); one :class:`SceneStore`
+may be shared between threads (a lock serialises its connection). The parsed graph is kept per
+committed revision, so a store sees edits other processes committed and an edit costs what it changes.
 
 Undo / redo: undo reverts the newest active edit (state ``undone``); redo re-applies the oldest undone
 one. A new edit after an undo discards the redo stack: those records stay in the log, marked
@@ -21,6 +30,7 @@ one. A new edit after an undo discards the redo stack: those records stay in the
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -30,38 +40,43 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
+from urllib.parse import quote
 
 import platformdirs
 
 from synergai.scene.edits import (
     Actor,
+    Change,
     EditRecord,
     EditRequest,
     EditState,
+    ObjectChange,
     apply_changes,
     change_from_dict,
     change_to_dict,
+    check_changes,
     invert,
 )
 from synergai.scene.hierarchy import compute_levels
-from synergai.scene.model import SceneError, SceneGraph
-from synergai.scene.serialization import dumps, graph_to_dict, loads
+from synergai.scene.model import Edge, Relation, SceneError, SceneGraph, SceneObject
+from synergai.scene.serialization import graph_to_dict, loads, object_from_dict, object_to_dict
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: ``PRAGMA application_id`` of a synergai store ("SYNG"): a file without it is not written to.
+APPLICATION_ID = 0x53594E47
 BUSY_TIMEOUT_S = 30.0
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS scenes (
+CREATE TABLE scenes (
     id         TEXT PRIMARY KEY,
     source     TEXT NOT NULL,
-    base       TEXT NOT NULL,
-    current    TEXT NOT NULL,
     n_objects  INTEGER NOT NULL,
     revision   INTEGER NOT NULL DEFAULT 0,
     created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL
+    updated_at TEXT NOT NULL,
+    scene_type TEXT
 );
-CREATE TABLE IF NOT EXISTS edits (
+CREATE TABLE edits (
     scene_id  TEXT NOT NULL REFERENCES scenes(id) ON DELETE CASCADE,
     seq       INTEGER NOT NULL CHECK (seq > 0),
     actor     TEXT NOT NULL CHECK (actor IN ('perception', 'user', 'agent')),
@@ -72,6 +87,29 @@ CREATE TABLE IF NOT EXISTS edits (
     state     TEXT NOT NULL CHECK (state IN ('active', 'undone', 'discarded')),
     PRIMARY KEY (scene_id, seq)
 );
+"""
+#: The base graph (apart from the scene row, which every edit updates), and the current graph: one
+#: row per object and per edge (rowid order = the graph's insertion order).
+_ROWS_SCHEMA = """
+CREATE TABLE bases (
+    scene_id TEXT PRIMARY KEY REFERENCES scenes(id) ON DELETE CASCADE,
+    graph    TEXT NOT NULL
+);
+CREATE TABLE objects (
+    scene_id TEXT NOT NULL REFERENCES scenes(id) ON DELETE CASCADE,
+    id       TEXT NOT NULL,
+    data     TEXT NOT NULL,
+    UNIQUE (scene_id, id)
+);
+CREATE TABLE edges (
+    scene_id   TEXT NOT NULL REFERENCES scenes(id) ON DELETE CASCADE,
+    subject    TEXT NOT NULL,
+    relation   TEXT NOT NULL,
+    object     TEXT NOT NULL,
+    provenance TEXT NOT NULL,
+    UNIQUE (scene_id, subject, relation, object)
+);
+CREATE INDEX edges_by_object ON edges (scene_id, object);
 """
 
 
@@ -120,17 +158,62 @@ def _canonical(graph: SceneGraph) -> dict[str, Any]:
     return d
 
 
+def _statements(script: str) -> list[str]:
+    return [stmt for stmt in script.split(";") if stmt.strip()]
+
+
+def _object_row(scene_id: str, obj: SceneObject) -> tuple[str, str, str]:
+    return (scene_id, obj.id, json.dumps(object_to_dict(obj), allow_nan=False, ensure_ascii=False))
+
+
+def _edge_row(scene_id: str, edge: Edge) -> tuple[str, str, str, str, str]:
+    return (scene_id, edge.subject, edge.relation.value, edge.object, edge.provenance)
+
+
+@dataclass(frozen=True)
+class _StoredRows:
+    """A scene's committed rows as :class:`~synergai.scene.edits.GraphLookup` (reads only what an
+    edit touches)."""
+
+    c: sqlite3.Connection
+    scene_id: str
+
+    def object(self, object_id: str) -> SceneObject | None:
+        row = self.c.execute("SELECT data FROM objects WHERE scene_id = ? AND id = ?",
+                             (self.scene_id, object_id)).fetchone()
+        if row is None:
+            return None
+        where = f"scene {self.scene_id}: stored object {object_id!r}"
+        try:
+            return object_from_dict(json.loads(row[0]), where=where)
+        except ValueError as exc:
+            raise StoreError(f"{where} is unreadable: {exc}") from None
+
+    def edge(self, key: tuple[str, str, str]) -> Edge | None:
+        row = self.c.execute("SELECT provenance FROM edges WHERE scene_id = ? AND subject = ? "
+                             "AND relation = ? AND object = ?", (self.scene_id, *key)).fetchone()
+        return None if row is None else Edge(key[0], Relation(key[1]), key[2], row[0])
+
+    def edge_keys_touching(self, object_id: str) -> set[tuple[str, str, str]]:
+        rows = self.c.execute("SELECT subject, relation, object FROM edges WHERE scene_id = ? "
+                              "AND (subject = ? OR object = ?)", (self.scene_id, object_id, object_id))
+        return {(s, r, o) for s, r, o in rows}
+
+
 class SceneStore:
-    """Scenes, their snapshots and their edit logs in one SQLite file; see the module doc-string."""
+    """Scenes, their current graphs (rows) and their edit logs in one SQLite file; see the module
+    doc-string."""
 
     def __init__(self, path: Path | str | None = None) -> None:
         self.path = Path(path) if path is not None else default_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
-        # scene id -> ((created_at, revision), parsed current snapshot)
+        # scene id -> ((created_at, revision), the current graph of that revision); owned by the store
         self._cache: dict[str, tuple[tuple[str, int], SceneGraph]] = {}
+        #: True when the file cannot be written (it can still be read: listed, shown, exported)
+        self.read_only = False
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = sqlite3.connect(
                 self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
             )
@@ -138,27 +221,86 @@ class SceneStore:
         except StoreError:
             self.close()
             raise
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             self.close()
-            raise StoreError(f"cannot open scene store {self.path}: {exc}") from None
+            unwritable = isinstance(exc, sqlite3.OperationalError) and self.path.is_file() and (
+                not os.access(self.path, os.W_OK) or "readonly" in str(exc) or "unable to open" in str(exc))
+            if not unwritable:
+                raise StoreError(f"cannot open scene store {self.path}: {exc}") from None
+            self._open_read_only(exc)
+
+    def _open_read_only(self, why: Exception) -> None:
+        """Open a store this process cannot write, for reading only. Without write access to the
+        store's directory SQLite cannot make the WAL index; the file is then read as it is on disk
+        (``immutable``: what another process commits meanwhile is not seen)."""
+        where = quote(str(self.path.resolve()))
+        for options in ("mode=ro", "mode=ro&immutable=1"):
+            try:
+                self._conn = sqlite3.connect(f"file:{where}?{options}", uri=True, timeout=BUSY_TIMEOUT_S,
+                                             isolation_level=None, check_same_thread=False)
+                self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+                if self._kind(self._conn) != "ours":
+                    raise StoreError(f"scene store {self.path} cannot be written and is not initialised")
+                self.read_only = True
+                return
+            except sqlite3.Error:
+                self.close()
+            except StoreError:
+                self.close()
+                raise
+        raise StoreError(f"cannot open scene store {self.path}: {why}")
 
     # ----- connection
     def _setup(self) -> None:
+        """Recognise the file before writing to it: ours (any version check), new and empty
+        (initialised), a version-1 store (migrated), or anything else (refused, untouched)."""
         conn = self._db()
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-        conn.execute("PRAGMA journal_mode = WAL")
+        kind = self._kind(conn)
+        if kind == "new":
+            conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
-        with self._write() as c:
-            version = c.execute("PRAGMA user_version").fetchone()[0]
-            if version not in (0, SCHEMA_VERSION):
+        if kind in ("new", "v1"):
+            with self._write() as c:
+                kind = self._kind(c)  # another process may have initialised it meanwhile
+                if kind == "new":
+                    for stmt in _statements(_SCHEMA + _ROWS_SCHEMA):
+                        c.execute(stmt)
+                elif kind == "v1":
+                    self._migrate_v1(c)
+                c.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _kind(self, conn: sqlite3.Connection) -> str:
+        app = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if app == APPLICATION_ID:
+            if version != SCHEMA_VERSION:
                 raise StoreError(f"scene store {self.path} has schema version {version}; "
                                  f"this synergai reads version {SCHEMA_VERSION}")
-            if version == 0:
-                for stmt in _SCHEMA.split(";"):
-                    if stmt.strip():
-                        c.execute(stmt)
-                c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            return "ours"
+        if app == 0 and version == 0 and not tables:
+            return "new"
+        if app == 0 and version == 1 and tables == {"scenes", "edits"}:
+            return "v1"
+        what = f"tables {', '.join(sorted(tables))}" if tables else f"application id {app}"
+        raise StoreError(f"{self.path} is not a synergai scene store ({what}); "
+                         "nothing was written to it: choose another --db")
+
+    def _migrate_v1(self, c: sqlite3.Connection) -> None:
+        """Version 1 kept the current graph as one JSON snapshot per scene: split it into rows."""
+        for stmt in _statements(_ROWS_SCHEMA):
+            c.execute(stmt)
+        c.execute("ALTER TABLE scenes ADD COLUMN scene_type TEXT")
+        for scene_id, base, current in c.execute("SELECT id, base, current FROM scenes").fetchall():
+            graph = loads(current)
+            self._insert_rows(c, scene_id, graph)
+            c.execute("INSERT INTO bases (scene_id, graph) VALUES (?, ?)", (scene_id, base))
+            c.execute("UPDATE scenes SET scene_type = ? WHERE id = ?", (graph.scene_type, scene_id))
+        c.execute("ALTER TABLE scenes DROP COLUMN current")
+        c.execute("ALTER TABLE scenes DROP COLUMN base")
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -173,6 +315,9 @@ class SceneStore:
         """One ``BEGIN IMMEDIATE`` transaction: committed on success, rolled back on any error."""
         with self._lock:
             conn = self._db()
+            if self.read_only:
+                raise StoreError(f"scene store {self.path} cannot be written by this user: "
+                                 "nothing was changed")
             try:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
@@ -189,17 +334,20 @@ class SceneStore:
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
-        """One read transaction: every query inside sees the same committed state."""
+        """One read transaction (no write lock: WAL readers never wait for a writer)."""
         with self._lock:
             conn = self._db()
             try:
-                conn.execute("BEGIN")
+                conn.execute("BEGIN DEFERRED")
                 yield conn
             except sqlite3.Error as exc:
                 raise self._error(exc) from exc
             finally:
                 if conn.in_transaction:
-                    conn.execute("COMMIT")
+                    try:
+                        conn.execute("COMMIT")
+                    except sqlite3.Error as exc:
+                        raise self._error(exc) from exc
 
     def close(self) -> None:
         """Close the connection (idempotent)."""
@@ -207,6 +355,7 @@ class SceneStore:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+            self._cache.clear()
 
     def __enter__(self) -> SceneStore:
         return self
@@ -215,38 +364,110 @@ class SceneStore:
                  tb: TracebackType | None) -> None:
         self.close()
 
+    # ----- rows of the current graph
+    @staticmethod
+    def _insert_rows(c: sqlite3.Connection, scene_id: str, graph: SceneGraph,
+                     documents: list[dict[str, Any]] | None = None) -> None:
+        """Replace the scene's object and edge rows by ``graph`` (``documents``: its objects' dicts,
+        when already made)."""
+        c.execute("DELETE FROM edges WHERE scene_id = ?", (scene_id,))
+        c.execute("DELETE FROM objects WHERE scene_id = ?", (scene_id,))
+        if documents is None:
+            rows = (_object_row(scene_id, o) for o in graph)
+        else:
+            rows = ((scene_id, d["id"], json.dumps(d, allow_nan=False, ensure_ascii=False))
+                    for d in documents)
+        c.executemany("INSERT INTO objects (scene_id, id, data) VALUES (?, ?, ?)", rows)
+        c.executemany("INSERT INTO edges (scene_id, subject, relation, object, provenance) "
+                      "VALUES (?, ?, ?, ?, ?)", (_edge_row(scene_id, e) for e in graph.edges))
+
+    @staticmethod
+    def _write_changes(c: sqlite3.Connection, scene_id: str, changes: tuple[Change, ...]) -> None:
+        """The rows one edit changes, in the order the graph applied them."""
+        for ch in changes:
+            if isinstance(ch, ObjectChange):
+                if ch.before is None:
+                    c.execute("INSERT INTO objects (scene_id, id, data) VALUES (?, ?, ?)",
+                              _object_row(scene_id, ch.after))
+                elif ch.after is None:
+                    c.execute("DELETE FROM objects WHERE scene_id = ? AND id = ?", (scene_id, ch.before.id))
+                else:
+                    sid, oid, data = _object_row(scene_id, ch.after)
+                    c.execute("UPDATE objects SET data = ? WHERE scene_id = ? AND id = ?", (data, sid, oid))
+            elif ch.added:
+                c.execute("INSERT INTO edges (scene_id, subject, relation, object, provenance) "
+                          "VALUES (?, ?, ?, ?, ?)", _edge_row(scene_id, ch.edge))
+            else:
+                c.execute("DELETE FROM edges WHERE scene_id = ? AND subject = ? AND relation = ? "
+                          "AND object = ?", _edge_row(scene_id, ch.edge)[:4])
+
+    def _load_rows(self, c: sqlite3.Connection, scene_id: str) -> SceneGraph:
+        """The current graph read from its rows (levels recomputed: they follow the support edges)."""
+        scene_type = self._row(c, scene_id, "scene_type")
+        graph = SceneGraph(scene_id, scene_type=scene_type)
+        for oid, data in c.execute("SELECT id, data FROM objects WHERE scene_id = ? ORDER BY rowid",
+                                   (scene_id,)):
+            where = f"scene {scene_id}: stored object {oid!r}"
+            try:
+                graph.put(object_from_dict(json.loads(data), where=where))
+            except ValueError as exc:  # SceneError included
+                raise StoreError(f"{where} is unreadable: {exc}") from None
+        for subject, relation, obj, provenance in c.execute(
+                "SELECT subject, relation, object, provenance FROM edges WHERE scene_id = ? ORDER BY rowid",
+                (scene_id,)):
+            try:
+                graph.add_edge(Edge(subject, Relation(relation), obj, provenance))
+            except ValueError as exc:
+                raise StoreError(f"scene {scene_id}: stored relation {subject} {relation} {obj} "
+                                 f"is unreadable: {exc}") from None
+        graph.levels = compute_levels(graph)
+        return graph
+
     # ----- scenes
     def register(self, graph: SceneGraph, source: dict[str, Any], *, replace_existing: bool = False) -> None:
         """Store ``graph`` as the base of scene ``graph.scene_id`` the first time it is seen.
 
-        Levels are recomputed with ``compute_levels`` (the store's invariant: every stored graph's levels
-        come from its support edges). Registering a known scene again keeps its current state and edits
-        when ``source`` is the same; when ``source`` differs it raises :class:`SceneError`, unless
-        ``replace_existing`` is set: then ``graph`` becomes the new base and current graph, the source is
-        replaced and every earlier edit is kept in the log marked ``discarded``.
+        The graph is checked completely first (it must read back exactly as written: non-empty ids,
+        colours in 0..255, finite numbers ...); a rejected graph writes nothing. Levels are recomputed
+        with ``compute_levels`` (the store's invariant: every stored graph's levels come from its
+        support edges). Registering a known scene again keeps its current state and edits when
+        ``source`` is the same; when ``source`` differs it raises :class:`SceneError`, unless
+        ``replace_existing`` is set: then ``graph`` becomes the new base and current graph, the source
+        is replaced and every earlier edit is kept in the log marked ``discarded``.
         """
         if not isinstance(graph, SceneGraph):
             raise SceneError(f"register needs a SceneGraph, got {type(graph).__name__}")
+        if not isinstance(graph.scene_id, str) or not graph.scene_id.strip():
+            raise SceneError(f"scene id must be a non-empty string, got {graph.scene_id!r}")
         src = _source_json(source)
         base = graph.copy()
         base.levels = compute_levels(base)
-        text = dumps(base)
+        doc = graph_to_dict(base)  # refuses what could not be read back, before anything is written
+        try:
+            text = json.dumps(doc, allow_nan=False, ensure_ascii=False)
+        except (TypeError, ValueError) as exc:
+            raise SceneError(f"scene {graph.scene_id}: not serializable: {exc}") from None
         now = _now()
         with self._write() as c:
             row = c.execute("SELECT source FROM scenes WHERE id = ?", (graph.scene_id,)).fetchone()
             if row is None:
-                c.execute("INSERT INTO scenes (id, source, base, current, n_objects, created_at, updated_at) "
-                          "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                          (graph.scene_id, src, text, text, len(base), now, now))
+                c.execute("INSERT INTO scenes (id, source, scene_type, n_objects, created_at, "
+                          "updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                          (graph.scene_id, src, base.scene_type, len(base), now, now))
             elif row[0] != src:
                 if not replace_existing:
                     raise SceneError(f"scene {graph.scene_id} is already registered from source {row[0]}; "
                                      f"pass replace_existing=True to rebuild it from {src}")
-                c.execute("UPDATE scenes SET source = ?, base = ?, current = ?, n_objects = ?, "
+                c.execute("UPDATE scenes SET source = ?, scene_type = ?, n_objects = ?, "
                           "updated_at = ?, revision = revision + 1 WHERE id = ?",
-                          (src, text, text, len(base), now, graph.scene_id))
+                          (src, base.scene_type, len(base), now, graph.scene_id))
                 c.execute("UPDATE edits SET state = 'discarded' WHERE scene_id = ? AND state != 'discarded'",
                           (graph.scene_id,))
+            else:
+                return
+            c.execute("INSERT OR REPLACE INTO bases (scene_id, graph) VALUES (?, ?)", (graph.scene_id, text))
+            self._insert_rows(c, graph.scene_id, base, doc["objects"])
+        self._cache.pop(graph.scene_id, None)
 
     def has_scene(self, scene_id: str) -> bool:
         """Whether the scene is registered."""
@@ -260,13 +481,20 @@ class SceneStore:
                 "SELECT s.id, s.source, s.n_objects, s.updated_at, "
                 "(SELECT COUNT(*) FROM edits e WHERE e.scene_id = s.id AND e.state = 'active') "
                 "FROM scenes s ORDER BY s.id").fetchall()
-        return [SceneInfo(r[0], json.loads(r[1]), r[2], r[4], r[3]) for r in rows]
+        return [SceneInfo(r[0], self._json(r[1], f"scene {r[0]}: source"), r[2], r[4], r[3]) for r in rows]
+
+    @staticmethod
+    def _json(text: str, what: str) -> Any:
+        try:
+            return json.loads(text)
+        except (TypeError, ValueError) as exc:
+            raise StoreError(f"{what} is unreadable: {exc}") from None
 
     def source(self, scene_id: str) -> dict[str, Any]:
         """How the scene was built (the dict given to :meth:`register`)."""
         with self._read() as c:
             text = self._row(c, scene_id, "source")
-        return json.loads(text)
+        return self._json(text, f"scene {scene_id}: source")
 
     @staticmethod
     def _row(c: sqlite3.Connection, scene_id: str, column: str) -> Any:
@@ -275,23 +503,31 @@ class SceneStore:
             raise SceneError(f"unknown scene {scene_id!r} in the scene store")
         return row[0]
 
+    def _base(self, c: sqlite3.Connection, scene_id: str) -> str:
+        self._row(c, scene_id, "id")
+        row = c.execute("SELECT graph FROM bases WHERE scene_id = ?", (scene_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"scene {scene_id}: the base graph is missing from the store")
+        return row[0]
+
     def load(self, scene_id: str) -> SceneGraph:
         """The scene's current graph (checked against the database: other processes' edits included)."""
         with self._read() as c:
-            return self._current(c, scene_id)
+            return self._current(c, scene_id).copy()
 
     def _current(self, c: sqlite3.Connection, scene_id: str) -> SceneGraph:
-        """A fresh copy of the committed snapshot, parsed once per revision."""
+        """The store's own graph of the committed revision (read from the rows once per revision);
+        callers outside the store get copies."""
         key = self._revision(c, scene_id)
         hit = self._cache.get(scene_id)
         if hit is not None and hit[0] == key:
-            return hit[1].copy()
-        graph = loads(self._row(c, scene_id, "current"))
-        self._cache[scene_id] = (key, graph.copy())
+            return hit[1]
+        graph = self._load_rows(c, scene_id)
+        self._cache[scene_id] = (key, graph)
         return graph
 
     def _revision(self, c: sqlite3.Connection, scene_id: str) -> tuple[str, int]:
-        """Identifies one committed snapshot (created_at tells a dropped and re-registered scene apart)."""
+        """Identifies one committed state (created_at tells a dropped and re-registered scene apart)."""
         row = c.execute("SELECT created_at, revision FROM scenes WHERE id = ?", (scene_id,)).fetchone()
         if row is None:
             raise SceneError(f"unknown scene {scene_id!r} in the scene store")
@@ -305,7 +541,7 @@ class SceneStore:
     def base(self, scene_id: str) -> SceneGraph:
         """The graph the scene was registered with."""
         with self._read() as c:
-            text = self._row(c, scene_id, "base")
+            text = self._base(c, scene_id)
         return loads(text)
 
     # ----- the log
@@ -334,24 +570,58 @@ class SceneStore:
                              (scene_id,)).fetchall()
         return [self._record(r) for r in rows]
 
-    def _save(self, c: sqlite3.Connection, scene_id: str, graph: SceneGraph, now: str) -> tuple[str, int]:
-        """Write the snapshot; returns its new revision key."""
-        c.execute("UPDATE scenes SET current = ?, n_objects = ?, updated_at = ?, revision = revision + 1 "
-                  "WHERE id = ?", (dumps(graph), len(graph), now, scene_id))
+    def _save(self, c: sqlite3.Connection, scene_id: str, changes: tuple[Change, ...],
+              now: str) -> tuple[str, int]:
+        """Write the rows ``changes`` touch; returns the new revision key."""
+        self._write_changes(c, scene_id, changes)
+        delta = sum((ch.after is None) - (ch.before is None)
+                    for ch in changes if isinstance(ch, ObjectChange))
+        c.execute("UPDATE scenes SET n_objects = n_objects - ?, updated_at = ?, revision = revision + 1 "
+                  "WHERE id = ?", (delta, now, scene_id))
         return self._revision(c, scene_id)
 
-    def apply(self, scene_id: str, request: EditRequest) -> EditRecord:
-        """Validate and log one edit, and update the snapshot, in one transaction.
+    @contextmanager
+    def _editing(self, scene_id: str) -> Iterator[tuple[sqlite3.Connection, SceneGraph | None]]:
+        """A write transaction and the store's graph of the scene when it holds the committed revision
+        (None otherwise: the edit is then checked against the rows, without reading the whole graph);
+        on any error the graph (which the caller may have changed) is forgotten."""
+        with self._lock:
+            try:
+                with self._write() as c:
+                    key = self._revision(c, scene_id)
+                    hit = self._cache.get(scene_id)
+                    yield c, hit[1] if hit is not None and hit[0] == key else None
+            except BaseException:
+                self._cache.pop(scene_id, None)
+                raise
 
-        On any error nothing is written and the error propagates. Any redo stack is discarded.
+    def _change(self, c: sqlite3.Connection, scene_id: str, graph: SceneGraph | None,
+                changes: tuple[Change, ...]) -> None:
+        """Check ``changes`` against the committed state (and apply them to the held graph)."""
+        if graph is not None:
+            apply_changes(graph, changes)
+        else:
+            check_changes(_StoredRows(c, scene_id), changes)
+
+    def _remember(self, scene_id: str, revision: tuple[str, int], graph: SceneGraph | None) -> None:
+        if graph is None:
+            self._cache.pop(scene_id, None)
+        else:
+            self._cache[scene_id] = (revision, graph)
+
+    def apply(self, scene_id: str, request: EditRequest) -> EditRecord:
+        """Validate and log one edit, and write the rows it changes, in one transaction.
+
+        The edit is checked against the committed graph (an edit built on a graph another writer has
+        changed since is refused). On any error nothing is written and the error propagates. Any redo
+        stack is discarded.
         """
         if not isinstance(request, EditRequest):
             raise SceneError(f"apply needs an EditRequest, got {type(request).__name__}")
         payload = json.dumps([change_to_dict(ch) for ch in request.changes], allow_nan=False,
                              ensure_ascii=False)
-        with self._write() as c:
-            graph = self._current(c, scene_id)
-            apply_changes(graph, request.changes)
+        with self._editing(scene_id) as (c, graph):
+            self._change(c, scene_id, graph, request.changes)
             now = _now()
             seq = c.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM edits WHERE scene_id = ?",
                             (scene_id,)).fetchone()[0]
@@ -359,9 +629,8 @@ class SceneStore:
                       (scene_id,))
             c.execute(f"INSERT INTO edits ({self._COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, 'active')",
                       (scene_id, seq, request.actor.value, request.op, request.utterance, now, payload))
-            revision = self._save(c, scene_id, graph, now)
-        # committed: remember the parsed snapshot (keyed by revision, so a late write here is harmless)
-        self._cache[scene_id] = (revision, graph)
+            revision = self._save(c, scene_id, request.changes, now)
+        self._remember(scene_id, revision, graph)
         return EditRecord(seq, scene_id, request.actor, request.op, request.utterance, now,
                           request.changes, EditState.ACTIVE)
 
@@ -370,18 +639,18 @@ class SceneStore:
             order, state, new = "DESC", "active", EditState.UNDONE
         else:
             order, state, new = "ASC", "undone", EditState.ACTIVE
-        with self._write() as c:
-            graph = self._current(c, scene_id)
+        with self._editing(scene_id) as (c, graph):
             row = c.execute(f"SELECT {self._COLUMNS} FROM edits WHERE scene_id = ? AND state = ? "
                             f"ORDER BY seq {order} LIMIT 1", (scene_id, state)).fetchone()
             if row is None:
                 return None
             record = self._record(row)
-            apply_changes(graph, invert(record.changes) if undo else record.changes)
+            changes = invert(record.changes) if undo else record.changes
+            self._change(c, scene_id, graph, changes)
             c.execute("UPDATE edits SET state = ? WHERE scene_id = ? AND seq = ?",
                       (new.value, scene_id, record.seq))
-            revision = self._save(c, scene_id, graph, _now())
-        self._cache[scene_id] = (revision, graph)
+            revision = self._save(c, scene_id, changes, _now())
+        self._remember(scene_id, revision, graph)
         return replace(record, state=new)
 
     def undo(self, scene_id: str) -> EditRecord | None:
@@ -394,30 +663,32 @@ class SceneStore:
 
     def reset(self, scene_id: str) -> None:
         """Return the scene to its base graph; every edit stays in the log marked ``discarded``."""
-        with self._write() as c:
-            base = self._row(c, scene_id, "base")
-            c.execute("UPDATE scenes SET current = ?, n_objects = ?, updated_at = ?, revision = revision + 1 "
-                      "WHERE id = ?", (base, len(loads(base)), _now(), scene_id))
+        with self._editing(scene_id) as (c, _):
+            base = loads(self._base(c, scene_id))
+            self._insert_rows(c, scene_id, base)
+            c.execute("UPDATE scenes SET n_objects = ?, updated_at = ?, revision = revision + 1 "
+                      "WHERE id = ?", (len(base), _now(), scene_id))
             c.execute("UPDATE edits SET state = 'discarded' WHERE scene_id = ? AND state != 'discarded'",
                       (scene_id,))
+            revision = self._revision(c, scene_id)
+        self._cache[scene_id] = (revision, base)
 
     def drop(self, scene_id: str) -> None:
         """Delete a scene, its base graph and its whole edit log (the only operation that forgets edits)."""
         with self._write() as c:
             self._row(c, scene_id, "id")
-            c.execute("DELETE FROM edits WHERE scene_id = ?", (scene_id,))
-            c.execute("DELETE FROM scenes WHERE id = ?", (scene_id,))
+            for table, column in (("edits", "scene_id"), ("edges", "scene_id"), ("objects", "scene_id"),
+                                  ("bases", "scene_id"), ("scenes", "id")):
+                c.execute(f"DELETE FROM {table} WHERE {column} = ?", (scene_id,))
         self._cache.pop(scene_id, None)
 
     def replay(self, scene_id: str) -> SceneGraph:
         """The base graph with every active edit re-applied in order."""
         with self._read() as c:
-            graph, _ = self._replay(c, scene_id)
-        return graph
+            return self._replay(c, scene_id)
 
-    def _replay(self, c: sqlite3.Connection, scene_id: str) -> tuple[SceneGraph, str]:
-        graph = loads(self._row(c, scene_id, "base"))
-        current = self._row(c, scene_id, "current")
+    def _replay(self, c: sqlite3.Connection, scene_id: str) -> SceneGraph:
+        graph = loads(self._base(c, scene_id))
         rows = c.execute(f"SELECT {self._COLUMNS} FROM edits WHERE scene_id = ? AND state = 'active' "
                          "ORDER BY seq", (scene_id,)).fetchall()
         for row in rows:
@@ -426,10 +697,10 @@ class SceneStore:
                 apply_changes(graph, record.changes)
             except SceneError as exc:
                 raise ReplayError(f"scene {scene_id}: edit {record.seq} does not replay: {exc}") from None
-        return graph, current
+        return graph
 
     def verify(self, scene_id: str) -> bool:
-        """Whether the stored snapshot equals the replay of the base graph and the active edits.
+        """Whether the stored rows equal the replay of the base graph and the active edits.
 
         False also when the log does not replay or a stored document is unreadable; an unknown scene
         raises :class:`SceneError`.
@@ -437,7 +708,6 @@ class SceneStore:
         with self._read() as c:
             self._row(c, scene_id, "id")
             try:
-                graph, current = self._replay(c, scene_id)
-                return _canonical(graph) == _canonical(loads(current))
+                return _canonical(self._replay(c, scene_id)) == _canonical(self._load_rows(c, scene_id))
             except SceneError:
                 return False

@@ -32,7 +32,12 @@ from synergai.scene.model import ObjectKind, OrientedBox, SceneError, SceneObjec
 def _vec(raw: Any, n: int, what: str) -> tuple[float, ...]:
     if not isinstance(raw, list | tuple) or len(raw) < n:
         raise ValueError(f"{what} must be a list of {n} numbers")
-    vals = tuple(map(float, raw[:n]))
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in raw[:n]):
+        raise ValueError(f"{what} must be a list of {n} numbers")
+    try:
+        vals = tuple(map(float, raw[:n]))
+    except OverflowError:
+        raise ValueError(f"{what} has a number too large for a float") from None
     if not all(map(math.isfinite, vals)):
         raise ValueError(f"{what} has a non-finite number")
     return vals
@@ -57,20 +62,26 @@ def object_from_record(
     for key in ("id", "label", "center_position", "size"):
         if key not in raw:
             raise ValueError(f"object without {key!r}")
-    label = str(raw["label"])
+    if not isinstance(raw["label"], str) or not raw["label"].strip():
+        raise ValueError(f"label must be a non-empty string, got {raw['label']!r}")
+    label = raw["label"]
+    if isinstance(raw["id"], bool) or not isinstance(raw["id"], str | int) or not str(raw["id"]).strip():
+        raise ValueError(f"id must be a non-empty string or an integer, got {raw['id']!r}")
     center = _vec(raw["center_position"], 3, "center_position")
     size = _vec(raw["size"], 3, "size")
     rgba = raw.get("avg_rgba", raw.get("median_rgba"))
     color = None
     if rgba is not None:
         c = _vec(rgba, 3, "colour")
+        if not all(0.0 <= v <= 255.0 for v in c):
+            raise ValueError(f"colour channels must lie in 0..255, got {list(c)}")
         color = (round(c[0]), round(c[1]), round(c[2]))
     score = raw.get("score")
-    confidence = 1.0 if score is None else float(score)
+    confidence = 1.0 if score is None else _vec([score], 1, "score")[0]
     obb = None
     if raw.get("obb") is not None:
         box = _vec(raw["obb"], 6, "obb")
-        yaw = float(raw.get("rot_angle") or 0.0)
+        yaw = _vec([raw.get("rot_angle") or 0.0], 1, "rot_angle")[0]
         obb = OrientedBox(center=box[:3], size=tuple(abs(v) for v in box[3:6]), yaw=yaw)
     front = None
     if raw.get("has_front") and raw.get("front_point") is not None:
@@ -169,8 +180,8 @@ def load_objects_file(
         data = json.loads(p.read_text(encoding="utf-8"))
     except OSError as exc:
         raise SceneError(f"{p}: cannot read objects file ({exc.strerror or exc})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise SceneError(f"{p}: not valid JSON ({exc})") from None
+    except (ValueError, RecursionError) as exc:  # bad JSON or UTF-8, too deep, a 5000-digit number
+        raise SceneError(f"{p}: not valid JSON ({exc or 'nested too deeply'})") from None
     if not isinstance(data, dict):
         raise SceneError(f"{p}: expected a JSON object of scenes, got {type(data).__name__}")
     nested = "scenes" in data
@@ -184,6 +195,8 @@ def load_objects_file(
     scenes: dict[str, tuple[SceneObject, ...]] = {}
     kinds: dict[str, ObjectKind] = {}
     for sid, objs in scenes_raw.items():
+        if not sid.strip():
+            raise SceneError(f"{p}: a scene id must not be empty")
         if not isinstance(objs, list):
             raise SceneError(f"{p}: scene {sid!r} must be a list of objects")
         parsed = []
@@ -198,5 +211,8 @@ def load_objects_file(
             seen.add(obj.id)
             parsed.append(obj)
         scenes[str(sid)] = tuple(correct_colour_names(parsed, colour_correction))
-    types = {str(k): str(v) for k, v in types_raw.items() if v is not None}
+    for sid, name in types_raw.items():
+        if name is not None and not isinstance(name, str):
+            raise SceneError(f"{p}: scene_type of {sid!r} must be a string, got {name!r}")
+    types = {str(k): v for k, v in types_raw.items() if v is not None}
     return ObjectsFile(path=p, provenance=prov, _scenes=scenes, _types=types)
