@@ -13,23 +13,16 @@ from rich.markdown import Markdown
 from synergai.agent.loop import AgentResult
 from synergai.agent.program_loop import ProgramLoop
 from synergai.agent.session import AgentSession
-from synergai.cli.common import add_scene_options, open_catalog, print_json
-from synergai.geometry.frames import SQA3D_FACING, Viewpoint
-from synergai.llm import ChatModel, make_model
-
-
-def add_llm_options(p: argparse.ArgumentParser) -> None:
-    """--llm, --base-url, --no-cache."""
-    p.add_argument("--llm", default="embedded",
-                   help="embedded (default), openai:MODEL or scripted:FILE")
-    p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint for --llm openai:MODEL")
-    p.add_argument("--no-cache", action="store_true", help="do not reuse cached replies (temperature 0)")
-
-
-def open_llm(args: argparse.Namespace) -> ChatModel:
-    """The chat model the options name (cached unless scripted or --no-cache)."""
-    cache = not args.no_cache and not args.llm.startswith("scripted:")
-    return make_model(args.llm, base_url=args.base_url, cache=cache)
+from synergai.cli.common import (
+    USER_ERRORS,
+    add_llm_options,
+    add_scene_options,
+    open_catalog,
+    open_llm,
+    parse_pose,
+    print_json,
+)
+from synergai.geometry.frames import Viewpoint
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -51,20 +44,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                            help="program mode: the agent's position and orientation (quaternion scalar last, "
                                 "facing R(q)·[-1,0,0] as SQA3D stores it)")
         p.set_defaults(func=cmd_ask if name == "ask" else cmd_chat)
-
-
-def parse_pose(text: str) -> Viewpoint:
-    """``x,y,z,qx,qy,qz,qw`` -> the agent's viewpoint (SQA3D convention: facing R(q)·[-1, 0, 0])."""
-    try:
-        v = [float(t) for t in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"pose must be 7 numbers x,y,z,qx,qy,qz,qw, got {text!r}") from None
-    if len(v) != 7:
-        raise argparse.ArgumentTypeError(f"pose must be 7 numbers x,y,z,qx,qy,qz,qw, got {len(v)}")
-    try:
-        return Viewpoint.from_pose((v[0], v[1], v[2]), (v[3], v[4], v[5], v[6]), facing_local=SQA3D_FACING)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def open_session(args: argparse.Namespace) -> AgentSession:
@@ -132,8 +111,6 @@ def _chat_command(console: Console, session: AgentSession, line: str) -> bool:
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
-    from synergai.cli.main import USER_ERRORS
-
     console = Console()
     session = open_session(args)
     _enable_line_editing(Path(platformdirs.user_data_dir("synergai")) / "chat_history")

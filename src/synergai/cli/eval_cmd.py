@@ -12,8 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from synergai.cli import alignment_cmd
-from synergai.cli.agent_cmd import add_llm_options, open_llm
-from synergai.cli.common import print_json
+from synergai.cli.common import add_llm_options, open_llm, print_json
 from synergai.eval.report import format_figure, write_report
 from synergai.scene.builders.objects_json import load_objects_file
 from synergai.scene.model import SceneError

@@ -6,8 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from synergai.cli.agent_cmd import add_llm_options, open_llm
-from synergai.cli.common import open_catalog
+from synergai.cli.common import add_llm_options, open_catalog, open_llm
 from synergai.scene.catalog import DEMO_SCENE_ID
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")

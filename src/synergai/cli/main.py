@@ -10,12 +10,7 @@ from pathlib import Path
 
 from synergai import __version__
 from synergai.cli import agent_cmd, eval_cmd, gui_cmd, robots_cmd, sandbox_cmd, scene_cmd
-from synergai.geometry.errors import GeometryError
-from synergai.llm.base import LLMError
-from synergai.scene.model import SceneError
-
-#: Errors caused by the user's input or environment: one line on stderr, exit code 2.
-USER_ERRORS = (SceneError, GeometryError, LLMError, ValueError, OSError)
+from synergai.cli.common import USER_ERRORS, add_llm_options
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     gui_cmd.register(sub)
     robots_cmd.register(sub)
     demo = sub.add_parser("demo", help="the web GUI on the demo scene with the local model")
-    agent_cmd.add_llm_options(demo)
+    add_llm_options(demo)
     demo.add_argument("--db", type=Path, default=None, help="scene store (default: user data directory)")
     demo.add_argument("--host", default="127.0.0.1")
     demo.add_argument("--port", type=int, default=8080)

@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from synergai.cli.agent_cmd import add_llm_options, open_llm
-from synergai.cli.common import print_json
+from synergai.cli.common import add_llm_options, open_llm, print_json
 
 if TYPE_CHECKING:
     from synergai.robots.multitalk import MultiTalkResult

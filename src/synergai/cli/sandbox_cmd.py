@@ -8,8 +8,7 @@ from pathlib import Path
 
 from synergai.agent.program_loop import API_FACTORY
 from synergai.agent.sandbox import SandboxLimits, run_program
-from synergai.cli.agent_cmd import parse_pose
-from synergai.cli.common import add_scene_options, open_catalog, print_json
+from synergai.cli.common import add_scene_options, open_catalog, parse_pose, print_json
 from synergai.scene.serialization import graph_to_dict
 
 
