@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from synergai.cli.config import KEYS, Settings, resolve_settings
 from synergai.geometry.errors import GeometryError
 from synergai.geometry.frames import SQA3D_FACING, Viewpoint
 from synergai.llm.base import LLMError
@@ -18,6 +20,8 @@ from synergai.scene.store import SceneStore
 
 if TYPE_CHECKING:
     from synergai.llm import ChatModel
+
+log = logging.getLogger(__name__)
 
 #: Errors caused by the user's input or environment: one line on stderr, exit code 2.
 USER_ERRORS = (SceneError, GeometryError, LLMError, ValueError, OSError)
@@ -32,25 +36,56 @@ def add_scene_options(p: argparse.ArgumentParser, *, objects_required: bool = Fa
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
+def settings(args: argparse.Namespace) -> Settings:
+    """The settings in force for this command: flags over environment over config file over defaults.
+
+    Resolved once; the values are written back into ``args`` (``llm``, ``base_url``, ``threads``, ``db``,
+    where the command has those options) so that the command reads them as if given as flags.
+    """
+    cached = getattr(args, "settings_in_force", None)
+    if isinstance(cached, Settings):
+        return cached
+    resolved = resolve_settings({k.dest: getattr(args, k.dest, None) for k in KEYS})
+    if hasattr(args, "llm"):
+        args.llm = resolved["llm"]
+        args.base_url = resolved.llm_base_url()
+        args.threads = resolved["threads"]
+    if hasattr(args, "db"):
+        args.db = resolved["store"]
+    args.settings_in_force = resolved
+    for name, setting in resolved.values.items():
+        log.info("%s = %s [%s]", name, setting.value, setting.source)
+    return resolved
+
+
 def open_catalog(args: argparse.Namespace) -> SceneCatalog:
     """The store and catalog the options name."""
+    settings(args)
     return SceneCatalog(SceneStore(args.db), args.objects)
 
 
 def add_llm_options(p: argparse.ArgumentParser) -> None:
-    """--llm, --base-url, --no-cache."""
-    p.add_argument("--llm", default="embedded",
-                   help="embedded (default), openai:MODEL or scripted:FILE")
-    p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint for --llm openai:MODEL")
+    """--llm, --base-url, --threads, --no-cache (unset flags fall back to the config; see `config show`)."""
+    p.add_argument("--llm", default=None,
+                   help="embedded (default), openai:MODEL or scripted:FILE [env SYNERGAI_LLM, config llm]")
+    p.add_argument("--base-url", default=None,
+                   help="OpenAI-compatible endpoint for --llm openai:MODEL "
+                        "[env SYNERGAI_BASE_URL, config base_url]")
+    p.add_argument("--threads", type=int, default=None,
+                   help="CPU threads of the embedded model (default: all cores) [env SYNERGAI_THREADS]")
     p.add_argument("--no-cache", action="store_true", help="do not reuse cached replies (temperature 0)")
 
 
 def open_llm(args: argparse.Namespace) -> ChatModel:
-    """The chat model the options name (cached unless scripted or --no-cache)."""
+    """The chat model the options and settings name (cached unless scripted or --no-cache)."""
     from synergai.llm import make_model
 
+    given = settings(args)
     cache = not args.no_cache and not args.llm.startswith("scripted:")
-    return make_model(args.llm, base_url=args.base_url, cache=cache)
+    # threads from the environment or the file concern only the embedded model; a flag is always passed
+    threads_flag = given.values["threads"].source.startswith("flag")
+    threads = args.threads if args.llm.strip() == "embedded" or threads_flag else None
+    return make_model(args.llm, base_url=args.base_url, cache=cache, threads=threads)
 
 
 def parse_pose(text: str) -> Viewpoint:

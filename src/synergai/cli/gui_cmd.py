@@ -50,7 +50,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def run_demo(args: argparse.Namespace) -> int:
     """`synergai demo`: the demo scene and the embedded model (unless --llm says otherwise) in the GUI."""
     for name, default in (("host", "127.0.0.1"), ("port", 8080), ("scene", DEMO_SCENE_ID), ("objects", None),
-                          ("db", None), ("llm", "embedded"), ("base_url", None), ("no_cache", False)):
+                          ("db", None), ("llm", None), ("base_url", None), ("threads", None),
+                          ("no_cache", False)):
         if not hasattr(args, name):
             setattr(args, name, default)
     args.scene = DEMO_SCENE_ID
