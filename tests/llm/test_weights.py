@@ -139,3 +139,16 @@ def test_env_override(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(weights.ENV_VAR, str(tmp_path / "absent.gguf"))
     with pytest.raises(LLMError, match="SYNERGAI_GGUF"):
         locate_gguf()
+
+
+def test_assembly_reports_its_progress_once(fake_parts, tmp_path: Path) -> None:
+    spec, _paths, whole = fake_parts
+    heard: list[tuple[str, int, int]] = []
+    ensure_assembled(spec, tmp_path / "models", lambda *event: heard.append(event))
+    assert {stage for stage, _, _ in heard} == {weights.ASSEMBLY_STAGE}
+    assert {total for _, _, total in heard} == {len(whole)}
+    done = [d for _, d, _ in heard]
+    assert done[0] == 0 and done[-1] == len(whole) and done == sorted(done) and len(done) >= 4
+    heard.clear()
+    ensure_assembled(spec, tmp_path / "models", lambda *event: heard.append(event))
+    assert heard == []  # already assembled: nothing to say

@@ -22,7 +22,9 @@ from synergai.cli.common import (
     parse_pose,
     print_json,
 )
+from synergai.cli.progress import StageDisplay, StagedModel, progress_mode
 from synergai.geometry.frames import Viewpoint
+from synergai.llm import ChatModel
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -46,11 +48,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.set_defaults(func=cmd_ask if name == "ask" else cmd_chat)
 
 
-def open_session(args: argparse.Namespace) -> AgentSession:
+def open_session(args: argparse.Namespace, model: ChatModel | None = None) -> AgentSession:
     """Scene, store and model for a session, as the options say."""
     catalog = open_catalog(args)
     catalog.open(args.scene)
-    return AgentSession(catalog.store, args.scene, open_llm(args), marked=args.mark, viewpoint=args.viewpoint)
+    model = model if model is not None else open_llm(args)
+    return AgentSession(catalog.store, args.scene, model, marked=args.mark, viewpoint=args.viewpoint)
+
+
+def staged_model(args: argparse.Namespace, display: StageDisplay) -> StagedModel:
+    """The model, reporting each agent step and the embedded model's first-time stages to ``display``."""
+    return StagedModel(open_llm(args, progress=display.model_progress), display)
 
 
 def print_result(console: Console, result: AgentResult) -> None:
@@ -65,12 +73,17 @@ def print_result(console: Console, result: AgentResult) -> None:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
+    display = StageDisplay(progress_mode(args))
     if args.mode == "program":
         graph = open_catalog(args).open(args.scene)
         viewpoint = args.pose or args.viewpoint
-        result = ProgramLoop(open_llm(args)).run(graph, args.question, args.situation, viewpoint)
+        loop = ProgramLoop(staged_model(args, display))
+        with display.running("starting"):
+            result = loop.run(graph, args.question, args.situation, viewpoint)
     else:
-        result = open_session(args).ask(args.question)
+        session = open_session(args, staged_model(args, display))
+        with display.running("starting"):
+            result = session.ask(args.question)
     if args.json:
         d = result.to_dict()
         print_json({k: d[k] for k in ("answer", "short_answer", "objects", "llm_calls", "prompt_tokens",
@@ -112,7 +125,9 @@ def _chat_command(console: Console, session: AgentSession, line: str) -> bool:
 
 def cmd_chat(args: argparse.Namespace) -> int:
     console = Console()
-    session = open_session(args)
+    display = StageDisplay(progress_mode(args), Console(stderr=True, highlight=False))
+    model = staged_model(args, display)
+    session = open_session(args, model)
     _enable_line_editing(Path(platformdirs.user_data_dir("synergai")) / "chat_history")
     console.print(f"[bold]SynergAI[/bold] on scene [cyan]{session.scene_id}[/cyan] "
                   f"({len(session.store.load(session.scene_id))} objects). {CHAT_HELP}")
@@ -128,7 +143,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
                 if not _chat_command(console, session, line):
                     break
                 continue
-            with console.status("thinking..."):
+            model.new_turn()
+            with display.running("thinking"):
                 result = session.ask(line)
             print_result(console, result)
         except USER_ERRORS as exc:

@@ -20,6 +20,7 @@ from synergai.scene.store import SceneStore
 
 if TYPE_CHECKING:
     from synergai.llm import ChatModel
+    from synergai.llm.weights import Progress
 
 log = logging.getLogger(__name__)
 
@@ -76,8 +77,9 @@ def add_llm_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not reuse cached replies (temperature 0)")
 
 
-def open_llm(args: argparse.Namespace) -> ChatModel:
-    """The chat model the options and settings name (cached unless scripted or --no-cache)."""
+def open_llm(args: argparse.Namespace, progress: Progress | None = None) -> ChatModel:
+    """The chat model the options and settings name (cached unless scripted or --no-cache); ``progress``
+    hears of the embedded model's slow first-time stages."""
     from synergai.llm import make_model
 
     given = settings(args)
@@ -85,7 +87,11 @@ def open_llm(args: argparse.Namespace) -> ChatModel:
     # threads from the environment or the file concern only the embedded model; a flag is always passed
     threads_flag = given.values["threads"].source.startswith("flag")
     threads = args.threads if args.llm.strip() == "embedded" or threads_flag else None
-    return make_model(args.llm, base_url=args.base_url, cache=cache, threads=threads)
+    model = make_model(args.llm, base_url=args.base_url, cache=cache, threads=threads)
+    inner = getattr(model, "inner", model)  # under the reply cache
+    if progress is not None and hasattr(inner, "progress"):
+        inner.progress = progress
+    return model
 
 
 def parse_pose(text: str) -> Viewpoint:

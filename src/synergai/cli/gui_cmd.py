@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from synergai.cli.common import add_llm_options, open_catalog, open_llm
+from synergai.cli.progress import StageDisplay, progress_mode
 from synergai.scene.catalog import DEMO_SCENE_ID
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -32,7 +33,8 @@ def _run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port must be 0..65535, got {args.port}")
     catalog = open_catalog(args)
-    model = open_llm(args)  # one model for every tab (the embedded one serialises its calls)
+    display = StageDisplay(progress_mode(args, default="lines"))  # the first question's slow stages
+    model = open_llm(args, progress=display.model_progress)  # one model for every tab
     handle = serve(catalog, lambda: model, host=args.host, port=args.port, scene_id=args.scene, block=False)
     print(f"SynergAI GUI on {handle.url}  (scene {args.scene}, model {args.llm}; Ctrl-C to stop)", flush=True)
     if args.host not in LOOPBACK:
