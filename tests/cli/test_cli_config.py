@@ -132,7 +132,8 @@ def test_configured_store_and_model_are_the_ones_commands_use(tmp_path):
     # a flag beats both: another store, and a model spec that does not exist is an error
     other = tmp_path / "flag.sqlite3"
     r = run("ask", "Hello!", "--db", str(other), "--llm", f"scripted:{tmp_path / 'none.json'}", env=env)
-    assert r.returncode == 2 and "none.json" in r.stderr and other.is_file()
+    assert r.returncode == 2 and "none.json" in r.stderr
+    assert run("scene", "show", "--db", str(other), "--json", env=env).returncode == 0 and other.is_file()
 
 
 def test_verbosity_flags_anywhere_and_logging_configured_once(tmp_path):

@@ -16,7 +16,6 @@ from synergai.geometry.frames import SQA3D_FACING, Viewpoint
 from synergai.llm.base import LLMError
 from synergai.scene.catalog import DEMO_SCENE_ID, SceneCatalog
 from synergai.scene.model import SceneError
-from synergai.scene.store import SceneStore
 
 if TYPE_CHECKING:
     from synergai.llm import ChatModel
@@ -61,6 +60,8 @@ def settings(args: argparse.Namespace) -> Settings:
 
 def open_catalog(args: argparse.Namespace) -> SceneCatalog:
     """The store and catalog the options name."""
+    from synergai.scene.store import SceneStore
+
     settings(args)
     return SceneCatalog(SceneStore(args.db), args.objects)
 

@@ -12,7 +12,7 @@ from rich.table import Table
 from synergai.cli import build_cmd
 from synergai.cli.build_cmd import IMPORT_FORMATS, read_graph
 from synergai.cli.common import add_scene_options, open_catalog, print_json
-from synergai.scene import export, serialization
+from synergai.scene import serialization
 from synergai.scene.model import WORDING, SceneGraph
 
 EXPORT_FORMATS = ("json", "networkx", "sceneverse", "conceptgraphs")
@@ -162,6 +162,8 @@ def cmd_drop(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from synergai.scene import export  # networkx: only when exporting
+
     graph = open_catalog(args).open(args.scene)
     if args.format == "json":
         text = serialization.dumps(graph)

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from synergai.scene.attributes import color_name
-from synergai.scene.build import structure_kind
 from synergai.scene.model import ObjectKind, OrientedBox, SceneError, SceneObject
 
 
@@ -36,6 +35,8 @@ def _vec(raw: Any, n: int, what: str) -> tuple[float, ...]:
 
 
 def _kind_of(label: str, kinds: dict[str, ObjectKind] | None) -> ObjectKind:
+    from synergai.scene.build import structure_kind  # scipy: only when objects are read (fast `scene list`)
+
     if kinds is None:
         return structure_kind(label)
     if label not in kinds:
