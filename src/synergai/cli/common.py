@@ -109,6 +109,25 @@ def parse_pose(text: str) -> Viewpoint:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def require_extra(extra: str, *modules: str) -> None:
+    """A one-line error naming the install command when an optional extra's modules are missing."""
+    import importlib.util
+
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        raise ValueError(f"this command needs the '{extra}' extra ({', '.join(missing)} missing): "
+                         f"pip install 'synergai[{extra}]' (make install installs every extra)")
+
+
+def require_java(purpose: str) -> None:
+    """A one-line error with the fix when Java is not on PATH."""
+    import shutil
+
+    if shutil.which("java") is None:
+        raise ValueError(f"{purpose} needs Java, which is not on PATH: install a Java runtime "
+                         "(Debian/Ubuntu: sudo apt-get install -y default-jre-headless) or pass --no-meteor")
+
+
 def print_json(data: Any) -> None:
     """Machine-readable output on stdout."""
     json.dump(data, sys.stdout, indent=2, ensure_ascii=False)

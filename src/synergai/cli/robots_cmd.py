@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from synergai.cli.common import add_llm_options, open_llm, print_json
+from synergai.cli.common import add_llm_options, open_llm, print_json, require_extra
 
 if TYPE_CHECKING:
     from synergai.robots.multitalk import MultiTalkResult
@@ -56,6 +56,7 @@ def _ask_on_terminal(question: str) -> str | None:
 
 
 def cmd_tabletop(args: argparse.Namespace) -> int:
+    require_extra("robots", "pybullet")
     from synergai.robots.multitalk import MultiTalkConfig, run_multitalk
     from synergai.robots.sim_tabletop import TabletopSim
     from synergai.robots.tabletop_tasks import SCENES, find_task, scene_objects
@@ -88,6 +89,7 @@ def tabletop_json(result: MultiTalkResult) -> dict[str, Any]:
 
 
 def cmd_team(args: argparse.Namespace) -> int:
+    require_extra("robots", "pybullet")  # the robots package loads the simulator
     from synergai.robots.house_tasks import task_from_text
     from synergai.robots.team import TeamConfig, run_team
 
