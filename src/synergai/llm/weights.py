@@ -202,7 +202,7 @@ def _sha256_file(path: Path) -> str:
 
 
 def _print_progress(stage: str, done: int, total: int) -> None:
-    """A one-line bar on stderr, redrawn in place (for ``python -m synergai.llm.weights``)."""
+    """A one-line bar on stderr, redrawn in place (for :func:`main`)."""
     share = done / total if total > 0 else 0.0
     filled = round(24 * share)
     end = "\n" if done >= total else ""
@@ -220,6 +220,3 @@ def main() -> int:
     print(f"model ready: {path} ({path.stat().st_size / 1e9:.2f} GB)", file=sys.stderr)
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())
