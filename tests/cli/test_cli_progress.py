@@ -126,6 +126,8 @@ def test_bar_and_action_parsing():
     assert action_of(reply("final_answer", {})) == "final_answer"
     assert action_of('{"plan": [{"action": "query_for_objects"}]}') == "query_for_objects"
     assert action_of("not json") is None and action_of("[1]") is None
+    program = "Thought: plan.\nAction: Program\nAction Input:\n```Python\nprint(1)\n```"
+    assert action_of(program) == "the program"
 
 
 def test_staged_model_counts_steps_per_turn_and_keeps_replies():

@@ -8,6 +8,7 @@ GUI commands whose terminal shows a log) and ``off`` (``--json``, ``-q``, or std
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -81,11 +82,13 @@ class StageDisplay:
 
 
 def action_of(reply_text: str) -> str | None:
-    """The action a JSON agent reply names (or its plan's first), if any."""
+    """The action an agent reply names: JSON ``action`` (or its plan's first), or program mode's
+    ``Action: Program`` line ("the program"); None if it names none."""
     try:
         data = json.loads(reply_text)
     except ValueError:
-        return None
+        line = re.search(r"^Action:\s*(Program|Final Answer)\s*$", reply_text, re.MULTILINE)
+        return None if line is None else {"Program": "the program", "Final Answer": "final answer"}[line[1]]
     if not isinstance(data, dict):
         return None
     action = data.get("action")
