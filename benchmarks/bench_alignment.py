@@ -17,7 +17,8 @@ from pathlib import Path
 from rich.console import Console
 
 from synergai.cli.alignment_cmd import print_tables
-from synergai.eval.alignment import alignment_metrics, prepare, run_alignment, write_alignment_report
+from synergai.eval.alignment.report import alignment_metrics, write_alignment_report
+from synergai.eval.alignment.run import prepare, run_alignment
 from synergai.llm import make_model
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

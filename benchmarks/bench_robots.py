@@ -1,11 +1,14 @@
-"""Robot modes with a real model: MultiTalk's three tabletop tasks with and without the critic, three MHRC
-tray tasks with and without execution feedback (the ablation both papers make), and the simulator's rate.
+"""Robot modes with a real model: the tabletop suite with and without the critic (MultiTalk's ablation)
+and the house suite with and without execution feedback (MHRC's), from the packaged task files (or any
+task files), plus the simulator's rate.
 
-Success is the task checker's verdict on the final world (pybullet state / house state). The simulated
-person answers the planner with the task's scripted answers, then with its whole intent.
+Success is the generic goal checker's verdict on the final world (pybullet state / house state). The
+simulated person answers the planner with the task's answers, in order, then says it has nothing to add.
+Every tabletop episode records which component caught which error (rules, the model's critique, the
+simulator; "goal checker" marks an executed plan that missed the goal), summed per ablation.
 
-    .venv/bin/python benchmarks/bench_robots.py                   # embedded model, capped rounds
-    .venv/bin/python benchmarks/bench_robots.py --only tabletop --tabletop-rounds 4 --out results.json
+    .venv/bin/python benchmarks/bench_robots.py --out benchmarks/results/robots.json
+    .venv/bin/python benchmarks/bench_robots.py --only tabletop --tabletop-file my_tasks.json --no-ablation
 
 With ``--out``, a rerun resumes: episodes already in the file are kept and skipped.
 """
@@ -14,19 +17,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from synergai.llm import ChatModel, EmbeddedModel, make_model
-from synergai.robots.arm_plan import parse_plan_text
-from synergai.robots.house_tasks import house_task, house_task_keys
-from synergai.robots.multitalk import MultiTalkConfig, run_multitalk
-from synergai.robots.sim_tabletop import TabletopSim
-from synergai.robots.tabletop_tasks import SEED_TASKS
-from synergai.robots.team import TeamConfig, run_team
+from synergai.robots.tabletop.multitalk import MultiTalkConfig, run_multitalk
+from synergai.robots.tabletop.plan import parse_plan_text
+from synergai.robots.tabletop.sim import TabletopSim
+from synergai.robots.task_file import NOTHING_TO_ADD, load_task_file, packaged_task, packaged_task_file
+from synergai.robots.team.team import TeamConfig, run_team
 
 SWAP_PLAN = """grasp((0.32, -0.33))
 move((0.3, -0.1))
@@ -46,48 +50,49 @@ def already_run(rows: list[dict[str, Any]], mode: str, task: str, ablation: str)
     return any((r["mode"], r["task"], r["ablation"]) == (mode, task, ablation) for r in rows)
 
 
-def bench_tabletop(model: ChatModel, keys: list[str], rounds: int, rows: list[dict[str, Any]],
-                   save: Callable[[], None]) -> None:
-    for key in keys:
-        task = SEED_TASKS[key]
-        for critic in (True, False):
-            if already_run(rows, "tabletop", key, "critic" if critic else "no critic"):
+def bench_tabletop(model: ChatModel, tasks: list[Any], rounds: int, ablations: list[bool],
+                   rows: list[dict[str, Any]], save: Callable[[], None]) -> None:
+    for task in tasks:
+        for critic in ablations:
+            ablation = "critic" if critic else "no critic"
+            if already_run(rows, "tabletop", task.name, ablation):
                 continue
             with TabletopSim(task.objects) as sim:
                 r = run_multitalk(task.text, sim, model, checker=task.check, answers=task.answers,
-                                  ask_user=lambda q, t=task: t.preference,
+                                  ask_user=lambda question: NOTHING_TO_ADD,
                                   config=MultiTalkConfig(max_rounds=rounds, use_critic=critic))
-            row = {"mode": "tabletop", "task": key, "ablation": "critic" if critic else "no critic",
-                   "success": r.success, "executed": r.executed, "rounds": r.rounds, "llm_calls": r.llm_calls,
+            row = {"mode": "tabletop", "task": task.name, "ablation": ablation, "success": r.success,
+                   "executed": r.executed, "rounds": r.rounds, "llm_calls": r.llm_calls,
                    "questions": len(r.questions), "seconds": round(r.seconds, 1), "check": r.check_reason,
-                   "stop": r.stop_reason, "log": r.log}
+                   "stop": r.stop_reason, "caught": r.caught, "log": r.log}
             rows.append(row)
             save()
-            log(f"tabletop {key:12s} {row['ablation']:10s} success={r.success} rounds={r.rounds} "
-                f"calls={r.llm_calls} {r.seconds:.0f}s ({r.check_reason}; {r.stop_reason})")
+            caught = ",".join(c["by"] for c in r.caught) or "-"
+            log(f"tabletop {task.name:16s} {ablation:10s} success={r.success} rounds={r.rounds} "
+                f"calls={r.llm_calls} {r.seconds:.0f}s caught={caught} ({r.check_reason}; {r.stop_reason})")
 
 
-def bench_team(model: ChatModel, keys: list[str], rounds: int, rows: list[dict[str, Any]],
-               save: Callable[[], None]) -> None:
-    for key in keys:
-        task = house_task(key)
-        for feedback in (True, False):
-            if already_run(rows, "team", key, "feedback" if feedback else "no feedback"):
+def bench_team(model: ChatModel, tasks: list[Any], rounds: int, ablations: list[bool],
+               rows: list[dict[str, Any]], save: Callable[[], None]) -> None:
+    for task in tasks:
+        for feedback in ablations:
+            ablation = "feedback" if feedback else "no feedback"
+            if already_run(rows, "team", task.name, ablation):
                 continue
             r = run_team(task, model, TeamConfig(max_rounds=rounds, use_feedback=feedback))
-            row = {"mode": "team", "task": key, "ablation": "feedback" if feedback else "no feedback",
-                   "success": r.success, "steps": r.steps, "rounds": r.rounds, "messages": r.messages,
+            row = {"mode": "team", "task": task.name, "ablation": ablation, "success": r.success,
+                   "steps": r.steps, "rounds": r.rounds, "messages": r.messages,
                    "failed_actions": r.failed_actions, "llm_calls": r.llm_calls,
                    "seconds": round(r.seconds, 1),
                    "check": r.check_reason, "stop": r.stop_reason, "log": r.log}
             rows.append(row)
             save()
-            log(f"team {key:8s} {row['ablation']:11s} success={r.success} steps={r.steps} "
+            log(f"team {task.name:16s} {ablation:11s} success={r.success} steps={r.steps} "
                 f"failed={r.failed_actions} msgs={r.messages} {r.seconds:.0f}s ({r.check_reason})")
 
 
 def bench_simulator() -> dict[str, float]:
-    with TabletopSim(SEED_TASKS["interchange"].objects) as sim:
+    with TabletopSim(packaged_task("interchange", "tabletop").objects) as sim:
         rate = sim.step_rate(5000)
         plan = parse_plan_text(SWAP_PLAN)
         start = time.perf_counter()
@@ -101,25 +106,28 @@ def bench_simulator() -> dict[str, float]:
 
 
 def print_table(rows: list[dict[str, Any]], sim: dict[str, float]) -> None:
-    print(f"{'mode':9s} {'task':12s} {'ablation':12s} {'success':>7s} {'steps':>5s} {'rounds':>6s} "
-          f"{'msgs':>4s} {'calls':>5s} {'sec':>6s}  verdict")
+    print(f"{'mode':9s} {'task':16s} {'ablation':12s} {'success':>7s} {'steps':>5s} {'rounds':>6s} "
+          f"{'calls':>5s} {'sec':>6s}  verdict")
     for r in rows:
-        steps = r.get("steps", "-")
-        msgs = r.get("messages", r.get("questions", "-"))
         ok = "yes" if r["success"] else "no"
-        print(f"{r['mode']:9s} {r['task']:12s} {r['ablation']:12s} {ok:>7s} {steps!s:>5s} {r['rounds']:>6d} "
-              f"{msgs!s:>4s} {r['llm_calls']:>5d} {r['seconds']:>6.0f}  {r['check']}")
+        print(f"{r['mode']:9s} {r['task']:16s} {r['ablation']:12s} {ok:>7s} {r.get('steps', '-')!s:>5s} "
+              f"{r['rounds']:>6d} {r['llm_calls']:>5d} {r['seconds']:>6.0f}  {r['check']}")
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in rows:
         groups.setdefault((r["mode"], r["ablation"]), []).append(r)
-    print("\nsuccess rate by mode and ablation")
+    print("\nsuccess rate, median episode time and what caught the errors, by mode and ablation")
     for (mode, ablation), rs in groups.items():
         ok = sum(r["success"] for r in rs)
-        mean_rounds = sum(r["rounds"] for r in rs) / len(rs)
+        median = statistics.median(r["seconds"] for r in rs)
         extra = ""
-        if mode == "team":
-            extra = f", mean steps {sum(r['steps'] for r in rs) / len(rs):.1f}"
-        print(f"  {mode:9s} {ablation:12s} {ok}/{len(rs)}  mean rounds {mean_rounds:.1f}{extra}")
+        if mode == "tabletop":
+            caught = Counter(c["by"] for r in rs for c in r.get("caught", []))
+            extra = "; caught: " + (", ".join(f"{k} {v}" for k, v in sorted(caught.items())) or "none")
+        else:
+            extra = (f"; failed actions {sum(r['failed_actions'] for r in rs)}, "
+                     f"mean steps {sum(r['steps'] for r in rs) / len(rs):.1f}")
+        print(f"  {mode:9s} {ablation:12s} {ok}/{len(rs)} ({100 * ok / len(rs):.0f} %), median {median:.0f} s"
+              f"{extra}")
     print(f"\nsimulator: {sim['steps_per_second']} pybullet steps/s (Panda + 4 objects, DIRECT); "
           f"a 7-step swap plan checks and runs in {sim['seven_step_plan_seconds']} s "
           f"({sim['plan_sim_steps']} physics steps)")
@@ -130,9 +138,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--llm", default="embedded")
     p.add_argument("--base-url", default=None)
     p.add_argument("--only", choices=["tabletop", "team", "sim"], default=None)
-    p.add_argument("--tabletop-tasks", default=",".join(SEED_TASKS))
-    p.add_argument("--team-tasks", default=",".join(house_task_keys()))
-    p.add_argument("--tabletop-rounds", type=int, default=4)
+    p.add_argument("--tabletop-file", type=Path, default=packaged_task_file("tabletop_suite.json"),
+                   help="tabletop task file (default: the packaged suite)")
+    p.add_argument("--house-file", type=Path, default=packaged_task_file("house_suite.json"),
+                   help="house task file (default: the packaged suite)")
+    p.add_argument("--tasks", default=None, help="only these task names (comma-separated)")
+    p.add_argument("--no-ablation", action="store_true",
+                   help="run only with the critic / with feedback (not the ablated runs)")
+    p.add_argument("--tabletop-rounds", type=int, default=6)
     p.add_argument("--team-rounds", type=int, default=12)
     p.add_argument("--threads", type=int, default=None,
                    help="CPU threads of the embedded model (default: all; 1 is faster on a busy machine)")
@@ -156,10 +169,18 @@ def main(argv: list[str] | None = None) -> int:
             model = EmbeddedModel(threads=args.threads)
         else:
             model = make_model(args.llm, base_url=args.base_url)
+        ablations = [True] if args.no_ablation else [True, False]
+        wanted = set(args.tasks.split(",")) if args.tasks else None
+
+        def pick(tasks: list[Any]) -> list[Any]:
+            return [t for t in tasks if wanted is None or t.name in wanted]
+
         if args.only in (None, "tabletop"):
-            bench_tabletop(model, args.tabletop_tasks.split(","), args.tabletop_rounds, rows, save)
+            tasks = pick(load_task_file(args.tabletop_file, "tabletop"))
+            bench_tabletop(model, tasks, args.tabletop_rounds, ablations, rows, save)
         if args.only in (None, "team"):
-            bench_team(model, args.team_tasks.split(","), args.team_rounds, rows, save)
+            tasks = pick(load_task_file(args.house_file, "house"))
+            bench_team(model, tasks, args.team_rounds, ablations, rows, save)
     print_table(rows, sim)
     print(f"model: {args.llm}" + (f" ({args.threads} threads)" if args.threads else ""))
     save()

@@ -13,9 +13,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from synergai.agent.sandbox import SandboxLimits, run_program
+from synergai.agent.program.sandbox import SandboxLimits, run_program
 
-DEMO = "synergai.agent.sandbox:demo_api"
+DEMO = "synergai.agent.program.sandbox:demo_api"
 PROGRAMS = {
     "print only": ("print('hello')", None),
     "demo API": ("chairs = filter(scene(), 'chair')\n"

@@ -187,14 +187,14 @@ def test_answers_from_before_a_correction_are_not_replayed(store):
     assert [a == OUTDATED for _, a in session.history] == [True, True, True, False]
 
 
-def test_a_failing_model_call_ends_the_turn_gracefully(store):
-    from synergai.llm.base import LLMError
+def test_a_full_context_ends_the_turn_gracefully(store):
+    from synergai.llm.base import ContextFullError
 
     class Overflowing(ScriptedModel):
         def chat(self, messages, **kw):
             if len(self.requests) == 1:
                 self.requests.append(None)
-                raise LLMError("request (4775 tokens) exceeds the available context size (4096 tokens)")
+                raise ContextFullError("request (4775 tokens) exceeds the available context size (4096)")
             return super().chat(messages, **kw)
 
     llm = Overflowing([act("query_for_objects", {"query": "chair"}, plan=["find"])])

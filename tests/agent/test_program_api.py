@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from agent_scripting import room
 
-from synergai.agent.program_api import SceneAPI
-from synergai.agent.program_loop import API_FACTORY
-from synergai.agent.sandbox import run_program
+from synergai.agent.program.api import SceneAPI
+from synergai.agent.program.loop import API_FACTORY
+from synergai.agent.program.sandbox import run_program
 from synergai.geometry.frames import Viewpoint
 from synergai.scene.serialization import graph_to_dict
 
@@ -41,6 +41,10 @@ def test_relate_vertical_and_support():
     assert cats(a.relate(a.scene(), table, "on")) == ["cup"]
     assert cats(a.relate(a.scene(), table, "on top of")) == ["cup"]
     assert cats(a.relate(a.scene(), cup, "under")) == ["table"]
+    assert cats(a.relate(a.scene(), cup, "underneath")) == ["table"]  # synonyms of legal values
+    assert a.query_attribute(cup, "size") == a.query_attribute(cup, "lwh")
+    left = {o.id for o in a.relate_agent(a.scene(), "left")}
+    assert left and {o.id for o in a.relate_agent(a.scene(), "to my left")} == left
     assert cats(a.relate(a.scene(), cup, "supporting")) == ["table"]
     wall = next(iter(a.filter(a.scene(), "wall")))
     assert cats(a.relate(a.scene(), wall, "hanging on")) == ["tv"]
@@ -66,6 +70,7 @@ def test_query_relation_agent_and_clock():
     rel = a.query_relation_agent(chair_left)
     assert "left" in rel and "front" in rel and any(r.endswith("o'clock") for r in rel)
     assert a.query_relation_agent(chair_left, ["left", "right"]) == ["left"]
+    assert a.query_relation_agent(chair_left, ["forward", "backward"]) == ["front"]  # LLM-TPC's words
     assert api(SOUTH).query_relation_agent(api(SOUTH).objects["4"], ["left", "right"]) == ["right"]
     with pytest.raises(ValueError, match="candidate_relations must be one of"):
         a.query_relation_agent(chair_left, ["upside"])
@@ -109,8 +114,21 @@ def test_apis_run_inside_the_sandbox():
     assert not bad.ok and bad.error.startswith("TypeError: reference_object must be an ObjectAttribute")
 
 
+def test_object_sets_are_ordered_nearest_first_and_index_in_that_order():
+    a = api(NORTH)  # at (2, 0): the table (2, 2) is nearer than either chair (1, 2) / (3, 2), ties by id
+    objs = a.filter(a.scene(), "table") | a.filter(a.scene(), "chair")
+    assert [o.id for o in objs] == ["2", "4", "5"] and objs[0].id == "2" and objs[-1].id == "5"
+    assert type(objs).__name__ == "ObjectSet" and repr(objs).startswith("{table (id: 2), chair (id: 4)")
+    assert [o.id for o in objs[1:]] == ["4", "5"]
+    with pytest.raises(IndexError, match="the set holds 3 objects"):
+        objs[3]
+    assert objs.pop().id == "2" and [o.id for o in objs] == ["4", "5"]  # pop takes the nearest too
+    far = api(SOUTH)  # at (2, 3.5): the lamp (3.6, 3.6) comes before the chairs
+    assert next(iter(far.filter(far.scene(), "lamp") | far.filter(far.scene(), "chair"))).category == "lamp"
+
+
 def test_object_set_mistakes_get_errors_that_say_what_to_do():
-    a = api()
+    a = SceneAPI(room(), NORTH, ordered_sets=False)
     chairs = a.filter(a.scene(), "chair")
     assert isinstance(chairs, set) and repr(a.filter(a.scene(), "lamp")) == "{lamp (id: 7)}"
     assert repr(a.filter(a.scene(), "piano")) == "set()"

@@ -8,7 +8,15 @@ import sys
 
 from agent_scripting import room
 
-from synergai.agent.program_loop import ProgramLimits, ProgramLoop, parse_reply, program_stats, scene_summary
+from synergai.agent.program.loop import (
+    NOT_COMPUTED,
+    ProgramLimits,
+    ProgramLoop,
+    parse_reply,
+    program_error_classes,
+    program_stats,
+    scene_summary,
+)
 from synergai.geometry.frames import Viewpoint
 from synergai.llm import ScriptedModel
 
@@ -40,20 +48,23 @@ def test_scene_summary_leaves_out_structure():
 def test_error_then_rectify_then_answer():
     llm = ScriptedModel(
         [
-            program("chairs = filter(object_set=scene(), categry='chair')\nprint(len(chairs))"),
+            program("chairs = filter(object_set=scene(), category='chair')\nprint(len(chairs) / 0)"),
             program("chairs = filter(object_set=scene(), category='chair')\nprint(len(chairs))"),
             answer("two"),
         ]
     )
     result = ProgramLoop(llm).run(room(), "How many chairs are there?", "I am facing the table.", NORTH)
-    assert result.answer == "two" and result.llm_calls == 3
+    assert result.answer == "two" and result.short_answer == "2" and result.llm_calls == 3
+    assert result.answer_form == "number" and result.error is None
     programs = [t for t in result.trace if t["type"] == "program"]
     assert [p["ok"] for p in programs] == [False, True]
-    assert programs[0]["error"].startswith("TypeError:") and "categry" in programs[0]["error"]
+    assert programs[0]["error"].startswith("ZeroDivisionError:") and programs[0]["stage"] == "sandbox"
     assert programs[1]["stdout"].strip() == "2"
     # the rectify prompt carried the error's last line; the observation carried the output
     assert llm.requests[1].messages[-1]["content"].startswith("Program executing error.")
-    assert "categry" in llm.requests[1].messages[-1]["content"]
+    assert "ZeroDivisionError" in llm.requests[1].messages[-1]["content"]
+    # the question's answer form was named in the first prompt
+    assert "Answer with: a number." in llm.requests[0].messages[1]["content"]
     assert llm.requests[2].messages[-1]["content"] == "Observation: 2"
     # the scene summary and situation were prepended as in the paper
     first_user = llm.requests[0].messages[1]["content"]
@@ -65,18 +76,51 @@ def test_error_then_rectify_then_answer():
 
 
 def test_a_repeated_failing_program_is_not_run_again_and_a_second_repeat_ends_the_rounds():
-    bad = program("chairs = filter(object_set=scene(), category='chair')\nprint(chairs[0])")
+    bad = program("chairs = filter(object_set=scene(), category='chair')\nprint(chairs[0] / 0)")
     llm = ScriptedModel([bad, bad, bad, answer("chair")])
     result = ProgramLoop(llm).run(room(), "What is left of me?", viewpoint=NORTH)
     programs = [t for t in result.trace if t["type"] == "program"]
-    assert len(programs) == 1 and "cannot be indexed" in programs[0]["error"]
+    assert len(programs) == 1 and programs[0]["error"].startswith("TypeError: unsupported operand")
     told = llm.requests[2].messages[-1]["content"]
-    assert told.startswith("This is the program that already failed with: TypeError: a set of objects")
-    # the third copy ended the rounds: the next request is the summarization prompt, not a fourth round
-    assert "maximum number of chats" in llm.requests[3].messages[-1]["content"]
-    assert result.answer == "chair" and result.llm_calls == 4
+    assert told.startswith("This is the program that already failed with: TypeError: unsupported operand")
+    # the third copy ended the rounds; no program ever printed, so nothing is guessed: the answer says
+    # it could not be computed and the result keeps the error
+    assert result.llm_calls == 3 and llm.remaining == 1
+    assert result.answer == NOT_COMPUTED and result.error.startswith("TypeError: unsupported operand")
+    assert program_error_classes([result.to_dict()]) == {"not-computed": 1, "sandbox:TypeError": 1}
     stats = program_stats([result.to_dict(), {"trace": [], "llm_calls": 1}])
-    assert stats["pass_rate"] == 0.0 and stats["questions"] == 2 and stats["mean_rounds"] == 2.5
+    assert stats["pass_rate"] == 0.0 and stats["questions"] == 2 and stats["mean_rounds"] == 2.0
+
+
+def test_out_of_rounds_a_choice_is_asked_among_the_questions_options():
+    llm = ScriptedModel([program("print(len(filter(object_set=scene(), category='chair')))"),
+                         '{"thought": "2 is even", "answer": "even"}'])
+    result = ProgramLoop(llm, ProgramLimits(max_rounds=1)).run(room(), "Is the number of chairs odd or even?",
+                                                               viewpoint=NORTH)
+    assert llm.requests[-1].json_schema["properties"]["answer"] == {"type": "string", "enum": ["odd", "even"]}
+    assert result.short_answer == "even" and result.answer_form == "choice"
+
+
+def test_out_of_rounds_after_output_the_answer_is_asked_as_typed_json():
+    llm = ScriptedModel([program("print(len(filter(object_set=scene(), category='chair')))"),
+                         program("print(len(filter(object_set=scene(), category='chair')) + 0)"),
+                         '{"thought": "two chairs", "answer": "no"}'])
+    result = ProgramLoop(llm, ProgramLimits(max_rounds=2)).run(room(), "Is the number of chairs odd?",
+                                                               viewpoint=NORTH)
+    assert result.answer == "no" and result.short_answer == "no" and result.error is None
+    last = llm.requests[-1]
+    assert last.json_schema["properties"]["answer"] == {"type": "string", "enum": ["yes", "no"]}
+    assert "give your final answer as JSON" in last.messages[-1]["content"]
+    assert result.trace[-1]["summarized"] is True
+
+
+def test_a_long_output_is_cut_before_it_reaches_the_model():
+    llm = ScriptedModel([program("print('x' * 5000)"), answer("nothing")])
+    loop = ProgramLoop(llm, ProgramLimits(max_observation_chars=100))
+    loop.run(room(), "What is left of me?", viewpoint=NORTH)
+    shown = llm.requests[1].messages[-1]["content"]
+    assert shown.startswith("Observation: " + "x" * 100 + " ... [4900 more characters cut")
+    assert len(shown) < 200
 
 
 def test_empty_output_and_parse_error_are_rectified():
@@ -105,8 +149,8 @@ def test_hostile_program_is_contained_and_rounds_end_in_summarization():
     result = ProgramLoop(llm, limits).run(room(), "What is behind me?", viewpoint=NORTH)
     errors = [t["error"] for t in result.trace if t["type"] == "program"]
     assert errors[0].startswith("SecurityError") and errors[1].startswith("TimeoutError")
-    assert result.answer == "unknown thing"
-    assert "maximum number of chats" in llm.requests[-1].messages[-1]["content"]
+    assert result.answer == NOT_COMPUTED and result.error.startswith("TimeoutError")
+    assert result.llm_calls == 2 and llm.remaining == 1
 
 
 def test_sandbox_cli_runs_a_program(tmp_path):
@@ -130,3 +174,27 @@ def test_sandbox_cli_runs_a_program(tmp_path):
     )
     data = json.loads(out.stdout)
     assert out.returncode == 1 and data["ok"] is False and "open" in data["error"]
+
+
+def test_sqa3d_metrics_report_new_tokens_question_types_answer_forms_and_error_classes():
+    from synergai.eval.sqa3d import sqa3d_metrics
+
+    ok = {"type": "program", "ok": True, "stdout": "2", "error": None, "stage": "sandbox"}
+    checked = {"type": "program", "ok": False, "stdout": "", "error": "CheckError: ...", "stage": "check",
+               "findings": ["relation", "category"]}
+    crashed = {"type": "program", "ok": False, "stdout": "", "error": "TypeError: x", "stage": "sandbox"}
+    rows = [
+        {"answer": "two", "answers": ["two"], "answer_type": "other", "question_type": "how",
+         "answer_form": "number", "llm_calls": 3, "latency_s": 10.0, "prompt_tokens": 1000,
+         "cached_tokens": 800, "trace": [checked, ok]},
+        {"answer": NOT_COMPUTED, "answers": ["yes"], "answer_type": "other", "question_type": "is",
+         "answer_form": "yes/no", "llm_calls": 2, "latency_s": 20.0, "prompt_tokens": 600,
+         "cached_tokens": 0, "trace": [crashed, {"type": "final", "forced": True}]},
+    ]
+    m = sqa3d_metrics(rows)
+    assert m["mean_new_prompt_tokens"] == 400.0 and m["soft_match"] == 50.0
+    assert m["program"]["pass_rate"] == 50.0
+    assert m["program_errors"] == {"check:relation": 1, "not-computed": 1, "sandbox:TypeError": 1}
+    assert m["program_by_question_type"]["how"]["pass_rate"] == 100.0
+    assert m["program_by_question_type"]["is"]["pass_rate"] == 0.0
+    assert m["by_answer_form"]["number"]["soft_match"] == 100.0 and m["by_answer_form"]["yes/no"]["n"] == 1

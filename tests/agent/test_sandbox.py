@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from synergai.agent.sandbox import (
+from synergai.agent.program.sandbox import (
     SandboxError,
     SandboxLimits,
     SandboxResult,
@@ -26,9 +26,9 @@ from synergai.agent.sandbox import (
     _supervise,
     run_program,
 )
-from synergai.agent.sandbox_child import SecurityError, check_program
+from synergai.agent.program.sandbox_child import SecurityError, check_program
 
-DEMO = "synergai.agent.sandbox:demo_api"
+DEMO = "synergai.agent.program.sandbox:demo_api"
 HOSTILE_DIR = Path(__file__).parent / "hostile"
 HOSTILE = sorted(HOSTILE_DIR.glob("*.py"))
 CORPUS_LIMITS = SandboxLimits(cpu_seconds=1.0, wall_seconds=1.5, memory_mb=256, max_output_chars=2000)
@@ -259,7 +259,7 @@ def test_audit_hook_denies_a_lazy_import_from_a_codec_lookup() -> None:
 
 AUDIT_PROBE = """
 import json, os, socket, subprocess, sys
-from synergai.agent.sandbox_child import Guard, audit_hook
+from synergai.agent.program.sandbox_child import Guard, audit_hook
 code = compile("x = 1", "<program>", "exec")
 guard = Guard()
 sys.addaudithook(audit_hook(guard, code))

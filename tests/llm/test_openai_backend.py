@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from synergai.llm import ChatModel, LLMError
+from synergai.llm import ChatModel, ContextFullError, LLMError
 from synergai.llm.openai_backend import DUMMY_KEY, OpenAIModel
 
 USER = [{"role": "user", "content": "Which colour is the mug?"}]
@@ -49,6 +49,13 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(500, {"error": {"message": "model crashed", "type": "server_error"}})
         if mode == "reject_schema" and body.get("response_format", {}).get("type") == "json_schema":
             return self._send(400, {"error": {"message": "response_format json_schema is not supported"}})
+        if mode == "reject_strict" and body.get("response_format", {}).get("json_schema", {}).get("strict"):
+            return self._send(400, {"error": {"message": "strict schemas are not supported"}})
+        if mode == "context_full":
+            return self._send(400, {"error": {"message": "This model's maximum context length is 4096 tokens",
+                                              "code": "context_length_exceeded"}})
+        if mode == "error401":
+            return self._send(401, {"error": {"message": "invalid api key", "type": "auth_error"}})
         if mode == "slow":
             time.sleep(1.5)
         reply: dict[str, Any] = {
@@ -122,8 +129,17 @@ def test_json_schema_goes_out_as_response_format(server: FakeServer) -> None:
     sent = server.requests[0]["body"]["response_format"]
     assert sent == {
         "type": "json_schema",
-        "json_schema": {"name": "Colour", "schema": SCHEMA, "strict": False},
+        "json_schema": {"name": "Colour", "schema": SCHEMA, "strict": True},
     }
+
+
+def test_rejected_strict_schema_falls_back_to_a_loose_one_and_remembers(server: FakeServer) -> None:
+    server.mode = "reject_strict"
+    model = OpenAIModel("fake-model", base_url=server.url)
+    model.chat(USER, json_schema=SCHEMA)
+    model.chat(USER, json_schema=SCHEMA)
+    stricts = [r["body"]["response_format"]["json_schema"]["strict"] for r in server.requests]
+    assert stricts == [True, False, False]
 
 
 def test_rejected_schema_falls_back_to_json_object_and_remembers(server: FakeServer) -> None:
@@ -132,8 +148,8 @@ def test_rejected_schema_falls_back_to_json_object_and_remembers(server: FakeSer
     assert json.loads(model.chat(USER, json_schema=SCHEMA).text) == {"colour": "blue"}
     model.chat(USER, json_schema=SCHEMA)
     kinds = [r["body"]["response_format"]["type"] for r in server.requests]
-    assert kinds == ["json_schema", "json_object", "json_object"]
-    fallback = server.requests[1]["body"]["messages"]
+    assert kinds == ["json_schema", "json_schema", "json_object", "json_object"]
+    fallback = server.requests[2]["body"]["messages"]
     assert fallback[:-1] == USER  # the caller's prefix is kept, the schema comes last
     assert fallback[-1]["role"] == "system" and '"enum": ["red", "blue"]' in fallback[-1]["content"]
 
@@ -178,5 +194,28 @@ def test_unreachable_endpoint_is_an_llm_error(monkeypatch: pytest.MonkeyPatch) -
     closed = FakeServer()
     url = closed.url
     closed.server_close()  # nothing listens on that port any more
-    with pytest.raises(LLMError, match="APIConnectionError"):
+    with pytest.raises(LLMError, match=r"cannot connect: .*refused") as caught:
         OpenAIModel("fake-model", base_url=url, max_retries=0).chat(USER)
+    assert url in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_only_an_explicit_full_context_is_a_context_full_error(server: FakeServer) -> None:
+    server.mode = "context_full"
+    with pytest.raises(ContextFullError, match="maximum context length"):
+        OpenAIModel("fake-model", base_url=server.url).chat(USER, json_schema=SCHEMA)
+    server.mode = "error401"
+    with pytest.raises(LLMError, match="HTTP 401: invalid api key") as caught:
+        OpenAIModel("fake-model", base_url=server.url).chat(USER)
+    assert not isinstance(caught.value, ContextFullError)
+
+
+def test_check_names_the_endpoint_and_the_cause(server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    from synergai.llm import check_model
+
+    check_model(OpenAIModel("fake-model", base_url=server.url))  # /models is 404 here: the server is up
+    closed = FakeServer()
+    url = closed.url
+    closed.server_close()
+    with pytest.raises(LLMError, match=r"cannot connect: .*refused") as caught:
+        check_model(OpenAIModel("fake-model", base_url=url))
+    assert url in str(caught.value)

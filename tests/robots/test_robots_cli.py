@@ -71,5 +71,71 @@ def test_bad_options_raise_user_errors(tmp_path, capsys):
     with pytest.raises(RobotError, match="max_rounds"):
         run_cli(["robots", "team", "seed", "--max-rounds", "0", "--llm", script(tmp_path, "e.json", []),
                  "--json"], capsys)
-    with pytest.raises(RobotError, match="tray task"):
+    with pytest.raises(ValueError, match="unknown house task 'dance'"):
         run_cli(["robots", "team", "dance", "--llm", script(tmp_path, "e.json", []), "--json"], capsys)
+
+
+def test_task_file_suites_print_one_json_line_per_task_and_a_summary(tmp_path, capsys):
+    tasks = tmp_path / "tabletop.json"
+    tasks.write_text(json.dumps({"mode": "tabletop", "tasks": [
+        {"name": "give", "text": "Put the soup can at (0.4, 0.45)", "scene": "snack",
+         "goal": [["at", "soup can", [0.4, 0.45], 0.06]]},
+        {"name": "stay", "text": "Leave the mustard bottle alone and move the can to (0.4, 0.45)",
+         "scene": "snack",
+         "goal": [["unmoved", "mustard bottle"], ["at", "soup can", [0.2, 0.2], 0.05]]}]}))
+    good = {"reply": "plan", "questions": [], "steps": [
+        {"action": "grasp", "xyz": [0.3, 0.4, 0.05], "why": "can"},
+        {"action": "move", "xyz": [0.4, 0.45, 0.05], "why": "there"},
+        {"action": "home", "xyz": [], "why": "done"}]}
+    code = robots_main(["robots", "tabletop", "--task-file", str(tasks), "--no-critic", "--json", "--llm",
+                        script(tmp_path, "s.json", [good, good])])
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 1 and len(lines) == 3
+    assert lines[0]["name"] == "give" and lines[0]["success"] is True and lines[1]["success"] is False
+    assert set(lines[0]) == {"name", "success", "rounds", "llm_calls", "seconds"}
+    assert lines[2] == {"solved": 1, "n": 2}
+
+    house = tmp_path / "house.json"
+    house.write_text(json.dumps([{"name": "hold", "text": "Bob, hold the apple", "scene": "house",
+                                  "goal": [["held_by", "apple", "Bob"]]}]))
+    pick = {"analysis": "apple in reach", "reasoning": "pick",
+            "command": {"skill": "pick", "target": "apple"}}
+    code = robots_main(["robots", "team", "--task-file", str(house), "--json", "--llm",
+                        script(tmp_path, "h.json", [pick])])
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 0 and lines[0]["success"] is True and lines[0]["steps"] == 1 and "llm_calls" in lines[0]
+    assert lines[-1] == {"solved": 1, "n": 1}
+
+
+def robots_main(argv: list[str]) -> int:
+    from synergai.cli.main import main
+
+    return main(argv)
+
+
+def test_save_scene_puts_the_final_world_in_the_store_for_the_agent(tmp_path, capsys):
+    from synergai.scene.model import Relation
+    from synergai.scene.store import SceneStore
+
+    good = {"reply": "plan", "questions": [], "steps": [
+        {"action": "grasp", "object": "cube", "why": "cube"},
+        {"action": "move", "xyz": [0.3, -0.45, 0.11], "why": "onto the can"},
+        {"action": "home", "why": "done"}]}
+    db = tmp_path / "store.db"
+    code = robots_main(["robots", "tabletop", "stack", "--no-critic", "--json", "--save-scene", "table now",
+                        "--db", str(db), "--llm", script(tmp_path, "t.json", [good])])
+    assert code == 0 and json.loads(capsys.readouterr().out)["success"] is True
+    with SceneStore(db) as store:
+        graph = store.load("table now")
+    cube, can = graph.get("cube"), graph.get("soup can")
+    assert abs(cube.center[2] - (can.size[2] + cube.size[2] / 2)) < 0.01  # the stored world has the stack
+    assert (Relation.SUPPORTED_BY, "table") in graph.relations_of("soup can")
+    pick = {"analysis": "a", "reasoning": "b", "command": {"skill": "pick", "target": "phone"}}
+    wait = {"analysis": "a", "reasoning": "b", "command": {"skill": "wait"}}
+    code = robots_main(["robots", "team", "hold_phone", "--max-rounds", "1", "--json", "--save-scene", "flat",
+                        "--db", str(db), "--llm", script(tmp_path, "h.json", [pick, wait, wait])])
+    capsys.readouterr()
+    with SceneStore(db) as store:
+        flat = store.load("flat")
+    assert code == 1 and "phone" not in flat.ids and "apple" in flat.ids  # Bob holds the phone
+    assert robots_main(["robots", "team", "--task-file", str(tmp_path / "x.json"), "--save-scene", "s"]) == 2

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from synergai.robots.errors import RobotError
-from synergai.robots.house import Command, parse_command
-from synergai.robots.house_tasks import house_task, task_from_text
+from synergai.robots.task_file import packaged_task
+from synergai.robots.team.house import Command, parse_command
 from synergai.scene.model import Relation
 
 
 @pytest.fixture()
 def house():
-    return house_task("seed").make_house()
+    return packaged_task("seed", "house").make_house()
 
 
 def do(house, robot, text):
@@ -90,19 +90,17 @@ def test_messages_are_delivered_to_the_named_robot_only(house):
 
 
 def test_the_checker_reads_the_world(house):
-    task = house_task("seed")
+    task = packaged_task("seed", "house")
     for name in ("apple", "phone", "fork"):
         assert do(house, "Bob", f"pick({name})").ok and do(house, "Bob", f"place({name}, tray)").ok
-    ok, reason = task.check(house)
-    assert not ok and "ham" in reason and "soap" in reason
+    verdict = task.check(house)
+    assert not verdict.success and "ham is not in tray" in verdict.reason and "soap" in verdict.reason
     for name in ("ham", "soap"):
         item = house.items[name]
         item.location, item.position = "tray", house.furniture["tray"].slot(3, 0.08)
-    assert task.check(house) == (True, "all objects are in the tray")
-    assert do(house, "Alice", "navigate(table_0, stand_pose_0)").ok and do(house, "Alice", "pick(banana)").ok
-    assert do(house, "Alice", "navigate(table_0, stand_pose_1)").ok
-    assert do(house, "Alice", "place(banana, tray)").ok
-    assert task.check(house)[0] is False
+    assert task.check(house).success
+    assert do(house, "Alice", "navigate(table_0, stand_pose_1)").ok and do(house, "Alice", "pick(apple)").ok
+    assert task.check(house).success is False
 
 
 def test_scene_graph_comes_from_the_builder(house):
@@ -125,7 +123,6 @@ def test_commands_and_tasks_parse():
     assert parse_command("wait()") == Command("wait")
     with pytest.raises(RobotError):
         parse_command("fly(away)")
-    assert task_from_text("Put the apple, phone, ham, soap and fork into the tray").key == "seed"
-    assert task_from_text("put the fork and the remote into the tray").targets == ("fork", "remote")
-    with pytest.raises(RobotError, match="tray task"):
-        task_from_text("make me a sandwich")
+    assert packaged_task("seed", "house").targets == ("apple", "phone", "ham", "soap", "fork")
+    with pytest.raises(RobotError, match="no packaged house task"):
+        packaged_task("make me a sandwich", "house")

@@ -8,12 +8,13 @@ import pytest
 
 from synergai.llm import ScriptedModel
 from synergai.robots.errors import RobotError
-from synergai.robots.multitalk import MultiTalkConfig, run_multitalk
-from synergai.robots.perception import PerceptionNoise, TabletopPerception
-from synergai.robots.sim_tabletop import TabletopSim
-from synergai.robots.tabletop_tasks import SEED_TASKS
+from synergai.robots.tabletop.multitalk import MultiTalkConfig, feasible_grasps, run_multitalk
+from synergai.robots.tabletop.perception import PerceptionNoise, TabletopPerception
+from synergai.robots.tabletop.scenes import cube
+from synergai.robots.tabletop.sim import TabletopSim
+from synergai.robots.task_file import packaged_task
 
-EAT = SEED_TASKS["eat"]
+EAT = packaged_task("eat", "tabletop")
 
 
 def plan(*steps: str) -> str:
@@ -61,7 +62,7 @@ def test_questions_then_simulator_collision_then_repair(sim):
 
 
 def test_critic_violation_is_repaired_before_the_simulator_runs(sim):
-    to_base = plan("grasp(0.3, 0.4, 0.05)", "move(0.0, 0.2, 0.05)", "home()")
+    to_base = plan("grasp(0.3, 0.4, 0.05)", "move(0.35, 0.1, 0.05)", "home()")
     model = ScriptedModel([
         to_base, critique((2, "the target location was assumed; ask the user where to put the can")),
         questions("Where should I put the soup can?"),
@@ -80,16 +81,51 @@ def test_critic_violation_is_repaired_before_the_simulator_runs(sim):
     assert model.remaining == 0
 
 
-def test_rule_violations_skip_the_model_critic_and_a_resubmitted_plan_is_trusted(sim):
+def test_rule_violations_skip_the_model_critic_and_a_refused_plan_cannot_run_again(sim):
     nothing_there = plan("grasp(0.0, 0.3, 0.05)", "move(0.4, 0.45, 0.05)", "home()")
-    model = ScriptedModel([nothing_there, nothing_there])
+    model = ScriptedModel([nothing_there, nothing_there, GOOD, critique()])
     result = run_multitalk("Give me the soup can at (0.4, 0.45)", sim, model,
-                           config=MultiTalkConfig(max_rounds=2))
-    assert "does not belong to any object" in result.log[0]["critique"][0]
+                           config=MultiTalkConfig(max_rounds=3))
+    first = result.log[0]["critique"][0]
+    assert "does not belong to any object" in first
+    assert "the nearest object is soup can at (0.30, 0.40)" in first
+    # the same plan again: refused without the critic or the simulator, with the earlier findings
+    assert result.log[1].get("repeat") is True and "critique" not in result.log[1]
+    assert "simulator" not in result.log[1]
+    assert "already rejected" in model.requests[2].messages[-1]["content"]
+    assert "nearest object is soup can" in model.requests[2].messages[-1]["content"]
+    assert result.success and result.rounds == 3
+    assert [c["by"] for c in result.caught] == ["rules"]
+
+
+def test_a_plan_the_model_critic_rejected_may_be_resubmitted_and_reaches_the_simulator(sim):
+    model = ScriptedModel([GOOD, critique((2, "put it somewhere else")), GOOD])
+    result = run_multitalk(EAT.text, sim, model, checker=EAT.check)
+    assert result.success and result.rounds == 2
+    assert [c["by"] for c in result.caught] == ["llm"]
     assert "trusts the planner" in result.log[1]["critique"][0]
-    assert "no object at (0, 0.3)" in result.log[1]["simulator"]
-    assert not result.success and result.rounds == 2
-    assert result.stop_reason.startswith("no executable plan")
+
+
+def test_grasps_by_object_name_and_only_feasible_objects_in_the_schema():
+    task = packaged_task("stack", "tabletop")  # toys: the mug is too wide to grip
+    by_name = json.dumps({"reply": "plan", "questions": [], "steps": [
+        {"action": "grasp", "object": "cube", "why": "cube"},
+        {"action": "move", "xyz": [0.3, -0.45, 0.11], "why": "onto the can"},
+        {"action": "home", "why": "done"}]})
+    with TabletopSim(task.objects) as s:
+        model = ScriptedModel([by_name, critique()])
+        result = run_multitalk(task.text, s, model, checker=task.check)
+    grasp = model.requests[0].json_schema["properties"]["steps"]["items"]["anyOf"][0]
+    assert grasp["properties"]["object"]["enum"] == ["cube", "soup can"]
+    assert result.log[0]["plan"][0].startswith("1: grasp((0.35, -0.2")
+    assert result.success, result.check_reason
+
+
+def test_an_out_of_reach_object_is_not_graspable():
+    objects = (cube("near cube", (0.3, 0.0)), cube("base cube", (0.1, 0.0)))
+    with TabletopSim(objects) as s:
+        graph = TabletopPerception(s).scan()
+        assert feasible_grasps(graph, s) == ["near cube"]
 
 
 def test_perception_rerun_rebuilds_the_scene_graph(sim):
@@ -151,6 +187,6 @@ def test_a_plan_that_runs_but_misses_the_goal_is_not_a_success(sim):
     wrong_place = plan("grasp(0.3, 0.4, 0.05)", "move(0.35, 0.0, 0.05)", "home()")
     result = run_multitalk(EAT.text, sim, ScriptedModel([wrong_place]), checker=EAT.check,
                            config=MultiTalkConfig(use_critic=False))
-    assert result.executed and not result.success and "too far" in result.check_reason
+    assert result.executed and not result.success and "tolerance" in result.check_reason
     with pytest.raises(RobotError):
         run_multitalk("  ", sim, ScriptedModel([]))

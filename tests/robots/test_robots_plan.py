@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from synergai.robots.arm_plan import ArmStep, format_plan, parse_plan_text, parse_step, steps_from_json
 from synergai.robots.errors import RobotError
-from synergai.robots.plan_rules import check_plan
+from synergai.robots.tabletop.plan import ArmStep, format_plan, parse_plan_text, parse_step, steps_from_json
+from synergai.robots.tabletop.rules import check_plan
 from synergai.scene.build import build_graph
 from synergai.scene.model import SceneObject
 
@@ -55,7 +55,7 @@ def test_rules_track_objects_through_the_plan(graph):
 
 
 def test_a_move_onto_an_occupied_place_names_the_nearest_free_one(graph):
-    from synergai.robots.sim_tabletop import TableBounds
+    from synergai.robots.tabletop.objects import TableBounds
 
     v = check_plan(parse_plan_text("grasp((0.32, -0.33))\nmove((0.35, 0.35))\nhome()"), graph)
     hint = v[0].problem.split("; ")[1]
@@ -82,3 +82,34 @@ def test_rules_pass_a_correct_swap_and_catch_sequence_errors(graph):
 def test_rules_flag_a_move_that_changes_nothing(graph):
     v = check_plan(parse_plan_text("grasp((0.32, -0.33))\nmove((0.32, -0.33))\nhome()"), graph)
     assert [(x.step, x.problem) for x in v] == [(2, "this move leaves bottle 1 where it already is")]
+
+
+def test_rule_findings_name_the_fix(graph):
+    far = check_plan(parse_plan_text("grasp((0.0, 0.0))\nmove((0.3, 0.0))"), graph)
+    assert "the nearest object is" in far[0].problem
+    out = check_plan(parse_plan_text("grasp((0.32, -0.33))\nmove((0.9, 0.0))"), graph)
+    assert "out of bounds" in out[0].problem and out[0].problem.endswith("is free")
+    # with the arm's reach test, an unreachable place is refused and a reachable one proposed
+    reach = check_plan(parse_plan_text("grasp((0.32, -0.33))\nmove((0.2, 0.0))"), graph,
+                       reachable=lambda x, y: x >= 0.25)
+    assert "cannot reach (0.2, 0)" in reach[0].problem and reach[0].problem.endswith("is free and reachable")
+    spot = reach[0].problem.split("; (")[1].split(")")[0]
+    assert float(spot.split(", ")[0]) >= 0.25
+
+
+def test_a_move_with_z_on_top_of_an_object_stacks_and_the_stack_is_tracked(graph):
+    # bottle 2 onto bottle 1 (19 cm high): a z at its top stacks, no z collides
+    stack = "grasp((0.35, 0.35))\nmove((0.32, -0.33, 0.2))"
+    assert check_plan(parse_plan_text(stack + "\nhome()"), graph) == []
+    flat = check_plan(parse_plan_text("grasp((0.35, 0.35))\nmove((0.32, -0.33))"), graph)
+    assert "occupied" in flat[0].problem
+    # grasping there takes bottle 2 from the top; bottle 1 under it cannot be taken while it is there
+    assert check_plan(parse_plan_text(stack + "\ngrasp((0.32, -0.33))\nmove((0.3, 0.0))"), graph) == []
+    v = check_plan(parse_plan_text(stack + "\ngrasp((0.32, -0.33, 0.0))\nmove((0.3, 0.0))"), graph)
+    assert v == []  # the grasp point names the stack; the top object is taken
+
+
+def test_a_move_at_exactly_an_objects_top_does_not_stack(graph):
+    # bottle 1 is 19 cm high: z = 0.19 is a table-level move onto it (occupied); 0.2 stacks
+    at_top = check_plan(parse_plan_text("grasp((0.35, 0.35))\nmove((0.32, -0.33, 0.19))"), graph)
+    assert "occupied by bottle 1" in at_top[0].problem

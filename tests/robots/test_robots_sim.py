@@ -6,11 +6,18 @@ import math
 
 import pytest
 
-from synergai.robots.arm_plan import parse_plan_text
 from synergai.robots.errors import RobotError
-from synergai.robots.perception import PerceptionNoise, TabletopPerception, environment_text, relations_text
-from synergai.robots.sim_tabletop import ObjectSpec, TableBounds, TabletopSim
-from synergai.robots.tabletop_tasks import SCENES, SEED_TASKS
+from synergai.robots.tabletop.objects import ObjectSpec, TableBounds
+from synergai.robots.tabletop.perception import (
+    PerceptionNoise,
+    TabletopPerception,
+    environment_text,
+    relations_text,
+)
+from synergai.robots.tabletop.plan import parse_plan_text
+from synergai.robots.tabletop.scenes import SCENES
+from synergai.robots.tabletop.sim import TabletopSim
+from synergai.robots.task_file import packaged_task
 from synergai.scene.model import Relation
 
 
@@ -67,7 +74,7 @@ def test_grasping_empty_table_and_sequence_rules(sim):
 
 
 def test_a_feasible_swap_is_committed_and_satisfies_the_checker():
-    task = SEED_TASKS["interchange"]
+    task = packaged_task("interchange", "tabletop")
     with TabletopSim(task.objects) as s:
         initial = s.states()
         plan = """grasp((0.32, -0.33))
@@ -90,7 +97,7 @@ home()"""
         verdict = task.check(initial, s.states())
         assert verdict.success, verdict.reason
         # the line task is not satisfied by this layout
-        assert not SEED_TASKS["line"].check(initial, s.states()).success
+        assert not packaged_task("line", "tabletop").check(initial, s.states()).success
 
 
 def test_bad_world_specs_are_refused():
@@ -133,3 +140,17 @@ def test_perception_noise_moves_and_drops_objects_reproducibly(sim):
     assert [o.id for o in dropped if o.id not in ("table", "floor")] == []
     with pytest.raises(RobotError, match="unknown objects"):
         TabletopPerception(sim, PerceptionNoise(missing=("banana",)))
+
+
+def test_a_move_with_z_at_an_objects_top_stacks_on_it_and_the_goal_sees_it():
+    task = packaged_task("stack", "tabletop")
+    with TabletopSim(task.objects) as s:
+        initial = s.states()
+        flat = s.execute(parse_plan_text("grasp((0.35, -0.2))\nmove((0.3, -0.45))\nhome()"))
+        assert flat.failure.error == "collision"  # no z: set down on the table, onto the can
+        report = s.execute(parse_plan_text("grasp((0.35, -0.2))\nmove((0.3, -0.45, 0.11))\nhome()"))
+        assert report.ok and report.steps[1].message.endswith("on soup can")
+        assert task.check(initial, s.states()).success
+        # the top of the stack is what a grasp there takes
+        again = s.execute(parse_plan_text("grasp((0.3, -0.45))\nmove((0.35, -0.2))\nhome()"))
+        assert again.ok and again.steps[0].message == "grasped cube"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from synergai.llm import ScriptedModel
-from synergai.robots.house_tasks import house_task, task_from_text
-from synergai.robots.team import Team, TeamConfig, run_team
-from synergai.robots.team_prompts import command_schema
+from synergai.robots.task_file import packaged_task, parse_tasks
+from synergai.robots.team.prompts import command_schema
+from synergai.robots.team.team import Team, TeamConfig, run_team
 
 
 def say(skill: str, **args: object) -> str:
@@ -16,7 +16,9 @@ def say(skill: str, **args: object) -> str:
 
 
 WAIT = say("wait")
-TASK = task_from_text("Put the apple and the ham into the tray")
+TASK = parse_tasks([{"name": "apple and ham", "text": "Put the apple and the ham into the tray",
+                     "scene": "house",
+                     "goal": [["in", "apple", "tray"], ["in", "ham", "tray"]]}], "house")[0]
 
 
 def test_failure_repair_and_messages_until_the_world_satisfies_the_task():
@@ -44,7 +46,7 @@ def test_failure_repair_and_messages_until_the_world_satisfies_the_task():
     assert "Latest received messages: Please bring the ham (from Bob)" in alice_r1
     assert "Received message history: Please bring the ham (from Bob)" in alice_r2
     assert "Latest feedback: Cannot pick ham" in alice_r2
-    assert "The list of objects: ['apple', 'ham']" in model.requests[0].messages[1]["content"]
+    assert "The objects it names: ['apple', 'ham']" in model.requests[0].messages[1]["content"]
     assert "You are Alice." in model.requests[1].messages[0]["content"]
     assert "You are Bob." in model.requests[0].messages[0]["content"]
     # the shared part of every system prompt is identical (prefix reuse)
@@ -73,15 +75,97 @@ def test_a_team_that_only_waits_stops_and_bad_replies_are_fed_back():
     assert "could not be used" in model.requests[3].messages[1]["content"]
 
 
-def test_reply_schemas_follow_each_robots_skills_and_scene_graph():
-    house = house_task("seed").make_house()
-    def skills(robot: str) -> list[str]:
-        schema = command_schema(house, robot, sorted(house.known[robot]))
-        return [v["properties"]["skill"]["const"] for v in schema["properties"]["command"]["anyOf"]]
+def variants_of(schema: dict) -> list[dict]:
+    return schema["properties"]["command"]["anyOf"]
 
-    variants = {r: skills(r) for r in ("Alice", "Bob", "David")}
-    assert variants["David"] == ["navigate", "communicate", "wait"]
-    assert "navigate" not in variants["Bob"] and "pick" in variants["Bob"]
-    alice = command_schema(house, "Alice", sorted(house.known["Alice"]))["properties"]["command"]["anyOf"]
-    pick = next(v for v in alice if v["properties"]["skill"]["const"] == "pick")
-    assert pick["properties"]["target"]["enum"] == ["apple", "banana", "fork", "phone"]
+
+def test_reply_schemas_offer_only_feasible_commands():
+    house = packaged_task("seed", "house").make_house()
+
+    def skills(robot: str) -> set[str]:
+        schema = command_schema(house, robot, sorted(house.known[robot]))
+        return {v["properties"]["skill"]["const"] for v in variants_of(schema)}
+
+    assert skills("David") == {"navigate", "communicate", "wait"}
+    assert skills("Bob") == {"pick", "communicate", "wait"}  # fixed: no navigate, nothing held: no place
+    assert "move" not in skills("Alice") and "open" not in skills("Alice")  # no closed furniture in reach
+    # Bob reaches the apple, phone and fork; the banana lies beyond his 0.8 m
+    bob_pick = next(v for v in variants_of(command_schema(house, "Bob", sorted(house.known["Bob"])))
+                    if v["properties"]["skill"]["const"] == "pick")
+    assert bob_pick["properties"]["target"]["enum"] == ["apple", "fork", "phone"]
+    # Alice, at table_0's stand pose 0, is not offered that pose again
+    alice = variants_of(command_schema(house, "Alice", sorted(house.known["Alice"])))
+    table = next(v for v in alice if v["properties"].get("target") == {"const": "table_0"})
+    assert table["properties"]["stand_pose"]["enum"] == ["stand_pose_1"]
+    apple = next(v for v in alice if v["properties"]["skill"]["const"] == "pick")["properties"]["target"]
+    assert "apple" not in apple["enum"]  # 1.13 m away from where she stands
+
+
+def test_a_just_failed_action_is_not_offered_again_and_holding_narrows_place():
+    from synergai.robots.team.house import Command
+
+    house = packaged_task("seed", "house").make_house()
+    house.execute("Alice", Command("navigate", ("drawer", "stand_pose_0")))
+    opened = variants_of(command_schema(house, "Alice", sorted(house.known["Alice"])))
+    assert next(v for v in opened if v["properties"]["skill"]["const"] == "open")["properties"]["target"][
+        "enum"] == ["drawer"]
+    failed = Command("open", ("drawer",))
+    again = variants_of(command_schema(house, "Alice", [], failed))
+    assert all(v["properties"]["skill"]["const"] != "open" for v in again)
+    assert house.execute("Alice", Command("open", ("drawer",))).ok
+    assert house.execute("Alice", Command("pick", ("ham",))).ok
+    held = variants_of(command_schema(house, "Alice", sorted(house.known["Alice"])))
+    place = next(v for v in held if v["properties"]["skill"]["const"] == "place")
+    assert place["properties"]["target"] == {"const": "ham"} and place["properties"]["location"]["enum"] == [
+        "drawer"]
+    assert all(v["properties"]["skill"]["const"] != "pick" for v in held)
+
+
+def offered(schema: dict, command: dict) -> bool:
+    """Whether ``command`` is one of the schema's variants (const / enum / string checks)."""
+    for v in variants_of(schema):
+        props = v["properties"]
+        if set(v["required"]) != set(command):
+            continue
+        ok = True
+        for key, value in command.items():
+            rule = props[key]
+            ok &= (rule.get("const", value) == value and value in rule.get("enum", [value]))
+        if ok:
+            return True
+    return False
+
+
+def test_a_scripted_suite_episode_uses_only_offered_commands():
+    task = packaged_task("ham_to_fridge", "house")
+    alice = [{"skill": "navigate", "target": "drawer", "stand_pose": "stand_pose_0"},
+             {"skill": "open", "target": "drawer"}, {"skill": "pick", "target": "ham"},
+             {"skill": "navigate", "target": "fridge", "stand_pose": "stand_pose_0"},
+             {"skill": "open", "target": "fridge"}, {"skill": "place", "target": "ham", "location": "fridge"}]
+    script = []
+    for cmd in alice:
+        script += [WAIT, json.dumps({"analysis": "a", "reasoning": "b", "command": cmd}), WAIT]
+    model = ScriptedModel(script[:-1])
+    result = run_team(task, model, TeamConfig(max_rounds=6))
+    assert result.success and result.failed_actions == 0, result.check_reason
+    alice_requests = model.requests[1::3]
+    for request, cmd in zip(alice_requests, alice, strict=True):
+        assert offered(request.json_schema, cmd), cmd
+    # once she holds the ham, pick is gone and place names only the ham
+    assert not offered(alice_requests[3].json_schema, {"skill": "pick", "target": "ham"})
+    first = alice_requests[0].messages[1]["content"]
+    assert "To do: ham in fridge." in first and "drawer" not in first.split("Task (")[1].split("Your part")[0]
+    last_alice = alice_requests[-1].messages[1]["content"]  # before she places the ham
+    assert "done: nothing yet" in last_alice and "The gripper holds ham." in last_alice
+
+
+def test_a_robot_with_nothing_to_do_and_nothing_to_read_waits_without_a_call():
+    task = parse_tasks([{"name": "milk", "text": "Put the milk on table_1", "scene": {"items": [
+        {"name": "milk", "in": "fridge"}]}, "goal": [["on", "milk", "table_1"]]}], "house")[0]
+    hello = say("communicate", content="I cannot help from table_0", robot_name="Alice")
+    nav = say("navigate", target="fridge", stand_pose="stand_pose_0")
+    model = ScriptedModel([hello, nav, WAIT, WAIT, WAIT, WAIT])  # round 2: Bob is skipped
+    result = run_team(task, model, TeamConfig(max_rounds=2))
+    bob = [e for e in result.log if e["robot"] == "Bob"]
+    assert bob[0]["llm_calls"] == 1 and bob[1]["llm_calls"] == 0 and bob[1].get("auto") is True
+    assert model.remaining == 1 and result.llm_calls == 5

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from synergai.scene.attributes import ColorCorrection, CorrectionMethod
 from synergai.scene.builders import load_objects_file
-from synergai.scene.model import ObjectKind, SceneError
+from synergai.scene.model import ObjectKind, SceneError, SceneObject
 
 
 @pytest.fixture(scope="module")
@@ -94,3 +95,59 @@ def test_missing_file_and_unknown_scene(tmp_path: Path) -> None:
         f.objects("s2")
     with pytest.raises(SceneError, match="unknown scene"):
         f.scene_type("s2")
+
+
+def _room(wall: list[int], cup: list[int], *, walls: bool = True) -> dict:
+    def rec(i: int, label: str, rgb: list[int]) -> dict:
+        return {**GOOD, "id": i, "label": label, "avg_rgba": [*rgb, 255]}
+
+    objs = [rec(1, "cup", cup), rec(2, "box", [40, 30, 20])]
+    if walls:
+        objs += [rec(3, "wall", wall), rec(4, "wall", wall), rec(5, "ceiling", wall)]
+    return {"scenes": {"s1": objs}}
+
+
+def test_colour_names_follow_the_scenes_exposure_and_the_raw_colour_is_kept(tmp_path: Path) -> None:
+    # a dim room: walls captured at luminance 100, a cup of the same grey is as white as the walls
+    path = _write(tmp_path, _room([100, 100, 100], [110, 110, 110]))
+    cup = load_objects_file(path).objects("s1")[0]
+    assert cup.color == (110, 110, 110) and cup.attributes == ("white",)
+    raw = load_objects_file(path, colour_correction=CorrectionMethod.NONE).objects("s1")[0]
+    assert raw.color == (110, 110, 110) and raw.attributes == ("gray",)
+    # the same cup in a room whose walls are captured at WALL_GREY stays grey
+    bright = load_objects_file(_write(tmp_path, _room([200, 200, 200], [110, 110, 110]))).objects("s1")[0]
+    assert bright.attributes == ("gray",)
+
+
+def _coloured(kind: ObjectKind, rgb: tuple[int, int, int], size: float = 1.0) -> SceneObject:
+    return SceneObject(id=str(rgb), category=kind.value, center=(0.0, 0.0, 0.0), size=(size, size, size),
+                       color=rgb, kind=kind)
+
+
+def test_colour_correction_methods() -> None:
+    tinted = [_coloured(ObjectKind.WALL, (120, 100, 80)), _coloured(ObjectKind.CEILING, (120, 100, 80)),
+              _coloured(ObjectKind.OBJECT, (60, 50, 40))]
+    exposure = ColorCorrection.estimate(tinted, CorrectionMethod.WALLS_EXPOSURE)
+    assert exposure.gains[0] == pytest.approx(exposure.gains[2]) and exposure.gains[0] > 1.0  # hue kept
+    balance = ColorCorrection.estimate(tinted, CorrectionMethod.WALLS_BALANCE)
+    assert balance.apply((120, 100, 80)) == (200, 200, 200)  # the walls become neutral
+    assert ColorCorrection.estimate(tinted, CorrectionMethod.NONE).apply((60, 50, 40)) == (60, 50, 40)
+    assert ColorCorrection.estimate([]).gains == (1.0, 1.0, 1.0)
+    # bright surfaces: the large bright box sets the exposure, however many small dark objects there are
+    boxes = [_coloured(ObjectKind.OBJECT, (100, 100, 100), size=3.0)]
+    boxes += [_coloured(ObjectKind.OBJECT, (20, 20, 20 + k), size=0.1) for k in range(20)]
+    bright = ColorCorrection.estimate(boxes, CorrectionMethod.BRIGHT_SURFACES)
+    assert bright.apply((100, 100, 100)) == (200, 200, 200)
+    # no walls: the wall methods fall back to the bright surfaces
+    assert ColorCorrection.estimate(boxes) == bright
+    grey_world = ColorCorrection.estimate(boxes, CorrectionMethod.GREY_WORLD)
+    assert grey_world != bright and grey_world.gains != (1.0, 1.0, 1.0)
+    assert ColorCorrection((3.0, 3.0, 3.0)).apply((100, 0, 90)) == (255, 0, 255)  # clipped
+
+
+def test_a_white_cabinet_in_scannet_is_named_white(gt_path: Path) -> None:
+    # ScanQA: "What color is the cabinet on the toilet?" -> "white"; captured as beige (186, 174, 148)
+    cabinet = {o.id: o for o in load_objects_file(gt_path).objects("scene0246_00")}["11"]
+    assert cabinet.color == (186, 174, 148) and cabinet.attributes == ("white",)
+    raw = load_objects_file(gt_path, colour_correction=CorrectionMethod.NONE).objects("scene0246_00")
+    assert {o.id: o for o in raw}["11"].attributes == ("beige",)

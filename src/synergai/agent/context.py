@@ -18,6 +18,11 @@ class ToolError(ValueError):
     """A tool was called wrongly (unknown id, bad argument); the message goes back to the model."""
 
 
+#: The observation an edit tool gives on a question turn.
+QUESTION_NEVER_EDITS = ("the user asked a question, and a question never changes the scene graph; "
+                        "do not edit, answer with final_answer from what you observed")
+
+
 @dataclass
 class TurnContext:
     """State shared by the tools during one user turn."""
@@ -30,6 +35,7 @@ class TurnContext:
     highlights: list[str] = field(default_factory=list)
     edits: list[EditRecord] = field(default_factory=list)
     clarification: str | None = None
+    read_only: bool = False  # a question: every edit is refused, whatever the model replies
     _graph: SceneGraph | None = None
 
     @property
@@ -39,8 +45,14 @@ class TurnContext:
             self._graph = self.store.load(self.scene_id)
         return self._graph
 
+    def check_writable(self) -> None:
+        """Raise a ToolError when this turn may not edit the graph (it is a question)."""
+        if self.read_only:
+            raise ToolError(QUESTION_NEVER_EDITS)
+
     def apply(self, request: EditRequest) -> EditRecord:
-        """Commit one edit through the store and refresh the graph."""
+        """Commit one edit through the store and refresh the graph (refused on a question turn)."""
+        self.check_writable()
         record = self.store.apply(self.scene_id, request)
         self.edits.append(record)
         self._graph = None

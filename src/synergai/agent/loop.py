@@ -23,7 +23,7 @@ from synergai.agent.context import ToolError, TurnContext
 from synergai.agent.observation import render_full_graph
 from synergai.agent.prompt import action_schema, plan_schema, system_prompt
 from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool, tool_by_name
-from synergai.llm.base import ChatModel, ChatReply, LLMError
+from synergai.llm.base import ChatModel, ChatReply, ContextFullError
 
 
 @dataclass(frozen=True)
@@ -107,6 +107,8 @@ def _load(text: str) -> dict[str, Any]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise _BadReply(f"your reply was not valid JSON ({exc.msg} at column {exc.colno})") from None
+    except (ValueError, RecursionError) as exc:  # a number of 4300+ digits, nesting deeper than the stack
+        raise _BadReply(f"your reply was not usable JSON ({str(exc)[:80]})") from None
     if not isinstance(data, dict):
         raise _BadReply("your reply must be one JSON object with thought, action and action_input")
     return data
@@ -207,7 +209,7 @@ class AgentLoop:
             max_tokens = self.limits.first_max_tokens if first else self.limits.step_max_tokens
             try:
                 reply = self._call(result, messages, schema, max_tokens)
-            except LLMError as exc:  # e.g. the context is full: no further call can succeed
+            except ContextFullError as exc:  # any other model failure is an error, raised to the caller
                 result.trace.append({"type": "error", "error": f"model call failed: {exc}"})
                 result.answer = "Sorry, I could not finish that: the conversation got too long for my model."
                 break
@@ -308,7 +310,7 @@ class AgentLoop:
             _, thought, tool, args = parse_action(reply.text, first=False)
             if tool.name == "final_answer":
                 self._execute(ctx, result, thought, tool, args)
-        except (_BadReply, LLMError) as exc:
+        except (_BadReply, ContextFullError) as exc:
             result.trace.append({"type": "error", "error": f"final answer failed: {exc}"})
         if not result.answer:
             result.answer = "Sorry, I could not work out an answer to that. Could you rephrase it?"

@@ -7,59 +7,11 @@ import itertools
 import re
 
 from synergai.scene.model import SceneGraph, SceneObject
-
-#: Everyday words -> the category words scene graphs use (ScanNet labels, the demo's categories).
-SYNONYMS: dict[str, tuple[str, ...]] = {
-    "couch": ("sofa", "couch"),
-    "sofa": ("sofa", "couch"),
-    "tv": ("tv", "television"),
-    "television": ("tv", "television"),
-    "fridge": ("refrigerator", "fridge", "mini fridge"),
-    "refrigerator": ("refrigerator", "fridge"),
-    "bin": ("trash can", "trash bin", "recycling bin", "garbage bin", "wastebasket"),
-    "trash": ("trash can", "trash bin", "recycling bin", "garbage bin"),
-    "garbage": ("trash can", "trash bin", "garbage bin"),
-    "wastebasket": ("trash can", "trash bin", "wastebasket"),
-    "nightstand": ("nightstand", "night stand", "bedside table"),
-    "bookcase": ("bookshelf", "bookcase", "shelf"),
-    "bookshelf": ("bookshelf", "bookcase", "shelf"),
-    "cupboard": ("cabinet", "cupboard", "kitchen cabinet"),
-    "monitor": ("monitor", "computer monitor", "screen"),
-    "screen": ("monitor", "screen", "tv"),
-    "painting": ("picture", "painting", "poster"),
-    "picture": ("picture", "painting", "poster", "photo"),
-    "armchair": ("armchair", "chair"),
-    "seat": ("chair", "stool", "sofa", "bench", "armchair"),
-    "lamp": ("lamp", "desk lamp", "floor lamp", "table lamp"),
-    "desk": ("desk", "table"),
-    "table": ("table", "desk", "coffee table", "dining table", "end table"),
-    "rug": ("rug", "carpet", "mat"),
-    "carpet": ("carpet", "rug", "mat"),
-    "pc": ("computer tower", "computer", "pc"),
-    "laptop": ("laptop", "computer"),
-}
-
-_COLOR_WORDS = frozenset({
-    "black", "white", "gray", "grey", "red", "orange", "yellow", "beige", "brown", "green", "blue",
-    "purple", "pink", "dark", "light", "silver", "gold",
-})
+from synergai.scene.vocabulary import COLOR_WORDS, QUERY_SYNONYMS, singular
 
 
 def _norm(text: str) -> str:
     return re.sub(r"[^a-z0-9 ]+", " ", text.lower()).strip()
-
-
-def singular(word: str) -> str:
-    """Crude English singular (chairs -> chair, shelves -> shelf, boxes -> box)."""
-    if len(word) > 4 and word.endswith("ves"):
-        return word[:-3] + "f"
-    if len(word) > 3 and word.endswith(("ches", "shes", "xes", "sses")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 2 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
 
 
 def _phrase(text: str) -> str:
@@ -88,7 +40,7 @@ def category_matches(query: str, category: str) -> bool:
         return True
     words = q.split()
     for w in words:
-        for alt in SYNONYMS.get(w, ()):
+        for alt in QUERY_SYNONYMS.get(w, ()):
             if _phrase(alt) == cat:
                 return True
     # "chair" matches the categories "office chair" / "armchair" (same head noun)
@@ -103,7 +55,7 @@ def spelling_fixed(graph: SceneGraph, query: str) -> str:
     "chain" never becomes "chair"; the normalised query comes back unchanged when nothing is close.
     """
     vocab = sorted({w for o in graph for w in _phrase(o.category).split()})
-    known = set(vocab) | _COLOR_WORDS | set(SYNONYMS)
+    known = set(vocab) | COLOR_WORDS | set(QUERY_SYNONYMS)
     words = []
     for w in _norm(query).split():
         one = singular(w)
@@ -133,7 +85,7 @@ def find_objects(graph: SceneGraph, query: str, *, fix_spelling: bool = True) ->
     longest = max(named.values())
     if longest > 1:
         cands = [o for o in cands if named[o.id] == longest]
-    attr_words = {w for w in q.split() if w in _COLOR_WORDS or w.endswith(("en", "ic", "al"))}
+    attr_words = {w for w in q.split() if w in COLOR_WORDS or w.endswith(("en", "ic", "al"))}
     attr_words -= {w for o in cands for w in _phrase(o.category).split()}
     if attr_words:
         narrowed = [o for o in cands if attr_words & {w for a in o.attributes for w in _norm(a).split()}]

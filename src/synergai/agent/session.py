@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from synergai.agent.context import TurnContext
-from synergai.agent.loop import AgentLoop, AgentResult, LoopLimits
+from synergai.agent.loop import AgentLoop, AgentResult, LoopLimits, is_question
 from synergai.geometry.frames import Viewpoint
 from synergai.llm.base import ChatModel
 from synergai.scene.model import SceneError
@@ -60,7 +60,7 @@ class AgentSession:
         if not question.strip():
             raise ValueError("the question is empty")
         ctx = TurnContext(self.store, self.scene_id, question.strip(), marked=self.marked,
-                          viewpoint=self.viewpoint)
+                          viewpoint=self.viewpoint, read_only=is_question(question))
         result = self._loop.run(ctx, question.strip(), self.history[-self.max_history:], self.session_note())
         if result.edits:  # answers given before a correction may be wrong now; a small model repeats them
             self.history = [(u, OUTDATED) for u, _ in self.history]

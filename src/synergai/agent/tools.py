@@ -349,6 +349,7 @@ def update_name(ctx: TurnContext, args: UpdateNameArgs) -> str:
     Return:
         observation: str, the renamed objects.
     """
+    ctx.check_writable()
     if len(args.item_id_list) != len(args.new_name_list):
         raise ToolError("item_id_list and new_name_list must have the same length")
     out = []
@@ -392,6 +393,7 @@ def update_attributes(ctx: TurnContext, args: UpdateAttributesArgs) -> str:
     Return:
         observation: str, the object's new attributes.
     """
+    ctx.check_writable()
     oid = ctx.check_id(args.object_id)
     _ensure_unambiguous(ctx, oid)
     _edit(ctx, lambda: edits.set_attributes(ctx.graph, oid, args.new_attributes_list, edits.Actor.USER,
@@ -400,6 +402,7 @@ def update_attributes(ctx: TurnContext, args: UpdateAttributesArgs) -> str:
 
 
 def _relation_edit(ctx: TurnContext, args: RelationEditArgs, add: bool) -> str:
+    ctx.check_writable()
     s, o = ctx.check_id(args.subject_id), ctx.check_id(args.object_id)
     try:
         rel = parse_relation(args.relation)

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import platformdirs
 from rich.console import Console
-from rich.markdown import Markdown
+from rich.markup import escape
+from rich.text import Text
 
 from synergai.agent.loop import AgentResult
-from synergai.agent.program_loop import ProgramLoop
+from synergai.agent.program.loop import ProgramLoop
 from synergai.agent.session import AgentSession
 from synergai.cli.common import (
     USER_ERRORS,
@@ -20,10 +21,10 @@ from synergai.cli.common import (
     open_catalog,
     open_llm,
     parse_pose,
+    parse_viewpoint,
     print_json,
 )
 from synergai.cli.progress import StageDisplay, StagedModel, progress_mode
-from synergai.geometry.frames import Viewpoint
 from synergai.llm import ChatModel
 
 
@@ -36,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         add_scene_options(p)
         add_llm_options(p)
         p.add_argument("--mark", default=None, help="id of the marked object")
-        p.add_argument("--viewpoint", type=Viewpoint.parse, default=None, metavar="X,Y,Z,FX,FY,FZ",
+        p.add_argument("--viewpoint", type=parse_viewpoint, default=None, metavar="X,Y,Z,FX,FY,FZ",
                        help="your position and facing direction (for left / right / front / behind)")
         if name == "ask":
             p.add_argument("--mode", choices=("react", "program"), default="react",
@@ -63,11 +64,11 @@ def staged_model(args: argparse.Namespace, display: StageDisplay) -> StagedModel
 
 def print_result(console: Console, result: AgentResult) -> None:
     """The answer, highlighted objects and edits, for people."""
-    console.print(Markdown(result.answer))
+    console.print(Text(result.answer))  # the model's words, literally (no markup, no markdown)
     if result.objects:
-        console.print(f"[dim]objects: {', '.join(result.objects)}[/dim]")
+        console.print(f"[dim]objects: {escape(', '.join(result.objects))}[/dim]", highlight=False)
     for e in result.edits:
-        console.print(f"[green]edit #{e['seq']}:[/green] {e['summary']}", highlight=False)
+        console.print(f"[green]edit #{e['seq']}:[/green] {escape(str(e['summary']))}", highlight=False)
     console.print(f"[dim]{result.llm_calls} LLM calls, {result.prompt_tokens}+{result.completion_tokens} "
                   f"tokens, query ratio {100 * result.query_ratio:.1f} %, {result.seconds:.1f} s[/dim]")
 
@@ -79,11 +80,20 @@ def cmd_ask(args: argparse.Namespace) -> int:
         viewpoint = args.pose or args.viewpoint
         loop = ProgramLoop(staged_model(args, display))
         with display.running("starting"):
-            result = loop.run(graph, args.question, args.situation, viewpoint)
-    else:
-        session = open_session(args, staged_model(args, display))
-        with display.running("starting"):
-            result = session.ask(args.question)
+            program = loop.run(graph, args.question, args.situation, viewpoint)
+        if args.json:
+            d = program.to_dict()
+            print_json({k: d[k] for k in ("answer", "short_answer", "answer_form", "error", "llm_calls",
+                                          "prompt_tokens", "completion_tokens", "trace")})
+        else:
+            console = Console()
+            console.print(program.answer, markup=False, highlight=False)
+            console.print(f"[dim]{program.llm_calls} LLM calls, {program.prompt_tokens}+"
+                          f"{program.completion_tokens} tokens, {program.seconds:.1f} s[/dim]")
+        return 0
+    session = open_session(args, staged_model(args, display))
+    with display.running("starting"):
+        result = session.ask(args.question)
     if args.json:
         d = result.to_dict()
         print_json({k: d[k] for k in ("answer", "short_answer", "objects", "llm_calls", "prompt_tokens",
@@ -105,19 +115,19 @@ def _chat_command(console: Console, session: AgentSession, line: str) -> bool:
         return False
     if cmd == "mark":
         session.mark(arg or None)
-        console.print(f"marked {arg}" if arg else "mark cleared")
+        console.print(Text(f"marked {arg}" if arg else "mark cleared"))
     elif cmd == "edits":
         records = store.edits(scene, include_undone=True)
         for r in records:
-            console.print(f"#{r.seq} [{r.state}] {r.summary()}", highlight=False)
+            console.print(Text(f"#{r.seq} [{r.state}] {r.summary()}"))
         if not records:
             console.print("no edits")
     elif cmd in ("undo", "redo"):
         rec = store.undo(scene) if cmd == "undo" else store.redo(scene)
-        console.print(f"{cmd}: {rec.summary()}" if rec else f"nothing to {cmd}", highlight=False)
+        console.print(Text(f"{cmd}: {rec.summary()}" if rec else f"nothing to {cmd}"))
     elif cmd == "scene":
         session.switch_scene(arg)
-        console.print(f"now on scene {arg}")
+        console.print(Text(f"now on scene {arg}"))
     else:
         console.print(CHAT_HELP)
     return True
@@ -129,7 +139,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     model = staged_model(args, display)
     session = open_session(args, model)
     _enable_line_editing(Path(platformdirs.user_data_dir("synergai")) / "chat_history")
-    console.print(f"[bold]SynergAI[/bold] on scene [cyan]{session.scene_id}[/cyan] "
+    console.print(f"[bold]SynergAI[/bold] on scene [cyan]{escape(session.scene_id)}[/cyan] "
                   f"({len(session.store.load(session.scene_id))} objects). {CHAT_HELP}")
     while True:
         try:
@@ -148,7 +158,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
                 result = session.ask(line)
             print_result(console, result)
         except USER_ERRORS as exc:
-            console.print(f"[red]error:[/red] {exc}", highlight=False)
+            console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
     return 0
 
 

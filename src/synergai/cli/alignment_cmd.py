@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 from collections.abc import Mapping
@@ -15,6 +14,7 @@ from rich.table import Table
 
 from synergai.cli.common import add_llm_options, open_llm, print_json
 from synergai.scene.model import SceneError
+from synergai.scene.serialization import parse_json
 
 #: What `--json` leaves out (the plot groups; everything is in metrics.json).
 JSON_SKIP = ("by_difficulty", "by_category", "by_transfer")
@@ -63,18 +63,17 @@ def register(esub: argparse._SubParsersAction) -> None:
 
 def _questions(path: Path) -> list[dict[str, Any]]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(path.read_bytes(), str(path))
     except OSError as exc:
         raise SceneError(f"cannot read {path}: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise SceneError(f"{path}: malformed JSON at line {exc.lineno}: {exc.msg}") from None
     if not isinstance(data, list) or not all(isinstance(q, dict) and "scene_id" in q for q in data):
         raise SceneError(f"{path}: expected a JSON list of questions with scene_id")
     return data
 
 
 def cmd_alignment(args: argparse.Namespace) -> int:
-    from synergai.eval.alignment import alignment_metrics, prepare, run_alignment, write_alignment_report
+    from synergai.eval.alignment.report import alignment_metrics, write_alignment_report
+    from synergai.eval.alignment.run import prepare, run_alignment
 
     for name in ("limit", "per_scene", "max_turns", "concurrency"):
         value = getattr(args, name)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -95,6 +96,14 @@ def open_llm(args: argparse.Namespace, progress: Progress | None = None) -> Chat
     return model
 
 
+def parse_viewpoint(text: str) -> Viewpoint:
+    """``x,y,z,fx,fy,fz`` -> a viewpoint (finite numbers, a facing direction that is not vertical)."""
+    try:
+        return Viewpoint.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def parse_pose(text: str) -> Viewpoint:
     """``x,y,z,qx,qy,qz,qw`` -> the agent's viewpoint (SQA3D convention: facing R(q)·[-1, 0, 0])."""
     try:
@@ -129,6 +138,22 @@ def require_java(purpose: str) -> None:
 
 
 def print_json(data: Any) -> None:
-    """Machine-readable output on stdout."""
-    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
+    """Machine-readable output on stdout, written whole: a string stdout cannot encode (eg. a lone
+    surrogate in a model's reply) is escaped as \\uXXXX, never a half-written document."""
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    try:
+        text.encode(sys.stdout.encoding or "utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(data, indent=2, ensure_ascii=True)
+    sys.stdout.write(text + "\n")
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number of seconds > 0, got {text!r}")
+    return value

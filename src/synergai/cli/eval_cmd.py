@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ from synergai.cli.common import add_llm_options, open_llm, print_json, require_e
 from synergai.eval.report import format_figure, write_report
 from synergai.scene.builders.objects_json import load_objects_file
 from synergai.scene.model import SceneError
+from synergai.scene.serialization import parse_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -57,11 +57,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def read_json(path: Path) -> object:
     """Parse a JSON file, with a one-line error naming it."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return parse_json(path.read_bytes(), str(path))
     except OSError as exc:
         raise SceneError(f"cannot read {path}: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise SceneError(f"{path}: malformed JSON at line {exc.lineno}: {exc.msg}") from None
 
 
 def cmd_relations(args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from synergai.cli.common import add_llm_options, open_catalog, open_llm
 from synergai.cli.progress import StageDisplay, progress_mode
+from synergai.llm import check_model
 from synergai.scene.catalog import DEMO_SCENE_ID
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -35,11 +36,13 @@ def _run(args: argparse.Namespace) -> int:
     catalog = open_catalog(args)
     display = StageDisplay(progress_mode(args, default="lines"))  # the first question's slow stages
     model = open_llm(args, progress=display.model_progress)  # one model for every tab
+    check_model(model)  # a dead endpoint is reported now, not as the first answer
     handle = serve(catalog, lambda: model, host=args.host, port=args.port, scene_id=args.scene, block=False)
     print(f"SynergAI GUI on {handle.url}  (scene {args.scene}, model {args.llm}; Ctrl-C to stop)", flush=True)
     if args.host not in LOOPBACK:
-        print(f"note: bound to {args.host}: anyone who can reach this machine can use the GUI "
-              "(there is no login)", file=sys.stderr)
+        print(f"note: bound to {args.host}: the GUI is reachable from your network; every request still "
+              "needs the token in the URL above (keep it secret, share it only with people who may edit)",
+              file=sys.stderr)
     handle.wait()
     return 0
 

@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from synergai import __version__
 
@@ -71,9 +72,16 @@ def command_of(argv: Sequence[str]) -> str | None:
     return next((a for a in argv if not a.startswith("-")), None)
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (the usage is one --help away)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argument parser: ``command`` in full, the other commands as one-line entries of the help."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="synergai", description="Human-robot collaboration grounded in 3D scene graphs."
     )
     parser.add_argument("--version", action="version", version=f"synergai {__version__}")
@@ -109,8 +117,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except USER_ERRORS as exc:
-        print(f"synergai: error: {exc}", file=sys.stderr)
+        print(f"synergai: error: {_one_line(exc)}", file=sys.stderr)
         return 2
+    except RecursionError:  # eg. JSON nested deeper than Python's stack, in a file that was read
+        print("synergai: error: input nested too deeply", file=sys.stderr)
+        return 2
+    except OverflowError as exc:  # eg. an integer of 309+ digits where a number was expected
+        print(f"synergai: error: a number is out of range ({_one_line(exc)})", file=sys.stderr)
+        return 2
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 if __name__ == "__main__":

@@ -1,21 +1,25 @@
 """`synergai robots tabletop` (MultiTalk: planner, critic, pybullet simulator) and `synergai robots team`
-(MHRC: Alice, Bob and David in a house). Exit code 0 when the task checker accepts the final world,
-1 when not.
+(MHRC: Alice, Bob and David in a house). Exit code 0 when the task checker accepts the final world
+(every task of a --task-file), 1 when not, 2 on bad input (a task file naming an unknown object, kind,
+scene or predicate).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from synergai.cli.common import add_llm_options, open_llm, print_json, require_extra
 
 if TYPE_CHECKING:
-    from synergai.robots.multitalk import MultiTalkResult
-    from synergai.robots.team import TeamResult
+    from synergai.robots.tabletop.multitalk import MultiTalkResult
+    from synergai.robots.team.team import TeamResult
 
 # synergai.robots imports pybullet, which prints a banner on stdout: import it only when a robot
 # command runs, so that other commands' --json output stays clean.
@@ -27,24 +31,50 @@ def register(sub: argparse._SubParsersAction) -> None:
     rsub = robots.add_subparsers(dest="robots_command", required=True)
 
     t = rsub.add_parser("tabletop", help="plan, critique and simulate a task for a Franka arm on a table")
-    t.add_argument("task", help='e.g. "Give me something to eat"')
+    t.add_argument("task", nargs="?", default=None,
+                   help='a task name or text, e.g. "eat" or "Give me something to eat" (or use --task-file)')
+    t.add_argument("--task-file", type=Path, default=None,
+                   help="a JSON task file: run every task in it (see README, 'Robot tasks as data')")
     t.add_argument("--answers", nargs="+", action="extend", default=[], metavar="ANSWER",
                    help="answers to the planner's questions, in order (else asked on a terminal)")
     t.add_argument("--scene", default=None,
-                   help="table scene (default: the seed task's scene, else 'pairs')")
+                   help="table scene for a free-text task (default: 'pairs')")
     t.add_argument("--no-critic", action="store_true", help="skip the Analyzer (the papers' ablation)")
     t.add_argument("--max-rounds", type=int, default=8, help="planner rounds at most (default 8)")
     t.add_argument("--json", action="store_true", help="print JSON instead of text")
+    _add_save_options(t)
     add_llm_options(t)
     t.set_defaults(func=cmd_tabletop)
 
-    m = rsub.add_parser("team", help="Alice, Bob and David fill the tray in a house")
-    m.add_argument("task", help='"seed", "snack", "evening" or e.g. "Put the apple and fork into the tray"')
+    m = rsub.add_parser("team", help="Alice, Bob and David act in a house")
+    m.add_argument("task", nargs="?", default=None,
+                   help='a packaged house task name, e.g. "seed", "snack", "evening" (or use --task-file)')
+    m.add_argument("--task-file", type=Path, default=None, help="a JSON task file: run every task in it")
     m.add_argument("--no-feedback", action="store_true", help="robots do not see their actions' feedback")
     m.add_argument("--max-rounds", type=int, default=12, help="rounds of three turns at most (default 12)")
     m.add_argument("--json", action="store_true", help="print JSON instead of text")
+    _add_save_options(m)
     add_llm_options(m)
     m.set_defaults(func=cmd_team)
+
+
+def _add_save_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--save-scene", default=None, metavar="SCENE_ID",
+                   help="store the final world's scene graph under this id (then e.g. `synergai ask "
+                        "QUESTION --scene SCENE_ID`); single tasks only")
+    p.add_argument("--db", type=Path, default=None, help="scene store for --save-scene (default: user data)")
+
+
+def _save_graph(graph: Any, args: argparse.Namespace, mode: str, task: Any) -> None:
+    """Register the final world's graph in the scene store, replacing an earlier run's."""
+    from datetime import UTC, datetime
+
+    from synergai.scene.store import SceneStore
+
+    source = {"builder": f"robots {mode}", "task": task.name, "text": task.text,
+              "saved_at": datetime.now(UTC).isoformat()}
+    with SceneStore(args.db) as store:
+        store.register(graph, source, replace_existing=True)
 
 
 def _ask_on_terminal(question: str) -> str | None:
@@ -55,28 +85,97 @@ def _ask_on_terminal(question: str) -> str | None:
     return line.strip() or None
 
 
+def _one_of_task_or_file(args: argparse.Namespace) -> None:
+    if (args.task is None) == (args.task_file is None):
+        raise ValueError("give either a task or --task-file FILE")
+
+
+def _print_line(data: dict[str, Any]) -> None:
+    print(json.dumps(data, ensure_ascii=False), flush=True)
+
+
 def cmd_tabletop(args: argparse.Namespace) -> int:
     require_extra("robots", "pybullet")
-    from synergai.robots.multitalk import MultiTalkConfig, run_multitalk
-    from synergai.robots.sim_tabletop import TabletopSim
-    from synergai.robots.tabletop_tasks import SCENES, find_task, scene_objects
+    from synergai.robots.tabletop.multitalk import MultiTalkConfig
 
-    if args.scene is not None and args.scene not in SCENES:
-        raise ValueError(f"unknown table scene {args.scene!r}; legal: {', '.join(sorted(SCENES))}")
-    seed = find_task(args.task)
-    scene = args.scene or (seed.scene if seed else "pairs")
-    checker = seed.check if seed is not None and scene == seed.scene else None
+    _one_of_task_or_file(args)
+    if args.save_scene is not None and args.task_file is not None:
+        raise ValueError("--save-scene stores one task's final world: give a task, not --task-file")
     config = MultiTalkConfig(max_rounds=args.max_rounds, use_critic=not args.no_critic)
+    if args.task_file is not None:
+        from synergai.robots.task_file import NOTHING_TO_ADD, load_task_file
+
+        tasks = load_task_file(args.task_file, "tabletop")
+        return _run_suite(tasks, lambda task, model: run_tabletop_task(
+            task, model, config, ask_user=lambda question: NOTHING_TO_ADD), args, "rounds")
+    task = _tabletop_task_from_words(args.task, args.scene)
     model = open_llm(args)
     ask = _ask_on_terminal if sys.stdin.isatty() else None
-    with TabletopSim(scene_objects(scene)) as sim:
-        result = run_multitalk(args.task, sim, model, checker=checker, answers=args.answers, ask_user=ask,
-                               config=config)
+    save = None
+    if args.save_scene is not None:
+        def save(graph: Any) -> None:
+            _save_graph(graph, args, "tabletop", task)
+    result = run_tabletop_task(task, model, config, answers=args.answers, ask_user=ask, save=save,
+                               scene_id=args.save_scene or "tabletop")
     if args.json:
         print_json(tabletop_json(result))
     else:
         _print_tabletop(Console(), result)
     return 0 if result.success else 1
+
+
+def _tabletop_task_from_words(words: str, scene: str | None) -> Any:
+    """A packaged task named by its name or exact words, else a free-text task on ``scene`` (no goal)."""
+    from synergai.robots.tabletop.scenes import scene_objects
+    from synergai.robots.task_file import TabletopTask, load_task_file, packaged_task_file
+
+    norm = " ".join(words.lower().replace(".", " ").split())
+    for task in load_task_file(packaged_task_file("tabletop_suite.json"), "tabletop"):
+        if norm in (task.name.lower(), " ".join(task.text.lower().replace(".", " ").split())) and (
+                scene is None or scene == task.scene):
+            return task
+    name = scene or "pairs"
+    return TabletopTask("free text", words, scene_objects(name), (), (), name)
+
+
+def run_tabletop_task(task: Any, model: Any, config: Any, *, answers: Any = None, ask_user: Any = None,
+                      save: Any = None, scene_id: str = "tabletop") -> MultiTalkResult:
+    """One tabletop task in a fresh simulator; the goal (if any) judges success. ``save`` receives the
+    final world's scene graph (built by the robot's perception, the same builder the agent's scenes use).
+    ``ask_user`` answers questions beyond the task's answers (suites: the person's "nothing to add")."""
+    from synergai.robots.tabletop.multitalk import run_multitalk
+    from synergai.robots.tabletop.perception import tabletop_graph
+    from synergai.robots.tabletop.sim import TabletopSim
+    with TabletopSim(task.objects) as sim:
+        result = run_multitalk(task.text, sim, model, checker=task.check if task.goal else None,
+                               answers=task.answers if answers is None else answers,
+                               ask_user=ask_user, config=config)
+        if save is not None:
+            save(tabletop_graph(sim.states(), sim.table_box(), scene_id))
+    return result
+
+
+def _run_suite(tasks: list[Any], run: Any, args: argparse.Namespace, count: str) -> int:
+    """Run every task; --json prints one line per task and a last line with solved / n."""
+    model = open_llm(args)
+    console = Console(stderr=False)
+    solved = 0
+    for task in tasks:
+        result = run(task, model)
+        solved += bool(result.success)
+        line = {"name": task.name, "success": bool(result.success), count: getattr(result, count),
+                "llm_calls": result.llm_calls, "seconds": round(result.seconds, 1)}
+        if args.json:
+            _print_line(line)
+        else:
+            verdict = "[green]solved[/green]" if result.success else "[red]not solved[/red]"
+            console.print(f"{task.name}: {verdict}; {count} {line[count]}, {result.llm_calls} LLM calls, "
+                          f"{line['seconds']} s ({result.check_reason})", highlight=False)
+    if args.json:
+        _print_line({"solved": solved, "n": len(tasks)})
+    else:
+        console.print(f"solved {solved} of {len(tasks)}", highlight=False)
+    return 0 if solved == len(tasks) else 1
 
 
 def tabletop_json(result: MultiTalkResult) -> dict[str, Any]:
@@ -85,17 +184,30 @@ def tabletop_json(result: MultiTalkResult) -> dict[str, Any]:
             "log": result.log, "task": result.task, "executed": result.executed, "checked": result.checked,
             "check": result.check_reason, "stop_reason": result.stop_reason,
             "pending_questions": result.pending_questions, "final_plan": result.final_plan,
-            "llm_calls": result.llm_calls}
+            "llm_calls": result.llm_calls, "caught": result.caught}
 
 
 def cmd_team(args: argparse.Namespace) -> int:
-    require_extra("robots", "pybullet")  # the robots package loads the simulator
-    from synergai.robots.house_tasks import task_from_text
-    from synergai.robots.team import TeamConfig, run_team
+    from synergai.robots.team.team import TeamConfig, run_team
 
-    task = task_from_text(args.task)
+    _one_of_task_or_file(args)
+    if args.save_scene is not None and args.task_file is not None:
+        raise ValueError("--save-scene stores one task's final world: give a task, not --task-file")
     config = TeamConfig(max_rounds=args.max_rounds, use_feedback=not args.no_feedback)
-    result = run_team(task, open_llm(args), config)
+    from synergai.robots.task_file import load_task_file, packaged_task_file
+
+    if args.task_file is not None:
+        tasks = load_task_file(args.task_file, "house")
+        return _run_suite(tasks, lambda task, model: run_team(task, model, config), args, "steps")
+    known = {t.name: t for t in load_task_file(packaged_task_file("house_suite.json"), "house")}
+    if args.task not in known:
+        raise ValueError(f"unknown house task {args.task!r}; packaged tasks: {', '.join(known)} "
+                         "(or use --task-file FILE)")
+    task = known[args.task]
+    house = task.make_house()
+    result = run_team(task, open_llm(args), config, house=house)
+    if args.save_scene is not None:
+        _save_graph(house.scene_graph(args.save_scene), args, "team", task)
     if args.json:
         print_json(team_json(result))
     else:
@@ -113,25 +225,28 @@ def team_json(result: TeamResult) -> dict[str, Any]:
 
 def _print_tabletop(console: Console, r: MultiTalkResult) -> None:
     for e in r.log:
-        console.rule(f"round {e['round']}: {e['planner']}")
+        console.rule(f"round {e['round']}: {escape(str(e['planner']))}")
         for key in ("problem", "questions", "answers", "environment", "plan", "critique", "simulator"):
             if key in e:
                 value = e[key]
                 text = "\n  ".join(value) if isinstance(value, list) else str(value)
-                console.print(f"[bold]{key}[/bold]: {text}", highlight=False)
+                console.print(f"[bold]{key}[/bold]: {escape(text)}", highlight=False)
     for q in r.pending_questions:
-        console.print(f"[yellow]unanswered question:[/yellow] {q}", highlight=False)
+        console.print(f"[yellow]unanswered question:[/yellow] {escape(str(q))}", highlight=False)
     verdict = "[green]success[/green]" if r.success else "[red]not done[/red]"
-    check = f" ({r.check_reason})" if r.checked else " (no checker for this task: executed = success)"
+    check = (f" ({escape(str(r.check_reason))})" if r.checked
+             else " (no checker for this task: executed = success)")
     console.print(f"{verdict}{check}; {r.rounds} rounds, {r.llm_calls} LLM calls, {r.seconds:.1f} s; "
-                  f"{r.stop_reason}", highlight=False)
+                  f"{escape(str(r.stop_reason))}", highlight=False)
 
 
 def _print_team(console: Console, r: TeamResult) -> None:
     for e in r.log:
         mark = "[green]ok[/green]" if e["ok"] else "[red]failed[/red]"
-        console.print(f"[bold]{e['round']}.{e['robot']}[/bold] {e['command'] or '(no command)'} {mark}: "
-                      f"{e['feedback']}", highlight=False)
+        command = escape(str(e["command"] or "(no command)"))
+        console.print(f"[bold]{e['round']}.{escape(str(e['robot']))}[/bold] {command} {mark}: "
+                      f"{escape(str(e['feedback']))}", highlight=False)
     verdict = "[green]success[/green]" if r.success else "[red]not done[/red]"
-    console.print(f"{verdict} ({r.check_reason}); {r.steps} steps, {r.messages} messages, {r.llm_calls} LLM "
-                  f"calls, {r.seconds:.1f} s; {r.stop_reason}", highlight=False)
+    console.print(f"{verdict} ({escape(str(r.check_reason))}); {r.steps} steps, {r.messages} messages, "
+                  f"{r.llm_calls} LLM calls, {r.seconds:.1f} s; {escape(str(r.stop_reason))}",
+                  highlight=False)

@@ -6,9 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from synergai.agent.program_loop import API_FACTORY
-from synergai.agent.sandbox import SandboxLimits, run_program
-from synergai.cli.common import add_scene_options, open_catalog, parse_pose, print_json
+from synergai.agent.program.loop import API_FACTORY
+from synergai.agent.program.sandbox import SandboxLimits, run_program
+from synergai.cli.common import add_scene_options, open_catalog, parse_pose, print_json, seconds
 from synergai.scene.serialization import graph_to_dict
 
 
@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("file", type=Path)
     add_scene_options(p)
     p.add_argument("--pose", type=parse_pose, default=None, metavar="X,Y,Z,QX,QY,QZ,QW")
-    p.add_argument("--timeout", type=float, default=5.0, help="wall-clock limit in seconds")
+    p.add_argument("--timeout", type=seconds, default=5.0, help="wall-clock limit in seconds")
     p.set_defaults(func=cmd_run)
 
 

@@ -7,7 +7,9 @@ import json
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from synergai.cli import build_cmd
 from synergai.cli.build_cmd import IMPORT_FORMATS, read_graph
@@ -76,7 +78,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     table = Table("scene", "in store", "objects", "edits")
     for r in rows:
-        table.add_row(r["id"], "yes" if r["stored"] else "no", str(r["objects"] or "-"), str(r["edits"]))
+        table.add_row(escape(r["id"]), "yes" if r["stored"] else "no", str(r["objects"] or "-"),
+                      str(r["edits"]))
     Console().print(table)
     return 0
 
@@ -88,16 +91,16 @@ def cmd_show(args: argparse.Namespace) -> int:
         return 0
     console = Console()
     table = Table("id", "label", "level", "center", "size", "attributes",
-                  title=f"{graph.scene_id} ({graph.scene_type or 'scene'})")
+                  title=escape(f"{graph.scene_id} ({graph.scene_type or 'scene'})"))
     for o in graph:
-        table.add_row(o.id, o.category, str(graph.levels.get(o.id, "-")),
+        table.add_row(escape(o.id), escape(o.category), str(graph.levels.get(o.id, "-")),
                       ", ".join(f"{v:.2f}" for v in o.center), ", ".join(f"{v:.2f}" for v in o.size),
-                      ", ".join(o.attributes))
+                      escape(", ".join(o.attributes)))
     console.print(table)
     console.print(f"[bold]{len(graph.edges)} relations[/bold]")
     for e in sorted(graph.edges):
         s, o = graph.get(e.subject), graph.get(e.object)
-        console.print(f"  {s.category} ({s.id}) {WORDING[e.relation]} {o.category} ({o.id})", highlight=False)
+        console.print(Text(f"  {s.category} ({s.id}) {WORDING[e.relation]} {o.category} ({o.id})"))
     return 0
 
 

@@ -19,6 +19,8 @@ import re
 from collections.abc import Sequence
 from types import MappingProxyType
 
+from synergai.scene.vocabulary import WORD_TO_NUMBER, number_to_words
+
 ARTICLES = frozenset({"a", "an", "the"})
 
 #: Words that carry no answer content: ignored when soft match looks for a common word and when
@@ -51,12 +53,7 @@ _SUBJECT_FILLERS = frozenset(
     {"it", "they", "there", "this", "that", "these", "those", "he", "she", "i", "you"}
 )
 
-_SMALL = (
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-    "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
-)
-_TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-_WORD_TO_DIGIT = MappingProxyType({w: str(i) for i, w in enumerate(_SMALL)} | {"twenty": "20"})
+_WORD_TO_DIGIT = MappingProxyType({w: str(i) for w, i in WORD_TO_NUMBER.items()})
 
 _PRONOUN_CONTRACTION = re.compile(r"\b(it|that|there|here|what|he|she|who|where)'s\b")
 _OTHER_CONTRACTIONS = (
@@ -97,16 +94,6 @@ def as_answer_list(gts: str | Sequence[str] | None, what: str = "ground-truth an
     if not isinstance(gts, Sequence):
         raise MetricError(f"{what} must be a string or a list of strings, got {type(gts).__name__}")
     return [_as_text(g, what) for g in gts]
-
-
-def number_to_words(n: int) -> str:
-    """English words for 0..99 (``23`` -> ``"twenty three"``); other integers stay digits."""
-    if 0 <= n < 20:
-        return _SMALL[n]
-    if 20 <= n < 100:
-        tens, unit = divmod(n, 10)
-        return _TENS[tens] if unit == 0 else f"{_TENS[tens]} {_SMALL[unit]}"
-    return str(n)
 
 
 def normalize_answer(s: str | None) -> str:

@@ -2,7 +2,9 @@
 
 Each item has a string id; its result (a JSON object with that id under ``"id"``) is appended to
 ``results.jsonl`` as soon as it is finished, so an interrupted run loses at most the items in flight.
-Items run one at a time or, for remote endpoints, ``concurrency`` at a time in threads. The settings
+An item whose result holds an ``"error"`` (its model call failed, its scene could not be read) is not
+done: a rerun tries it again, and its newer line replaces the older one. Items run one at a time or,
+for remote endpoints, ``concurrency`` at a time in threads. The settings
 that make results comparable (benchmark, mode, model, objects file) are kept in ``run.json``; resuming a
 directory with other settings is refused, so one ``results.jsonl`` never mixes two setups.
 """
@@ -95,12 +97,13 @@ class ResumableRun:
             self.path.write_bytes(data[: data.rfind(b"\n") + 1])
 
     def results(self) -> list[dict[str, Any]]:
-        """Results written so far."""
-        return read_results(self.path)
+        """Results written so far, the last line per id (a retried item's newer result wins)."""
+        latest = {str(r["id"]): r for r in read_results(self.path)}
+        return list(latest.values())
 
     def done_ids(self) -> set[str]:
-        """Ids already finished."""
-        return {str(r["id"]) for r in self.results()}
+        """Ids finished without error (an item that failed is tried again)."""
+        return {str(r["id"]) for r in self.results() if not r.get("error")}
 
     def append(self, record: dict[str, Any]) -> None:
         """Write one finished result (flushed and synced: a crash keeps it)."""

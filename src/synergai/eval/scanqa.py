@@ -98,6 +98,10 @@ def scanqa_metrics(
     """EM, EM-R and the caption metrics for raw and short answers, by question type, and the costs."""
     if not results:
         raise SceneError("no ScanQA results to score")
+    failed = sum(1 for r in results if r.get("error"))
+    results = [r for r in results if not r.get("error")]  # a failed item is counted, never scored
+    if not results:
+        return {"n": 0, "errors": failed}
     rows = []
     for r in results:
         rows.append({**r, "em": exact_match(r["answer"], r["answers"]),
@@ -119,7 +123,7 @@ def scanqa_metrics(
     out["median_latency_s"] = statistics.median(r["latency_s"] for r in rows)
     harness = [r["harness_s"] for r in rows if "harness_s" in r]
     out["median_harness_s"] = statistics.median(harness) if harness else None
-    out["errors"] = sum(1 for r in rows if r.get("error"))
+    out["errors"] = failed
     em = aggregate(rows, "type", "em_short")
     em_r = aggregate(rows, "type", "em_r_short")
     out["by_type"] = {

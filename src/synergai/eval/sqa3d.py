@@ -9,15 +9,18 @@ checked), so positions are approximate and the situation text stays the primary 
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from synergai.agent.program_loop import ProgramLoop, program_stats
+from synergai.agent.answer_forms import answer_form
+from synergai.agent.program.loop import ProgramLimits, ProgramLoop, program_error_classes, program_stats
 from synergai.agent.session import AgentSession
 from synergai.eval.metrics import aggregate, soft_match, sqa3d_question_type, strict_match
 from synergai.eval.runner import ResumableRun, stride_subset
@@ -66,6 +69,7 @@ def answer_question(
     alignments: Mapping[str, Sequence[float]],
     q: Mapping[str, Any],
     mode: str,
+    program_limits: ProgramLimits | None = None,
 ) -> dict[str, Any]:
     """One situated question in program or react mode."""
     start = time.perf_counter()
@@ -76,13 +80,15 @@ def answer_question(
         "answer_type": q.get("answer_type", "other"),
         "question_type": sqa3d_question_type(q["question"]),
     }
+    if mode == "program":
+        record["answer_form"] = answer_form(q["question"]).value
     try:
         graph = catalog.open(q["scene_id"])
         if q["scene_id"] not in alignments:
             raise SceneError(f"no axis alignment for {q['scene_id']}")
         viewpoint = situated_viewpoint(q, graph, np.asarray(alignments[q["scene_id"]]))
         if mode == "program":
-            result = ProgramLoop(llm).run(graph, q["question"], q["situation"], viewpoint)
+            result = ProgramLoop(llm, program_limits).run(graph, q["question"], q["situation"], viewpoint)
         else:
             session = AgentSession(catalog.store, q["scene_id"], llm, viewpoint=viewpoint)
             result = session.ask(f"{q['situation']} {q['question']}")
@@ -95,9 +101,12 @@ def answer_question(
         llm_calls=result.llm_calls,
         prompt_tokens=result.prompt_tokens,
         completion_tokens=result.completion_tokens,
+        cached_tokens=getattr(result, "cached_tokens", 0),
         latency_s=result.seconds,
         trace=[t for t in result.trace if t["type"] in ("program", "final", "error")],
     )
+    if mode == "program":
+        record["program_error"] = result.error
     return record
 
 
@@ -112,20 +121,26 @@ def run_sqa3d(
     limit: int | None = None,
     concurrency: int = 1,
     progress: bool = True,
+    program_limits: ProgramLimits | None = None,
 ) -> list[dict[str, Any]]:
-    """Answer (a fixed spread-out subset of) the questions, resumably, into ``out_dir``."""
+    """Answer (a fixed spread-out subset of) the questions, resumably, into ``out_dir``; program mode runs
+    under ``program_limits`` (default :class:`ProgramLimits`; other settings are kept in the run's
+    settings, so a directory never mixes them)."""
     if mode not in ("program", "react"):
         raise SceneError(f"mode must be 'program' or 'react', got {mode!r}")
     subset = stride_subset(sorted(questions, key=lambda q: str(q["question_id"])), limit)
-    run = ResumableRun(out_dir, {"benchmark": "sqa3d", "mode": mode, "llm": llm.name,
-                                 "objects": Path(objects_path).name})
+    settings = {"benchmark": "sqa3d", "mode": mode, "llm": llm.name, "objects": Path(objects_path).name}
+    if mode == "program" and program_limits is not None and program_limits != ProgramLimits():
+        changed = {k: v for k, v in asdict(program_limits).items() if v != asdict(ProgramLimits())[k]}
+        settings["program_limits"] = json.loads(json.dumps(changed, default=str))
+    run = ResumableRun(out_dir, settings)
     store = SceneStore(Path(out_dir) / "scenes.sqlite3")
     try:
         catalog = SceneCatalog(store, objects_path)
         return run.run(
             subset,
             lambda q: str(q["question_id"]),
-            lambda q: answer_question(catalog, llm, alignments, q, mode),
+            lambda q: answer_question(catalog, llm, alignments, q, mode, program_limits),
             concurrency=concurrency,
             desc=f"SQA3D ({mode})",
             progress=progress,
@@ -135,9 +150,15 @@ def run_sqa3d(
 
 
 def sqa3d_metrics(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Soft and strict match overall, per answer type and per question type; program statistics."""
+    """Soft and strict match overall, per answer type, question type (what / is / how / can / which /
+    others) and, in program mode, answer form; the mean of new (uncached) prompt tokens per question;
+    program statistics overall and per question type, and program errors by class."""
     if not results:
         raise SceneError("no SQA3D results to score")
+    failed = sum(1 for r in results if r.get("error"))
+    results = [r for r in results if not r.get("error")]  # a failed item is counted, never scored
+    if not results:
+        return {"n": 0, "errors": failed}
     rows = [
         {
             **r,
@@ -152,9 +173,14 @@ def sqa3d_metrics(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "strict_match": 100 * statistics.fmean(r["strict"] for r in rows),
         "llm_calls_per_question": statistics.fmean(r["llm_calls"] for r in rows),
         "median_latency_s": statistics.median(r["latency_s"] for r in rows),
-        "errors": sum(1 for r in rows if r.get("error")),
+        "mean_new_prompt_tokens": statistics.fmean(
+            r.get("prompt_tokens", 0) - r.get("cached_tokens", 0) for r in rows
+        ),
+        "errors": failed,
     }
-    for key in ("answer_type", "question_type"):
+    for key in ("answer_type", "question_type", "answer_form"):
+        if not all(key in r for r in rows):
+            continue
         soft = aggregate(rows, key, "soft")
         strict = aggregate(rows, key, "strict")
         out[f"by_{key}"] = {
@@ -167,4 +193,9 @@ def sqa3d_metrics(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         }
     if any(t.get("type") == "program" for r in rows for t in r.get("trace", [])):
         out["program"] = program_stats(rows)
+        out["program_errors"] = program_error_classes(rows)
+        out["program_by_question_type"] = {
+            k: program_stats([r for r in rows if r["question_type"] == k])
+            for k in sorted({r["question_type"] for r in rows})
+        }
     return out

@@ -15,7 +15,6 @@ is resolved when, among target + distractors, the relation picks exactly the tar
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ from synergai.scene.build import between, build_graph, closest, facing_viewpoint
 from synergai.scene.builders.objects_json import ObjectsFile
 from synergai.scene.model import SUPPORT_RELATIONS, Relation, SceneError, SceneGraph
 from synergai.scene.relations.thresholds import RelationThresholds
+from synergai.scene.serialization import parse_json
 
 #: Sr3D relation name -> our relation.
 SR3D_RELATIONS: dict[str, Relation] = {
@@ -69,9 +69,9 @@ def load_sr3d_records(path: str | Path) -> list[dict[str, Any]]:
     """The records of an Sr3D relations file (a JSON list)."""
     p = Path(path)
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise SceneError(f"{p}: cannot read Sr3D records ({exc})") from None
+        data = parse_json(p.read_bytes(), str(p))
+    except OSError as exc:
+        raise SceneError(f"{p}: cannot read Sr3D records ({exc.strerror or exc})") from None
     if not isinstance(data, list):
         raise SceneError(f"{p}: expected a JSON list of Sr3D records")
     return data

@@ -39,6 +39,9 @@ class Viewpoint:
     forward: tuple[float, float, float]
 
     def __post_init__(self) -> None:
+        numbers = np.asarray([*self.position, *self.forward], dtype=float)
+        if numbers.shape != (6,) or not np.all(np.isfinite(numbers)):
+            raise ValueError("viewpoint position and facing direction must be 3 finite numbers each")
         f = np.asarray(self.forward, dtype=float)
         f = np.array([f[0], f[1], 0.0])
         if np.linalg.norm(f) < 1e-9:

@@ -1,6 +1,8 @@
 """The web GUI server: a viser server whose every browser tab gets its own :class:`ClientSession`.
 
-``serve(catalog, llm_factory)`` binds 127.0.0.1 by default (viser's own default is 0.0.0.0). Tabs share
+``serve(catalog, llm_factory)`` binds 127.0.0.1 by default (viser's own default is 0.0.0.0). viser itself
+answers only same-origin requests that carry the session's token (see :mod:`synergai.gui.gate`; the URL
+printed at start holds the token). Tabs share
 the catalog, its store and the scene assets (meshes, ray pickers); edits go through the store and every
 tab on the edited scene is refreshed, also when another process (``synergai chat`` on the same store)
 made the edit: a watcher thread polls the store's scene list.
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from synergai.geometry.mesh import TriMesh
 from synergai.geometry.raycast import RayPicker
 from synergai.gui.client import ClientSession
+from synergai.gui.gate import AccessPolicy, check_bindable, guard, new_token
 from synergai.gui.picking import ScenePicker
 from synergai.llm.base import ChatModel
 from synergai.scene.model import SceneGraph
@@ -133,11 +136,12 @@ class GuiApp:
 
 @dataclass
 class GuiHandle:
-    """A running GUI: its URL, the viser server and the app; :meth:`stop` ends it."""
+    """A running GUI: its URL (with the token), the viser server, the app and its access policy."""
 
     url: str
     server: Any
     app: GuiApp
+    policy: AccessPolicy | None = None
     _stop: threading.Event = field(default_factory=threading.Event)
     _watcher: threading.Thread | None = None
 
@@ -182,21 +186,31 @@ def _watch(app: GuiApp, stop: threading.Event, every: float) -> None:
 
 def serve(catalog: SceneCatalog, llm_factory: LLMFactory, host: str = "127.0.0.1", port: int = 8080,
           scene_id: str = "demo", block: bool = True, *, verbose: bool = False,
-          poll_seconds: float = 2.0) -> GuiHandle:
+          poll_seconds: float = 2.0, token: str | None = None) -> GuiHandle:
     """Start the GUI on ``host:port`` (port 0: any free port) showing ``scene_id`` first.
 
     The scene is opened (and registered) before the server starts, so a bad id fails here with a
-    :class:`~synergai.scene.model.SceneError`. With ``block`` it runs until Ctrl-C, then stops.
+    :class:`~synergai.scene.model.SceneError`; an address that cannot be served fails with an OSError.
+    ``token`` (default: a random one) is required by every request; ``handle.url`` carries it. With
+    ``block`` it runs until Ctrl-C, then stops.
     """
     import viser
 
     catalog.open(scene_id)
     app = GuiApp(catalog, llm_factory, scene_id)
+    check_bindable(host)
     server = viser.ViserServer(host=host, port=port, label="SynergAI", verbose=verbose)
+    policy = AccessPolicy(token or new_token(), server.get_port(), host)
+    try:
+        guard(server, policy)
+    except BaseException:
+        server.stop()
+        raise
     server.on_client_connect(app.connect)
     server.on_client_disconnect(app.disconnect)
     shown_host = "127.0.0.1" if host in ("0.0.0.0", "") else ("[::1]" if host == "::" else host)
-    handle = GuiHandle(f"http://{shown_host}:{server.get_port()}", server, app)
+    shown_host = f"[{shown_host}]" if ":" in shown_host and not shown_host.startswith("[") else shown_host
+    handle = GuiHandle(f"http://{shown_host}:{server.get_port()}/?token={policy.token}", server, app, policy)
     if poll_seconds > 0:
         handle._watcher = threading.Thread(target=_watch, args=(app, handle._stop, poll_seconds),
                                            name="synergai-gui-watch", daemon=True)

@@ -20,6 +20,7 @@ from synergai.gui.camera import CameraPose, overview
 from synergai.gui.chat import ChatLog, ChatTurn, escape
 from synergai.gui.local_graph import local_graph, to_svg
 from synergai.gui.scene_view import SceneView
+from synergai.llm.base import LLMError
 from synergai.scene.model import ObjectKind, SceneError, SceneGraph
 
 if TYPE_CHECKING:
@@ -270,7 +271,8 @@ class ClientSession:
             with self.lock:
                 self.view.show_answer(graph, result.objects)
         except Exception as exc:  # the GUI boundary: any failure is shown in the chat, never lost
-            log.warning("question failed: %s", exc, exc_info=not isinstance(exc, SceneError | ValueError))
+            expected = isinstance(exc, SceneError | ValueError | LLMError)  # no traceback for these
+            log.warning("question failed: %s", exc, exc_info=not expected)
             turn = ChatTurn(question, f"{type(exc).__name__}: {exc}", error=True)
         with self.lock:
             self.chat.pending = None

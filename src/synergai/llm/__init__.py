@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from synergai.llm.base import ChatModel, ChatReply, LLMError, ScriptExhausted, approx_tokens
+from synergai.llm.base import ChatModel, ChatReply, ContextFullError, LLMError, ScriptExhausted, approx_tokens
 from synergai.llm.cache import CachedModel, default_cache_dir
 from synergai.llm.embedded import EmbeddedModel
 from synergai.llm.scripted import ScriptedModel, ScriptedRequest
@@ -19,12 +19,14 @@ __all__ = [
     "CachedModel",
     "ChatModel",
     "ChatReply",
+    "ContextFullError",
     "EmbeddedModel",
     "LLMError",
     "ScriptExhausted",
     "ScriptedModel",
     "ScriptedRequest",
     "approx_tokens",
+    "check_model",
     "locate_gguf",
     "make_model",
 ]
@@ -61,6 +63,15 @@ def make_model(
     if isinstance(cache, str | Path):
         return CachedModel(model, Path(cache))
     raise LLMError(f"cache must be a bool or a directory path, got {type(cache).__name__}")
+
+
+def check_model(model: ChatModel) -> None:
+    """Raise a one-line LLMError now if the model's endpoint is unreachable or refuses us (for servers,
+    which would otherwise report it as the first answer); models without an endpoint pass."""
+    inner = model.inner if isinstance(model, CachedModel) else model
+    check = getattr(inner, "check", None)
+    if callable(check):
+        check()
 
 
 def _no_base_url(base_url: str | None, kind: str) -> None:

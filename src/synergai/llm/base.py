@@ -20,6 +20,22 @@ class LLMError(RuntimeError):
     """A chat backend failed or was asked something it cannot do (one-line message)."""
 
 
+class ContextFullError(LLMError):
+    """The backend said explicitly that the conversation no longer fits the model's context."""
+
+
+#: How backends say that a request does not fit the context (OpenAI's error code, llama.cpp's error
+#: type and messages); only these count as a full context, any other failure is an ordinary LLMError.
+_CONTEXT_FULL_MARKS = ("context_length_exceeded", "exceed_context_size", "maximum context length",
+                       "exceeds the available context size")
+
+
+def says_context_full(message: str) -> bool:
+    """Whether a backend's error message says explicitly that the context is full."""
+    low = message.lower()
+    return any(mark in low for mark in _CONTEXT_FULL_MARKS)
+
+
 class ScriptExhausted(LLMError):
     """A scripted model was asked for more replies than its script holds."""
 
@@ -35,6 +51,7 @@ class ChatReply:
     model: str
     cached: bool = False
     seconds: float = 0.0
+    cached_tokens: int = 0  # prompt tokens the backend reused from its KV cache (0 when unknown)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able form."""
@@ -52,6 +69,7 @@ class ChatReply:
                 model=str(data["model"]),
                 cached=bool(data.get("cached", False)),
                 seconds=float(data.get("seconds", 0.0)),
+                cached_tokens=int(data.get("cached_tokens", 0)),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise LLMError(f"malformed chat reply record: {exc!r}") from exc

@@ -21,7 +21,7 @@ from typing import Any
 
 import platformdirs
 
-from synergai.llm.base import ChatReply, LLMError, check_request
+from synergai.llm.base import ChatReply, ContextFullError, LLMError, check_request, says_context_full
 from synergai.llm.weights import ENV_VAR, QWEN_CODER_1_5B, REQUIREMENTS_HINT, Progress, locate_gguf
 
 _HOST_CACHE_MIB = 1024  # llama.cpp's host-RAM prompt cache (its default, 8 GiB, is too much for a laptop)
@@ -197,6 +197,15 @@ class EmbeddedModel:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def check(self) -> None:
+        """Raise a one-line LLMError now when the model could not load: xllamacpp missing, no weights."""
+        try:
+            import xllamacpp  # noqa: F401 - only whether it imports
+        except ImportError as exc:
+            raise LLMError(f"xllamacpp is not installed: run `{REQUIREMENTS_HINT}`") from exc
+        if self._gguf_path is None:
+            locate_gguf(progress=self.progress)  # assembles the weights the first time
+
     def _ensure_server(self) -> Any:
         """The xllamacpp server, built on first use (caller holds the lock)."""
         if self._closed:
@@ -240,7 +249,9 @@ class EmbeddedModel:
         if "error" in raw:
             error = raw["error"]
             message = error.get("message", error) if isinstance(error, Mapping) else error
-            raise LLMError(f"{self.name}: {_one_line(message)}")
+            kind = error.get("type", "") if isinstance(error, Mapping) else ""
+            full = says_context_full(f"{kind} {message}")
+            raise (ContextFullError if full else LLMError)(f"{self.name}: {_one_line(message)}")
         try:
             choice = raw["choices"][0]
             text = choice["message"].get("content") or ""
@@ -253,6 +264,7 @@ class EmbeddedModel:
                 model=self.name,
                 cached=False,
                 seconds=seconds,
+                cached_tokens=int((raw.get("timings") or {}).get("cache_n", 0) or 0),
             )
         except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
             raise LLMError(f"{self.name}: malformed reply: {_one_line(exc)}") from exc

@@ -63,6 +63,9 @@ def ask_json(
             if accept_text is not None and accept_text(reply.text):
                 return answer
             continue
+        except (ValueError, RecursionError) as exc:  # 4300+ digit numbers, nesting deeper than the stack
+            answer.problem = f"reply is not usable JSON ({str(exc)[:80]})"
+            continue
         if not isinstance(data, dict):
             answer.problem = f"reply is a JSON {type(data).__name__}, not an object"
             continue

@@ -1,8 +1,11 @@
 """Any OpenAI-compatible chat endpoint (OpenAI itself, vLLM, llama.cpp server, Ollama, ...) via the SDK.
 
-A JSON schema goes out as ``response_format={"type": "json_schema", ...}``; an endpoint that rejects it
-(HTTP 400/422) is asked again with ``{"type": "json_object"}`` plus a final system message carrying the
-schema, and the fallback is remembered. Timeouts and retries are bounded; every failure is an LLMError.
+A JSON schema goes out as ``response_format={"type": "json_schema", ...}`` with ``strict: true``, so an
+endpoint that enforces schemas cannot send a reply outside it (eg. an edit tool on a question). An
+endpoint that rejects that (HTTP 400/422) is asked again with ``strict: false``, then with
+``{"type": "json_object"}`` plus a final system message carrying the schema; the fallback is remembered.
+An error saying the context is full is a :class:`ContextFullError`. Timeouts and retries are bounded;
+every failure is an LLMError.
 """
 
 from __future__ import annotations
@@ -16,7 +19,15 @@ from typing import Any
 
 import openai
 
-from synergai.llm.base import ChatReply, LLMError, approx_tokens, check_request, prompt_text
+from synergai.llm.base import (
+    ChatReply,
+    ContextFullError,
+    LLMError,
+    approx_tokens,
+    check_request,
+    prompt_text,
+    says_context_full,
+)
 
 DUMMY_KEY = "sk-no-key-required"
 
@@ -49,7 +60,7 @@ class OpenAIModel:
         self.base_url = endpoint
         self.name = f"openai:{model}" if not endpoint else f"openai:{model}@{endpoint}"
         self._client = openai.OpenAI(api_key=key, base_url=endpoint, timeout=timeout, max_retries=max_retries)
-        self._schema_native = True  # False once the endpoint rejected response_format json_schema
+        self._schema_mode = "strict"  # then "loose" (strict false), then "object" (json_object), as rejected
         self._token_param = "max_tokens"  # becomes max_completion_tokens for endpoints that demand it
         self._lock = threading.Lock()
 
@@ -67,8 +78,8 @@ class OpenAIModel:
             messages, json_schema=json_schema, max_tokens=max_tokens, temperature=temperature, stop=stop
         )
         started = time.perf_counter()
-        native, token_param = self._schema_native, self._token_param
-        for _attempt in range(3):  # at most: json_schema -> json_object, max_tokens -> max_completion_tokens
+        mode, token_param = self._schema_mode, self._token_param
+        for _attempt in range(4):  # strict -> loose -> json_object, max_tokens -> max_completion_tokens
             kwargs: dict[str, Any] = {
                 "model": self.model,
                 "messages": clean,
@@ -78,8 +89,9 @@ class OpenAIModel:
             if stop:
                 kwargs["stop"] = list(stop)
             if json_schema is not None:
-                if native:
-                    spec = {"name": _schema_name(json_schema), "schema": json_schema, "strict": False}
+                if mode != "object":
+                    spec = {"name": _schema_name(json_schema), "schema": json_schema,
+                            "strict": mode == "strict"}
                     kwargs["response_format"] = {"type": "json_schema", "json_schema": spec}
                 else:
                     kwargs["response_format"] = {"type": "json_object"}
@@ -88,25 +100,42 @@ class OpenAIModel:
                 response = self._client.chat.completions.create(**kwargs)
             except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
                 detail = _detail(exc)
+                if says_context_full(f"{getattr(exc, 'code', '')} {detail}"):
+                    raise ContextFullError(f"{self.name}: {detail}") from exc
                 if token_param == "max_tokens" and "max_completion_tokens" in detail:
                     token_param = "max_completion_tokens"
                     continue
-                if json_schema is not None and native:
-                    native = False
+                if json_schema is not None and mode != "object":
+                    mode = "loose" if mode == "strict" else "object"
                     continue
                 raise LLMError(f"{self.name}: request rejected: {detail}") from exc
             except openai.APIStatusError as exc:
                 raise LLMError(f"{self.name}: HTTP {exc.status_code}: {_detail(exc)}") from exc
             except openai.APITimeoutError as exc:
                 raise LLMError(f"{self.name}: timed out") from exc
+            except openai.APIConnectionError as exc:
+                raise LLMError(f"{self.name}: cannot connect: {_cause(exc)}") from exc
             except openai.OpenAIError as exc:
                 raise LLMError(f"{self.name}: {type(exc).__name__}: {_detail(exc)}") from exc
             with self._lock:  # remember what this endpoint accepted
                 self._token_param = token_param
                 if json_schema is not None:
-                    self._schema_native = native
+                    self._schema_mode = mode
             return self._reply(response, clean, time.perf_counter() - started)
         raise LLMError(f"{self.name}: request rejected after adapting parameters")  # pragma: no cover
+
+    def check(self, timeout: float = 10.0) -> None:
+        """Raise a one-line LLMError when the endpoint cannot be reached or refuses us (GET /models)."""
+        try:
+            self._client.with_options(timeout=timeout, max_retries=0).models.list()
+        except openai.APIStatusError as exc:
+            if exc.status_code in (404, 405, 501):
+                return  # a server without GET /models is still up
+            raise LLMError(f"{self.name}: HTTP {exc.status_code}: {_detail(exc)}") from exc
+        except openai.APITimeoutError as exc:
+            raise LLMError(f"{self.name}: timed out after {timeout:.0f} s") from exc
+        except openai.APIConnectionError as exc:
+            raise LLMError(f"{self.name}: cannot connect: {_cause(exc)}") from exc
 
     def count_tokens(self, text: str) -> int:
         """The documented approximation :func:`synergai.llm.base.approx_tokens` (no tokenizer here)."""
@@ -150,6 +179,14 @@ def _schema_name(schema: Mapping[str, Any]) -> str:
 def _schema_instruction(schema: Mapping[str, Any]) -> dict[str, str]:
     text = "Reply with one JSON object that matches this JSON schema:\n" + json.dumps(schema, sort_keys=True)
     return {"role": "system", "content": text}
+
+
+def _cause(exc: BaseException) -> str:
+    """The innermost reason of a connection failure on one line (eg. "[Errno 111] Connection refused")."""
+    inner: BaseException = exc
+    while inner.__cause__ is not None or inner.__context__ is not None:
+        inner = inner.__cause__ or inner.__context__  # type: ignore[assignment]
+    return " ".join(str(inner).split())[:300] or type(inner).__name__
 
 
 def _detail(exc: openai.OpenAIError) -> str:

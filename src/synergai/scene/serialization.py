@@ -119,9 +119,13 @@ def _str(value: Any, where: str, *, empty: bool = False) -> str:
 
 
 def _num(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise SceneError(f"{where}: expected a finite number, got {value!r}")
-    return float(value)
+    try:
+        number = float(value) if isinstance(value, int | float) and not isinstance(value, bool) else math.nan
+    except OverflowError:  # an integer of 309+ digits
+        number = math.inf
+    if not math.isfinite(number):
+        raise SceneError(f"{where}: expected a finite number, got {str(value)[:40]!r}")
+    return number
 
 
 def _vec3(value: Any, where: str) -> tuple[float, float, float]:
@@ -241,12 +245,23 @@ def graph_from_dict(data: Any) -> SceneGraph:
     return graph
 
 
+def parse_json(text: str | bytes, where: str) -> Any:
+    """JSON text as Python data, or a one-line SceneError naming ``where`` (also for nesting deeper than
+    Python's stack and integers of more than 4300 digits, which :func:`json.loads` rejects otherwise)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SceneError(f"{where}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    except UnicodeDecodeError as exc:
+        raise SceneError(f"{where}: not UTF-8 text ({exc.reason})") from None
+    except RecursionError:
+        raise SceneError(f"{where}: JSON nested too deeply") from None
+    except ValueError as exc:
+        raise SceneError(f"{where}: unusable JSON ({str(exc)[:100]})") from None
+    except TypeError:
+        raise SceneError(f"{where}: expected JSON text, got {type(text).__name__}") from None
+
+
 def loads(text: str | bytes) -> SceneGraph:
     """Parse a JSON string written by :func:`dumps`."""
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise SceneError(f"graph: invalid JSON: {exc}") from None
-    except TypeError:
-        raise SceneError(f"graph: expected JSON text, got {type(text).__name__}") from None
-    return graph_from_dict(data)
+    return graph_from_dict(parse_json(text, "graph"))

@@ -23,25 +23,7 @@ from synergai.scene.model import (
     SceneGraph,
     SceneObject,
 )
-
-#: Words whose final "s" is not a plural.
-_INVARIANT = frozenset({
-    "clothes", "glasses", "pants", "scissors", "series", "news", "bus", "gas", "canvas", "lens", "dress",
-    "grass", "glass", "mattress", "chess", "cactus", "blinds", "stairs", "shorts", "jeans", "headphones",
-    "is", "us", "this", "has", "ps",
-})
-#: Whole-phrase synonyms, applied after singularising.
-_SYNONYMS: dict[str, str] = {
-    "television": "tv", "tv set": "tv", "telly": "tv", "flat screen": "tv", "flatscreen": "tv",
-    "flat screen tv": "tv", "tv screen": "tv", "computer monitor": "monitor", "display": "monitor",
-    "photo": "picture", "photograph": "picture", "picture frame": "picture", "frame": "picture",
-    "artwork": "picture", "art": "picture", "lightswitch": "light switch", "switch": "light switch",
-    "sofa": "couch", "fridge": "refrigerator", "bookcase": "bookshelf", "book shelf": "bookshelf",
-    "trashcan": "trash can", "garbage can": "trash can", "bin": "trash can", "whiteboard": "board",
-    "white board": "board", "blackboard": "board", "chalkboard": "board", "curtains": "curtain",
-    "drape": "curtain", "power outlet": "outlet", "socket": "outlet", "electrical outlet": "outlet",
-    "doorframe": "door frame", "walls": "wall", "nightstand": "night stand",
-}
+from synergai.scene.vocabulary import CANONICAL_CATEGORY, singular
 
 #: Things held to a wall by brackets: "mounted on".
 MOUNTED: frozenset[str] = frozenset({
@@ -113,29 +95,15 @@ WALL_FIRST: frozenset[str] = EMBEDDED | frozenset({
 WALL_LIKE: frozenset[str] = frozenset({"wall", "shower wall", "partition", "divider", "column", "pillar"})
 
 
-def _singular(word: str) -> str:
-    if word in _INVARIANT or len(word) <= 3:
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("ves") and word[:-3] in ("shel", "kni", "lea", "hal", "wol", "scar"):
-        return word[:-3] + "f" + ("e" if word[:-3] == "kni" else "")
-    if word.endswith(("ches", "shes", "sses", "xes", "zes")):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
 def normalize_category(text: str) -> str:
     """Lower case, singular, synonyms folded: ``"Kitchen Cabinets"`` -> ``"kitchen cabinet"``,
     ``"Television"`` -> ``"tv"``, ``"shelves"`` -> ``"shelf"``."""
-    words = [_singular(w) for w in re.sub(r"[^a-z0-9]+", " ", text.lower()).split()]
+    words = [singular(w) for w in re.sub(r"[^a-z0-9]+", " ", text.lower()).split()]
     phrase = " ".join(words)
-    if phrase in _SYNONYMS:
-        return _SYNONYMS[phrase]
-    if words and words[-1] in _SYNONYMS and " " not in _SYNONYMS[words[-1]]:
-        words[-1] = _SYNONYMS[words[-1]]
+    if phrase in CANONICAL_CATEGORY:
+        return CANONICAL_CATEGORY[phrase]
+    if words and words[-1] in CANONICAL_CATEGORY and " " not in CANONICAL_CATEGORY[words[-1]]:
+        words[-1] = CANONICAL_CATEGORY[words[-1]]
     return " ".join(words)
 
 
@@ -146,8 +114,8 @@ def _tails(category: str) -> list[str]:
     for start in range(len(words)):
         tail = " ".join(words[start:])
         out.append(tail)
-        if tail in _SYNONYMS:
-            out.append(_SYNONYMS[tail])
+        if tail in CANONICAL_CATEGORY:
+            out.append(CANONICAL_CATEGORY[tail])
     return out
 
 

@@ -10,6 +10,9 @@ Two layouts are accepted:
 An object has ``id``, ``label``, ``center_position``, ``size`` and optionally a colour, a
 ``score``, and Scan2CAD's ``obb`` (centre xyz, size xyz), ``rot_angle`` (yaw) and ``front_point``
 with ``has_front``.
+
+Colour names are given after the scene's own colour correction (:class:`ColorCorrection`, estimated
+from the scene's walls and ceiling); the raw mean colour stays in ``SceneObject.color``.
 """
 
 from __future__ import annotations
@@ -17,11 +20,11 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from synergai.scene.attributes import color_name
+from synergai.scene.attributes import DEFAULT_CORRECTION, ColorCorrection, CorrectionMethod, color_name
 from synergai.scene.model import ObjectKind, OrientedBox, SceneError, SceneObject
 
 
@@ -48,7 +51,8 @@ def object_from_record(
     raw: Mapping[str, Any], provenance: str, kinds: dict[str, ObjectKind] | None = None
 ) -> SceneObject:
     """One :class:`SceneObject` from one object record (ValueError / SceneError on bad fields);
-    ``kinds`` remembers the structure kind of labels already seen."""
+    ``kinds`` remembers the structure kind of labels already seen. The colour is named as captured
+    (no scene correction: :func:`correct_colour_names` renames a whole scene's objects)."""
     if not isinstance(raw, Mapping):
         raise ValueError("an object must be a JSON object")
     for key in ("id", "label", "center_position", "size"):
@@ -92,6 +96,18 @@ def object_from_record(
         front=front,
         obb=obb,
     )
+
+
+def correct_colour_names(
+    objects: list[SceneObject], method: CorrectionMethod = DEFAULT_CORRECTION
+) -> list[SceneObject]:
+    """One scene's objects with their colour attribute named after the scene's colour correction
+    (estimated from these objects); raw colours and everything else unchanged."""
+    correction = ColorCorrection.estimate(objects, method)
+    return [
+        o if o.color is None else replace(o, attributes=(correction.name(o.color), *o.attributes[1:]))
+        for o in objects
+    ]
 
 
 @dataclass(frozen=True)
@@ -139,8 +155,11 @@ def _default_provenance(path: Path, nested: bool) -> str:
     return "3dvista" if "3dvista" in path.name.lower() else "perception"
 
 
-def load_objects_file(path: str | Path, provenance: str | None = None) -> ObjectsFile:
-    """Parse an objects file in either layout.
+def load_objects_file(
+    path: str | Path, provenance: str | None = None, colour_correction: CorrectionMethod = DEFAULT_CORRECTION
+) -> ObjectsFile:
+    """Parse an objects file in either layout; colours are named after each scene's
+    ``colour_correction`` (:func:`correct_colour_names`).
 
     ``provenance`` defaults to ``"scannet-gt"`` for the nested layout and ``"3dvista"`` for a flat
     file whose name says so (else ``"perception"``). Raises :class:`SceneError` naming the file
@@ -179,6 +198,6 @@ def load_objects_file(path: str | Path, provenance: str | None = None) -> Object
                 raise SceneError(f"{p}: scene {sid!r}: duplicate object id {obj.id}")
             seen.add(obj.id)
             parsed.append(obj)
-        scenes[str(sid)] = tuple(parsed)
+        scenes[str(sid)] = tuple(correct_colour_names(parsed, colour_correction))
     types = {str(k): str(v) for k, v in types_raw.items() if v is not None}
     return ObjectsFile(path=p, provenance=prov, _scenes=scenes, _types=types)

@@ -1,0 +1,166 @@
+"""Typed short answers: the form a question's short answer takes, its JSON schema and its text.
+
+A question's form follows its wording: "A or B" asks for one of the options it names (a direction when
+they are directions), "how many" for a number, "is there" / "can I" for yes / no, "what colour" for a
+colour word, "where" for a place (a relation and an anchor: "on the desk"), "which way"
+for a direction, "what is on" for a category of the scene; anything else gets a free phrase. The
+agent's final answer and program mode's answer both go through this module, so a short answer is
+one value of the right kind, never a sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
+from typing import Any
+
+from synergai.scene.vocabulary import COLOR_ALIASES, COLOR_NAMES, WORD_TO_NUMBER, words_of
+
+
+class AnswerForm(StrEnum):
+    """What kind of value a short answer is."""
+
+    YES_NO = "yes/no"
+    NUMBER = "number"
+    COLOR = "colour"
+    CATEGORY = "category"
+    PLACE = "place"
+    DIRECTION = "direction"
+    CHOICE = "choice"
+    PHRASE = "phrase"
+
+
+#: Directions an answer may name (SQA3D's egocentric answers).
+DIRECTION_WORDS: tuple[str, ...] = ("left", "right", "front", "back", "forward", "backward")
+#: Relation phrases a place answer is made of, as people write them before an anchor.
+PLACE_RELATIONS: tuple[str, ...] = (
+    "on", "under", "in", "next to", "beside", "near", "above", "below", "behind", "in front of",
+    "left of", "right of", "against", "between",
+)
+#: Longest free phrase (characters).
+PHRASE_MAX = 40
+
+_AUX_WORDS = ("is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "should",
+              "has",
+        "have", "had", "am", "may", "might", "must")
+_AUX = _AUX_WORDS
+_YES_NO_START = re.compile(rf"^(?:{'|'.join(_AUX)})\b")
+_COLOR_Q = re.compile(r"\b(colou?r|colou?red)\b")
+_COUNT_Q = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")
+_DIRECTION_Q = re.compile(r"\bwhich (?:direction|way|side)\b|\bwhat direction\b")
+_CHOICE_Q = re.compile(r"((?:[a-z'-]+, )*)([a-z'-]+),? or (?:the |an? )?([a-z'-]+)")
+#: Words that cannot be an option of an "A or B" question ("... or are they ...", "... or not").
+_NOT_OPTIONS = frozenset({*_AUX_WORDS, "not", "the", "a", "an", "they", "it", "i", "he", "she", "we", "you",
+                          "there", "this", "that", "these", "those", "to", "in", "of", "at", "my",
+                          "me", "by", "with", "for", "and", "so"})
+_PLACE_Q = re.compile(r"^where\b|\bwhere (?:is|are|was|were|can|do|does|should)\b")
+_CATEGORY_Q = re.compile(
+    r"^(?:what|which)\b(?! (?:shape|material|size|kind of (?:shape|material)|type of (?:shape|material)))"
+)
+_OPEN_ATTRIBUTE_Q = re.compile(r"\b(shape|material|made of|pattern|style|size|brand|written|say|doing)\b")
+
+
+def choice_options(question: str) -> tuple[str, ...]:
+    """The one-word options of an "A, B or C" question ("odd or even" -> ("odd", "even")); () if none."""
+    m = _CHOICE_Q.search(" ".join(str(question).lower().replace("?", " ").split()))
+    if m is None:
+        return ()
+    options = [w.strip() for w in m.group(1).split(",") if w.strip()] + [m.group(2), m.group(3)]
+    if any(o in _NOT_OPTIONS for o in options) or len(set(options)) < len(options):
+        return ()
+    return tuple(options)
+
+
+def answer_form(question: str) -> AnswerForm:
+    """The form of the short answer a question asks for (see the module doc-string)."""
+    q = " ".join(words_of(question))
+    options = choice_options(question)
+    if options:
+        directions = {*DIRECTION_WORDS, "behind"}
+        return AnswerForm.DIRECTION if all(o in directions for o in options) else AnswerForm.CHOICE
+    if re.search(r"\bhow many\b", q):
+        return AnswerForm.NUMBER
+    if _YES_NO_START.match(q) and not _COLOR_Q.search(q):
+        return AnswerForm.YES_NO
+    if _COUNT_Q.search(q):
+        return AnswerForm.NUMBER
+    if _COLOR_Q.search(q) and not _YES_NO_START.match(q):
+        return AnswerForm.COLOR
+    if _DIRECTION_Q.search(q) or (" or " in f" {q} " and _names_direction(q)):
+        return AnswerForm.DIRECTION
+    if _YES_NO_START.match(q) and " or " not in f" {q} ":
+        return AnswerForm.YES_NO
+    if _PLACE_Q.search(q):
+        return AnswerForm.PLACE
+    if _CATEGORY_Q.match(q) and not _OPEN_ATTRIBUTE_Q.search(q):
+        return AnswerForm.CATEGORY
+    return AnswerForm.PHRASE
+
+
+def _names_direction(q: str) -> bool:
+    words = set(q.split())
+    return sum(w in words for w in ("left", "right", "front", "back", "behind")) >= 2
+
+
+def answer_schema(form: AnswerForm, categories: Sequence[str] = (),
+                  options: Sequence[str] = ()) -> dict[str, Any]:
+    """JSON schema of a short answer of this form; categories (the scene's) bound category and place
+    answers, so the model cannot name what the scene does not hold; options bound a choice."""
+    cats = sorted({c for c in categories if c})
+    if form is AnswerForm.CHOICE and options:
+        return {"type": "string", "enum": list(options)}
+    if form is AnswerForm.YES_NO:
+        return {"type": "string", "enum": ["yes", "no"]}
+    if form is AnswerForm.NUMBER:
+        return {"type": "integer", "minimum": 0, "maximum": 999}
+    if form is AnswerForm.COLOR:
+        return {"type": "string", "enum": sorted(COLOR_NAMES)}
+    if form is AnswerForm.DIRECTION:
+        return {"type": "string", "enum": list(DIRECTION_WORDS)}
+    if form is AnswerForm.CATEGORY and cats:
+        return {"type": "string", "enum": cats}
+    if form is AnswerForm.PLACE and cats:
+        return {"type": "object", "additionalProperties": False, "required": ["relation", "anchor"],
+                "properties": {"relation": {"type": "string", "enum": list(PLACE_RELATIONS)},
+                               "anchor": {"type": "string", "enum": cats}}}
+    return {"type": "string", "maxLength": PHRASE_MAX}
+
+
+def render_answer(form: AnswerForm, value: Any) -> str:
+    """The short answer's text for a value of this form ('' when the value does not fit the form)."""
+    if form is AnswerForm.PLACE:
+        if isinstance(value, Mapping):
+            rel, anchor = str(value.get("relation", "")).strip(), str(value.get("anchor", "")).strip()
+            return f"{rel} the {anchor}" if rel and anchor else ""
+        return " ".join(str(value).split())[:PHRASE_MAX] if isinstance(value, str) else ""
+    if isinstance(value, bool):
+        value = "yes" if value else "no"
+    text = str(value).strip() if isinstance(value, str | int | float) else ""
+    return normalise_answer(form, text)
+
+
+def normalise_answer(form: AnswerForm, text: str, options: Sequence[str] = ()) -> str:
+    """A free-text short answer read as a value of the form ("Yes, there is." -> "yes", "three" -> "3",
+    "grey" -> "gray", "It is even." -> "even" among the options); '' when it holds no such value.
+    Phrases and categories are kept as written."""
+    words = words_of(text)
+    if form is AnswerForm.CHOICE:
+        return next((w for w in words if w in options), "")
+    if form is AnswerForm.YES_NO:
+        return next((w for w in words if w in ("yes", "no")), "")
+    if form is AnswerForm.NUMBER:
+        for w in words:
+            if w.isdigit():
+                return str(int(w))
+            if w in WORD_TO_NUMBER:
+                return str(WORD_TO_NUMBER[w])
+        return "0" if any(w in ("no", "none") for w in words) else ""
+    if form is AnswerForm.COLOR:
+        t = f" {' '.join(words)} "
+        for alias, name in sorted(COLOR_ALIASES.items(), key=lambda kv: -len(kv[0])):
+            t = t.replace(f" {alias} ", f" {name} ")
+        return next((n for n in COLOR_NAMES if f" {n} " in t), "")
+    if form is AnswerForm.DIRECTION:
+        return next((w for w in words if w in DIRECTION_WORDS), "")
+    return " ".join(text.split())[:PHRASE_MAX]

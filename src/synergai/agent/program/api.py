@@ -1,0 +1,420 @@
+"""The scene APIs of LLM-TPC (Fig. S4) over a scene graph, for programs the model writes.
+
+Names and arguments follow the paper's documentation (``scene``, ``filter``, ``relate``,
+``relate_agent``, ``query_relation``, ``query_relation_agent``, ``query_attribute``,
+``query_state``): the paper's names are the contract inside the sandbox, even where they shadow
+Python builtins. Wrong arguments raise errors that list the legal values, which drive the repair.
+
+Object sets: with ``ordered_sets`` (the default) a set of objects iterates, prints and indexes nearest
+to the agent first (ties by id), so ``tables[0]`` and ``next(iter(tables))`` both mean "the nearest
+table"; without it, sets keep LLM-TPC's contract (no indexing) and still iterate in that order. No
+element is ever picked arbitrarily.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from synergai.agent.matching import category_matches
+from synergai.geometry.frames import Viewpoint
+from synergai.scene import build
+from synergai.scene.attributes import closest_color, color_name
+from synergai.scene.model import (
+    SUPPORT_RELATIONS,
+    Relation,
+    SceneGraph,
+)
+from synergai.scene.relations.thresholds import RelationThresholds
+from synergai.scene.serialization import graph_from_dict
+from synergai.scene.vocabulary import (
+    ATTRIBUTE_TYPE_SYNONYMS,
+    COLOR_WORDS,
+    MATERIAL_WORDS,
+    RELATION_SYNONYMS,
+    SHAPE_WORDS,
+)
+
+RELATE_RELATIONS = (
+    "on",
+    "under",
+    "above",
+    "below",
+    "inside",
+    "supporting",
+    "near",
+    "far",
+    "next to",
+    "hanging on",
+    "left",
+    "right",
+    "front",
+    "behind",
+    "closest",
+    "farthest",
+    "within reach",
+    "around",
+)
+AGENT_RELATIONS = ("left", "right", "front", "behind", "within reach", "around", "closest", "farthest")
+DIRECTIONS = ("left", "right", "front", "back", "o'clock")
+ATTRIBUTE_TYPES = ("lwh", "distance", "color", "shape", "material")
+AROUND_M = 2.0
+
+#: Clock hours that count as each direction (LLM-TPC's synonym table, Table S1).
+_CLOCK = {
+    "left": {7, 8, 9, 10, 11},
+    "right": {1, 2, 3, 4, 5},
+    "front": {10, 11, 12, 1, 2},
+    "back": {4, 5, 6, 7, 8},
+}
+
+
+class ObjectAttribute:
+    """One object as programs see it: ``category`` and ``xyz`` (its centre), plus ``id``."""
+
+    def __init__(self, object_id: str, category: str, xyz: list[float], rank: float = 0.0) -> None:
+        self.id = object_id
+        self.category = category
+        self.xyz = xyz
+        self._rank = (rank, object_id)  # the order of sets: distance from the agent, then id
+
+    def __repr__(self) -> str:
+        return f"{self.category} (id: {self.id})"
+
+    def __hash__(self) -> int:
+        return hash(self.id)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ObjectAttribute) and other.id == self.id
+
+
+class ObjectSet(set):
+    """The paper's ``Set[ObjectAttribute]``, iterated nearest to the agent first (ties by id).
+
+    With ``indexable`` it also indexes in that order (``objects[0]`` is the nearest); otherwise indexing
+    raises an error that says what to do instead. Set operations keep the type and the order."""
+
+    indexable: bool = True
+
+    def _ordered(self) -> list[ObjectAttribute]:
+        return sorted(super().__iter__(), key=lambda o: o._rank)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._ordered())
+
+    def __repr__(self) -> str:  # as a set prints, so programs' output reads the same
+        return "{" + ", ".join(map(repr, self._ordered())) + "}" if self else "set()"
+
+    def __getitem__(self, index: object) -> Any:
+        if not self.indexable:
+            raise TypeError("a set of objects cannot be indexed: loop over it (for obj in objects: ...) or "
+                            "take the nearest with next(iter(objects)) after checking it is not empty")
+        if not isinstance(index, int | slice):
+            raise TypeError(f"object sets are indexed by position (0 is the nearest), got {index!r}")
+        try:
+            return self._ordered()[index]
+        except IndexError:
+            raise IndexError(f"index {index} is out of range: the set holds {len(self)} objects; "
+                             "check len(objects) first") from None
+
+    def _same(self, items: Iterable[ObjectAttribute]) -> ObjectSet:
+        out = type(self)(items)
+        return out
+
+    def __or__(self, other: Any) -> ObjectSet:
+        return self._same(set.__or__(self, other))
+
+    def __and__(self, other: Any) -> ObjectSet:
+        return self._same(set.__and__(self, other))
+
+    def __sub__(self, other: Any) -> ObjectSet:
+        return self._same(set.__sub__(self, other))
+
+    def __xor__(self, other: Any) -> ObjectSet:
+        return self._same(set.__xor__(self, other))
+
+    __ror__, __rand__, __rxor__ = __or__, __and__, __xor__
+
+    def union(self, *others: Any) -> ObjectSet:
+        return self._same(set.union(self, *others))
+
+    def intersection(self, *others: Any) -> ObjectSet:
+        return self._same(set.intersection(self, *others))
+
+    def difference(self, *others: Any) -> ObjectSet:
+        return self._same(set.difference(self, *others))
+
+    def copy(self) -> ObjectSet:
+        return self._same(self)
+
+    def pop(self) -> ObjectAttribute:
+        """Removes and returns the nearest object (a plain set would return an arbitrary one)."""
+        if not self:
+            raise KeyError("pop from an empty set of objects: check len(objects) > 0 first")
+        nearest = self._ordered()[0]
+        self.remove(nearest)
+        return nearest
+
+
+class StrictObjectSet(ObjectSet):
+    """LLM-TPC's contract: a set that cannot be indexed."""
+
+    indexable = False
+
+
+_VALUE_SYNONYMS = MappingProxyType({**RELATION_SYNONYMS, **ATTRIBUTE_TYPE_SYNONYMS})
+_AFFIXES = re.compile(r"^(?:to |on )?(?:the |my )|(?: of| side)$")
+
+
+def legal_value(value: object, legal: Iterable[str]) -> str | None:
+    """``value`` as one of ``legal`` (case, underscores, "to the ... of" / "... side" and the synonyms of
+    the vocabulary's relation and attribute-type words forgiven), or None."""
+    v = " ".join(str(value).strip().lower().replace("_", " ").split())
+    legal = tuple(legal)
+    if v not in legal and v not in _VALUE_SYNONYMS:
+        v = _AFFIXES.sub("", _AFFIXES.sub("", v)).strip()
+    v = _VALUE_SYNONYMS.get(v, v)
+    if v == "back" and "behind" in legal:
+        v = "behind"
+    if v == "behind" and "back" in legal:
+        v = "back"
+    return v if v in legal else None
+
+
+def _choose(value: str, legal: Iterable[str], what: str) -> str:
+    legal = tuple(legal)
+    v = legal_value(value, legal)
+    if v is None:
+        raise ValueError(f"{what} must be one of {list(legal)}, got {value!r}")
+    return v
+
+
+class SceneAPI:
+    """The functions a program may call, bound to one graph and the agent's pose."""
+
+    def __init__(self, graph: SceneGraph, viewpoint: Viewpoint | None, ordered_sets: bool = True) -> None:
+        self.graph = graph
+        self.viewpoint = viewpoint or Viewpoint((0.0, 0.0, 0.0), (0.0, 1.0, 0.0))
+        self.thresholds = dataclasses.replace(RelationThresholds(), epsilon=0.0)
+        self.set_type: type[ObjectSet] = ObjectSet if ordered_sets else StrictObjectSet
+        ids = [o.id for o in graph]
+        dist = self._agent_distance(ids) if ids else []
+        self.objects = {
+            o.id: ObjectAttribute(o.id, o.category, [round(float(c), 3) for c in o.center], float(d))
+            for o, d in zip(graph, dist, strict=True)
+        }
+
+    # ----- argument checks
+    def _obj(self, value: Any, what: str = "object") -> ObjectAttribute:
+        if isinstance(value, set | frozenset | list | tuple):
+            kind = "set" if isinstance(value, set | frozenset) else type(value).__name__
+            raise TypeError(f"{what} must be one object, got a {kind} of {len(value)} objects: loop "
+                            "over it (for obj in objects: ...) and pass each object")
+        if not isinstance(value, ObjectAttribute) or value.id not in self.objects:
+            raise TypeError(f"{what} must be an ObjectAttribute from scene(), got {type(value).__name__}")
+        return value
+
+    def _set(self, value: Any) -> list[ObjectAttribute]:
+        if isinstance(value, ObjectAttribute):
+            return [value]
+        if not isinstance(value, set | frozenset | list | tuple):
+            raise TypeError(f"object_set must be a set of ObjectAttribute, got {type(value).__name__}")
+        return [self._obj(v, "every element of object_set") for v in value]
+
+    def _wrap(self, ids: Iterable[str]) -> ObjectSet:
+        return self.set_type(self.objects[i] for i in ids)
+
+    # ----- the paper's functions
+    def scene(self) -> ObjectSet:
+        """Returns a set of objects in the scene."""
+        return self.set_type(self.objects.values())
+
+    def filter(self, object_set: Any, category: str) -> ObjectSet:
+        """Returns a set of objects whose category is `category`."""
+        if not isinstance(category, str) or not category.strip():
+            raise TypeError("category must be a non-empty string, e.g. 'table'")
+        return self.set_type(o for o in self._set(object_set) if category_matches(category, o.category))
+
+    def _agent_view(self, ids: list[str]) -> dict[str, set[str]]:
+        hours = build.clock_direction(self.graph, ids, self.viewpoint)
+        return {i: {d for d, hs in _CLOCK.items() if hours[i] in hs} for i in ids}
+
+    def _agent_distance(self, ids: list[str]) -> np.ndarray:
+        c = np.array([self.graph.get(i).center for i in ids], dtype=float).reshape(-1, 3)
+        return np.linalg.norm(c[:, :2] - np.asarray(self.viewpoint.position[:2]), axis=1)
+
+    def relate_agent(self, object_set: Any, relation: str) -> ObjectSet:
+        """Returns a set of objects that are related to the agent(you) by the relation."""
+        rel = _choose(relation, AGENT_RELATIONS, "relation")
+        ids = [o.id for o in self._set(object_set)]
+        if not ids:
+            return self.set_type()
+        if rel in ("left", "right", "front", "behind"):
+            key = "back" if rel == "behind" else rel
+            view = self._agent_view(ids)
+            return self._wrap(i for i in ids if key in view[i])
+        dist = self._agent_distance(ids)
+        if rel == "closest":
+            return self._wrap([ids[int(np.argmin(dist))]])
+        if rel == "farthest":
+            return self._wrap([ids[int(np.argmax(dist))]])
+        if rel == "within reach":
+            return self._wrap(build.within_reach(self.graph, list(self.viewpoint.position), ids))
+        return self._wrap(i for i, d in zip(ids, dist, strict=True) if d <= AROUND_M)
+
+    def relate(self, object_set: Any, reference_object: Any, relation: str) -> ObjectSet:
+        """Returns a set of objects that are related to the reference_object by the relation."""
+        rel = _choose(relation, RELATE_RELATIONS, "relation")
+        ref = self._obj(reference_object, "reference_object").id
+        ids = [o.id for o in self._set(object_set) if o.id != ref]
+        if not ids:
+            return self.set_type()
+        g = self.graph
+        if rel in ("left", "right", "front", "behind"):
+            view = {
+                "left": Relation.LEFT_OF,
+                "right": Relation.RIGHT_OF,
+                "front": Relation.IN_FRONT_OF,
+                "behind": Relation.BEHIND,
+            }[rel]
+            return self._wrap(build.view_relation(g, ids, ref, view, self.viewpoint))
+        if rel in ("closest", "farthest"):
+            pick = build.closest if rel == "closest" else build.farthest
+            best = pick(g, ref, ids, self.thresholds)
+            return self._wrap([best] if best else [])
+        if rel == "far":
+            return self._wrap(build.far(g, ref, ids))
+        if rel in ("within reach", "around"):
+            return self._wrap(build.within_reach(g, ref, ids))
+        facts = {i: {r for r, o in g.relations_of(i) if o == ref} for i in ids}
+        wanted: dict[str, Callable[[set[Relation]], bool]] = {
+            "on": lambda rs: bool(rs & (SUPPORT_RELATIONS - {Relation.INSIDE, Relation.EMBEDDED_IN})),
+            "inside": lambda rs: bool(rs & {Relation.INSIDE, Relation.EMBEDDED_IN}),
+            "hanging on": lambda rs: bool(
+                rs & {Relation.HANGING_ON, Relation.MOUNTED_ON, Relation.AFFIXED_ON}
+            ),
+            "supporting": lambda rs: Relation.SUPPORTS in rs,
+            "above": lambda rs: (
+                bool(rs & {Relation.ABOVE, Relation.SUPPORTED_BY, Relation.HIGHER_THAN})
+                and Relation.LOWER_THAN not in rs
+            ),
+            "below": lambda rs: bool(rs & {Relation.BELOW, Relation.SUPPORTS, Relation.LOWER_THAN}),
+            "under": lambda rs: bool(rs & {Relation.BELOW, Relation.SUPPORTS}),
+            "near": lambda rs: bool(rs & {Relation.NEAR, Relation.NEXT_TO, Relation.BESIDE}),
+            "next to": lambda rs: bool(rs & {Relation.NEXT_TO, Relation.BESIDE, Relation.NEAR}),
+        }
+        return self._wrap(i for i in ids if wanted[rel](facts[i]))
+
+    def query_relation_agent(self, object: Any, candidate_relations: Any = DIRECTIONS) -> list[str]:
+        """Returns a list of allocentric relations between the object and the agent(you)."""
+        oid = self._obj(object).id
+        cands = [
+            _choose(c, (*DIRECTIONS, "behind"), "candidate_relations") for c in _strings(candidate_relations)
+        ]
+        view = self._agent_view([oid])[oid]
+        out = [
+            c
+            for c in ("left", "right", "front", "back")
+            if c in view and (c in cands or (c == "back" and "behind" in cands))
+        ]
+        if "o'clock" in cands:
+            out.append(f"{build.clock_direction(self.graph, [oid], self.viewpoint)[oid]} o'clock")
+        return out
+
+    def query_relation(
+        self,
+        object: Any,
+        reference_object: Any,
+        candidate_relations: Any = ("left", "right", "front", "back"),
+    ) -> list[str]:
+        """Returns a list of allocentric relations between the object and the reference_object."""
+        oid = self._obj(object).id
+        ref = self._obj(reference_object, "reference_object").id
+        cands = [
+            _choose(c, ("left", "right", "front", "back", "behind"), "candidate_relations")
+            for c in _strings(candidate_relations)
+        ]
+        names = {
+            "left": Relation.LEFT_OF,
+            "right": Relation.RIGHT_OF,
+            "front": Relation.IN_FRONT_OF,
+            "back": Relation.BEHIND,
+            "behind": Relation.BEHIND,
+        }
+        return [
+            c for c in cands if oid in build.view_relation(self.graph, [oid], ref, names[c], self.viewpoint)
+        ]
+
+    def query_attribute(
+        self, object: Any, attribute_type: str, candidate_attribute_values: Any = None
+    ) -> Any:
+        """Returns the attribute of the object: lwh, distance, color, shape or material."""
+        obj = self.graph.get(self._obj(object).id)
+        kind = _choose(attribute_type, ATTRIBUTE_TYPES, "attribute_type")
+        if kind == "lwh":
+            return [round(float(v), 3) for v in obj.size]
+        if kind == "distance":
+            return round(float(self._agent_distance([obj.id])[0]), 3)
+        cands = (
+            [c.lower() for c in _strings(candidate_attribute_values)] if candidate_attribute_values else []
+        )
+        words = {"color": COLOR_WORDS, "shape": SHAPE_WORDS, "material": MATERIAL_WORDS}[kind]
+        known = [a.lower() for a in obj.attributes if set(a.lower().split()) & words]
+        if kind == "color" and not known and obj.color is not None:
+            known = [color_name(obj.color)]
+        for value in known:
+            for c in cands:
+                if c in value or value in c:
+                    return c
+        if known and not cands:
+            return known[0]
+        if kind == "color" and cands and obj.color is not None:
+            return closest_color(obj.color, cands)
+        return "unknown"
+
+    def query_state(self, object: Any, candidate_states: Any) -> str:
+        """Returns the state of the object (from its attributes), or "unknown"."""
+        obj = self.graph.get(self._obj(object).id)
+        states = [s.lower() for s in _strings(candidate_states)]
+        if not states:
+            raise ValueError("candidate_states must be a non-empty list of strings, e.g. ['open', 'closed']")
+        attrs = " ".join(obj.attributes).lower()
+        return next((s for s in states if s in attrs), "unknown")
+
+    def names(self) -> dict[str, Any]:
+        """The names a program sees."""
+        return {
+            "scene": self.scene,
+            "filter": self.filter,
+            "relate": self.relate,
+            "relate_agent": self.relate_agent,
+            "query_relation": self.query_relation,
+            "query_relation_agent": self.query_relation_agent,
+            "query_attribute": self.query_attribute,
+            "query_state": self.query_state,
+            "ObjectAttribute": ObjectAttribute,  # named in the documentation: type hints and isinstance work
+        }
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list | tuple | set):
+        raise TypeError(f"expected a list of strings, got {type(value).__name__}")
+    out = [v for v in value if isinstance(v, str)]
+    if len(out) != len(value):
+        raise TypeError("expected a list of strings")
+    return out
+
+
+def sandbox_api(args: Mapping[str, Any]) -> dict[str, Any]:
+    """Sandbox factory: the scene APIs for a serialized graph and an optional agent pose."""
+    graph = graph_from_dict(args["graph"])
+    pose = args.get("viewpoint")
+    viewpoint = Viewpoint(tuple(pose["position"]), tuple(pose["forward"])) if pose else None
+    return SceneAPI(graph, viewpoint, ordered_sets=bool(args.get("ordered_sets", True))).names()

@@ -1,0 +1,327 @@
+"""Static check of a program before it runs (Python ``ast``, nothing executed).
+
+Finds what the model gets wrong most often and what the scene API would only report one error at a
+time, after a sandbox round trip: syntax, undefined names, unknown API functions, wrong argument counts
+or keywords, objects built by hand, category strings the scene does not hold, relation and attribute
+names outside the API's legal values, attributes objects do not have, and indexing an object set (under
+LLM-TPC's set contract) or passing a set where one object is wanted. Each :class:`Finding` carries a
+repair hint that names the legal values, so the repair call needs no sandbox run.
+
+The check is advisory and conservative: it reports only what is certain from the text (a name whose
+kind it cannot tell is never reported), and the sandbox remains the security boundary.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import difflib
+import inspect
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from synergai.agent.matching import category_matches
+from synergai.agent.program.api import (
+    AGENT_RELATIONS,
+    ATTRIBUTE_TYPES,
+    DIRECTIONS,
+    RELATE_RELATIONS,
+    SceneAPI,
+    legal_value,
+)
+
+#: The functions programs may call, in the order the documentation lists them.
+API_FUNCTIONS = ("scene", "filter", "relate_agent", "relate", "query_relation_agent", "query_relation",
+                 "query_attribute", "query_state")
+#: Functions that return a set of objects.
+SET_FUNCTIONS = frozenset({"scene", "filter", "relate", "relate_agent"})
+#: Arguments that must be one object, per function.
+OBJECT_ARGUMENTS = {"relate": ("reference_object",), "query_relation": ("object", "reference_object"),
+                    "query_relation_agent": ("object",), "query_attribute": ("object",),
+                    "query_state": ("object",)}
+#: What programs see on an object.
+OBJECT_FIELDS = ("category", "xyz", "id")
+MODULES = ("math", "itertools", "collections", "statistics")
+_VALUE_TYPES: tuple[type, ...] = (set, frozenset, list, tuple, dict, str, int, float, bool)
+_KNOWN_ATTRIBUTES = frozenset(a for t in _VALUE_TYPES for a in dir(t) if not a.startswith("_"))
+_CATEGORY_LIST_MAX = 60
+#: Fields models expect on objects that are not there (reported whatever the object's kind).
+_TEMPTING_FIELDS = frozenset({*ATTRIBUTE_TYPES, "size", "position", "center", "centroid", "name", "label",
+                              "state", "location", "relation", "relations", "attributes", "pos"})
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem: its class (``syntax``, ``undefined-name``, ``unknown-function``, ``arguments``,
+    ``hand-built-object``, ``category``, ``relation``, ``attribute``, ``object-field``, ``set-index``,
+    ``set-as-object``), the line and the repair hint."""
+
+    kind: str
+    line: int
+    hint: str
+
+    def render(self) -> str:
+        return f"line {self.line}: {self.hint}" if self.line else self.hint
+
+
+def _signatures() -> dict[str, inspect.Signature]:
+    out = {}
+    for name in API_FUNCTIONS:
+        sig = inspect.signature(getattr(SceneAPI, name))
+        out[name] = sig.replace(parameters=list(sig.parameters.values())[1:])  # without self
+    return out
+
+
+def _signature_text(name: str, sig: inspect.Signature) -> str:
+    return f"{name}({', '.join(sig.parameters)})"
+
+
+def _closest(word: str, options: Iterable[str]) -> str:
+    near = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f" (did you mean {near[0]!r}?)" if near else ""
+
+
+def _legal_list(values: Sequence[str]) -> str:
+    return ", ".join(repr(v) for v in values)
+
+
+class _Checker(ast.NodeVisitor):
+    """Walks the program in source order, tracking which names hold object sets and single objects."""
+
+    def __init__(self, categories: Sequence[str], ordered_sets: bool) -> None:
+        self.categories = sorted({c for c in categories if c})
+        self.ordered_sets = ordered_sets
+        self.sigs = _signatures()
+        self.findings: list[Finding] = []
+        self.kinds: dict[str, str] = {}  # name -> "set" | "object" | "other"
+        self.defined: set[str] = set()
+        self.shadowed: set[str] = set()
+
+    # ----- bookkeeping
+    def add(self, kind: str, node: ast.AST | None, hint: str) -> None:
+        line = getattr(node, "lineno", 0) if node is not None else 0
+        if not any(f.kind == kind and f.hint == hint for f in self.findings):
+            self.findings.append(Finding(kind, line, hint))
+
+    def kind_of(self, node: ast.expr) -> str:
+        """"set", "object" or "other" ("other" when unsure)."""
+        if isinstance(node, ast.Name):
+            return self.kinds.get(node.id, "other")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            name = node.func.id
+            if name in SET_FUNCTIONS and name not in self.shadowed:
+                return "set"
+            if name == "next" and node.args and isinstance(node.args[0], ast.Call) \
+                    and isinstance(node.args[0].func, ast.Name) and node.args[0].func.id == "iter" \
+                    and node.args[0].args and self.kind_of(node.args[0].args[0]) == "set":
+                return "object"
+            if name in ("min", "max") and node.args and self.kind_of(node.args[0]) == "set":
+                return "object"
+        if isinstance(node, ast.Subscript) and self.ordered_sets and self.kind_of(node.value) == "set" \
+                and not isinstance(node.slice, ast.Slice):
+            return "object"
+        return "other"
+
+    def bind(self, target: ast.expr, kind: str) -> None:
+        for node in ast.walk(target):
+            if isinstance(node, ast.Name):
+                self.kinds[node.id] = kind if node is target else "other"
+
+    # ----- statements that bind names
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.visit(node.value)
+        kind = self.kind_of(node.value)
+        for t in node.targets:
+            self.visit(t)
+            self.bind(t, kind)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+            self.bind(node.target, self.kind_of(node.value))
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.generic_visit(node)
+
+    def visit_For(self, node: ast.For) -> None:
+        self.visit(node.iter)
+        self.bind(node.target, "object" if self.kind_of(node.iter) == "set" else "other")
+        for stmt in (*node.body, *node.orelse):
+            self.visit(stmt)
+
+    def visit_comprehension(self, node: ast.comprehension) -> None:
+        self.visit(node.iter)
+        self.bind(node.target, "object" if self.kind_of(node.iter) == "set" else "other")
+        for cond in node.ifs:
+            self.visit(cond)
+
+    def _visit_comp(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
+        outer = dict(self.kinds)  # a comprehension's variables do not leak out of it
+        for gen in node.generators:
+            self.visit(gen)
+        for part in ("elt", "key", "value"):
+            if hasattr(node, part):
+                self.visit(getattr(node, part))
+        self.kinds = outer
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _visit_comp
+
+    # ----- expressions
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        self.generic_visit(node)
+        if not self.ordered_sets and self.kind_of(node.value) == "set":
+            what = ast.unparse(node.value)
+            self.add("set-index", node, f"{what} is a set of objects and cannot be indexed: loop over it "
+                     f"(for obj in {what}: ...) or take the nearest with next(iter({what})) after checking "
+                     f"len({what}) > 0")
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        self.generic_visit(node)
+        if isinstance(node.value, ast.Name) and node.value.id in MODULES:
+            return
+        if self.kind_of(node.value) == "object" and node.attr not in OBJECT_FIELDS:
+            self.add("object-field", node, f"objects have only .category, .xyz and .id, not .{node.attr}: "
+                     "use query_attribute(obj, attribute_type) with attribute_type one of "
+                     f"{_legal_list(ATTRIBUTE_TYPES)}")
+        elif node.attr in _TEMPTING_FIELDS and node.attr not in _KNOWN_ATTRIBUTES:
+            self.add("object-field", node, f".{node.attr} is not an attribute of objects or sets: objects "
+                     "have only .category, .xyz and .id; ask for the rest with query_attribute, "
+                     "query_relation or query_state")
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self.generic_visit(node)
+        if not isinstance(node.func, ast.Name):
+            return
+        name = node.func.id
+        if name == "ObjectAttribute":
+            self.add("hand-built-object", node, "do not build ObjectAttribute(...) yourself: get objects "
+                     "from "
+                     "scene(), filter() or relate(), e.g. tables = filter(object_set=scene(), "
+                     "category='table')")
+            return
+        if name == "len" and node.args and self.kind_of(node.args[0]) == "object":
+            self.add("set-as-object", node, f"{ast.unparse(node.args[0])} is one object, it has no len(): "
+                     "count a set of objects instead, e.g. len(filter(object_set=scene(), category='chair'))")
+        if name in self.sigs and name not in self.shadowed:
+            self.check_api_call(name, node)
+
+    def check_api_call(self, name: str, node: ast.Call) -> None:
+        sig = self.sigs[name]
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            return
+        try:
+            bound = sig.bind(*node.args, **{k.arg: k.value for k in node.keywords if k.arg})
+        except TypeError as exc:
+            params = list(sig.parameters)
+            bad = [k.arg for k in node.keywords if k.arg not in params]
+            detail = f"there is no argument {bad[0]!r}{_closest(bad[0] or '', params)}" if bad else str(exc)
+            self.add("arguments", node, f"{name}() takes {_signature_text(name, sig)}: {detail}")
+            return
+        args = bound.arguments
+        for arg in OBJECT_ARGUMENTS.get(name, ()):
+            if arg in args and self.kind_of(args[arg]) == "set":
+                what = ast.unparse(args[arg])
+                self.add("set-as-object", node, f"{name}() needs one object as {arg}, but {what} is a set: "
+                         f"loop over it (for obj in {what}: ...) and pass each object, or pass the nearest "
+                         f"with next(iter({what}))")
+        if name == "filter" and "category" in args:
+            self.check_category(args["category"])
+        if name in ("relate", "relate_agent") and "relation" in args:
+            legal = RELATE_RELATIONS if name == "relate" else AGENT_RELATIONS
+            self.check_value(args["relation"], legal, f"a relation of {name}()", "relation")
+        if name in ("query_relation", "query_relation_agent") and "candidate_relations" in args:
+            legal = DIRECTIONS if name == "query_relation_agent" else ("left", "right", "front", "back")
+            node_ = args["candidate_relations"]
+            items = node_.elts if isinstance(node_, ast.List | ast.Tuple | ast.Set) else [node_]
+            for item in items:
+                self.check_value(item, legal, f"a candidate relation of {name}()", "relation")
+        if name == "query_attribute" and "attribute_type" in args:
+            self.check_value(args["attribute_type"], ATTRIBUTE_TYPES, "an attribute_type", "attribute")
+
+    def check_value(self, node: ast.expr, legal: Sequence[str], what: str, kind: str) -> None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and legal_value(node.value, legal) is None:
+            self.add(kind, node, f"{node.value!r} is not {what}{_closest(node.value, legal)}; "
+                     f"use one of: {_legal_list(legal)}")
+
+    def check_category(self, node: ast.expr) -> None:
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            return
+        value = node.value.strip()
+        if not value:
+            self.add("category", node, "category is empty: name one of the scene's categories, e.g. "
+                     f"{self.categories[0]!r}" if self.categories else "category is empty")
+            return
+        if not self.categories or any(category_matches(value, c) for c in self.categories):
+            return
+        near = difflib.get_close_matches(value.lower(), self.categories, n=3, cutoff=0.5)
+        listed = self.categories if len(self.categories) <= _CATEGORY_LIST_MAX else near
+        hint = f"the scene has no {value!r}"
+        if near:
+            hint += f" (closest: {_legal_list(near)})"
+        self.add("category", node, f"{hint}, so filter() would return an empty set; its categories are: "
+                 f"{_legal_list(listed)}. Use one of them, or give your Final Answer if what you look for "
+                 "is not in the scene")
+
+
+def _bound_names(tree: ast.Module) -> set[str]:
+    """Every name the program binds anywhere (flow-insensitive)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            names.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            names.update(node.names)
+    return names
+
+
+def _syntax_hint(exc: SyntaxError, code: str) -> Finding:
+    line = exc.lineno or 0
+    text = (code.splitlines()[line - 1].strip() if 0 < line <= len(code.splitlines()) else "")[:120]
+    hint = f"SyntaxError: {exc.msg}"
+    if text:
+        hint += f" in: {text}"
+    if "f-string" in (exc.msg or "") or ("f'" in text or 'f"' in text):
+        hint += ("; inside an f-string use the other kind of quotes (f\"{obj.category}\" with 'x' inside), "
+                 "no backslashes, or build the text with str() and +")
+    return Finding("syntax", line, hint)
+
+
+def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bool = True) -> list[Finding]:
+    """Findings for ``code`` against the scene API and the scene's ``categories`` ([] when it looks right)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError) as exc:
+        if isinstance(exc, SyntaxError):
+            return [_syntax_hint(exc, code)]
+        return [Finding("syntax", 0, f"the program cannot be parsed: {exc}")]
+    checker = _Checker(categories, ordered_sets)
+    bound = _bound_names(tree)
+    checker.defined = bound
+    checker.shadowed = bound & set(API_FUNCTIONS)
+    known = bound | set(dir(builtins)) | set(API_FUNCTIONS) | {"ObjectAttribute"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in known:
+            called = any(isinstance(p, ast.Call) and p.func is node for p in ast.walk(tree))
+            if called:
+                checker.add("unknown-function", node, f"{node.id}() is not an API function"
+                            f"{_closest(node.id, API_FUNCTIONS)}; the functions are: "
+                            + ", ".join(_signature_text(n, s) for n, s in checker.sigs.items()))
+            else:
+                checker.add("undefined-name", node, f"name {node.id!r} is not defined"
+                            f"{_closest(node.id, sorted(bound))}: assign it before use")
+    checker.visit(tree)
+    return sorted(checker.findings, key=lambda f: f.line)
+
+
+def repair_hint(findings: Sequence[Finding], limit: int = 4) -> str:
+    """The findings as one message for the repair prompt (at most ``limit``)."""
+    return " ".join(f.render() for f in findings[:limit])

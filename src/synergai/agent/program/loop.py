@@ -1,0 +1,324 @@
+"""Program mode (LLM-TPC): Think -> Program -> check -> run in the sandbox -> reCtify, then a typed answer.
+
+The model writes short Python against the scene APIs (:mod:`synergai.agent.program.api`). Each program is
+first checked statically (:mod:`synergai.agent.program.check`): a program with findings is not run, and
+the repair prompt carries the findings' hints at once. A program that passes runs in the sandbox; on an
+error (its last traceback line) or an empty output the model is asked to rectify it; on a malformed reply
+it gets the parse-error prompt; a program that already failed is not run again (the model is told so,
+and a second repeat ends the rounds). The final answer is read as the question's answer form
+(:mod:`synergai.agent.answer_forms`). When the rounds run out, a model that saw a program's output is
+asked once for the answer as JSON under the form's schema; one that never saw a program run answers
+"could not be computed", and the result records the last error.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from synergai.agent.answer_forms import (
+    AnswerForm,
+    answer_form,
+    answer_schema,
+    choice_options,
+    normalise_answer,
+    render_answer,
+)
+from synergai.agent.program import prompt as P
+from synergai.agent.program.check import check_program, repair_hint
+from synergai.agent.program.sandbox import SandboxLimits, run_program
+from synergai.geometry.frames import Viewpoint
+from synergai.llm.base import ChatModel, ChatReply
+from synergai.llm.json_reply import ask_json
+from synergai.scene.model import STRUCTURE_KINDS, SceneGraph
+from synergai.scene.serialization import graph_to_dict
+
+API_FACTORY = "synergai.agent.program.api:sandbox_api"
+#: The answer when no program ran and the model never answered.
+NOT_COMPUTED = "could not be computed"
+
+_ACTION = re.compile(r"^\s*Action\s*:\s*(.+?)\s*$", re.MULTILINE | re.IGNORECASE)
+_INPUT = re.compile(r"^\s*Action Input\s*:\s*(.*)$", re.MULTILINE | re.IGNORECASE | re.DOTALL)
+_THOUGHT = re.compile(
+    r"^\s*Thought\s*:\s*(.*?)(?=^\s*Action\s*:|\Z)", re.MULTILINE | re.IGNORECASE | re.DOTALL
+)
+_CODE = re.compile(r"```[ \t]*(?:python|py)?[ \t]*\n(.*?)(?:```|\Z)", re.IGNORECASE | re.DOTALL)
+
+
+@dataclass(frozen=True)
+class ProgramLimits:
+    """Bounds on one question."""
+
+    max_rounds: int = 6
+    max_tokens: int = 400
+    sandbox: SandboxLimits = field(default_factory=SandboxLimits)
+    #: Object sets index nearest-first (True) or keep LLM-TPC's no-indexing contract (False).
+    ordered_sets: bool = True
+    #: Check programs statically before the sandbox (False: every program goes to the sandbox).
+    static_check: bool = True
+    #: Longest program output shown to the model (a longer one is cut, and the model told so).
+    max_observation_chars: int = 1500
+
+
+@dataclass
+class ProgramResult:
+    """What one question produced in program mode."""
+
+    answer: str
+    short_answer: str = ""
+    answer_form: str = AnswerForm.PHRASE.value
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    error: str | None = None  # why the answer could not be computed (None when it was)
+    seconds: float = 0.0
+    llm_seconds: float = 0.0
+
+    def count(self, reply: ChatReply) -> ChatReply:
+        """Account for one model call."""
+        self.llm_calls += 1
+        self.prompt_tokens += reply.prompt_tokens
+        self.completion_tokens += reply.completion_tokens
+        self.cached_tokens += reply.cached_tokens
+        self.llm_seconds += reply.seconds
+        return reply
+
+    @property
+    def new_prompt_tokens(self) -> int:
+        """Prompt tokens the model had to process (not reused from its cache)."""
+        return self.prompt_tokens - self.cached_tokens
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `synergai ask --mode program --json` document."""
+        return asdict(self) | {"new_prompt_tokens": self.new_prompt_tokens}
+
+
+@dataclass(frozen=True)
+class TPCStep:
+    """One parsed reply: a program to run or a final answer."""
+
+    thought: str
+    kind: str  # "program" | "final"
+    content: str
+
+
+class ParseError(ValueError):
+    """A reply that follows neither the Program nor the Final Answer format."""
+
+
+def parse_reply(text: str) -> TPCStep:
+    """Parse ``Thought: ... Action: Program|Final Answer  Action Input: ...``."""
+    action = _ACTION.search(text)
+    if action is None:
+        raise ParseError("no 'Action:' line")
+    kind = action.group(1).strip().strip("*`").lower()
+    thought_m = _THOUGHT.search(text)
+    thought = thought_m.group(1).strip() if thought_m else ""
+    rest = _INPUT.search(text, action.end())
+    body = rest.group(1).strip() if rest else ""
+    if kind.startswith("program"):
+        code = _CODE.search(body) or _CODE.search(text)
+        program = code.group(1).strip() if code else ""
+        if not program:
+            raise ParseError("Action is Program but no ```Python block follows")
+        return TPCStep(thought, "program", program)
+    if kind.startswith("final"):
+        answer = body.splitlines()[0].strip().strip('"').strip() if body else ""
+        if not answer:
+            raise ParseError("Action is Final Answer but Action Input is empty")
+        return TPCStep(thought, "final", answer)
+    raise ParseError(f"unknown action {action.group(1).strip()!r}")
+
+
+def scene_summary(graph: SceneGraph) -> str:
+    """"2 chair, 1 table, ..." (structural nodes left out), as LLM-TPC prepends it."""
+    counts: dict[str, int] = {}
+    for o in graph:
+        if o.kind not in STRUCTURE_KINDS:
+            counts[o.category] = counts.get(o.category, 0) + 1
+    return ", ".join(f"{n} {c}" for c, n in sorted(counts.items()))
+
+
+class ProgramLoop:
+    """Runs Think-Program-reCtify for situated questions."""
+
+    def __init__(self, llm: ChatModel, limits: ProgramLimits | None = None) -> None:
+        self.llm = llm
+        self.limits = limits or ProgramLimits()
+        self._system = P.system_prompt(ordered_sets=self.limits.ordered_sets)
+
+    def _call(self, result: ProgramResult, messages: list[dict[str, str]]) -> ChatReply:
+        return result.count(self.llm.chat(messages, max_tokens=self.limits.max_tokens, temperature=0.0,
+                                          stop=["\nObservation:", "\nuser:"]))
+
+    def run(self, graph: SceneGraph, question: str, situation: str = "",
+            viewpoint: Viewpoint | None = None) -> ProgramResult:
+        """Answer one (situated) question about ``graph``; the agent stands at ``viewpoint``."""
+        start = time.perf_counter()
+        form = answer_form(question)
+        result = ProgramResult(answer="", answer_form=form.value)
+        pose = None
+        if viewpoint is not None:
+            pose = {"position": list(viewpoint.position), "forward": list(viewpoint.forward)}
+        api_args: dict[str, Any] = {"graph": graph_to_dict(graph), "viewpoint": pose,
+                                    "ordered_sets": self.limits.ordered_sets}
+        categories = sorted({o.category for o in graph})
+        messages = [{"role": "system", "content": self._system},
+                    {"role": "user", "content": P.user_prompt(scene_summary(graph), situation, question,
+                                                              P.answer_hint(form, choice_options(question)))}]
+        failed: dict[str, str] = {}  # program text (whitespace-normalised) -> its error
+        repeats = 0
+        saw_output = False
+        last_error = ""
+        for _ in range(self.limits.max_rounds):
+            reply = self._call(result, messages)
+            messages.append({"role": "assistant", "content": reply.text})
+            try:
+                step = parse_reply(reply.text)
+            except ParseError as exc:
+                last_error = f"parse error: {exc}"
+                result.trace.append({"type": "error", "reply": reply.text[:800], "error": last_error})
+                messages.append({"role": "user", "content": P.PARSE_ERROR})
+                continue
+            if step.kind == "final":
+                self._answer(result, form, question, step.content, {"thought": step.thought})
+                break
+            key = " ".join(step.content.split())
+            if key in failed:  # greedy decoding repeats itself: running it again cannot help
+                repeats += 1
+                result.trace.append({"type": "error", "error": "repeated program", "program": step.content})
+                if repeats > 1:
+                    break
+                messages.append({"role": "user", "content": P.REPEATED.format(error=failed[key])})
+                continue
+            findings = (check_program(step.content, categories, ordered_sets=self.limits.ordered_sets)
+                        if self.limits.static_check else [])
+            if findings:  # not run: the hints go straight back
+                error = f"CheckError: {repair_hint(findings)}"
+                result.trace.append({"type": "program", "thought": step.thought, "program": step.content,
+                                     "ok": False, "stdout": "", "error": error, "stage": "check",
+                                     "findings": [f.kind for f in findings], "wall_s": 0.0})
+                failed[key] = last_error = error
+                messages.append({"role": "user", "content": P.CHECK_FAILED.format(error=error)})
+                continue
+            outcome = run_program(step.content, api_factory=API_FACTORY, api_args=api_args,
+                                  limits=self.limits.sandbox)
+            result.trace.append({"type": "program", "thought": step.thought, "program": step.content,
+                                 "ok": outcome.ok, "stdout": outcome.stdout, "error": outcome.error,
+                                 "stage": "sandbox", "wall_s": round(outcome.wall_s, 3)})
+            if outcome.ok and outcome.stdout.strip():
+                saw_output = True
+                messages.append({"role": "user", "content": self._observation(outcome.stdout)})
+            else:
+                error = outcome.error if not outcome.ok else P.EMPTY_OUTPUT
+                failed[key] = last_error = error
+                messages.append({"role": "user", "content": P.RECTIFY.format(error=error)})
+        if not result.answer:
+            if saw_output:
+                self._summarize(result, messages, form, question, categories)
+            if not result.answer:
+                result.answer = result.short_answer = NOT_COMPUTED
+                result.error = last_error or "no program ran and no answer was given"
+                result.trace.append({"type": "final", "answer": NOT_COMPUTED, "forced": True,
+                                     "error": result.error})
+        result.seconds = time.perf_counter() - start
+        return result
+
+    def _observation(self, stdout: str) -> str:
+        text, cap = stdout.strip(), self.limits.max_observation_chars
+        if len(text) > cap:
+            text = text[:cap] + f" ... [{len(text) - cap} more characters cut: print only what you need]"
+        return f"Observation: {text}"
+
+    @staticmethod
+    def _answer(result: ProgramResult, form: AnswerForm, question: str, text: str,
+                extra: Mapping[str, Any]) -> None:
+        """Record ``text`` as the answer, read as the question's form (as written when it does not fit)."""
+        short = normalise_answer(form, text, choice_options(question))
+        result.answer = text
+        result.short_answer = short or " ".join(text.split())
+        result.trace.append({"type": "final", **extra, "answer": text, "short_answer": result.short_answer,
+                             "fits_form": bool(short)})
+
+    def _summarize(self, result: ProgramResult, messages: list[dict[str, str]], form: AnswerForm,
+                   question: str, categories: Sequence[str]) -> None:
+        """Out of rounds after seeing output: one JSON answer under the form's schema."""
+        schema = {"type": "object", "additionalProperties": False, "required": ["thought", "answer"],
+                  "properties": {"thought": {"type": "string", "maxLength": 200},
+                                 "answer": answer_schema(form, categories, choice_options(question))}}
+        asked = [*messages, {"role": "user", "content": P.SUMMARIZE_JSON}]
+        reply = ask_json(self.llm, asked, schema, max_tokens=120, retries=1,
+                         accept_text=lambda t: _final_text(t) is not None)  # LLMError: the caller's error
+        for r in reply.replies:
+            result.count(r)
+        if reply.data is not None:
+            value = reply.data.get("answer")
+            text = render_answer(form, value) or (str(value) if isinstance(value, str | int | float) else "")
+            if text.strip():
+                self._answer(result, form, question, text, {"thought": str(reply.data.get("thought", "")),
+                                                            "summarized": True})
+                return
+        text = _final_text(reply.text)
+        if text:
+            self._answer(result, form, question, text, {"summarized": True})
+        else:
+            result.trace.append({"type": "error", "error": f"summarization failed: {reply.problem}"})
+
+
+def _final_text(text: str) -> str | None:
+    """The answer of a text-format Final Answer reply, or None."""
+    try:
+        step = parse_reply(text)
+    except ParseError:
+        return None
+    return step.content if step.kind == "final" else None
+
+
+def program_stats(results: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """LLM-TPC's program figures over results with ``trace`` and ``llm_calls`` (``ProgramResult.to_dict()``
+    or run records): ``pass_rate`` is the % of questions whose last program ran without error (rectifying
+    raises it, as in LLM-TPC Table 4; a question with no program does not pass), ``programs_ok`` the % of
+    all programs run that did, ``mean_rounds`` the LLM calls per question."""
+    runs = [[t for t in r.get("trace", []) if t.get("type") == "program"] for r in results]
+    programs = [t for run in runs for t in run]
+    n = len(results)
+    return {
+        "questions": n,
+        "programs": len(programs),
+        "pass_rate": 100 * sum(1 for run in runs if run and run[-1]["ok"]) / n if n else 0.0,
+        "programs_ok": 100 * sum(1 for t in programs if t["ok"]) / len(programs) if programs else 0.0,
+        "mean_rounds": sum(r["llm_calls"] for r in results) / n if n else 0.0,
+    }
+
+
+def error_class(step: Mapping[str, Any]) -> str | None:
+    """The class of a program step's failure: ``check:<finding>`` (the first finding of a program the static
+    check stopped), ``sandbox:<exception type>``, ``empty-output``; None for a program that printed."""
+    if step.get("ok"):
+        return None if str(step.get("stdout", "")).strip() else "empty-output"
+    if step.get("stage") == "check":
+        kinds = step.get("findings") or ["unknown"]
+        return f"check:{kinds[0]}"
+    error = str(step.get("error") or "")
+    if error == P.EMPTY_OUTPUT:
+        return "empty-output"
+    return f"sandbox:{error.split(':', 1)[0].strip() or 'unknown'}"
+
+
+def program_error_classes(results: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """How many programs failed in each class (:func:`error_class`), plus ``not-computed``: questions whose
+    answer could not be computed."""
+    counts: dict[str, int] = {}
+    for r in results:
+        for t in r.get("trace", []):
+            kind = error_class(t) if t.get("type") == "program" else None
+            if kind:
+                counts[kind] = counts.get(kind, 0) + 1
+        if any(t.get("type") == "final" and t.get("forced") for t in r.get("trace", [])):
+            counts["not-computed"] = counts.get("not-computed", 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))

@@ -1,0 +1,331 @@
+"""Run one LLM-written Python program in a locked-down child process (LLM-TPC program mode).
+
+Generated code is hostile until proven otherwise. :func:`run_program` starts ``python -s -P sandbox_child.py``
+(isolated like ``-I``, with an environment of our own: a fixed hash seed, nothing of the host's)
+in a new session, sends it the program as JSON, enforces the wall-clock limit (SIGKILL to the whole process
+group), reads its pipes with size caps and turns whatever happened into a :class:`SandboxResult`. The child's
+defences (static check, curated builtins, rlimits, audit hook) are described in
+:mod:`synergai.agent.program.sandbox_child`.
+
+Scene APIs are injected by an ``api_factory`` import path ``"module:function"``: the child imports it and
+calls ``function(api_args)`` *before* the lockdown; it returns ``{name: object}`` for the program's globals
+(e.g. ``scene``, ``filter``, ``relate``). The factory and its objects are trusted code, but they run under the
+same audit hook, so they must import what they need before returning (no lazy import, file access or
+Python-level ``logging`` at call time; warnings are silenced). They must never look up an attribute whose
+name comes from the program (``getattr(obj, attribute_type)``): that would reopen the door the static rules
+close. Each run is a fresh process holding a JSON copy of ``api_args``; only the printed text comes back.
+:func:`demo_api` is a small example.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import secrets
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from synergai.agent.program.sandbox_child import MAX_ERROR_CHARS, TRUNCATION_MARKER
+
+__all__ = ["DemoObject", "SandboxError", "SandboxLimits", "SandboxResult", "demo_api", "run_program"]
+
+_CHILD_SCRIPT = Path(__file__).with_name("sandbox_child.py")
+_PACKAGE_ROOT = Path(__file__).resolve().parents[3]  # the directory holding the synergai package
+_FACTORY_SPEC = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
+_STDERR_CAP = 4096
+_READ_CHUNK = 65536
+_REAP_SECONDS = 5.0
+
+
+class SandboxError(ValueError):
+    """Bad sandbox input or a failing API factory (a host problem, not the program's)."""
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Per-run limits. ``memory_mb`` is added to the child's footprint after the API factory ran."""
+
+    cpu_seconds: float = 2.0
+    wall_seconds: float = 5.0
+    memory_mb: int = 512
+    max_output_chars: int = 8000
+    max_code_chars: int = 20000
+
+    def __post_init__(self) -> None:
+        for name in ("cpu_seconds", "wall_seconds", "memory_mb", "max_output_chars", "max_code_chars"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+                raise SandboxError(f"SandboxLimits.{name} must be a positive number, got {value!r}")
+
+
+@dataclass(frozen=True)
+class SandboxResult:
+    """What a run produced: ``error`` is one line (``"Type: message"``) or None when ``ok``."""
+
+    ok: bool
+    stdout: str
+    error: str | None
+    wall_s: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"ok", "stdout", "error", "wall_s"}``."""
+        return {"ok": self.ok, "stdout": self.stdout, "error": self.error, "wall_s": self.wall_s}
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    stdout: bytes
+    stderr: bytes
+    returncode: int | None
+    timed_out: bool
+    overflowed: bool
+
+
+def run_program(
+    code: str,
+    *,
+    api_factory: str | None = None,
+    api_args: Mapping[str, Any] | None = None,
+    limits: SandboxLimits = SandboxLimits(),  # frozen, so a shared default is safe
+) -> SandboxResult:
+    """Run ``code`` in a fresh sandboxed process and report its printed output or its error.
+
+    Raises :class:`SandboxError` for bad arguments or a failing ``api_factory``; anything the program does
+    (syntax errors, forbidden operations, limits, crashes) comes back as ``ok=False`` with a one-line error.
+    """
+    start = time.monotonic()
+    if not isinstance(code, str):
+        raise SandboxError(f"code must be a str, got {type(code).__name__}")
+    if not isinstance(limits, SandboxLimits):
+        raise SandboxError(f"limits must be SandboxLimits, got {type(limits).__name__}")
+    if len(code) > limits.max_code_chars:
+        error = (f"SecurityError: program has {len(code)} characters, "
+                 f"more than the limit of {limits.max_code_chars}")
+        return SandboxResult(False, "", error, time.monotonic() - start)
+    nonce = secrets.token_hex(16)
+    payload = _request(code, api_factory, api_args, limits, nonce)
+    # The reply is ASCII-escaped JSON: at most 12 bytes (a surrogate pair) per character of output and error.
+    cap = 12 * (limits.max_output_chars + 100 + MAX_ERROR_CHARS) + 4096
+    outcome = _supervise([sys.executable, "-s", "-P", str(_CHILD_SCRIPT)], payload, limits.wall_seconds, cap)
+    reply = _find_reply(outcome.stdout, nonce)
+    if reply is not None and "setup_error" in reply:
+        raise SandboxError(f"api_factory {api_factory!r} failed: {reply['setup_error']}")
+    ok, stdout, error = _interpret(reply, outcome, limits)
+    return SandboxResult(ok, stdout, error, time.monotonic() - start)
+
+
+def _request(code: str, api_factory: str | None, api_args: Mapping[str, Any] | None,
+             limits: SandboxLimits, nonce: str) -> bytes:
+    if api_factory is not None and (not isinstance(api_factory, str) or not _FACTORY_SPEC.match(api_factory)):
+        raise SandboxError(f"api_factory must be 'module:function', got {api_factory!r}")
+    if api_args is not None and not isinstance(api_args, Mapping):
+        raise SandboxError(f"api_args must be a mapping, got {type(api_args).__name__}")
+    request = {
+        "nonce": nonce,
+        "code": code,
+        "api_factory": api_factory,
+        "api_args": dict(api_args or {}),
+        "limits": {
+            "cpu_seconds": limits.cpu_seconds,
+            "memory_mb": limits.memory_mb,
+            "max_output_chars": limits.max_output_chars,
+            "max_code_chars": limits.max_code_chars,
+        },
+    }
+    try:
+        return json.dumps(request).encode("utf-8", "surrogatepass")
+    except (TypeError, ValueError) as exc:
+        raise SandboxError(f"api_args must be JSON-serialisable: {exc}") from None
+
+
+def _child_env() -> dict[str, str]:
+    """A minimal environment: no host secrets, one BLAS thread (threads would meet RLIMIT_NPROC), a
+    fixed hash seed so sets of objects iterate, and programs print, in the same order on every run, and
+    the directory this ``synergai`` package was loaded from first on the path, so that API factories come
+    from the same code as the host (not from another installed copy)."""
+    single = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    return {"PATH": os.defpath, "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONPATH": str(_PACKAGE_ROOT),
+            **single}
+
+
+def _supervise(argv: Sequence[str], payload: bytes, wall_seconds: float, stdout_cap: int) -> _Outcome:
+    """Run ``argv`` in a new session, feed ``payload``, collect capped output until EOF or the deadline.
+
+    The process group is always SIGKILLed before the child is reaped, so nothing it started survives.
+    """
+    deadline = time.monotonic() + wall_seconds
+    try:
+        proc = subprocess.Popen(
+            list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            cwd="/", env=_child_env(), start_new_session=True, close_fds=True,
+        )
+    except OSError as exc:
+        raise SandboxError(f"cannot start the sandbox process: {exc}") from None
+    assert proc.stdin and proc.stdout and proc.stderr
+    out, err = bytearray(), bytearray()
+    timed_out = overflowed = False
+    sent = 0
+    try:
+        with selectors.DefaultSelector() as selector:
+            os.set_blocking(proc.stdin.fileno(), False)
+            selector.register(proc.stdin, selectors.EVENT_WRITE)
+            selector.register(proc.stdout, selectors.EVENT_READ)
+            selector.register(proc.stderr, selectors.EVENT_READ)
+            while selector.get_map() and not overflowed:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    timed_out = True
+                    break
+                for key, _ in selector.select(remaining):
+                    stream = key.fileobj
+                    if stream is proc.stdin:
+                        try:
+                            sent += os.write(proc.stdin.fileno(), payload[sent:sent + _READ_CHUNK])
+                        except BlockingIOError:
+                            continue
+                        except BrokenPipeError:  # the child died before reading it all
+                            sent = len(payload)
+                        if sent >= len(payload):
+                            selector.unregister(stream)
+                            proc.stdin.close()
+                        continue
+                    chunk = os.read(stream.fileno(), _READ_CHUNK)  # type: ignore[union-attr]
+                    if not chunk:
+                        selector.unregister(stream)
+                    elif stream is proc.stdout:
+                        out += chunk
+                        overflowed = len(out) > stdout_cap
+                    elif len(err) < _STDERR_CAP:
+                        err += chunk[:_STDERR_CAP - len(err)]
+    finally:
+        _kill_group(proc.pid)
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            stream.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=_REAP_SECONDS)
+    return _Outcome(bytes(out), bytes(err), proc.returncode, timed_out, overflowed)
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def _find_reply(stdout: bytes, nonce: str) -> dict[str, Any] | None:
+    """The JSON object after the last ``nonce`` in ``stdout``, or None."""
+    at = stdout.rfind(nonce.encode("ascii"))
+    if at < 0:
+        return None
+    line = stdout[at + len(nonce):].split(b"\n", 1)[0]
+    try:
+        reply = json.loads(line.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return None
+    return reply if isinstance(reply, dict) else None
+
+
+def _interpret(reply: dict[str, Any] | None, outcome: _Outcome,
+               limits: SandboxLimits) -> tuple[bool, str, str | None]:
+    """``(ok, stdout, error)`` from the child's reply, or from how it ended when there is none."""
+    if reply is not None:
+        ok, stdout, error = reply.get("ok"), reply.get("stdout"), reply.get("error")
+        if isinstance(ok, bool) and isinstance(stdout, str) and (error is None or isinstance(error, str)):
+            limit = limits.max_output_chars
+            if len(stdout) > limit + len(TRUNCATION_MARKER) + 20:
+                stdout = stdout[:limit] + TRUNCATION_MARKER.format(limit=limit)
+            if error is not None:
+                error = _clean((error.splitlines() or [""])[-1][:MAX_ERROR_CHARS])
+            return ok and error is None, _clean(stdout), error
+        return False, "", "RuntimeError: the program process sent a malformed result"
+    return False, "", _death_message(outcome, limits)
+
+
+def _clean(text: str) -> str:
+    """``text`` with lone surrogates replaced, so that callers can always encode it as UTF-8."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def _death_message(outcome: _Outcome, limits: SandboxLimits) -> str:
+    if outcome.timed_out:
+        return f"TimeoutError: the program exceeded the wall-clock limit of {limits.wall_seconds:g} s"
+    if outcome.overflowed:
+        return "RuntimeError: the program process wrote too much output"
+    code = outcome.returncode
+    if code in (-signal.SIGPROF, -signal.SIGXCPU, -signal.SIGKILL):
+        return f"TimeoutError: the program exceeded the CPU time limit of {limits.cpu_seconds:g} s"
+    if code is not None and code < 0:
+        return f"RuntimeError: the program process died of {signal.Signals(-code).name}"
+    return f"RuntimeError: the program process exited with code {code} without a result"
+
+
+# ------------------------------------------------------------------------------------------------ demo API
+
+
+@dataclass(frozen=True)
+class DemoObject:
+    """One object of the demo scene, what programs see as LLM-TPC's ``ObjectAttribute``."""
+
+    id: int
+    category: str
+    xyz: tuple[float, float, float]
+    lwh: tuple[float, float, float]
+    color: str
+
+
+_DEMO_OBJECTS = (
+    ("table", (1.0, 0.0, 0.4), (1.2, 0.8, 0.8), "brown"),
+    ("chair", (1.0, 0.9, 0.45), (0.5, 0.5, 0.9), "black"),
+    ("chair", (-1.5, 0.5, 0.45), (0.5, 0.5, 0.9), "red"),
+    ("lamp", (0.0, -2.0, 0.8), (0.3, 0.3, 1.6), "white"),
+)
+_DEMO_ATTRIBUTES = ("lwh", "distance", "color")
+
+
+def demo_api(args: Mapping[str, Any]) -> dict[str, Any]:
+    """A tiny LLM-TPC-style API for tests and examples: ``scene``, ``filter``, ``query_attribute``.
+
+    ``args["objects"]`` (optional): list of ``{"category", "xyz", "lwh", "color"}``; default a 4-object room.
+    The agent stands at the origin.
+    """
+    rows = args.get("objects")
+    if rows is None:
+        rows = [{"category": c, "xyz": x, "lwh": s, "color": k} for c, x, s, k in _DEMO_OBJECTS]
+    objects = frozenset(
+        DemoObject(i, str(r["category"]), tuple(map(float, r["xyz"])), tuple(map(float, r["lwh"])),
+                   str(r.get("color", "unknown")))
+        for i, r in enumerate(rows)
+    )
+
+    def scene() -> set[DemoObject]:
+        """Returns the set of objects in the scene."""
+        return set(objects)
+
+    def filter_(object_set: set[DemoObject], category: str) -> set[DemoObject]:
+        """Returns the objects of ``object_set`` whose category is ``category``."""
+        return {o for o in object_set if o.category == category}
+
+    def query_attribute(object: DemoObject, attribute_type: str,  # the paper's argument name
+                        candidate_attribute_values: list[str] | None = None) -> Any:
+        """Returns ``lwh`` (list), ``distance`` from the agent (m) or ``color`` of ``object``."""
+        if not isinstance(object, DemoObject):
+            raise TypeError(f"object must be a scene object, got {type(object).__name__}")
+        if attribute_type == "lwh":
+            return list(object.lwh)
+        if attribute_type == "distance":
+            return round(sum(c * c for c in object.xyz) ** 0.5, 4)
+        if attribute_type == "color":
+            if candidate_attribute_values and object.color not in candidate_attribute_values:
+                return candidate_attribute_values[0]
+            return object.color
+        raise ValueError(f"attribute_type must be one of {list(_DEMO_ATTRIBUTES)}, got {attribute_type!r}")
+
+    return {"scene": scene, "filter": filter_, "query_attribute": query_attribute}

@@ -1,0 +1,394 @@
+"""MultiTalk: a Planner proposes arm steps or asks the person; an Analyzer (critic) lists violations
+per step; the Simulator executes the plan; perception can be rerun. Each keeps its own prompt and the
+loop only moves messages between them (as RoCo keeps prompter, parser and feedback apart).
+
+The loop runs until a plan passes the Analyzer and executes in the simulator without error, within
+``max_rounds`` Planner calls. Questions are answered from ``answers`` in order, then by ``ask_user``
+(e.g. a terminal prompt); when neither can answer, the questions are reported and the run ends
+unsuccessful. Success is the task checker's verdict on the simulator's final state. Every round is
+logged: the Planner's reply, the critique, the simulator's feedback, answers and rescans.
+
+Decoding is over what is feasible: a JSON grasp names one of the objects the arm can reach and grip now
+(an enum in the reply schema), resolved to its coordinates as the plan moves things. A plan the rules or
+the simulator refused cannot run again unchanged (it is sent back with the earlier findings); a plan only
+the model's critique refused may be resubmitted and then goes to the simulator. ``caught`` records which
+component caught which error: ``rules``, ``llm``, ``simulator``, or ``goal checker`` for an executed plan
+that missed the goal.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from synergai.llm.base import ChatModel
+from synergai.llm.json_reply import JsonAnswer, ask_json
+from synergai.robots.errors import RobotError
+from synergai.robots.goals import GoalCheck, States
+from synergai.robots.tabletop import prompts as P
+from synergai.robots.tabletop.perception import (
+    TabletopPerception,
+    environment_text,
+    movable_objects,
+    relations_text,
+)
+from synergai.robots.tabletop.plan import ArmStep, format_plan, parse_plan_text, steps_from_json
+from synergai.robots.tabletop.rules import Violation, check_plan
+from synergai.robots.tabletop.sim import TabletopSim
+from synergai.scene.model import SceneGraph
+
+AskUser = Callable[[str], str | None]
+Checker = Callable[[States, States], GoalCheck]
+
+
+@dataclass(frozen=True)
+class MultiTalkConfig:
+    """Bounds and switches of one run."""
+
+    max_rounds: int = 8
+    use_critic: bool = True
+    llm_critic: bool = True  # the rules always run when the critic is on; this adds the model's judgement
+    max_question_rounds: int = 2
+    max_reruns: int = 2
+    plan_max_tokens: int = 700
+    critic_max_tokens: int = 300
+    retries: int = 1
+
+    def __post_init__(self) -> None:
+        if self.max_rounds < 1:
+            raise RobotError(f"max_rounds must be >= 1, got {self.max_rounds}")
+
+
+@dataclass
+class PlannerReply:
+    """What the Planner said: a plan, questions, a perception rerun, or something unusable."""
+
+    kind: str  # plan | questions | perception_rerun | invalid
+    steps: list[ArmStep] = field(default_factory=list)
+    questions: list[str] = field(default_factory=list)
+    problem: str = ""
+    text: str = ""
+    calls: int = 0
+
+
+class Planner:
+    """MultiTalk's Planner: one short conversation per round (task block, last reply, last feedback)."""
+
+    def __init__(self, model: ChatModel, sim: TabletopSim, config: MultiTalkConfig) -> None:
+        self.model, self.config = model, config
+        self.system = P.planner_system(sim.bounds)
+
+    def propose(self, task_block: str, last_reply: str | None, feedback: str | None,
+                replies: Sequence[str], graph: SceneGraph | None = None,
+                graspable: Sequence[str] | None = None) -> PlannerReply:
+        messages = [{"role": "system", "content": self.system}, {"role": "user", "content": task_block}]
+        if last_reply is not None and feedback is not None:
+            messages += [{"role": "assistant", "content": last_reply}, {"role": "user", "content": feedback}]
+        elif feedback is not None:
+            messages[1]["content"] += "\n\n" + feedback
+        answer = ask_json(self.model, messages, P.planner_schema(replies, graspable),
+                          max_tokens=self.config.plan_max_tokens, retries=self.config.retries,
+                          accept_text=lambda text: _text_reply(text, replies, PlannerReply("invalid")).kind
+                          != "invalid")
+        return _planner_reply(answer, replies, graph)
+
+
+def _planner_reply(answer: JsonAnswer, replies: Sequence[str], graph: SceneGraph | None = None
+                   ) -> PlannerReply:
+    out = PlannerReply("invalid", text=answer.text, calls=answer.calls, problem=answer.problem)
+    data = answer.data
+    if data is None:
+        return _text_reply(answer.text, replies, out)
+    kind = data.get("reply")
+    if kind not in replies:
+        out.problem = f"reply must be one of {', '.join(replies)}"
+        return out
+    if kind == "questions":
+        questions = [str(q).strip() for q in data.get("questions") or [] if str(q).strip()]
+        if not questions:
+            out.problem = "reply is 'questions' but the questions list is empty"
+            return out
+        out.kind, out.questions = kind, questions
+    elif kind == "plan":
+        try:
+            items = data.get("steps") or []
+            out.steps = steps_from_json(resolve_grasps(items, graph) if graph is not None else items)
+        except RobotError as exc:
+            out.problem = str(exc)
+            return out
+        out.kind = kind
+    else:
+        out.kind = kind
+    return out
+
+
+def resolve_grasps(items: Sequence[Any], graph: SceneGraph) -> list[Any]:
+    """JSON steps with ``grasp`` by object name turned into grasps at that object's coordinates, following
+    the objects the plan has already moved; RobotError for a name not in the environment."""
+    where = {o.id: [float(v) for v in o.center] for o in movable_objects(graph)}
+    holding: str | None = None
+    out: list[Any] = []
+    for index, item in enumerate(items, start=1):
+        if not isinstance(item, Mapping):
+            out.append(item)
+            continue
+        item = dict(item)
+        action = str(item.get("action", "")).strip().lower()
+        if action == "grasp" and "object" in item:
+            name = str(item["object"])
+            if name not in where:
+                raise RobotError(f"step {index}: no object named {name!r} in the environment; objects: "
+                                 f"{', '.join(where)}")
+            item["xyz"] = [round(v, 3) for v in where[name]]
+            item["why"] = item.get("why") or name
+            holding = name
+        elif action == "grasp":
+            holding = None
+        elif action == "move" and holding is not None:
+            xyz = item.get("xyz")
+            if isinstance(xyz, list) and len(xyz) >= 2 and all(isinstance(v, int | float) for v in xyz[:2]):
+                where[holding][:2] = [float(xyz[0]), float(xyz[1])]
+            holding = None
+        out.append(item)
+    return out
+
+
+def feasible_grasps(graph: SceneGraph, sim: TabletopSim, gripper: float = 0.08) -> list[str]:
+    """The perceived objects the arm can grip (narrow enough) and reach from above right now."""
+    out = []
+    for o in movable_objects(graph):
+        if min(o.size[:2]) > gripper:
+            continue
+        top = o.center[2] + o.size[2] / 2
+        z = top - min(0.03, o.size[2] / 2)
+        x, y = o.center[0], o.center[1]
+        if sim.reachable((x, y, z)) and sim.reachable((x, y, z + 0.12)):
+            out.append(o.id)
+    return out
+
+
+def arm_reaches(sim: TabletopSim) -> Callable[[float, float], bool]:
+    """Whether the arm can set an object down at (x, y): the place and the approach above it."""
+    return lambda x, y: sim.reachable((x, y, 0.07)) and sim.reachable((x, y, 0.19))
+
+
+def _text_reply(text: str, replies: Sequence[str], out: PlannerReply) -> PlannerReply:
+    """MultiTalk's own text formats, for backends that ignore the JSON schema: "Perception Rerun Required",
+    "Questions:" with numbered lines, or "Step-by-step Instructions:" with numbered steps."""
+    if "perception rerun required" in text.lower() and "perception_rerun" in replies:
+        out.kind, out.problem = "perception_rerun", ""
+        return out
+    _, sep, rest = text.partition("Questions:")
+    if sep and "questions" in replies:
+        questions = [re.sub(r"^\s*\d+\s*[:.)]\s*", "", line).strip() for line in rest.splitlines()]
+        out.questions = [q for q in questions if q]
+        if out.questions:
+            out.kind, out.problem = "questions", ""
+        return out
+    try:
+        out.steps = parse_plan_text(text)
+    except RobotError:
+        return out
+    out.kind, out.problem = "plan", ""
+    return out
+
+
+class Analyzer:
+    """MultiTalk's Analyzer: rule checks on the perceived graph, then (optionally) the model's critique."""
+
+    def __init__(self, model: ChatModel | None, config: MultiTalkConfig) -> None:
+        self.model, self.config = model, config
+        self.calls = 0
+
+    def critique(self, task: str, steps: Sequence[ArmStep], qa: Sequence[tuple[str, str]],
+                 graph: SceneGraph, reachable: Callable[[float, float], bool] | None = None
+                 ) -> list[Violation]:
+        """Rule findings (each naming its fix); when the rules pass, the model's critique."""
+        violations = check_plan(steps, graph, reachable=reachable)
+        if violations or self.model is None or not self.config.llm_critic:
+            return violations
+        query = P.analyzer_query(task, format_plan(steps), qa, environment_text(graph), relations_text(graph))
+        messages = [{"role": "system", "content": P.ANALYZER_SYSTEM}, {"role": "user", "content": query}]
+        answer = ask_json(self.model, messages, P.analyzer_schema(), max_tokens=self.config.critic_max_tokens,
+                          retries=self.config.retries)
+        self.calls += answer.calls
+        if answer.data is None:
+            return []  # an unusable critique does not block the plan
+        out = []
+        for item in answer.data.get("violations") or []:
+            try:
+                step = int(item.get("step"))
+            except (TypeError, ValueError, AttributeError):
+                continue
+            problem = str(item.get("problem", "")).strip()
+            if 1 <= step <= len(steps) and problem and "no violation" not in problem.lower():
+                out.append(Violation(step, problem, "llm"))
+        return out
+
+
+@dataclass
+class MultiTalkResult:
+    """The outcome of one run (``to_dict`` is the CLI's JSON)."""
+
+    task: str
+    success: bool = False
+    executed: bool = False
+    checked: bool = False
+    check_reason: str = ""
+    rounds: int = 0
+    llm_calls: int = 0
+    dialogue_messages: int = 0
+    questions: list[tuple[str, str]] = field(default_factory=list)
+    pending_questions: list[str] = field(default_factory=list)
+    final_plan: list[str] = field(default_factory=list)
+    log: list[dict[str, Any]] = field(default_factory=list)
+    sim_steps: int = 0
+    seconds: float = 0.0
+    stop_reason: str = ""
+    caught: list[dict[str, Any]] = field(default_factory=list)  # which component caught which error
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["messages"] = self.dialogue_messages
+        d["questions"] = [{"question": q, "answer": a} for q, a in self.questions]
+        return d
+
+
+def run_multitalk(
+    task: str,
+    sim: TabletopSim,
+    model: ChatModel,
+    *,
+    perception: TabletopPerception | None = None,
+    checker: Checker | None = None,
+    answers: Sequence[str] = (),
+    ask_user: AskUser | None = None,
+    config: MultiTalkConfig | None = None,
+) -> MultiTalkResult:
+    """Plan, critique, simulate and repair until a plan executes, within bounded rounds."""
+    if not task.strip():
+        raise RobotError("the task must not be empty")
+    cfg = config or MultiTalkConfig()
+    perception = perception or TabletopPerception(sim)
+    planner = Planner(model, sim, cfg)
+    analyzer = Analyzer(model, cfg) if cfg.use_critic else None
+    pending_answers = list(answers)
+    initial = sim.states()
+    start = time.perf_counter()
+    result = MultiTalkResult(task)
+    graph = perception.scan()
+    graspable = feasible_grasps(graph, sim)
+    reachable = arm_reaches(sim)
+    last_reply: str | None = None
+    feedback: str | None = None
+    question_rounds = reruns = 0
+    llm_rejected: set[tuple[str, ...]] = set()
+    rejected: dict[tuple[str, ...], str] = {}  # plans the rules or the simulator refused, and why
+
+    for rnd in range(1, cfg.max_rounds + 1):
+        replies = [r for r in P.PLANNER_REPLIES
+                   if (r != "questions" or question_rounds < cfg.max_question_rounds)
+                   and (r != "perception_rerun" or reruns < cfg.max_reruns)]
+        if feedback is not None and "questions" not in replies:
+            feedback += "\n" + P.NO_MORE_QUESTIONS
+        task_block = P.planner_task(environment_text(graph), task, result.questions)
+        reply = planner.propose(task_block, last_reply, feedback, replies, graph, graspable)
+        result.rounds, result.llm_calls = rnd, result.llm_calls + reply.calls
+        result.dialogue_messages += 1
+        entry: dict[str, Any] = {"round": rnd, "planner": reply.kind}
+        result.log.append(entry)
+        last_reply = reply.text or last_reply
+        if reply.kind == "invalid":
+            entry["problem"] = reply.problem
+            feedback = P.invalid_feedback(reply.problem)
+            continue
+        if reply.kind == "questions":
+            entry["questions"] = reply.questions
+            got = _answer(reply.questions, pending_answers, ask_user)
+            entry["answers"] = got
+            result.dialogue_messages += len(got)
+            result.questions.extend(zip(reply.questions, got, strict=False))
+            if len(got) < len(reply.questions):
+                result.pending_questions = reply.questions[len(got):]
+                result.stop_reason = "unanswered questions"
+                break
+            question_rounds += 1
+            feedback = P.human_feedback(list(zip(reply.questions, got, strict=True)))
+            continue
+        if reply.kind == "perception_rerun":
+            graph = perception.scan()
+            graspable = feasible_grasps(graph, sim)
+            reruns += 1
+            entry["environment"] = environment_text(graph)
+            feedback = P.perception_feedback(entry["environment"])
+            continue
+        plan_text = format_plan(reply.steps)
+        entry["plan"] = plan_text.splitlines()
+        key = tuple(s.render() for s in reply.steps)
+        if key in rejected:  # a refused plan cannot run again unchanged
+            entry["repeat"] = True
+            feedback = P.repeat_feedback(rejected[key])
+            continue
+        if analyzer is not None and key not in llm_rejected:
+            calls0 = analyzer.calls
+            violations = analyzer.critique(task, reply.steps, result.questions, graph, reachable)
+            result.llm_calls += analyzer.calls - calls0
+            result.dialogue_messages += 1
+            entry["critique"] = [v.line() for v in violations] or ["Feasible Plan!"]
+            entry["critique_sources"] = sorted({v.source for v in violations})
+            if violations:
+                comments = "\n".join(v.line() for v in violations)
+                by = violations[0].source
+                result.caught.append({"round": rnd, "by": by, "problems": [v.line() for v in violations]})
+                if by == "rules":
+                    rejected[key] = comments
+                else:
+                    llm_rejected.add(key)
+                feedback = P.analyzer_feedback(comments)
+                continue
+        elif analyzer is not None:
+            entry["critique"] = ["(same plan resubmitted after the model's critique: the Analyzer trusts the "
+                                 "planner)"]
+        report = sim.execute(reply.steps)
+        result.sim_steps += report.sim_steps
+        result.dialogue_messages += 1
+        entry["simulator"] = report.feedback()
+        if report.ok:
+            result.executed, result.final_plan = True, entry["plan"]
+            result.stop_reason = "plan executed"
+            break
+        bad = report.failure
+        result.caught.append({"round": rnd, "by": "simulator", "error": bad.error if bad else None,
+                              "problems": [report.feedback()]})
+        rejected[key] = report.feedback()
+        feedback = P.simulator_feedback(report.feedback())
+    else:
+        result.stop_reason = f"no executable plan within {cfg.max_rounds} rounds"
+
+    if checker is not None:
+        verdict = checker(initial, sim.states())
+        result.checked, result.check_reason = True, verdict.reason
+        result.success = result.executed and verdict.success
+        if result.executed and not verdict.success:  # an error no component caught before execution
+            result.caught.append({"round": result.rounds, "by": "goal checker", "problems": [verdict.reason]})
+    else:
+        result.success = result.executed
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def _answer(questions: Sequence[str], pending: list[str], ask_user: AskUser | None) -> list[str]:
+    """Answers in order from ``pending`` (consumed), then from ``ask_user``; stops at the first gap."""
+    got: list[str] = []
+    for q in questions:
+        if pending:
+            got.append(pending.pop(0))
+            continue
+        reply = ask_user(q) if ask_user is not None else None
+        if reply is None or not reply.strip():
+            break
+        got.append(reply.strip())
+    return got

@@ -1,0 +1,186 @@
+"""MultiTalk's prompts (supplement C and D), shortened for small models, with JSON reply schemas.
+
+The system prompts never change between calls (the local model reuses their cached prefix); the scene,
+the task, questions and answers and feedback go in the user messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from synergai.robots.tabletop.objects import TableBounds
+
+PLANNER_REPLIES = ("plan", "questions", "perception_rerun")
+
+
+def planner_system(bounds: TableBounds) -> str:
+    """The Planner's fixed instructions: role, actions, environment format, reply format, two examples."""
+    return "\n".join([
+        "You are in command of a Franka arm. Split a high-level instruction into low-level steps the arm can "
+        "execute. If the instruction is ambiguous, ask the user questions instead.",
+        "",
+        "Actions:",
+        "- grasp(object): grab that object (by its name in the environment; only objects the arm can reach "
+        "and grip are offered)",
+        "- move((x, y, z)): move the grasped object to this location and release it there on the table; "
+        "to put it on top of another object, give that object's (x, y) and z = its height + 0.01",
+        "- home(): return the arm to its base position after completing the task",
+        "Rules: only one object can be grasped at a time; an object must be grasped before it is moved; "
+        "home() "
+        "comes once, as the last step; two objects cannot be at the same place, so to exchange two objects "
+        "first "
+        "move one of them to a free spot.",
+        "",
+        f"Environment: the arm's base is at the origin. The table bounds are {bounds.describe()}. Objects "
+        "are "
+        "given as {name: ((length, width, height), (center x, center y, center z))}.",
+        "",
+        "Ask questions when you cannot infer the target object or the target location from the instruction, "
+        "or "
+        "when the task has several meanings that lead to different results. Do not ask about what the "
+        "instruction or the answers already say.",
+        "If the task needs an object that is not in the environment, do not ask: reply \"perception_rerun\" "
+        "and "
+        "the perception system will scan the table again.",
+        "",
+        'Reply with one JSON object: {"reply": "plan" | "questions" | "perception_rerun", "questions": '
+        '[...], "steps": [{"action": "grasp", "object": name, "why": "..."} | {"action": "move", "xyz": '
+        '[x, y, z], "why": "..."} | {"action": "home", "why": "..."}]}',
+        "",
+        'Example. Environment: {"cup": ((0.08, 0.08, 0.1), (0.3, 0.2, 0.05)), "bowl": ((0.15, 0.15, 0.06), '
+        "(0.2, -0.4, 0.03))}. Instruction: Put the cup at (0.1, -0.2) and the bowl at (0.35, 0.0).",
+        '{"reply": "plan", "questions": [], "steps": [{"action": "grasp", "object": "cup", "why": '
+        '"the cup"}, {"action": "move", "xyz": [0.1, -0.2, 0.05], "why": "cup to its place"}, {"action": '
+        '"grasp", "object": "bowl", "why": "the bowl"}, {"action": "move", "xyz": [0.35, 0.0, 0.03], '
+        '"why": "bowl to its place"}, {"action": "home", "why": "task done"}]}',
+        "Example. Same environment. Instruction: Give me a container.",
+        '{"reply": "questions", "questions": ["Which container do you want: the cup or the bowl?", "Where '
+        'should '
+        'I put it for you?"], "steps": []}',
+    ])
+
+
+def planner_schema(replies: Sequence[str] = PLANNER_REPLIES, graspable: Sequence[str] | None = None,
+                   max_steps: int = 16) -> dict[str, Any]:
+    """The Planner's reply schema; ``replies`` narrows what it may answer (e.g. no more questions) and
+    ``graspable`` the objects a grasp may name (the ones the arm can reach and grip now)."""
+    why = {"type": "string", "maxLength": 40}
+    xyz = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 3}
+    move = {"type": "object", "properties": {"action": {"const": "move"}, "xyz": xyz, "why": why},
+            "required": ["action", "xyz", "why"]}
+    home = {"type": "object", "properties": {"action": {"const": "home"}, "why": why},
+            "required": ["action", "why"]}
+    variants = [move, home]
+    if graspable is None or graspable:
+        target = {"enum": list(graspable)} if graspable is not None else {"type": "string", "maxLength": 40}
+        variants.insert(0, {"type": "object", "properties": {"action": {"const": "grasp"}, "object": target,
+                                                             "why": why},
+                            "required": ["action", "object", "why"]})
+    return {
+        "type": "object",
+        "properties": {
+            "reply": {"enum": list(replies)},
+            "questions": {"type": "array", "items": {"type": "string", "maxLength": 150}, "maxItems": 3},
+            "steps": {"type": "array", "maxItems": max_steps, "items": {"anyOf": variants}},
+        },
+        "required": ["reply", "questions", "steps"],
+    }
+
+
+def repeat_feedback(problems: str) -> str:
+    return ("You sent again a plan that was already rejected, unchanged. It cannot run. The problems were:\n"
+            f"{problems}\nChange the steps named there (use the fixes suggested), in the same JSON format.")
+
+
+def planner_task(environment: str, task: str, qa: Sequence[tuple[str, str]]) -> str:
+    """The first user message: environment, instruction and the questions answered so far."""
+    text = f"Environment: {environment}\nHigh-level instruction: {task}"
+    if qa:
+        text += "\nYour questions and the user's answers:\n" + "\n".join(f"Q: {q}\nA: {a}" for q, a in qa)
+    return text
+
+
+def analyzer_feedback(comments: str) -> str:
+    return (f"The following are the comments on the step-by-step instructions you generated:\n{comments}\n"
+            "Taking them into consideration, either ask the absolutely necessary questions or give the "
+            "revised plan, in the same JSON format.")
+
+
+def human_feedback(qa: Sequence[tuple[str, str]]) -> str:
+    answers = "\n".join(f"Q: {q}\nA: {a}" for q, a in qa)
+    return (f"The following are the answers to the questions you asked:\n{answers}\n"
+            "Using these answers, give the plan (or ask only the absolutely necessary questions), in the "
+            "same JSON format.")
+
+
+def simulator_feedback(feedback: str) -> str:
+    return ("Your instructions were passed on to the simulator for execution. The simulator returned this "
+            f"error:\n{feedback}\nTake it into consideration and revise your instructions, in the same JSON "
+            "format.")
+
+
+def perception_feedback(environment: str) -> str:
+    return (f"The perception system has scanned the table again. The new environment is:\n{environment}\n"
+            "Taking it into consideration, give the plan (or ask only the absolutely necessary questions), "
+            "in the same JSON format.")
+
+
+def invalid_feedback(problem: str) -> str:
+    return f"Your reply could not be used: {problem}. Reply again with one JSON object in the format above."
+
+
+NO_MORE_QUESTIONS = "You may not ask more questions now: give the plan."
+
+ANALYZER_SYSTEM = "\n".join([
+    "You are a fault-finding agent for a Franka arm. A planning agent turned a high-level instruction into "
+    "step-by-step instructions. Find the steps that violate the rules below, and judge whether the plan does "
+    "what the instruction (and the user's answers) ask.",
+    "",
+    "Actions: grasp((x, y, z)) grabs the object at its coordinates; move((x, y, z)) moves the grasped object "
+    "there and releases it (on top of the object there when z reaches its height); home() returns the arm "
+    "to its base, after which nothing can follow.",
+    "Rules:",
+    "- each action must be physically feasible; only one object can be grasped at a time; an object must be "
+    "grasped before it is moved",
+    "- a grasp must use the coordinates of an object in the environment (do not check this for move)",
+    "- actions must not put two objects in the same place",
+    "- the plan must do what the instruction asks, with the objects and places the user named",
+    "- if the target object or the target location was assumed by the planner instead of given by the user "
+    "or "
+    "the instruction, that is a violation: the planner should have asked",
+    "You are not responsible for out-of-bounds errors. If the plan is right, reply with no violations.",
+    "",
+    'Reply with one JSON object: {"violations": [{"step": step number, "problem": "..."}]}. An empty list '
+    'means "Feasible Plan!".',
+])
+
+
+def analyzer_schema() -> dict[str, Any]:
+    """The Analyzer's reply schema."""
+    return {
+        "type": "object",
+        "properties": {
+            "violations": {
+                "type": "array",
+                "maxItems": 6,
+                "items": {
+                    "type": "object",
+                    "properties": {"step": {"type": "integer"},
+                                   "problem": {"type": "string", "maxLength": 120}},
+                    "required": ["step", "problem"],
+                },
+            }
+        },
+        "required": ["violations"],
+    }
+
+
+def analyzer_query(task: str, plan: str, qa: Sequence[tuple[str, str]], environment: str,
+                   relations: str) -> str:
+    """The Analyzer's per-plan query."""
+    answers = "\n".join(f"Q: {q}\nA: {a}" for q, a in qa) or "None"
+    return (f"High-level instruction given to the planner: {task}\n"
+            f"Questions the planner asked and the user's answers:\n{answers}\n"
+            f"Observed environment: {environment}\nObserved semantic relations: {relations}\n"
+            f"Planner's step-by-step instructions:\n{plan}")

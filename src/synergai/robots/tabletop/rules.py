@@ -1,0 +1,172 @@
+"""The Analyzer's rule checks: run a plan symbolically over the perceived scene graph.
+
+These are the MultiTalk Analyzer's restrictions that need no judgement: a grasp must hit an object
+of the environment (and only one), one object in the gripper at a time, grasp before move, nothing
+after ``home()``, no object set down where another one stands, no move that leaves an object where
+it is, no grasp of an object with another one on top of it. Objects are tracked as the plan moves them, so
+"grasp the second bottle where the first one was just put" is caught. A move whose z reaches the top of
+the object under it stacks on that object (allowed). Every finding names the fix: the nearest object for a
+grasp that hits nothing, the nearest free place for a move onto an occupied, out-of-bounds or (given the
+arm's ``reachable`` test) unreachable place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from synergai.robots.tabletop.objects import STACK_MARGIN, TableBounds
+from synergai.robots.tabletop.perception import movable_objects
+from synergai.robots.tabletop.plan import ArmStep
+from synergai.scene.model import SceneGraph
+
+GRASP_TOLERANCE = 0.03  # metres around an object's footprint that still count as grasping it
+_UNKNOWN = "\0unknown"  # held after a grasp that matched no single object
+Reachable = Callable[[float, float], bool]
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One fault of one step (1-based), and who found it (``rules`` or ``llm``)."""
+
+    step: int
+    problem: str
+    source: str = "rules"
+
+    def line(self) -> str:
+        return f"{self.step}: {self.problem}"
+
+
+def check_plan(steps: Sequence[ArmStep], graph: SceneGraph, tolerance: float = GRASP_TOLERANCE,
+               bounds: TableBounds | None = None, reachable: Reachable | None = None) -> list[Violation]:
+    """Every rule violation of ``steps`` against the objects of ``graph`` (empty: no rule broken).
+
+    A move onto an occupied, out-of-bounds or unreachable place names the nearest free place inside
+    ``bounds`` (MultiTalk's workspace) that ``reachable`` accepts.
+    """
+    bounds = bounds or TableBounds()
+    objects = movable_objects(graph)
+    where = {o.id: (o.center[0], o.center[1]) for o in objects}
+    half = {o.id: (o.size[0] / 2, o.size[1] / 2) for o in objects}
+    height = {o.id: o.size[2] for o in objects}
+    base = {o.id: o.center[2] - o.size[2] / 2 for o in objects}  # bottom above the table
+    under: dict[str, str] = {}  # stacked object -> the object it rests on
+    holding: str | None = None
+    homed = False
+    out: list[Violation] = []
+    for i, step in enumerate(steps, start=1):
+        if homed:
+            out.append(Violation(i, "no action can follow home()"))
+            continue
+        if step.action == "home":
+            if holding:
+                out.append(Violation(i, f"home() while still holding {_name(holding)}; "
+                                        "move it to a place first"))
+            homed = True
+            continue
+        x, y = step.xy
+        if step.action == "grasp":
+            if holding:
+                out.append(Violation(i, f"already holding {_name(holding)}: "
+                                        "only one object can be grasped at a time"))
+                continue
+            hits = [n for n, (cx, cy) in where.items()
+                    if abs(x - cx) <= half[n][0] + tolerance and abs(y - cy) <= half[n][1] + tolerance]
+            tops = [n for n in hits if under.get(n) in hits]
+            if len(hits) == 2 and len(tops) == 1:  # a stack: the gripper takes the top object
+                hits = tops
+            if not hits:
+                near = min(where, key=lambda n: (where[n][0] - x) ** 2 + (where[n][1] - y) ** 2, default=None)
+                hint = ""
+                if near is not None:
+                    hint = f"; the nearest object is {near} at ({where[near][0]:.2f}, {where[near][1]:.2f})"
+                out.append(Violation(i, f"({x:g}, {y:g}) does not belong to any object in the environment"
+                                        + hint))
+            elif len(hits) > 1:
+                out.append(Violation(i, f"({x:g}, {y:g}) is where {' and '.join(hits)} "
+                                        "would both be at this point"))
+            elif any(under.get(t) == hits[0] for t in where):
+                top = next(t for t in where if under.get(t) == hits[0])
+                out.append(Violation(i, f"{top} stands on {hits[0]}: move {top} first"))
+            holding = hits[0] if len(hits) == 1 else _UNKNOWN
+            continue
+        if holding is None:
+            out.append(Violation(i, "no object is grasped: an object must be grasped before it is moved"))
+            continue
+        if holding == _UNKNOWN:  # already reported at its grasp
+            holding = None
+            continue
+        here = where[holding]
+        if abs(x - here[0]) < 0.01 and abs(y - here[1]) < 0.01:
+            out.append(Violation(i, f"this move leaves {holding} where it already is"))
+        blocked = [n for n, (cx, cy) in where.items()
+                   if n != holding and abs(x - cx) < half[n][0] + half[holding][0]
+                   and abs(y - cy) < half[n][1] + half[holding][1]]
+        support = _stack_target(step, blocked, where, half, height, base)
+        problem = ""
+        if not bounds.contains(x, y):
+            problem = f"({x:g}, {y:g}) is out of bounds ({bounds.describe()})"
+        elif blocked and support is None:
+            problem = f"({x:g}, {y:g}) is occupied by {blocked[0]} at this point of the plan"
+        elif reachable is not None and not reachable(x, y):
+            problem = f"the arm cannot reach ({x:g}, {y:g})"
+        if problem:
+            spot = free_spot((x, y), holding, where, half, bounds, reachable=reachable)
+            hint = f"; ({spot[0]:g}, {spot[1]:g}) is free" if spot else ""
+            hint += " and reachable" if spot and reachable is not None else ""
+            out.append(Violation(i, problem + hint))
+        under.pop(holding, None)
+        if support is not None:
+            under[holding] = support
+            base[holding] = base[support] + height[support]
+        else:
+            base[holding] = 0.0
+        where[holding] = (x, y)
+        holding = None
+    return out
+
+
+def _stack_target(step: ArmStep, blocked: list[str], where: dict[str, tuple[float, float]],
+                  half: dict[str, tuple[float, float]], height: dict[str, float],
+                  base: dict[str, float]) -> str | None:
+    """The object a move stacks onto: the only object under the target, whose footprint holds the target's
+    centre, and whose top the move's z reaches (a move without z never stacks)."""
+    if len(step.xyz) < 3 or len(blocked) != 1:
+        return None
+    below = blocked[0]
+    x, y, z = step.xyz
+    inside = abs(x - where[below][0]) <= half[below][0] and abs(y - where[below][1]) <= half[below][1]
+    return below if inside and z >= base[below] + height[below] + STACK_MARGIN else None
+
+
+def free_spot(target: tuple[float, float], holding: str, where: dict[str, tuple[float, float]],
+              half: dict[str, tuple[float, float]], bounds: TableBounds,
+              step: float = 0.05, clearance: float = 0.03,
+              reachable: Reachable | None = None) -> tuple[float, float] | None:
+    """The grid point (``step`` apart) nearest ``target`` where ``holding`` fits inside ``bounds`` without
+    touching another object (and that ``reachable`` accepts), or None when there is none."""
+    hx, hy = half[holding]
+    xs = np.arange(bounds.x[0] + hx + clearance, bounds.x[1] - hx - clearance + 1e-9, step)
+    ys = np.arange(bounds.y[0] + hy + clearance, bounds.y[1] - hy - clearance + 1e-9, step)
+    if not len(xs) or not len(ys):
+        return None
+    grid = np.stack(np.meshgrid(np.round(xs, 3), np.round(ys, 3)), axis=-1).reshape(-1, 2)
+    free = np.ones(len(grid), dtype=bool)
+    for name, (cx, cy) in where.items():
+        if name != holding:
+            free &= ~((np.abs(grid[:, 0] - cx) < half[name][0] + hx + clearance)
+                      & (np.abs(grid[:, 1] - cy) < half[name][1] + hy + clearance))
+    if not free.any():
+        return None
+    options = grid[free]
+    for k in np.argsort(np.linalg.norm(options - np.asarray(target), axis=1), kind="stable")[:60]:
+        x, y = float(options[k][0]), float(options[k][1])
+        if reachable is None or reachable(x, y):
+            return x, y
+    return None
+
+
+def _name(held: str) -> str:
+    return "an object" if held == _UNKNOWN else held

@@ -1,0 +1,235 @@
+"""MHRC's decentralised team: Alice, Bob and David, each its own LLM agent with its own prompt, one
+action per step, messages passed between them, per-robot feedback, message and action histories.
+
+Robots take turns (Bob, Alice, David). A robot's reply is one JSON object whose ``command`` is
+constrained to the commands it can carry out now (feasible-action decoding); the house executes it and
+returns feedback. ``communicate`` puts a message in the recipient's inbox, read at its next turn. The run
+stops when the world satisfies the task (the checker reads the house, not the robots' claims), when no
+robot acts for two rounds, or after ``max_rounds``. A robot offered nothing but messages and waiting, with
+no new message to read, waits without a model call (after its first turn). ``use_feedback=False`` is
+MHRC's ablation: robots no longer see the outcome of their actions (messages and the scene graph remain).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from synergai.llm.base import ChatModel
+from synergai.llm.json_reply import ask_json
+from synergai.robots.errors import RobotError
+from synergai.robots.goals import check_house
+from synergai.robots.team import prompts as T
+from synergai.robots.team.flat import HouseTask
+from synergai.robots.team.house import Command, Feedback, House
+
+TURN_ORDER = ("Bob", "Alice", "David")
+_ARGS = MappingProxyType({"navigate": ("target", "stand_pose"), "open": ("target",), "pick": ("target",),
+                          "place": ("target", "location"), "move": ("delta_x", "delta_y"),
+                          "communicate": ("content", "robot_name"), "wait": ()})
+
+
+@dataclass(frozen=True)
+class TeamConfig:
+    """Bounds and switches of one team run."""
+
+    max_rounds: int = 12
+    use_feedback: bool = True
+    history: int = 6  # entries of each history shown in the prompt
+    max_tokens: int = 220
+    retries: int = 1
+
+    def __post_init__(self) -> None:
+        if self.max_rounds < 1:
+            raise RobotError(f"max_rounds must be >= 1, got {self.max_rounds}")
+
+
+@dataclass
+class RobotMemory:
+    """One robot's histories, as MHRC's prompt shows them."""
+
+    feedback: list[str] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    actions: list[str] = field(default_factory=list)
+    latest_messages: list[str] = field(default_factory=list)
+    last_failed: Command | None = None
+
+
+def command_from_json(data: Mapping[str, Any]) -> Command:
+    """The ``command`` object of a reply as a :class:`Command`; RobotError when malformed."""
+    cmd = data.get("command")
+    if not isinstance(cmd, Mapping):
+        raise RobotError("the reply has no command object")
+    skill = cmd.get("skill")
+    if skill not in _ARGS:
+        raise RobotError(f"unknown skill {skill!r}")
+    args = []
+    for key in _ARGS[skill]:
+        if key not in cmd:
+            raise RobotError(f"{skill} needs {', '.join(_ARGS[skill])}")
+        value = cmd[key]
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        args.append(f"{value:g}" if number else str(value))
+    return Command(skill, tuple(args))
+
+
+@dataclass
+class TeamResult:
+    """The outcome of one team run (``to_dict`` is the CLI's JSON)."""
+
+    task: str
+    success: bool = False
+    check_reason: str = ""
+    rounds: int = 0
+    steps: int = 0
+    messages: int = 0
+    llm_calls: int = 0
+    failed_actions: int = 0
+    log: list[dict[str, Any]] = field(default_factory=list)
+    seconds: float = 0.0
+    stop_reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Team:
+    """Three LLM agents acting in one :class:`House`."""
+
+    def __init__(self, house: House, model: ChatModel, task: HouseTask, config: TeamConfig | None = None):
+        missing = [n for n in TURN_ORDER if n not in house.robots]
+        if missing:
+            raise RobotError(f"the house has no robot named {', '.join(missing)}")
+        self.house, self.model, self.task = house, model, task
+        self.config = config or TeamConfig()
+        self.memory = {n: RobotMemory() for n in TURN_ORDER}
+        self._system = {n: T.robot_system(house, n) for n in TURN_ORDER}
+
+    # ----- prompt
+    def _seen(self, robot: str) -> list[str]:
+        return sorted(self.house.known[robot])
+
+    def user_prompt(self, robot: str) -> str:
+        """The changing part of a robot's prompt (MHRC's user prompt)."""
+        h, mem, n = self.house, self.memory[robot], self.config.history
+        graph = h.scene_graph()
+        states = ", ".join(f"{f.name}: {'open' if h.is_open(f.name) else 'closed'}"
+                           for f in h.furniture.values() if f.openable)
+        seen = []
+        for name in self._seen(robot):
+            item = h.items[name]
+            if item.location in h.robots:
+                seen.append(f"{name}: in {item.location}'s gripper")
+                continue
+            holder = h.holder_of(graph, name)
+            where = f"{holder[0]} {holder[1]}" if holder else f"at {item.location}"
+            seen.append(f"{name}: {where} [{item.position[0]:.2f}, {item.position[1]:.2f}]")
+        state = h.states[robot]
+        x, y, yaw = state.pose
+        grip = f"The gripper holds {state.holding}." if state.holding else "The gripper is empty."
+        if "pick" not in h.robots[robot].skills:
+            grip = "You have no gripper."
+        role = T.ROLES[robot]
+        done = [p.describe() for p in self.task.goal if check_house((p,), h).success]
+        todo = [p.describe() for p in self.task.goal if p.describe() not in done]
+        lines = [
+            f"Scene graph now: furniture states: {states}.",
+            f"Objects you have seen: {'; '.join(seen) if seen else 'none yet'}.",
+            f"Robot status: position [{x:.2f}, {y:.2f}], orientation {yaw:.2f}. {grip}",
+            f"Task (the person said): {self.task.text}. The objects it names: {list(self.task.targets)}.",
+            f"Your part: Brief: {role['brief']} Detailed: {role['detailed']}",
+            f"Latest task progress: done: {'; '.join(done) or 'nothing yet'}. "
+            f"To do: {'; '.join(todo) or 'nothing'}.",
+        ]
+        if self.config.use_feedback:
+            lines.append(f"Feedback history: {' '.join(mem.feedback[-n:-1]) or 'none'}")
+            latest = mem.feedback[-1] if mem.feedback else "This is the first step."
+            lines.append(f"Latest feedback: {latest}")
+        lines.append(f"Received message history: {' | '.join(mem.messages[-n:]) or 'none'}")
+        lines.append(f"Latest received messages: {' | '.join(mem.latest_messages) or 'none'}")
+        lines.append(f"Action history: {'; '.join(mem.actions[-n:]) or 'none'}")
+        lines.append("Your next action:")
+        return "\n".join(lines)
+
+    # ----- one step
+    def step(self, robot: str, round_no: int) -> dict[str, Any]:
+        """Let one robot read its inbox, think and act once; returns the log entry."""
+        mem = self.memory[robot]
+        mem.messages.extend(mem.latest_messages)
+        mem.latest_messages = [f"{m.content} (from {m.sender})" for m in self.house.take_messages(robot)]
+        known = [n for n in self._seen(robot) if n not in self.house.robots]
+        schema = T.command_schema(self.house, robot, known, mem.last_failed)
+        offered = {v["properties"]["skill"]["const"] for v in schema["properties"]["command"]["anyOf"]}
+        if offered <= {"communicate", "wait"} and not mem.latest_messages and mem.actions:
+            # nothing it can do in the world and nothing new to read: it waits without a model call
+            fb = self.house.execute(robot, Command("wait"))
+            mem.actions.append("wait()")
+            mem.feedback.append(fb.text)
+            return {"round": round_no, "robot": robot, "llm_calls": 0, "command": "wait()", "ok": True,
+                    "feedback": fb.text, "auto": True}
+        messages = [{"role": "system", "content": self._system[robot]},
+                    {"role": "user", "content": self.user_prompt(robot)}]
+        answer = ask_json(self.model, messages, schema, max_tokens=self.config.max_tokens,
+                          retries=self.config.retries)
+        entry: dict[str, Any] = {"round": round_no, "robot": robot, "llm_calls": answer.calls}
+        try:
+            if answer.data is None:
+                raise RobotError(answer.problem or "no reply")
+            command = command_from_json(answer.data)
+        except RobotError as exc:
+            fb = Feedback(False, f"Your reply could not be used ({exc}); reply with one valid command.")
+            entry.update(command=None, ok=False, feedback=fb.text)
+            mem.feedback.append(fb.text)
+            return entry
+        fb = self.house.execute(robot, command)
+        mem.last_failed = None if fb.ok else command
+        mem.actions.append(command.render())
+        mem.feedback.append(fb.text)
+        entry.update(command=command.render(), ok=fb.ok, feedback=fb.text,
+                     analysis=str(answer.data.get("analysis", ""))[:240])
+        return entry
+
+    # ----- the run
+    def run(self) -> TeamResult:
+        """Take turns until the task holds in the world, the team stalls, or rounds run out."""
+        start = time.perf_counter()
+        result = TeamResult(self.task.text)
+        idle_rounds = 0
+        done = False
+        for rnd in range(1, self.config.max_rounds + 1):
+            result.rounds = rnd
+            acted = False
+            for robot in TURN_ORDER:
+                entry = self.step(robot, rnd)
+                result.log.append(entry)
+                result.llm_calls += entry["llm_calls"]
+                if entry["command"] is not None:
+                    result.steps += 1
+                    acted = acted or not entry["command"].startswith("wait")
+                result.failed_actions += 0 if entry["ok"] else 1
+                if self.task.check(self.house).success:
+                    done = True
+                    break
+            if done:
+                result.stop_reason = "task done"
+                break
+            idle_rounds = 0 if acted else idle_rounds + 1
+            if idle_rounds >= 2:
+                result.stop_reason = "no robot acted (only waits or unusable replies) for two rounds"
+                break
+        else:
+            result.stop_reason = f"stopped after {self.config.max_rounds} rounds"
+        verdict = self.task.check(self.house)
+        result.success, result.check_reason = verdict.success, verdict.reason
+        result.messages = self.house.messages_sent
+        result.seconds = time.perf_counter() - start
+        return result
+
+
+def run_team(task: HouseTask, model: ChatModel, config: TeamConfig | None = None,
+             house: House | None = None) -> TeamResult:
+    """Build the task's house (unless given) and run the team on it."""
+    return Team(house or task.make_house(), model, task, config).run()

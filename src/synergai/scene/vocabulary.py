@@ -1,0 +1,196 @@
+"""The words of the system, in one place: colour names, number words, plural forms and synonyms.
+
+Everything that turns a person's words into the graph's terms (or back) reads its word lists from
+here: the agent's matcher, the support verification, the program API, the typed answers and the
+benchmarks' judges (which share these word lists but never the agent's matching code).
+"""
+
+from __future__ import annotations
+
+import re
+from types import MappingProxyType
+
+# ------------------------------------------------------------------------------------------ colours
+#: Reference colours (name, 8-bit RGB) that perception names an object's mean colour with.
+COLOR_PALETTE: tuple[tuple[str, tuple[int, int, int]], ...] = (
+    ("black", (25, 25, 25)),
+    ("dark gray", (75, 75, 75)),
+    ("gray", (128, 128, 128)),
+    ("light gray", (185, 185, 185)),
+    ("white", (235, 235, 235)),
+    ("red", (190, 40, 40)),
+    ("dark red", (110, 25, 25)),
+    ("orange", (225, 125, 40)),
+    ("yellow", (225, 205, 60)),
+    ("beige", (205, 185, 150)),
+    ("brown", (120, 80, 50)),
+    ("dark brown", (70, 45, 30)),
+    ("green", (60, 140, 60)),
+    ("dark green", (30, 75, 35)),
+    ("blue", (50, 90, 180)),
+    ("dark blue", (30, 40, 95)),
+    ("light blue", (140, 180, 225)),
+    ("purple", (115, 60, 145)),
+    ("pink", (225, 150, 175)),
+)
+#: The palette's colour names, longest first (so "dark gray" is found before "gray").
+COLOR_NAMES: tuple[str, ...] = tuple(sorted((n for n, _ in COLOR_PALETTE), key=lambda n: (-len(n), n)))
+#: Everyday colour words -> the nearest palette name.
+COLOR_ALIASES: MappingProxyType[str, str] = MappingProxyType({
+    "grey": "gray", "silver": "light gray", "tan": "beige", "cream": "beige", "navy": "dark blue",
+    "maroon": "dark red", "violet": "purple", "golden": "yellow", "gold": "yellow", "dark grey": "dark gray",
+    "light grey": "light gray",
+})
+#: Words that shade a colour ("dark blue").
+COLOR_MODIFIERS = frozenset({"dark", "light"})
+#: Every word that can be part of a colour phrase.
+COLOR_WORDS = frozenset({w for n in COLOR_NAMES for w in n.split()} | set(COLOR_ALIASES) | COLOR_MODIFIERS)
+#: Colour-name pairs a person accepts for each other (besides the same family: "dark gray" ~ "gray").
+COLOR_NEIGHBOURS = frozenset(frozenset(p) for p in (
+    ("black", "dark gray"), ("black", "dark brown"), ("black", "dark blue"), ("black", "dark green"),
+    ("white", "light gray"), ("white", "beige"), ("beige", "light gray"), ("beige", "brown"),
+    ("brown", "dark red"), ("dark brown", "dark red"), ("brown", "orange"), ("light blue", "light gray"),
+    ("dark gray", "dark brown"), ("dark gray", "dark blue"),
+))
+
+# --------------------------------------------------------------------------------- other attributes
+SHAPE_WORDS = frozenset({"round", "square", "rectangular", "circular", "oval", "cylindrical", "cuboid",
+                         "l-shaped"})
+MATERIAL_WORDS = frozenset({"wood", "wooden", "metal", "metallic", "plastic", "glass", "fabric", "leather",
+                            "ceramic", "stone", "marble", "paper", "steel"})
+
+# ------------------------------------------------------------------------------------------ numbers
+#: Number words 0..19, then the tens.
+NUMBER_WORDS: tuple[str, ...] = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+)
+TENS_WORDS: tuple[str, ...] = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty",
+                               "ninety")
+#: Number word -> value, zero .. twenty.
+WORD_TO_NUMBER: MappingProxyType[str, int] = MappingProxyType(
+    {w: i for i, w in enumerate(NUMBER_WORDS)} | {"twenty": 20}
+)
+
+
+def number_to_words(n: int) -> str:
+    """English words for 0..99 (``23`` -> ``"twenty three"``); other integers stay digits."""
+    if 0 <= n < 20:
+        return NUMBER_WORDS[n]
+    if 20 <= n < 100:
+        tens, unit = divmod(n, 10)
+        return TENS_WORDS[tens] if unit == 0 else f"{TENS_WORDS[tens]} {NUMBER_WORDS[unit]}"
+    return str(n)
+
+
+# ---------------------------------------------------------------------------------- plural forms
+#: Words whose final "s" is not a plural.
+PLURAL_INVARIANT = frozenset({
+    "clothes", "glasses", "pants", "scissors", "series", "news", "bus", "gas", "canvas", "lens", "dress",
+    "grass", "glass", "mattress", "chess", "cactus", "blinds", "stairs", "shorts", "jeans", "headphones",
+    "is", "us", "this", "has", "ps", "was", "its", "his", "yes", "does",
+})
+#: Stems whose plural is "-ves" (shelves, knives, leaves ...).
+_VES_STEMS = MappingProxyType({"shel": "shelf", "kni": "knife", "lea": "leaf", "hal": "half", "wol": "wolf",
+                               "scar": "scarf", "loa": "loaf", "thie": "thief"})
+
+
+def singular(word: str) -> str:
+    """English singular of one lower-case word (chairs -> chair, shelves -> shelf, boxes -> box)."""
+    if word in PLURAL_INVARIANT or len(word) <= 2:
+        return word
+    if word.endswith("ves") and word[:-3] in _VES_STEMS:
+        return _VES_STEMS[word[:-3]]
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def plural(noun: str) -> str:
+    """English plural of a (possibly multi-word) noun: "chair" -> "chairs", "shelf" -> "shelves"."""
+    head, _, last = noun.rpartition(" ")
+    if last.endswith("f") and last not in {"roof", "chef"}:
+        last = last[:-1] + "ves"
+    elif last.endswith(("s", "x", "z", "ch", "sh")):
+        last += "es"
+    elif last.endswith("y") and last[-2:-1] not in set("aeiou"):
+        last = last[:-1] + "ies"
+    else:
+        last += "s"
+    return f"{head} {last}" if head else last
+
+
+def words_of(text: str) -> list[str]:
+    """Lower-case alphanumeric words of a text (everything else is a separator)."""
+    return re.sub(r"[^a-z0-9]+", " ", str(text).lower()).split()
+
+
+# --------------------------------------------------------------------------------------- synonyms
+#: Everyday words -> the category words scene graphs use (ScanNet labels, the demo's categories);
+#: a query word stands for any of its categories.
+QUERY_SYNONYMS: MappingProxyType[str, tuple[str, ...]] = MappingProxyType({
+    "couch": ("sofa", "couch"),
+    "sofa": ("sofa", "couch"),
+    "tv": ("tv", "television"),
+    "television": ("tv", "television"),
+    "telly": ("tv", "television"),
+    "fridge": ("refrigerator", "fridge", "mini fridge"),
+    "refrigerator": ("refrigerator", "fridge"),
+    "bin": ("trash can", "trash bin", "recycling bin", "garbage bin", "wastebasket"),
+    "trash": ("trash can", "trash bin", "recycling bin", "garbage bin"),
+    "garbage": ("trash can", "trash bin", "garbage bin"),
+    "wastebasket": ("trash can", "trash bin", "wastebasket"),
+    "nightstand": ("nightstand", "night stand", "bedside table"),
+    "bookcase": ("bookshelf", "bookcase", "shelf"),
+    "bookshelf": ("bookshelf", "bookcase", "shelf"),
+    "cupboard": ("cabinet", "cupboard", "kitchen cabinet"),
+    "monitor": ("monitor", "computer monitor", "screen"),
+    "screen": ("monitor", "screen", "tv"),
+    "painting": ("picture", "painting", "poster"),
+    "picture": ("picture", "painting", "poster", "photo"),
+    "armchair": ("armchair", "chair"),
+    "seat": ("chair", "stool", "sofa", "bench", "armchair"),
+    "lamp": ("lamp", "desk lamp", "floor lamp", "table lamp"),
+    "desk": ("desk", "table"),
+    "table": ("table", "desk", "coffee table", "dining table", "end table"),
+    "rug": ("rug", "carpet", "mat"),
+    "carpet": ("carpet", "rug", "mat"),
+    "pc": ("computer tower", "computer", "pc"),
+    "laptop": ("laptop", "computer"),
+})
+#: Whole-phrase synonyms folded to one canonical category name (applied after singularising).
+CANONICAL_CATEGORY: MappingProxyType[str, str] = MappingProxyType({
+    "television": "tv", "tv set": "tv", "telly": "tv", "flat screen": "tv", "flatscreen": "tv",
+    "flat screen tv": "tv", "tv screen": "tv", "computer monitor": "monitor", "display": "monitor",
+    "photo": "picture", "photograph": "picture", "picture frame": "picture", "frame": "picture",
+    "artwork": "picture", "art": "picture", "lightswitch": "light switch", "switch": "light switch",
+    "sofa": "couch", "fridge": "refrigerator", "bookcase": "bookshelf", "book shelf": "bookshelf",
+    "trashcan": "trash can", "garbage can": "trash can", "bin": "trash can", "whiteboard": "board",
+    "white board": "board", "blackboard": "board", "chalkboard": "board", "curtains": "curtain",
+    "drape": "curtain", "power outlet": "outlet", "socket": "outlet", "electrical outlet": "outlet",
+    "doorframe": "door frame", "walls": "wall", "nightstand": "night stand",
+})
+
+
+# ------------------------------------------------------------------------------ relations and attributes
+#: Other words for relations and directions -> the word the program API uses (one meaning each).
+RELATION_SYNONYMS: MappingProxyType[str, str] = MappingProxyType({
+    "forward": "front", "forwards": "front", "ahead": "front", "in front": "front", "in front of": "front",
+    "backward": "back", "backwards": "back",
+    "on top of": "on", "on top": "on", "atop": "on", "upon": "on",
+    "beside": "next to", "besides": "next to", "adjacent": "next to", "adjacent to": "next to",
+    "nearby": "near", "close to": "near", "close": "near",
+    "underneath": "under", "beneath": "under",
+    "in": "inside", "within": "inside", "inside of": "inside",
+    "hanging": "hanging on", "hung on": "hanging on", "mounted on": "hanging on",
+    "nearest": "closest", "furthest": "farthest",
+    "reachable": "within reach",
+})
+#: Other words for the attribute types the program API knows.
+ATTRIBUTE_TYPE_SYNONYMS: MappingProxyType[str, str] = MappingProxyType({
+    "colour": "color", "size": "lwh", "dimensions": "lwh", "dimension": "lwh",
+})

@@ -1,0 +1,173 @@
+"""The static check of programs: each class of mistake and the repair hint it yields; a scripted repair
+that never reaches the sandbox."""
+
+from __future__ import annotations
+
+import pytest
+from agent_scripting import room
+
+from synergai.agent.program import loop as program_loop
+from synergai.agent.program.check import check_program, repair_hint
+from synergai.agent.program.loop import ProgramLoop
+from synergai.geometry.frames import Viewpoint
+from synergai.llm import ScriptedModel
+
+CATEGORIES = sorted({o.category for o in room()})  # chair, cup, floor, lamp, table, tv, wall
+NORTH = Viewpoint((2.0, 0.0, 1.2), (0.0, 1.0, 0.0))
+
+
+def findings(code: str, ordered_sets: bool = True) -> list[tuple[str, str]]:
+    return [(f.kind, f.render()) for f in check_program(code, CATEGORIES, ordered_sets=ordered_sets)]
+
+
+@pytest.mark.parametrize(
+    ("code", "kind", "hint_parts"),
+    [
+        ("print(f'{[o.category for o in scene()]'", "syntax", ["line 1: SyntaxError"]),
+        ("t = filter(object_set=scene(), category='table')\nprint(f\"{'a' if t else 'b'\")",
+         "syntax", ["line 2", "inside an f-string"]),
+        ("print(len(tabels))", "undefined-name", ["name 'tabels' is not defined"]),
+        ("tables = scene()\nprint(len(tabels))", "undefined-name", ["did you mean 'tables'?"]),
+        ("objs = get_objects(category='chair')\nprint(objs)", "unknown-function",
+         ["get_objects() is not an API function", "relate_agent(object_set, relation)"]),
+        ("print(query_relations(scene(), 'left'))", "unknown-function", ["did you mean 'query_relation'?"]),
+        ("print(filter(object_set=scene(), categry='chair'))", "arguments",
+         ["filter() takes filter(object_set, category)", "no argument 'categry' (did you mean 'category'?)"]),
+        ("print(relate_agent(scene()))", "arguments",
+         ["relate_agent() takes relate_agent(object_set, relation)",
+          "missing a required argument: 'relation'"]),
+        ("print(scene(1, 2))", "arguments", ["scene() takes scene()", "too many positional arguments"]),
+        ("o = ObjectAttribute('table', [0, 0, 0])\nprint(o)", "hand-built-object",
+         ["do not build ObjectAttribute(...) yourself"]),
+        ("print(filter(object_set=scene(), category='piano'))", "category",
+         ["the scene has no 'piano', so filter() would return an empty set",
+          "its categories are: 'chair', 'cup', 'floor', 'lamp', 'table'", "or give your Final Answer"]),
+        ("print(filter(scene(), 'tabel'))", "category", ["(closest: 'table')"]),
+        ("print(filter(scene(), ''))", "category", ["category is empty", "'chair'"]),
+        ("t = next(iter(filter(scene(), 'table')))\nprint(relate(scene(), t, 'next_to_it'))", "relation",
+         ["'next_to_it' is not a relation of relate()", "'on', 'under', 'above'", "'next to'"]),
+        ("print(relate_agent(scene(), 'on'))", "relation",
+         ["'on' is not a relation of relate_agent()", "'left', 'right', 'front', 'behind', 'within reach'"]),
+        ("c = filter(scene(), 'cup')[0]\nprint(query_relation_agent(c, ['up', 'left']))", "relation",
+         ["'up' is not a candidate relation of query_relation_agent()", "\"o'clock\""]),
+        ("c = filter(scene(), 'cup')[0]\nprint(query_attribute(c, 'weight'))", "attribute",
+         ["'weight' is not an attribute_type", "'lwh', 'distance', 'color', 'shape', 'material'"]),
+        ("for c in filter(scene(), 'cup'):\n    print(c.color)", "object-field",
+         ["objects have only .category, .xyz and .id, not .color", "query_attribute(obj, attribute_type)"]),
+        ("chairs = filter(scene(), 'chair')\nprint(query_attribute(chairs, 'color'))", "set-as-object",
+         ["query_attribute() needs one object as object, but chairs is a set", "next(iter(chairs))"]),
+        ("t = filter(scene(), 'table')\nprint(relate(object_set=scene(), reference_object=t, relation='on'))",
+         "set-as-object", ["relate() needs one object as reference_object, but t is a set"]),
+        ("for t in filter(scene(), 'table'):\n    print(len(t))", "set-as-object",
+         ["t is one object, it has no len()"]),
+    ],
+)
+def test_each_check_class_yields_a_precise_hint(code: str, kind: str, hint_parts: list[str]) -> None:
+    found = findings(code)
+    assert found, code
+    kinds = [k for k, _ in found]
+    assert kind in kinds, found
+    hint = next(h for k, h in found if k == kind)
+    for part in hint_parts:
+        assert part in hint, hint
+
+
+def test_indexing_object_sets_is_a_finding_only_under_the_set_contract() -> None:
+    code = "chairs = filter(object_set=scene(), category='chair')\nprint(chairs[0].category)"
+    assert findings(code, ordered_sets=True) == []
+    (kind, hint), = findings(code, ordered_sets=False)
+    assert kind == "set-index" and "chairs is a set of objects and cannot be indexed" in hint
+    assert "next(iter(chairs))" in hint
+    assert findings("print(scene()[0])", ordered_sets=False)[0][0] == "set-index"
+    # a set turned into a list may be indexed
+    assert findings("s = sorted(scene(), key=lambda o: o.id)\nprint(s[0])", ordered_sets=False) == []
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # the documentation's own examples
+        "object_set = scene()\nbehind = list(relate_agent(object_set=object_set, relation='behind'))\n"
+        "behind.sort(key=lambda x: query_attribute(x, 'distance'))\n"
+        "print(f\"Objects directly behind me: {[obj.category for obj in behind][:3]}\")",
+        "table_set = filter(object_set=scene(), category='table')\n"
+        "table_left_set = relate_agent(object_set=table_set, relation='left')\nobjects_on_table = set()\n"
+        "for table in table_left_set:\n"
+        "    objects_on_table.update(relate(object_set=scene(), reference_object=table,\n"
+        "                                   relation='on top of'))\n"
+        "print(f'on the table: {[obj.category for obj in objects_on_table]}')",
+        # allowed modules, builtins, own functions, comprehension variables, synonyms of legal values
+        "import math\nfrom collections import Counter\n"
+        "def dist(o):\n    return math.dist(o.xyz, [0, 0, 0])\n"
+        "c = Counter(o.category for o in scene())\nprint(c.most_common(1), min(scene(), key=dist).id)\n"
+        "cup = next(iter(filter(scene(), 'cups')))\n"
+        "print(query_relation_agent(object=cup, candidate_relations=['left', 'behind', \"o'clock\"]))\n"
+        "print(query_attribute(cup, 'color', candidate_attribute_values=['red', 'blue']))\n"
+        "print(relate_agent(scene(), 'in front of'), filter(scene(), 'television'))",
+        # LLM-TPC's own wording of directions
+        "for door in filter(object_set=scene(), category='table'):\n"
+        "    where = query_relation_agent(object=door, candidate_relations=['left', 'right', 'forward', "
+        "'backward'])\n    print(f\"go {' '.join(where)}\")",
+        "shapes = []\nfor t in relate_agent(object_set=filter(scene(), 'table'), relation='right'):\n"
+        "    shapes.append(query_attribute(object=t, attribute_type='shape',\n"
+        "                                  candidate_attribute_values=['round', 'square']))\nprint(shapes)",
+        # a comprehension's variable does not leak into the code after it
+        "t = [1, 2]\nnames = [t.category for t in scene()]\nprint(len(t), names)",
+        # a variable that shadows an API name is the program's own
+        "def relate(a, b):\n    return a + b\nprint(relate(1, 2, ))",
+    ],
+)
+def test_correct_programs_have_no_findings(code: str) -> None:
+    assert findings(code) == []
+
+
+def test_repair_hint_joins_the_first_findings() -> None:
+    found = check_program("print(filter(scene(), 'piano'))\nprint(nothing)", CATEGORIES)
+    text = repair_hint(found)
+    assert text.startswith("line 1: the scene has no 'piano'")
+    assert "line 2: name 'nothing' is not defined" in text
+
+
+def test_a_program_with_an_illegal_relation_is_repaired_without_a_sandbox_run(monkeypatch) -> None:
+    runs: list[str] = []
+    real_run = program_loop.run_program
+
+    def counting_run(code: str, **kwargs):
+        runs.append(code)
+        return real_run(code, **kwargs)
+
+    monkeypatch.setattr(program_loop, "run_program", counting_run)
+    bad = ("t = filter(object_set=scene(), category='table')[0]\n"
+           "print([o.category for o in relate(object_set=scene(), reference_object=t, relation='diagonal')])")
+    good = bad.replace("'diagonal'", "'on'")
+    llm = ScriptedModel([
+        f"Thought: objects on the table.\nAction: Program\nAction Input:\n```Python\n{bad}\n```",
+        f"Thought: use a legal relation.\nAction: Program\nAction Input:\n```Python\n{good}\n```",
+        "Thought: a cup.\nAction: Final Answer\nAction Input: cup",
+    ])
+    result = ProgramLoop(llm).run(room(), "What is on the table in front of me?", viewpoint=NORTH)
+    assert runs == [good]  # the bad program never reached the sandbox
+    repair = llm.requests[1].messages[-1]["content"]
+    assert repair.startswith("Program check error: the program was not run.")
+    assert "'diagonal' is not a relation of relate()" in repair and "'hanging on'" in repair
+    programs = [t for t in result.trace if t["type"] == "program"]
+    assert [(p["stage"], p["ok"]) for p in programs] == [("check", False), ("sandbox", True)]
+    assert programs[0]["findings"] == ["relation"] and programs[1]["stdout"].strip() == "['cup']"
+    assert result.short_answer == "cup" and result.answer_form == "category" and result.llm_calls == 3
+
+
+def test_the_prompts_own_examples_pass_the_check() -> None:
+    import re
+
+    from synergai.agent.program import prompt as P
+
+    example = re.search(r"```Python\n(.*?)```", P.EXAMPLE, re.DOTALL).group(1)
+    assert "relate_agent" in example and findings(example) == []
+    categories = ["chair", "coffee table", "couch", "lamp", "table", "book", "tray"]
+    for ordered in (True, False):
+        doc = P.system_prompt(ordered_sets=ordered)
+        lines = [line.split(">>> ", 1)[1].removesuffix('"""') for line in doc.splitlines() if ">>> " in line]
+        lines = [line for line in lines if not line.startswith(("for ", " ")) and ".update(" not in line]
+        code = "obj = table = chair = next(iter(scene()))\nobject_set = scene()\n" + "\n".join(lines)
+        assert "query_state(" in code and "query_relation(" in code and "relate_agent(" in code
+        assert [f.render() for f in check_program(code, categories, ordered_sets=ordered)] == []
