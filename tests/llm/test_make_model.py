@@ -34,6 +34,13 @@ def test_embedded_spec_is_lazy(monkeypatch: pytest.MonkeyPatch) -> None:
     assert model.name == "qwen2.5-coder-1.5b-instruct-q4_k_m"
 
 
+def test_threads_reach_the_embedded_model_and_nothing_else(script: Path) -> None:
+    model = make_model("embedded", threads=3)
+    assert isinstance(model, EmbeddedModel) and model.threads == 3 and not model.loaded
+    with pytest.raises(LLMError, match="threads applies only to 'embedded'"):
+        make_model(f"scripted:{script}", threads=3)
+
+
 def test_openai_spec_with_local_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     model = make_model("openai:qwen2.5-7b", base_url="http://127.0.0.1:9/v1")

@@ -125,8 +125,15 @@ def test_missing_part_package_names_the_requirements_file() -> None:
         part_paths(spec)
 
 
-def test_real_part_packages_are_found_in_order() -> None:
-    paths = part_paths(QWEN_CODER_1_5B)
+def test_real_model_is_installed_as_parts_or_assembled_once() -> None:
+    """`make` assembles the model and removes the part packages (one copy on disk); either form loads."""
+    try:
+        paths = part_paths(QWEN_CODER_1_5B)
+    except LLMError:
+        target = weights.models_dir() / QWEN_CODER_1_5B.filename
+        assert weights._stamp_matches(target, QWEN_CODER_1_5B, None), "neither parts nor an assembled model"
+        assert target.stat().st_size == 1_117_320_768
+        return
     assert [p.name for p in paths] == [f"part{n:02d}.bin" for n in range(1, 23)]
     assert sum(p.stat().st_size for p in paths) == 1_117_320_768
 
@@ -139,3 +146,16 @@ def test_env_override(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(weights.ENV_VAR, str(tmp_path / "absent.gguf"))
     with pytest.raises(LLMError, match="SYNERGAI_GGUF"):
         locate_gguf()
+
+
+def test_assembly_reports_its_progress_once(fake_parts, tmp_path: Path) -> None:
+    spec, _paths, whole = fake_parts
+    heard: list[tuple[str, int, int]] = []
+    ensure_assembled(spec, tmp_path / "models", lambda *event: heard.append(event))
+    assert {stage for stage, _, _ in heard} == {weights.ASSEMBLY_STAGE}
+    assert {total for _, _, total in heard} == {len(whole)}
+    done = [d for _, d, _ in heard]
+    assert done[0] == 0 and done[-1] == len(whole) and done == sorted(done) and len(done) >= 4
+    heard.clear()
+    ensure_assembled(spec, tmp_path / "models", lambda *event: heard.append(event))
+    assert heard == []  # already assembled: nothing to say

@@ -14,23 +14,18 @@ from rich.text import Text
 from synergai.agent.loop import AgentResult
 from synergai.agent.program.loop import ProgramLoop
 from synergai.agent.session import AgentSession
-from synergai.cli.common import add_scene_options, open_catalog, print_json
-from synergai.geometry.frames import SQA3D_FACING, Viewpoint
-from synergai.llm import ChatModel, make_model
-
-
-def add_llm_options(p: argparse.ArgumentParser) -> None:
-    """--llm, --base-url, --no-cache."""
-    p.add_argument("--llm", default="embedded",
-                   help="embedded (default), openai:MODEL or scripted:FILE")
-    p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint for --llm openai:MODEL")
-    p.add_argument("--no-cache", action="store_true", help="do not reuse cached replies (temperature 0)")
-
-
-def open_llm(args: argparse.Namespace) -> ChatModel:
-    """The chat model the options name (cached unless scripted or --no-cache)."""
-    cache = not args.no_cache and not args.llm.startswith("scripted:")
-    return make_model(args.llm, base_url=args.base_url, cache=cache)
+from synergai.cli.common import (
+    USER_ERRORS,
+    add_llm_options,
+    add_scene_options,
+    open_catalog,
+    open_llm,
+    parse_pose,
+    parse_viewpoint,
+    print_json,
+)
+from synergai.cli.progress import StageDisplay, StagedModel, progress_mode
+from synergai.llm import ChatModel
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -54,33 +49,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.set_defaults(func=cmd_ask if name == "ask" else cmd_chat)
 
 
-def parse_viewpoint(text: str) -> Viewpoint:
-    """``x,y,z,fx,fy,fz`` -> a viewpoint (finite numbers, a facing direction that is not vertical)."""
-    try:
-        return Viewpoint.parse(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def parse_pose(text: str) -> Viewpoint:
-    """``x,y,z,qx,qy,qz,qw`` -> the agent's viewpoint (SQA3D convention: facing R(q)·[-1, 0, 0])."""
-    try:
-        v = [float(t) for t in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"pose must be 7 numbers x,y,z,qx,qy,qz,qw, got {text!r}") from None
-    if len(v) != 7:
-        raise argparse.ArgumentTypeError(f"pose must be 7 numbers x,y,z,qx,qy,qz,qw, got {len(v)}")
-    try:
-        return Viewpoint.from_pose((v[0], v[1], v[2]), (v[3], v[4], v[5], v[6]), facing_local=SQA3D_FACING)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def open_session(args: argparse.Namespace) -> AgentSession:
+def open_session(args: argparse.Namespace, model: ChatModel | None = None) -> AgentSession:
     """Scene, store and model for a session, as the options say."""
     catalog = open_catalog(args)
     catalog.open(args.scene)
-    return AgentSession(catalog.store, args.scene, open_llm(args), marked=args.mark, viewpoint=args.viewpoint)
+    model = model if model is not None else open_llm(args)
+    return AgentSession(catalog.store, args.scene, model, marked=args.mark, viewpoint=args.viewpoint)
+
+
+def staged_model(args: argparse.Namespace, display: StageDisplay) -> StagedModel:
+    """The model, reporting each agent step and the embedded model's first-time stages to ``display``."""
+    return StagedModel(open_llm(args, progress=display.model_progress), display)
 
 
 def print_result(console: Console, result: AgentResult) -> None:
@@ -95,10 +74,13 @@ def print_result(console: Console, result: AgentResult) -> None:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
+    display = StageDisplay(progress_mode(args))
     if args.mode == "program":
         graph = open_catalog(args).open(args.scene)
         viewpoint = args.pose or args.viewpoint
-        program = ProgramLoop(open_llm(args)).run(graph, args.question, args.situation, viewpoint)
+        loop = ProgramLoop(staged_model(args, display))
+        with display.running("starting"):
+            program = loop.run(graph, args.question, args.situation, viewpoint)
         if args.json:
             d = program.to_dict()
             print_json({k: d[k] for k in ("answer", "short_answer", "answer_form", "error", "llm_calls",
@@ -109,7 +91,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
             console.print(f"[dim]{program.llm_calls} LLM calls, {program.prompt_tokens}+"
                           f"{program.completion_tokens} tokens, {program.seconds:.1f} s[/dim]")
         return 0
-    result = open_session(args).ask(args.question)
+    session = open_session(args, staged_model(args, display))
+    with display.running("starting"):
+        result = session.ask(args.question)
     if args.json:
         d = result.to_dict()
         keys = ("answer", "short_answer", "objects", "llm_calls", "prompt_tokens", "new_prompt_tokens",
@@ -151,10 +135,10 @@ def _chat_command(console: Console, session: AgentSession, line: str) -> bool:
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
-    from synergai.cli.main import USER_ERRORS
-
     console = Console()
-    session = open_session(args)
+    display = StageDisplay(progress_mode(args), Console(stderr=True, highlight=False))
+    model = staged_model(args, display)
+    session = open_session(args, model)
     _enable_line_editing(Path(platformdirs.user_data_dir("synergai")) / "chat_history")
     console.print(f"[bold]SynergAI[/bold] on scene [cyan]{escape(session.scene_id)}[/cyan] "
                   f"({len(session.store.load(session.scene_id))} objects). {CHAT_HELP}")
@@ -170,7 +154,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
                 if not _chat_command(console, session, line):
                     break
                 continue
-            with console.status("thinking..."):
+            model.new_turn()
+            with display.running("thinking"):
                 result = session.ask(line)
             print_result(console, result)
         except USER_ERRORS as exc:

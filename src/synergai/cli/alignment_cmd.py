@@ -12,8 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from synergai.cli.agent_cmd import add_llm_options, open_llm
-from synergai.cli.common import print_json
+from synergai.cli.common import add_llm_options, open_llm, print_json
 from synergai.scene.model import SceneError
 from synergai.scene.serialization import parse_json
 

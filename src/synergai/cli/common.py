@@ -1,16 +1,31 @@
-"""Options every command shares, and opening the store and catalog they name."""
+"""What the commands share: scene, store and model options, pose parsing, JSON output and the errors
+that end a command with a one-line message (exit 2)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import math
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from synergai.cli.config import KEYS, Settings, resolve_settings
+from synergai.geometry.errors import GeometryError
+from synergai.geometry.frames import SQA3D_FACING, Viewpoint
+from synergai.llm.base import LLMError
 from synergai.scene.catalog import DEMO_SCENE_ID, SceneCatalog
-from synergai.scene.store import SceneStore
+from synergai.scene.model import SceneError
+
+if TYPE_CHECKING:
+    from synergai.llm import ChatModel
+    from synergai.llm.weights import Progress
+
+log = logging.getLogger(__name__)
+
+#: Errors caused by the user's input or environment: one line on stderr, exit code 2.
+USER_ERRORS = (SceneError, GeometryError, LLMError, ValueError, OSError)
 
 
 def add_scene_options(p: argparse.ArgumentParser, *, objects_required: bool = False) -> None:
@@ -22,9 +37,104 @@ def add_scene_options(p: argparse.ArgumentParser, *, objects_required: bool = Fa
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
+def settings(args: argparse.Namespace) -> Settings:
+    """The settings in force for this command: flags over environment over config file over defaults.
+
+    Resolved once; the values are written back into ``args`` (``llm``, ``base_url``, ``threads``, ``db``,
+    where the command has those options) so that the command reads them as if given as flags.
+    """
+    cached = getattr(args, "settings_in_force", None)
+    if isinstance(cached, Settings):
+        return cached
+    resolved = resolve_settings({k.dest: getattr(args, k.dest, None) for k in KEYS})
+    if hasattr(args, "llm"):
+        args.llm = resolved["llm"]
+        args.base_url = resolved.llm_base_url()
+        args.threads = resolved["threads"]
+    if hasattr(args, "db"):
+        args.db = resolved["store"]
+    args.settings_in_force = resolved
+    for name, setting in resolved.values.items():
+        log.info("%s = %s [%s]", name, setting.value, setting.source)
+    return resolved
+
+
 def open_catalog(args: argparse.Namespace) -> SceneCatalog:
     """The store and catalog the options name."""
+    from synergai.scene.store import SceneStore
+
+    settings(args)
     return SceneCatalog(SceneStore(args.db), args.objects)
+
+
+def add_llm_options(p: argparse.ArgumentParser) -> None:
+    """--llm, --base-url, --threads, --no-cache (unset flags fall back to the config; see `config show`)."""
+    p.add_argument("--llm", default=None,
+                   help="embedded (default), openai:MODEL or scripted:FILE [env SYNERGAI_LLM, config llm]")
+    p.add_argument("--base-url", default=None,
+                   help="OpenAI-compatible endpoint for --llm openai:MODEL "
+                        "[env SYNERGAI_BASE_URL, config base_url]")
+    p.add_argument("--threads", type=int, default=None,
+                   help="CPU threads of the embedded model (default: all cores) [env SYNERGAI_THREADS]")
+    p.add_argument("--no-cache", action="store_true", help="do not reuse cached replies (temperature 0)")
+
+
+def open_llm(args: argparse.Namespace, progress: Progress | None = None) -> ChatModel:
+    """The chat model the options and settings name (cached unless scripted or --no-cache); ``progress``
+    hears of the embedded model's slow first-time stages."""
+    from synergai.llm import make_model
+
+    given = settings(args)
+    cache = not args.no_cache and not args.llm.startswith("scripted:")
+    # threads from the environment or the file concern only the embedded model; a flag is always passed
+    threads_flag = given.values["threads"].source.startswith("flag")
+    threads = args.threads if args.llm.strip() == "embedded" or threads_flag else None
+    model = make_model(args.llm, base_url=args.base_url, cache=cache, threads=threads)
+    inner = getattr(model, "inner", model)  # under the reply cache
+    if progress is not None and hasattr(inner, "progress"):
+        inner.progress = progress
+    return model
+
+
+def parse_viewpoint(text: str) -> Viewpoint:
+    """``x,y,z,fx,fy,fz`` -> a viewpoint (finite numbers, a facing direction that is not vertical)."""
+    try:
+        return Viewpoint.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def parse_pose(text: str) -> Viewpoint:
+    """``x,y,z,qx,qy,qz,qw`` -> the agent's viewpoint (SQA3D convention: facing R(q)·[-1, 0, 0])."""
+    try:
+        v = [float(t) for t in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"pose must be 7 numbers x,y,z,qx,qy,qz,qw, got {text!r}") from None
+    if len(v) != 7:
+        raise argparse.ArgumentTypeError(f"pose must be 7 numbers x,y,z,qx,qy,qz,qw, got {len(v)}")
+    try:
+        return Viewpoint.from_pose((v[0], v[1], v[2]), (v[3], v[4], v[5], v[6]), facing_local=SQA3D_FACING)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def require_extra(extra: str, *modules: str) -> None:
+    """A one-line error naming the install command when an optional extra's modules are missing."""
+    import importlib.util
+
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        raise ValueError(f"this command needs the '{extra}' extra ({', '.join(missing)} missing): "
+                         f"pip install 'synergai[{extra}]' (make install installs every extra)")
+
+
+def require_java(purpose: str) -> None:
+    """A one-line error with the fix when Java is not on PATH."""
+    import shutil
+
+    if shutil.which("java") is None:
+        raise ValueError(f"{purpose} needs Java, which is not on PATH: install a Java runtime "
+                         "(Debian/Ubuntu: sudo apt-get install -y default-jre-headless) or pass --no-meteor")
 
 
 def print_json(data: Any) -> None:

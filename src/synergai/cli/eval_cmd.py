@@ -11,8 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from synergai.cli import alignment_cmd
-from synergai.cli.agent_cmd import add_llm_options, open_llm
-from synergai.cli.common import print_json
+from synergai.cli.common import add_llm_options, open_llm, print_json, require_extra, require_java
 from synergai.eval.report import format_figure, write_report
 from synergai.scene.builders.objects_json import load_objects_file
 from synergai.scene.model import SceneError
@@ -46,6 +45,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                        help="results.jsonl (resumable), metrics.json, report.md, plots "
                             f"(default: {default or 'benchmarks/results/sqa3d_MODE'})")
         p.add_argument("--concurrency", type=int, default=1, help="parallel questions (remote endpoints)")
+        if name == "scanqa":
+            p.add_argument("--no-meteor", action="store_true",
+                           help="skip METEOR and use the pure-Python tokenizer (no Java needed)")
         add_llm_options(p)
         p.add_argument("--json", action="store_true")
         p.set_defaults(func=cmd_scanqa if name == "scanqa" else cmd_sqa3d)
@@ -75,6 +77,8 @@ def read_json(path: Path) -> object:
 
 
 def cmd_relations(args: argparse.Namespace) -> int:
+    if args.out is not None:
+        require_extra("eval", "matplotlib")  # the report's plots
     from synergai.eval.sr3d import evaluate_sr3d
 
     records = read_json(args.relations)
@@ -108,6 +112,9 @@ def _print_table(title: str, metrics: dict) -> None:
 
 
 def cmd_scanqa(args: argparse.Namespace) -> int:
+    require_extra("eval", "pycocoevalcap", "matplotlib")
+    if not args.no_meteor:
+        require_java("ScanQA's METEOR (and its PTB tokenizer)")  # before any question is answered
     from synergai.eval.metrics import CaptionScorer
     from synergai.eval.scanqa import check_questions, run_scanqa, scanqa_metrics
 
@@ -115,7 +122,8 @@ def cmd_scanqa(args: argparse.Namespace) -> int:
     objects = args.pred_objects or args.objects
     results = run_scanqa(questions, objects, open_llm(args), args.out, limit=args.limit,
                          concurrency=args.concurrency, progress=not args.json)
-    with CaptionScorer() as scorer:
+    scorer_options = {"meteor": False, "tokenizer": "simple"} if args.no_meteor else {}
+    with CaptionScorer(**scorer_options) as scorer:
         metrics = scanqa_metrics(results, scorer)
     write_report(args.out, "ScanQA (SynergAI agent)", metrics, _command())
     if args.json:
@@ -153,6 +161,7 @@ def cmd_grounding(args: argparse.Namespace) -> int:
 
 
 def cmd_sqa3d(args: argparse.Namespace) -> int:
+    require_extra("eval", "matplotlib")
     from synergai.eval.sqa3d import check_questions, run_sqa3d, sqa3d_metrics
 
     questions = check_questions(read_json(args.questions), str(args.questions))

@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from synergai.cli.agent_cmd import add_llm_options, open_llm
-from synergai.cli.common import open_catalog
+from synergai.cli.common import add_llm_options, open_catalog, open_llm
+from synergai.cli.progress import StageDisplay, progress_mode
 from synergai.llm import check_model
 from synergai.scene.catalog import DEMO_SCENE_ID
 
@@ -34,7 +34,8 @@ def _run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port must be 0..65535, got {args.port}")
     catalog = open_catalog(args)
-    model = open_llm(args)  # one model for every tab (the embedded one serialises its calls)
+    display = StageDisplay(progress_mode(args, default="lines"))  # the first question's slow stages
+    model = open_llm(args, progress=display.model_progress)  # one model for every tab
     check_model(model)  # a dead endpoint is reported now, not as the first answer
     handle = serve(catalog, lambda: model, host=args.host, port=args.port, scene_id=args.scene, block=False)
     print(f"SynergAI GUI on {handle.url}  (scene {args.scene}, model {args.llm}; Ctrl-C to stop)", flush=True)
@@ -54,7 +55,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def run_demo(args: argparse.Namespace) -> int:
     """`synergai demo`: the demo scene and the embedded model (unless --llm says otherwise) in the GUI."""
     for name, default in (("host", "127.0.0.1"), ("port", 8080), ("scene", DEMO_SCENE_ID), ("objects", None),
-                          ("db", None), ("llm", "embedded"), ("base_url", None), ("no_cache", False)):
+                          ("db", None), ("llm", None), ("base_url", None), ("threads", None),
+                          ("no_cache", False)):
         if not hasattr(args, name):
             setattr(args, name, default)
     args.scene = DEMO_SCENE_ID

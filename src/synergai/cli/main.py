@@ -1,8 +1,14 @@
-"""The `synergai` command: one entry point, subcommands per face of the product."""
+"""The `synergai` command: one entry point, subcommands per face of the product.
+
+Only the module of the command being run is imported (``synergai --help`` imports none), so start-up
+costs what the command uses.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -10,13 +16,60 @@ from pathlib import Path
 from typing import NoReturn
 
 from synergai import __version__
-from synergai.cli import agent_cmd, eval_cmd, gui_cmd, robots_cmd, sandbox_cmd, scene_cmd
-from synergai.geometry.errors import GeometryError
-from synergai.llm.base import LLMError
-from synergai.scene.model import SceneError
 
-#: Errors caused by the user's input or environment: one line on stderr, exit code 2.
-USER_ERRORS = (SceneError, GeometryError, LLMError, ValueError, OSError)
+#: command -> (module under synergai.cli that registers it, help line). Kept in the help's order.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "scene": ("scene_cmd", "inspect and edit scene graphs"),
+    "ask": ("agent_cmd", "ask the agent one question"),
+    "chat": ("agent_cmd", "talk with the agent (REPL)"),
+    "eval": ("eval_cmd", "run benchmarks"),
+    "sandbox": ("sandbox_cmd", "run untrusted programs against the scene APIs"),
+    "serve": ("gui_cmd", "the web GUI: see the scene, click to mark an object, chat"),
+    "robots": ("robots_cmd", "robot modes: a tabletop arm (MultiTalk) or a robot team (MHRC)"),
+    "config": ("config_cmd", "the settings in force (model endpoint, threads, store)"),
+    "demo": ("main", "the web GUI on the demo scene with the local model"),
+}
+
+
+def add_verbosity_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
+    """-v / -q on ``parser`` and, recursively, on every subcommand (so they may follow the subcommand)."""
+    default = 0 if top else argparse.SUPPRESS
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("-v", "--verbose", action="count", default=default,
+                       help="say more on stderr (-vv: debug)")
+    group.add_argument("-q", "--quiet", action="count", default=default,
+                       help="errors only on stderr: no progress, no notes")
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                add_verbosity_options(sub, top=False)
+
+
+def configure_logging(verbose: int, quiet: int) -> None:
+    """Configure logging once, for the whole command: warnings by default, -v info, -vv debug, -q errors."""
+    level = logging.ERROR if quiet else (logging.DEBUG if verbose >= 2 else
+                                         logging.INFO if verbose else logging.WARNING)
+    logging.basicConfig(format="synergai: %(levelname)s: %(name)s: %(message)s", stream=sys.stderr,
+                        level=logging.INFO if verbose >= 2 else logging.WARNING, force=True)
+    logging.getLogger("synergai").setLevel(level)
+
+
+def register_demo(sub: argparse._SubParsersAction) -> None:
+    """Add `demo`: the GUI on the demo scene."""
+    from synergai.cli import gui_cmd
+    from synergai.cli.common import add_llm_options
+
+    demo = sub.add_parser("demo", help=COMMANDS["demo"][1])
+    add_llm_options(demo)
+    demo.add_argument("--db", type=Path, default=None, help="scene store (default: user data directory)")
+    demo.add_argument("--host", default="127.0.0.1")
+    demo.add_argument("--port", type=int, default=8080)
+    demo.set_defaults(func=gui_cmd.run_demo)
+
+
+def command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand named on the command line (the first word that is not an option), if any."""
+    return next((a for a in argv if not a.startswith("-")), None)
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -26,32 +79,36 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser: ``command`` in full, the other commands as one-line entries of the help."""
     parser = OneLineParser(
         prog="synergai", description="Human-robot collaboration grounded in 3D scene graphs."
     )
     parser.add_argument("--version", action="version", version=f"synergai {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    scene_cmd.register(sub)
-    agent_cmd.register(sub)
-    eval_cmd.register(sub)
-    sandbox_cmd.register(sub)
-    gui_cmd.register(sub)
-    robots_cmd.register(sub)
-    demo = sub.add_parser("demo", help="the web GUI on the demo scene with the local model")
-    agent_cmd.add_llm_options(demo)
-    demo.add_argument("--db", type=Path, default=None, help="scene store (default: user data directory)")
-    demo.add_argument("--host", default="127.0.0.1")
-    demo.add_argument("--port", type=int, default=8080)
-    demo.set_defaults(func=gui_cmd.run_demo)
+    if command in COMMANDS:
+        module = COMMANDS[command][0]
+        if module == "main":
+            register_demo(sub)
+        else:
+            importlib.import_module(f"synergai.cli.{module}").register(sub)
+    for name, (_module, help_) in COMMANDS.items():
+        if name not in sub.choices:
+            sub.add_parser(name, help=help_, add_help=False)  # listed in --help, built only when run
+    add_verbosity_options(parser, top=True)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(command_of(argv)).parse_args(argv)
+    configure_logging(args.verbose, args.quiet)
+    from synergai.cli.common import USER_ERRORS, settings
+
     try:
+        if getattr(args, "uses_settings", True):
+            settings(args)  # config errors end here, before any work
         return int(args.func(args) or 0)
     except BrokenPipeError:  # the reader went away (`synergai ... | head`): not an error
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keep the interpreter's final flush quiet

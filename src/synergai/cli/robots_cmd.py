@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.markup import escape
 
-from synergai.cli.agent_cmd import add_llm_options, open_llm
-from synergai.cli.common import print_json
+from synergai.cli.common import add_llm_options, open_llm, print_json, require_extra
 
 if TYPE_CHECKING:
     from synergai.robots.tabletop.multitalk import MultiTalkResult
@@ -96,6 +95,7 @@ def _print_line(data: dict[str, Any]) -> None:
 
 
 def cmd_tabletop(args: argparse.Namespace) -> int:
+    require_extra("robots", "pybullet")
     from synergai.robots.tabletop.multitalk import MultiTalkConfig
 
     _one_of_task_or_file(args)

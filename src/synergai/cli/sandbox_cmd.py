@@ -8,8 +8,7 @@ from pathlib import Path
 
 from synergai.agent.program.loop import API_FACTORY
 from synergai.agent.program.sandbox import SandboxLimits, run_program
-from synergai.cli.agent_cmd import parse_pose
-from synergai.cli.common import add_scene_options, open_catalog, print_json, seconds
+from synergai.cli.common import add_scene_options, open_catalog, parse_pose, print_json, seconds
 from synergai.scene.serialization import graph_to_dict
 
 

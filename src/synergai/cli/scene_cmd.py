@@ -11,8 +11,10 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from synergai.cli import build_cmd
+from synergai.cli.build_cmd import IMPORT_FORMATS, read_graph
 from synergai.cli.common import add_scene_options, open_catalog, print_json
-from synergai.scene import export, serialization
+from synergai.scene import serialization
 from synergai.scene.model import WORDING, SceneGraph
 
 EXPORT_FORMATS = ("json", "networkx", "sceneverse", "conceptgraphs")
@@ -34,13 +36,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         p = ssub.add_parser(name, help=help_)
         add_scene_options(p)
         p.set_defaults(func=globals()[f"cmd_{name}"])
+    build_cmd.register(ssub)
     p = ssub.add_parser("export", help="write the scene graph in another format")
     add_scene_options(p)
     p.add_argument("--format", choices=EXPORT_FORMATS, default="json")
     p.add_argument("--out", type=Path, default=None, help="output file (default: stdout)")
     p.set_defaults(func=cmd_export)
-    p = ssub.add_parser("import", help="load a scene graph from synergai JSON into the store")
+    p = ssub.add_parser("import", help="load a scene graph that `scene export` wrote into the store")
     p.add_argument("path", type=Path)
+    p.add_argument("--format", choices=IMPORT_FORMATS, default="json",
+                   help="json (default, synergai's own), sceneverse or conceptgraphs")
+    p.add_argument("--scene-id", default=None,
+                   help="id in the store (default: the one in the file; conceptgraphs: the file name)")
     p.add_argument("--db", type=Path, default=None)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_import)
@@ -158,6 +165,8 @@ def cmd_drop(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from synergai.scene import export  # networkx: only when exporting
+
     graph = open_catalog(args).open(args.scene)
     if args.format == "json":
         text = serialization.dumps(graph)
@@ -184,7 +193,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         text = args.path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ValueError(f"cannot read {args.path}: {exc.strerror}") from None
-    graph = serialization.loads(text)
+    graph = read_graph(text, args.format, args.path, args.scene_id)
     store = SceneStore(args.db)
     if store.has_scene(graph.scene_id):
         raise ValueError(f"scene {graph.scene_id} is already in the store")

@@ -33,16 +33,20 @@ __all__ = [
 
 
 def make_model(
-    spec: str = "embedded", *, base_url: str | None = None, cache: bool | Path = False
+    spec: str = "embedded", *, base_url: str | None = None, cache: bool | Path = False,
+    threads: int | None = None,
 ) -> ChatModel:
-    """Build a chat model from a spec string; ``cache`` True uses the default cache dir, a Path that dir."""
+    """Build a chat model from a spec string; ``cache`` True uses the default cache dir, a Path that dir;
+    ``threads`` sets the embedded model's CPU threads (an error for the other kinds)."""
     if not isinstance(spec, str):
         raise LLMError(f"model spec must be a string, one of {SPEC_FORMS}")
     kind, sep, arg = spec.strip().partition(":")
     model: ChatModel
     if kind == "embedded" and not sep:
         _no_base_url(base_url, kind)
-        model = EmbeddedModel()
+        model = EmbeddedModel(threads=threads)
+    elif threads is not None:
+        raise LLMError(f"threads applies only to 'embedded', not to {kind!r}")
     elif kind == "openai" and arg.strip():
         from synergai.llm.openai_backend import OpenAIModel  # the SDK takes ~0.8 s to import
 

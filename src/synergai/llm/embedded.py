@@ -22,11 +22,14 @@ from typing import Any
 import platformdirs
 
 from synergai.llm.base import ChatReply, ContextFullError, LLMError, check_request, says_context_full
-from synergai.llm.weights import ENV_VAR, QWEN_CODER_1_5B, REQUIREMENTS_HINT, locate_gguf
+from synergai.llm.weights import ENV_VAR, QWEN_CODER_1_5B, REQUIREMENTS_HINT, Progress, locate_gguf
 
 _HOST_CACHE_MIB = 1024  # llama.cpp's host-RAM prompt cache (its default, 8 GiB, is too much for a laptop)
 _TOKENIZE_TIMEOUT_S = 30.0
 _KV_KEEP = 6  # system prompts whose KV cache stays on disk
+LOAD_STAGE = "loading the model into memory (once per process)"
+PROMPT_STAGE = ("processing the instructions the model reads first (once per prompt: the result is saved "
+                "on disk, so later runs skip this)")
 THREADS_ENV = "SYNERGAI_THREADS"  # CPU threads for the model (default: all cores)
 
 
@@ -34,7 +37,7 @@ class EmbeddedModel:
     """Chat with a local GGUF model through xllamacpp (greedy at temperature 0)."""
 
     def __init__(self, gguf_path: str | Path | None = None, n_ctx: int = 8192, threads: int | None = None,
-                 prefix_cache: str | Path | bool | None = True):
+                 prefix_cache: str | Path | bool | None = True, progress: Progress | None = None):
         if isinstance(n_ctx, bool) or not isinstance(n_ctx, int) or n_ctx < 256:
             raise LLMError(f"n_ctx must be an int >= 256, got {n_ctx!r}")
         if threads is None:
@@ -52,6 +55,8 @@ class EmbeddedModel:
         self.threads = threads
         self.name = _model_name(self._gguf_path)
         self.load_seconds: float | None = None
+        #: Hears of the slow first-time stages (assembly, loading, prompt processing); see weights.Progress.
+        self.progress = progress
         self.last_timings: Mapping[str, Any] | None = None
         self._server: Any = None
         self._api_key = secrets.token_hex(16)
@@ -102,6 +107,7 @@ class EmbeddedModel:
             started = time.perf_counter()
             slot = self._kv_file(clean)
             if slot is not None and not self._kv_restore(slot):
+                self._tell(PROMPT_STAGE)
                 self._kv_warm(server, clean[0])
                 self._kv_save(slot)
             try:
@@ -198,7 +204,7 @@ class EmbeddedModel:
         except ImportError as exc:
             raise LLMError(f"xllamacpp is not installed: run `{REQUIREMENTS_HINT}`") from exc
         if self._gguf_path is None:
-            locate_gguf()
+            locate_gguf(progress=self.progress)  # assembles the weights the first time
 
     def _ensure_server(self) -> Any:
         """The xllamacpp server, built on first use (caller holds the lock)."""
@@ -210,7 +216,8 @@ class EmbeddedModel:
             import xllamacpp
         except ImportError as exc:
             raise LLMError(f"xllamacpp is not installed: run `{REQUIREMENTS_HINT}`") from exc
-        path = self._gguf_path if self._gguf_path is not None else locate_gguf()
+        path = self._gguf_path if self._gguf_path is not None else locate_gguf(progress=self.progress)
+        self._tell(LOAD_STAGE)
         params = xllamacpp.CommonParams()
         params.model.path = str(path)
         params.n_ctx = self.n_ctx
@@ -230,6 +237,10 @@ class EmbeddedModel:
             raise LLMError(f"cannot load {path}: {_one_line(exc)}") from exc
         self.load_seconds = time.perf_counter() - started
         return self._server
+
+    def _tell(self, stage: str) -> None:
+        if self.progress is not None:
+            self.progress(stage, 0, 0)
 
     def _reply(self, raw: Any, seconds: float) -> ChatReply:
         """Turn llama.cpp's OpenAI-style dict into a ChatReply (LLMError on an error dict)."""

@@ -15,8 +15,9 @@ import hashlib
 import importlib
 import json
 import os
+import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,11 @@ from synergai.llm.base import LLMError
 ENV_VAR = "SYNERGAI_GGUF"
 REQUIREMENTS_HINT = "pip install -r requirements/embedded.txt"
 _CHUNK = 1 << 20
+
+#: ``progress(stage, done, total)``: a stage in words and, for measurable work, bytes done of total
+#: (total 0: no measure). Used to tell the person waiting what is happening.
+Progress = Callable[[str, int, int], None]
+ASSEMBLY_STAGE = "assembling the model weights from the installed parts (once; checked by sha256)"
 
 
 @dataclass(frozen=True)
@@ -68,7 +74,8 @@ def part_paths(spec: WeightsSpec = QWEN_CODER_1_5B) -> list[Path]:
     return paths
 
 
-def locate_gguf(spec: WeightsSpec = QWEN_CODER_1_5B, cache_dir: Path | None = None) -> Path:
+def locate_gguf(spec: WeightsSpec = QWEN_CODER_1_5B, cache_dir: Path | None = None,
+                progress: Progress | None = None) -> Path:
     """The GGUF to load: ``$SYNERGAI_GGUF`` if set (must exist), else the assembled default model."""
     override = os.environ.get(ENV_VAR)
     if override:
@@ -76,11 +83,13 @@ def locate_gguf(spec: WeightsSpec = QWEN_CODER_1_5B, cache_dir: Path | None = No
         if not path.is_file():
             raise LLMError(f"{ENV_VAR}={override} does not name an existing file")
         return path
-    return ensure_assembled(spec, cache_dir)
+    return ensure_assembled(spec, cache_dir, progress)
 
 
-def ensure_assembled(spec: WeightsSpec = QWEN_CODER_1_5B, cache_dir: Path | None = None) -> Path:
-    """Assemble ``spec`` into ``cache_dir`` (default :func:`models_dir`) unless a verified copy is there."""
+def ensure_assembled(spec: WeightsSpec = QWEN_CODER_1_5B, cache_dir: Path | None = None,
+                     progress: Progress | None = None) -> Path:
+    """Assemble ``spec`` into ``cache_dir`` (default :func:`models_dir`) unless a verified copy is there;
+    ``progress`` hears of the assembly (bytes done of total)."""
     target = (cache_dir if cache_dir is not None else models_dir()) / spec.filename
     stamp_path = _stamp_path(target)
     try:
@@ -94,17 +103,21 @@ def ensure_assembled(spec: WeightsSpec = QWEN_CODER_1_5B, cache_dir: Path | None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         if not (target.is_file() and _sha256_file(target) == spec.sha256):
-            _assemble(parts, target, spec)
+            _assemble(parts, target, spec, progress)
         _write_stamp(stamp_path, target, spec, parts)
     except OSError as exc:
         raise LLMError(f"cannot prepare {target}: {exc}") from exc
     return target
 
 
-def _assemble(parts: Sequence[Path], target: Path, spec: WeightsSpec) -> None:
+def _assemble(parts: Sequence[Path], target: Path, spec: WeightsSpec,
+              progress: Progress | None = None) -> None:
     """Concatenate ``parts`` into a temp file beside ``target``, check the hash, rename atomically."""
     digest = hashlib.sha256()
     tmp: Path | None = None
+    total, done = sum(p.stat().st_size for p in parts), 0
+    if progress is not None:
+        progress(ASSEMBLY_STAGE, 0, total)
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{spec.filename}.", suffix=".part", dir=target.parent)
         tmp = Path(tmp_name)
@@ -114,6 +127,9 @@ def _assemble(parts: Sequence[Path], target: Path, spec: WeightsSpec) -> None:
                     while chunk := src.read(_CHUNK):
                         digest.update(chunk)
                         out.write(chunk)
+                        done += len(chunk)
+                        if progress is not None:
+                            progress(ASSEMBLY_STAGE, done, total)
             out.flush()
             os.fsync(out.fileno())
         got = digest.hexdigest()
@@ -183,3 +199,24 @@ def _sha256_file(path: Path) -> str:
         while chunk := src.read(_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def _print_progress(stage: str, done: int, total: int) -> None:
+    """A one-line bar on stderr, redrawn in place (for :func:`main`)."""
+    share = done / total if total > 0 else 0.0
+    filled = round(24 * share)
+    end = "\n" if done >= total else ""
+    print(f"\r{stage} [{'#' * filled}{'.' * (24 - filled)}] {100 * share:3.0f} % of {total / 1e9:.2f} GB",
+          end=end, file=sys.stderr, flush=True)
+
+
+def main() -> int:
+    """Assemble the default model now (``make`` does, then removes the part packages: one copy on disk)."""
+    try:
+        path = ensure_assembled(progress=_print_progress)
+    except LLMError as exc:
+        print(f"synergai: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"model ready: {path} ({path.stat().st_size / 1e9:.2f} GB)", file=sys.stderr)
+    return 0
+

@@ -9,13 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from synergai.geometry.mesh import TriMesh
-from synergai.scene.build import build_graph
-from synergai.scene.builders.demo import DemoScene, demo_scene
 from synergai.scene.builders.objects_json import ObjectsFile, load_objects_file
 from synergai.scene.model import SceneError, SceneGraph
 from synergai.scene.store import SceneStore
+
+if TYPE_CHECKING:  # building and meshes import scipy / trimesh: only when a scene is built
+    from synergai.geometry.mesh import TriMesh
+    from synergai.scene.builders.demo import DemoScene
 
 DEMO_SCENE_ID = "demo"
 
@@ -37,6 +39,8 @@ class SceneCatalog:
     @cached_property
     def demo(self) -> DemoScene:
         """The built-in demo apartment (built once per catalog)."""
+        from synergai.scene.builders.demo import demo_scene
+
         return demo_scene()
 
     def scene_ids(self) -> list[str]:
@@ -63,6 +67,8 @@ class SceneCatalog:
         )
 
     def _build(self, scene_id: str) -> SceneGraph:
+        from synergai.scene.build import build_graph  # lazy: listing scenes needs no relation engine
+
         if self._in_file(scene_id):
             objs = self.objects_file.objects(scene_id)
             return build_graph(scene_id, objs, scene_type=self.objects_file.scene_type(scene_id))

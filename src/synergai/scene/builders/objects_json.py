@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from synergai.scene.attributes import DEFAULT_CORRECTION, ColorCorrection, CorrectionMethod, color_name
-from synergai.scene.build import structure_kind
 from synergai.scene.model import ObjectKind, OrientedBox, SceneError, SceneObject
 
 
@@ -44,6 +43,8 @@ def _vec(raw: Any, n: int, what: str) -> tuple[float, ...]:
 
 
 def _kind_of(label: str, kinds: dict[str, ObjectKind] | None) -> ObjectKind:
+    from synergai.scene.build import structure_kind  # scipy: only when objects are read (fast `scene list`)
+
     if kinds is None:
         return structure_kind(label)
     if label not in kinds:

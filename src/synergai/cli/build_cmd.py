@@ -1,0 +1,327 @@
+"""`synergai scene build --from scannet-raw DIR | pointcloud FILE | rgbd DIR`: your own scan into the store,
+and the readers `scene import --format json|sceneverse|conceptgraphs` uses.
+
+Input formats (docs/own-data.md has worked examples):
+
+- scannet-raw DIR: a ScanNet v2 scan directory (``<id>_vh_clean_2.ply``,
+  ``<id>_vh_clean_2.0.010000.segs.json``, ``<id>.aggregation.json``, optional ``<id>.txt`` with
+  ``axisAlignment``).
+- pointcloud FILE: points as rows ``x y z r g b [instance]``: ``.bin`` (float32, ``--columns``), ``.npy``,
+  or text (``.txt``/``.xyz``/``.csv``); or a point-only ``.ply`` (x y z + colours). Instance ids come
+  from the 7th column or ``--instances FILE`` (one integer per point, ``.npy`` or text); their names from
+  ``--labels FILE``. ``--axis-alignment FILE`` applies a 4x4 matrix first.
+- rgbd DIR: ScanNet's exported frames: ``depth/*.png`` (16-bit, ``--depth-scale`` units per metre),
+  ``color/*.jpg|png``, ``pose/*.txt`` (4x4 camera-to-world), ``instance/*.png`` (instance id per pixel,
+  0 = background), matched by file stem; intrinsics from ``--intrinsics`` (default
+  ``intrinsic/intrinsic_depth.txt``).
+
+Labels files: JSON ``{"<id>": "<label>", ...}`` or a ScanNet ``*.aggregation.json`` (``segGroups``;
+instance id = ``objectId + 1`` as ScanNet's 2D ``instance-filt`` images number them when
+``--labels-offset 1``; default offset 0 keeps objectId).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from synergai.cli.common import print_json, settings
+from synergai.scene.model import SceneError, SceneGraph
+
+SOURCES = ("scannet-raw", "pointcloud", "rgbd")
+IMPORT_FORMATS = ("json", "sceneverse", "conceptgraphs")
+
+
+def register(ssub: argparse._SubParsersAction) -> None:
+    """Add `scene build` to the scene command group."""
+    p = ssub.add_parser("build", help="build a scene graph from your own scan and store it",
+                        description="Build a scene graph from a raw ScanNet scan, an instance-labelled "
+                                    "point cloud or posed RGB-D frames, and store it for `ask`, `chat` and "
+                                    "the GUI.")
+    p.add_argument("--from", dest="source", choices=SOURCES, required=True, help="input kind")
+    p.add_argument("path", type=Path, help="the scan directory or point file")
+    p.add_argument("--scene-id", default=None, help="id in the store (default: the directory or file name)")
+    p.add_argument("--scene-type", default=None, help='e.g. "Kitchen" (shown to the model)')
+    p.add_argument("--labels", type=Path, default=None,
+                   help="instance id -> label: JSON {id: label} or a ScanNet aggregation.json "
+                        "(pointcloud, rgbd)")
+    p.add_argument("--labels-offset", type=int, default=0,
+                   help="added to an aggregation's objectId to give the instance id (ScanNet 2D masks: 1)")
+    p.add_argument("--axis-alignment", type=Path, default=None,
+                   help="4x4 matrix applied to the points: ScanNet <scene>.txt, or JSON (16 numbers, or "
+                        "{scene id: 16 numbers}) (pointcloud, rgbd)")
+    p.add_argument("--no-align", action="store_true", help="scannet-raw: keep the raw scan frame")
+    p.add_argument("--instances", type=Path, default=None,
+                   help="pointcloud: per-point instance ids (.npy or text), when the file has no 7th column")
+    p.add_argument("--columns", type=int, default=None,
+                   help="pointcloud .bin: float32 values per point (6: x y z r g b, 7: + instance)")
+    p.add_argument("--intrinsics", type=Path, default=None,
+                   help="rgbd: 3x3 or 4x4 camera matrix (default DIR/intrinsic/intrinsic_depth.txt)")
+    p.add_argument("--depth-scale", type=float, default=1000.0, help="rgbd: depth units per metre (1000)")
+    p.add_argument("--merge", choices=("ids", "overlap"), default="ids",
+                   help="rgbd: instance ids are scene-wide (ids) or per frame (overlap)")
+    p.add_argument("--voxel", type=float, default=0.02, help="rgbd: fusion voxel edge in metres")
+    p.add_argument("--min-points", type=int, default=None, help="instances with fewer points are noise")
+    p.add_argument("--trim", type=float, default=0.0, help="percentile trim of boxes (0..25)")
+    p.add_argument("--replace", action="store_true",
+                   help="replace a stored scene of the same id (its edits stay in the log, discarded)")
+    p.add_argument("--db", type=Path, default=None, help="scene store (default: user data directory)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.set_defaults(func=cmd_build)
+
+
+def _read_text_json(path: Path, what: str) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SceneError(f"cannot read {what} {path}: {exc.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise SceneError(f"{path}: not valid JSON ({exc})".splitlines()[0]) from None
+
+
+def read_labels(path: Path, offset: int = 0) -> dict[int, str]:
+    """Instance id -> label from JSON ``{id: label}`` or a ScanNet aggregation (``objectId + offset``)."""
+    data = _read_text_json(path, "labels file")
+    if isinstance(data, dict) and isinstance(data.get("segGroups"), list):
+        out = {}
+        for g in data["segGroups"]:
+            g = g if isinstance(g, dict) else {}
+            oid, label = g.get("objectId", g.get("id")), g.get("label")
+            if not isinstance(oid, int) or not isinstance(label, str):
+                raise SceneError(f"{path}: each segGroup needs an integer objectId and a label")
+            out[oid + offset] = label
+        return out
+    if not isinstance(data, dict) or not data:
+        raise SceneError(f"{path}: expected a JSON object {{instance id: label}} or a ScanNet aggregation")
+    out = {}
+    for key, label in data.items():
+        if not isinstance(label, str) or not label.strip():
+            raise SceneError(f"{path}: the label of instance {key} is not a non-empty string")
+        try:
+            out[int(key) + offset] = label.strip()
+        except ValueError:
+            raise SceneError(f"{path}: instance id {key!r} is not a whole number") from None
+    return out
+
+
+def read_matrix(path: Path, scene_id: str | None, *, size: int = 4) -> np.ndarray:
+    """A 4x4 (or 3x3) matrix from a ScanNet ``<scene>.txt``, JSON, or whitespace-separated text."""
+    from synergai.scene.builders.scannet_raw import read_axis_alignment
+
+    if not path.is_file():
+        raise SceneError(f"{path}: file not found")
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if "axisAlignment" in text:
+        return read_axis_alignment(path)
+    if path.suffix.lower() == ".json":
+        data = _read_text_json(path, "matrix file")
+        if isinstance(data, dict):
+            if scene_id not in data:
+                raise SceneError(f"{path}: no matrix for scene {scene_id!r} (use --scene-id)")
+            data = data[scene_id]
+        values = np.asarray(data, dtype=float).ravel()
+    else:
+        try:
+            values = np.array([float(t) for t in text.split()])
+        except ValueError:
+            raise SceneError(f"{path}: expected numbers only") from None
+    if values.size == 16:
+        m = values.reshape(4, 4)
+        return m if size == 4 else m[:3, :3]
+    if values.size == 9 and size == 3:
+        return values.reshape(3, 3)
+    raise SceneError(f"{path}: expected {'16' if size == 4 else '9 or 16'} numbers, got {values.size}")
+
+
+def _numbers(path: Path) -> np.ndarray:
+    """A numeric table from ``.npy`` or text (whitespace or comma separated)."""
+    if path.suffix.lower() == ".npy":
+        try:
+            return np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise SceneError(f"{path}: not a readable .npy array ({exc})".splitlines()[0]) from None
+    try:
+        return np.loadtxt(path, delimiter="," if path.suffix.lower() == ".csv" else None, ndmin=2)
+    except (OSError, ValueError) as exc:
+        raise SceneError(f"{path}: not a numeric table ({exc})".splitlines()[0]) from None
+
+
+def read_cloud(path: Path, columns: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Points, colours 0..255 and instance ids (None when the file has no 7th column)."""
+    from synergai.geometry.mesh import read_ply
+
+    if not path.is_file():
+        raise SceneError(f"{path}: file not found")
+    suffix = path.suffix.lower()
+    if suffix == ".ply":
+        mesh = read_ply(path)
+        if mesh.vertex_colors is None:
+            raise SceneError(f"{path}: the PLY has no vertex colours")
+        return mesh.vertices, np.asarray(mesh.vertex_colors)[:, :3], None
+    if suffix == ".bin":
+        raw = np.fromfile(path, dtype="<f4")
+        cols = columns or 6
+        if raw.size == 0 or raw.size % cols:
+            raise SceneError(f"{path}: {raw.size} float32 values is not a multiple of {cols} columns")
+        table = raw.reshape(-1, cols).astype(np.float64)
+    else:
+        table = np.asarray(_numbers(path), dtype=np.float64)
+    if table.ndim != 2 or table.shape[1] not in (6, 7):
+        raise SceneError(f"{path}: expected rows of 6 (x y z r g b) or 7 (+ instance) numbers, "
+                         f"got {table.shape}")
+    rgb = table[:, 3:6]
+    if rgb.size and rgb.max() <= 1.0:
+        rgb = rgb * 255.0
+    inst = table[:, 6].astype(np.int64) if table.shape[1] == 7 else None
+    return table[:, :3], np.clip(np.round(rgb), 0, 255), inst
+
+
+def _transform(xyz: np.ndarray, m: np.ndarray) -> np.ndarray:
+    return xyz @ m[:3, :3].T + m[:3, 3]
+
+
+def _need(value: Any, flag: str, source: str) -> Any:
+    if value is None:
+        raise SceneError(f"--from {source} needs {flag}")
+    return value
+
+
+def build_pointcloud(args: argparse.Namespace, scene_id: str) -> list:
+    """Objects of an instance-labelled point file."""
+    from synergai.scene.builders.pointcloud import objects_from_points
+
+    xyz, rgb, inst = read_cloud(args.path, args.columns)
+    if args.instances is not None:
+        inst = np.asarray(_numbers(args.instances)).ravel()
+        if inst.shape != (len(xyz),):
+            raise SceneError(f"{args.instances}: {inst.size} instance ids for {len(xyz)} points")
+        inst = inst.astype(np.int64)
+    if inst is None:
+        raise SceneError(f"{args.path} has no instance column: give --instances FILE")
+    labels = read_labels(_need(args.labels, "--labels FILE", "pointcloud"), args.labels_offset)
+    if args.axis_alignment is not None:
+        xyz = _transform(xyz, read_matrix(args.axis_alignment, scene_id))
+    return objects_from_points(xyz, rgb, inst, labels, min_points=args.min_points or 10, trim=args.trim)
+
+
+def _frames_of(directory: Path) -> list[str]:
+    stems = sorted(p.stem for p in (directory / "depth").glob("*.png"))
+    if not stems:
+        raise SceneError(f"{directory}: no depth/*.png frames")
+    return sorted(stems, key=lambda s: (len(s), s))
+
+
+def _one(directory: Path, sub: str, stem: str, suffixes: tuple[str, ...]) -> Path:
+    for suffix in suffixes:
+        p = directory / sub / f"{stem}{suffix}"
+        if p.is_file():
+            return p
+    raise SceneError(f"{directory / sub}: no file for frame {stem} ({' or '.join(suffixes)})")
+
+
+def build_rgbd(args: argparse.Namespace, scene_id: str) -> list:
+    """Objects fused from a directory of posed RGB-D frames with instance masks."""
+    import imageio.v3 as iio
+
+    from synergai.scene.builders.rgbd import RGBDFrame, objects_from_rgbd
+
+    d = args.path
+    if not d.is_dir():
+        raise SceneError(f"{d}: not a directory")
+    stems = _frames_of(d)
+    k_path = args.intrinsics or d / "intrinsic" / "intrinsic_depth.txt"
+    k = read_matrix(k_path, scene_id, size=3)
+    align = read_matrix(args.axis_alignment, scene_id) if args.axis_alignment is not None else np.eye(4)
+    labels = read_labels(_need(args.labels, "--labels FILE", "rgbd"), args.labels_offset)
+    if args.depth_scale <= 0:
+        raise SceneError(f"--depth-scale must be positive, got {args.depth_scale}")
+    frames = []
+    for stem in stems:
+        try:
+            depth = iio.imread(_one(d, "depth", stem, (".png",))).astype(np.float64) / args.depth_scale
+            mask = iio.imread(_one(d, "instance", stem, (".png",)))
+            color = iio.imread(_one(d, "color", stem, (".jpg", ".png", ".jpeg")))
+        except (OSError, ValueError) as exc:
+            raise SceneError(f"{d}: frame {stem}: unreadable image ({exc})".splitlines()[0]) from None
+        if color.ndim == 3 and color.shape[:2] != depth.shape:  # ScanNet's colour is 1296x968, depth 640x480
+            from PIL import Image
+
+            color = np.asarray(Image.fromarray(color[..., :3]).resize(depth.shape[::-1], Image.BILINEAR))
+        pose = read_matrix(_one(d, "pose", stem, (".txt",)), scene_id)
+        if not np.all(np.isfinite(pose)):
+            continue  # ScanNet marks frames with a lost track by -inf poses
+        frames.append(RGBDFrame(depth, np.asarray(color)[..., :3], mask.astype(np.int64), k, align @ pose,
+                                labels))
+    return objects_from_rgbd(frames, labels, voxel=args.voxel, merge=args.merge,
+                             min_points=args.min_points or 20, trim=args.trim)
+
+
+def build_scene(args: argparse.Namespace) -> tuple[SceneGraph, dict[str, Any]]:
+    """The graph and its store source for the options."""
+    from synergai.scene.build import build_graph
+
+    path = args.path.expanduser()
+    args.path = path
+    scene_id = args.scene_id or (path.name if path.is_dir() else path.stem)
+    if args.source == "scannet-raw":
+        from synergai.scene.builders.scannet_raw import load_scannet_scene
+
+        if not path.is_dir():
+            raise SceneError(f"{path}: not a directory (a ScanNet scan directory scans/<scene id>/)")
+        raw = load_scannet_scene(path, args.scene_id or path.name, align=not args.no_align)
+        objects = raw.objects
+    else:
+        builders: dict[str, Callable[[argparse.Namespace, str], list]] = {
+            "pointcloud": build_pointcloud, "rgbd": build_rgbd}
+        objects = builders[args.source](args, scene_id)
+    if not objects:
+        raise SceneError(f"{path}: no objects found (check the instance ids and --min-points)")
+    graph = build_graph(scene_id, objects, scene_type=args.scene_type)
+    source = {"builder": args.source, "path": str(path.resolve()), "scene": scene_id}
+    return graph, source
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from synergai.scene.store import SceneStore
+
+    settings(args)
+    graph, source = build_scene(args)
+    with SceneStore(args.db) as store:
+        if store.has_scene(graph.scene_id) and not args.replace:
+            raise SceneError(f"scene {graph.scene_id} is already in the store "
+                             "(--replace, or another --scene-id)")
+        store.register(graph, source, replace_existing=args.replace)
+        path = store.path
+    summary = {"scene": graph.scene_id, "objects": len(graph), "relations": len(graph.edges),
+               "labels": sorted({o.category for o in graph}), "store": str(path)}
+    if args.json:
+        print_json(summary)
+    else:
+        print(f"built {graph.scene_id} from {args.source}: {len(graph)} objects, "
+              f"{len(graph.edges)} relations -> {path}")
+        print(f'next: synergai ask "What is here?" --scene {graph.scene_id}   (or synergai serve)')
+    return 0
+
+
+def read_graph(text: str, fmt: str, path: Path, scene_id: str | None = None) -> SceneGraph:
+    """A scene graph from `scene export` output: synergai JSON, SceneVerse or ConceptGraphs."""
+    from synergai.scene import export, serialization
+
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SceneError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    if fmt == "json":
+        if scene_id is not None and isinstance(data, dict):
+            data["scene"] = scene_id
+        return serialization.graph_from_dict(data)
+    if fmt == "sceneverse":
+        if not isinstance(data, dict):
+            raise SceneError(f"{path}: a SceneVerse scene graph is a JSON object")
+        return export.from_sceneverse(data, scene_id=scene_id)
+    return export.from_conceptgraphs(data, scene_id or path.stem)

@@ -1,0 +1,30 @@
+"""The docs: the API reference matches the texts the model reads; every relative link resolves."""
+
+from __future__ import annotations
+
+import re
+import runpy
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_api_reference_is_up_to_date():
+    render = runpy.run_path(str(ROOT / "docs" / "make_api_reference.py"))["render"]
+    assert (ROOT / "docs" / "api-reference.md").read_text(encoding="utf-8") == render(), (
+        "docs/api-reference.md is stale: run python docs/make_api_reference.py")
+
+
+def test_relative_links_resolve():
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    assert len(pages) >= 7
+    for page in pages:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
+            if "://" not in target:
+                assert (page.parent / target).exists(), f"{page.name}: broken link {target}"
+
+
+def test_readme_keeps_exactly_its_two_set_up_commands():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = [line.split("#")[0].strip() for line in text.splitlines() if line.startswith("    make ")]
+    assert commands == ["make demo", "make test"]
