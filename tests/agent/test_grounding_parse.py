@@ -89,3 +89,28 @@ def test_two_anchors_for_a_one_anchor_relation_read_as_two_relations() -> None:
     parsed = parse_expression(ScriptedModel([json.dumps(reply)]), "the lamp near the bed and the sofa", VOCAB)
     assert [(r.relation, r.anchors[0].category) for r in parsed.ref.relations] == [("near", "bed"),
                                                                                    ("near", "sofa")]
+
+
+def test_the_schema_offers_only_what_the_sentence_can_mean() -> None:
+    lamp = VOCAB.narrowed("the lamp next to the couch")
+    assert lamp.categories == ("lamp", "sofa")  # "couch" names the sofa; bed and trash can are not said
+    assert lamp.attributes == () and lamp.superlatives == ()
+    schema = expression_schema(lamp, any_object=True)
+    assert "attributes" not in schema["properties"] and "superlative" not in schema["properties"]
+    assert _enums(schema, "category")[0] == ["lamp", "sofa", "object"]
+    white = VOCAB.narrowed("the smallest white lamp")
+    assert white.attributes == ("white",) and white.superlatives == ("smallest",)
+    assert _enums(expression_schema(white), "attributes")[0] == ["white"]
+    # words that name no category of the room keep the whole list: the object may have a name no table knows
+    assert VOCAB.narrowed("the thingamajig over there").categories == VOCAB.categories
+
+
+def test_parse_sends_the_narrowed_schema() -> None:
+    reply = json.dumps({"category": "lamp", "relations": [{"relation": "next to",
+                                                          "anchors": [{"category": "sofa", "relations": []}]}]})
+    model = ScriptedModel([reply])
+    parsed = parse_expression(model, "the lamp next to the couch", VOCAB)
+    assert parsed.ref is not None and parsed.ref.category == "lamp"
+    sent = model.requests[0].json_schema
+    assert _enums(sent, "category")[0] == ["lamp", "sofa", "object"]
+    assert "attributes" not in sent["properties"]

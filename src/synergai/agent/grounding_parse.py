@@ -31,6 +31,8 @@ MAX_TOKENS = 220
 
 SYSTEM_PROMPT = (
     "You turn a person's description of one object in a room into JSON.\n"
+    "The described object is the one the description starts with: 'the X that is on the Y', 'the X "
+    "near the Y' and 'X with a Y on it' describe an X; Y is an anchor.\n"
     "category: the room category that names the object (choose from the room's list; a synonym means "
     "its category, e.g. couch -> sofa; 'object' when any object is meant, as in 'what is on the desk').\n"
     "attributes: colour, size (large, small, tall, short, long, wide, narrow) or material words said "
