@@ -106,8 +106,8 @@ def test_the_schema_offers_only_what_the_sentence_can_mean() -> None:
 
 
 def test_parse_sends_the_narrowed_schema() -> None:
-    reply = json.dumps({"category": "lamp", "relations": [{"relation": "next to",
-                                                          "anchors": [{"category": "sofa", "relations": []}]}]})
+    sofa = {"category": "sofa", "relations": []}
+    reply = json.dumps({"category": "lamp", "relations": [{"relation": "next to", "anchors": [sofa]}]})
     model = ScriptedModel([reply])
     parsed = parse_expression(model, "the lamp next to the couch", VOCAB)
     assert parsed.ref is not None and parsed.ref.category == "lamp"
