@@ -67,7 +67,7 @@ def run_on_pty(argv: list[str], *, stdout_on_pty: bool = True) -> tuple[int, str
 
 def test_ask_on_a_terminal_shows_each_step_then_the_answer(tmp_path):
     code, text, _ = run_on_pty(
-        ["ask", "Where is the TV?", "--db", str(tmp_path / "s.db"), "--llm", script(tmp_path)]
+        ["ask", "Describe the TV.", "--db", str(tmp_path / "s.db"), "--llm", script(tmp_path)]
     )
     assert code == 0, text
     assert "step 1: the model is thinking" in text
@@ -79,10 +79,10 @@ def test_ask_on_a_terminal_shows_each_step_then_the_answer(tmp_path):
 def test_no_stages_with_json_or_quiet_on_a_terminal(tmp_path):
     db = str(tmp_path / "s.db")
     code, text, stdout = run_on_pty(
-        ["ask", "Where is the TV?", "--db", db, "--llm", script(tmp_path), "--json"], stdout_on_pty=False
+        ["ask", "Describe the TV.", "--db", db, "--llm", script(tmp_path), "--json"], stdout_on_pty=False
     )
     assert code == 0 and "step" not in text and json.loads(stdout)["answer"] == "The TV is on the wall."
-    code, text, _ = run_on_pty(["ask", "Where is the TV?", "--db", db, "--llm", script(tmp_path), "-q"])
+    code, text, _ = run_on_pty(["ask", "Describe the TV.", "--db", db, "--llm", script(tmp_path), "-q"])
     assert code == 0 and "step 1" not in text and "The TV is on the wall." in text
 
 
@@ -93,7 +93,7 @@ def test_no_stages_when_stderr_is_not_a_terminal(tmp_path):
             "-m",
             "synergai",
             "ask",
-            "Where is the TV?",
+            "Describe the TV.",
             "--db",
             str(tmp_path / "s.db"),
             "--llm",

@@ -121,6 +121,8 @@ def _step(action: Any, raw_args: Any) -> tuple[Tool, Any]:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"]) or "action_input"
         raise _BadReply(f"bad action_input for {tool.name}: {where}: {err['msg']}") from None
+    except RecursionError:  # a description nested deeper than the validator's stack
+        raise _BadReply(f"bad action_input for {tool.name}: nested too deeply") from None
 
 
 def _load(text: str) -> dict[str, Any]:

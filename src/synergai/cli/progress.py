@@ -86,6 +86,8 @@ def action_of(reply_text: str) -> str | None:
     ``Action: Program`` line ("the program"); None if it names none."""
     try:
         data = json.loads(reply_text)
+    except RecursionError:  # nested too deeply: the agent tells the model so; the display names nothing
+        return None
     except ValueError:
         line = re.search(r"^Action:\s*(Program|Final Answer)\s*$", reply_text, re.MULTILINE)
         return None if line is None else {"Program": "the program", "Final Answer": "final answer"}[line[1]]

@@ -27,7 +27,6 @@ from synergai.scene.model import (
     is_stored,
     parse_relation,
 )
-from synergai.scene.refresh import refresh_object
 from synergai.scene.relations.thresholds import RelationThresholds
 from synergai.scene.serialization import edge_from_dict, edge_to_dict, object_from_dict, object_to_dict
 
@@ -504,6 +503,8 @@ def move_object(graph: SceneGraph, object_id: str | int, center: Sequence[float]
         return EditRequest(_actor(actor), "move_object", (ObjectChange(obj, new),), utterance)
     work = graph.copy()
     work.put(new)
+    from synergai.scene.refresh import refresh_object  # lazy: the relation engine loads scipy
+
     added, removed = refresh_object(work, obj.id, thresholds)
     touched = {e.key(): e for e in (*removed, *added)}
     # net effect per fact (refresh may add and later drop the same edge)
