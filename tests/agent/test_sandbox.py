@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import secrets
@@ -420,6 +421,7 @@ def _sandbox_children() -> set[int]:
 
 
 def _host_state() -> dict[str, object]:
+    gc.collect()  # objects earlier tests left behind close their files now, not during the corpus
     return {
         "cwd": os.getcwd(),
         "env": dict(os.environ),
