@@ -236,3 +236,12 @@ def test_expressions_are_validated() -> None:
     with pytest.raises(ValidationError):
         ref(deep)
     assert one("cup", "next_to", "table").relations[0].relation == "next to"
+
+
+def test_a_tie_on_a_relation_that_holds_by_degree_goes_to_the_nearest_or_farthest() -> None:
+    near = ground(_room(), one("stool", "near", "tv"))  # neither stool is stored near the tv
+    assert near.top is not None and near.top.id == "13" and near.tied == 1 and "closest" in near.top.reason
+    far = ground(_room(), one("stool", "far from", "tv"))  # both are far from it
+    assert far.top is not None and far.top.id == "14" and far.tied == 1 and "farthest" in far.top.reason
+    chairs = ground(_room(), one("chair", "near", "table"))  # 0.10 and 0.15 m: within epsilon, still a tie
+    assert chairs.tied == 2

@@ -86,6 +86,9 @@ for _name, _rel in (("hanging on", Relation.HANGING_ON), ("mounted on", Relation
     _EDGES[_name] = ((_rel, _FWD, 1.0), *((r, _FWD, NEIGHBOUR_EDGE) for r in sorted(SUPPORT_RELATIONS)
                                           if r is not _rel))
 _COMPARATIVE = frozenset({"closest to", "farthest from"})
+#: Relations that hold by degree: when several candidates satisfy them equally, a description that
+#: singles out one object means the one they hold for most (the nearest, the farthest).
+_GRADED = {"near": "closest to", "next to": "closest to", "beside": "closest to", "far from": "farthest from"}
 #: Per candidate id: (component score in [0, 1], reason fragment).
 Parts = dict[str, tuple[float, str]]
 
@@ -212,6 +215,9 @@ class _Resolver:
         comps: list[dict[str, tuple[float, str]]] = [
             self._comparative(r, sets, group) for r, sets in relations if r.relation in _COMPARATIVE
         ]
+        if len(group) > 1:  # a tie on a relation that holds by degree: the degree decides
+            comps += [self._comparative(r.model_copy(update={"relation": _GRADED[r.relation]}), sets, group)
+                      for r, sets in relations if r.relation in _GRADED]
         if ref.superlative:
             comps.append(self._superlative(ref.superlative, group))
         scores: dict[str, float] = {}
