@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from synergai.agent.program.sandbox_child import MAX_ERROR_CHARS, TRUNCATION_MARKER
+from synergai.geometry.frames import vec3
 
 __all__ = ["DemoObject", "SandboxError", "SandboxLimits", "SandboxResult", "demo_api", "run_program"]
 
@@ -300,7 +301,7 @@ def demo_api(args: Mapping[str, Any]) -> dict[str, Any]:
     if rows is None:
         rows = [{"category": c, "xyz": x, "lwh": s, "color": k} for c, x, s, k in _DEMO_OBJECTS]
     objects = frozenset(
-        DemoObject(i, str(r["category"]), tuple(map(float, r["xyz"])), tuple(map(float, r["lwh"])),
+        DemoObject(i, str(r["category"]), vec3(r["xyz"]), vec3(r["lwh"]),
                    str(r.get("color", "unknown")))
         for i, r in enumerate(rows)
     )
