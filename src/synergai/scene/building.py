@@ -338,7 +338,7 @@ def _choose(idx: RelationIndex, cands: _Candidates) -> dict[int, tuple[Relation,
         rels.append(memo[key])
     keep = np.flatnonzero(np.array([r is not None for r in rels], dtype=bool))
     best = keep[choose_support(s[keep], prio[keep], score[keep], h[keep])]
-    return {int(s[k]): (rels[k], int(h[k])) for k in best}  # type: ignore[misc]
+    return {int(s[k]): (rels[k], int(h[k])) for k in best}
 
 
 def _support_of(idx: RelationIndex, rows: Iterable[int], th: RelationThresholds,

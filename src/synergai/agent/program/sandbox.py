@@ -109,9 +109,9 @@ def run_program(
     if not isinstance(limits, SandboxLimits):
         raise SandboxError(f"limits must be SandboxLimits, got {type(limits).__name__}")
     if len(code) > limits.max_code_chars:
-        error = (f"SecurityError: program has {len(code)} characters, "
-                 f"more than the limit of {limits.max_code_chars}")
-        return SandboxResult(False, "", error, time.monotonic() - start)
+        reason = (f"SecurityError: program has {len(code)} characters, "
+                  f"more than the limit of {limits.max_code_chars}")
+        return SandboxResult(False, "", reason, time.monotonic() - start)
     nonce = secrets.token_hex(16)
     payload = _request(code, api_factory, api_args, limits, nonce)
     # The reply is ASCII-escaped JSON: at most 12 bytes (a surrogate pair) per character of output and error.

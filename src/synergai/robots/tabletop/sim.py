@@ -130,7 +130,7 @@ class TabletopSim:
         self.holding: str | None = None
         self.at_home = False
         self.total_sim_steps = 0
-        self._cid = pb.connect(pb.DIRECT)
+        self._cid: int | None = pb.connect(pb.DIRECT)
         try:
             self._build(objects)
         except Exception:
@@ -195,7 +195,7 @@ class TabletopSim:
         """Disconnect the physics client (idempotent)."""
         if self._cid is not None and pb.isConnected(self._cid):
             pb.disconnect(self._cid)
-        self._cid = None  # type: ignore[assignment]
+        self._cid = None
 
     def __enter__(self) -> TabletopSim:
         return self
