@@ -44,6 +44,7 @@ demo: $(CORE_STAMP) $(MODEL_STAMP)
 
 test: install browser
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
 	$(BIN)/pytest -q
 
 test-fast: install
@@ -51,6 +52,7 @@ test-fast: install
 
 lint: install
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
 
 bench: install
 	$(BIN)/python benchmarks/run_all.py

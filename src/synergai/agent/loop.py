@@ -155,7 +155,8 @@ def parse_plan(text: str) -> tuple[list[str], str, list[tuple[Tool, Any]]]:
     action object (with or without a plan in words) is accepted too, as remote models may send one.
     """
     data = _load(text)
-    thought = data.get("thought") if isinstance(data.get("thought"), str) else ""
+    said = data.get("thought")
+    thought = said if isinstance(said, str) else ""
     plan = data.get("plan")
     if isinstance(plan, list) and plan and all(isinstance(p, dict) for p in plan):
         steps = [_step(p.get("action"), p.get("action_input", {})) for p in plan]

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from functools import partial
 from typing import Annotated, Any
 
 import numpy as np
@@ -160,8 +161,10 @@ def _described(graph: SceneGraph, objs: list[SceneObject]) -> tuple[str, list[Fa
 
 def _expression(args: QueryArgs) -> ObjectRef:
     try:
-        return ObjectRef(category=args.category, attributes=args.attributes,
-                         superlative=args.superlative or None, relations=args.relations)
+        # the relations arrive as dicts; validation turns them into RelationRef
+        return ObjectRef.model_validate({"category": args.category, "attributes": args.attributes,
+                                         "superlative": args.superlative or None,
+                                         "relations": args.relations})
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
@@ -271,7 +274,7 @@ def _resolve(ctx: TurnContext, entry: str) -> list[str]:
     return found
 
 
-def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> str:
+def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> Observed:
     """Collect the relations between objects and the objects around them.
 
     Hints:
@@ -309,20 +312,20 @@ def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> str:
         lines.append(attributes_sentence(obj))
         sentences = relation_sentences(graph, obj, own)[:MAX_RELATION_SENTENCES]
         found.extend(relation_facts(obj, own))
-        if others:
+        if others and wanted is not None:  # others is only found for a wanted relation
             sentences.append(_toward(graph, others, wanted, f"{name_id(obj)}"))
             found.append(Fact(tuple(others[:MAX_LISTED]), WORDING[wanted], (oid,)))
-        if view:
+        if view and wanted is not None:  # view facts are only found for a wanted relation
             sentences.append(_toward(graph, [o for _, o in view], wanted, f"{obj.name} ({how})"))
             found.append(Fact(tuple(o for _, o in view[:MAX_LISTED]), WORDING[wanted], (oid,)))
         if not own and not others and not view:
             what = f" {WORDING[wanted]}" if wanted else ""
-            rest = relation_sentences(graph, obj, facts)[:MAX_RELATION_SENTENCES]  # [] unless filtered
+            other = relation_sentences(graph, obj, facts)[:MAX_RELATION_SENTENCES]  # [] unless filtered
             # the answer is often a neighbouring relation ("next to" asked, "beside" recorded)
-            tail = "; its other relations:" if rest else "."
+            tail = "; its other relations:" if other else "."
             sentences.append(f"The {name_id(obj)} has no{what} relations recorded{tail}")
-            sentences.extend(rest)
-            found.extend(relation_facts(obj, facts) if rest else [Fact((oid,))])
+            sentences.extend(other)
+            found.extend(relation_facts(obj, facts) if other else [Fact((oid,))])
         lines.extend(sentences)
     if len(ids) > MAX_ANCHORS:
         rest = ", ".join(ids[MAX_ANCHORS:])
@@ -382,7 +385,8 @@ def calculate_mid_point(ctx: TurnContext, args: MidPointArgs) -> str:
     return f"The mid point of {names} is [{mid[0]:.2f}, {mid[1]:.2f}, {mid[2]:.2f}].{near}"
 
 
-def _closest_to(ctx: TurnContext, point: np.ndarray, exclude: set[str] = frozenset()) -> SceneObject | None:
+def _closest_to(ctx: TurnContext, point: np.ndarray,
+                exclude: Collection[str] = frozenset()) -> SceneObject | None:
     """The object whose box is nearest the point (floors, walls and ceilings aside)."""
     objs = [o for o in ctx.graph if o.kind not in STRUCTURE_KINDS and o.id not in exclude]
     if not objs:
@@ -465,8 +469,7 @@ def update_name(ctx: TurnContext, args: UpdateNameArgs) -> str:
         oid = _rename_target(ctx, raw, name)
         _ensure_unambiguous(ctx, oid)
         old = ctx.graph.get(oid).category
-        _edit(ctx, lambda oid=oid, name=name: edits.rename_object(
-            ctx.graph, oid, name, edits.Actor.USER, ctx.utterance))
+        _edit(ctx, partial(edits.rename_object, ctx.graph, oid, name, edits.Actor.USER, ctx.utterance))
         out.append(f"The {old} (id: {oid}) is now called {ctx.graph.get(oid).category}.")
     return " ".join(out)
 
@@ -615,7 +618,7 @@ def cannot_succeed(ctx: TurnContext, name: str, args: BaseModel) -> str:
     if ctx.marked is None and (name == "find_marked_object" or any(w.startswith(("marked", "the marked"))
                                                                     for w in words)):
         return "no object is marked"
-    if name == "calculate_mid_point":
+    if name == "calculate_mid_point" and isinstance(args, MidPointArgs):
         try:
             ids = {i for entry in args.item_id_list for i in _resolve(ctx, entry)}
         except ToolError as exc:
@@ -630,7 +633,7 @@ class Tool:
     """A tool: its function, argument model and doc-string (the prompt is built from these)."""
 
     name: str
-    func: Callable[[TurnContext, BaseModel], str]
+    func: Callable[[TurnContext, Any], str]  # called with an instance of ``args``
     args: type[BaseModel]
     retrieves: bool  # its observation is graph content (counts towards the query ratio)
 

@@ -251,7 +251,8 @@ def build_rgbd(args: argparse.Namespace, scene_id: str) -> list:
         if color.ndim == 3 and color.shape[:2] != depth.shape:  # ScanNet's colour is 1296x968, depth 640x480
             from PIL import Image
 
-            color = np.asarray(Image.fromarray(color[..., :3]).resize(depth.shape[::-1], Image.BILINEAR))
+            resized = Image.fromarray(color[..., :3]).resize(depth.shape[::-1], Image.Resampling.BILINEAR)
+            color = np.asarray(resized)
         pose = read_matrix(_one(d, "pose", stem, (".txt",)), scene_id)
         if not np.all(np.isfinite(pose)):
             continue  # ScanNet marks frames with a lost track by -inf poses

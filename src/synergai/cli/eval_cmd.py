@@ -122,8 +122,7 @@ def cmd_scanqa(args: argparse.Namespace) -> int:
     objects = args.pred_objects or args.objects
     results = run_scanqa(questions, objects, open_llm(args), args.out, limit=args.limit,
                          concurrency=args.concurrency, progress=not args.json)
-    scorer_options = {"meteor": False, "tokenizer": "simple"} if args.no_meteor else {}
-    with CaptionScorer(**scorer_options) as scorer:
+    with CaptionScorer(meteor=False, tokenizer="simple") if args.no_meteor else CaptionScorer() as scorer:
         metrics = scanqa_metrics(results, scorer)
     write_report(args.out, "ScanQA (SynergAI agent)", metrics, _command())
     if args.json:
@@ -146,7 +145,8 @@ def cmd_grounding(args: argparse.Namespace) -> int:
     model = None if args.oracle else open_llm(args)
     results = run_grounding(records, args.objects, model, out, limit=args.limit, progress=not args.json)
     metrics = grounding_metrics(results)
-    title = "Sr3D utterance grounding (" + ("scripted oracle" if args.oracle else f"model {model.name}") + ")"
+    source = "scripted oracle" if model is None else f"model {model.name}"
+    title = f"Sr3D utterance grounding ({source})"
     write_report(out, title, metrics, _command())
     if args.json:
         print_json(metrics)

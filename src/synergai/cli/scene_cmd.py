@@ -78,7 +78,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     table = Table("scene", "in store", "objects", "edits")
     for r in rows:
-        table.add_row(escape(r["id"]), "yes" if r["stored"] else "no", str(r["objects"] or "-"),
+        table.add_row(escape(str(r["id"])), "yes" if r["stored"] else "no", str(r["objects"] or "-"),
                       str(r["edits"]))
     Console().print(table)
     return 0

@@ -100,7 +100,8 @@ def ground_record(scenes: _Scenes, record: Mapping[str, Any], model: ChatModel |
                            "relation": record["relation"], "utterance": record["utterance"],
                            "llm_calls": 0, "prompt_tokens": 0, "new_prompt_tokens": 0, "completion_tokens": 0}
     if model is None:
-        ref, problem = oracle_expression(record), ""
+        ref: ObjectRef | None = oracle_expression(record)
+        problem = ""
     else:
         try:
             parsed = parse_expression(model, str(record["utterance"]), vocab)

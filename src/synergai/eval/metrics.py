@@ -38,7 +38,7 @@ import tempfile
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from synergai.eval.answers import (
     FUNCTION_WORDS,
@@ -212,10 +212,10 @@ def aggregate(
     records: Iterable[Mapping[str, Any]],
     key: str | Callable[[Mapping[str, Any]], Hashable],
     value: str = "correct",
-) -> dict[Hashable, dict[str, float]]:
+) -> dict[Any, dict[str, float]]:
     """Per group ``{"n": count, "mean": mean of record[value]}``; ``key`` is a field name or a function
     of the record. Booleans count as 0 / 1; the mean is a fraction (multiply by 100 for percent)."""
-    sums: dict[Hashable, list[float]] = {}
+    sums: dict[Any, list[float]] = {}  # group (a record value or key(record)) -> [count, total]
     for i, rec in enumerate(records):
         if not isinstance(rec, Mapping):
             raise MetricError(f"record {i} is a {type(rec).__name__}, not a mapping")
@@ -277,7 +277,11 @@ def _pycoco(module: str) -> Any:
         raise MetricError("caption metrics need pycocoevalcap: pip install pycocoevalcap") from None
 
 
-def _check_corpus(preds: Mapping[Hashable, str], refs: Mapping[Hashable, Sequence[str]]) -> None:
+#: A question id (any hashable); predictions and references are keyed by the same ids.
+_Key = TypeVar("_Key", bound=Hashable)
+
+
+def _check_corpus(preds: Mapping[_Key, str], refs: Mapping[_Key, Sequence[str]]) -> None:
     if not isinstance(preds, Mapping) or not isinstance(refs, Mapping):
         raise MetricError("caption_scores takes two dicts: question id -> answer, question id -> references")
     if not preds:
@@ -344,13 +348,13 @@ class CaptionScorer:
         self.close()
 
     # -- tokenisation
-    def tokenize(self, texts: Mapping[Hashable, Sequence[str]]) -> dict[Hashable, list[str]]:
+    def tokenize(self, texts: Mapping[_Key, Sequence[str]]) -> dict[_Key, list[str]]:
         """Tokenise every caption of every key the configured way."""
         if self.tokenizer == "simple":
             return {k: [simple_tokenize(t) for t in v] for k, v in texts.items()}
         return self._ptb(texts)
 
-    def _ptb(self, texts: Mapping[Hashable, Sequence[str]]) -> dict[Hashable, list[str]]:
+    def _ptb(self, texts: Mapping[_Key, Sequence[str]]) -> dict[_Key, list[str]]:
         """pycocoevalcap's PTBTokenizer call, with its temporary file outside site-packages and a check
         that every caption came back."""
         java = self._java()
@@ -371,14 +375,14 @@ class CaptionScorer:
         lines = proc.stdout.decode("utf-8").split("\n")
         if len(lines) < len(sentences) or any(line.strip() for line in lines[len(sentences) :]):
             raise MetricError(f"PTBTokenizer returned {len(lines)} lines for {len(sentences)} captions")
-        out: dict[Hashable, list[str]] = {k: [] for k in texts}
+        out: dict[_Key, list[str]] = {k: [] for k in texts}
         for k, line in zip(keys, lines, strict=False):
             out[k].append(" ".join(w for w in line.rstrip().split(" ") if w and w not in _PTB_PUNCT))
         return out
 
     # -- scoring
     def score(
-        self, preds: Mapping[Hashable, str], refs: Mapping[Hashable, Sequence[str]]
+        self, preds: Mapping[_Key, str], refs: Mapping[_Key, Sequence[str]]
     ) -> dict[str, float]:
         """BLEU-1..4, METEOR (if enabled), ROUGE-L and CIDEr over the corpus, x100 as ScanQA reports.
 
@@ -396,7 +400,7 @@ class CaptionScorer:
         scores["CIDEr"] = 100.0 * float(_pycoco("cider.cider").Cider().compute_score(gts, res)[0])
         return scores
 
-    def _meteor_score(self, gts: dict[Hashable, list[str]], res: dict[Hashable, list[str]]) -> float:
+    def _meteor_score(self, gts: dict[_Key, list[str]], res: dict[_Key, list[str]]) -> float:
         self.start()
         try:
             value, _ = self._meteor.compute_score(gts, res)
@@ -410,8 +414,8 @@ class CaptionScorer:
 
 
 def caption_scores(
-    preds: Mapping[Hashable, str],
-    refs: Mapping[Hashable, Sequence[str]],
+    preds: Mapping[_Key, str],
+    refs: Mapping[_Key, Sequence[str]],
     scorer: CaptionScorer | None = None,
 ) -> dict[str, float]:
     """ScanQA caption metrics (x100) with ``scorer``, or with a temporary one closed afterwards."""

@@ -20,7 +20,14 @@ from typing import Any
 import numpy as np
 
 from synergai.agent.answer_forms import answer_form
-from synergai.agent.program.loop import ProgramLimits, ProgramLoop, program_error_classes, program_stats
+from synergai.agent.loop import AgentResult
+from synergai.agent.program.loop import (
+    ProgramLimits,
+    ProgramLoop,
+    ProgramResult,
+    program_error_classes,
+    program_stats,
+)
 from synergai.agent.session import AgentSession
 from synergai.eval.metrics import aggregate, soft_match, sqa3d_question_type, strict_match
 from synergai.eval.runner import ResumableRun, stride_subset
@@ -87,6 +94,7 @@ def answer_question(
         if q["scene_id"] not in alignments:
             raise SceneError(f"no axis alignment for {q['scene_id']}")
         viewpoint = situated_viewpoint(q, graph, np.asarray(alignments[q["scene_id"]]))
+        result: ProgramResult | AgentResult
         if mode == "program":
             result = ProgramLoop(llm, program_limits).run(graph, q["question"], q["situation"], viewpoint)
         else:
@@ -105,7 +113,7 @@ def answer_question(
         latency_s=result.seconds,
         trace=[t for t in result.trace if t["type"] in ("program", "final", "error")],
     )
-    if mode == "program":
+    if isinstance(result, ProgramResult):  # mode == "program"
         record["program_error"] = result.error
     return record
 

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 UP = np.array([0.0, 0.0, 1.0])
 #: SQA3D stores the agent's orientation as a quaternion that turns this body axis into its facing.
 SQA3D_FACING = (-1.0, 0.0, 0.0)
+
+
+def vec3(values: Iterable[Any]) -> tuple[float, float, float]:
+    """The three values of a 3-vector (numbers, numpy scalars, an array) as a tuple of floats."""
+    x, y, z = values
+    return float(x), float(y), float(z)
 
 
 def quat_to_matrix(q: tuple[float, float, float, float] | np.ndarray) -> np.ndarray:
@@ -65,7 +73,7 @@ class Viewpoint:
     ) -> Viewpoint:
         """Viewpoint of a body at ``position`` rotated by ``quat_xyzw``, facing ``R(q) @ facing_local``."""
         f = quat_to_matrix(quat_xyzw) @ np.asarray(facing_local, dtype=float)
-        return cls(tuple(float(p) for p in position), (float(f[0]), float(f[1]), float(f[2])))
+        return cls(vec3(position), vec3(f))
 
     def axes(self) -> tuple[np.ndarray, np.ndarray]:
         """Unit (right, forward) vectors in the floor plane."""

@@ -131,7 +131,7 @@ class TriMesh:
         f = np.concatenate([m.faces + off for m, off in zip(parts, offsets, strict=True)])
         colors = None
         if all(m.vertex_colors is not None for m in parts):
-            colors = np.concatenate([m.vertex_colors for m in parts])  # type: ignore[misc]
+            colors = np.concatenate([m.vertex_colors for m in parts])
         return cls(v, f, colors)
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from synergai.geometry.frames import Viewpoint, quat_to_matrix
+from synergai.geometry.frames import Viewpoint, quat_to_matrix, vec3
 from synergai.scene.model import SceneError
 
 Vec3 = tuple[float, float, float]
@@ -42,8 +42,9 @@ class CameraPose:
             raise SceneError(f"camera image size must be positive, got {self.width}x{self.height}")
 
     @classmethod
-    def look_at(cls, position: Sequence[float], target: Sequence[float], *, fov: float = 1.0,
-                width: int = 1280, height: int = 800, up: Sequence[float] = (0.0, 0.0, 1.0)) -> CameraPose:
+    def look_at(cls, position: Sequence[float] | np.ndarray, target: Sequence[float] | np.ndarray, *,
+                fov: float = 1.0, width: int = 1280, height: int = 800,
+                up: Sequence[float] | np.ndarray = (0.0, 0.0, 1.0)) -> CameraPose:
         """The camera at ``position`` looking at ``target`` with ``up`` towards the top of the screen."""
         p, t, u = _vec3(position, "position"), _vec3(target, "target"), _vec3(up, "up")
         z = t - p
@@ -94,7 +95,7 @@ class CameraPose:
         f = r[:, 2]
         if np.hypot(f[0], f[1]) < 1e-3:
             f = -r[:, 1]  # looking straight down: the top of the screen is "ahead"
-        return Viewpoint(tuple(float(x) for x in self.position), (float(f[0]), float(f[1]), 0.0))
+        return Viewpoint(vec3(self.position), (float(f[0]), float(f[1]), 0.0))
 
 
 def _matrix_to_wxyz(m: np.ndarray) -> tuple[float, float, float, float]:

@@ -16,6 +16,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from synergai.agent.session import AgentSession
+from synergai.geometry.frames import vec3
 from synergai.gui.camera import CameraPose, overview
 from synergai.gui.chat import ChatLog, ChatTurn, escape
 from synergai.gui.local_graph import local_graph, to_svg
@@ -172,8 +173,9 @@ class ClientSession:
     def camera_pose(self) -> CameraPose:
         """The browser's current camera (as last reported by the client)."""
         cam = self.client.camera
-        return CameraPose(tuple(float(x) for x in cam.position), tuple(float(x) for x in cam.wxyz),
-                          float(cam.fov), int(cam.image_width), int(cam.image_height))
+        w, x, y, z = (float(v) for v in cam.wxyz)
+        return CameraPose(vec3(cam.position), (w, x, y, z), float(cam.fov), int(cam.image_width),
+                          int(cam.image_height))
 
     def _on_view_switch(self) -> None:
         with self.lock:

@@ -145,6 +145,7 @@ def guard(server: Any, policy: AccessPolicy, timeout: float = 10.0) -> None:
     """
     import websockets.asyncio.client
     from viser import __version__ as viser_version
+    from websockets.typing import Subprotocol
 
     infra = server._websock_server  # viser's websocket server (private: viser has no public hook)
     found = threading.Event()
@@ -161,7 +162,7 @@ def guard(server: Any, policy: AccessPolicy, timeout: float = 10.0) -> None:
 
     async def probe() -> None:
         async with websockets.asyncio.client.connect(
-                f"ws://127.0.0.1:{server.get_port()}/", subprotocols=[f"viser-v{viser_version}"],
+                f"ws://127.0.0.1:{server.get_port()}/", subprotocols=[Subprotocol(f"viser-v{viser_version}")],
                 open_timeout=timeout):
             await asyncio.get_running_loop().run_in_executor(None, found.wait, timeout)
 

@@ -159,8 +159,8 @@ class SceneView:
         """Bring the drawing in line with an edited graph (objects removed, added or moved)."""
         changed = False
         for oid in [i for i in self._drawn if i not in graph]:
-            d = self._drawn.pop(oid)
-            for h in [*d.recon, d.seg]:
+            gone = self._drawn.pop(oid)
+            for h in [*gone.recon, gone.seg]:
                 h.remove()
             changed = True
         for obj in graph:

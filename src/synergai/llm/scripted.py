@@ -65,7 +65,7 @@ class ScriptedModel:
                     continue
                 try:
                     items.append(json.loads(line))
-                except ValueError as exc:
+                except json.JSONDecodeError as exc:
                     raise LLMError(f"{path}:{number}: not a JSON value ({exc.msg})") from exc
         return cls(items, name=name or f"scripted:{path.name}")
 

@@ -93,7 +93,7 @@ def ensure_assembled(spec: WeightsSpec = QWEN_CODER_1_5B, cache_dir: Path | None
     target = (cache_dir if cache_dir is not None else models_dir()) / spec.filename
     stamp_path = _stamp_path(target)
     try:
-        parts: list[Path] | None = part_paths(spec)
+        parts = part_paths(spec)
     except LLMError:
         if _stamp_matches(target, spec, None):
             return target  # parts uninstalled after assembly: the verified file still stands

@@ -128,8 +128,9 @@ class ColorCorrection:
         coloured = [o for o in objects if o.color is not None]
         if method is CorrectionMethod.NONE or not coloured:
             return cls()
-        rgb = np.array([o.color[:3] for o in coloured], dtype=float)
-        calib = np.array([o.color[:3] for o in coloured if o.kind in _CALIBRATION_KINDS], dtype=float)
+        rgb = np.array([o.color[:3] for o in coloured if o.color is not None], dtype=float)
+        calib = np.array([o.color[:3] for o in coloured
+                          if o.color is not None and o.kind in _CALIBRATION_KINDS], dtype=float)
         if method is CorrectionMethod.GREY_WORLD:
             mean = rgb.mean(axis=0)
             grey = max(_luma(mean), 1.0)

@@ -22,6 +22,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from synergai.geometry.boxes import BoxArray, box_gap
+from synergai.geometry.frames import vec3
 from synergai.scene.hierarchy import compute_levels
 from synergai.scene.model import (
     Edge,
@@ -99,8 +100,8 @@ def _synthetic_floor(objects: list[SceneObject]) -> SceneObject:
     thick = 0.02
     center = ((lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, lo[2] - thick / 2)
     size = (hi[0] - lo[0] + 1.0, hi[1] - lo[1] + 1.0, thick)
-    return SceneObject(id=fid, category="floor", center=tuple(float(v) for v in center),
-                       size=tuple(float(v) for v in size), provenance=SYNTHETIC_FLOOR_PROVENANCE,
+    return SceneObject(id=fid, category="floor", center=vec3(center),
+                       size=vec3(size), provenance=SYNTHETIC_FLOOR_PROVENANCE,
                        kind=ObjectKind.FLOOR)
 
 
@@ -337,7 +338,7 @@ def _choose(idx: RelationIndex, cands: _Candidates) -> dict[int, tuple[Relation,
         rels.append(memo[key])
     keep = np.flatnonzero(np.array([r is not None for r in rels], dtype=bool))
     best = keep[choose_support(s[keep], prio[keep], score[keep], h[keep])]
-    return {int(s[k]): (rels[k], int(h[k])) for k in best}  # type: ignore[misc]
+    return {int(s[k]): (rels[k], int(h[k])) for k in best}
 
 
 def _support_of(idx: RelationIndex, rows: Iterable[int], th: RelationThresholds,

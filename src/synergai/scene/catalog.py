@@ -51,12 +51,17 @@ class SceneCatalog:
         ids += [info.id for info in self.store.scenes() if info.id not in ids]
         return ids
 
+    def _file_with(self, scene_id: str) -> ObjectsFile | None:
+        """The objects file, when it holds the scene."""
+        objects_file = self.objects_file
+        return objects_file if objects_file is not None and scene_id in objects_file.scene_ids else None
+
     def _in_file(self, scene_id: str) -> bool:
-        return self.objects_file is not None and scene_id in self.objects_file.scene_ids
+        return self._file_with(scene_id) is not None
 
     def _source(self, scene_id: str) -> dict[str, object]:
         """How the scene would be built (the store keys its base graph by this)."""
-        if self._in_file(scene_id):
+        if self.objects_path is not None and self._in_file(scene_id):
             return {"builder": "objects_json", "path": str(Path(self.objects_path).resolve()),
                     "scene": scene_id}
         if scene_id == DEMO_SCENE_ID:
@@ -69,9 +74,10 @@ class SceneCatalog:
     def _build(self, scene_id: str) -> SceneGraph:
         from synergai.scene.build import build_graph  # lazy: listing scenes needs no relation engine
 
-        if self._in_file(scene_id):
-            objs = self.objects_file.objects(scene_id)
-            return build_graph(scene_id, objs, scene_type=self.objects_file.scene_type(scene_id))
+        objects_file = self._file_with(scene_id)
+        if objects_file is not None:
+            objs = objects_file.objects(scene_id)
+            return build_graph(scene_id, objs, scene_type=objects_file.scene_type(scene_id))
         return build_graph(self.demo.scene_id, self.demo.objects, scene_type=self.demo.scene_type)
 
     def ensure(self, scene_id: str = DEMO_SCENE_ID) -> None:

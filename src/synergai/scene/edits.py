@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Protocol
 
+from synergai.geometry.frames import vec3
 from synergai.scene.hierarchy import compute_levels, update_levels
 from synergai.scene.model import (
     INVERSE,
@@ -495,7 +496,7 @@ def move_object(graph: SceneGraph, object_id: str | int, center: Sequence[float]
     obb = obj.obb
     if obb is not None:  # the oriented box travels with the object
         shift = [n - c for n, c in zip(new_center, obj.center, strict=True)]
-        obb = replace(obb, center=tuple(c + d for c, d in zip(obb.center, shift, strict=True)))
+        obb = replace(obb, center=vec3(c + d for c, d in zip(obb.center, shift, strict=True)))
     new = obj.with_changes(center=new_center, size=obj.size if size is None else vec(size, "size"), obb=obb)
     if new == obj:
         raise SceneError(f"object {obj.id} is already there")

@@ -387,6 +387,7 @@ class SceneStore:
         for ch in changes:
             if isinstance(ch, ObjectChange):
                 if ch.before is None:
+                    assert ch.after is not None  # an ObjectChange always has a before or an after
                     c.execute("INSERT INTO objects (scene_id, id, data) VALUES (?, ?, ?)",
                               _object_row(scene_id, ch.after))
                 elif ch.after is None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -104,7 +104,7 @@ class ObjectSet(set):
     def _ordered(self) -> list[ObjectAttribute]:
         return sorted(super().__iter__(), key=lambda o: o._rank)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[ObjectAttribute]:
         return iter(self._ordered())
 
     def __repr__(self) -> str:  # as a set prints, so programs' output reads the same
@@ -203,7 +203,7 @@ class SceneAPI:
         self.thresholds = dataclasses.replace(RelationThresholds(), epsilon=0.0)
         self.set_type: type[ObjectSet] = ObjectSet if ordered_sets else StrictObjectSet
         ids = [o.id for o in graph]
-        dist = self._agent_distance(ids) if ids else []
+        dist: np.ndarray | list[float] = self._agent_distance(ids) if ids else []
         self.objects = {
             o.id: ObjectAttribute(o.id, o.category, [round(float(c), 3) for c in o.center], float(d))
             for o, d in zip(graph, dist, strict=True)

@@ -227,7 +227,7 @@ class _Checker(ast.NodeVisitor):
         if name == "filter" and "category" in args:
             self.check_category(args["category"])
         if name in ("relate", "relate_agent") and "relation" in args:
-            legal = RELATE_RELATIONS if name == "relate" else AGENT_RELATIONS
+            legal: tuple[str, ...] = RELATE_RELATIONS if name == "relate" else AGENT_RELATIONS
             self.check_value(args["relation"], legal, f"a relation of {name}()", "relation")
         if name in ("query_relation", "query_relation_agent") and "candidate_relations" in args:
             legal = DIRECTIONS if name == "query_relation_agent" else ("left", "right", "front", "back")

@@ -215,7 +215,7 @@ class ProgramLoop:
                 saw_output = True
                 messages.append({"role": "user", "content": self._observation(outcome.stdout)})
             else:
-                error = outcome.error if not outcome.ok else P.EMPTY_OUTPUT
+                error = (outcome.error or "") if not outcome.ok else P.EMPTY_OUTPUT
                 failed[key] = last_error = error
                 messages.append({"role": "user", "content": P.RECTIFY.format(error=error)})
         if not result.answer:
@@ -263,9 +263,9 @@ class ProgramLoop:
                 self._answer(result, form, question, text, {"thought": str(reply.data.get("thought", "")),
                                                             "summarized": True})
                 return
-        text = _final_text(reply.text)
-        if text:
-            self._answer(result, form, question, text, {"summarized": True})
+        final = _final_text(reply.text)
+        if final:
+            self._answer(result, form, question, final, {"summarized": True})
         else:
             result.trace.append({"type": "error", "error": f"summarization failed: {reply.problem}"})
 

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from synergai.agent.program.sandbox_child import MAX_ERROR_CHARS, TRUNCATION_MARKER
+from synergai.geometry.frames import vec3
 
 __all__ = ["DemoObject", "SandboxError", "SandboxLimits", "SandboxResult", "demo_api", "run_program"]
 
@@ -108,9 +109,9 @@ def run_program(
     if not isinstance(limits, SandboxLimits):
         raise SandboxError(f"limits must be SandboxLimits, got {type(limits).__name__}")
     if len(code) > limits.max_code_chars:
-        error = (f"SecurityError: program has {len(code)} characters, "
-                 f"more than the limit of {limits.max_code_chars}")
-        return SandboxResult(False, "", error, time.monotonic() - start)
+        reason = (f"SecurityError: program has {len(code)} characters, "
+                  f"more than the limit of {limits.max_code_chars}")
+        return SandboxResult(False, "", reason, time.monotonic() - start)
     nonce = secrets.token_hex(16)
     payload = _request(code, api_factory, api_args, limits, nonce)
     # The reply is ASCII-escaped JSON: at most 12 bytes (a surrogate pair) per character of output and error.
@@ -300,7 +301,7 @@ def demo_api(args: Mapping[str, Any]) -> dict[str, Any]:
     if rows is None:
         rows = [{"category": c, "xyz": x, "lwh": s, "color": k} for c, x, s, k in _DEMO_OBJECTS]
     objects = frozenset(
-        DemoObject(i, str(r["category"]), tuple(map(float, r["xyz"])), tuple(map(float, r["lwh"])),
+        DemoObject(i, str(r["category"]), vec3(r["xyz"]), vec3(r["lwh"]),
                    str(r.get("color", "unknown")))
         for i, r in enumerate(rows)
     )

@@ -389,11 +389,11 @@ def serve(request: Mapping[str, Any]) -> dict[str, Any]:
     try:
         program = compile(check_program(request["code"], int(limits["max_code_chars"])), "<program>", "exec")
     except MemoryError:  # the parser's own stack guard
-        error = "MemoryError: the program is too deeply nested to compile"
-        return {"ok": False, "stdout": "", "error": error}
+        reason = "MemoryError: the program is too deeply nested to compile"
+        return {"ok": False, "stdout": "", "error": reason}
     except BaseException as exc:  # syntax, rule or resource failure
         return {"ok": False, "stdout": "", "error": describe(exc, memory_mb=memory_mb)}
-    error = None
+    error: str | None = None
     sys.addaudithook(audit_hook(guard, program))
     try:
         exec(program, namespace)

@@ -151,8 +151,8 @@ def iou_matrix(a: Sequence[SceneObject], b: Sequence[SceneObject]) -> np.ndarray
         return np.zeros((len(a), len(b)))
     objs = [*a, *b]
     boxes = BoxArray.from_center_size(np.array([o.center for o in objs]), np.array([o.size for o in objs]))
-    i, j = np.meshgrid(np.arange(len(a)), len(a) + np.arange(len(b)), indexing="ij")
-    i, j = i.ravel(), j.ravel()
+    rows, cols = np.meshgrid(np.arange(len(a)), len(a) + np.arange(len(b)), indexing="ij")
+    i, j = rows.ravel(), cols.ravel()
     inter = intersection_volume(boxes, i, j)
     vol = boxes.volume()
     union = vol[i] + vol[j] - inter

@@ -148,11 +148,11 @@ def analyse_scene(
         g, h = truth.get(e.subject), truth.get(e.object)
         if g.kind in STRUCTURE_KINDS or h.kind in STRUCTURE_KINDS or h.category in GENERIC_LABELS:
             continue
-        p, q = match.pred_of.get(g.id), match.pred_of.get(h.id)
-        if p is None or q is None or robot.has_edge(p, Relation.SUPPORTED_BY, q):
+        held, holder = match.pred_of.get(g.id), match.pred_of.get(h.id)  # the robot's ids
+        if held is None or holder is None or robot.has_edge(held, Relation.SUPPORTED_BY, holder):
             continue
-        now = [robot.get(o).category for o in robot.related(p, Relation.SUPPORTED_BY)]
-        errors.append(Correction(ErrorKind.SUPPORT, p, h.category, now[0] if now else "", q))
+        now = [robot.get(o).category for o in robot.related(held, Relation.SUPPORTED_BY)]
+        errors.append(Correction(ErrorKind.SUPPORT, held, h.category, now[0] if now else "", holder))
     return SceneAnalysis(scene_id, truth, robot, match, tuple(errors))
 
 

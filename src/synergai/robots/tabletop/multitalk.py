@@ -103,7 +103,7 @@ def _planner_reply(answer: JsonAnswer, replies: Sequence[str], graph: SceneGraph
     if data is None:
         return _text_reply(answer.text, replies, out)
     kind = data.get("reply")
-    if kind not in replies:
+    if not isinstance(kind, str) or kind not in replies:
         out.problem = f"reply must be one of {', '.join(replies)}"
         return out
     if kind == "questions":

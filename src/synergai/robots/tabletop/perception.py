@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from synergai.geometry.frames import vec3
 from synergai.robots.errors import RobotError
 from synergai.robots.tabletop.objects import ObjectState
 from synergai.scene.attributes import color_name
@@ -68,7 +69,7 @@ class TabletopPerception:
             if self.noise.position_sigma > 0:
                 c = np.asarray(st.center, dtype=float)
                 c[:2] += self._rng.normal(0.0, self.noise.position_sigma, 2)
-                st = ObjectState(st.name, st.category, tuple(float(v) for v in c), st.size, st.upright,
+                st = ObjectState(st.name, st.category, vec3(c), st.size, st.upright,
                                  st.color)
             seen[name] = st
         return tabletop_graph(seen, self.sim.table_box())
@@ -81,7 +82,7 @@ def tabletop_graph(states: Mapping[str, ObjectState],
     same :func:`~synergai.scene.build.build_graph` the agent's scenes use; ids are the objects' names."""
     objects = []
     if table is not None:
-        objects.append(SceneObject(TABLE_ID, "table", tuple(table[0]), tuple(table[1]), (255, 255, 255),
+        objects.append(SceneObject(TABLE_ID, "table", vec3(table[0]), vec3(table[1]), (255, 255, 255),
                                    ("white",), provenance="sim-perception"))
     for name, st in states.items():
         objects.append(SceneObject(name, st.category, st.center, st.size, st.color, (color_name(st.color),),

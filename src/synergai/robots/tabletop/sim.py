@@ -23,6 +23,7 @@ import numpy as np
 import pybullet as pb
 import pybullet_data
 
+from synergai.geometry.frames import vec3
 from synergai.robots.errors import RobotError
 from synergai.robots.tabletop.objects import STACK_MARGIN, ObjectSpec, ObjectState, TableBounds
 from synergai.robots.tabletop.plan import ArmStep
@@ -129,7 +130,7 @@ class TabletopSim:
         self.holding: str | None = None
         self.at_home = False
         self.total_sim_steps = 0
-        self._cid = pb.connect(pb.DIRECT)
+        self._cid: int | None = pb.connect(pb.DIRECT)
         try:
             self._build(objects)
         except Exception:
@@ -194,7 +195,7 @@ class TabletopSim:
         """Disconnect the physics client (idempotent)."""
         if self._cid is not None and pb.isConnected(self._cid):
             pb.disconnect(self._cid)
-        self._cid = None  # type: ignore[assignment]
+        self._cid = None
 
     def __enter__(self) -> TabletopSim:
         return self
@@ -213,8 +214,8 @@ class TabletopSim:
         lo, hi = (np.asarray(v) for v in pb.getAABB(body.uid, physicsClientId=self._cid))
         _, orn = pb.getBasePositionAndOrientation(body.uid, physicsClientId=self._cid)
         up = np.asarray(pb.getMatrixFromQuaternion(orn)).reshape(3, 3)[:, 2]
-        return ObjectState(name, body.spec.category, tuple(float(v) for v in (lo + hi) / 2),
-                           tuple(float(v) for v in hi - lo), bool(up[2] > math.cos(math.radians(25))),
+        return ObjectState(name, body.spec.category, vec3((lo + hi) / 2),
+                           vec3(hi - lo), bool(up[2] > math.cos(math.radians(25))),
                            body.spec.color)
 
     def states(self) -> dict[str, ObjectState]:

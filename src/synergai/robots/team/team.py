@@ -64,7 +64,7 @@ def command_from_json(data: Mapping[str, Any]) -> Command:
     if not isinstance(cmd, Mapping):
         raise RobotError("the reply has no command object")
     skill = cmd.get("skill")
-    if skill not in _ARGS:
+    if not isinstance(skill, str) or skill not in _ARGS:
         raise RobotError(f"unknown skill {skill!r}")
     args = []
     for key in _ARGS[skill]:

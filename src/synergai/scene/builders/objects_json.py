@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from synergai.geometry.frames import vec3
 from synergai.scene.attributes import DEFAULT_CORRECTION, ColorCorrection, CorrectionMethod, color_name
 from synergai.scene.model import ObjectKind, OrientedBox, SceneError, SceneObject
 
@@ -68,8 +69,8 @@ def object_from_record(
     label = raw["label"]
     if isinstance(raw["id"], bool) or not isinstance(raw["id"], str | int) or not str(raw["id"]).strip():
         raise ValueError(f"id must be a non-empty string or an integer, got {raw['id']!r}")
-    center = _vec(raw["center_position"], 3, "center_position")
-    size = _vec(raw["size"], 3, "size")
+    center = vec3(_vec(raw["center_position"], 3, "center_position"))
+    size = vec3(_vec(raw["size"], 3, "size"))
     rgba = raw.get("avg_rgba", raw.get("median_rgba"))
     color = None
     if rgba is not None:
@@ -83,7 +84,7 @@ def object_from_record(
     if raw.get("obb") is not None:
         box = _vec(raw["obb"], 6, "obb")
         yaw = _vec([raw.get("rot_angle") or 0.0], 1, "rot_angle")[0]
-        obb = OrientedBox(center=box[:3], size=tuple(abs(v) for v in box[3:6]), yaw=yaw)
+        obb = OrientedBox(center=vec3(box[:3]), size=vec3(abs(v) for v in box[3:6]), yaw=yaw)
     front = None
     if raw.get("has_front") and raw.get("front_point") is not None:
         fp = _vec(raw["front_point"], 3, "front_point")
