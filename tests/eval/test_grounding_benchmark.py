@@ -74,7 +74,9 @@ def test_cli_json_keys_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixtu
     code = main(["eval", "grounding", "--utterances", str(utt), "--objects", str(objects), "--oracle",
                  "--out", str(tmp_path / "o"), "--json", "--limit", "1"])
     assert code == 0
-    data = json.loads(capsys.readouterr().out)
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1  # one line of JSON
+    data = json.loads(out)
     assert {"n", "accuracy", "by_relation", "llm_calls_per_question", "mean_new_prompt_tokens",
             "median_latency_s"} <= set(data)
     assert data["n"] == 1 and data["accuracy"] == 1.0

@@ -104,7 +104,7 @@ def cmd_alignment(args: argparse.Namespace) -> int:
     metrics = alignment_metrics(results, setup.matching())
     write_alignment_report(args.out, metrics, "synergai " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
     if args.json:
-        print_json({k: v for k, v in metrics.items() if k not in JSON_SKIP})
+        print_json({k: v for k, v in metrics.items() if k not in JSON_SKIP}, one_line=True)
     else:
         print_tables(metrics, Console(), str(args.out / "report.md"))
     return 0

@@ -137,14 +137,16 @@ def require_java(purpose: str) -> None:
                          "(Debian/Ubuntu: sudo apt-get install -y default-jre-headless) or pass --no-meteor")
 
 
-def print_json(data: Any) -> None:
+def print_json(data: Any, *, one_line: bool = False) -> None:
     """Machine-readable output on stdout, written whole: a string stdout cannot encode (eg. a lone
-    surrogate in a model's reply) is escaped as \\uXXXX, never a half-written document."""
-    text = json.dumps(data, indent=2, ensure_ascii=False)
+    surrogate in a model's reply) is escaped as \\uXXXX, never a half-written document. ``one_line``
+    writes a single line (the benchmarks' metrics, one JSON line per run)."""
+    indent = None if one_line else 2
+    text = json.dumps(data, indent=indent, ensure_ascii=False)
     try:
         text.encode(sys.stdout.encoding or "utf-8")
     except UnicodeEncodeError:
-        text = json.dumps(data, indent=2, ensure_ascii=True)
+        text = json.dumps(data, indent=indent, ensure_ascii=True)
     sys.stdout.write(text + "\n")
 
 

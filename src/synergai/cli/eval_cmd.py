@@ -89,7 +89,7 @@ def cmd_relations(args: argparse.Namespace) -> int:
     if args.out is not None:
         write_report(args.out, "Sr3D relation resolution", data, _command())
     if args.json:
-        print_json(data)
+        print_json(data, one_line=True)
         return 0
     table = Table("relation", "n", "accuracy", title="Sr3D relation resolution")
     for rel, row in sorted(data["by_relation"].items()):
@@ -128,8 +128,8 @@ def cmd_scanqa(args: argparse.Namespace) -> int:
     if args.json:
         keys = ("n", "EM", "EM_R", "BLEU-1", "BLEU-4", "METEOR", "ROUGE-L", "CIDEr", "llm_calls_per_question",
                 "query_ratio", "median_latency_s", "mean_new_prompt_tokens", "mean_completion_tokens")
-        print_json({k: metrics.get(k) for k in keys} | {"short": {k[:-6]: v for k, v in metrics.items()
-                                                                  if k.endswith("_short")}})
+        short = {k[:-6]: v for k, v in metrics.items() if k.endswith("_short")}
+        print_json({k: metrics.get(k) for k in keys} | {"short": short}, one_line=True)
     else:
         _print_table(f"ScanQA, n={metrics['n']} ({args.out / 'report.md'})", metrics)
     return 0
@@ -149,7 +149,7 @@ def cmd_grounding(args: argparse.Namespace) -> int:
     title = f"Sr3D utterance grounding ({source})"
     write_report(out, title, metrics, _command())
     if args.json:
-        print_json(metrics)
+        print_json(metrics, one_line=True)
         return 0
     table = Table("relation", "n", "accuracy", title=f"{title}, {out / 'report.md'}")
     for rel, row in metrics["by_relation"].items():
@@ -174,7 +174,7 @@ def cmd_sqa3d(args: argparse.Namespace) -> int:
     metrics = sqa3d_metrics(results)
     write_report(out, f"SQA3D ({args.mode} mode)", metrics, _command())
     if args.json:
-        print_json(metrics)
+        print_json(metrics, one_line=True)
     else:
         _print_table(f"SQA3D ({args.mode}), n={metrics['n']} ({out / 'report.md'})", metrics)
     return 0
