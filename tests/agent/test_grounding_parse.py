@@ -52,7 +52,7 @@ def test_system_prompt_is_stable_and_the_user_message_carries_scene_words_and_sy
     a = expression_messages("the lamp next to the couch", VOCAB)
     b = expression_messages("the bin by the bed", SceneVocabulary(categories=("bed",), attributes=()))
     assert a[0] == b[0] == {"role": "system", "content": SYSTEM_PROMPT}
-    assert "Room categories: bed, lamp, sofa, trash can." in a[1]["content"]
+    assert "Room categories: bed, lamp, sofa, trash can; or object (any object)." in a[1]["content"]
     assert "couch = sofa" in a[1]["content"]
     assert "the lamp next to the couch" in a[1]["content"]
     assert "Synonyms" not in b[1]["content"]  # "bin" names nothing in that room

@@ -245,3 +245,8 @@ def test_a_tie_on_a_relation_that_holds_by_degree_goes_to_the_nearest_or_farthes
     assert far.top is not None and far.top.id == "14" and far.tied == 1 and "farthest" in far.top.reason
     chairs = ground(_room(), one("chair", "near", "table"))  # 0.10 and 0.15 m: within epsilon, still a tie
     assert chairs.tied == 2
+
+
+def test_a_target_that_names_only_its_own_anchor_is_read_as_any_object() -> None:
+    g = ground(_room(), one("tv", "below", "tv"))  # one tv: "the tv below the tv" can only mean what is below it
+    assert not g.missing and g.top is not None and g.top.id == "13" and g.tied == 1

@@ -32,7 +32,8 @@ MAX_TOKENS = 220
 SYSTEM_PROMPT = (
     "You turn a person's description of one object in a room into JSON.\n"
     "The described object is the one the description starts with: 'the X that is on the Y', 'the X "
-    "near the Y' and 'X with a Y on it' describe an X; Y is an anchor.\n"
+    "near the Y' and 'X with a Y on it' describe an X; Y is an anchor. 'What is on the Y' and 'what is "
+    "next to the Y' describe any object: category 'object', with the Y as anchor.\n"
     "category: the room category that names the object (choose from the room's list; a synonym means "
     "its category, e.g. couch -> sofa; 'object' when any object is meant, as in 'what is on the desk').\n"
     "attributes: colour, size (large, small, tall, short, long, wide, narrow) or material words said "
@@ -111,7 +112,7 @@ def synonym_hints(sentence: str, vocab: SceneVocabulary) -> list[str]:
 def expression_messages(sentence: str, vocab: SceneVocabulary) -> list[dict[str, str]]:
     """The system prompt (stable) and a compact user message: the room's categories, colour and material
     words, synonym hints, the sentence."""
-    lines = [f"Room categories: {', '.join(vocab.categories)}."]
+    lines = [f"Room categories: {', '.join(vocab.categories)}; or {ANY_OBJECT} (any object)."]
     own = [a for a in vocab.attributes if a not in SIZE_WORDS]  # size words are in the system prompt
     if own:
         lines.append(f"Colours and materials here: {', '.join(own)}.")

@@ -197,6 +197,10 @@ class _Resolver:
             relations.append((r, sets))
         pool = [o for o in self.graph if o.category in matched and o.id not in anchor_ids
                 and (not anything or o.kind is ObjectKind.OBJECT)]
+        if not pool and relations and all(o.id in anchor_ids for o in self.graph if o.category in matched):
+            # "the coffee table on the coffee table": the description names only its own anchor, so
+            # nothing but "any object" can satisfy it (a small model copies the anchor into the target)
+            pool = [o for o in self.graph if o.kind is ObjectKind.OBJECT and o.id not in anchor_ids]
         if not pool:
             return Grounding((), 0, f"there is no {ref.category} other than the anchor in this room",
                              tuple(nearest_categories(ref.category, self.categories)))
