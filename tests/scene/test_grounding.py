@@ -248,5 +248,5 @@ def test_a_tie_on_a_relation_that_holds_by_degree_goes_to_the_nearest_or_farthes
 
 
 def test_a_target_that_names_only_its_own_anchor_is_read_as_any_object() -> None:
-    g = ground(_room(), one("tv", "below", "tv"))  # one tv: "the tv below the tv" can only mean what is below it
+    g = ground(_room(), one("tv", "below", "tv"))  # one tv: what is below it
     assert not g.missing and g.top is not None and g.top.id == "13" and g.tied == 1
