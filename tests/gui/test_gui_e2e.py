@@ -189,7 +189,7 @@ def test_chat_runs_off_the_ui_thread_and_its_edit_reaches_every_tab(gui):
     assert other is not s and other.marked is None
 
     box = page.locator("form input")
-    box.fill("What is the marked object? It is a mug.")
+    box.fill("The marked object is a mug, not a cup.")  # a correction: a question never edits
     box.press("Enter")
     wait_for(lambda: s.busy, 10, "the session to start working")
     assert s.busy_bar.visible and s.send_button.disabled
