@@ -38,14 +38,20 @@ class Observed(str):
         return obs
 
 
+def _grouped(facts: Iterable[tuple[Relation, str]]) -> dict[Relation, list[str]]:
+    """Each relation's other objects, in order, once each."""
+    grouped: dict[Relation, list[str]] = {}
+    for rel, other in facts:
+        others = grouped.setdefault(rel, [])
+        if other not in others:
+            others.append(other)
+    return grouped
+
+
 def relation_facts(obj: SceneObject, facts: Iterable[tuple[Relation, str]]) -> list[Fact]:
     """The facts :func:`relation_sentences` states, read from the held / related objects' side where
     the relation has an inverse ("the laptop is on the table" for "the table supports the laptop")."""
-    grouped: dict[Relation, list[str]] = {}
-    for rel, other in facts:
-        grouped.setdefault(rel, [])
-        if other not in grouped[rel]:
-            grouped[rel].append(other)
+    grouped = _grouped(facts)
     out = []
     for rel, others in grouped.items():
         inverse = INVERSE.get(rel)
@@ -93,11 +99,7 @@ def relation_sentences(
     graph: SceneGraph, obj: SceneObject, facts: Iterable[tuple[Relation, str]], limit: int = 5
 ) -> list[str]:
     """Template 3, one sentence per relation: "The X (id: i) is {relation} a (id: j), b (id: k)."."""
-    grouped: dict[Relation, list[str]] = {}
-    for rel, other in facts:
-        grouped.setdefault(rel, [])
-        if other not in grouped[rel]:
-            grouped[rel].append(other)
+    grouped = _grouped(facts)
     out = []
     # what rests on the object first: small models answer from the first sentence that fits
     for rel, others in sorted(grouped.items(), key=lambda item: item[0] != Relation.SUPPORTS):
