@@ -27,6 +27,7 @@ from synergai.scene.vocabulary import (
     COLOR_NEIGHBOURS,
     COLOR_WORDS,
     QUERY_SYNONYMS,
+    color_family,
     singular,
     words_of,
 )
@@ -47,12 +48,6 @@ def colour_name(text: str) -> str:
     """A colour phrase in palette spelling: "grey" -> "gray", "silver" -> "light gray"."""
     t = plain(text).replace("grey", "gray")
     return COLOR_ALIASES.get(t, t)
-
-
-def color_family(name: str) -> str:
-    """The colour's family, its last word ("dark gray" -> "gray")."""
-    words = colour_name(name).split()
-    return words[-1] if words else ""
 
 
 def colors_compatible(a: str, b: str) -> bool:

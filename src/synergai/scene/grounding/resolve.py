@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
@@ -66,7 +67,12 @@ UNKNOWN_COLOR = 0.5
 _FWD, _INV, _BOTH = "fwd", "inv", "both"
 _NEAR_SET = (Relation.NEAR, Relation.NEXT_TO, Relation.BESIDE)
 #: Stored relation name -> accepted edges (relation, direction, score).
-_EDGES: dict[str, tuple[tuple[Relation, str, float], ...]] = {
+def _holder_edges(rel: Relation) -> tuple[tuple[Relation, str, float], ...]:
+    """A named holding relation, with the other holding relations as related-but-not-named edges."""
+    return ((rel, _FWD, 1.0), *((r, _FWD, NEIGHBOUR_EDGE) for r in sorted(SUPPORT_RELATIONS) if r is not rel))
+
+
+_EDGES: MappingProxyType[str, tuple[tuple[Relation, str, float], ...]] = MappingProxyType({
     "on": tuple((r, _FWD, 1.0) for r in sorted(SUPPORT_RELATIONS)),
     "supporting": tuple((r, _INV, 1.0) for r in sorted(SUPPORT_RELATIONS)),
     "inside": ((Relation.INSIDE, _FWD, 1.0), (Relation.EMBEDDED_IN, _FWD, 1.0)),
@@ -80,15 +86,16 @@ _EDGES: dict[str, tuple[tuple[Relation, str, float], ...]] = {
                (Relation.NEAR, _BOTH, NEIGHBOUR_EDGE)),
     "higher than": ((Relation.HIGHER_THAN, _FWD, 1.0), (Relation.LOWER_THAN, _INV, 1.0)),
     "lower than": ((Relation.LOWER_THAN, _FWD, 1.0), (Relation.HIGHER_THAN, _INV, 1.0)),
-}
-for _name, _rel in (("hanging on", Relation.HANGING_ON), ("mounted on", Relation.MOUNTED_ON),
-                    ("embedded in", Relation.EMBEDDED_IN), ("affixed on", Relation.AFFIXED_ON)):
-    _EDGES[_name] = ((_rel, _FWD, 1.0), *((r, _FWD, NEIGHBOUR_EDGE) for r in sorted(SUPPORT_RELATIONS)
-                                          if r is not _rel))
+    "hanging on": _holder_edges(Relation.HANGING_ON),
+    "mounted on": _holder_edges(Relation.MOUNTED_ON),
+    "embedded in": _holder_edges(Relation.EMBEDDED_IN),
+    "affixed on": _holder_edges(Relation.AFFIXED_ON),
+})
 _COMPARATIVE = frozenset({"closest to", "farthest from"})
 #: Relations that hold by degree: when several candidates satisfy them equally, a description that
 #: singles out one object means the one they hold for most (the nearest, the farthest).
-_GRADED = {"near": "closest to", "next to": "closest to", "beside": "closest to", "far from": "farthest from"}
+_GRADED = MappingProxyType({"near": "closest to", "next to": "closest to", "beside": "closest to",
+                           "far from": "farthest from"})
 #: Per candidate id: (component score in [0, 1], reason fragment).
 Parts = dict[str, tuple[float, str]]
 
