@@ -36,6 +36,10 @@ from synergai.agent.answer_forms import (
         ("Can the number of cabinets behind me be divided by three?", AnswerForm.YES_NO),
         ("What is on the 6 o'clock of the folded table in front of me?", AnswerForm.CATEGORY),
         ("Are the monitors on the same table or are they on a different table?", AnswerForm.YES_NO),
+        ("On what side of the red door is the refrigerator located?", AnswerForm.DIRECTION),
+        ("The brown armchair is across from what?", AnswerForm.CATEGORY),
+        ("The small chair is in the corner by what?", AnswerForm.CATEGORY),
+        ("In what part of the room is the window located?", AnswerForm.PHRASE),
     ],
 )
 def test_question_forms(question: str, form: AnswerForm) -> None:

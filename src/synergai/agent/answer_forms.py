@@ -2,10 +2,10 @@
 
 A question's form follows its wording: "A or B" asks for one of the options it names (a direction when
 they are directions), "how many" for a number, "is there" / "can I" for yes / no, "what colour" for a
-colour word, "where" for a place (a relation and an anchor: "on the desk"), "which way"
-for a direction, "what is on" for a category of the scene; anything else gets a free phrase. The
-agent's final answer and program mode's answer both go through this module, so a short answer is
-one value of the right kind, never a sentence.
+colour word, "where" for a place (a relation and an anchor: "on the desk"), "which way" or "on what
+side of" for a direction, "what is on" or a trailing "... across from what?" for a category of the
+scene; anything else gets a free phrase. The agent's final answer and program mode's answer both go
+through this module, so a short answer is one value of the right kind, never a sentence.
 """
 
 from __future__ import annotations
@@ -58,6 +58,11 @@ _PLACE_Q = re.compile(r"^where\b|\bwhere (?:is|are|was|were|can|do|does|should)\
 _CATEGORY_Q = re.compile(
     r"^(?:what|which)\b(?! (?:shape|material|size|kind of (?:shape|material)|type of (?:shape|material)))"
 )
+#: "On what side of the door is the fridge?": the answer is a side (left / right / front / back).
+_SIDE_Q = re.compile(r"\b(?:on |to )?(?:what|which) side of\b")
+#: "The armchair is across from what?", "... in the corner by what?": the answer names an object.
+_TRAILING_WHAT_Q = re.compile(r"\b(?:of|from|by|to|near|next to|beside|behind|under|on|above|below|"
+                              r"between [a-z ]+ and|and) (?:what|which object)$")
 _OPEN_ATTRIBUTE_Q = re.compile(r"\b(shape|material|made of|pattern|style|size|brand|written|say|doing)\b")
 
 
@@ -87,13 +92,13 @@ def answer_form(question: str) -> AnswerForm:
         return AnswerForm.NUMBER
     if _COLOR_Q.search(q) and not _YES_NO_START.match(q):
         return AnswerForm.COLOR
-    if _DIRECTION_Q.search(q) or (" or " in f" {q} " and _names_direction(q)):
+    if _DIRECTION_Q.search(q) or _SIDE_Q.search(q) or (" or " in f" {q} " and _names_direction(q)):
         return AnswerForm.DIRECTION
     if _YES_NO_START.match(q) and " or " not in f" {q} ":
         return AnswerForm.YES_NO
     if _PLACE_Q.search(q):
         return AnswerForm.PLACE
-    if _CATEGORY_Q.match(q) and not _OPEN_ATTRIBUTE_Q.search(q):
+    if (_CATEGORY_Q.match(q) or _TRAILING_WHAT_Q.search(q)) and not _OPEN_ATTRIBUTE_Q.search(q):
         return AnswerForm.CATEGORY
     return AnswerForm.PHRASE
 

@@ -16,8 +16,14 @@ from pydantic import ValidationError
 
 from synergai.llm.base import ChatModel, ChatReply
 from synergai.llm.json_reply import ask_json
-from synergai.scene.grounding import RELATION_NAMES, SUPERLATIVES, ObjectRef, SceneVocabulary
-from synergai.scene.vocabulary import CANONICAL_CATEGORY, QUERY_SYNONYMS, SIZE_WORDS, words_of
+from synergai.scene.grounding import RELATION_NAMES, SUPERLATIVES, ObjectRef, RelationRef, SceneVocabulary
+from synergai.scene.vocabulary import (
+    CANONICAL_CATEGORY,
+    QUERY_SYNONYMS,
+    RELATION_SYNONYMS,
+    SIZE_WORDS,
+    words_of,
+)
 
 #: Levels of anchors the schema allows ("the cup on the table next to the window" needs 2).
 SCHEMA_DEPTH = 2
@@ -123,6 +129,53 @@ def expression_messages(sentence: str, vocab: SceneVocabulary) -> list[dict[str,
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "\n".join(lines)}]
 
 
+#: Words that, before a description's first object, mean it does not start with the described object
+#: ("next to the bed is a lamp", "on the desk, the cup").
+_RELATION_WORDS = frozenset(w for phrase in (*RELATION_NAMES, *RELATION_SYNONYMS) for w in phrase.split()
+                            if w not in ("of", "to", "from", "in", "with"))
+
+
+def _first_mention(words: list[str], category: str, vocab: SceneVocabulary) -> int | None:
+    """Index of the first word of the sentence's earliest phrase (1-3 words) that names ``category``."""
+    for k in range(len(words)):
+        for n in (3, 2, 1):
+            phrase = " ".join(words[k:k + n])
+            if k + n <= len(words) and category in vocab.map_word(phrase):
+                return k
+    return None
+
+
+def head_first(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
+    """The expression with its target and an anchor exchanged when the model swapped them.
+
+    English descriptions name the described object first ("the towel that is over the trash can"); a
+    small model sometimes makes the anchor the target ("trash can on towel"). When the sentence names an
+    anchor of a one-anchor relation before the target, and no relation word comes before that anchor
+    (so the sentence does start with it), the anchor becomes the target and the old target its anchor,
+    by the same relation. Anything else is returned unchanged: the graph still does the resolving."""
+    if ref.category == ANY_OBJECT:
+        return ref
+    words = words_of(sentence.replace("grey", "gray"))
+    target_at = _first_mention(words, ref.category, vocab)
+    if target_at is None:
+        return ref
+    best: tuple[int, int] | None = None  # (position, relation index)
+    for i, rel in enumerate(ref.relations):
+        if len(rel.anchors) != 1 or rel.anchors[0].category in (ANY_OBJECT, ref.category):
+            continue
+        at = _first_mention(words, rel.anchors[0].category, vocab)
+        if at is not None and at < target_at and (best is None or at < best[0]):
+            best = (at, i)
+    if best is None or any(w in _RELATION_WORDS for w in words[:best[0]]):
+        return ref
+    at, i = best
+    rel = ref.relations[i]
+    anchor = rel.anchors[0]
+    old_target = ref.model_copy(update={"relations": [r for k, r in enumerate(ref.relations) if k != i]})
+    return anchor.model_copy(update={"relations": [
+        *anchor.relations, RelationRef(relation=rel.relation, anchors=[old_target])]})
+
+
 @dataclass
 class ParsedExpression:
     """The expression (None when the reply could not be used), the replies it cost and the problem."""
@@ -131,6 +184,7 @@ class ParsedExpression:
     replies: list[ChatReply] = field(default_factory=list)
     problem: str = ""
     raw: dict[str, Any] | None = None
+    reordered: bool = False  # target and anchor were exchanged (:func:`head_first`)
 
     @property
     def calls(self) -> int:
@@ -170,5 +224,6 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
         where = ".".join(str(p) for p in first.get("loc", ()))
         return ParsedExpression(None, answer.replies, f"invalid expression at {where}: {first.get('msg')}",
                                 answer.data)
-    return ParsedExpression(ref, answer.replies, "", answer.data)
+    fixed = head_first(ref, sentence, words)
+    return ParsedExpression(fixed, answer.replies, "", answer.data, reordered=fixed is not ref)
 
