@@ -113,8 +113,29 @@ def test_parse_sends_the_narrowed_schema() -> None:
     parsed = parse_expression(model, "the lamp next to the couch", VOCAB)
     assert parsed.ref is not None and parsed.ref.category == "lamp"
     sent = model.requests[0].json_schema
-    assert _enums(sent, "category")[0] == ["lamp", "sofa", "object"]
+    # "object" (any object) only when the sentence asks about an object it does not name
+    assert _enums(sent, "category")[0] == ["lamp", "sofa"]
     assert "attributes" not in sent["properties"]
+    assert _enums(sent, "relation")[0] == ["next to", "beside", "closest to"]  # what "next to" can mean
+    model = ScriptedModel([json.dumps({"category": "object", "relations": [
+        {"relation": "on", "anchors": [{"category": "bed"}]}]})])
+    assert parse_expression(model, "what is on the bed?", VOCAB).ref is not None
+    sent = model.requests[0].json_schema
+    assert _enums(sent, "category")[0] == ["bed", "object"] and _enums(sent, "relation")[0] == ["on"]
+
+
+def test_a_longer_category_said_exactly_is_not_also_its_head_noun_and_short_names_count() -> None:
+    vocab = SceneVocabulary(categories=("cabinet", "desk", "kitchen cabinets", "tv"), attributes=())
+    assert vocab.narrowed("the kitchen cabinets near the desk").categories == ("desk", "kitchen cabinets")
+    assert vocab.narrowed("the cabinet by the tv").categories == ("cabinet", "tv")
+
+
+def test_the_relations_a_sentence_can_mean() -> None:
+    said = VOCAB.narrowed
+    assert said("facing the front of the bed, the lamp on the right of it").relations == ("right of",)
+    assert said("the lamp in the middle of the bed and the sofa").relations == ("between",)
+    assert said("the lamp farthest from the bed").relations == ("farthest from",)
+    assert said("the lamp, the bed").relations == VOCAB.relations  # no relation word: all of them
 
 
 def _ref(target: str, relation: str, anchor: str) -> ObjectRef:

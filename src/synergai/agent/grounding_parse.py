@@ -19,6 +19,7 @@ from synergai.llm.json_reply import ask_json
 from synergai.scene.grounding import RELATION_NAMES, SUPERLATIVES, ObjectRef, RelationRef, SceneVocabulary
 from synergai.scene.vocabulary import (
     CANONICAL_CATEGORY,
+    OPEN_QUERY_WORDS,
     QUERY_SYNONYMS,
     RELATION_SYNONYMS,
     SIZE_WORDS,
@@ -87,7 +88,7 @@ def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
             "items": {
                 "type": "object",
                 "properties": {
-                    "relation": {"type": "string", "enum": list(RELATION_NAMES)},
+                    "relation": {"type": "string", "enum": list(vocab.relations)},
                     "anchors": {"type": "array", "items": anchor, "minItems": 1, "maxItems": 2},
                 },
                 "required": ["relation", "anchors"],
@@ -115,10 +116,12 @@ def synonym_hints(sentence: str, vocab: SceneVocabulary) -> list[str]:
     return hints
 
 
-def expression_messages(sentence: str, vocab: SceneVocabulary) -> list[dict[str, str]]:
+def expression_messages(sentence: str, vocab: SceneVocabulary, *,
+                        any_object: bool = True) -> list[dict[str, str]]:
     """The system prompt (stable) and a compact user message: the room's categories, colour and material
     words, synonym hints, the sentence."""
-    lines = [f"Room categories: {', '.join(vocab.categories)}; or {ANY_OBJECT} (any object)."]
+    anything = f"; or {ANY_OBJECT} (any object)" if any_object else ""
+    lines = [f"Room categories: {', '.join(vocab.categories)}{anything}."]
     own = [a for a in vocab.attributes if a not in SIZE_WORDS]  # size words are in the system prompt
     if own:
         lines.append(f"Colours and materials here: {', '.join(own)}.")
@@ -213,8 +216,10 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
                      max_tokens: int = MAX_TOKENS, retries: int = 1) -> ParsedExpression:
     """One model call (a retry only when the reply is cut off or not JSON) -> a validated expression."""
     words = vocab.narrowed(sentence)  # only what the sentence can mean: no invented colour, no other category
-    answer = ask_json(model, expression_messages(sentence, words), expression_schema(words, any_object=True),
-                      max_tokens=max_tokens, retries=retries)
+    # "object" (any object) only for a sentence that asks about an object it does not name
+    any_object = bool(OPEN_QUERY_WORDS & set(words_of(sentence))) or words.categories == vocab.categories
+    answer = ask_json(model, expression_messages(sentence, words, any_object=any_object),
+                      expression_schema(words, any_object=any_object), max_tokens=max_tokens, retries=retries)
     if answer.data is None:
         return ParsedExpression(None, answer.replies, answer.problem or "no JSON reply")
     try:

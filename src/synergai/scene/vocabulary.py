@@ -60,6 +60,8 @@ MATERIAL_WORDS = frozenset({"wood", "wooden", "metal", "metallic", "plastic", "g
                             "ceramic", "stone", "marble", "paper", "steel"})
 #: Category words that name any object at all ("what is on the table?" asks for any object on it).
 ANY_OBJECT_WORDS = frozenset({"object", "thing", "item", "anything", "something", "stuff"})
+#: Words by which a sentence asks about an object it does not name ("what is on the table?").
+OPEN_QUERY_WORDS = ANY_OBJECT_WORDS | frozenset({"what", "which", "whatever", "objects", "things", "items"})
 
 # ------------------------------------------------------------------------------------------ numbers
 #: Number words 0..19, then the tens.
@@ -242,6 +244,44 @@ RELATION_SYNONYMS: MappingProxyType[str, str] = MappingProxyType({
     "nearest": "closest", "furthest": "farthest",
     "reachable": "within reach",
 })
+#: The words in a sentence that can mean each relation of a referring expression (the grounding
+#: engine's names); a sentence's relations are the ones whose words it says (see ``RELATION_PHRASES``).
+RELATION_CUES: MappingProxyType[str, frozenset[str]] = MappingProxyType({name: frozenset(words.split()) for
+                                                                         name, words in {
+    "on": "on onto top atop upon resting rests sitting sits lying lies standing stands placed set",
+    "supporting": "with holding holds supporting supports has have having carrying carries",
+    "inside": "in inside within into contained",
+    "under": "under underneath beneath below",
+    "below": "below beneath underneath under lower",
+    "above": "above over higher atop",
+    "near": "near nearby close closer by around",
+    "next to": "next beside adjacent by",
+    "beside": "beside next by",
+    "far from": "far farther further away distant",
+    "closest to": "closest nearest closer nearer near close next beside by adjacent",
+    "farthest from": "farthest furthest farther further far",
+    "between": "between middle center centre among",
+    "left of": "left",
+    "right of": "right",
+    "in front of": "front",
+    "behind": "behind back rear",
+    "hanging on": "hanging hangs hung",
+    "mounted on": "mounted attached fixed",
+    "embedded in": "embedded built",
+    "affixed on": "affixed attached stuck",
+    "higher than": "higher above over",
+    "lower than": "lower below under",
+    "within reach of": "reach reachable",
+}.items()})
+#: Phrases read before the words above, as (pattern, replacement): "on the left of" means left, not on;
+#: "in the middle of" between, not in; "facing the front of the desk" sets a view, it is not a relation.
+RELATION_PHRASES: tuple[tuple[str, str], ...] = (
+    (r"\b(?:facing|looking at|from) the front (?:side )?of\b", " "),
+    (r"\b(?:on|to|at) (?:the|your|my) (left|right)\b", r" \1 "),
+    (r"\bin the (?:middle|center|centre) of\b", " middle "),
+    (r"\bin front of\b", " front "),
+    (r"\bon top of\b", " top "),
+)
 #: Other words for the attribute types the program API knows.
 ATTRIBUTE_TYPE_SYNONYMS: MappingProxyType[str, str] = MappingProxyType({
     "colour": "color", "size": "lwh", "dimensions": "lwh", "dimension": "lwh",

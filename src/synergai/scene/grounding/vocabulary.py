@@ -15,6 +15,7 @@ sentence-transformers (from PyPI: torch with its CUDA wheels) in the install and
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 
 from synergai.scene.attributes import color_name
@@ -22,9 +23,12 @@ from synergai.scene.grounding.expression import RELATION_NAMES, SUPERLATIVES
 from synergai.scene.model import SceneGraph
 from synergai.scene.verification import normalize_category
 from synergai.scene.vocabulary import (
+    CANONICAL_CATEGORY,
     COLOR_NAMES,
     MATERIAL_WORDS,
     QUERY_SYNONYMS,
+    RELATION_CUES,
+    RELATION_PHRASES,
     SHAPE_WORDS,
     SIZE_WORDS,
     SUPERLATIVE_WORDS,
@@ -104,6 +108,16 @@ def nearest_categories(word: str, categories: list[str], n: int = NEAREST_SHOWN)
     return sorted(dict.fromkeys(categories), key=lambda c: (-likeness(c), c))[:n]
 
 
+def relations_said(sentence: str, names: tuple[str, ...] = RELATION_NAMES) -> tuple[str, ...]:
+    """The relation names (of ``names``) a sentence's words can mean ("the bag on the right of the desk"
+    -> "right of"; "in the middle of A and B" -> "between"); () when it says none of their words."""
+    text = f" {' '.join(words_of(sentence))} "
+    for pattern, replacement in RELATION_PHRASES:
+        text = re.sub(pattern, replacement, text)
+    said = set(text.split())
+    return tuple(n for n in names if RELATION_CUES.get(n, frozenset()) & said)
+
+
 @dataclass(frozen=True)
 class SceneVocabulary:
     """What a query about one scene may name."""
@@ -117,21 +131,39 @@ class SceneVocabulary:
         """The scene's categories that a person's word names (see :func:`map_word_to`)."""
         return map_word_to(word, list(self.categories))
 
+    def _known(self, word: str) -> bool:
+        """Whether a short word ("tv") is a category here or a known other word for one."""
+        return word in self.categories or word in QUERY_SYNONYMS or word in CANONICAL_CATEGORY
+
     def narrowed(self, sentence: str) -> SceneVocabulary:
         """The part of this vocabulary a sentence can mean: the categories its words (and two- or
-        three-word phrases) name, the attribute and superlative words it says. A sentence whose words
-        name no category keeps every category (its object may be named by a word no table knows)."""
+        three-word phrases) name, the attribute and superlative words it says, the relations its words
+        can mean (:func:`relations_said`). A sentence whose words name no category (or no relation)
+        keeps every category (relation): its object may be named by a word no table knows."""
         words = words_of(sentence.replace("grey", "gray"))
         phrases = [" ".join(words[k:k + n]) for n in (3, 2, 1) for k in range(len(words) - n + 1)]
         cats: dict[str, None] = {}
-        for phrase in phrases:
-            if all(len(w) >= MIN_WORD for w in phrase.split()):
+        own = {normalize_category(c): c for c in self.categories}
+        taken: set[int] = set()  # words a longer phrase names exactly: "kitchen cabinets" is not "cabinet"
+        for n in (3, 2, 1):
+            for k in range(len(words) - n + 1):
+                exact = own.get(normalize_category(" ".join(words[k:k + n])))
+                if exact is not None and not taken & set(range(k, k + n)):
+                    cats[exact] = None
+                    taken |= set(range(k, k + n))
+        for n in (3, 2, 1):
+            for k in range(len(words) - n + 1):
+                phrase = " ".join(words[k:k + n])
+                if taken & set(range(k, k + n)) or not all(len(w) >= MIN_WORD or self._known(w)
+                                                           for w in phrase.split()):
+                    continue
                 cats.update(dict.fromkeys(self.map_word(phrase)))
         said = set(phrases)
         attrs = tuple(a for a in self.attributes if a in said)
         sups = tuple(dict.fromkeys(SUPERLATIVE_WORDS[w] for w in words if w in SUPERLATIVE_WORDS))
         return SceneVocabulary(categories=tuple(sorted(cats)) or self.categories, attributes=attrs,
-                               relations=self.relations, superlatives=sups)
+                               relations=relations_said(sentence, self.relations) or self.relations,
+                               superlatives=sups)
 
     def nearest(self, word: str, n: int = NEAREST_SHOWN) -> list[str]:
         """The scene's categories most like ``word``."""
