@@ -19,7 +19,6 @@ from synergai.agent.session import AgentSession
 from synergai.llm import ScriptedModel
 from synergai.scene.catalog import SceneCatalog
 from synergai.scene.store import SceneStore
-from synergai.scene.vocabulary import COLOR_NAMES
 
 
 def _plan(*steps: tuple[str, dict]) -> str:
@@ -117,10 +116,12 @@ def test_an_error_text_is_never_copied_into_the_answer(store):
 
 # ----------------------------------------------------------------------------- typed answers
 @pytest.mark.parametrize(("question", "expected"), [
-    ("What colour is the lamp?", {"enum": sorted(COLOR_NAMES)}),
+    # bounded by what the lookup observed: the brown table and the red cup on it
+    ("What colour is the lamp?", {"enum": ["brown", "red"]}),
     ("How many chairs are there?", {"type": "integer"}),
     ("Is there a cup?", {"enum": ["yes", "no"]}),
-    ("What is on the table?", {"enum": ["chair", "cup", "floor", "lamp", "table", "tv", "wall"]}),
+    # what was observed, without what the question itself names
+    ("What is on the table?", {"enum": ["cup"]}),
 ])
 def test_the_answer_call_is_typed_by_the_question_and_bounded_by_the_scene(store, question, expected):
     llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"})), _typed("x")])
@@ -133,15 +134,39 @@ def test_the_answer_call_is_typed_by_the_question_and_bounded_by_the_scene(store
     assert {k: short[k] for k in expected} == expected
 
 
-def test_a_place_answer_is_a_relation_and_an_anchor_of_the_scene(store):
-    llm = ScriptedModel([_plan(("query_for_objects", {"query": "cup"})),
-                         _typed({"relation": "on", "anchor": "table"})])
+def test_a_place_answer_is_read_from_the_graph_without_a_model_call(store):
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "cup"}))])
     result = AgentSession(store, "room", llm).ask("Where is the cup?")
+    assert result.llm_calls == 1  # the plan; the place is what holds the cup up
+    assert result.short_answer == "on the table"
+    assert result.answer == "The cup is on the table."
+    assert result.objects == ["3", "2"]
+    assert any(t.get("from_graph") for t in result.trace)
+    # the TV hangs on the wall: a wall may anchor what is mounted on it; the floor never anchors
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "tv"}))])
+    assert AgentSession(store, "room", llm).ask("Where is the TV?").short_answer == "on the wall"
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "chair"}))])
+    assert AgentSession(store, "room", llm).ask("Where is the chair?").short_answer == "near the table"
+
+
+def test_a_place_answer_without_an_observed_subject_is_a_relation_and_an_anchor_of_the_scene(store):
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"})),
+                         _typed({"relation": "on", "anchor": "table"})])
+    result = AgentSession(store, "room", llm).ask("Where is the thingamajig?")
     args = llm.requests[1].json_schema["anyOf"][0]["properties"]["action_input"]
     anchors = args["properties"]["short_answer"]["properties"]["anchor"]["enum"]
     assert "table" in anchors and "sofa" not in anchors
     assert result.short_answer == "on the table"
-    assert result.answer == "The cup is on the table."
+
+
+def test_the_mid_point_is_offered_only_when_the_question_speaks_of_a_middle(store):
+    def tools_offered(question: str) -> set[str]:
+        llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"})), _typed("cup")])
+        AgentSession(store, "room", llm).ask(question)
+        return {b["properties"]["action"]["const"]
+                for b in llm.requests[0].json_schema["properties"]["plan"]["anyOf"][0]["items"]["anyOf"]}
+    assert "calculate_mid_point" not in tools_offered("What is on the table?")
+    assert "calculate_mid_point" in tools_offered("What is between the chairs?")
 
 
 def test_a_question_with_a_free_answer_still_writes_its_sentence(store):

@@ -101,7 +101,7 @@ def test_retries_are_bounded_and_a_final_answer_is_forced(store):
 def test_steps_are_bounded_even_when_forced_answer_fails(store):
     queries = [act("query_for_objects", {"query": q}) for q in ("cup", "mug", "table")]
     llm = ScriptedModel([*queries, "garbage"])
-    result = AgentSession(store, "room", llm, limits=LoopLimits(max_steps=3)).ask("Where is the cup?")
+    result = AgentSession(store, "room", llm, limits=LoopLimits(max_steps=3)).ask("Describe the cup.")
     assert result.llm_calls == 4
     assert "could not" in result.answer
 
@@ -109,7 +109,7 @@ def test_steps_are_bounded_even_when_forced_answer_fails(store):
 def test_a_repeated_action_is_not_run_again_and_forces_the_answer(store):
     query = act("query_for_objects", {"query": "cup"})
     llm = ScriptedModel([query, query, final("The cup is on the table.", ["3"])])
-    result = AgentSession(store, "room", llm).ask("Where is the cup?")
+    result = AgentSession(store, "room", llm).ask("Describe the cup.")
     assert result.llm_calls == 3 and result.answer == "The cup is on the table."
     assert result.actions == 2  # the query once, then final_answer
     assert any(t.get("error") == "repeated action" for t in result.trace)

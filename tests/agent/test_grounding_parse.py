@@ -117,6 +117,12 @@ def test_parse_sends_the_narrowed_schema() -> None:
     assert _enums(sent, "category")[0] == ["lamp", "sofa"]
     assert "attributes" not in sent["properties"]
     assert _enums(sent, "relation")[0] == ["next to", "beside", "closest to"]  # what "next to" can mean
+    model = ScriptedModel([json.dumps({"category": "lamp", "relations": [
+        {"relation": "between", "anchors": [{"category": "bed"}, {"category": "sofa"}]}]})])
+    assert parse_expression(model, "the lamp in the middle of the bed and the couch", VOCAB).ref is not None
+    items = model.requests[0].json_schema["properties"]["relations"]["items"]
+    assert items["properties"]["relation"]["enum"] == ["between"]  # "between" has exactly two anchors
+    assert items["properties"]["anchors"]["minItems"] == items["properties"]["anchors"]["maxItems"] == 2
     model = ScriptedModel([json.dumps({"category": "object", "relations": [
         {"relation": "on", "anchors": [{"category": "bed"}]}]})])
     assert parse_expression(model, "what is on the bed?", VOCAB).ref is not None

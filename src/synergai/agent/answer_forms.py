@@ -110,8 +110,9 @@ def _names_direction(q: str) -> bool:
 
 def answer_schema(form: AnswerForm, categories: Sequence[str] = (),
                   options: Sequence[str] = ()) -> dict[str, Any]:
-    """JSON schema of a short answer of this form; categories (the scene's) bound category and place
-    answers, so the model cannot name what the scene does not hold; options bound a choice."""
+    """JSON schema of a short answer of this form; categories (the scene's, or those observed) bound
+    category and place answers, so the model cannot name what the scene does not hold; options bound a
+    choice, or a colour (the colours observed)."""
     cats = sorted({c for c in categories if c})
     if form is AnswerForm.CHOICE and options:
         return {"type": "string", "enum": list(options)}
@@ -120,7 +121,7 @@ def answer_schema(form: AnswerForm, categories: Sequence[str] = (),
     if form is AnswerForm.NUMBER:
         return {"type": "integer", "minimum": 0, "maximum": 999}
     if form is AnswerForm.COLOR:
-        return {"type": "string", "enum": sorted(COLOR_NAMES)}
+        return {"type": "string", "enum": list(options) or sorted(COLOR_NAMES)}
     if form is AnswerForm.DIRECTION:
         return {"type": "string", "enum": list(DIRECTION_WORDS)}
     if form is AnswerForm.CATEGORY and cats:

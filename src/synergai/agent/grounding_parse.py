@@ -63,9 +63,11 @@ SYSTEM_PROMPT = (
 
 
 def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
-                      any_object: bool = False) -> dict[str, Any]:
+                      any_object: bool = False, exact_between: bool = False) -> dict[str, Any]:
     """JSON schema of an :class:`ObjectRef` whose words are this scene's (anchors nested ``depth`` deep);
-    ``any_object`` adds the category "object" (any ordinary object: "what is on the desk?")."""
+    ``any_object`` adds the category "object" (any ordinary object: "what is on the desk?");
+    ``exact_between`` gives "between" its own branch with exactly two anchors (every other relation
+    one), at the price of a larger schema (worth it for a narrowed vocabulary)."""
     cats = list(dict.fromkeys([*vocab.categories, ANY_OBJECT])) if any_object else list(vocab.categories)
     obj: dict[str, Any] = {
         "type": "object",
@@ -82,19 +84,24 @@ def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
         obj["properties"]["superlative"] = {"type": "string", "enum": ["", *vocab.superlatives]}
         obj["required"].append("superlative")
     if depth > 0:
-        anchor = expression_schema(vocab, depth - 1, any_object=any_object)
-        obj["properties"]["relations"] = {
-            "type": "array", "maxItems": MAX_RELATIONS,
-            "items": {
-                "type": "object",
-                "properties": {
-                    "relation": {"type": "string", "enum": list(vocab.relations)},
-                    "anchors": {"type": "array", "items": anchor, "minItems": 1, "maxItems": 2},
-                },
-                "required": ["relation", "anchors"],
-                "additionalProperties": False,
-            },
-        }
+        anchor = expression_schema(vocab, depth - 1, any_object=any_object, exact_between=exact_between)
+        # anchors 0: one or two, whatever the relation
+        def relation_item(names: list[str], anchors: int) -> dict[str, Any]:
+            return {"type": "object",
+                    "properties": {"relation": {"type": "string", "enum": names},
+                                   "anchors": {"type": "array", "items": anchor, "minItems": anchors or 1,
+                                               "maxItems": anchors or 2}},
+                    "required": ["relation", "anchors"], "additionalProperties": False}
+
+        if exact_between:
+            one = [r for r in vocab.relations if r != "between"]
+            items = [relation_item(one, 1)] if one else []
+            if "between" in vocab.relations:
+                items.append(relation_item(["between"], 2))
+        else:
+            items = [relation_item(list(vocab.relations), 0)]
+        obj["properties"]["relations"] = {"type": "array", "maxItems": MAX_RELATIONS,
+                                          "items": items[0] if len(items) == 1 else {"anyOf": items}}
         obj["required"].append("relations")
     return obj
 
@@ -219,7 +226,8 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
     # "object" (any object) only for a sentence that asks about an object it does not name
     any_object = bool(OPEN_QUERY_WORDS & set(words_of(sentence))) or words.categories == vocab.categories
     answer = ask_json(model, expression_messages(sentence, words, any_object=any_object),
-                      expression_schema(words, any_object=any_object), max_tokens=max_tokens, retries=retries)
+                      expression_schema(words, any_object=any_object, exact_between=True),
+                      max_tokens=max_tokens, retries=retries)
     if answer.data is None:
         return ParsedExpression(None, answer.replies, answer.problem or "no JSON reply")
     try:

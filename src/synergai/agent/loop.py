@@ -6,8 +6,12 @@ observations come back together. Then ANSWER when one of them succeeded (a corre
 edited yet goes to CORRECT: edit or answer), else LOOK (one action of any kind; never an edit for a
 question). CLOSE asks once more, for the final answer only, when steps or retries run out or the model
 repeats itself. Every reply is JSON constrained by :mod:`synergai.agent.prompt`'s schemas; the final
-answer's short answer is typed by the question's form (:mod:`synergai.agent.answer_forms`) and its
-sentence is composed from that value and the observed facts (:mod:`synergai.agent.answer_sentence`).
+answer's short answer is typed by the question's form (:mod:`synergai.agent.answer_forms`), bounded by
+what was observed (:mod:`synergai.agent.evidence`: a category or colour answer names only an observed
+one), and its sentence is composed from that value and the observed facts
+(:mod:`synergai.agent.answer_sentence`). A "where" question about an observed object is answered from
+the graph (:mod:`synergai.scene.grounding.place`) with no answer call. The mid-point tool is offered
+only when the input speaks of a middle or "between".
 A reply that is not valid (broken JSON, cut off, an unknown action, wrong argument types) is answered
 with a corrective observation, never a crash.
 """
@@ -25,9 +29,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from synergai.agent.answer_forms import AnswerForm, answer_form
+from synergai.agent.answer_forms import AnswerForm, answer_form, choice_options
 from synergai.agent.answer_sentence import compose_answer, copies_error
 from synergai.agent.context import ToolError, TurnContext
+from synergai.agent.evidence import evidence_categories, evidence_colours, question_subject
 from synergai.agent.observation import Fact, render_full_graph
 from synergai.agent.prompt import (
     TurnVocabulary,
@@ -40,6 +45,8 @@ from synergai.agent.prompt import (
 )
 from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool, cannot_succeed, mentioned_ids, tool_by_name
 from synergai.llm.base import ChatModel, ChatReply, ContextFullError
+from synergai.scene.grounding.place import places
+from synergai.scene.grounding.vocabulary import relations_said
 
 
 @dataclass(frozen=True)
@@ -205,7 +212,8 @@ class _Turn:
     messages: list[dict[str, str]]
     asking: bool  # a question: it never edits, and its answer is typed by its form
     form: AnswerForm
-    final: dict[str, Any]  # this turn's final_answer schema
+    final: dict[str, Any]  # this turn's final_answer schema (before anything is observed)
+    middle: bool  # the input speaks of a middle / between: the mid-point tool is offered
     vocab: TurnVocabulary  # what replies may name (ids grow as observations show them)
     phase: Phase = Phase.PLAN
     steps: int = 0
@@ -217,6 +225,9 @@ class _Turn:
     errors: list[str] = field(default_factory=list)  # the tools' error texts (never copied into an answer)
     closing: str = "Observation: No steps left. Give final_answer now."
 
+
+#: The tool that computes a mid point (offered only when the input speaks of a middle or "between").
+MID_POINT_TOOL = "calculate_mid_point"
 
 #: An object id as observations write it.
 _SEEN_ID = re.compile(r"\(id: ([^)\s]+)\)")
@@ -233,10 +244,12 @@ class AgentLoop:
         self.limits = limits or LoopLimits()
         self._system = system_prompt(TOOLS)
         both = (True, False)
-        self._plans = {(m, q): plan_schema(marked=m, question=q) for m in both for q in both}
-        lookups = [t for t in TOOLS if t.name != "final_answer"]
-        self._lookups = {q: action_schema(first=False, tools=tuple(
-            t for t in lookups if not (q and t.name in EDIT_TOOLS)))["anyOf"] for q in both}
+        tools = {mid: tuple(t for t in TOOLS if mid or t.name != MID_POINT_TOOL) for mid in both}
+        self._plans = {(m, q, mid): plan_schema(tools[mid], marked=m, question=q)
+                       for m in both for q in both for mid in both}
+        self._lookups = {(q, mid): action_schema(first=False, tools=tuple(
+            t for t in tools[mid] if t.name != "final_answer" and not (q and t.name in EDIT_TOOLS)))["anyOf"]
+            for q in both for mid in both}
         edit_tools = tuple(t for t in TOOLS if t.name in EDIT_TOOLS)
         self._edits = action_schema(first=False, tools=edit_tools)["anyOf"]
         self._graph_tokens: dict[tuple[str, tuple[str, int]], int] = {}
@@ -275,10 +288,14 @@ class AgentLoop:
         messages.append({"role": "user", "content": f"{earlier}User input: {question}{note}"})
         asking = is_question(question)
         form = answer_form(question) if asking else AnswerForm.PHRASE
-        final = final_schema(form, sorted(ctx.graph.categories()), sentence=form is AnswerForm.PHRASE)
+        final = final_schema(form, sorted(ctx.graph.categories()), sentence=form is AnswerForm.PHRASE,
+                             options=choice_options(question) if form is AnswerForm.CHOICE else ())
+        # a question about a middle (or anything not a question) may use the mid point; other questions
+        # do not get it: a mid point of one category is filler whose "closest object" misleads the answer
+        middle = not asking or "between" in relations_said(question)
         # the ids the user wrote may be named from the start; others once an observation shows them
         vocab = turn_vocabulary(ctx.graph, sorted(mentioned_ids(question)), marked=ctx.marked is not None)
-        turn = _Turn(ctx, question, result, messages, asking, form, final, vocab)
+        turn = _Turn(ctx, question, result, messages, asking, form, final, middle, vocab)
         handlers = {Phase.PLAN: self._plan, Phase.LOOK: self._next, Phase.CORRECT: self._next,
                     Phase.ANSWER: self._next, Phase.CLOSE: self._close}
         while turn.phase is not Phase.DONE:
@@ -318,7 +335,7 @@ class AgentLoop:
         if turn.steps >= self.limits.max_steps:
             return Phase.CLOSE
         ctx = turn.ctx
-        schema = constrain(self._plans[(ctx.marked is not None, turn.asking)], turn.vocab)
+        schema = constrain(self._plans[(ctx.marked is not None, turn.asking, turn.middle)], turn.vocab)
         reply = self._ask(turn, schema, self.limits.first_max_tokens)
         if reply is None:
             return Phase.DONE
@@ -350,19 +367,53 @@ class AgentLoop:
         turn.correcting = not turn.asking or any(tool.name in EDIT_TOOLS for tool, _ in actions)
         return self._run(turn, actions)
 
+    def _answer_schema(self, turn: _Turn) -> dict[str, Any]:
+        """The final answer's schema once something is observed: a category or colour answer names only
+        what the observations hold (:mod:`synergai.agent.evidence`)."""
+        graph = turn.ctx.graph
+        if turn.form is AnswerForm.CATEGORY:
+            cats = evidence_categories(graph, turn.facts, turn.question)
+            if cats:
+                return final_schema(turn.form, cats)
+        if turn.form is AnswerForm.COLOR:
+            colours = evidence_colours(graph, turn.facts, turn.question)
+            if colours:
+                return final_schema(turn.form, options=colours)
+        return turn.final
+
+    def _place_from_graph(self, turn: _Turn) -> bool:
+        """A "where" question about an observed object is answered from the graph (what holds it up,
+        what it is under or next to), with no model call; False when there is no such object or place."""
+        graph = turn.ctx.graph
+        subject = question_subject(graph, turn.facts, turn.question)
+        found = places(graph, subject) if subject is not None else []
+        if subject is None or not found:
+            return False
+        place = found[0]
+        short = place.words(graph)
+        turn.result.answer = f"The {graph.get(subject).name} is {short}."
+        turn.result.short_answer = short
+        turn.result.trace.append({"type": "final", "from_graph": True, "object": subject,
+                                  "short_answer": short, "other_places": [p.words(graph) for p in found[1:]]})
+        if not turn.ctx.highlights:
+            turn.ctx.highlights = [subject, place.anchor]
+        return True
+
     def _schema(self, turn: _Turn) -> dict[str, Any]:
         if turn.phase is Phase.ANSWER:
-            return turn.final
+            return self._answer_schema(turn)
         if turn.phase is Phase.CORRECT:
             edits = constrain({"anyOf": self._edits}, turn.vocab)["anyOf"]
             return {"anyOf": [*edits, *final_schema(AnswerForm.PHRASE, sentence=True)["anyOf"]]}
-        return {"anyOf": [*constrain({"anyOf": self._lookups[turn.asking]}, turn.vocab)["anyOf"],
-                          *turn.final["anyOf"]]}
+        lookups = constrain({"anyOf": self._lookups[(turn.asking, turn.middle)]}, turn.vocab)["anyOf"]
+        return {"anyOf": [*lookups, *turn.final["anyOf"]]}
 
     def _next(self, turn: _Turn) -> Phase:
         """LOOK, CORRECT or ANSWER: one action (the final answer, in ANSWER)."""
         if turn.steps >= self.limits.max_steps:
             return Phase.CLOSE
+        if turn.phase is Phase.ANSWER and turn.form is AnswerForm.PLACE and self._place_from_graph(turn):
+            return Phase.DONE
         typed = turn.phase is Phase.ANSWER and turn.form is not AnswerForm.PHRASE
         budget = self.limits.answer_max_tokens if typed else self.limits.step_max_tokens
         reply = self._ask(turn, self._schema(turn), budget)

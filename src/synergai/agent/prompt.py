@@ -84,11 +84,13 @@ def _step_branch(tool: Tool) -> dict[str, Any]:
     return _branch(tool, with_plan=False)
 
 
-def final_schema(form: AnswerForm, categories: Sequence[str] = (), sentence: bool = False) -> dict[str, Any]:
+def final_schema(form: AnswerForm, categories: Sequence[str] = (), sentence: bool = False,
+                 options: Sequence[str] = ()) -> dict[str, Any]:
     """Schema of a final_answer reply whose short answer has the question's form (categories: the
-    scene's, so a category or place answer names only what the room holds). The model writes the
-    sentence itself only when ``sentence`` (a correction, a free answer); otherwise it is composed."""
-    props: dict[str, Any] = {"short_answer": answer_schema(form, categories)}
+    scene's or those observed, so a category or place answer names only what the room holds; options:
+    a choice's options or the colours observed). The model writes the sentence itself only when
+    ``sentence`` (a correction, a free answer); otherwise it is composed."""
+    props: dict[str, Any] = {"short_answer": answer_schema(form, categories, options)}
     if sentence:
         props = {"answer": {"type": "string", "minLength": 1, "maxLength": 160}, **props}
     args = {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
