@@ -14,7 +14,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from synergai.cli.progress import StageDisplay, StagedModel, action_of, bar
+from synergai.agent.progress import StagedModel, action_of
+from synergai.cli.progress import StageDisplay, bar
 from synergai.llm import ScriptedModel
 
 
@@ -133,7 +134,7 @@ def test_bar_and_action_parsing():
 def test_staged_model_counts_steps_per_turn_and_keeps_replies():
     replies = [reply("query_for_objects", {}), "plain text"]
     buffer = io.StringIO()
-    model = StagedModel(ScriptedModel(replies), StageDisplay("lines", Console(file=buffer, width=200)))
+    model = StagedModel(ScriptedModel(replies), StageDisplay("lines", Console(file=buffer, width=200)).stage)
     user = [{"role": "user", "content": "hi"}]
     assert model.chat(user).text == replies[0]
     model.new_turn()
