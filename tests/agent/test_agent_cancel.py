@@ -65,7 +65,8 @@ def test_stages_are_reported_in_order_and_the_edits_land_at_the_end(store: Scene
     assert seen_by_store == [0, 0, 0, 0]  # nothing is written while the turn runs
     assert [e["op"] for e in result.edits] == ["update_name", "update_attributes"]
     assert [e.seq for e in store.edits("room")] == [1, 2]
-    assert store.load("room").get("4").category == "stool" and store.load("room").get("4").attributes == ("red",)
+    chair = store.load("room").get("4")
+    assert chair.category == "stool" and chair.attributes == ("red",)
 
 
 @pytest.mark.parametrize("at", [1, 2])
