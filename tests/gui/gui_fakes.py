@@ -44,7 +44,7 @@ class Tab(ClientSession):
         self.session = AgentSession(store, scene_id, self.model, marked=marked)
         self.chat, self.lock, self.busy = ChatLog(), threading.RLock(), False
         self._ticker_stop = threading.Event()
-        self._framed_blind = False
+        self._framed = None
         self.status_md = SimpleNamespace(content="", visible=False)
         self.cancel_button = SimpleNamespace(disabled=True, visible=False)
         self.view = SimpleNamespace(show_answer=lambda graph, ids: None)

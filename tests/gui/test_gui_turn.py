@@ -138,13 +138,20 @@ def test_reset_view_frames_the_scene_in_the_canvas_between_the_panels(store: Sce
         return bool(front.all() and (px >= 0).all() and (px <= (width, height)).all())
 
     tab.reset_camera(graph)  # before the browser reports: the canvas between the panels is guessed
-    assert tab._framed_blind and inside(612, 850)  # a 1400 x 850 window with both panels docked
+    assert tab._framed[0] == GUESSED_ASPECT and inside(612, 850)  # a 1400 x 850 window, both panels docked
     first = cam.position
-    cam.reported = (1.3, 900 / 850)  # a wider canvas (a panel collapsed): framed again at the report
+    cam.reported = (1.3, 900 / 850)  # another shape (a panel collapsed): framed again at the report
     tab._on_camera_report()
-    assert not tab._framed_blind and cam.position != first and inside(900, 850)
-    tab._on_camera_report()  # later reports (the user moving the camera) do not move it back
-    assert GUESSED_ASPECT < 1.0
+    assert cam.position != first and inside(900, 850)
+    framed = cam.position
+    tab._on_camera_report()  # the same shape again: left alone
+    assert cam.position == framed
+    cam.position = (9.0, 9.0, 9.0)  # the user moved the camera; then the canvas changes: their view stays
+    cam.reported = (1.3, 612 / 850)
+    tab._on_camera_report()
+    assert cam.position == (9.0, 9.0, 9.0)
+    tab.reset_camera()  # the button: framed for the canvas as it is now
+    assert inside(612, 850) and tab._framed[0] == pytest.approx(612 / 850)
 
 
 def test_scenes_stored_after_start_join_every_tab_list(store: SceneStore) -> None:

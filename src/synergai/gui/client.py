@@ -17,6 +17,8 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from synergai.agent.progress import StagedModel, TurnCancelled
 from synergai.agent.session import AgentSession
 from synergai.geometry.frames import vec3
@@ -36,10 +38,12 @@ log = logging.getLogger(__name__)
 
 MAX_EDITS_SHOWN = 12
 TICK_SECONDS = 0.5  # how often the status line's elapsed seconds are refreshed
-#: The 3D canvas's width / height assumed until the browser reports its camera: the canvas is the space
-#: between the side panels (612 x 850 pixels in a 1400 x 850 window), narrower than it is high.
+#: The 3D canvas's width / height assumed when the browser has not reported its camera: the canvas is the
+#: space between the side panels (612 x 850 pixels in a 1400 x 850 window), narrower than it is high.
 GUESSED_ASPECT = 0.72
 GUESSED_FOV = 1.3
+#: A canvas whose width / height changed by more than this share since the scene was framed is reframed.
+ASPECT_CHANGE = 0.02
 
 
 class ClientSession:
@@ -57,7 +61,7 @@ class ClientSession:
         self.view = SceneView(client.scene)
         self.worker: threading.Thread | None = None
         self._ticker_stop = threading.Event()
-        self._framed_blind = False  # the camera was framed before the browser reported its canvas
+        self._framed: tuple[float, np.ndarray] | None = None  # canvas aspect framed for, camera position set
         self._nb_buttons: list[Any] = []
         self._build_gui()
         self._wire_scene()
@@ -182,8 +186,7 @@ class ClientSession:
 
     def reset_camera(self, graph: SceneGraph | None = None) -> None:
         """Frame the whole scene (walls and floor included, ceiling excluded) in the 3D canvas, which is
-        the space between the side panels; until the browser reports the canvas's shape it is guessed,
-        and the scene is framed again at the first report."""
+        the space between the side panels (its shape as the browser last reported it, else guessed)."""
         graph = graph if graph is not None else self.graph()
         ids = [o.id for o in graph if o.kind is not ObjectKind.CEILING] or graph.ids
         if not ids:
@@ -192,19 +195,28 @@ class ClientSession:
         cam = self.client.camera
         try:
             fov, aspect = float(cam.fov), float(cam.aspect)
-            self._framed_blind = False
         except (AssertionError, ZeroDivisionError):  # the browser has not reported its camera yet
             fov, aspect = GUESSED_FOV, GUESSED_ASPECT
-            self._framed_blind = True
         position, target = overview(boxes.mins.min(axis=0), boxes.maxs.max(axis=0), fov=fov, aspect=aspect)
         cam.up_direction = (0.0, 0.0, 1.0)
         cam.position = tuple(position)
         cam.look_at = tuple(target)
+        self._framed = (aspect, position)
 
     def _on_camera_report(self) -> None:
-        """The browser reported its camera: frame the scene again if that was done on a guess."""
+        """The browser reported its camera. When the canvas changed shape since the scene was framed
+        (the first report comes before the side panels are docked and take their room; a panel was
+        collapsed) and the user has not moved the camera since, the scene is framed again."""
         with self.lock:
-            if self._framed_blind:
+            if self._framed is None:
+                return
+            aspect, position = self._framed
+            cam = self.client.camera
+            try:
+                now, where = float(cam.aspect), np.asarray(cam.position, dtype=np.float64)
+            except (AssertionError, ZeroDivisionError):
+                return
+            if abs(now - aspect) > ASPECT_CHANGE * aspect and np.allclose(where, position, atol=1e-3):
                 self.reset_camera()
 
     def camera_pose(self) -> CameraPose:

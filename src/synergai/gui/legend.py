@@ -42,5 +42,5 @@ def legend_html(graph: SceneGraph, ids: Iterable[str]) -> str:
                      f"{chips}</div>")
     if not lines:
         return ""
-    return (f'<div class="synergai-legend" style="max-height:{MAX_HEIGHT_PX}px;overflow-y:auto">'
-            + "".join(lines) + "</div>")
+    return (f'<div class="synergai-legend" style="max-height:{MAX_HEIGHT_PX}px;overflow-y:auto;'
+            f'padding:0 12px">' + "".join(lines) + "</div>")

@@ -61,4 +61,4 @@ class TurnStatus:
             return ""
         cancelling = self.cancel.is_set()
         text = "cancelling: the model finishes its current step first" if cancelling else self.stage
-        return f"⏳ *{escape(text)}* · {self.elapsed(now):.0f} s"
+        return f"*{escape(text)}* · {self.elapsed(now):.0f} s"
