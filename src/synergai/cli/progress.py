@@ -2,8 +2,9 @@
 :class:`synergai.agent.progress.StagedModel` reports it), and word of the slow first-time stages of the
 embedded model (assembling the weights with a bar, loading, first prompt).
 
-Three modes: ``live`` (a spinner on a terminal's stderr), ``lines`` (one line per new stage, for the
-GUI commands whose terminal shows a log) and ``off`` (``--json``, ``-q``, or stderr is not a terminal).
+Three modes: ``live`` (a spinner, or the benchmarks' bar with an ETA, on a terminal's stderr),
+``lines`` (one line per new stage, for the GUI commands whose terminal shows a log) and ``off``
+(``--json``, ``-q``, or stderr is not a terminal).
 """
 
 from __future__ import annotations
@@ -28,6 +29,12 @@ def progress_mode(args: Any, *, default: Mode = "live") -> Mode:
     if getattr(args, "json", False) or getattr(args, "quiet", 0) or not sys.stderr.isatty():
         return "off"
     return default
+
+
+def shows_bar(args: Any) -> bool:
+    """Whether a long run (``synergai eval ...``) shows its progress bar with the ETA: on a terminal's
+    stderr, without --json or -q."""
+    return progress_mode(args) == "live"
 
 
 def bar(done: int, total: int) -> str:
