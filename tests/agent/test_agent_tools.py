@@ -123,7 +123,9 @@ def test_update_name_on_marked_object_is_logged_with_utterance(store):
     c = ctx(store, "The marked object is actually a stool.", marked="4")
     obs = T.update_name(c, T.UpdateNameArgs(item_id_list=["4"], new_name_list=["stool"]))
     assert obs == "The chair (id: 4) is now called stool."
-    rec = store.edits("room")[-1]
+    assert store.edits("room") == [] and c.graph.get("4").category == "stool"  # held until the turn ends
+    (rec,) = c.commit()
+    assert store.edits("room")[-1] == rec
     assert (rec.actor, rec.op, rec.utterance) == (
         Actor.USER,
         "update_name",
@@ -139,6 +141,7 @@ def test_rename_target_bearing_the_new_name_means_the_marked_object(store):
         c = ctx(store, "This one is a chair, not a lamp.", marked="7")
         obs = T.update_name(c, T.UpdateNameArgs(item_id_list=target, new_name_list=["chair"]))
         assert obs == "The lamp (id: 7) is now called chair."
+        c.commit()
         assert store.load("room").get("5").category == "chair"
         store.undo("room")
     # without a mark the target is taken as given; so is a target that does not bear the new name
@@ -147,6 +150,7 @@ def test_rename_target_bearing_the_new_name_means_the_marked_object(store):
         T.update_name(c, T.UpdateNameArgs(item_id_list=["chair"], new_name_list=["chair"]))
     c = ctx(store, "The lamp is a tv.", marked="3")
     T.update_name(c, T.UpdateNameArgs(item_id_list=["7"], new_name_list=["tv"]))
+    c.commit()
     assert store.load("room").get("7").category == "tv" and store.load("room").get("3").category == "cup"
 
 
@@ -159,12 +163,14 @@ def test_ambiguous_target_asks_instead_of_editing(store):
     # the same sentence with the chair marked is not ambiguous
     c = ctx(store, "The chair is red, not black.", marked="4")
     T.update_attributes(c, T.UpdateAttributesArgs(object_id="4", new_attributes_list=["red"]))
+    c.commit()
     assert store.load("room").get("4").attributes == ("red",)
 
 
 def test_unique_object_needs_no_mark(store):
     c = ctx(store, "The lamp is actually yellow.")
     T.update_attributes(c, T.UpdateAttributesArgs(object_id="7", new_attributes_list=["yellow"]))
+    c.commit()
     assert store.load("room").get("7").attributes == ("yellow",)
 
 
@@ -174,9 +180,11 @@ def test_add_and_delete_relation(store):
         T.add_relation(c, T.RelationEditArgs(subject_id="7", relation="next to", object_id="2"))
         == "The lamp (id: 7) is now next to the table (id: 2)."
     )
+    c.commit()
     assert store.load("room").has_edge("7", Relation.NEXT_TO, "2")
     c = ctx(store, "The cup is not on the table.")
     T.delete_relation(c, T.RelationEditArgs(subject_id="3", relation="on", object_id="2"))
+    c.commit()
     assert not store.load("room").has_edge("3", Relation.SUPPORTED_BY, "2")
     with pytest.raises(ToolError, match="depends on the viewpoint"):
         T.add_relation(

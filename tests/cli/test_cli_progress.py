@@ -1,20 +1,25 @@
-"""Progress: the stage spinner of `ask` on a pseudo-terminal (a scripted model), none with --json or when
-stderr is not a terminal; the first-time stages of the embedded model as a bar and lines."""
+"""Progress: the stage spinner of `ask` and the ETA bar of `eval` on a pseudo-terminal (a scripted model,
+the grounding oracle), none with --json, -q or when stderr is not a terminal; the first-time stages of the
+embedded model as a bar and lines."""
 
 from __future__ import annotations
 
+import fcntl
 import io
 import json
 import os
 import pty
 import select
+import struct
 import subprocess
 import sys
+import termios
 from pathlib import Path
 
 from rich.console import Console
 
-from synergai.cli.progress import StageDisplay, StagedModel, action_of, bar
+from synergai.agent.progress import StagedModel, action_of
+from synergai.cli.progress import StageDisplay, bar
 from synergai.llm import ScriptedModel
 
 
@@ -41,6 +46,7 @@ def script(tmp_path: Path) -> str:
 def run_on_pty(argv: list[str], *, stdout_on_pty: bool = True) -> tuple[int, str, str]:
     """The CLI with stderr (and stdout unless told) on a pseudo-terminal: (code, terminal text, stdout)."""
     master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))  # 50 rows, 200 columns
     out = slave if stdout_on_pty else subprocess.PIPE
     env = {**os.environ, "COLUMNS": "200", "TERM": "xterm"}
     proc = subprocess.Popen(
@@ -133,7 +139,7 @@ def test_bar_and_action_parsing():
 def test_staged_model_counts_steps_per_turn_and_keeps_replies():
     replies = [reply("query_for_objects", {}), "plain text"]
     buffer = io.StringIO()
-    model = StagedModel(ScriptedModel(replies), StageDisplay("lines", Console(file=buffer, width=200)))
+    model = StagedModel(ScriptedModel(replies), StageDisplay("lines", Console(file=buffer, width=200)).stage)
     user = [{"role": "user", "content": "hi"}]
     assert model.chat(user).text == replies[0]
     model.new_turn()
@@ -143,3 +149,31 @@ def test_staged_model_counts_steps_per_turn_and_keeps_replies():
         "step 1: running query_for_objects",
         "step 1: the model is thinking",
     ]
+
+
+def grounding_inputs(tmp_path: Path) -> list[str]:
+    """`eval grounding --oracle` on a tiny scene: no model, a second or two."""
+    objs = [{"id": 1, "label": "door", "center_position": [0, 0, 1], "size": [1, 0.1, 2]},
+            {"id": 2, "label": "chair", "center_position": [1, 1, 0.45], "size": [0.5, 0.5, 0.9]},
+            {"id": 3, "label": "chair", "center_position": [4, 3, 0.45], "size": [0.5, 0.5, 0.9]}]
+    (tmp_path / "objects.json").write_text(json.dumps({"scenes": {"sc": objs}}))
+    records = [{"scene_id": "sc", "target_id": t, "target_label": "chair", "relation": rel, "anchor_ids": [1],
+                "anchor_labels": ["door"], "distractor_ids": [d], "utterance": f"the chair {rel} the door"}
+               for t, d, rel in ((2, 3, "closest"), (3, 2, "farthest"))]
+    (tmp_path / "utt.json").write_text(json.dumps(records))
+    return ["eval", "grounding", "--utterances", str(tmp_path / "utt.json"), "--objects",
+            str(tmp_path / "objects.json"), "--oracle"]
+
+
+def test_eval_shows_a_bar_with_eta_on_a_terminal_and_none_with_json_or_quiet(tmp_path):
+    argv = grounding_inputs(tmp_path)
+    code, text, _ = run_on_pty([*argv, "--out", str(tmp_path / "a")])
+    assert code == 0, text
+    assert "grounding: 100%|" in text and "2/2 [" in text and "elapsed, ETA " in text
+    code, text, stdout = run_on_pty([*argv, "--out", str(tmp_path / "b"), "--json"], stdout_on_pty=False)
+    assert code == 0 and "ETA" not in text and "%|" not in text and json.loads(stdout)["n"] == 2
+    code, text, _ = run_on_pty([*argv, "--out", str(tmp_path / "c"), "-q"])
+    assert code == 0 and "ETA" not in text and "accuracy" in text  # the table still prints on stdout
+    r = subprocess.run([sys.executable, "-m", "synergai", *argv, "--out", str(tmp_path / "d")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and "ETA" not in r.stderr

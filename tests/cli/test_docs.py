@@ -28,3 +28,12 @@ def test_readme_keeps_exactly_its_two_set_up_commands():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     commands = [line.split("#")[0].strip() for line in text.splitlines() if line.startswith("    make ")]
     assert commands == ["make demo", "make test"]
+
+
+def test_make_demo_installs_show_pips_progress():
+    """`make demo` takes minutes on a fresh machine: its pip installs must not be quietened."""
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    installs = [line for line in text.splitlines() if "pip install" in line]
+    assert len(installs) >= 3
+    for line in installs:
+        assert not re.search(r"\s(-q+|--quiet|--progress-bar[ =]off)\b", line), line

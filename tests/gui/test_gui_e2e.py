@@ -1,13 +1,16 @@
-"""End to end in a real headless Chromium: load the GUI, click an object, chat, see edits in every tab,
-switch scenes. The server runs in-process with a scripted model; the browser talks to it over loopback.
+"""End to end in a real headless Chromium: load the GUI, click an object, chat (its stage, elapsed
+seconds and Cancel while it works), see edits in every tab, the segmentation legend, switch scenes. The
+server runs in-process with a slowed scripted model; the browser talks to it over loopback.
 
 Needs Debian's ``chromium`` at /usr/bin/chromium and the ``playwright`` Python package (no downloaded
-browser). Screenshots go to ``test-artifacts/`` (git-ignored).
+browser). A screenshot of each main state goes to the test's temporary directory (its path is printed
+with ``-s``); each is checked to show something and to differ from the state before.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -23,6 +26,7 @@ from synergai.gui.scene_view import box_segments
 from synergai.llm import ScriptedModel
 from synergai.scene.catalog import SceneCatalog
 from synergai.scene.edits import set_attributes
+from synergai.scene.model import SceneGraph, SceneObject
 from synergai.scene.store import SceneStore
 
 pytestmark = pytest.mark.slow  # a real browser on software WebGL: 35-40 s on this machine
@@ -30,7 +34,6 @@ pytestmark = pytest.mark.slow  # a real browser on software WebGL: 35-40 s on th
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 VIEWPORT = {"width": 1400, "height": 850}
 BIG_SCENE = "scene0208_00"  # the largest scene of objects_gt.json (107 objects)
 
@@ -43,6 +46,8 @@ def act(action: str, action_input: dict, plan: list[str] | None = None) -> str:
 
 class SlowModel:
     """The scripted model, taking ``delay`` seconds per reply (so the busy state can be observed)."""
+
+    name = "scripted-slow"
 
     def __init__(self, replies: list[str], delay: float) -> None:
         self.inner = ScriptedModel(replies)
@@ -74,6 +79,31 @@ def tidy(page: Any) -> None:
     for k in range(close.count()):
         close.nth(k).click()
     page.mouse.move(VIEWPORT["width"] / 2, VIEWPORT["height"] - 5)
+
+
+class Shots:
+    """Screenshots of the page's states, each checked to show something and to differ from the last."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.last: np.ndarray | None = None
+        print(f"GUI screenshots in {folder}")
+
+    def take(self, page: Any, name: str) -> np.ndarray:
+        from io import BytesIO
+
+        from PIL import Image
+
+        png = page.screenshot(path=str(self.folder / f"{name}.png"))
+        a = np.asarray(Image.open(BytesIO(png)).convert("RGB")).astype(np.int16)
+        assert a.shape[:2] == (VIEWPORT["height"], VIEWPORT["width"])
+        box = canvas_box(page)
+        view = a[int(box["y"]):int(box["y"] + box["height"]), int(box["x"]):int(box["x"] + box["width"])]
+        assert view.std() > 15, f"{name}: the 3D view looks blank"
+        if self.last is not None:
+            assert np.abs(a - self.last).mean() > 0.5, f"{name}: the page looks as it did in the last state"
+        self.last = a
+        return a
 
 
 def canvas_box(page: Any) -> dict[str, float]:
@@ -109,11 +139,12 @@ def gui(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Iterator
     demo = catalog.open("demo")
     cup = next(o for o in demo.objects if o.category == "cup" and "red" in o.attributes)
     llm = SlowModel([
+        act("query_for_objects", {"query": "table"}, plan=["find the table"]),  # the turn to be cancelled
         act("find_marked_object", {}, plan=["look at the marked object", "rename it", "answer"]),
         act("update_name", {"item_id_list": [cup.id], "new_name_list": ["mug"]}),
         act("final_answer", {"answer": "The marked object is a red cup; I renamed it to mug.",
                              "short_answer": "mug", "item_id_list": [cup.id]}),
-    ], delay=0.8)
+    ], delay=1.2)
     handle: GuiHandle = serve(catalog, lambda: llm, port=0, block=False, poll_seconds=0.5)
     assert handle.url.startswith("http://127.0.0.1:")
     with sync_playwright() as p:
@@ -125,7 +156,8 @@ def gui(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Iterator
             session = handle.client_session(timeout=30)
             page.locator("form input").wait_for()
             yield {"handle": handle, "browser": browser, "page": page, "session": session, "llm": llm,
-                   "store": store, "catalog": catalog, "cup": cup}
+                   "store": store, "catalog": catalog, "cup": cup,
+                   "shots": Shots(tmp_path_factory.mktemp("gui-screenshots"))}
         finally:
             browser.close()
             handle.stop()
@@ -141,6 +173,24 @@ def test_page_shows_the_demo_scene_drawn_from_meshes(gui):
     # one tab = one session, bound to 127.0.0.1 only
     assert gui["handle"].server.get_host() == "127.0.0.1"
     assert len(gui["handle"].app.sessions()) == 1
+    page.get_by_text("model: scripted-slow").wait_for()
+    # the first view is framed again once the browser reports its canvas (the space between the panels):
+    # the whole scene box is on the canvas
+    cam = s.client.camera
+    wait_for(lambda: s._framed is not None and abs(s._framed[0] - cam.aspect) < 0.01 * cam.aspect
+             and np.allclose(cam.position, s._framed[1], atol=1e-3), 20,
+             "the scene to be framed for the canvas between the panels")
+    time.sleep(0.5)
+    pose, box = s.camera_pose(), canvas_box(page)
+    assert abs(box["width"] - pose.width) <= 2 and box["width"] < VIEWPORT["width"] * 0.6  # panels beside it
+    boxes = graph.box_array([o.id for o in graph if o.kind.value != "ceiling"])
+    lo, hi = boxes.mins.min(axis=0), boxes.maxs.max(axis=0)
+    corners = lo + np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)]) * (hi - lo)
+    px, front = pose.project(corners)
+    assert front.all() and (px >= 0).all() and (px <= (pose.width, pose.height)).all()
+    tidy(page)
+    time.sleep(1.0)
+    gui["shots"].take(page, "1_scene_loaded")
 
 
 def test_click_on_an_object_marks_it_and_draws_its_yellow_box(gui):
@@ -173,6 +223,8 @@ def test_click_on_an_object_marks_it_and_draws_its_yellow_box(gui):
     # the local scene graph lists the table under the cup; clicking that neighbour marks the table
     table = next(n for n in s.graph().relations_of(cup.id) if n[0].value == "supported_by")[1]
     button = page.get_by_role("button", name=f"dining table (id: {table}) · on")
+    tidy(page)
+    gui["shots"].take(page, "2_object_marked_with_local_graph")
     button.click()
     wait_for(lambda: s.marked == table, 15, "the neighbour button to mark the table")
     s.mark(cup.id)
@@ -189,19 +241,34 @@ def test_chat_runs_off_the_ui_thread_and_its_edit_reaches_every_tab(gui):
     assert other is not s and other.marked is None
 
     box = page.locator("form input")
+    # a turn cancelled from the page while the model works: nothing is kept, the chat says so
+    box.fill("Which objects are on the table?")
+    box.press("Enter")
+    page.get_by_text("step 1: the model is thinking").wait_for(timeout=10_000)
+    page.get_by_role("button", name="Cancel").click()
+    page.get_by_text("cancelled after").wait_for(timeout=20_000)
+    assert s.chat.turns[-1].cancelled and store.edits("demo", include_undone=True) == []
+    wait_for(lambda: not s.busy, 10, "the cancelled turn to end")
+
     box.fill("The marked object is a mug, not a cup.")  # a correction: a question never edits
     box.press("Enter")
     wait_for(lambda: s.busy, 10, "the session to start working")
-    assert s.busy_bar.visible and s.send_button.disabled
+    assert s.busy_bar.visible and s.send_button.disabled and s.cancel_button.visible
     # the page stays responsive while the agent works: toggling the segmentation view is served at once
     page.get_by_role("checkbox", name="Segmentation").check()
     wait_for(lambda: s.view.segmentation, 10, "the segmentation toggle while the agent works")
     assert s.busy, "the toggle should have been served while the agent was still working"
+    # the stage and the elapsed seconds show while it works; the legend with the segmentation view
+    page.locator(".synergai-legend").get_by_text("cup", exact=True).first.wait_for(timeout=10_000)
+    page.get_by_text(re.compile(r"step 2: the model is thinking \(after find_marked_object\) · \d+ s")
+                     ).wait_for(timeout=10_000)
+    gui["shots"].take(page, "3_turn_running_with_segmentation_legend")
     page.get_by_text("I renamed it to mug").wait_for(timeout=60_000)
-    assert not s.busy and not s.busy_bar.visible
+    assert not s.busy and not s.busy_bar.visible and not s.cancel_button.visible
+    assert not s.status_md.visible and not page.get_by_text("step 3:").is_visible()
     assert set(llm.threads) == {"synergai-gui-ask"}
     # the agent was told about the mark and saw the marked cup
-    assert f"The marked object is the cup (id: {cup.id})" in llm.inner.requests[1].messages[-1]["content"]
+    assert f"The marked object is the cup (id: {cup.id})" in llm.inner.requests[2].messages[-1]["content"]
     assert s.view.answer_ids == (cup.id,)
     assert (np.asarray(s.view._answer_nodes[0].colors).reshape(-1, 3) == ANSWER_COLOR).all()
     # the edit went through the store and both tabs list it; the other tab keeps its own (empty) session
@@ -210,15 +277,15 @@ def test_chat_runs_off_the_ui_thread_and_its_edit_reaches_every_tab(gui):
     other_page.get_by_text("cup -> mug").first.wait_for(timeout=20_000)
     assert "mug" in other.edits_md.content and other.marked is None and not other.chat.turns
     page.get_by_role("checkbox", name="Segmentation").uncheck()
+    wait_for(lambda: not s.legend.visible, 10, "the legend to go with the segmentation view")
     tidy(page)
     time.sleep(1.5)
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "gui.png"))
+    gui["shots"].take(page, "4_chat_answer")
 
     # undo from the other tab: the store reverts and the first tab's list shows it
     other_page.get_by_role("button", name="Undo").click()
     wait_for(lambda: not store.edits("demo"), 15, "undo from the second tab")
-    wait_for(lambda: "[undone]" in s.edits_md.content, 15, "the first tab to show the undone edit")
+    wait_for(lambda: "\\[undone\\]" in s.edits_md.content, 15, "the first tab to show the undone edit")
     assert store.load("demo").get(cup.id).category == "cup"
     # an edit made outside the GUI (another process on the same store) shows up within the poll interval
     graph = store.load("demo")
@@ -230,6 +297,10 @@ def test_chat_runs_off_the_ui_thread_and_its_edit_reaches_every_tab(gui):
 
 def test_scene_dropdown_switches_to_a_box_only_scannet_scene(gui):
     s, page = gui["session"], gui["page"]
+    # a scene stored while the GUI runs (another process's `scene build`) joins the list
+    gui["store"].register(SceneGraph("kitchen-e2e", [SceneObject("1", "cup", (0, 0, 0.5), (0.1, 0.1, 0.1))]),
+                          {"builder": "test"})
+    wait_for(lambda: "kitchen-e2e" in s.scene_dropdown.options, 10, "the new scene in the drop-down")
     combo = page.get_by_role("combobox", name="Scene")
     combo.click()
     combo.fill(BIG_SCENE[:9])
@@ -242,4 +313,4 @@ def test_scene_dropdown_switches_to_a_box_only_scannet_scene(gui):
     page.get_by_text("drawn as boxes").wait_for()
     tidy(page)
     time.sleep(2.0)
-    page.screenshot(path=str(ARTIFACTS / "gui_scannet.png"))
+    gui["shots"].take(page, "5_scannet_scene")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 import trimesh
@@ -9,11 +11,13 @@ import trimesh
 from synergai.agent.loop import AgentResult
 from synergai.geometry.mesh import TriMesh
 from synergai.gui.camera import CameraPose, overview
-from synergai.gui.chat import ChatLog, ChatTurn
+from synergai.gui.chat import ChatLog, ChatTurn, escape, model_label
+from synergai.gui.labels import LabelSize, place_labels
+from synergai.gui.legend import legend_html, legend_rows
 from synergai.gui.local_graph import local_graph, to_svg
 from synergai.gui.palette import display_color, instance_color
 from synergai.gui.picking import ScenePicker
-from synergai.gui.scene_view import box_segments, color_groups
+from synergai.gui.scene_view import box_segments, color_groups, label_anchor, label_text
 from synergai.scene.builders.demo import demo_scene
 from synergai.scene.model import Edge, ObjectKind, Relation, SceneError, SceneGraph, SceneObject
 
@@ -221,6 +225,75 @@ def test_chat_markdown_escapes_model_output_and_shows_pending_question():
     assert md.rstrip().endswith("*SynergAI is thinking…*")
     log.pending = None
     assert not log.markdown().rstrip().endswith("---")
+
+
+def test_chat_shows_model_and_user_words_literally_and_a_cancelled_turn_as_such():
+    escaped = "see \\[this\\](http://evil) \\*now\\* \\`x\\` a\\_b"
+    assert escape("see [this](http://evil) *now* `x` a_b") == escaped
+    assert escape("ok\n# big\n- item\n2. two") == "ok  \n\\# big  \n\\- item  \n2\\. two"
+    log = ChatLog([ChatTurn.stopped("rename it", 4.2)])
+    md = log.markdown()
+    assert "cancelled after 4 s" in md and "SynergAI:" not in md
+    assert model_label("qwen2.5-coder-1.5b-instruct-q4_k_m") == "embedded qwen2.5-coder-1.5b-instruct-q4_k_m"
+    assert model_label("openai:gpt-4o-mini@http://127.0.0.1:8000/v1") == "openai:gpt-4o-mini@http://127.0.0.1:8000/v1"
+    assert model_label("scripted:script.json") == "scripted:script.json"
+
+
+# ----- labels and legend
+def test_labels_that_would_overlap_are_stacked_and_distant_ones_stay():
+    size = LabelSize(char_width=0.05, line_height=0.2, padding=0.05)
+    table, cup = (2.0, 2.0, 0.8), (2.1, 2.0, 0.9)  # the cup's label would sit on the table's
+    far = (5.0, 5.0, 0.9)
+    placed = place_labels([table, cup, far], ["table (id: 2)", "cup (id: 3)", "lamp (id: 7)"], size)
+    assert placed[0] == table and placed[2] == far  # the first (the mark's) never moves
+    assert placed[1][:2] == cup[:2] and placed[1][2] == pytest.approx(table[2] + 0.2)
+    # a pile: each label goes above the ones it would cover, whatever the order of their anchors
+    pile = place_labels([(0, 0, 1.0), (0.1, 0, 1.05), (0, 0.1, 0.95), (0, 0, 1.25)], ["a" * 10] * 4, size)
+    zs = sorted(p[2] for p in pile)
+    assert all(b - a >= 0.2 - 1e-9 for a, b in itertools.pairwise(zs))
+    assert place_labels([], []) == []
+    with pytest.raises(ValueError, match="2 anchors for 1 labels"):
+        place_labels([(0, 0, 0), (1, 1, 1)], ["x"])
+
+
+def test_the_answer_label_does_not_sit_on_the_marked_objects_label():
+    from synergai.gui.scene_view import SceneView
+
+    class Scene:
+        def __init__(self):
+            self.labels = {}
+
+        def add_label(self, name, text, position, anchor):
+            self.labels[text] = position
+            return self
+
+        def add_line_segments(self, *a, **k):
+            return self
+
+        def remove(self):
+            pass
+
+    g = room()
+    view = SceneView(Scene())
+    view.show_mark(g.get("2"))  # the table is marked; the answer names the cup on it
+    view.show_answer(g, ["3", "2"])
+    table, cup = view.scene.labels[label_text(g.get("2"))], view.scene.labels[label_text(g.get("3"))]
+    assert table == label_anchor(g.get("2"))
+    assert cup[2] >= table[2] + LabelSize().line_height - 1e-9 and cup[:2] == label_anchor(g.get("3"))[:2]
+
+
+def test_segmentation_legend_lists_categories_with_instance_colours_escaped():
+    g = room()
+    g.put(g.get("3").with_changes(category="<b>cup</b>"))
+    rows = legend_rows(g, ["4", "5", "3", "2", "missing"])
+    assert [name for name, _ in rows] == ["<b>cup</b>", "chair", "table"]  # sorted; "missing" left out
+    chairs = dict(rows)["chair"]
+    assert chairs == [("4", instance_color("4")), ("5", instance_color("5"))]
+    html_text = legend_html(g, ["4", "5", "3", "2"])
+    assert "<b>cup" not in html_text and "&lt;b&gt;cup&lt;/b&gt;" in html_text
+    r, gg, b = instance_color("4")
+    assert f"background:rgb({r}, {gg}, {b})" in html_text and html_text.count("<span title=") == 4
+    assert legend_html(g, []) == ""
 
 
 # ----- the command line

@@ -167,6 +167,27 @@ def test_failing_apply_writes_nothing(store: SceneStore, monkeypatch: pytest.Mon
     assert rec.seq == 2  # the store still works
 
 
+def test_apply_all_logs_several_edits_in_one_transaction_or_none(store: SceneStore) -> None:
+    store.apply("s1", E.rename_object(store.load("s1"), "12", "stool"))
+    store.undo("s1")  # a redo stack: discarded only when edits are written
+    before = _snapshot_text(store.path)
+    work = store.load("s1")  # a turn's own graph: each edit is built on the one before it
+    first = E.rename_object(work, "9", "mug")
+    E.apply_changes(work, first.changes)
+    second = E.set_attributes(work, "9", ["red"])
+    stale = E.rename_object(_graph(), "9", "glass")
+    with pytest.raises(SceneError, match="not in the state"):
+        store.apply_all("s1", [first, second, stale])  # the third is built on the base: 9 is a mug by then
+    assert _snapshot_text(store.path) == before and store.redo("s1") is not None and store.undo("s1")
+    before = _snapshot_text(store.path)
+    assert store.apply_all("s1", []) == [] and _snapshot_text(store.path) == before
+    records = store.apply_all("s1", [first, second])
+    assert [(r.seq, r.op) for r in records] == [(2, "update_name"), (3, "update_attributes")]
+    assert [r.state for r in store.edits("s1", include_undone=True)] == [
+        EditState.DISCARDED, EditState.ACTIVE, EditState.ACTIVE]
+    assert store.load("s1").get("9").attributes == ("red",) and store.verify("s1")
+
+
 def test_register_again_keeps_state_and_checks_source(store: SceneStore) -> None:
     store.apply("s1", E.rename_object(store.load("s1"), "9", "mug"))
     store.register(_graph(), dict(SOURCE))  # same source: nothing changes

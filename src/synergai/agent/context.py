@@ -1,5 +1,9 @@
 """What the tools of one agent turn can see and change: the scene (through the store), the marked
-object, the viewpoint, the user's utterance, and what the turn has produced so far."""
+object, the viewpoint, the user's utterance, and what the turn has produced so far.
+
+A turn's edits are made in its own copy of the graph and written to the store together when the turn
+ends (:meth:`TurnContext.commit`, one transaction): a turn is all or nothing.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ import numpy as np
 
 from synergai.agent.matching import find_objects
 from synergai.geometry.frames import Viewpoint
-from synergai.scene.edits import EditRecord, EditRequest
+from synergai.scene.edits import EditRecord, EditRequest, apply_changes
 from synergai.scene.model import STRUCTURE_KINDS, SceneGraph
 from synergai.scene.store import SceneStore
 
@@ -33,14 +37,15 @@ class TurnContext:
     marked: str | None = None
     viewpoint: Viewpoint | None = None
     highlights: list[str] = field(default_factory=list)
-    edits: list[EditRecord] = field(default_factory=list)
+    pending: list[EditRequest] = field(default_factory=list)  # edits made, not yet committed
+    edits: list[EditRecord] = field(default_factory=list)  # edits committed (by :meth:`commit`)
     clarification: str | None = None
     read_only: bool = False  # a question: every edit is refused, whatever the model replies
     _graph: SceneGraph | None = None
 
     @property
     def graph(self) -> SceneGraph:
-        """The scene's current graph (re-read after every edit)."""
+        """The scene's graph as this turn sees it: the store's, with the turn's pending edits applied."""
         if self._graph is None:
             self._graph = self.store.load(self.scene_id)
         return self._graph
@@ -50,13 +55,20 @@ class TurnContext:
         if self.read_only:
             raise ToolError(QUESTION_NEVER_EDITS)
 
-    def apply(self, request: EditRequest) -> EditRecord:
-        """Commit one edit through the store and refresh the graph (refused on a question turn)."""
+    def apply(self, request: EditRequest) -> None:
+        """Make one edit in the turn's graph (checked now; refused on a question turn); the store gets it
+        at :meth:`commit`, so a turn that does not finish (cancelled, failed) changes nothing."""
         self.check_writable()
-        record = self.store.apply(self.scene_id, request)
-        self.edits.append(record)
-        self._graph = None
-        return record
+        apply_changes(self.graph, request.changes)  # on an error nothing is changed
+        self.pending.append(request)
+
+    def commit(self) -> list[EditRecord]:
+        """Write the pending edits to the store in one transaction (all or none); returns them as logged."""
+        if self.pending:
+            self.edits.extend(self.store.apply_all(self.scene_id, self.pending))
+            self.pending.clear()
+            self._graph = None
+        return self.edits
 
     def check_id(self, object_id: object) -> str:
         """A known object id as a string, or a ToolError naming the problem."""

@@ -47,6 +47,7 @@ from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool, cannot_succeed, mentio
 from synergai.llm.base import ChatModel, ChatReply, ContextFullError
 from synergai.scene.grounding.place import places
 from synergai.scene.grounding.vocabulary import relations_said
+from synergai.scene.model import SceneError
 
 
 @dataclass(frozen=True)
@@ -276,7 +277,8 @@ class AgentLoop:
         history: Sequence[tuple[str, str]] = (),
         session_note: str = "",
     ) -> AgentResult:
-        """Answer one user input; edits go through ``ctx`` (the store)."""
+        """Answer one user input. Edits are held in ``ctx`` and written to the store when the turn ends;
+        a turn that raises (a model failure, :class:`~synergai.agent.progress.TurnCancelled`) writes none."""
         start = time.perf_counter()
         result = AgentResult(answer="")
         result.graph_tokens = self.full_graph_tokens(ctx)
@@ -303,6 +305,12 @@ class AgentLoop:
         if not result.answer:
             result.answer = "Sorry, I could not work out an answer to that. Could you rephrase it?"
             result.trace.append({"type": "final", "forced": True})
+        try:
+            ctx.commit()
+        except SceneError as exc:  # another writer changed the scene meanwhile: nothing is written
+            result.trace.append({"type": "error", "error": f"the edits were not saved: {exc}"})
+            result.answer = (f"Sorry, I could not save that change ({exc}); nothing was changed. "
+                             "Please say it again.")
         result.objects = list(ctx.highlights)
         result.edits = [{"seq": r.seq, "op": r.op, "actor": str(r.actor), "utterance": r.utterance,
                          "summary": r.summary()} for r in ctx.edits]

@@ -440,9 +440,9 @@ def mentioned_ids(text: str) -> set[str]:
     return set(re.findall(r"\bid[:\s]*(\w+)", low)) | set(re.findall(r"\bobject\s+(\d+)\b", low))
 
 
-def _edit(ctx: TurnContext, build: Callable[[], edits.EditRequest]) -> edits.EditRecord:
+def _edit(ctx: TurnContext, build: Callable[[], edits.EditRequest]) -> None:
     try:
-        return ctx.apply(build())
+        ctx.apply(build())
     except SceneError as exc:
         raise ToolError(str(exc)) from None
 

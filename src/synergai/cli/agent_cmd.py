@@ -13,6 +13,7 @@ from rich.text import Text
 
 from synergai.agent.loop import AgentResult
 from synergai.agent.program.loop import ProgramLoop
+from synergai.agent.progress import StagedModel
 from synergai.agent.session import AgentSession
 from synergai.cli.common import (
     USER_ERRORS,
@@ -24,7 +25,7 @@ from synergai.cli.common import (
     parse_viewpoint,
     print_json,
 )
-from synergai.cli.progress import StageDisplay, StagedModel, progress_mode
+from synergai.cli.progress import StageDisplay, progress_mode
 from synergai.llm import ChatModel
 
 
@@ -59,7 +60,7 @@ def open_session(args: argparse.Namespace, model: ChatModel | None = None) -> Ag
 
 def staged_model(args: argparse.Namespace, display: StageDisplay) -> StagedModel:
     """The model, reporting each agent step and the embedded model's first-time stages to ``display``."""
-    return StagedModel(open_llm(args, progress=display.model_progress), display)
+    return StagedModel(open_llm(args, progress=display.model_progress), display.stage)
 
 
 def print_result(console: Console, result: AgentResult) -> None:

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from synergai.cli.common import add_llm_options, open_llm, print_json
+from synergai.cli.progress import shows_bar
 from synergai.scene.model import SceneError
 from synergai.scene.serialization import parse_json
 
@@ -99,7 +100,7 @@ def cmd_alignment(args: argparse.Namespace) -> int:
         max_turns=args.max_turns,
         seed=args.seed,
         concurrency=args.concurrency,
-        progress=not args.json,
+        progress=shows_bar(args),
     )
     metrics = alignment_metrics(results, setup.matching())
     write_alignment_report(args.out, metrics, "synergai " + " ".join(shlex.quote(a) for a in sys.argv[1:]))

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from synergai.cli import alignment_cmd
 from synergai.cli.common import add_llm_options, open_llm, print_json, require_extra, require_java
+from synergai.cli.progress import shows_bar
 from synergai.eval.report import format_figure, write_report
 from synergai.scene.builders.objects_json import load_objects_file
 from synergai.scene.model import SceneError
@@ -121,7 +122,7 @@ def cmd_scanqa(args: argparse.Namespace) -> int:
     questions = check_questions(read_json(args.questions), str(args.questions))
     objects = args.pred_objects or args.objects
     results = run_scanqa(questions, objects, open_llm(args), args.out, limit=args.limit,
-                         concurrency=args.concurrency, progress=not args.json)
+                         concurrency=args.concurrency, progress=shows_bar(args))
     with CaptionScorer(meteor=False, tokenizer="simple") if args.no_meteor else CaptionScorer() as scorer:
         metrics = scanqa_metrics(results, scorer)
     write_report(args.out, "ScanQA (SynergAI agent)", metrics, _command())
@@ -143,7 +144,7 @@ def cmd_grounding(args: argparse.Namespace) -> int:
         raise SceneError(f"--limit must be at least 1, got {args.limit}")
     out = args.out or Path("benchmarks/results") / ("grounding_oracle" if args.oracle else "grounding")
     model = None if args.oracle else open_llm(args)
-    results = run_grounding(records, args.objects, model, out, limit=args.limit, progress=not args.json)
+    results = run_grounding(records, args.objects, model, out, limit=args.limit, progress=shows_bar(args))
     metrics = grounding_metrics(results)
     source = "scripted oracle" if model is None else f"model {model.name}"
     title = f"Sr3D utterance grounding ({source})"
@@ -170,7 +171,7 @@ def cmd_sqa3d(args: argparse.Namespace) -> int:
     if not isinstance(alignments, dict):
         raise SceneError("axis alignments must be a JSON object {scene_id: [16 numbers]}")
     results = run_sqa3d(questions, args.objects, alignments, open_llm(args), out, mode=args.mode,
-                        limit=args.limit, concurrency=args.concurrency, progress=not args.json)
+                        limit=args.limit, concurrency=args.concurrency, progress=shows_bar(args))
     metrics = sqa3d_metrics(results)
     write_report(out, f"SQA3D ({args.mode} mode)", metrics, _command())
     if args.json:

@@ -1,25 +1,24 @@
-"""What a person waiting at a terminal sees: a spinner naming the agent's stage, and word of the slow
-first-time stages of the embedded model (assembling the weights with a bar, loading, first prompt).
+"""What a person waiting at a terminal sees: a spinner naming the agent's stage (as
+:class:`synergai.agent.progress.StagedModel` reports it), and word of the slow first-time stages of the
+embedded model (assembling the weights with a bar, loading, first prompt).
 
-Three modes: ``live`` (a spinner on a terminal's stderr), ``lines`` (one line per new stage, for the
-GUI commands whose terminal shows a log) and ``off`` (``--json``, ``-q``, or stderr is not a terminal).
+Three modes: ``live`` (a spinner, or the benchmarks' bar with an ETA, on a terminal's stderr),
+``lines`` (one line per new stage, for the GUI commands whose terminal shows a log) and ``off``
+(``--json``, ``-q``, or stderr is not a terminal).
 """
 
 from __future__ import annotations
 
-import json
-import re
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
 from rich.console import Console
+from rich.text import Text
 
 if TYPE_CHECKING:
     from rich.status import Status
-
-    from synergai.llm import ChatModel, ChatReply
 
 Mode = Literal["live", "lines", "off"]
 BAR_WIDTH = 24
@@ -30,6 +29,12 @@ def progress_mode(args: Any, *, default: Mode = "live") -> Mode:
     if getattr(args, "json", False) or getattr(args, "quiet", 0) or not sys.stderr.isatty():
         return "off"
     return default
+
+
+def shows_bar(args: Any) -> bool:
+    """Whether a long run (``synergai eval ...``) shows its progress bar with the ETA: on a terminal's
+    stderr, without --json or -q."""
+    return progress_mode(args) == "live"
 
 
 def bar(done: int, total: int) -> str:
@@ -54,7 +59,7 @@ class StageDisplay:
         if self.mode != "live":
             yield
             return
-        with self.console.status(text) as status:
+        with self.console.status(Text(text)) as status:
             self._status = status
             try:
                 yield
@@ -66,7 +71,9 @@ class StageDisplay:
         if self.mode == "off":
             return
         if self._status is not None:
-            self._status.update(text, spinner="dots")  # naming the spinner redraws now, not at the next tick
+            # Text: a model's words are shown literally, never read as markup; naming the spinner
+            # redraws now, not at the next tick
+            self._status.update(Text(text), spinner="dots")
         elif text != self._last_line:
             self._last_line = text
             self.console.print(text, markup=False)
@@ -79,53 +86,3 @@ class StageDisplay:
             self.stage(f"{stage} {bar(done - done % max(total // 10, 1), total)}")
         else:
             self.stage(f"{stage} {bar(done, total)}")
-
-
-def action_of(reply_text: str) -> str | None:
-    """The action an agent reply names: JSON ``action`` (or its plan's first), or program mode's
-    ``Action: Program`` line ("the program"); None if it names none."""
-    try:
-        data = json.loads(reply_text)
-    except RecursionError:  # nested too deeply: the agent tells the model so; the display names nothing
-        return None
-    except ValueError:
-        line = re.search(r"^Action:\s*(Program|Final Answer)\s*$", reply_text, re.MULTILINE)
-        return None if line is None else {"Program": "the program", "Final Answer": "final answer"}[line[1]]
-    if not isinstance(data, dict):
-        return None
-    action = data.get("action")
-    if isinstance(action, str):
-        return action
-    plan = data.get("plan")
-    first = plan[0] if isinstance(plan, list) and plan else None
-    return first["action"] if isinstance(first, dict) and isinstance(first.get("action"), str) else None
-
-
-class StagedModel:
-    """A chat model that reports each agent step to a :class:`StageDisplay` (the model is unchanged)."""
-
-    def __init__(self, inner: ChatModel, display: StageDisplay) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.display = display
-        self.calls = 0
-        self.last_action: str | None = None
-
-    def new_turn(self) -> None:
-        """Count steps from 1 again (a new question)."""
-        self.calls, self.last_action = 0, None
-
-    def chat(self, messages: Sequence[Mapping[str, str]], **kwargs: Any) -> ChatReply:
-        """Report the step, delegate, report the action the reply chose."""
-        self.calls += 1
-        after = f" (after {self.last_action})" if self.last_action else ""
-        self.display.stage(f"step {self.calls}: the model is thinking{after}")
-        reply = self.inner.chat(messages, **kwargs)
-        self.last_action = action_of(reply.text)
-        if self.last_action:
-            self.display.stage(f"step {self.calls}: running {self.last_action}")
-        return reply
-
-    def count_tokens(self, text: str) -> int:
-        """As the wrapped model counts."""
-        return self.inner.count_tokens(text)

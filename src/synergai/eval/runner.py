@@ -22,6 +22,9 @@ from tqdm import tqdm
 
 T = TypeVar("T")
 
+#: Done / total, elapsed and the estimated time left (from this run's pace: resumed items do not count).
+BAR_FORMAT = ("{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} "
+              "[{elapsed} elapsed, ETA {remaining}, {rate_fmt}]")
 RESULTS = "results.jsonl"
 SETTINGS = "run.json"
 
@@ -122,11 +125,12 @@ class ResumableRun:
         desc: str = "questions",
         progress: bool = True,
     ) -> list[dict[str, Any]]:
-        """Run ``work`` on every item not done yet; returns all results (old and new) in item order."""
+        """Run ``work`` on every item not done yet; returns all results (old and new) in item order.
+        With ``progress`` a bar on stderr shows how many are done, the time elapsed and the ETA."""
         done = self.done_ids()
         todo = [it for it in items if item_id(it) not in done]
         bar = tqdm(total=len(items), initial=len(items) - len(todo), desc=desc, disable=not progress,
-                   unit="q", dynamic_ncols=True)
+                   unit="q", dynamic_ncols=True, bar_format=BAR_FORMAT)
 
         def one(it: T) -> None:
             record = work(it)

@@ -5,7 +5,8 @@ answers only same-origin requests that carry the session's token (see :mod:`syne
 printed at start holds the token). Tabs share
 the catalog, its store and the scene assets (meshes, ray pickers); edits go through the store and every
 tab on the edited scene is refreshed, also when another process (``synergai chat`` on the same store)
-made the edit: a watcher thread polls the store's scene list.
+made the edit: a watcher thread polls the store's scene list, which also brings scenes stored since the
+start (``synergai scene build``, ``import``) into every tab's drop-down.
 """
 
 from __future__ import annotations
@@ -44,19 +45,17 @@ class GuiApp:
         self._lock = threading.Lock()
         self._meshes: dict[str, Mapping[str, TriMesh]] = {}
         self._pickers: dict[tuple[str, frozenset[str]], RayPicker] = {}
-        self._scene_ids: list[str] | None = None
+        self._listed: list[str] = []
         self._stamps: dict[str, tuple[str, int]] = {}
         self.clients: dict[int, ClientSession] = {}
 
     # ----- shared assets
     def scene_ids(self) -> list[str]:
-        """The drop-down's scenes (the catalog's, listed once)."""
-        with self._lock:
-            if self._scene_ids is None:
-                self._scene_ids = list(self.catalog.scene_ids())
-                if self.default_scene not in self._scene_ids:
-                    self._scene_ids.insert(0, self.default_scene)
-            return list(self._scene_ids)
+        """The drop-down's scenes: the demo, the objects file's and every scene in the store, read now."""
+        ids = list(self.catalog.scene_ids())
+        if self.default_scene not in ids:
+            ids.insert(0, self.default_scene)
+        return ids
 
     def meshes(self, scene_id: str) -> Mapping[str, TriMesh]:
         """The scene's per-object meshes (built once; empty for box-only scenes)."""
@@ -114,14 +113,30 @@ class GuiApp:
                 except Exception:  # one broken tab must not keep the others stale
                     log.exception("could not refresh browser tab")
 
-    # ----- watching the store for other processes' edits
+    # ----- watching the store for other processes' edits and new scenes
+    def update_scene_lists(self) -> bool:
+        """Give every tab's drop-down the scenes there are now, when they changed; True if they did."""
+        ids = self.scene_ids()
+        with self._lock:
+            if ids == self._listed:
+                return False
+            self._listed = ids
+        for s in self.sessions():
+            try:
+                s.set_scene_list(ids)
+            except Exception:  # one broken tab must not keep the others stale
+                log.exception("could not update the scene list of a browser tab")
+        return True
+
     def _read_stamps(self, only: Iterable[str] | None = None) -> dict[str, tuple[str, int]]:
         wanted = None if only is None else set(only)
         return {info.id: (info.updated_at, info.n_active_edits) for info in self.catalog.store.scenes()
                 if wanted is None or info.id in wanted}
 
     def poll(self) -> list[str]:
-        """Scenes on screen whose stored state changed since last seen; their tabs are refreshed."""
+        """Scenes on screen whose stored state changed since last seen; their tabs are refreshed (and
+        every tab's drop-down lists the scenes stored since)."""
+        self.update_scene_lists()
         shown = {s.scene_id for s in self.sessions()}
         if not shown:
             return []

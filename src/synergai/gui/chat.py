@@ -1,21 +1,29 @@
 """The chat log of one browser tab, rendered as markdown for the chat panel.
 
-Everything typed by the user or written by the model is HTML-escaped: viser's markdown renders raw
-HTML unsanitised, and model output is untrusted.
+Everything typed by the user or written by the model is escaped (:func:`escape`): viser's markdown renders
+raw HTML unsanitised, and model output is untrusted, so neither HTML nor markdown in it takes effect.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 
 from synergai.agent.loop import AgentResult
 from synergai.scene.model import SceneGraph
 
+#: Markdown characters that could make links, images, emphasis, code or tables out of someone's words.
+_MARKDOWN = re.compile(r"([\\`*_\[\]~|])")
+#: What starts a heading, list, rule or setext underline at the beginning of a line.
+_LINE_START = re.compile(r"^(\s*)(#{1,6}(?=\s|$)|[=+-](?=\s|$|[=-]*\s*$)|\d+(?=[.)](?:\s|$)))", re.MULTILINE)
+
 
 def escape(text: str) -> str:
-    """Text safe to put in viser markdown (no raw HTML; line breaks kept)."""
-    return html.escape(text, quote=False).replace("\n", "  \n")
+    """Text shown literally in viser markdown (no raw HTML, no markdown of its own; line breaks kept)."""
+    text = _MARKDOWN.sub(r"\\\1", html.escape(text, quote=False))
+    text = _LINE_START.sub(lambda m: m[1] + (m[2] + "\\" if m[2][0].isdigit() else "\\" + m[2]), text)
+    return text.replace("\n", "  \n")
 
 
 @dataclass(frozen=True)
@@ -28,6 +36,12 @@ class ChatTurn:
     edits: tuple[str, ...] = ()  # edit summaries
     seconds: float = 0.0
     error: bool = False
+    cancelled: bool = False  # the user stopped the turn: no answer, nothing changed
+
+    @classmethod
+    def stopped(cls, question: str, seconds: float = 0.0) -> ChatTurn:
+        """A turn the user cancelled."""
+        return cls(question, "", seconds=seconds, cancelled=True)
 
     @classmethod
     def from_result(cls, question: str, result: AgentResult, graph: SceneGraph) -> ChatTurn:
@@ -53,6 +67,10 @@ class ChatLog:
         out = []
         for t in self.turns[-self.max_shown:]:
             out.append(f"**You:** {escape(t.question)}")
+            if t.cancelled:
+                out.append(f"*cancelled after {t.seconds:.0f} s: no answer, nothing was changed*")
+                out.append("---")
+                continue
             if t.error:
                 out.append(f"**Error:** {escape(t.answer)}")
             else:
@@ -70,3 +88,11 @@ class ChatLog:
         elif out and out[-1] == "---":
             out.pop()
         return "\n\n".join(out)
+
+
+def model_label(name: str) -> str:
+    """How the chat panel names the model: ``embedded qwen2.5-coder-1.5b-…``, ``openai:MODEL@URL``, …"""
+    name = name.strip() or "unknown"
+    if name.startswith(("openai:", "scripted")):  # remote endpoints and test scripts name themselves
+        return name
+    return f"embedded {name}"  # the embedded model is named by its GGUF file

@@ -1,11 +1,13 @@
 """One browser tab: its GUI panels, its 3D view, its agent session (own mark and dialogue).
 
 Layout after SynergAI Fig. A.2: a left panel with the scene drop-down, view switches (reconstruction /
-segmentation, walls, ceiling), the marked object and its local scene graph (neighbours clickable); the
-right panel with the chat (history, input, busy indicator) and the edit history (undo / redo).
+segmentation with its legend, walls, ceiling), the marked object and its local scene graph (neighbours
+clickable); the right panel with the chat (the model in use, history, input; while the agent works its
+stage, the seconds elapsed and a Cancel button) and the edit history (undo / redo).
 
 Threading: viser runs callbacks on its thread pool; a question runs on a worker thread of its own, so
-the page stays responsive. Every state change of the tab happens under ``self.lock``.
+the page stays responsive, and a ticker thread refreshes the status line every half second while it
+runs. Every state change of the tab happens under ``self.lock``.
 """
 
 from __future__ import annotations
@@ -15,12 +17,17 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from synergai.agent.progress import StagedModel, TurnCancelled
 from synergai.agent.session import AgentSession
 from synergai.geometry.frames import vec3
 from synergai.gui.camera import CameraPose, overview
-from synergai.gui.chat import ChatLog, ChatTurn, escape
+from synergai.gui.chat import ChatLog, ChatTurn, escape, model_label
+from synergai.gui.legend import legend_html
 from synergai.gui.local_graph import local_graph, to_svg
 from synergai.gui.scene_view import SceneView
+from synergai.gui.turn import TurnStatus
 from synergai.llm.base import LLMError
 from synergai.scene.model import ObjectKind, SceneError, SceneGraph
 
@@ -30,6 +37,13 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_EDITS_SHOWN = 12
+TICK_SECONDS = 0.5  # how often the status line's elapsed seconds are refreshed
+#: The 3D canvas's width / height assumed when the browser has not reported its camera: the canvas is the
+#: space between the side panels (612 x 850 pixels in a 1400 x 850 window), narrower than it is high.
+GUESSED_ASPECT = 0.72
+GUESSED_FOV = 1.3
+#: A canvas whose width / height changed by more than this share since the scene was framed is reframed.
+ASPECT_CHANGE = 0.02
 
 
 class ClientSession:
@@ -41,9 +55,13 @@ class ClientSession:
         self.lock = threading.RLock()
         self.busy = False
         self.chat = ChatLog()
-        self.session = AgentSession(app.catalog.store, scene_id, app.llm_factory())
+        self.status = TurnStatus()
+        self.model = StagedModel(app.llm_factory(), self._on_stage, self.status.cancel)
+        self.session = AgentSession(app.catalog.store, scene_id, self.model)
         self.view = SceneView(client.scene)
         self.worker: threading.Thread | None = None
+        self._ticker_stop = threading.Event()
+        self._framed: tuple[float, np.ndarray] | None = None  # canvas aspect framed for, camera position set
         self._nb_buttons: list[Any] = []
         self._build_gui()
         self._wire_scene()
@@ -73,6 +91,7 @@ class ClientSession:
             self.scene_dropdown = gui.add_dropdown("Scene", self.app.scene_ids(), initial_value=self.scene_id)
             self.scene_info = gui.add_markdown("")
             self.seg_checkbox = gui.add_checkbox("Segmentation", False, hint="instance colours per object")
+            self.legend = gui.add_html("", visible=False)
             self.walls_checkbox = gui.add_checkbox("Walls", True)
             self.ceiling_checkbox = gui.add_checkbox("Ceiling", False)
             self.reset_button = gui.add_button("Reset view")
@@ -88,8 +107,12 @@ class ClientSession:
         main.dock_right()
         main.set_width(400)
         with gui.add_folder("Chat"):
+            self.model_md = gui.add_markdown(f"<small>model: {escape(model_label(self.model.name))}</small>")
             self.chat_md = gui.add_markdown(self.chat.markdown())
             self.busy_bar = gui.add_progress_bar(100.0, animated=True, visible=False)
+            self.status_md = gui.add_markdown("", visible=False)
+            self.cancel_button = gui.add_button("Cancel", visible=False, color="red",
+                                                hint="stop this turn; nothing it did is kept")
             with gui.add_form(None) as form:
                 self.form = form
                 self.input = gui.add_text("Message", "", hint="Enter sends")
@@ -103,6 +126,7 @@ class ClientSession:
         self.walls_checkbox.on_update(lambda _e: self._on_view_switch())
         self.ceiling_checkbox.on_update(lambda _e: self._on_view_switch())
         self.reset_button.on_click(lambda _e: self.reset_camera())
+        self.cancel_button.on_click(lambda _e: self.cancel())
         self.clear_button.on_click(lambda _e: self.mark(None))
         self.send_button.on_click(lambda _e: self.form.submit())
         self.form.on_submit(lambda _e: self.submit(self.input.value))
@@ -112,6 +136,7 @@ class ClientSession:
     def _wire_scene(self) -> None:
         self.client.scene.set_up_direction("+z")
         self.client.scene.configure_default_lights(True, cast_shadow=False)
+        self.client.camera.on_update(lambda _cam: self._on_camera_report())
 
         @self.client.scene.on_click()
         def _(event: Any) -> None:
@@ -135,6 +160,7 @@ class ClientSession:
                                    f"{len(graph.edges)} relations · drawn as {what}")
         self.reset_camera(graph)
         self._show_mark_panels(graph)
+        self._show_legend(graph)
         self.chat_md.content = self.chat.markdown()
         self._show_edits()
 
@@ -153,8 +179,14 @@ class ClientSession:
                 self.scene_dropdown.value = self.scene_id
                 self.notify("Cannot open scene", str(exc))
 
+    def set_scene_list(self, ids: list[str]) -> None:
+        """The scenes the drop-down offers (this tab's scene stays listed)."""
+        with self.lock:
+            self.scene_dropdown.options = ids if self.scene_id in ids else [self.scene_id, *ids]
+
     def reset_camera(self, graph: SceneGraph | None = None) -> None:
-        """Point the camera at the whole scene (walls and floor included, ceiling excluded)."""
+        """Frame the whole scene (walls and floor included, ceiling excluded) in the 3D canvas, which is
+        the space between the side panels (its shape as the browser last reported it, else guessed)."""
         graph = graph if graph is not None else self.graph()
         ids = [o.id for o in graph if o.kind is not ObjectKind.CEILING] or graph.ids
         if not ids:
@@ -164,11 +196,28 @@ class ClientSession:
         try:
             fov, aspect = float(cam.fov), float(cam.aspect)
         except (AssertionError, ZeroDivisionError):  # the browser has not reported its camera yet
-            fov, aspect = 1.3, 1.5
+            fov, aspect = GUESSED_FOV, GUESSED_ASPECT
         position, target = overview(boxes.mins.min(axis=0), boxes.maxs.max(axis=0), fov=fov, aspect=aspect)
         cam.up_direction = (0.0, 0.0, 1.0)
         cam.position = tuple(position)
         cam.look_at = tuple(target)
+        self._framed = (aspect, position)
+
+    def _on_camera_report(self) -> None:
+        """The browser reported its camera. When the canvas changed shape since the scene was framed
+        (the first report comes before the side panels are docked and take their room; a panel was
+        collapsed) and the user has not moved the camera since, the scene is framed again."""
+        with self.lock:
+            if self._framed is None:
+                return
+            aspect, position = self._framed
+            cam = self.client.camera
+            try:
+                now, where = float(cam.aspect), np.asarray(cam.position, dtype=np.float64)
+            except (AssertionError, ZeroDivisionError):
+                return
+            if abs(now - aspect) > ASPECT_CHANGE * aspect and np.allclose(where, position, atol=1e-3):
+                self.reset_camera()
 
     def camera_pose(self) -> CameraPose:
         """The browser's current camera (as last reported by the client)."""
@@ -180,7 +229,16 @@ class ClientSession:
     def _on_view_switch(self) -> None:
         with self.lock:
             self.view.segmentation = bool(self.seg_checkbox.value)
-            self.view.set_structure(self.graph(), self.walls_checkbox.value, self.ceiling_checkbox.value)
+            graph = self.graph()
+            self.view.set_structure(graph, self.walls_checkbox.value, self.ceiling_checkbox.value)
+            self._show_legend(graph)
+
+    def _show_legend(self, graph: SceneGraph) -> None:
+        """The segmentation legend of the visible objects, shown while that view is on (caller holds
+        the lock)."""
+        on = bool(self.seg_checkbox.value)
+        self.legend.content = legend_html(graph, self.view.pickable()) if on else ""
+        self.legend.visible = on
 
     # ----- marking
     def click(self, origin: Any, direction: Any) -> str | None:
@@ -245,6 +303,8 @@ class ClientSession:
             self.busy = True
             self.chat.pending = question
             self.input.value = ""
+            self.status.start()
+            self.model.new_turn()
             self._set_busy(True)
             try:
                 self.session.viewpoint = self.camera_pose().viewpoint()
@@ -252,11 +312,45 @@ class ClientSession:
                 self.session.viewpoint = None
             self.worker = threading.Thread(target=self._work, args=(question,), name="synergai-gui-ask",
                                            daemon=True)
+            self._ticker_stop = threading.Event()
+            threading.Thread(target=self._tick, args=(self._ticker_stop,), name="synergai-gui-tick",
+                             daemon=True).start()
             self.worker.start()
         return True
 
+    def cancel(self) -> bool:
+        """Stop the turn under way (cooperatively: see :mod:`synergai.agent.progress`); False when idle."""
+        with self.lock:
+            if not self.busy or not self.status.request_cancel():
+                return False
+            self.cancel_button.disabled = True
+            self._show_status()
+        return True
+
+    def _on_stage(self, stage: str) -> None:
+        """The agent's stage (reported on the worker thread)."""
+        with self.lock:
+            self.status.report(stage)
+            self._show_status()
+
+    def _show_status(self) -> None:
+        """The status line: stage and elapsed seconds (caller holds the lock)."""
+        self.status_md.content = self.status.markdown()
+
+    def _tick(self, stop: threading.Event) -> None:
+        """Refresh the elapsed seconds until the turn is over."""
+        while not stop.wait(TICK_SECONDS):
+            with self.lock:
+                if stop.is_set():
+                    return
+                self._show_status()
+
     def _set_busy(self, busy: bool) -> None:
         self.busy_bar.visible = busy
+        self.status_md.visible = busy
+        self._show_status()
+        self.cancel_button.visible = busy
+        self.cancel_button.disabled = not busy
         self.send_button.disabled = busy
         self.input.disabled = busy
         self.scene_dropdown.disabled = busy
@@ -272,11 +366,15 @@ class ClientSession:
             edited = bool(result.edits)
             with self.lock:
                 self.view.show_answer(graph, result.objects)
+        except TurnCancelled:  # nothing the turn did was kept (its edits are only written at its end)
+            turn = ChatTurn.stopped(question, self.status.elapsed())
         except Exception as exc:  # the GUI boundary: any failure is shown in the chat, never lost
             expected = isinstance(exc, SceneError | ValueError | LLMError)  # no traceback for these
             log.warning("question failed: %s", exc, exc_info=not expected)
             turn = ChatTurn(question, f"{type(exc).__name__}: {exc}", error=True)
         with self.lock:
+            self._ticker_stop.set()
+            self.status.finish()
             self.chat.pending = None
             self.chat.turns.append(turn)
             self.busy = False
@@ -316,6 +414,7 @@ class ClientSession:
             graph = self.graph()
             self.view.update(graph)
             self._show_mark_panels(graph)
+            self._show_legend(graph)
             self._show_edits()
 
     def notify(self, title: str, body: str) -> None:

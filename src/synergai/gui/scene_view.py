@@ -4,7 +4,8 @@ Two views of the same objects live side by side and one is shown at a time: the 
 (each object's mesh in its vertex colours, or its box in its colour for box-only scenes) and the
 segmentation view (every object in its instance colour, :func:`~synergai.gui.palette.instance_color`).
 Walls and the ceiling can be hidden; :meth:`SceneView.pickable` says what the user can click. The
-marked object gets a yellow box, the objects of the agent's last answer blue ones, both with labels.
+marked object gets a yellow box, the objects of the agent's last answer blue ones, both with labels that
+do not cover one another (:mod:`synergai.gui.labels`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from synergai.geometry.mesh import TriMesh
+from synergai.gui.labels import place_labels
 from synergai.gui.palette import ANSWER_COLOR, BOX_EDGE_COLOR, MARK_COLOR, display_color, instance_color
 from synergai.scene.model import ObjectKind, SceneGraph, SceneObject
 
@@ -64,6 +66,16 @@ class _Drawn:
     seg: Any
     box: tuple[tuple[float, ...], tuple[float, ...]] | None  # (center, size) for box-drawn objects
     kind: ObjectKind
+
+
+def label_text(obj: SceneObject) -> str:
+    """An object's label in the 3D view."""
+    return f"{obj.name} (id: {obj.id})"
+
+
+def label_anchor(obj: SceneObject) -> tuple[float, float, float]:
+    """Where an object's label hangs: just above the top of its box."""
+    return (float(obj.center[0]), float(obj.center[1]), float(obj.center[2] + obj.size[2] / 2.0 + 0.05))
 
 
 class SceneView:
@@ -214,8 +226,7 @@ class SceneView:
             return
         self.mark_node = self.scene.add_line_segments(
             "/mark/box", box_segments([obj], pad=0.015), MARK_COLOR, thickness=4.0, thickness_units="screen")
-        top = (obj.center[0], obj.center[1], obj.center[2] + obj.size[2] / 2.0 + 0.05)
-        self.mark_label = self.scene.add_label("/mark/label", f"{obj.name} (id: {obj.id})", position=top,
+        self.mark_label = self.scene.add_label("/mark/label", label_text(obj), position=label_anchor(obj),
                                                anchor="bottom-center")
 
     def show_answer(self, graph: SceneGraph | None, ids: Iterable[str]) -> None:
@@ -225,17 +236,26 @@ class SceneView:
         self._answer_nodes = []
         objs = [] if graph is None else [graph.get(i) for i in ids if i in graph]
         self.answer_ids = tuple(o.id for o in objs)
-        if not objs:
+        if graph is None or not objs:
             return
         self._answer_nodes.append(self.scene.add_line_segments(
             "/answer/boxes", box_segments(objs, pad=0.03), ANSWER_COLOR, thickness=3.0,
             thickness_units="screen"))
-        for k, o in enumerate(objs):
-            if o.id == self.marked:
-                continue  # the mark already carries this label
-            top = (o.center[0], o.center[1], o.center[2] + o.size[2] / 2.0 + 0.05)
-            self._answer_nodes.append(self.scene.add_label(f"/answer/label{k}", f"{o.name} (id: {o.id})",
-                                                           position=top, anchor="bottom-center"))
+        labelled = [o for o in objs if o.id != self.marked]  # the mark already carries its own label
+        mark = self.marked
+        fixed = [graph.get(mark)] if mark is not None and mark in graph else []  # stays; the others move
+        anchors = [label_anchor(o) for o in [*fixed, *labelled]]
+        placed = place_labels(anchors, [label_text(o) for o in [*fixed, *labelled]])[len(fixed):]
+        leaders = []
+        for k, (o, anchor, position) in enumerate(zip(labelled, anchors[len(fixed):], placed, strict=True)):
+            self._answer_nodes.append(self.scene.add_label(f"/answer/label{k}", label_text(o),
+                                                           position=position, anchor="bottom-center"))
+            if position[2] - anchor[2] > 1e-6:  # raised above another label: a line shows whose it is
+                leaders.append((anchor, position))
+        if leaders:
+            self._answer_nodes.append(self.scene.add_line_segments(
+                "/answer/leaders", np.asarray(leaders, dtype=np.float64), ANSWER_COLOR, thickness=1.5,
+                thickness_units="screen"))
 
     @property
     def drawn(self) -> list[str]:

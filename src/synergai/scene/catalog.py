@@ -47,9 +47,9 @@ class SceneCatalog:
         """Every scene that can be opened: the demo, the objects file's, and the store's."""
         ids = [DEMO_SCENE_ID]
         if self.objects_file is not None:
-            ids += [s for s in self.objects_file.scene_ids if s not in ids]
-        ids += [info.id for info in self.store.scenes() if info.id not in ids]
-        return ids
+            ids += self.objects_file.scene_ids
+        ids += [info.id for info in self.store.scenes()]
+        return list(dict.fromkeys(ids))
 
     def _file_with(self, scene_id: str) -> ObjectsFile | None:
         """The objects file, when it holds the scene."""

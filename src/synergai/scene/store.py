@@ -33,7 +33,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -617,23 +617,36 @@ class SceneStore:
         changed since is refused). On any error nothing is written and the error propagates. Any redo
         stack is discarded.
         """
-        if not isinstance(request, EditRequest):
-            raise SceneError(f"apply needs an EditRequest, got {type(request).__name__}")
-        payload = json.dumps([change_to_dict(ch) for ch in request.changes], allow_nan=False,
-                             ensure_ascii=False)
+        return self.apply_all(scene_id, [request])[0]
+
+    def apply_all(self, scene_id: str, requests: Sequence[EditRequest]) -> list[EditRecord]:
+        """Apply several edits in order in one transaction: all of them are logged, or (on any error)
+        none. Each is checked against the state the ones before it leave; any redo stack is discarded."""
+        requests = list(requests)
+        for request in requests:
+            if not isinstance(request, EditRequest):
+                raise SceneError(f"apply needs an EditRequest, got {type(request).__name__}")
+        if not requests:
+            return []
+        payloads = [json.dumps([change_to_dict(ch) for ch in r.changes], allow_nan=False, ensure_ascii=False)
+                    for r in requests]
+        records = []
         with self._editing(scene_id) as (c, graph):
-            self._change(c, scene_id, graph, request.changes)
             now = _now()
-            seq = c.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM edits WHERE scene_id = ?",
+            seq = c.execute("SELECT COALESCE(MAX(seq), 0) FROM edits WHERE scene_id = ?",
                             (scene_id,)).fetchone()[0]
             c.execute("UPDATE edits SET state = 'discarded' WHERE scene_id = ? AND state = 'undone'",
                       (scene_id,))
-            c.execute(f"INSERT INTO edits ({self._COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, 'active')",
-                      (scene_id, seq, request.actor.value, request.op, request.utterance, now, payload))
-            revision = self._save(c, scene_id, request.changes, now)
+            for request, payload in zip(requests, payloads, strict=True):
+                self._change(c, scene_id, graph, request.changes)
+                seq += 1
+                c.execute(f"INSERT INTO edits ({self._COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, 'active')",
+                          (scene_id, seq, request.actor.value, request.op, request.utterance, now, payload))
+                revision = self._save(c, scene_id, request.changes, now)
+                records.append(EditRecord(seq, scene_id, request.actor, request.op, request.utterance, now,
+                                          request.changes, EditState.ACTIVE))
         self._remember(scene_id, revision, graph)
-        return EditRecord(seq, scene_id, request.actor, request.op, request.utterance, now,
-                          request.changes, EditState.ACTIVE)
+        return records
 
     def _step(self, scene_id: str, undo: bool) -> EditRecord | None:
         if undo:

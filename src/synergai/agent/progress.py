@@ -1,0 +1,87 @@
+"""The stages of an agent turn as they happen, and stopping a turn on request.
+
+:class:`StagedModel` wraps the chat model of a session: before each model call and after each reply it
+tells a ``report`` callback the stage ("step 2: the model is thinking (after query_for_objects)",
+"step 2: running query_for_relations"). The CLI's spinner and the GUI's status line both listen to it.
+
+Cancellation is cooperative: when the ``cancel`` event is set, the next check (before a model call, or
+when a reply arrives and before its actions run) raises :class:`TurnCancelled`, which ends the turn.
+A call already inside the model (llama.cpp, an HTTP request) is not interrupted: it finishes first and
+its reply is discarded. The turn's edits are held until it ends (:meth:`TurnContext.commit`), so a
+cancelled turn leaves the store and its edit log as they were.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from synergai.llm.base import ChatModel, ChatReply
+
+Report = Callable[[str], None]
+
+
+class TurnCancelled(Exception):
+    """The user stopped the turn; nothing it did is kept."""
+
+
+def action_of(reply_text: str) -> str | None:
+    """The action an agent reply names: JSON ``action`` (or its plan's first), or program mode's
+    ``Action: Program`` line ("the program"); None if it names none."""
+    try:
+        data = json.loads(reply_text)
+    except RecursionError:  # nested too deeply: the agent tells the model so; the display names nothing
+        return None
+    except ValueError:
+        line = re.search(r"^Action:\s*(Program|Final Answer)\s*$", reply_text, re.MULTILINE)
+        return None if line is None else {"Program": "the program", "Final Answer": "final answer"}[line[1]]
+    if not isinstance(data, dict):
+        return None
+    action = data.get("action")
+    if isinstance(action, str):
+        return action
+    plan = data.get("plan")
+    first = plan[0] if isinstance(plan, list) and plan else None
+    return first["action"] if isinstance(first, dict) and isinstance(first.get("action"), str) else None
+
+
+class StagedModel:
+    """A chat model that reports each agent step to ``report`` and stops when ``cancel`` is set (the
+    replies are the wrapped model's, unchanged)."""
+
+    def __init__(self, inner: ChatModel, report: Report, cancel: threading.Event | None = None) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.report = report
+        self.cancel = cancel
+        self.calls = 0
+        self.last_action: str | None = None
+
+    def new_turn(self) -> None:
+        """Count steps from 1 again (a new question)."""
+        self.calls, self.last_action = 0, None
+
+    def check(self) -> None:
+        """Raise :class:`TurnCancelled` when the turn has been cancelled."""
+        if self.cancel is not None and self.cancel.is_set():
+            raise TurnCancelled("cancelled")
+
+    def chat(self, messages: Sequence[Mapping[str, str]], **kwargs: Any) -> ChatReply:
+        """Check for a cancel, report the step, delegate, check again, report the action the reply chose."""
+        self.check()
+        self.calls += 1
+        after = f" (after {self.last_action})" if self.last_action else ""
+        self.report(f"step {self.calls}: the model is thinking{after}")
+        reply = self.inner.chat(messages, **kwargs)
+        self.check()  # a reply that arrives after a cancel is dropped before any of its actions runs
+        self.last_action = action_of(reply.text)
+        if self.last_action:
+            self.report(f"step {self.calls}: running {self.last_action}")
+        return reply
+
+    def count_tokens(self, text: str) -> int:
+        """As the wrapped model counts."""
+        return self.inner.count_tokens(text)
