@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from rich.console import Console
 
+from synergai.llm.base import supports_grammar
+
 if TYPE_CHECKING:
     from rich.status import Status
 
@@ -110,6 +112,11 @@ class StagedModel:
         self.display = display
         self.calls = 0
         self.last_action: str | None = None
+
+    @property
+    def supports_grammar(self) -> bool:
+        """The wrapped model's capability (a grammar passes through)."""
+        return supports_grammar(self.inner)
 
     def new_turn(self) -> None:
         """Count steps from 1 again (a new question)."""
