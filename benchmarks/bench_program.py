@@ -3,9 +3,13 @@
 
 Variants: ``ordered`` (the default: object sets nearest-first and indexable, static check on), ``strict``
 (LLM-TPC's set contract: sets cannot be indexed), ``nocheck`` (ordered sets, every program goes straight
-to the sandbox). Each variant resumes in its own directory under ``--out``; the table gives pass rate,
-soft / strict match, LLM calls, median latency and new prompt tokens per question, then soft match and
-pass rate per SQA3D question type and the commonest error classes.
+to the sandbox), ``constrained`` (the default with every reply generated under program mode's GBNF
+grammar; only a model with ``supports_grammar``, i.e. the embedded one, is constrained), ``longbudget``
+(the budget before issue 15: 6 rounds, 400 tokens a reply, more programs may follow an output). Each
+variant resumes in its own directory under ``--out``; the run settings record every limit, so a directory
+made under other limits is refused. The table gives pass rate, soft / strict match, LLM calls, median
+latency, new prompt tokens and generated tokens per question, then soft match and pass rate per SQA3D
+question type and the commonest error classes.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ VARIANTS = {
     "ordered": ProgramLimits(),
     "strict": ProgramLimits(ordered_sets=False),
     "nocheck": ProgramLimits(static_check=False),
+    "constrained": ProgramLimits(constrained=True),
+    "longbudget": ProgramLimits(max_rounds=6, max_tokens=400, answer_tokens=400, answer_after_output=False),
 }
 
 
@@ -45,12 +51,12 @@ def main() -> None:
         results = run_sqa3d(questions, DATA / "scannet" / "objects_gt.json", alignments, llm, args.out / name,
                             limit=args.limit, program_limits=VARIANTS[name])
         rows[name] = sqa3d_metrics(results)
-    print(f"{'variant':8s} {'n':>4s} {'pass %':>7s} {'soft':>6s} {'strict':>6s} {'calls':>6s} "
-          f"{'median s':>9s} {'new tok':>8s}")
+    print(f"{'variant':11s} {'n':>4s} {'pass %':>7s} {'soft':>6s} {'strict':>6s} {'calls':>6s} "
+          f"{'median s':>9s} {'new tok':>8s} {'gen tok':>8s}")
     for name, m in rows.items():
-        print(f"{name:8s} {m['n']:4d} {m['program']['pass_rate']:7.1f} {m['soft_match']:6.1f} "
+        print(f"{name:11s} {m['n']:4d} {m['program']['pass_rate']:7.1f} {m['soft_match']:6.1f} "
               f"{m['strict_match']:6.1f} {m['llm_calls_per_question']:6.2f} {m['median_latency_s']:9.1f} "
-              f"{m['mean_new_prompt_tokens']:8.0f}")
+              f"{m['mean_new_prompt_tokens']:8.0f} {m['mean_completion_tokens']:8.0f}")
     for name, m in rows.items():
         by_type = m["program_by_question_type"]
         types = ", ".join(f"{k} {v['soft_match']:.1f} / {by_type[k]['pass_rate']:.0f} % (n={v['n']})"

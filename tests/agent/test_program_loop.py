@@ -65,7 +65,10 @@ def test_error_then_rectify_then_answer():
     assert "ZeroDivisionError" in llm.requests[1].messages[-1]["content"]
     # the question's answer form was named in the first prompt
     assert "Answer with: a number." in llm.requests[0].messages[1]["content"]
-    assert llm.requests[2].messages[-1]["content"] == "Observation: 2"
+    # the output came back with the request for the answer, under the answer's small token budget
+    assert llm.requests[2].messages[-1]["content"] == "Observation: 2\nGive your Final Answer now."
+    assert [r.max_tokens for r in llm.requests] == [300, 300, 100]
+    assert all(r.grammar is None for r in llm.requests)  # constrained mode is off by default
     # the scene summary and situation were prepended as in the paper
     first_user = llm.requests[0].messages[1]["content"]
     assert first_user.startswith("I am in a room. Looking around me, I see some objects: 2 chair")
@@ -105,8 +108,9 @@ def test_out_of_rounds_after_output_the_answer_is_asked_as_typed_json():
     llm = ScriptedModel([program("print(len(filter(object_set=scene(), category='chair')))"),
                          program("print(len(filter(object_set=scene(), category='chair')) + 0)"),
                          '{"thought": "two chairs", "answer": "no"}'])
-    result = ProgramLoop(llm, ProgramLimits(max_rounds=2)).run(room(), "Is the number of chairs odd?",
-                                                               viewpoint=NORTH)
+    limits = ProgramLimits(max_rounds=2, answer_after_output=False)  # both programs run, then no round left
+    result = ProgramLoop(llm, limits).run(room(), "Is the number of chairs odd?", viewpoint=NORTH)
+    assert len([t for t in result.trace if t["type"] == "program"]) == 2
     assert result.answer == "no" and result.short_answer == "no" and result.error is None
     last = llm.requests[-1]
     assert last.json_schema["properties"]["answer"] == {"type": "string", "enum": ["yes", "no"]}

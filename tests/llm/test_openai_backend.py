@@ -219,3 +219,11 @@ def test_check_names_the_endpoint_and_the_cause(server: FakeServer, monkeypatch:
     with pytest.raises(LLMError, match=r"cannot connect: .*refused") as caught:
         check_model(OpenAIModel("fake-model", base_url=url))
     assert url in str(caught.value)
+
+
+def test_a_grammar_is_not_sent_to_an_openai_endpoint(server: FakeServer) -> None:
+    model = OpenAIModel("fake-model", base_url=server.url)
+    assert model.supports_grammar is False
+    model.chat(USER, grammar='root ::= "blue"')
+    body = server.requests[0]["body"]
+    assert "grammar" not in body and "response_format" not in body

@@ -115,6 +115,7 @@ def answer_question(
     )
     if isinstance(result, ProgramResult):  # mode == "program"
         record["program_error"] = result.error
+        record["constrained"] = result.constrained
     return record
 
 
@@ -132,15 +133,15 @@ def run_sqa3d(
     program_limits: ProgramLimits | None = None,
 ) -> list[dict[str, Any]]:
     """Answer (a fixed spread-out subset of) the questions, resumably, into ``out_dir``; program mode runs
-    under ``program_limits`` (default :class:`ProgramLimits`; other settings are kept in the run's
-    settings, so a directory never mixes them)."""
+    under ``program_limits`` (default :class:`ProgramLimits`; all its values are kept in the run's
+    settings, so a directory never mixes two setups)."""
     if mode not in ("program", "react"):
         raise SceneError(f"mode must be 'program' or 'react', got {mode!r}")
     subset = stride_subset(sorted(questions, key=lambda q: str(q["question_id"])), limit)
     settings = {"benchmark": "sqa3d", "mode": mode, "llm": llm.name, "objects": Path(objects_path).name}
-    if mode == "program" and program_limits is not None and program_limits != ProgramLimits():
-        changed = {k: v for k, v in asdict(program_limits).items() if v != asdict(ProgramLimits())[k]}
-        settings["program_limits"] = json.loads(json.dumps(changed, default=str))
+    if mode == "program":  # every limit, so a change of the defaults is not resumed into either
+        limits = asdict(program_limits or ProgramLimits())
+        settings["program_limits"] = json.loads(json.dumps(limits, default=str))
     run = ResumableRun(out_dir, settings)
     store = SceneStore(Path(out_dir) / "scenes.sqlite3")
     try:
@@ -159,7 +160,8 @@ def run_sqa3d(
 
 def sqa3d_metrics(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Soft and strict match overall, per answer type, question type (what / is / how / can / which /
-    others) and, in program mode, answer form; the mean of new (uncached) prompt tokens per question;
+    others) and, in program mode, answer form; the mean of new (uncached) prompt tokens and of generated
+    tokens per question;
     program statistics overall and per question type, and program errors by class."""
     if not results:
         raise SceneError("no SQA3D results to score")
@@ -184,6 +186,7 @@ def sqa3d_metrics(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "mean_new_prompt_tokens": statistics.fmean(
             r.get("prompt_tokens", 0) - r.get("cached_tokens", 0) for r in rows
         ),
+        "mean_completion_tokens": statistics.fmean(r.get("completion_tokens", 0) for r in rows),
         "errors": failed,
     }
     for key in ("answer_type", "question_type", "answer_form"):

@@ -82,7 +82,12 @@ class ChatReply:
 
 @runtime_checkable
 class ChatModel(Protocol):
-    """A chat model: OpenAI-style messages in, one :class:`ChatReply` out."""
+    """A chat model: OpenAI-style messages in, one :class:`ChatReply` out.
+
+    A backend that enforces ``grammar`` (a llama.cpp GBNF grammar) says so with a true class attribute
+    ``supports_grammar`` (see :func:`supports_grammar`); the others accept the argument and ignore it,
+    so callers send a grammar only where it is enforced.
+    """
 
     name: str
 
@@ -94,13 +99,20 @@ class ChatModel(Protocol):
         max_tokens: int = 256,
         temperature: float = 0.0,
         stop: Sequence[str] | None = None,
+        grammar: str | None = None,
     ) -> ChatReply:
-        """Complete the conversation; ``json_schema`` constrains the reply to JSON where supported."""
+        """Complete the conversation; ``json_schema`` constrains the reply to JSON, ``grammar`` to a GBNF
+        grammar, where supported (never both)."""
         ...
 
     def count_tokens(self, text: str) -> int:
         """Tokens ``text`` costs with this model (exact where the backend has a tokenizer)."""
         ...
+
+
+def supports_grammar(model: object) -> bool:
+    """Whether ``model`` enforces a GBNF ``grammar`` passed to ``chat`` (its ``supports_grammar`` flag)."""
+    return getattr(model, "supports_grammar", False) is True
 
 
 def approx_tokens(text: str) -> int:
@@ -130,6 +142,7 @@ def check_request(
     max_tokens: int,
     temperature: float,
     stop: Sequence[str] | None,
+    grammar: str | None = None,
 ) -> list[dict[str, str]]:
     """Validate one chat request and return the messages as plain dicts (raises LLMError)."""
     if isinstance(messages, str | bytes) or not isinstance(messages, Sequence) or not messages:
@@ -156,6 +169,10 @@ def check_request(
         or not all(isinstance(s, str) and s for s in stop)
     ):
         raise LLMError(f"stop must be a sequence of non-empty strings, got {stop!r}")
+    if grammar is not None and (not isinstance(grammar, str) or not grammar.strip()):
+        raise LLMError(f"grammar must be a non-empty GBNF string, got {grammar!r:.40}")
+    if grammar is not None and json_schema is not None:
+        raise LLMError("json_schema and grammar cannot both constrain one reply")
     return clean
 
 

@@ -1,6 +1,7 @@
 """An on-disk response cache in front of any chat model, used only for deterministic (temperature 0) calls.
 
-Key: sha256 of the canonical JSON of (model name, messages, schema, max_tokens, stop). Value: the reply as
+Key: sha256 of the canonical JSON of (model name, messages, schema, max_tokens, stop and, when one is sent,
+the grammar). Value: the reply as
 a JSON file ``<dir>/<key[:2]>/<key>.json``, written atomically. A hit comes back with ``cached=True`` and
 ``seconds`` set to the lookup time; an unreadable entry counts as a miss and is overwritten.
 """
@@ -21,7 +22,7 @@ from typing import Any
 
 import platformdirs
 
-from synergai.llm.base import ChatModel, ChatReply, LLMError, check_request
+from synergai.llm.base import ChatModel, ChatReply, LLMError, check_request, supports_grammar
 
 
 def default_cache_dir() -> Path:
@@ -35,15 +36,19 @@ def cache_key(
     json_schema: dict | None,
     max_tokens: int,
     stop: Sequence[str] | None,
+    grammar: str | None = None,
 ) -> str:
-    """Hex sha256 identifying one deterministic request."""
-    record = {
+    """Hex sha256 identifying one deterministic request (a request without a grammar keeps the key it had
+    before grammars existed)."""
+    record: dict[str, Any] = {
         "model": model,
         "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
         "schema": json_schema,
         "max_tokens": max_tokens,
         "stop": list(stop) if stop else None,
     }
+    if grammar is not None:
+        record["grammar"] = grammar
     try:
         canonical = json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError) as exc:
@@ -61,6 +66,11 @@ class CachedModel:
         self.hits = 0
         self.misses = 0
 
+    @property
+    def supports_grammar(self) -> bool:
+        """The inner model's capability."""
+        return supports_grammar(self.inner)
+
     def chat(
         self,
         messages: Sequence[Mapping[str, str]],
@@ -69,25 +79,24 @@ class CachedModel:
         max_tokens: int = 256,
         temperature: float = 0.0,
         stop: Sequence[str] | None = None,
+        grammar: str | None = None,
     ) -> ChatReply:
         """A stored reply for this exact request, or the inner model's (then stored)."""
-        clean = check_request(
-            messages, json_schema=json_schema, max_tokens=max_tokens, temperature=temperature, stop=stop
-        )
+        clean = check_request(messages, json_schema=json_schema, max_tokens=max_tokens,
+                              temperature=temperature, stop=stop, grammar=grammar)
+        extra: dict[str, Any] = {"grammar": grammar} if grammar is not None else {}
         if temperature != 0:
-            return self.inner.chat(
-                clean, json_schema=json_schema, max_tokens=max_tokens, temperature=temperature, stop=stop
-            )
+            return self.inner.chat(clean, json_schema=json_schema, max_tokens=max_tokens,
+                                   temperature=temperature, stop=stop, **extra)
         started = time.perf_counter()
-        path = self.path_for(cache_key(self.name, clean, json_schema, max_tokens, stop))
+        path = self.path_for(cache_key(self.name, clean, json_schema, max_tokens, stop, grammar))
         stored = _read(path)
         if stored is not None:
             self.hits += 1
             return replace(stored, cached=True, seconds=time.perf_counter() - started)
         self.misses += 1
-        reply = self.inner.chat(
-            clean, json_schema=json_schema, max_tokens=max_tokens, temperature=0.0, stop=stop
-        )
+        reply = self.inner.chat(clean, json_schema=json_schema, max_tokens=max_tokens, temperature=0.0,
+                                stop=stop, **extra)
         _write(path, replace(reply, cached=False).to_dict())
         return reply
 

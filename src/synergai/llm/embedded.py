@@ -36,6 +36,9 @@ THREADS_ENV = "SYNERGAI_THREADS"  # CPU threads for the model (default: all core
 class EmbeddedModel:
     """Chat with a local GGUF model through xllamacpp (greedy at temperature 0)."""
 
+    #: llama.cpp enforces GBNF grammars (``chat(..., grammar=...)``).
+    supports_grammar = True
+
     def __init__(self, gguf_path: str | Path | None = None, n_ctx: int = 8192, threads: int | None = None,
                  prefix_cache: str | Path | bool | None = True, progress: Progress | None = None):
         if isinstance(n_ctx, bool) or not isinstance(n_ctx, int) or n_ctx < 256:
@@ -85,11 +88,13 @@ class EmbeddedModel:
         max_tokens: int = 256,
         temperature: float = 0.0,
         stop: Sequence[str] | None = None,
+        grammar: str | None = None,
     ) -> ChatReply:
-        """One chat completion; ``json_schema`` becomes a grammar constraint (valid syntax, not an end)."""
-        clean = check_request(
-            messages, json_schema=json_schema, max_tokens=max_tokens, temperature=temperature, stop=stop
-        )
+        """One chat completion; ``json_schema`` becomes a grammar constraint (valid syntax, not an end);
+        ``grammar`` (GBNF) goes out as the request's ``grammar`` field, which llama.cpp's chat completions
+        accept in place of a schema."""
+        clean = check_request(messages, json_schema=json_schema, max_tokens=max_tokens,
+                              temperature=temperature, stop=stop, grammar=grammar)
         request: dict[str, Any] = {
             "messages": clean,
             "max_tokens": max_tokens,
@@ -102,6 +107,8 @@ class EmbeddedModel:
             request["stop"] = list(stop)
         if json_schema is not None:
             request["response_format"] = {"type": "json_schema", "json_schema": {"schema": json_schema}}
+        if grammar is not None:
+            request["grammar"] = grammar
         with self._lock:
             server = self._ensure_server()
             started = time.perf_counter()

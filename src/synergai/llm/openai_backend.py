@@ -5,7 +5,8 @@ endpoint that enforces schemas cannot send a reply outside it (eg. an edit tool 
 endpoint that rejects that (HTTP 400/422) is asked again with ``strict: false``, then with
 ``{"type": "json_object"}`` plus a final system message carrying the schema; the fallback is remembered.
 An error saying the context is full is a :class:`ContextFullError`. Timeouts and retries are bounded;
-every failure is an LLMError.
+every failure is an LLMError. A GBNF ``grammar`` is accepted and not sent (``supports_grammar`` is False):
+it is no OpenAI field and a remote server may reject the request for it.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ DUMMY_KEY = "sk-no-key-required"
 
 class OpenAIModel:
     """Chat through ``openai.OpenAI`` against ``base_url`` (default: the SDK's, i.e. api.openai.com)."""
+
+    #: Grammars are not sent (see the module doc-string).
+    supports_grammar = False
 
     def __init__(
         self,
@@ -72,11 +76,11 @@ class OpenAIModel:
         max_tokens: int = 256,
         temperature: float = 0.0,
         stop: Sequence[str] | None = None,
+        grammar: str | None = None,
     ) -> ChatReply:
-        """One completion; see the module doc-string for how ``json_schema`` is sent."""
-        clean = check_request(
-            messages, json_schema=json_schema, max_tokens=max_tokens, temperature=temperature, stop=stop
-        )
+        """One completion; see the module doc-string for how ``json_schema`` is sent (``grammar`` is not)."""
+        clean = check_request(messages, json_schema=json_schema, max_tokens=max_tokens,
+                              temperature=temperature, stop=stop, grammar=grammar)
         started = time.perf_counter()
         mode, token_param = self._schema_mode, self._token_param
         for _attempt in range(4):  # strict -> loose -> json_object, max_tokens -> max_completion_tokens

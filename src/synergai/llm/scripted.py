@@ -6,7 +6,9 @@ Script files (:meth:`ScriptedModel.from_file`) come in two forms:
 * JSON Lines, one item per non-blank line, each a JSON string or such an object.
 
 ``finish_reason`` defaults to ``"stop"``; set it to ``"length"`` to simulate a truncated reply.
-Replies are never checked against the request's ``json_schema``: tests feed broken replies on purpose.
+Replies are never checked against the request's ``json_schema`` or ``grammar``: tests feed broken replies
+on purpose. ``supports_grammar`` (default False) lets a test play a backend that enforces grammars; the
+grammar sent is recorded either way.
 """
 
 from __future__ import annotations
@@ -30,16 +32,19 @@ class ScriptedRequest:
     max_tokens: int
     temperature: float
     stop: list[str] | None
+    grammar: str | None = None
 
 
 class ScriptedModel:
     """Replays ``responses`` one per :meth:`chat` call; raises ScriptExhausted when they run out."""
 
-    def __init__(self, responses: Sequence[str | Mapping[str, Any]], name: str = "scripted"):
+    def __init__(self, responses: Sequence[str | Mapping[str, Any]], name: str = "scripted", *,
+                 supports_grammar: bool = False):
         if isinstance(responses, str | bytes) or not isinstance(responses, Sequence):
             raise LLMError("responses must be a sequence of strings or {'text': ...} objects")
         self._script: list[tuple[str, str]] = [_entry(item, index) for index, item in enumerate(responses)]
         self.name = name
+        self.supports_grammar = bool(supports_grammar)
         self.requests: list[ScriptedRequest] = []
         self._next = 0
         self._lock = threading.Lock()
@@ -82,14 +87,16 @@ class ScriptedModel:
         max_tokens: int = 256,
         temperature: float = 0.0,
         stop: Sequence[str] | None = None,
+        grammar: str | None = None,
     ) -> ChatReply:
         """Record the request and return the next scripted reply."""
-        clean = check_request(
-            messages, json_schema=json_schema, max_tokens=max_tokens, temperature=temperature, stop=stop
-        )
+        clean = check_request(messages, json_schema=json_schema, max_tokens=max_tokens,
+                              temperature=temperature, stop=stop, grammar=grammar)
         with self._lock:
             stops = list(stop) if stop else None
-            self.requests.append(ScriptedRequest(clean, json_schema, max_tokens, float(temperature), stops))
+            self.requests.append(
+                ScriptedRequest(clean, json_schema, max_tokens, float(temperature), stops, grammar)
+            )
             if self._next >= len(self._script):
                 played = len(self._script)
                 raise ScriptExhausted(f"{self.name}: script exhausted after {played} replies")

@@ -58,6 +58,9 @@ SHAPE_WORDS = frozenset({"round", "square", "rectangular", "circular", "oval", "
                          "l-shaped"})
 MATERIAL_WORDS = frozenset({"wood", "wooden", "metal", "metallic", "plastic", "glass", "fabric", "leather",
                             "ceramic", "stone", "marble", "paper", "steel"})
+#: States a program may ask ``query_state`` about ("is the door open?"), read from an object's attributes.
+STATE_WORDS = frozenset({"open", "closed", "on", "off", "empty", "full", "clean", "dirty", "neat", "messy",
+                         "tidy", "made", "unmade", "occupied", "free"})
 #: Category words that name any object at all ("what is on the table?" asks for any object on it).
 ANY_OBJECT_WORDS = frozenset({"object", "thing", "item", "anything", "something", "stuff"})
 #: Words by which a sentence asks about an object it does not name ("what is on the table?").

@@ -34,10 +34,13 @@ from synergai.scene.relations.thresholds import RelationThresholds
 from synergai.scene.serialization import graph_from_dict
 from synergai.scene.vocabulary import (
     ATTRIBUTE_TYPE_SYNONYMS,
+    COLOR_ALIASES,
+    COLOR_NAMES,
     COLOR_WORDS,
     MATERIAL_WORDS,
     RELATION_SYNONYMS,
     SHAPE_WORDS,
+    STATE_WORDS,
 )
 
 RELATE_RELATIONS = (
@@ -63,6 +66,12 @@ RELATE_RELATIONS = (
 AGENT_RELATIONS = ("left", "right", "front", "behind", "within reach", "around", "closest", "farthest")
 DIRECTIONS = ("left", "right", "front", "back", "o'clock")
 ATTRIBUTE_TYPES = ("lwh", "distance", "color", "shape", "material")
+#: The vocabulary's words ``query_attribute`` reads an object's attributes with, per attribute type.
+ATTRIBUTE_WORDS = MappingProxyType({"color": COLOR_WORDS, "shape": SHAPE_WORDS, "material": MATERIAL_WORDS})
+#: What ``query_attribute`` and ``query_state`` return when the object's attributes do not say.
+UNKNOWN = "unknown"
+#: What ``query_relation_agent`` returns for its "o'clock" candidate.
+CLOCK_HOURS = tuple(f"{hour} o'clock" for hour in range(1, 13))
 AROUND_M = 2.0
 
 #: Clock hours that count as each direction (LLM-TPC's synonym table, Table S1).
@@ -169,6 +178,17 @@ class StrictObjectSet(ObjectSet):
 
 _VALUE_SYNONYMS = MappingProxyType({**RELATION_SYNONYMS, **ATTRIBUTE_TYPE_SYNONYMS})
 _AFFIXES = re.compile(r"^(?:to |on )?(?:the |my )|(?: of| side)$")
+
+
+def api_strings() -> tuple[str, ...]:
+    """Every string a program passes to these functions or compares their results with, besides the
+    scene's categories: relation names, directions and clock hours, attribute types, and the vocabulary's
+    colour names, attribute words and object states (sorted, each once)."""
+    words = {*RELATE_RELATIONS, *AGENT_RELATIONS, *DIRECTIONS, *CLOCK_HOURS, *ATTRIBUTE_TYPES, UNKNOWN,
+             *COLOR_NAMES, *COLOR_ALIASES, *STATE_WORDS}
+    for values in ATTRIBUTE_WORDS.values():
+        words |= values
+    return tuple(sorted(words))
 
 
 def legal_value(value: object, legal: Iterable[str]) -> str | None:
@@ -323,7 +343,7 @@ class SceneAPI:
             if c in view and (c in cands or (c == "back" and "behind" in cands))
         ]
         if "o'clock" in cands:
-            out.append(f"{build.clock_direction(self.graph, [oid], self.viewpoint)[oid]} o'clock")
+            out.append(CLOCK_HOURS[build.clock_direction(self.graph, [oid], self.viewpoint)[oid] - 1])
         return out
 
     def query_relation(
@@ -363,7 +383,7 @@ class SceneAPI:
         cands = (
             [c.lower() for c in _strings(candidate_attribute_values)] if candidate_attribute_values else []
         )
-        words = {"color": COLOR_WORDS, "shape": SHAPE_WORDS, "material": MATERIAL_WORDS}[kind]
+        words = ATTRIBUTE_WORDS[kind]
         known = [a.lower() for a in obj.attributes if set(a.lower().split()) & words]
         if kind == "color" and not known and obj.color is not None:
             known = [color_name(obj.color)]
@@ -375,7 +395,7 @@ class SceneAPI:
             return known[0]
         if kind == "color" and cands and obj.color is not None:
             return closest_color(obj.color, cands)
-        return "unknown"
+        return UNKNOWN
 
     def query_state(self, object: Any, candidate_states: Any) -> str:
         """Returns the state of the object (from its attributes), or "unknown"."""
@@ -384,7 +404,7 @@ class SceneAPI:
         if not states:
             raise ValueError("candidate_states must be a non-empty list of strings, e.g. ['open', 'closed']")
         attrs = " ".join(obj.attributes).lower()
-        return next((s for s in states if s in attrs), "unknown")
+        return next((s for s in states if s in attrs), UNKNOWN)
 
     def names(self) -> dict[str, Any]:
         """The names a program sees."""

@@ -6,9 +6,17 @@ the repair prompt carries the findings' hints at once. A program that passes run
 error (its last traceback line) or an empty output the model is asked to rectify it; on a malformed reply
 it gets the parse-error prompt; a program that already failed is not run again (the model is told so,
 and a second repeat ends the rounds). The final answer is read as the question's answer form
-(:mod:`synergai.agent.answer_forms`). When the rounds run out, a model that saw a program's output is
-asked once for the answer as JSON under the form's schema; one that never saw a program run answers
-"could not be computed", and the result records the last error.
+(:mod:`synergai.agent.answer_forms`). After a program prints, the next call asks for the Final Answer
+only, with a small token budget (``ProgramLimits.answer_after_output``). When the rounds run out, or the
+model does not answer when asked to, a model that saw a program's output is asked once for the answer as
+JSON under the form's schema; one that never saw a program run answers "could not be computed", and the
+result records the last error.
+
+With ``ProgramLimits.constrained`` and a model that enforces grammars (``supports_grammar``, the embedded
+llama.cpp model), every reply is generated under the GBNF grammar of :mod:`synergai.agent.program.grammar`:
+the format is fixed, the program's strings are legal values or print labels, the answer of a closed form
+is one of its values. Other models (OpenAI-compatible endpoints, which may reject the field) get no
+grammar and the loop runs as without it.
 """
 
 from __future__ import annotations
@@ -29,9 +37,10 @@ from synergai.agent.answer_forms import (
 )
 from synergai.agent.program import prompt as P
 from synergai.agent.program.check import check_program, repair_hint
+from synergai.agent.program.grammar import reply_grammar
 from synergai.agent.program.sandbox import SandboxLimits, run_program
 from synergai.geometry.frames import Viewpoint
-from synergai.llm.base import ChatModel, ChatReply
+from synergai.llm.base import ChatModel, ChatReply, supports_grammar
 from synergai.llm.json_reply import ask_json
 from synergai.scene.model import STRUCTURE_KINDS, SceneGraph
 from synergai.scene.serialization import graph_to_dict
@@ -50,10 +59,22 @@ _CODE = re.compile(r"```[ \t]*(?:python|py)?[ \t]*\n(.*?)(?:```|\Z)", re.IGNOREC
 
 @dataclass(frozen=True)
 class ProgramLimits:
-    """Bounds on one question."""
+    """Bounds on one question.
 
-    max_rounds: int = 6
-    max_tokens: int = 400
+    The budget (issue 15) keeps a question near 2-3 calls: a program round may generate ``max_tokens``
+    (a program of ten lines and its thought fit in 300), the answer round after an output only
+    ``answer_tokens`` (a one-line thought and a short answer), and ``max_rounds`` 4 allows the first
+    program, two repairs and the answer. ``constrained`` stays off until measured on SQA3D
+    (``benchmarks/bench_program.py --variants ordered,constrained``)."""
+
+    max_rounds: int = 4
+    max_tokens: int = 300
+    #: Tokens of a reply that can only be the Final Answer (the round after a program's output).
+    answer_tokens: int = 100
+    #: After a program prints, the next call asks for the Final Answer only (no further program).
+    answer_after_output: bool = True
+    #: Generate replies under the program-mode grammar where the model enforces grammars.
+    constrained: bool = False
     sandbox: SandboxLimits = field(default_factory=SandboxLimits)
     #: Object sets index nearest-first (True) or keep LLM-TPC's no-indexing contract (False).
     ordered_sets: bool = True
@@ -78,6 +99,7 @@ class ProgramResult:
     error: str | None = None  # why the answer could not be computed (None when it was)
     seconds: float = 0.0
     llm_seconds: float = 0.0
+    constrained: bool = False  # whether the replies were generated under the grammar
 
     def count(self, reply: ChatReply) -> ChatReply:
         """Account for one model call."""
@@ -150,44 +172,58 @@ class ProgramLoop:
     def __init__(self, llm: ChatModel, limits: ProgramLimits | None = None) -> None:
         self.llm = llm
         self.limits = limits or ProgramLimits()
-        self._system = P.system_prompt(ordered_sets=self.limits.ordered_sets)
+        #: Whether replies go out under the grammar (asked for, and the model enforces grammars).
+        self.constrained = self.limits.constrained and supports_grammar(llm)
+        self._system = P.system_prompt(ordered_sets=self.limits.ordered_sets, constrained=self.constrained)
 
-    def _call(self, result: ProgramResult, messages: list[dict[str, str]]) -> ChatReply:
-        return result.count(self.llm.chat(messages, max_tokens=self.limits.max_tokens, temperature=0.0,
-                                          stop=["\nObservation:", "\nuser:"]))
+    def _call(self, result: ProgramResult, messages: list[dict[str, str]], max_tokens: int,
+              grammar: str | None) -> ChatReply:
+        extra: dict[str, Any] = {"grammar": grammar} if grammar is not None else {}
+        return result.count(self.llm.chat(messages, max_tokens=max_tokens, temperature=0.0,
+                                          stop=["\nObservation:", "\nuser:"], **extra))
 
     def run(self, graph: SceneGraph, question: str, situation: str = "",
             viewpoint: Viewpoint | None = None) -> ProgramResult:
         """Answer one (situated) question about ``graph``; the agent stands at ``viewpoint``."""
         start = time.perf_counter()
         form = answer_form(question)
-        result = ProgramResult(answer="", answer_form=form.value)
+        options = choice_options(question)
+        result = ProgramResult(answer="", answer_form=form.value, constrained=self.constrained)
         pose = None
         if viewpoint is not None:
             pose = {"position": list(viewpoint.position), "forward": list(viewpoint.forward)}
         api_args: dict[str, Any] = {"graph": graph_to_dict(graph), "viewpoint": pose,
                                     "ordered_sets": self.limits.ordered_sets}
         categories = sorted({o.category for o in graph})
+        grammars = {answer: reply_grammar(categories, form, options, program=not answer)
+                    for answer in (False, True)} if self.constrained else {}
         messages = [{"role": "system", "content": self._system},
                     {"role": "user", "content": P.user_prompt(scene_summary(graph), situation, question,
-                                                              P.answer_hint(form, choice_options(question)))}]
+                                                              P.answer_hint(form, options))}]
         failed: dict[str, str] = {}  # program text (whitespace-normalised) -> its error
         repeats = 0
         saw_output = False
+        answer_now = False  # the last program printed: this round is the answer's
         last_error = ""
         for _ in range(self.limits.max_rounds):
-            reply = self._call(result, messages)
+            budget = self.limits.answer_tokens if answer_now else self.limits.max_tokens
+            reply = self._call(result, messages, budget, grammars.get(answer_now))
             messages.append({"role": "assistant", "content": reply.text})
             try:
                 step = parse_reply(reply.text)
             except ParseError as exc:
-                last_error = f"parse error: {exc}"
+                step, last_error = None, f"parse error: {exc}"
+            if step is not None and step.kind == "final":
+                self._answer(result, form, question, step.content, {"thought": step.thought})
+                break
+            if answer_now:  # asked for the answer, got none: the JSON summary below asks once more
+                result.trace.append({"type": "error", "reply": reply.text[:800],
+                                     "error": "no final answer after the program's output"})
+                break
+            if step is None:
                 result.trace.append({"type": "error", "reply": reply.text[:800], "error": last_error})
                 messages.append({"role": "user", "content": P.PARSE_ERROR})
                 continue
-            if step.kind == "final":
-                self._answer(result, form, question, step.content, {"thought": step.thought})
-                break
             key = " ".join(step.content.split())
             if key in failed:  # greedy decoding repeats itself: running it again cannot help
                 repeats += 1
@@ -213,7 +249,10 @@ class ProgramLoop:
                                  "stage": "sandbox", "wall_s": round(outcome.wall_s, 3)})
             if outcome.ok and outcome.stdout.strip():
                 saw_output = True
-                messages.append({"role": "user", "content": self._observation(outcome.stdout)})
+                answer_now = self.limits.answer_after_output
+                observation = self._observation(outcome.stdout)
+                messages.append({"role": "user", "content": f"{observation}\n{P.ANSWER_NOW}" if answer_now
+                                 else observation})
             else:
                 error = (outcome.error or "") if not outcome.ok else P.EMPTY_OUTPUT
                 failed[key] = last_error = error
@@ -247,7 +286,8 @@ class ProgramLoop:
 
     def _summarize(self, result: ProgramResult, messages: list[dict[str, str]], form: AnswerForm,
                    question: str, categories: Sequence[str]) -> None:
-        """Out of rounds after seeing output: one JSON answer under the form's schema."""
+        """Out of rounds (or no answer when asked) after seeing output: one JSON answer under the form's
+        schema."""
         schema = {"type": "object", "additionalProperties": False, "required": ["thought", "answer"],
                   "properties": {"thought": {"type": "string", "maxLength": 200},
                                  "answer": answer_schema(form, categories, choice_options(question))}}

@@ -22,14 +22,14 @@ Action Input:
 FORMAT = """\
 Valid format for Final Answer
 -----------------------------
-Thought: Your reasoning process for the final answer.
+Thought: Your reasoning for the final answer, in one short sentence.
 Action: Final Answer
 Action Input: Your final answer with NO MORE THAN 3 words. (Use your common sense reasoning skills to \
 infer missing information and give a specific final answer.)
 
 Valid format for Program
 ------------------------
-Thought: Your plan for further information about the objects in the scene.
+Thought: Your plan for further information about the objects in the scene, in one short sentence.
 Action: Program
 Action Input:
 ```Python
@@ -168,6 +168,15 @@ ORDERED_SETS = ("Every set of objects the functions return is ordered by distanc
 STRICT_SETS = ("A set cannot be indexed. The sets the functions return iterate nearest to you first, so "
                "next(iter(set)) is the nearest object; sets you build yourself (set(), {...}) have no order.")
 
+#: Appended to a program's output: the next reply is the answer (``ProgramLimits.answer_after_output``).
+ANSWER_NOW = "Give your Final Answer now."
+
+#: What strings a program may hold, told to a model whose replies follow the grammar (constrained mode).
+STRING_RULE = ("In a program every string is a category of the scene or a value this documentation names "
+               "(a relation, direction, attribute type or attribute value), or a print label that ends with "
+               "':' (print(\"chairs:\", len(chairs))); print text with values through f-strings "
+               "(f\"chairs: {len(chairs)}\"). Programs have no comments.")
+
 SUMMARIZE_JSON = ("You have reached the maximum number of chats. From the observations above, give your "
                   "final answer as JSON: {\"thought\": \"...\", \"answer\": ...}.")
 
@@ -182,9 +191,12 @@ _FORM_HINTS = {
 }
 
 
-def system_prompt(ordered_sets: bool = True) -> str:
-    """The scene-independent system prompt (a stable prefix for the model's cache)."""
+def system_prompt(ordered_sets: bool = True, constrained: bool = False) -> str:
+    """The scene-independent system prompt (a stable prefix for the model's cache); ``constrained`` adds
+    the rule the grammar enforces on a program's strings."""
     api = API_DOC.replace("{set_order}", ORDERED_SETS if ordered_sets else STRICT_SETS)
+    if constrained:
+        api = f"{api}\n{STRING_RULE}"
     return f"{TASK}\n\n{FORMAT}\n\n{api}\n\n{EXAMPLE}"
 
 

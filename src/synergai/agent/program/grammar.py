@@ -1,0 +1,143 @@
+"""llama.cpp GBNF grammars for program mode's replies: the format fixed, strings and answers bounded.
+
+A reply under :func:`reply_grammar` is exactly one of::
+
+    Thought: <one line>\\nAction: Program\\nAction Input:\\n```Python\\n<program>```
+    Thought: <one line>\\nAction: Final Answer\\nAction Input: <answer>
+
+(only the second when ``program`` is False). The thought is one line of at most ``THOUGHT_CHARS``
+characters; the program has 1 to ``PROGRAM_LINES`` non-blank lines of at most ``LINE_ITEMS`` characters
+or strings each, no comments and no backslashes. Every string literal in it is one of:
+
+* a **legal value**, in single or double quotes: a category of the scene or a string the scene API takes
+  or returns (:func:`synergai.agent.program.api.api_strings`); "o'clock" values only in double quotes;
+* a **print label**: up to ``LABEL_CHARS`` characters that end with ':' or '=' (one space may follow),
+  e.g. ``print("chairs:", len(chairs))``; a category never ends so, so a label cannot name one;
+* a **separator**: up to three of `` ,;|/.-`` (``", ".join(names)``), or the empty string;
+* an **f-string with at least one placeholder** (text with values, as in the prompt's example
+  ``f"Objects directly behind me: {names}"``); code in a placeholder holds only legal values of the
+  other quote kind, so ``f"sofa"`` cannot smuggle a category in.
+
+So a program cannot name a category the scene does not hold, nor a relation or attribute the API does not
+know. The answer of a closed form (yes/no, number, colour, direction, choice, category: those whose
+:func:`~synergai.agent.answer_forms.answer_schema` is an enum or an integer) is one of its values; other
+forms get a one-line phrase of at most ``PHRASE_MAX`` characters. Value alternatives are factored by
+common prefixes, which keeps llama.cpp's grammar stacks few.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from itertools import groupby
+
+from synergai.agent.answer_forms import PHRASE_MAX, AnswerForm, answer_schema
+from synergai.agent.program.api import api_strings
+
+THOUGHT_CHARS = 150
+PROGRAM_LINES = 10
+LINE_ITEMS = 100
+LABEL_CHARS = 50
+#: Placeholders in one f-string, and code characters or strings in one placeholder.
+FSTRING_HOLES = 4
+HOLE_ITEMS = 60
+
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def literal(text: str) -> str:
+    """``text`` as a GBNF string literal."""
+    return '"' + "".join(_ESCAPES.get(ch, ch) for ch in text) + '"'
+
+
+def choice(words: Iterable[str]) -> str:
+    """A GBNF expression matching exactly ``words`` (non-empty strings), factored by common prefixes."""
+    unique = sorted(set(words))
+    if not unique or "" in unique:
+        raise ValueError("choice() needs non-empty strings, and at least one")
+    return _choice(unique)
+
+
+def _choice(words: list[str]) -> str:
+    optional = words[0] == ""  # sorted: the empty tail comes first
+    alternatives = []
+    for _, group in groupby((w for w in words if w), key=lambda w: w[0]):
+        members = list(group)
+        prefix = _common_prefix(members)
+        tails = [w[len(prefix):] for w in members]
+        alternatives.append(literal(prefix) if tails == [""] else f"{literal(prefix)} {_choice(tails)}")
+    body = " | ".join(alternatives)
+    if optional:
+        return f"({body})?"
+    return f"({body})" if len(alternatives) > 1 else body
+
+
+def answer_values(form: AnswerForm, categories: Sequence[str] = (),
+                  options: Sequence[str] = ()) -> tuple[str, ...]:
+    """The values an answer of ``form`` takes, when its schema lists them (() for open forms)."""
+    return tuple(str(v) for v in answer_schema(form, categories, options).get("enum", ()))
+
+
+def _common_prefix(words: list[str]) -> str:
+    first, last = min(words), max(words)
+    size = 0
+    while size < min(len(first), len(last)) and first[size] == last[size]:
+        size += 1
+    return first[:size]
+
+
+def program_strings(categories: Iterable[str], answers: Iterable[str] = ()) -> tuple[str, ...]:
+    """The legal values of a program's strings: the scene's categories, the API's strings and the
+    question's answer values (a program may print "yes")."""
+    return tuple(sorted({c for c in (*categories, *answers) if c.strip()} | set(api_strings())))
+
+
+def answer_expression(form: AnswerForm, categories: Sequence[str] = (), options: Sequence[str] = ()) -> str:
+    """GBNF for a final answer of ``form``: the form's values when its schema lists them, else a phrase."""
+    schema = answer_schema(form, categories, options)
+    if schema.get("enum"):
+        return choice(answer_values(form, categories, options))
+    if schema.get("type") == "integer":
+        return f"[0-9]{{1,{len(str(schema.get('maximum', 999)))}}}"
+    return f"[^\\n]{{1,{PHRASE_MAX}}}"
+
+
+def reply_grammar(categories: Sequence[str], form: AnswerForm, options: Sequence[str] = (), *,
+                  program: bool = True) -> str:
+    """The GBNF grammar of one reply (see the module doc-string); ``program`` False allows only the
+    Final Answer (the round after a program's output)."""
+    rules = [
+        'root ::= "Thought: " thought "\\nAction: " ' + ("(program | final)" if program else "final"),
+        f"thought ::= [^\\n]{{1,{THOUGHT_CHARS}}}",
+        'final ::= "Final Answer\\nAction Input: " answer',
+        f"answer ::= {answer_expression(form, categories, options)}",
+    ]
+    if program:
+        values = program_strings(categories, answer_values(form, categories, options))
+        rules.append(f"dqv ::= {choice(v for v in values if chr(34) not in v)}")
+        rules.append(f"sqv ::= {choice(v for v in values if chr(39) not in v)}")
+        bounds = {"@LINES@": PROGRAM_LINES, "@ITEMS@": LINE_ITEMS, "@LABEL@": LABEL_CHARS,
+                  "@HOLES@": FSTRING_HOLES, "@HOLE@": HOLE_ITEMS}
+        text = _PROGRAM_RULES
+        for mark, value in bounds.items():
+            text = text.replace(mark, str(value))
+        rules += text.strip().splitlines()
+    return "\n".join(rules) + "\n"
+
+
+#: The program's rules (GBNF; ``@NAME@`` marks a bound): lines of code characters and strings.
+_PROGRAM_RULES = r"""
+program ::= "Program\nAction Input:\n```Python\n" line{1,@LINES@} "```"
+line ::= item{1,@ITEMS@} "\n"
+item ::= [^"'\n#\\`] | dq | sq | fdq | fsq
+dq ::= "\"" (dqv | dqlabel | sep) "\""
+sq ::= "'" (sqv | sqlabel | sep) "'"
+dqlabel ::= [^"\\\n{}]{0,@LABEL@} [:=] " "?
+sqlabel ::= [^'\\\n{}]{0,@LABEL@} [:=] " "?
+sep ::= [ ,;|/.-]{0,3}
+fdq ::= "f\"" dqtext (dqhole dqtext){1,@HOLES@} "\""
+fsq ::= "f'" sqtext (sqhole sqtext){1,@HOLES@} "'"
+dqtext ::= [^"\\\n{}]{0,@LABEL@}
+sqtext ::= [^'\\\n{}]{0,@LABEL@}
+dqhole ::= "{" ([^"'\\\n{}#`] | sq){1,@HOLE@} "}"
+sqhole ::= "{" ([^"'\\\n{}#`] | dq){1,@HOLE@} "}"
+"""

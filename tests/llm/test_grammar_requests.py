@@ -1,0 +1,82 @@
+"""A GBNF grammar through every backend: sent by the embedded model (to a stand-in llama.cpp server, no
+weights loaded), recorded by the scripted model, kept out of OpenAI requests, part of the cache key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from synergai.agent.progress import StagedModel
+from synergai.llm import CachedModel, EmbeddedModel, LLMError, ScriptedModel
+from synergai.llm.base import check_request, supports_grammar
+from synergai.llm.cache import cache_key
+
+USER = [{"role": "user", "content": "Is there a chair?"}]
+GRAMMAR = 'root ::= "yes" | "no"\n'
+
+
+class StandIn:
+    """Plays llama.cpp's in-process server: records each request, answers "yes"."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+
+    def handle_chat_completions(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.requests.append(request)
+        return {"choices": [{"message": {"content": "yes"}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 5, "completion_tokens": 1}}
+
+
+def test_the_embedded_model_sends_the_grammar_in_its_request() -> None:
+    model = EmbeddedModel(prefix_cache=False)
+    stand_in = StandIn()
+    model._server = stand_in  # nothing is loaded: the stand-in takes the requests
+    assert supports_grammar(model)
+    assert model.chat(USER, grammar=GRAMMAR, max_tokens=4).text == "yes"
+    model.chat(USER, max_tokens=4)
+    with_grammar, without = stand_in.requests
+    assert with_grammar["grammar"] == GRAMMAR and "response_format" not in with_grammar
+    assert "grammar" not in without
+
+
+def test_a_grammar_and_a_schema_never_go_together_and_a_grammar_is_text() -> None:
+    with pytest.raises(LLMError, match="cannot both"):
+        check_request(USER, json_schema={"type": "object"}, max_tokens=4, temperature=0.0, stop=None,
+                      grammar=GRAMMAR)
+    for bad in ("", "  ", 3):
+        with pytest.raises(LLMError, match="grammar must be"):
+            check_request(USER, json_schema=None, max_tokens=4, temperature=0.0, stop=None, grammar=bad)
+
+
+def test_the_scripted_model_records_the_grammar_and_says_whether_it_enforces_one() -> None:
+    plain, enforcing = ScriptedModel(["yes"]), ScriptedModel(["maybe"], supports_grammar=True)
+    plain.chat(USER)
+    assert enforcing.chat(USER, grammar=GRAMMAR).text == "maybe"  # replies are never checked
+    assert plain.requests[0].grammar is None and enforcing.requests[0].grammar == GRAMMAR
+    assert not supports_grammar(plain) and supports_grammar(enforcing)
+
+
+def test_the_cache_key_holds_the_grammar_and_a_request_without_one_keeps_its_old_key(tmp_path: Path) -> None:
+    assert cache_key("m", USER, None, 5, None) == cache_key("m", USER, None, 5, None, None)
+    assert cache_key("m", USER, None, 5, None, GRAMMAR) != cache_key("m", USER, None, 5, None)
+    assert cache_key("m", USER, None, 5, None, GRAMMAR) != cache_key("m", USER, None, 5, None, 'root ::= "x"')
+    inner = ScriptedModel(["one", "two", "three"], supports_grammar=True)
+    model = CachedModel(inner, tmp_path)
+    assert supports_grammar(model)
+    assert model.chat(USER, grammar=GRAMMAR).text == "one"
+    assert model.chat(USER).text == "two"  # another request
+    assert model.chat(USER, grammar=GRAMMAR).cached  # the same request
+    assert [r.grammar for r in inner.requests] == [GRAMMAR, None]
+    assert not supports_grammar(CachedModel(ScriptedModel([]), tmp_path))
+
+
+def test_the_progress_wrapper_passes_the_capability_and_the_grammar_through() -> None:
+    stages: list[str] = []
+    inner = ScriptedModel(["yes"], supports_grammar=True)
+    staged = StagedModel(inner, stages.append)
+    assert supports_grammar(staged)
+    staged.chat(USER, grammar=GRAMMAR)
+    assert inner.requests[0].grammar == GRAMMAR and stages
+    assert not supports_grammar(StagedModel(ScriptedModel([]), stages.append))
