@@ -52,12 +52,13 @@ def evidence_categories(graph: SceneGraph, facts: Sequence[Fact], question: str)
 
 
 def evidence_colours(graph: SceneGraph, facts: Sequence[Fact], question: str) -> list[str]:
-    """The colour names of the observed objects the question names (of every observed object when it
-    names none of them), in the order observed, each followed by its family's plain name when that is
-    another palette name ("dark brown", "brown": people say either). [] when none has a colour."""
+    """The colours the answer may name: the basic colour terms ("brown" for "dark brown": a short answer
+    says what people say, and ScanNet's captures darken shades) of the observed objects the question
+    names (of every observed object when it names none of them), in the order observed. [] when none
+    has a colour."""
     words = words_of(question)
     seen = _observed(graph, facts)
     named = [o for o in seen if _position(words, graph.get(o).category) is not None] or seen
     colours = [" ".join(words_of(a)) for o in named for a in graph.get(o).attributes]
-    out = [name for c in colours if c in COLOR_NAMES for name in (c, color_family(c)) if name in COLOR_NAMES]
-    return list(dict.fromkeys(out))
+    out = [color_family(c) for c in colours if c in COLOR_NAMES]
+    return list(dict.fromkeys(c for c in out if c in COLOR_NAMES))

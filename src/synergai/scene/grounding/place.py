@@ -1,8 +1,15 @@
 """Where an object is, as a person says it: "on the desk", "under the window", "next to the sink".
 
-A place is read from the stored graph, not guessed: what holds the object up (not the floor), then
-what it is under, next to, beside, above or near, the closest anchor first. Walls count for what hangs
-or is mounted on them; floor, walls and ceiling are never the anchor of a proximity relation.
+A place is read from the stored graph, not guessed. Places are ranked as people pick landmarks:
+
+1. what holds the object up or contains it (not the floor);
+2. what it is under, next to, beside, above or near, preferring landmarks: an anchor of another
+   category before one of its own ("next to the chair" says little of a chair), and one at least
+   ``LANDMARK_RATIO`` of the object's size before a smaller one ("the desk next to the shoes");
+3. last, the wall it hangs or is mounted on: every picture is on a wall, so "above the sink" says more.
+
+The floor and the ceiling are never an anchor; a wall only for what hangs or is mounted on it. Within a
+rank the relation order of ``PLACE_WORDS`` holds, then the closest anchor.
 """
 
 from __future__ import annotations
@@ -31,6 +38,10 @@ PLACE_WORDS: tuple[tuple[Relation, str], ...] = (
 #: Relations whose anchor may be a wall (what hangs on it); the floor never is.
 _WALL_ANCHORED = frozenset({Relation.HANGING_ON, Relation.MOUNTED_ON, Relation.AFFIXED_ON,
                             Relation.EMBEDDED_IN})
+#: Relations that say where an object is by what is around it (rank 2 of the module doc-string).
+_AROUND = frozenset({Relation.BELOW, Relation.NEXT_TO, Relation.BESIDE, Relation.ABOVE, Relation.NEAR})
+#: An anchor whose largest side is below this fraction of the object's largest side is a poor landmark.
+LANDMARK_RATIO = 1 / 3
 
 
 @dataclass(frozen=True)
@@ -52,24 +63,39 @@ def _allowed(graph: SceneGraph, relation: Relation, anchor: str) -> bool:
     return kind is ObjectKind.WALL and relation in _WALL_ANCHORED
 
 
+def _rank(graph: SceneGraph, object_id: str, relation: Relation, anchor: str) -> tuple[int, ...]:
+    """The sort key of one (relation, anchor) fact: rank, poor-landmark marks, relation order."""
+    obj, other = graph.get(object_id), graph.get(anchor)
+    order = next(k for k, (r, _) in enumerate(PLACE_WORDS) if r == relation)
+    if other.kind is ObjectKind.WALL:
+        return (2, 0, 0, order)
+    if relation not in _AROUND:
+        return (0, 0, 0, order)
+    same = int(other.category == obj.category)
+    small = int(max(other.size) < LANDMARK_RATIO * max(obj.size))
+    return (1, same, small, order)
+
+
 def places(graph: SceneGraph, object_id: str, limit: int = 4) -> list[Place]:
     """Up to ``limit`` places of the object, best first (see the module doc-string), each anchor and each
     wording once ("next to the chair" once however many chairs); [] when the graph holds nothing to say
     it by."""
     oid = graph.get(object_id).id
-    facts = graph.relations_of(oid)
+    words = dict(PLACE_WORDS)
+    facts = list(dict.fromkeys((r, o) for r, o in graph.relations_of(oid)
+                               if r in words and o in graph and _allowed(graph, r, o)))
+    if not facts:
+        return []
+    boxes = graph.box_array([oid, *(o for _, o in facts)])
+    gaps = object_distance(boxes, np.zeros(len(facts), dtype=int), np.arange(1, len(facts) + 1))
+    ranked = sorted(range(len(facts)), key=lambda k: (*_rank(graph, oid, *facts[k]), float(gaps[k])))
     out: list[Place] = []
-    for relation, words in PLACE_WORDS:
-        anchors = list(dict.fromkeys(o for r, o in facts if r == relation and o in graph
-                                     and _allowed(graph, relation, o)))
-        if not anchors:
-            continue
-        boxes = graph.box_array([oid, *anchors])
-        gaps = object_distance(boxes, np.zeros(len(anchors), dtype=int), np.arange(1, len(anchors) + 1))
-        for k in np.argsort(gaps, kind="stable"):
-            place = Place(words, anchors[int(k)])
-            said = {(p.relation, graph.get(p.anchor).category) for p in out}
-            if all(p.anchor != place.anchor for p in out) and \
-                    (words, graph.get(place.anchor).category) not in said:
-                out.append(place)
+    said: set[tuple[str, str]] = set()
+    for k in ranked:
+        relation, anchor = facts[k]
+        place = Place(words[relation], anchor)
+        wording = (place.relation, graph.get(anchor).category)
+        if all(p.anchor != anchor for p in out) and wording not in said:
+            out.append(place)
+            said.add(wording)
     return out[:limit]

@@ -1,0 +1,55 @@
+"""Places ("on the desk", "under the window"): what holds an object up first, then landmarks around
+it (another category, not much smaller), the wall it hangs on last; floor and ceiling never."""
+
+from __future__ import annotations
+
+from synergai.scene.grounding.place import places
+from synergai.scene.model import Edge, ObjectKind, Relation, SceneGraph, SceneObject
+
+
+def _room(edges: list[Edge]) -> SceneGraph:
+    objs = [
+        SceneObject("0", "floor", (2.0, 2.0, -0.05), (6.0, 6.0, 0.1), kind=ObjectKind.FLOOR),
+        SceneObject("1", "wall", (2.0, 4.55, 1.4), (6.0, 0.1, 2.8), kind=ObjectKind.WALL),
+        SceneObject("2", "desk", (2.0, 1.5, 0.375), (1.2, 0.8, 0.75)),
+        SceneObject("3", "shoes", (2.8, 1.5, 0.05), (0.3, 0.2, 0.1)),
+        SceneObject("4", "chair", (1.0, 1.5, 0.45), (0.5, 0.5, 0.9)),
+        SceneObject("5", "chair", (1.6, 1.0, 0.45), (0.5, 0.5, 0.9)),
+        SceneObject("6", "mirror", (2.0, 4.45, 1.5), (0.8, 0.05, 0.8)),
+        SceneObject("7", "sink", (2.0, 4.2, 0.85), (0.6, 0.5, 0.2)),
+        SceneObject("8", "bed", (4.0, 1.5, 0.3), (2.0, 1.6, 0.6)),
+        SceneObject("9", "cabinet", (3.4, 1.5, 0.4), (0.6, 0.6, 0.8)),
+    ]
+    return SceneGraph("room", objs, edges)
+
+
+def _said(graph: SceneGraph, oid: str) -> list[str]:
+    return [p.words(graph) for p in places(graph, oid)]
+
+
+def test_support_comes_first_and_the_floor_never_anchors() -> None:
+    g = _room([Edge("2", Relation.SUPPORTED_BY, "0"), Edge("3", Relation.SUPPORTED_BY, "0"),
+               Edge("9", Relation.SUPPORTED_BY, "0"), Edge("9", Relation.NEXT_TO, "2"),
+               Edge("3", Relation.BELOW, "2")])
+    assert _said(g, "3") == ["under the desk"]
+    # the floor holds the desk up, but is never said; the small shoes under it come last
+    assert _said(g, "2") == ["next to the cabinet", "above the shoes"]
+
+
+def test_a_small_anchor_and_one_of_the_same_category_come_after_a_landmark() -> None:
+    # the shoes are closer to the desk than the cabinet, but a person places a desk by the cabinet
+    g = _room([Edge("2", Relation.NEXT_TO, "3"), Edge("2", Relation.NEAR, "9")])
+    assert _said(g, "2") == ["near the cabinet", "next to the shoes"]
+    # "next to the chair" says little about a chair: the desk it stands by first
+    g = _room([Edge("4", Relation.NEXT_TO, "5"), Edge("4", Relation.NEAR, "2")])
+    assert _said(g, "4") == ["near the desk", "next to the chair"]
+
+
+def test_the_wall_a_thing_hangs_on_comes_after_what_is_around_it() -> None:
+    g = _room([Edge("6", Relation.MOUNTED_ON, "1"), Edge("6", Relation.ABOVE, "7")])
+    assert _said(g, "6") == ["above the sink", "on the wall"]
+    g = _room([Edge("6", Relation.MOUNTED_ON, "1")])
+    assert _said(g, "6") == ["on the wall"]  # with nothing else to say it by, the wall
+    # a wall anchors only what hangs or is mounted on it
+    g = _room([Edge("9", Relation.NEAR, "1")])
+    assert _said(g, "9") == []
