@@ -134,6 +134,12 @@ def test_a_longer_category_said_exactly_is_not_also_its_head_noun_and_short_name
     vocab = SceneVocabulary(categories=("cabinet", "desk", "kitchen cabinets", "tv"), attributes=())
     assert vocab.narrowed("the kitchen cabinets near the desk").categories == ("desk", "kitchen cabinets")
     assert vocab.narrowed("the cabinet by the tv").categories == ("cabinet", "tv")
+    # ScanNet names "kitchen cabinet" and "kitchen cabinets" apart: the one said is the one offered
+    both = SceneVocabulary(categories=("bag", "door", "doors", "kitchen cabinet", "kitchen cabinets"),
+                           attributes=())
+    assert both.narrowed("the kitchen cabinet near the bag").categories == ("bag", "kitchen cabinet")
+    assert both.narrowed("the kitchen cabinets near the bag").categories == ("bag", "kitchen cabinets")
+    assert both.narrowed("the door far from the bag").categories == ("bag", "door")
 
 
 def test_the_relations_a_sentence_can_mean() -> None:

@@ -143,13 +143,19 @@ class SceneVocabulary:
         words = words_of(sentence.replace("grey", "gray"))
         phrases = [" ".join(words[k:k + n]) for n in (3, 2, 1) for k in range(len(words) - n + 1)]
         cats: dict[str, None] = {}
-        own = {normalize_category(c): c for c in self.categories}
+        # a category said as it is named ("kitchen cabinet") is that one, not another that differs only
+        # by number ("kitchen cabinets": ScanNet has both, and they are different objects)
+        literal = {" ".join(words_of(c)): c for c in self.categories}
+        own: dict[str, list[str]] = {}
+        for c in self.categories:
+            own.setdefault(normalize_category(c), []).append(c)
         taken: set[int] = set()  # words a longer phrase names exactly: "kitchen cabinets" is not "cabinet"
         for n in (3, 2, 1):
             for k in range(len(words) - n + 1):
-                exact = own.get(normalize_category(" ".join(words[k:k + n])))
-                if exact is not None and not taken & set(range(k, k + n)):
-                    cats[exact] = None
+                phrase = " ".join(words[k:k + n])
+                exact = [literal[phrase]] if phrase in literal else own.get(normalize_category(phrase), [])
+                if exact and not taken & set(range(k, k + n)):
+                    cats.update(dict.fromkeys(exact))
                     taken |= set(range(k, k + n))
         for n in (3, 2, 1):
             for k in range(len(words) - n + 1):
