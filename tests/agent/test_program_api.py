@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from agent_scripting import room
 
@@ -90,6 +92,12 @@ def test_query_attribute_and_state():
     assert a.query_attribute(cup, "distance") == pytest.approx(2.0, abs=0.01)
     assert a.query_attribute(cup, "color") == "red"
     assert a.query_attribute(cup, "color", ["blue", "red"]) == "red"
+    # candidates the graph's (corrected) name does not contain: the one nearest that name, not the dark
+    # captured RGB (a white cabinet captured dark gray is still nearer "white" than "black" here)
+    g = room()
+    g.put(dataclasses.replace(g.get("3"), color=(60, 60, 60), attributes=("white",)))
+    assert SceneAPI(g, NORTH).query_attribute(SceneAPI(g, NORTH).objects["3"], "color",
+                                              ["black", "beige"]) == "beige"
     assert a.query_attribute(a.objects["2"], "material", ["metal", "wood"]) == "wood"
     assert a.query_attribute(cup, "shape", ["round", "square"]) == "unknown"
     with pytest.raises(ValueError, match=r"attribute_type must be one of \['lwh', 'distance'"):

@@ -36,6 +36,7 @@ from synergai.scene.vocabulary import (
     ATTRIBUTE_TYPE_SYNONYMS,
     COLOR_ALIASES,
     COLOR_NAMES,
+    COLOR_PALETTE,
     COLOR_WORDS,
     MATERIAL_WORDS,
     RELATION_SYNONYMS,
@@ -393,8 +394,14 @@ class SceneAPI:
                     return c
         if known and not cands:
             return known[0]
-        if kind == "color" and cands and obj.color is not None:
-            return closest_color(obj.color, cands)
+        if kind == "color" and cands:
+            # the candidate nearest the colour the graph names (corrected for the scene's exposure and
+            # tint), else nearest the captured colour
+            palette = dict(COLOR_PALETTE)
+            named = next((palette[k] for k in known if k in palette), None)
+            rgb = named if named is not None else obj.color
+            if rgb is not None:
+                return closest_color(rgb, cands)
         return UNKNOWN
 
     def query_state(self, object: Any, candidate_states: Any) -> str:
