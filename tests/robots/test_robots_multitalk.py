@@ -190,3 +190,26 @@ def test_a_plan_that_runs_but_misses_the_goal_is_not_a_success(sim):
     assert result.executed and not result.success and "tolerance" in result.check_reason
     with pytest.raises(RobotError):
         run_multitalk("  ", sim, ScriptedModel([]))
+
+
+def test_token_counts_sum_every_reply_of_the_episode_retries_included(sim, counted):
+    nothing_there = plan("grasp(0.0, 0.3, 0.05)", "move(0.4, 0.45, 0.05)", "home()")
+    cut_off = {"text": '{"reply": "plan", "steps": [', "finish_reason": "length"}
+    # round 1: a cut-off reply, then a plan the rules refuse; round 2: a good plan and the critique
+    model = counted([cut_off, nothing_there, GOOD, critique()])
+    result = run_multitalk(EAT.text, sim, model, checker=EAT.check, config=MultiTalkConfig(retries=1))
+    assert result.success and result.llm_calls == 4 and result.rounds == 2
+    # replies cost 101..104 prompt tokens, 40 cached each, 7 completion tokens each
+    assert (result.prompt_tokens, result.new_prompt_tokens, result.completion_tokens) == (410, 250, 28)
+    first, second = result.log
+    assert (first["prompt_tokens"], first["new_prompt_tokens"], first["completion_tokens"]) == (203, 123, 14)
+    assert (second["prompt_tokens"], second["new_prompt_tokens"], second["completion_tokens"]) == (
+        207, 127, 14)
+    d = result.to_dict()
+    assert (d["prompt_tokens"], d["new_prompt_tokens"], d["completion_tokens"]) == (410, 250, 28)
+
+
+def test_token_counts_with_the_scripted_models_own_estimates(sim):
+    model = ScriptedModel([GOOD, critique()])
+    result = run_multitalk(EAT.text, sim, model, checker=EAT.check)
+    assert result.completion_tokens > 0 and 0 < result.new_prompt_tokens <= result.prompt_tokens
