@@ -189,3 +189,21 @@ def test_token_counts_sum_every_reply_and_a_skipped_turn_costs_nothing(counted):
     assert (skipped["prompt_tokens"], skipped["new_prompt_tokens"], skipped["completion_tokens"]) == (0, 0, 0)
     assert result.to_dict()["new_prompt_tokens"] == 381
 
+
+def test_the_reply_asks_for_a_short_analysis_and_one_command_only():
+    house = packaged_task("seed", "house").make_house()
+    schema = command_schema(house, "Alice", sorted(house.known["Alice"]))
+    assert schema["required"] == ["analysis", "command"] and "reasoning" not in schema["properties"]
+    assert schema["properties"]["analysis"]["maxLength"] <= 80
+    from synergai.robots.team.prompts import robot_system
+
+    system = robot_system(house, "Alice")
+    assert '"reasoning"' not in system and "move(" not in system  # move is never offered
+    assert "communicate(content, robot_name)" in system and "You are Alice." in system
+    # a reply that still carries MHRC's "reasoning" is accepted
+    hold = parse_tasks([{"name": "hold", "text": "Bob, hold the apple", "scene": "house",
+                         "goal": [["held_by", "apple", "Bob"]]}], "house")[0]
+    model = ScriptedModel([json.dumps({"analysis": "a", "reasoning": "b", "command": {
+        "skill": "pick", "target": "apple"}})])
+    result = run_team(hold, model, TeamConfig(max_rounds=1))
+    assert result.success and result.log[0]["command"] == "pick(apple)"

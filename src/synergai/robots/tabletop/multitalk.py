@@ -146,7 +146,6 @@ def resolve_grasps(items: Sequence[Any], graph: SceneGraph) -> list[Any]:
                 raise RobotError(f"step {index}: no object named {name!r} in the environment; objects: "
                                  f"{', '.join(where)}")
             item["xyz"] = [round(v, 3) for v in where[name]]
-            item["why"] = item.get("why") or name
             holding = name
         elif action == "grasp":
             holding = None
