@@ -5,7 +5,10 @@ task files), plus the simulator's rate.
 Success is the generic goal checker's verdict on the final world (pybullet state / house state). The
 simulated person answers the planner with the task's answers, in order, then says it has nothing to add.
 Every tabletop episode records which component caught which error (rules, the model's critique, the
-simulator; "goal checker" marks an executed plan that missed the goal), summed per ablation.
+simulator; "goal checker" marks an executed plan that missed the goal), summed per ablation. Every episode
+records its tokens: prompt tokens, new prompt tokens (those the model processed, not served from its prefix
+cache) and completion tokens, summed over its LLM replies (retries included); the table shows the mean new
+prompt and completion tokens per episode.
 
     .venv/bin/python benchmarks/bench_robots.py --out benchmarks/results/robots.json
     .venv/bin/python benchmarks/bench_robots.py --only tabletop --tabletop-file my_tasks.json --no-ablation
@@ -26,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from synergai.llm import ChatModel, EmbeddedModel, make_model
+from synergai.llm.base import TOKEN_KEYS
 from synergai.robots.tabletop.multitalk import MultiTalkConfig, run_multitalk
 from synergai.robots.tabletop.plan import parse_plan_text
 from synergai.robots.tabletop.sim import TabletopSim
@@ -50,6 +54,18 @@ def already_run(rows: list[dict[str, Any]], mode: str, task: str, ablation: str)
     return any((r["mode"], r["task"], r["ablation"]) == (mode, task, ablation) for r in rows)
 
 
+def tokens(result: Any) -> dict[str, int]:
+    """An episode's token sums (prompt, new prompt, completion) over all its LLM replies."""
+    return {key: getattr(result, key) for key in TOKEN_KEYS}
+
+
+def mean_of(rows: list[dict[str, Any]], key: str) -> str:
+    """The mean of ``key`` over the rows that record it ('-' when none does: episodes from before it was
+    recorded)."""
+    values = [r[key] for r in rows if key in r]
+    return f"{statistics.fmean(values):.0f}" if values else "-"
+
+
 def bench_tabletop(model: ChatModel, tasks: list[Any], rounds: int, ablations: list[bool],
                    rows: list[dict[str, Any]], save: Callable[[], None]) -> None:
     for task in tasks:
@@ -64,12 +80,13 @@ def bench_tabletop(model: ChatModel, tasks: list[Any], rounds: int, ablations: l
             row = {"mode": "tabletop", "task": task.name, "ablation": ablation, "success": r.success,
                    "executed": r.executed, "rounds": r.rounds, "llm_calls": r.llm_calls,
                    "questions": len(r.questions), "seconds": round(r.seconds, 1), "check": r.check_reason,
-                   "stop": r.stop_reason, "caught": r.caught, "log": r.log}
+                   "stop": r.stop_reason, "caught": r.caught, **tokens(r), "log": r.log}
             rows.append(row)
             save()
             caught = ",".join(c["by"] for c in r.caught) or "-"
             log(f"tabletop {task.name:16s} {ablation:10s} success={r.success} rounds={r.rounds} "
-                f"calls={r.llm_calls} {r.seconds:.0f}s caught={caught} ({r.check_reason}; {r.stop_reason})")
+                f"calls={r.llm_calls} new_prompt={r.new_prompt_tokens} completion={r.completion_tokens} "
+                f"{r.seconds:.0f}s caught={caught} ({r.check_reason}; {r.stop_reason})")
 
 
 def bench_team(model: ChatModel, tasks: list[Any], rounds: int, ablations: list[bool],
@@ -84,11 +101,13 @@ def bench_team(model: ChatModel, tasks: list[Any], rounds: int, ablations: list[
                    "steps": r.steps, "rounds": r.rounds, "messages": r.messages,
                    "failed_actions": r.failed_actions, "llm_calls": r.llm_calls,
                    "seconds": round(r.seconds, 1),
-                   "check": r.check_reason, "stop": r.stop_reason, "log": r.log}
+                   "check": r.check_reason, "stop": r.stop_reason, **tokens(r), "log": r.log}
             rows.append(row)
             save()
             log(f"team {task.name:16s} {ablation:11s} success={r.success} steps={r.steps} "
-                f"failed={r.failed_actions} msgs={r.messages} {r.seconds:.0f}s ({r.check_reason})")
+                f"failed={r.failed_actions} msgs={r.messages} calls={r.llm_calls} "
+                f"new_prompt={r.new_prompt_tokens} completion={r.completion_tokens} {r.seconds:.0f}s "
+                f"({r.check_reason})")
 
 
 def bench_simulator() -> dict[str, float]:
@@ -107,15 +126,17 @@ def bench_simulator() -> dict[str, float]:
 
 def print_table(rows: list[dict[str, Any]], sim: dict[str, float]) -> None:
     print(f"{'mode':9s} {'task':16s} {'ablation':12s} {'success':>7s} {'steps':>5s} {'rounds':>6s} "
-          f"{'calls':>5s} {'sec':>6s}  verdict")
+          f"{'calls':>5s} {'new pr.':>7s} {'compl.':>6s} {'sec':>6s}  verdict")
     for r in rows:
         ok = "yes" if r["success"] else "no"
         print(f"{r['mode']:9s} {r['task']:16s} {r['ablation']:12s} {ok:>7s} {r.get('steps', '-')!s:>5s} "
-              f"{r['rounds']:>6d} {r['llm_calls']:>5d} {r['seconds']:>6.0f}  {r['check']}")
+              f"{r['rounds']:>6d} {r['llm_calls']:>5d} {r.get('new_prompt_tokens', '-')!s:>7s} "
+              f"{r.get('completion_tokens', '-')!s:>6s} {r['seconds']:>6.0f}  {r['check']}")
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in rows:
         groups.setdefault((r["mode"], r["ablation"]), []).append(r)
-    print("\nsuccess rate, median episode time and what caught the errors, by mode and ablation")
+    print("\nsuccess rate, median episode time, mean new prompt / completion tokens per episode and what "
+          "caught the errors, by mode and ablation")
     for (mode, ablation), rs in groups.items():
         ok = sum(r["success"] for r in rs)
         median = statistics.median(r["seconds"] for r in rs)
@@ -126,8 +147,9 @@ def print_table(rows: list[dict[str, Any]], sim: dict[str, float]) -> None:
         else:
             extra = (f"; failed actions {sum(r['failed_actions'] for r in rs)}, "
                      f"mean steps {sum(r['steps'] for r in rs) / len(rs):.1f}")
-        print(f"  {mode:9s} {ablation:12s} {ok}/{len(rs)} ({100 * ok / len(rs):.0f} %), median {median:.0f} s"
-              f"{extra}")
+        print(f"  {mode:9s} {ablation:12s} {ok}/{len(rs)} ({100 * ok / len(rs):.0f} %), "
+              f"median {median:.0f} s, tokens {mean_of(rs, 'new_prompt_tokens')} new prompt / "
+              f"{mean_of(rs, 'completion_tokens')} completion{extra}")
     print(f"\nsimulator: {sim['steps_per_second']} pybullet steps/s (Panda + 4 objects, DIRECT); "
           f"a 7-step swap plan checks and runs in {sim['seven_step_plan_seconds']} s "
           f"({sim['plan_sim_steps']} physics steps)")

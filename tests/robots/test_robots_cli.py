@@ -24,6 +24,11 @@ def script(tmp_path, name: str, replies: list) -> str:
     return f"scripted:{path}"
 
 
+def costs_tokens(line: dict) -> bool:
+    """Whether a JSON line records tokens as a scripted model's replies cost them."""
+    return line["completion_tokens"] > 0 and 0 < line["new_prompt_tokens"] <= line["prompt_tokens"]
+
+
 def test_tabletop_json_shape_and_answers(tmp_path, capsys):
     replies = [
         {"reply": "questions", "questions": ["Which food?", "Where to?"], "steps": []},
@@ -42,6 +47,8 @@ def test_tabletop_json_shape_and_answers(tmp_path, capsys):
     assert isinstance(out["messages"], int) and out["messages"] == 6  # 2 plans, 2 answers, 1 critique, 1 sim
     assert [e["planner"] for e in out["log"]] == ["questions", "plan"]
     assert out["log"][1]["simulator"] == "The plan is feasible!"
+    assert costs_tokens(out)
+    assert out["prompt_tokens"] == sum(e["prompt_tokens"] for e in out["log"])
 
 
 def test_tabletop_without_answers_reports_the_question(tmp_path, capsys):
@@ -63,6 +70,8 @@ def test_team_json_shape(tmp_path, capsys):
     assert out["success"] is False and out["messages"] == 1 and out["steps"] == 9 and out["rounds"] == 3
     assert [e["robot"] for e in out["log"][:3]] == ["Bob", "Alice", "David"]
     assert out["log"][0]["command"] == "communicate(I need the ham, Alice)"
+    assert costs_tokens(out)
+    assert out["completion_tokens"] == sum(e["completion_tokens"] for e in out["log"])
 
 
 def test_bad_options_raise_user_errors(tmp_path, capsys):
@@ -92,7 +101,9 @@ def test_task_file_suites_print_one_json_line_per_task_and_a_summary(tmp_path, c
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert code == 1 and len(lines) == 3
     assert lines[0]["name"] == "give" and lines[0]["success"] is True and lines[1]["success"] is False
-    assert set(lines[0]) == {"name", "success", "rounds", "llm_calls", "seconds"}
+    assert set(lines[0]) == {"name", "success", "rounds", "llm_calls", "seconds", "prompt_tokens",
+                             "new_prompt_tokens", "completion_tokens"}
+    assert costs_tokens(lines[0])
     assert lines[2] == {"solved": 1, "n": 2}
 
     house = tmp_path / "house.json"
@@ -104,6 +115,7 @@ def test_task_file_suites_print_one_json_line_per_task_and_a_summary(tmp_path, c
                         script(tmp_path, "h.json", [pick])])
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert code == 0 and lines[0]["success"] is True and lines[0]["steps"] == 1 and "llm_calls" in lines[0]
+    assert costs_tokens(lines[0])
     assert lines[-1] == {"solved": 1, "n": 1}
 
 

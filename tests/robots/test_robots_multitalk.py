@@ -109,16 +109,33 @@ def test_a_plan_the_model_critic_rejected_may_be_resubmitted_and_reaches_the_sim
 def test_grasps_by_object_name_and_only_feasible_objects_in_the_schema():
     task = packaged_task("stack", "tabletop")  # toys: the mug is too wide to grip
     by_name = json.dumps({"reply": "plan", "questions": [], "steps": [
-        {"action": "grasp", "object": "cube", "why": "cube"},
-        {"action": "move", "xyz": [0.3, -0.45, 0.11], "why": "onto the can"},
-        {"action": "home", "why": "done"}]})
+        {"action": "grasp", "object": "cube"}, {"action": "move", "xyz": [0.3, -0.45, 0.11]},
+        {"action": "home"}]})
     with TabletopSim(task.objects) as s:
         model = ScriptedModel([by_name, critique()])
         result = run_multitalk(task.text, s, model, checker=task.check)
     grasp = model.requests[0].json_schema["properties"]["steps"]["items"]["anyOf"][0]
     assert grasp["properties"]["object"]["enum"] == ["cube", "soup can"]
     assert result.log[0]["plan"][0].startswith("1: grasp((0.35, -0.2")
+    # no "why" asked for: the plan's comments name the object grasped and moved
+    assert result.log[0]["plan"][0].endswith(" # cube") and result.log[0]["plan"][1].endswith(" # cube")
+    assert result.log[0]["plan"][2] == "3: home()"
+    assert "1: grasp((0.35, -0.2, 0.025)) # cube" in model.requests[1].messages[1]["content"]
     assert result.success, result.check_reason
+
+
+def test_why_is_optional_and_not_asked_for(sim):
+    schema_steps = []
+    model = ScriptedModel([GOOD, critique()])  # GOOD's steps still carry a "why": accepted
+    result = run_multitalk(EAT.text, sim, model, checker=EAT.check)
+    assert result.success
+    for variant in model.requests[0].json_schema["properties"]["steps"]["items"]["anyOf"]:
+        assert "why" not in variant["required"] and "why" in variant["properties"]
+        schema_steps.append(variant["properties"]["action"]["const"])
+    assert schema_steps == ["grasp", "move", "home"]
+    system = model.requests[0].messages[0]["content"]
+    assert '"why"' not in system and '{"action": "home"}' in system
+    assert result.log[0]["plan"][0] == "1: grasp((0.3, 0.4, 0.05)) # grasp step"  # a given why is kept
 
 
 def test_an_out_of_reach_object_is_not_graspable():
@@ -190,3 +207,26 @@ def test_a_plan_that_runs_but_misses_the_goal_is_not_a_success(sim):
     assert result.executed and not result.success and "tolerance" in result.check_reason
     with pytest.raises(RobotError):
         run_multitalk("  ", sim, ScriptedModel([]))
+
+
+def test_token_counts_sum_every_reply_of_the_episode_retries_included(sim, counted):
+    nothing_there = plan("grasp(0.0, 0.3, 0.05)", "move(0.4, 0.45, 0.05)", "home()")
+    cut_off = {"text": '{"reply": "plan", "steps": [', "finish_reason": "length"}
+    # round 1: a cut-off reply, then a plan the rules refuse; round 2: a good plan and the critique
+    model = counted([cut_off, nothing_there, GOOD, critique()])
+    result = run_multitalk(EAT.text, sim, model, checker=EAT.check, config=MultiTalkConfig(retries=1))
+    assert result.success and result.llm_calls == 4 and result.rounds == 2
+    # replies cost 101..104 prompt tokens, 40 cached each, 7 completion tokens each
+    assert (result.prompt_tokens, result.new_prompt_tokens, result.completion_tokens) == (410, 250, 28)
+    first, second = result.log
+    assert (first["prompt_tokens"], first["new_prompt_tokens"], first["completion_tokens"]) == (203, 123, 14)
+    assert (second["prompt_tokens"], second["new_prompt_tokens"], second["completion_tokens"]) == (
+        207, 127, 14)
+    d = result.to_dict()
+    assert (d["prompt_tokens"], d["new_prompt_tokens"], d["completion_tokens"]) == (410, 250, 28)
+
+
+def test_token_counts_with_the_scripted_models_own_estimates(sim):
+    model = ScriptedModel([GOOD, critique()])
+    result = run_multitalk(EAT.text, sim, model, checker=EAT.check)
+    assert result.completion_tokens > 0 and 0 < result.new_prompt_tokens <= result.prompt_tokens

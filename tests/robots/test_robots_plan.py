@@ -38,6 +38,19 @@ def test_json_steps_validate_and_name_the_bad_step():
         steps_from_json([])
 
 
+def test_json_steps_need_no_why_and_the_text_form_names_the_object():
+    steps = steps_from_json([{"action": "grasp", "object": "soup can", "xyz": [0.3, 0.4, 0.05]},
+                             {"action": "move", "xyz": [0.4, 0.45, 0.05]},
+                             {"action": "grasp", "xyz": [0.1, 0.2]},
+                             {"action": "move", "xyz": [0.2, 0.2], "why": "out of the way"},
+                             {"action": "home"}])
+    assert steps[0] == ArmStep("grasp", (0.3, 0.4, 0.05), "", "soup can")
+    assert format_plan(steps).splitlines() == [
+        "1: grasp((0.3, 0.4, 0.05)) # soup can", "2: move((0.4, 0.45, 0.05)) # soup can",
+        "3: grasp((0.1, 0.2))", "4: move((0.2, 0.2)) # out of the way", "5: home()"]
+    assert format_plan(steps, reasons=False).splitlines()[0] == "1: grasp((0.3, 0.4, 0.05))"
+
+
 @pytest.fixture()
 def graph():
     objects = [SceneObject("table", "table", (0.2, 0.0, -0.31), (1.0, 1.5, 0.62)),

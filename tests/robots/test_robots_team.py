@@ -169,3 +169,41 @@ def test_a_robot_with_nothing_to_do_and_nothing_to_read_waits_without_a_call():
     bob = [e for e in result.log if e["robot"] == "Bob"]
     assert bob[0]["llm_calls"] == 1 and bob[1]["llm_calls"] == 0 and bob[1].get("auto") is True
     assert model.remaining == 1 and result.llm_calls == 5
+
+
+def test_token_counts_sum_every_reply_and_a_skipped_turn_costs_nothing(counted):
+    task = parse_tasks([{"name": "milk", "text": "Put the milk on table_1", "scene": {"items": [
+        {"name": "milk", "in": "fridge"}]}, "goal": [["on", "milk", "table_1"]]}], "house")[0]
+    hello = say("communicate", content="I cannot help from table_0", robot_name="Alice")
+    nav = say("navigate", target="fridge", stand_pose="stand_pose_0")
+    cut_off = {"text": '{"analysis": "', "finish_reason": "length"}
+    model = counted([hello, cut_off, nav, WAIT, WAIT, WAIT, WAIT])  # Alice's first reply is retried
+    result = run_team(task, model, TeamConfig(max_rounds=2))
+    assert result.llm_calls == 6 and model.remaining == 1
+    # replies cost 101..106 prompt tokens, 40 cached each, 7 completion tokens each
+    assert (result.prompt_tokens, result.new_prompt_tokens, result.completion_tokens) == (621, 381, 42)
+    alice = result.log[1]
+    assert alice["llm_calls"] == 2 and (alice["prompt_tokens"], alice["new_prompt_tokens"],
+                                        alice["completion_tokens"]) == (205, 125, 14)
+    skipped = next(e for e in result.log if e.get("auto"))
+    assert (skipped["prompt_tokens"], skipped["new_prompt_tokens"], skipped["completion_tokens"]) == (0, 0, 0)
+    assert result.to_dict()["new_prompt_tokens"] == 381
+
+
+def test_the_reply_asks_for_a_short_analysis_and_one_command_only():
+    house = packaged_task("seed", "house").make_house()
+    schema = command_schema(house, "Alice", sorted(house.known["Alice"]))
+    assert schema["required"] == ["analysis", "command"] and "reasoning" not in schema["properties"]
+    assert schema["properties"]["analysis"]["maxLength"] <= 80
+    from synergai.robots.team.prompts import robot_system
+
+    system = robot_system(house, "Alice")
+    assert '"reasoning"' not in system and "move(" not in system  # move is never offered
+    assert "communicate(content, robot_name)" in system and "You are Alice." in system
+    # a reply that still carries MHRC's "reasoning" is accepted
+    hold = parse_tasks([{"name": "hold", "text": "Bob, hold the apple", "scene": "house",
+                         "goal": [["held_by", "apple", "Bob"]]}], "house")[0]
+    model = ScriptedModel([json.dumps({"analysis": "a", "reasoning": "b", "command": {
+        "skill": "pick", "target": "apple"}})])
+    result = run_team(hold, model, TeamConfig(max_rounds=1))
+    assert result.success and result.log[0]["command"] == "pick(apple)"

@@ -13,7 +13,8 @@ Decoding is over what is feasible: a JSON grasp names one of the objects the arm
 the simulator refused cannot run again unchanged (it is sent back with the earlier findings); a plan only
 the model's critique refused may be resubmitted and then goes to the simulator. ``caught`` records which
 component caught which error: ``rules``, ``llm``, ``simulator``, or ``goal checker`` for an executed plan
-that missed the goal.
+that missed the goal. Every round's log entry and the result count the tokens the model read (all, and those
+not served from its prefix cache) and wrote, over every reply (retries included).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from synergai.llm.base import ChatModel
+from synergai.llm.base import TOKEN_KEYS, ChatModel, ChatReply, token_sums
 from synergai.llm.json_reply import JsonAnswer, ask_json
 from synergai.robots.errors import RobotError
 from synergai.robots.goals import GoalCheck, States
@@ -72,6 +73,7 @@ class PlannerReply:
     problem: str = ""
     text: str = ""
     calls: int = 0
+    replies: list[ChatReply] = field(default_factory=list)  # every model reply it cost (retries included)
 
 
 class Planner:
@@ -98,7 +100,8 @@ class Planner:
 
 def _planner_reply(answer: JsonAnswer, replies: Sequence[str], graph: SceneGraph | None = None
                    ) -> PlannerReply:
-    out = PlannerReply("invalid", text=answer.text, calls=answer.calls, problem=answer.problem)
+    out = PlannerReply("invalid", text=answer.text, calls=answer.calls, problem=answer.problem,
+                       replies=list(answer.replies))
     data = answer.data
     if data is None:
         return _text_reply(answer.text, replies, out)
@@ -143,7 +146,6 @@ def resolve_grasps(items: Sequence[Any], graph: SceneGraph) -> list[Any]:
                 raise RobotError(f"step {index}: no object named {name!r} in the environment; objects: "
                                  f"{', '.join(where)}")
             item["xyz"] = [round(v, 3) for v in where[name]]
-            item["why"] = item.get("why") or name
             holding = name
         elif action == "grasp":
             holding = None
@@ -201,7 +203,11 @@ class Analyzer:
 
     def __init__(self, model: ChatModel | None, config: MultiTalkConfig) -> None:
         self.model, self.config = model, config
-        self.calls = 0
+        self.replies: list[ChatReply] = []  # every model reply the critiques cost
+
+    @property
+    def calls(self) -> int:
+        return len(self.replies)
 
     def critique(self, task: str, steps: Sequence[ArmStep], qa: Sequence[tuple[str, str]],
                  graph: SceneGraph, reachable: Callable[[float, float], bool] | None = None
@@ -214,7 +220,7 @@ class Analyzer:
         messages = [{"role": "system", "content": P.ANALYZER_SYSTEM}, {"role": "user", "content": query}]
         answer = ask_json(self.model, messages, P.analyzer_schema(), max_tokens=self.config.critic_max_tokens,
                           retries=self.config.retries)
-        self.calls += answer.calls
+        self.replies.extend(answer.replies)
         if answer.data is None:
             return []  # an unusable critique does not block the plan
         out = []
@@ -249,6 +255,15 @@ class MultiTalkResult:
     seconds: float = 0.0
     stop_reason: str = ""
     caught: list[dict[str, Any]] = field(default_factory=list)  # which component caught which error
+    prompt_tokens: int = 0  # summed over every LLM reply of the episode (planner and critic, retries too)
+    new_prompt_tokens: int = 0  # of those, the ones not served from the model's prefix cache
+    completion_tokens: int = 0
+
+    def count_tokens(self, replies: Sequence[ChatReply], entry: dict[str, Any]) -> None:
+        """Add ``replies``' tokens to the episode's sums and to one round's log ``entry``."""
+        for key, value in token_sums(replies).items():
+            setattr(self, key, getattr(self, key) + value)
+            entry[key] = entry.get(key, 0) + value
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -298,8 +313,9 @@ def run_multitalk(
         reply = planner.propose(task_block, last_reply, feedback, replies, graph, graspable)
         result.rounds, result.llm_calls = rnd, result.llm_calls + reply.calls
         result.dialogue_messages += 1
-        entry: dict[str, Any] = {"round": rnd, "planner": reply.kind}
+        entry: dict[str, Any] = {"round": rnd, "planner": reply.kind, **dict.fromkeys(TOKEN_KEYS, 0)}
         result.log.append(entry)
+        result.count_tokens(reply.replies, entry)
         last_reply = reply.text or last_reply
         if reply.kind == "invalid":
             entry["problem"] = reply.problem
@@ -336,6 +352,7 @@ def run_multitalk(
             calls0 = analyzer.calls
             violations = analyzer.critique(task, reply.steps, result.questions, graph, reachable)
             result.llm_calls += analyzer.calls - calls0
+            result.count_tokens(analyzer.replies[calls0:], entry)
             result.dialogue_messages += 1
             entry["critique"] = [v.line() for v in violations] or ["Feasible Plan!"]
             entry["critique_sources"] = sorted({v.source for v in violations})

@@ -1,8 +1,10 @@
 """The tabletop arm's plan language: ``grasp((x, y, z))``, ``move((x, y, z))``, ``home()`` steps.
 
-Plans come from the model either as JSON step objects ``{"action", "xyz", "why"}`` or as MultiTalk's
-text form (``1: grasp((0.3, 0.4, 0.04)) # reason``); both parse to :class:`ArmStep` and render back to
-the text form, which is what logs and prompts show.
+Plans come from the model either as JSON step objects ``{"action", "xyz"}`` (a grasp may name its
+``"object"`` instead; an optional ``"why"`` is kept as the step's reason) or as MultiTalk's text form
+(``1: grasp((0.3, 0.4, 0.04)) # reason``); both parse to :class:`ArmStep` and render back to the text
+form, which is what logs and prompts show. A step without a reason is commented with the object it
+grasps or moves, when known.
 """
 
 from __future__ import annotations
@@ -25,11 +27,13 @@ _STEP = re.compile(
 
 @dataclass(frozen=True)
 class ArmStep:
-    """One arm action; ``xyz`` holds 2 or 3 numbers for grasp / move (z may be omitted) and none for home."""
+    """One arm action; ``xyz`` holds 2 or 3 numbers for grasp / move (z may be omitted) and none for home.
+    ``why`` is the model's reason (optional); ``object_name`` the object a grasp named (resolved grasps)."""
 
     action: str
     xyz: tuple[float, ...] = ()
     why: str = ""
+    object_name: str = ""
 
     def __post_init__(self) -> None:
         if self.action not in ARM_ACTIONS:
@@ -80,7 +84,8 @@ def parse_plan_text(text: str) -> list[ArmStep]:
 
 
 def step_from_json(item: Mapping[str, Any], index: int) -> ArmStep:
-    """One ``{"action", "xyz", "why"}`` object; ``home`` ignores any coordinates it was given."""
+    """One ``{"action", "xyz"}`` object (optional ``"why"``; ``"object"`` kept as the grasped object's
+    name); ``home`` ignores any coordinates it was given."""
     if not isinstance(item, Mapping):
         raise RobotError(f"step {index} is a {type(item).__name__}, not an object")
     action = str(item.get("action", "")).strip().lower()
@@ -94,7 +99,8 @@ def step_from_json(item: Mapping[str, Any], index: int) -> ArmStep:
     if action == "home":
         xyz = ()
     try:
-        return ArmStep(action, xyz, str(item.get("why", "")).strip())
+        name = str(item.get("object", "")).strip() if action == "grasp" else ""
+        return ArmStep(action, xyz, str(item.get("why", "")).strip(), name)
     except RobotError as exc:
         raise RobotError(f"step {index}: {exc}") from None
 
@@ -108,8 +114,15 @@ def steps_from_json(items: Iterable[Mapping[str, Any]]) -> list[ArmStep]:
 
 
 def format_plan(steps: Sequence[ArmStep], *, reasons: bool = True) -> str:
-    """MultiTalk's numbered text form, one step per line."""
+    """MultiTalk's numbered text form, one step per line. With ``reasons``, a step's comment is its
+    ``why`` or else the object it grasps or moves (``1: grasp((0.3, 0.4, 0.05)) # soup can``)."""
     lines = []
+    held = ""
     for i, s in enumerate(steps, start=1):
-        lines.append(f"{i}: {s.render()}" + (f" # {s.why}" if reasons and s.why else ""))
+        comment = s.why or (s.object_name if s.action == "grasp" else held if s.action == "move" else "")
+        if s.action == "grasp":
+            held = s.object_name
+        elif s.action == "move":
+            held = ""
+        lines.append(f"{i}: {s.render()}" + (f" # {comment}" if reasons and comment else ""))
     return "\n".join(lines)

@@ -1,7 +1,11 @@
 """MultiTalk's prompts (supplement C and D), shortened for small models, with JSON reply schemas.
 
 The system prompts never change between calls (the local model reuses their cached prefix); the scene,
-the task, questions and answers and feedback go in the user messages.
+the task, questions and answers and feedback go in the user messages. The Planner and the Analyzer take
+turns, so each system prompt may be processed again after the other's call (unless the backend restores it
+from a prompt cache): they hold no word that does nothing. Replies are short too: a plan step is its
+action and object or place (an optional "why" is allowed, never asked for), a violation names its step and
+a short problem.
 """
 
 from __future__ import annotations
@@ -21,62 +25,56 @@ def planner_system(bounds: TableBounds) -> str:
         "execute. If the instruction is ambiguous, ask the user questions instead.",
         "",
         "Actions:",
-        "- grasp(object): grab that object (by its name in the environment; only objects the arm can reach "
-        "and grip are offered)",
-        "- move((x, y, z)): move the grasped object to this location and release it there on the table; "
-        "to put it on top of another object, give that object's (x, y) and z = its height + 0.01",
-        "- home(): return the arm to its base position after completing the task",
-        "Rules: only one object can be grasped at a time; an object must be grasped before it is moved; "
-        "home() "
-        "comes once, as the last step; two objects cannot be at the same place, so to exchange two objects "
-        "first "
-        "move one of them to a free spot.",
+        "- grasp(object): grab that object (a name from the environment; only objects the arm can reach and "
+        "grip are offered)",
+        "- move((x, y, z)): move the grasped object there and release it on the table; to put it on another "
+        "object, use that object's (x, y) and z = its height + 0.01",
+        "- home(): return the arm to its base after the task",
+        "Rules: one object grasped at a time; grasp an object before moving it; home() comes once, as the "
+        "last step; two objects cannot share a place, so to exchange two objects first move one to a free "
+        "spot.",
         "",
-        f"Environment: the arm's base is at the origin. The table bounds are {bounds.describe()}. Objects "
-        "are "
-        "given as {name: ((length, width, height), (center x, center y, center z))}.",
+        f"Environment: the arm's base is the origin; table bounds: {bounds.describe()}. Objects are "
+        "{name: ((length, width, height), (center x, center y, center z))}.",
         "",
-        "Ask questions when you cannot infer the target object or the target location from the instruction, "
-        "or "
-        "when the task has several meanings that lead to different results. Do not ask about what the "
-        "instruction or the answers already say.",
-        "If the task needs an object that is not in the environment, do not ask: reply \"perception_rerun\" "
-        "and "
-        "the perception system will scan the table again.",
+        "Ask questions when you cannot infer the target object or location from the instruction, or when it "
+        "has several meanings with different results. Do not ask what the instruction or the answers already "
+        "say.",
+        "If the task needs an object missing from the environment, do not ask: reply \"perception_rerun\" "
+        "and the perception system scans the table again.",
         "",
         'Reply with one JSON object: {"reply": "plan" | "questions" | "perception_rerun", "questions": '
-        '[...], "steps": [{"action": "grasp", "object": name, "why": "..."} | {"action": "move", "xyz": '
-        '[x, y, z], "why": "..."} | {"action": "home", "why": "..."}]}',
+        '[...], "steps": [{"action": "grasp", "object": name} | {"action": "move", "xyz": [x, y, z]} | '
+        '{"action": "home"}]}',
         "",
         'Example. Environment: {"cup": ((0.08, 0.08, 0.1), (0.3, 0.2, 0.05)), "bowl": ((0.15, 0.15, 0.06), '
         "(0.2, -0.4, 0.03))}. Instruction: Put the cup at (0.1, -0.2) and the bowl at (0.35, 0.0).",
-        '{"reply": "plan", "questions": [], "steps": [{"action": "grasp", "object": "cup", "why": '
-        '"the cup"}, {"action": "move", "xyz": [0.1, -0.2, 0.05], "why": "cup to its place"}, {"action": '
-        '"grasp", "object": "bowl", "why": "the bowl"}, {"action": "move", "xyz": [0.35, 0.0, 0.03], '
-        '"why": "bowl to its place"}, {"action": "home", "why": "task done"}]}',
+        '{"reply": "plan", "questions": [], "steps": [{"action": "grasp", "object": "cup"}, {"action": '
+        '"move", "xyz": [0.1, -0.2, 0.05]}, {"action": "grasp", "object": "bowl"}, {"action": "move", '
+        '"xyz": [0.35, 0.0, 0.03]}, {"action": "home"}]}',
         "Example. Same environment. Instruction: Give me a container.",
-        '{"reply": "questions", "questions": ["Which container do you want: the cup or the bowl?", "Where '
-        'should '
-        'I put it for you?"], "steps": []}',
+        '{"reply": "questions", "questions": ["Which container: the cup or the bowl?", "Where should I put '
+        'it?"], "steps": []}',
     ])
 
 
 def planner_schema(replies: Sequence[str] = PLANNER_REPLIES, graspable: Sequence[str] | None = None,
                    max_steps: int = 16) -> dict[str, Any]:
     """The Planner's reply schema; ``replies`` narrows what it may answer (e.g. no more questions) and
-    ``graspable`` the objects a grasp may name (the ones the arm can reach and grip now)."""
+    ``graspable`` the objects a grasp may name (the ones the arm can reach and grip now). A step's ``why``
+    is optional (allowed, never asked for: it costs generated tokens and nothing needs it)."""
     why = {"type": "string", "maxLength": 40}
     xyz = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 3}
     move = {"type": "object", "properties": {"action": {"const": "move"}, "xyz": xyz, "why": why},
-            "required": ["action", "xyz", "why"]}
+            "required": ["action", "xyz"]}
     home = {"type": "object", "properties": {"action": {"const": "home"}, "why": why},
-            "required": ["action", "why"]}
+            "required": ["action"]}
     variants = [move, home]
     if graspable is None or graspable:
         target = {"enum": list(graspable)} if graspable is not None else {"type": "string", "maxLength": 40}
         variants.insert(0, {"type": "object", "properties": {"action": {"const": "grasp"}, "object": target,
                                                              "why": why},
-                            "required": ["action", "object", "why"]})
+                            "required": ["action", "object"]})
     return {
         "type": "object",
         "properties": {
@@ -134,25 +132,24 @@ NO_MORE_QUESTIONS = "You may not ask more questions now: give the plan."
 
 ANALYZER_SYSTEM = "\n".join([
     "You are a fault-finding agent for a Franka arm. A planning agent turned a high-level instruction into "
-    "step-by-step instructions. Find the steps that violate the rules below, and judge whether the plan does "
+    "step-by-step instructions. Find the steps that break the rules below, and judge whether the plan does "
     "what the instruction (and the user's answers) ask.",
     "",
-    "Actions: grasp((x, y, z)) grabs the object at its coordinates; move((x, y, z)) moves the grasped object "
-    "there and releases it (on top of the object there when z reaches its height); home() returns the arm "
-    "to its base, after which nothing can follow.",
+    "Actions: grasp((x, y, z)) grabs the object at these coordinates; move((x, y, z)) moves the grasped "
+    "object there and releases it (onto the object there when z reaches its height); home() returns the arm "
+    "to its base, and nothing may follow it.",
     "Rules:",
-    "- each action must be physically feasible; only one object can be grasped at a time; an object must be "
-    "grasped before it is moved",
-    "- a grasp must use the coordinates of an object in the environment (do not check this for move)",
-    "- actions must not put two objects in the same place",
+    "- each action must be physically feasible; one object grasped at a time; an object must be grasped "
+    "before it is moved",
+    "- a grasp must use the coordinates of an object in the environment (not checked for move)",
+    "- no two objects may end in the same place",
     "- the plan must do what the instruction asks, with the objects and places the user named",
-    "- if the target object or the target location was assumed by the planner instead of given by the user "
-    "or "
-    "the instruction, that is a violation: the planner should have asked",
-    "You are not responsible for out-of-bounds errors. If the plan is right, reply with no violations.",
+    "- a target object or location the planner assumed, not given by the user or the instruction, is a "
+    "violation: the planner should have asked",
+    "Out-of-bounds errors are not yours to find.",
     "",
-    'Reply with one JSON object: {"violations": [{"step": step number, "problem": "..."}]}. An empty list '
-    'means "Feasible Plan!".',
+    'Reply with one JSON object: {"violations": [{"step": step number, "problem": "short reason"}]}. If the '
+    'plan is right, the list is empty ("Feasible Plan!").',
 ])
 
 
@@ -167,7 +164,7 @@ def analyzer_schema() -> dict[str, Any]:
                 "items": {
                     "type": "object",
                     "properties": {"step": {"type": "integer"},
-                                   "problem": {"type": "string", "maxLength": 120}},
+                                   "problem": {"type": "string", "maxLength": 80}},
                     "required": ["step", "problem"],
                 },
             }

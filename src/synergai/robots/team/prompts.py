@@ -1,10 +1,15 @@
 """MHRC's per-robot prompts (role, background, profile, constraints, skills, output format) and the
 per-robot reply schema.
 
-The system prompt starts with a part all three robots share (the team, every skill, the furniture of
-the scene graph, the reply format) so a local model reuses its cached prefix when the speaker changes;
-each robot's own part follows. What changes every step (states, seen objects, status, feedback,
-messages, actions) is the user message.
+The system prompt starts with a part all three robots share (the team and each robot's skills, the
+skills offered, the furniture of the scene graph, the reply format) so a local model reuses its cached
+prefix when the speaker changes; each robot's own part follows. What changes every step (states, seen
+objects, status, feedback, messages, actions) is the user message.
+
+The speaker changes every turn, so the part after the shared one may be processed again at each call
+(unless the backend restores it from a prompt cache), and every word a robot writes costs generation time:
+the robots' own texts are MHRC's, shortened, and a reply is a one-sentence analysis and one command
+(MHRC's "reasoning" is not asked for; nothing reads it).
 """
 
 from __future__ import annotations
@@ -16,44 +21,42 @@ from typing import Any
 from synergai.robots.team.house import SKILLS, Command, House
 
 SKILL_DOCS = MappingProxyType({
-    "navigate": "navigate(obj_name, stand_pose_id): go to the stand_pose_id position of the furniture "
-                "obj_name",
-    "open": "open(obj_name): open obj_name (a drawer, fridge, cabinet...) with slide rails or rotating axes",
-    "pick": "pick(obj_name): pick up obj_name (it must be 1 meter or less from you)",
-    "place": "place(obj_name, location_name): place obj_name from the gripper at location_name",
+    "navigate": "navigate(target, stand_pose): go to that stand pose of the furniture target",
+    "open": "open(target): open the furniture target (a drawer, fridge, cabinet...)",
+    "pick": "pick(target): pick up the object target (it must be within your reach)",
+    "place": "place(target, location): put the held object target at the furniture location",
     "move": "move(delta_x, delta_y): move your base by delta_x, delta_y metres",
     "communicate": "communicate(content, robot_name): send content to robot_name",
     "wait": "wait(): do nothing this step",
 })
+#: The skills the prompts describe: ``move`` is never offered (every place is reached by ``navigate``).
+PROMPT_SKILLS = tuple(s for s in SKILLS if s != "move")
 
 _ALICE = {
-    "role": "You are a smart robot named Alice, equipped with navigation and manipulation capabilities. "
-    "The ideal distance to pick an object is 1 meter or less.",
-    "background": "You cooperate and communicate with Bob and David. Bob is a table-top robotic arm at "
-    "table_0 with manipulation capabilities; David is a mobile base with navigation capabilities.",
-    "profile": "You are in an unexplored house. The scene graph shows the furniture, but you only know what "
-    "is on or inside a piece of furniture after you go there (and open it if it is closed). Explore, find "
-    "the needed objects, pick them and bring them to table_0.",
+    "role": "a mobile manipulator (navigation and manipulation); you can pick an object 1 m or less from "
+    "you.",
+    "background": "You work with Bob, an arm fixed at table_0, and David, a mobile base that only "
+    "navigates.",
+    "profile": "The house is unexplored: the scene graph shows the furniture, but you learn what is on or in "
+    "a piece of furniture only by going there (and opening it if it is closed). Find the needed objects, "
+    "pick them and bring them to table_0.",
     "constraints": "1) When you place an object on table_0 or in the tray, tell Bob. 2) If several objects "
-    "must be found, ask David to explore some places. 3) If you need another robot to act first, wait(). "
-    "4) The commands you are offered are the ones you can do now: to pick or open something, first "
-    "navigate to a stand pose next to it.",
+    "must be found, ask David to explore some places. 3) If another robot must act first, wait(). 4) You "
+    "are offered only the commands you can do now: to pick or open something, first navigate to a stand "
+    "pose next to it.",
     "brief": "Explore the house and do the parts of the task away from table_0; bring objects Bob needs.",
     "detailed": "1. Explore, pick up the objects the task names and place them where the task says "
     "(objects for the tray go into the tray or onto table_0 near Bob). 2. Open furniture the task "
     "needs open. 3. At Bob's request, move objects on table_0 into his reach.",
 }
 _BOB = {
-    "role": "You are a smart robot named Bob, equipped with manipulation capabilities. The ideal distance "
-    "to pick an object is 1 meter or less; your arm reaches 0.8 m.",
-    "background": "You cooperate and communicate with Alice. Alice has navigation and manipulation "
-    "capabilities.",
-    "profile": "You are fixed at table_0 and read the person's task. Pick and place objects. For required "
-    "objects that are not on the table, or that you fail to pick, ask Alice for help. Reply to Alice's "
-    "requests at once.",
+    "role": "an arm fixed at table_0 (manipulation only); your arm reaches 0.8 m.",
+    "background": "You work with Alice, who navigates and manipulates.",
+    "profile": "You read the person's task. Pick and place objects. For required objects that are not on "
+    "your table, or that you fail to pick, ask Alice for help. Reply to Alice's requests at once.",
     "constraints": "1) At the start, send Alice the list of needed objects and say which ones are missing "
-    "from your table. 2) Do not send similar messages again and again. 3) If you need another robot to "
-    "act first, wait().",
+    "from your table. 2) Do not send similar messages again and again. 3) If another robot must act "
+    "first, wait().",
     "brief": "Do the task's steps at table_0 (the tray is on it).",
     "detailed": "Pick the objects the task names that lie on table_0 within your reach and place them "
     "where the task says. When you cannot pick a named object on the table, ask Alice to move it. When a "
@@ -61,20 +64,17 @@ _BOB = {
     "name. If the task has nothing to do at table_0, wait().",
 }
 _DAVID = {
-    "role": "You are a smart robot named David, equipped with navigation capabilities only: you cannot "
-    "pick or open anything.",
-    "background": "You cooperate with Alice, who has navigation and manipulation capabilities. Follow "
-    "Alice's instructions.",
-    "profile": "You are in an unexplored house. The scene graph shows the furniture, but you only see "
-    "objects on furniture you visit. Only explore furniture that does not need to be opened, such as "
-    "tables, the sofa, the washbasin.",
+    "role": "a mobile base (navigation only): you cannot pick or open anything.",
+    "background": "You work with Alice, who navigates and manipulates.",
+    "profile": "The house is unexplored: you see only the objects on furniture you visit. Explore only "
+    "furniture that need not be opened, such as tables, the sofa, the washbasin.",
     "constraints": "1) Follow Alice's instructions and explore with her. 2) Report what you find to Alice "
     "promptly with communicate.",
     "brief": "Explore the house to find the required objects.",
     "detailed": "Follow Alice's arrangements, explore, find the required objects and report new "
     "discoveries to Alice.",
 }
-#: Each robot's role, background, profile, constraints and task wording (MHRC appendix A).
+#: Each robot's role, background, profile, constraints and task wording (after MHRC appendix A, shortened).
 ROLES = MappingProxyType({"Alice": _ALICE, "Bob": _BOB, "David": _DAVID})
 
 
@@ -90,27 +90,24 @@ def furniture_text(house: House) -> str:
 
 def shared_system(house: House) -> str:
     """The part of every robot's system prompt that is the same for all."""
-    team = "; ".join(f"{r.name} ({r.kind}: {', '.join(s for s in SKILLS if s in r.skills)})"
+    team = "; ".join(f"{r.name} ({r.kind}: {', '.join(s for s in PROMPT_SKILLS if s in r.skills)})"
                      for r in house.robots.values())
-    skills = "\n".join(f"- {SKILL_DOCS[s]}" for s in SKILLS)
+    skills = "\n".join(f"- {SKILL_DOCS[s]}" for s in PROMPT_SKILLS)
     return (f"Three robots share one task in a house: {team}.\n"
             f"Skills (each robot has only its own):\n{skills}\n"
             f"House furniture (scene graph):\n{furniture_text(house)}\n"
-            "Reply with one JSON object: {\"analysis\": \"...\", \"reasoning\": \"...\", \"command\": "
-            "{\"skill\": "
-            "..., arguments}}. Analysis: in navigation, how to explore efficiently and where the objects "
-            "could be; "
-            "in manipulation, whether the conditions for picking are met. Reasoning: why the next action "
-            "matters. "
-            "Each step you choose exactly one action, with names from the scene graph only.")
+            "Reply with one JSON object: {\"analysis\": \"...\", \"command\": {\"skill\": ..., arguments}}. "
+            "Analysis, in one short sentence: when exploring, where the needed objects could be; when "
+            "manipulating, whether you can pick now. Each step choose exactly one action, with names from "
+            "the scene graph only.")
 
 
 def robot_system(house: House, robot: str) -> str:
-    """One robot's full system prompt: the shared part, then its role, background, profile, constraints."""
+    """One robot's full system prompt: the shared part, then its role, background, profile, constraints
+    (its skills are in the shared part's list of the team)."""
     r = ROLES[robot]
-    skills = ", ".join(s for s in SKILLS if s in house.robots[robot].skills)
     return (f"{shared_system(house)}\n\nYou are {robot}.\nRole: {r['role']}\nBackground: {r['background']}\n"
-            f"Profile: {r['profile']}\nConstraints: {r['constraints']}\nYour skills: {skills}.")
+            f"Profile: {r['profile']}\nConstraints: {r['constraints']}")
 
 
 def feasible_variants(house: House, robot: str, known_items: Sequence[str],
@@ -161,13 +158,14 @@ def feasible_variants(house: House, robot: str, known_items: Sequence[str],
 
 def command_schema(house: House, robot: str, known_items: Sequence[str],
                    last_failed: Command | None = None) -> dict[str, Any]:
-    """The reply schema of one robot at this step: only the commands it can carry out now."""
+    """The reply schema of one robot at this step: a short analysis (logged; it also lets the model think
+    before it commits) and one of the commands it can carry out now. MHRC's free-text "reasoning" is not
+    asked for (nothing reads it); a reply that still carries it is accepted."""
     return {
         "type": "object",
         "properties": {
-            "analysis": {"type": "string", "maxLength": 150},
-            "reasoning": {"type": "string", "maxLength": 80},
+            "analysis": {"type": "string", "maxLength": 80},
             "command": {"anyOf": feasible_variants(house, robot, known_items, last_failed)},
         },
-        "required": ["analysis", "reasoning", "command"],
+        "required": ["analysis", "command"],
     }

@@ -8,6 +8,8 @@ stops when the world satisfies the task (the checker reads the house, not the ro
 robot acts for two rounds, or after ``max_rounds``. A robot offered nothing but messages and waiting, with
 no new message to read, waits without a model call (after its first turn). ``use_feedback=False`` is
 MHRC's ablation: robots no longer see the outcome of their actions (messages and the scene graph remain).
+Every step's log entry and the result count the tokens the model read (all, and those not served from its
+prefix cache) and wrote, over every reply (retries included).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from synergai.llm.base import ChatModel
+from synergai.llm.base import TOKEN_KEYS, ChatModel, token_sums
 from synergai.llm.json_reply import ask_json
 from synergai.robots.errors import RobotError
 from synergai.robots.goals import check_house
@@ -91,6 +93,9 @@ class TeamResult:
     log: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
     stop_reason: str = ""
+    prompt_tokens: int = 0  # summed over every LLM reply of the episode (retries too)
+    new_prompt_tokens: int = 0  # of those, the ones not served from the model's prefix cache
+    completion_tokens: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -168,13 +173,14 @@ class Team:
             fb = self.house.execute(robot, Command("wait"))
             mem.actions.append("wait()")
             mem.feedback.append(fb.text)
-            return {"round": round_no, "robot": robot, "llm_calls": 0, "command": "wait()", "ok": True,
-                    "feedback": fb.text, "auto": True}
+            return {"round": round_no, "robot": robot, "llm_calls": 0, **dict.fromkeys(TOKEN_KEYS, 0),
+                    "command": "wait()", "ok": True, "feedback": fb.text, "auto": True}
         messages = [{"role": "system", "content": self._system[robot]},
                     {"role": "user", "content": self.user_prompt(robot)}]
         answer = ask_json(self.model, messages, schema, max_tokens=self.config.max_tokens,
                           retries=self.config.retries)
-        entry: dict[str, Any] = {"round": round_no, "robot": robot, "llm_calls": answer.calls}
+        entry: dict[str, Any] = {"round": round_no, "robot": robot, "llm_calls": answer.calls,
+                                 **token_sums(answer.replies)}
         try:
             if answer.data is None:
                 raise RobotError(answer.problem or "no reply")
@@ -206,6 +212,8 @@ class Team:
                 entry = self.step(robot, rnd)
                 result.log.append(entry)
                 result.llm_calls += entry["llm_calls"]
+                for key in TOKEN_KEYS:
+                    setattr(result, key, getattr(result, key) + entry[key])
                 if entry["command"] is not None:
                     result.steps += 1
                     acted = acted or not entry["command"].startswith("wait")
