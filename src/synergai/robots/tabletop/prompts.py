@@ -4,7 +4,7 @@ The system prompts never change between calls (the local model reuses their cach
 the task, questions and answers and feedback go in the user messages. The Planner and the Analyzer take
 turns, so each system prompt may be processed again after the other's call (unless the backend restores it
 from a prompt cache): they hold no word that does nothing. Replies are short too: a plan step is its
-action and object or place (an optional "why" is allowed, never asked for), a violation names its step and
+action and object or place (no "why"), a violation names its step and
 a short problem.
 """
 
@@ -61,19 +61,17 @@ def planner_system(bounds: TableBounds) -> str:
 def planner_schema(replies: Sequence[str] = PLANNER_REPLIES, graspable: Sequence[str] | None = None,
                    max_steps: int = 16) -> dict[str, Any]:
     """The Planner's reply schema; ``replies`` narrows what it may answer (e.g. no more questions) and
-    ``graspable`` the objects a grasp may name (the ones the arm can reach and grip now). A step's ``why``
-    is optional (allowed, never asked for: it costs generated tokens and nothing needs it)."""
-    why = {"type": "string", "maxLength": 40}
+    ``graspable`` the objects a grasp may name (the ones the arm can reach and grip now). Steps hold no
+    "why" (it cost generated tokens and nothing read it); a reply that has one is still accepted."""
     xyz = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 3}
-    move = {"type": "object", "properties": {"action": {"const": "move"}, "xyz": xyz, "why": why},
+    move = {"type": "object", "properties": {"action": {"const": "move"}, "xyz": xyz},
             "required": ["action", "xyz"]}
-    home = {"type": "object", "properties": {"action": {"const": "home"}, "why": why},
+    home = {"type": "object", "properties": {"action": {"const": "home"}},
             "required": ["action"]}
     variants = [move, home]
     if graspable is None or graspable:
         target = {"enum": list(graspable)} if graspable is not None else {"type": "string", "maxLength": 40}
-        variants.insert(0, {"type": "object", "properties": {"action": {"const": "grasp"}, "object": target,
-                                                             "why": why},
+        variants.insert(0, {"type": "object", "properties": {"action": {"const": "grasp"}, "object": target},
                             "required": ["action", "object"]})
     return {
         "type": "object",
