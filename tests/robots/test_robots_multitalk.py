@@ -9,7 +9,9 @@ import pytest
 from synergai.llm import ScriptedModel
 from synergai.robots.errors import RobotError
 from synergai.robots.tabletop.multitalk import MultiTalkConfig, feasible_grasps, run_multitalk
+from synergai.robots.tabletop.objects import TableBounds
 from synergai.robots.tabletop.perception import PerceptionNoise, TabletopPerception
+from synergai.robots.tabletop.places import place_target
 from synergai.robots.tabletop.scenes import cube
 from synergai.robots.tabletop.sim import TabletopSim
 from synergai.robots.task_file import packaged_task
@@ -132,7 +134,7 @@ def test_a_step_has_no_why_and_one_given_is_still_accepted(sim):
     for variant in model.requests[0].json_schema["properties"]["steps"]["items"]["anyOf"]:
         assert "why" not in variant["required"] and "why" not in variant["properties"]
         schema_steps.append(variant["properties"]["action"]["const"])
-    assert schema_steps == ["grasp", "move", "home"]
+    assert schema_steps == ["grasp", "move", "move", "home"]  # a move by xyz, or by relation and anchor
     system = model.requests[0].messages[0]["content"]
     assert '"why"' not in system and '{"action": "home"}' in system
     assert result.log[0]["plan"][0] == "1: grasp((0.3, 0.4, 0.05)) # grasp step"  # a given why is kept
@@ -230,3 +232,50 @@ def test_token_counts_with_the_scripted_models_own_estimates(sim):
     model = ScriptedModel([GOOD, critique()])
     result = run_multitalk(EAT.text, sim, model, checker=EAT.check)
     assert result.completion_tokens > 0 and 0 < result.new_prompt_tokens <= result.prompt_tokens
+
+
+def _relational(*steps: dict) -> str:
+    return json.dumps({"reply": "plan", "questions": [], "steps": list(steps)})
+
+
+@pytest.mark.parametrize(("task_name", "relation"), [("stack", "on"), ("next_to", "next to")])
+def test_a_move_by_relation_and_anchor_is_placed_by_geometry(task_name, relation):
+    """The model names the relation and the anchor; the place (free, reachable, on that side) is computed,
+    so the packaged tasks that say "on" and "next to" are solved by the same three steps."""
+    task = packaged_task(task_name, "tabletop")
+    anchor = "soup can"
+    reply = _relational({"action": "grasp", "object": "cube"},
+                        {"action": "move", "relation": relation, "anchor": anchor}, {"action": "home"})
+    model = ScriptedModel([reply, critique()])
+    with TabletopSim(task.objects) as s:
+        result = run_multitalk(task.text, s, model, checker=task.check)
+    assert result.success, result.log
+    schema = model.requests[0].json_schema["properties"]["steps"]["items"]["anyOf"]
+    by_relation = next(v for v in schema if "relation" in v["properties"])
+    assert anchor in by_relation["properties"]["anchor"]["enum"] and "mug" in by_relation["properties"][
+        "anchor"]["enum"]
+    assert f"# cube {relation} {anchor}" in result.log[0]["plan"][1]
+
+
+def test_a_relational_move_without_a_grasp_or_onto_itself_is_an_invalid_reply(sim):
+    bad = _relational({"action": "move", "relation": "next to", "anchor": "soup can"}, {"action": "home"})
+    model = ScriptedModel([bad, GOOD, critique()])
+    result = run_multitalk(EAT.text, sim, model, answers=EAT.answers, checker=EAT.check)
+    assert result.log[0]["planner"] == "invalid"
+    assert "needs another object grasped" in result.log[0]["problem"]
+
+
+def test_a_side_place_is_beyond_the_anchor_on_that_side_or_none():
+    where = {"mug": (0.2, 0.0), "cube": (0.0, -0.4)}
+    half = {"mug": (0.04, 0.06), "cube": (0.025, 0.025)}
+    top = {"mug": 0.1, "cube": 0.05}
+    left = place_target("left of", "mug", "cube", where, half, top, TableBounds())
+    assert left is not None and left[1] > 0.06 + 0.025 and abs(left[0] - 0.2) < 0.1
+    right = place_target("right of", "mug", "cube", where, half, top, TableBounds())
+    assert right is not None and right[1] < -0.06
+    front = place_target("in front of", "mug", "cube", where, half, top, TableBounds())
+    assert front is not None and front[0] < 0.2 - 0.04
+    assert place_target("on", "mug", "cube", where, half, top, TableBounds()) == (0.2, 0.0, 0.11)
+    # behind the mug the table ends (x < 0.45) before the cube fits: no place, never one elsewhere
+    at_edge = {**where, "mug": (0.38, 0.0)}
+    assert place_target("behind", "mug", "cube", at_edge, half, top, TableBounds()) is None

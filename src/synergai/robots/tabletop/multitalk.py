@@ -30,12 +30,14 @@ from synergai.llm.json_reply import JsonAnswer, ask_json
 from synergai.robots.errors import RobotError
 from synergai.robots.goals import GoalCheck, States
 from synergai.robots.tabletop import prompts as P
+from synergai.robots.tabletop.objects import TableBounds
 from synergai.robots.tabletop.perception import (
     TabletopPerception,
     environment_text,
     movable_objects,
     relations_text,
 )
+from synergai.robots.tabletop.places import PLACE_RELATIONS, place_target
 from synergai.robots.tabletop.plan import ArmStep, format_plan, parse_plan_text, steps_from_json
 from synergai.robots.tabletop.rules import Violation, check_plan
 from synergai.robots.tabletop.sim import TabletopSim
@@ -80,7 +82,8 @@ class Planner:
     """MultiTalk's Planner: one short conversation per round (task block, last reply, last feedback)."""
 
     def __init__(self, model: ChatModel, sim: TabletopSim, config: MultiTalkConfig) -> None:
-        self.model, self.config = model, config
+        self.model, self.config, self.bounds = model, config, sim.bounds
+        self.reachable = arm_reaches(sim)
         self.system = P.planner_system(sim.bounds)
 
     def propose(self, task_block: str, last_reply: str | None, feedback: str | None,
@@ -91,14 +94,16 @@ class Planner:
             messages += [{"role": "assistant", "content": last_reply}, {"role": "user", "content": feedback}]
         elif feedback is not None:
             messages[1]["content"] += "\n\n" + feedback
-        answer = ask_json(self.model, messages, P.planner_schema(replies, graspable),
+        anchors = [o.id for o in movable_objects(graph)] if graph is not None else None
+        answer = ask_json(self.model, messages, P.planner_schema(replies, graspable, anchors=anchors),
                           max_tokens=self.config.plan_max_tokens, retries=self.config.retries,
                           accept_text=lambda text: _text_reply(text, replies, PlannerReply("invalid")).kind
                           != "invalid")
-        return _planner_reply(answer, replies, graph)
+        return _planner_reply(answer, replies, graph, self.bounds, self.reachable)
 
 
-def _planner_reply(answer: JsonAnswer, replies: Sequence[str], graph: SceneGraph | None = None
+def _planner_reply(answer: JsonAnswer, replies: Sequence[str], graph: SceneGraph | None = None,
+                   bounds: TableBounds | None = None, reachable: Callable[[float, float], bool] | None = None
                    ) -> PlannerReply:
     out = PlannerReply("invalid", text=answer.text, calls=answer.calls, problem=answer.problem,
                        replies=list(answer.replies))
@@ -118,7 +123,8 @@ def _planner_reply(answer: JsonAnswer, replies: Sequence[str], graph: SceneGraph
     elif kind == "plan":
         try:
             items = data.get("steps") or []
-            out.steps = steps_from_json(resolve_grasps(items, graph) if graph is not None else items)
+            out.steps = steps_from_json(resolve_steps(items, graph, bounds, reachable) if graph is not None
+                                         else items)
         except RobotError as exc:
             out.problem = str(exc)
             return out
@@ -128,12 +134,25 @@ def _planner_reply(answer: JsonAnswer, replies: Sequence[str], graph: SceneGraph
     return out
 
 
-def resolve_grasps(items: Sequence[Any], graph: SceneGraph) -> list[Any]:
-    """JSON steps with ``grasp`` by object name turned into grasps at that object's coordinates, following
-    the objects the plan has already moved; RobotError for a name not in the environment."""
-    where = {o.id: [float(v) for v in o.center] for o in movable_objects(graph)}
+def resolve_steps(items: Sequence[Any], graph: SceneGraph, bounds: TableBounds | None = None,
+                  reachable: Callable[[float, float], bool] | None = None) -> list[Any]:
+    """JSON steps with names turned into coordinates, following the objects the plan has already moved:
+    a ``grasp`` by object name grasps at that object's centre; a ``move`` by ``relation`` and ``anchor``
+    releases where :func:`~synergai.robots.tabletop.places.place_target` puts it. RobotError for a name
+    not in the environment or a place with no free, reachable spot."""
+    objs = movable_objects(graph)
+    where = {o.id: [float(v) for v in o.center] for o in objs}
+    half = {o.id: (o.size[0] / 2, o.size[1] / 2) for o in objs}
+    height = {o.id: float(o.size[2]) for o in objs}
     holding: str | None = None
     out: list[Any] = []
+
+    def known(name: str, index: int) -> str:
+        if name not in where:
+            raise RobotError(f"step {index}: no object named {name!r} in the environment; objects: "
+                             f"{', '.join(where)}")
+        return name
+
     for index, item in enumerate(items, start=1):
         if not isinstance(item, Mapping):
             out.append(item)
@@ -141,13 +160,26 @@ def resolve_grasps(items: Sequence[Any], graph: SceneGraph) -> list[Any]:
         item = dict(item)
         action = str(item.get("action", "")).strip().lower()
         if action == "grasp" and "object" in item:
-            name = str(item["object"])
-            if name not in where:
-                raise RobotError(f"step {index}: no object named {name!r} in the environment; objects: "
-                                 f"{', '.join(where)}")
-            item["xyz"] = [round(v, 3) for v in where[name]]
-            holding = name
+            holding = known(str(item["object"]), index)
+            item["xyz"] = [round(v, 3) for v in where[holding]]
         elif action == "grasp":
+            holding = None
+        elif action == "move" and "relation" in item and "anchor" in item:
+            relation, anchor = str(item["relation"]), known(str(item["anchor"]), index)
+            if holding is None or relation not in PLACE_RELATIONS or anchor == holding:
+                raise RobotError(f"step {index}: a move {relation} {anchor} needs another object grasped "
+                                 f"first and a relation of: {', '.join(PLACE_RELATIONS)}")
+            xy = {n: (v[0], v[1]) for n, v in where.items()}
+            top = {n: v[2] + height[n] / 2 for n, v in where.items()}
+            target = place_target(relation, anchor, holding, xy, half, top, bounds or TableBounds(),
+                                  reachable)
+            if target is None:
+                raise RobotError(f"step {index}: there is no free place {relation} {anchor} that the arm "
+                                 "can reach")
+            item["xyz"] = list(target)
+            item.setdefault("why", f"{holding} {relation} {anchor}")
+            base = top[anchor] if relation == "on" else 0.0
+            where[holding] = [target[0], target[1], base + height[holding] / 2]
             holding = None
         elif action == "move" and holding is not None:
             xyz = item.get("xyz")

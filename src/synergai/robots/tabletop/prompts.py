@@ -14,12 +14,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from synergai.robots.tabletop.objects import TableBounds
+from synergai.robots.tabletop.places import PLACE_RELATIONS
 
 PLANNER_REPLIES = ("plan", "questions", "perception_rerun")
 
 
 def planner_system(bounds: TableBounds) -> str:
-    """The Planner's fixed instructions: role, actions, environment format, reply format, two examples."""
+    """The Planner's fixed instructions: role, actions, environment format, reply format, three examples."""
     return "\n".join([
         "You are in command of a Franka arm. Split a high-level instruction into low-level steps the arm can "
         "execute. If the instruction is ambiguous, ask the user questions instead.",
@@ -29,6 +30,8 @@ def planner_system(bounds: TableBounds) -> str:
         "grip are offered)",
         "- move((x, y, z)): move the grasped object there and release it on the table; to put it on another "
         "object, use that object's (x, y) and z = its height + 0.01",
+        "- move(relation, anchor): move the grasped object on, next to, left of, right of, in front of "
+        "(nearer the arm) or behind the anchor object; a free place there is computed for you",
         "- home(): return the arm to its base after the task",
         "Rules: one object grasped at a time; grasp an object before moving it; home() comes once, as the "
         "last step; two objects cannot share a place, so to exchange two objects first move one to a free "
@@ -45,13 +48,16 @@ def planner_system(bounds: TableBounds) -> str:
         "",
         'Reply with one JSON object: {"reply": "plan" | "questions" | "perception_rerun", "questions": '
         '[...], "steps": [{"action": "grasp", "object": name} | {"action": "move", "xyz": [x, y, z]} | '
-        '{"action": "home"}]}',
+        '{"action": "move", "relation": "next to", "anchor": name} | {"action": "home"}]}',
         "",
         'Example. Environment: {"cup": ((0.08, 0.08, 0.1), (0.3, 0.2, 0.05)), "bowl": ((0.15, 0.15, 0.06), '
         "(0.2, -0.4, 0.03))}. Instruction: Put the cup at (0.1, -0.2) and the bowl at (0.35, 0.0).",
         '{"reply": "plan", "questions": [], "steps": [{"action": "grasp", "object": "cup"}, {"action": '
         '"move", "xyz": [0.1, -0.2, 0.05]}, {"action": "grasp", "object": "bowl"}, {"action": "move", '
         '"xyz": [0.35, 0.0, 0.03]}, {"action": "home"}]}',
+        "Example. Same environment. Instruction: Put the cup on the bowl.",
+        '{"reply": "plan", "questions": [], "steps": [{"action": "grasp", "object": "cup"}, {"action": '
+        '"move", "relation": "on", "anchor": "bowl"}, {"action": "home"}]}',
         "Example. Same environment. Instruction: Give me a container.",
         '{"reply": "questions", "questions": ["Which container: the cup or the bowl?", "Where should I put '
         'it?"], "steps": []}',
@@ -59,16 +65,21 @@ def planner_system(bounds: TableBounds) -> str:
 
 
 def planner_schema(replies: Sequence[str] = PLANNER_REPLIES, graspable: Sequence[str] | None = None,
-                   max_steps: int = 16) -> dict[str, Any]:
+                   max_steps: int = 16, anchors: Sequence[str] | None = None) -> dict[str, Any]:
     """The Planner's reply schema; ``replies`` narrows what it may answer (e.g. no more questions) and
     ``graspable`` the objects a grasp may name (the ones the arm can reach and grip now). Steps hold no
-    "why" (it cost generated tokens and nothing read it); a reply that has one is still accepted."""
+    "why" (it cost generated tokens and nothing read it); a reply that has one is still accepted. With
+    ``anchors`` (the objects on the table), a move may name a relation and an anchor instead of xyz."""
     xyz = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 3}
     move = {"type": "object", "properties": {"action": {"const": "move"}, "xyz": xyz},
             "required": ["action", "xyz"]}
     home = {"type": "object", "properties": {"action": {"const": "home"}},
             "required": ["action"]}
     variants = [move, home]
+    if anchors:
+        variants.insert(1, {"type": "object", "properties": {
+            "action": {"const": "move"}, "relation": {"enum": list(PLACE_RELATIONS)},
+            "anchor": {"enum": list(anchors)}}, "required": ["action", "relation", "anchor"]})
     if graspable is None or graspable:
         target = {"enum": list(graspable)} if graspable is not None else {"type": "string", "maxLength": 40}
         variants.insert(0, {"type": "object", "properties": {"action": {"const": "grasp"}, "object": target},

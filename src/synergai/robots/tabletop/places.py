@@ -1,0 +1,60 @@
+"""Where a move puts the held object when the plan names a place by a relation to another object
+("on the soup can", "next to the mug", "left of the bottle") instead of coordinates.
+
+The model says which relation and which object; the geometry is computed here, as the scene graph's
+relation engine grounds "the lamp next to the bed": the model never adds half-widths. Directions are in the
+robot base frame the planner sees (x forward from the base, y to its left): "in front of" is nearer the
+arm, "behind" farther. A side place is the free, reachable grid point nearest a point just beyond the
+anchor on that side; "next to" is the free, reachable point nearest the anchor itself; "on" is the anchor's
+centre at its top (a stack). None when no such place exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from synergai.robots.tabletop.objects import TableBounds
+from synergai.robots.tabletop.rules import free_spot
+
+#: The relations a move may name, with the (x, y) direction of the side they put the held object on.
+PLACE_RELATIONS: Mapping[str, tuple[float, float]] = {
+    "on": (0.0, 0.0),
+    "next to": (0.0, 0.0),
+    "left of": (0.0, 1.0),
+    "right of": (0.0, -1.0),
+    "in front of": (-1.0, 0.0),
+    "behind": (1.0, 0.0),
+}
+#: Gap aimed for between the held object and the anchor on a side place, metres.
+SIDE_GAP = 0.04
+#: Least clearance kept from every other object when placing, metres: the gripper's fingers need it (at
+#: 0.015 m they hit the neighbour while placing), as the rules' free places do.
+PLACE_CLEARANCE = 0.03
+#: How far above the anchor's top a stacked object is released, metres (as the planner is told).
+STACK_LIFT = 0.01
+
+
+def place_target(relation: str, anchor: str, holding: str, where: Mapping[str, tuple[float, float]],
+                 half: Mapping[str, tuple[float, float]], top: Mapping[str, float], bounds: TableBounds,
+                 reachable: Callable[[float, float], bool] | None = None) -> tuple[float, ...] | None:
+    """Where a move of ``holding`` to ``relation`` ``anchor`` releases it: (x, y, z) on top of the anchor,
+    (x, y) on the table, given where every object stands at this point of the plan (``where``: centre xy,
+    ``half``: half footprint, ``top``: top height above the table); None when no free reachable place
+    fits."""
+    ax, ay = where[anchor]
+    if relation == "on":
+        return (ax, ay, round(top[anchor] + STACK_LIFT, 3))
+    dx, dy = PLACE_RELATIONS[relation]
+    target = (ax + dx * (half[anchor][0] + half[holding][0] + SIDE_GAP),
+              ay + dy * (half[anchor][1] + half[holding][1] + SIDE_GAP))
+    spot = free_spot(target, holding, dict(where), dict(half), bounds, clearance=PLACE_CLEARANCE,
+                     reachable=reachable)
+    if spot is None or not (dx or dy):
+        return spot
+    # on that side: beyond the anchor's face along the direction, within its span across it
+    along = (spot[0] - ax) * dx + (spot[1] - ay) * dy
+    across = abs((spot[0] - ax) * dy - (spot[1] - ay) * dx)
+    face = half[anchor][0] * abs(dx) + half[anchor][1] * abs(dy)
+    span = half[anchor][1] * abs(dx) + half[anchor][0] * abs(dy) + half[holding][1] * abs(dx) + \
+        half[holding][0] * abs(dy)
+    return spot if along > face and across < span else None
