@@ -279,3 +279,17 @@ def test_a_side_place_is_beyond_the_anchor_on_that_side_or_none():
     # behind the mug the table ends (x < 0.45) before the cube fits: no place, never one elsewhere
     at_edge = {**where, "mug": (0.38, 0.0)}
     assert place_target("behind", "mug", "cube", at_edge, half, top, TableBounds()) is None
+
+
+def test_in_place_of_puts_an_object_where_the_anchor_stood_at_the_start():
+    task = packaged_task("swap_toys", "tabletop")
+    reply = _relational({"action": "grasp", "object": "cube"}, {"action": "move", "xyz": [0.1, -0.3]},
+                        {"action": "grasp", "object": "soup can"},
+                        {"action": "move", "relation": "in place of", "anchor": "cube"},
+                        {"action": "grasp", "object": "cube"},
+                        {"action": "move", "relation": "in place of", "anchor": "soup can"},
+                        {"action": "home"})
+    model = ScriptedModel([reply, critique()])
+    with TabletopSim(task.objects) as s:
+        result = run_multitalk(task.text, s, model, checker=task.check)
+    assert result.success, result.log

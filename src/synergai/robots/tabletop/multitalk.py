@@ -37,7 +37,7 @@ from synergai.robots.tabletop.perception import (
     movable_objects,
     relations_text,
 )
-from synergai.robots.tabletop.places import PLACE_RELATIONS, place_target
+from synergai.robots.tabletop.places import IN_PLACE_OF, MOVE_RELATIONS, place_target
 from synergai.robots.tabletop.plan import ArmStep, format_plan, parse_plan_text, steps_from_json
 from synergai.robots.tabletop.rules import Violation, check_plan
 from synergai.robots.tabletop.sim import TabletopSim
@@ -138,10 +138,12 @@ def resolve_steps(items: Sequence[Any], graph: SceneGraph, bounds: TableBounds |
                   reachable: Callable[[float, float], bool] | None = None) -> list[Any]:
     """JSON steps with names turned into coordinates, following the objects the plan has already moved:
     a ``grasp`` by object name grasps at that object's centre; a ``move`` by ``relation`` and ``anchor``
-    releases where :func:`~synergai.robots.tabletop.places.place_target` puts it. RobotError for a name
-    not in the environment or a place with no free, reachable spot."""
+    releases where :func:`~synergai.robots.tabletop.places.place_target` puts it (``in place of``: where
+    the anchor stood when the plan began; the rules then check it is free). RobotError for a name not in
+    the environment or a place with no free, reachable spot."""
     objs = movable_objects(graph)
     where = {o.id: [float(v) for v in o.center] for o in objs}
+    start = {name: (v[0], v[1]) for name, v in where.items()}
     half = {o.id: (o.size[0] / 2, o.size[1] / 2) for o in objs}
     height = {o.id: float(o.size[2]) for o in objs}
     holding: str | None = None
@@ -166,13 +168,13 @@ def resolve_steps(items: Sequence[Any], graph: SceneGraph, bounds: TableBounds |
             holding = None
         elif action == "move" and "relation" in item and "anchor" in item:
             relation, anchor = str(item["relation"]), known(str(item["anchor"]), index)
-            if holding is None or relation not in PLACE_RELATIONS or anchor == holding:
+            if holding is None or relation not in MOVE_RELATIONS or anchor == holding:
                 raise RobotError(f"step {index}: a move {relation} {anchor} needs another object grasped "
-                                 f"first and a relation of: {', '.join(PLACE_RELATIONS)}")
+                                 f"first and a relation of: {', '.join(MOVE_RELATIONS)}")
             xy = {n: (v[0], v[1]) for n, v in where.items()}
             top = {n: v[2] + height[n] / 2 for n, v in where.items()}
-            target = place_target(relation, anchor, holding, xy, half, top, bounds or TableBounds(),
-                                  reachable)
+            target = start[anchor] if relation == IN_PLACE_OF else place_target(
+                relation, anchor, holding, xy, half, top, bounds or TableBounds(), reachable)
             if target is None:
                 raise RobotError(f"step {index}: there is no free place {relation} {anchor} that the arm "
                                  "can reach")

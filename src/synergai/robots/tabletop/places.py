@@ -25,6 +25,11 @@ PLACE_RELATIONS: Mapping[str, tuple[float, float]] = {
     "in front of": (-1.0, 0.0),
     "behind": (1.0, 0.0),
 }
+#: The relation that puts the held object where the anchor stood when the plan began (to exchange two
+#: objects: one aside, the other in place of it, then the first in place of the other).
+IN_PLACE_OF = "in place of"
+#: Every relation a move may name.
+MOVE_RELATIONS = (*PLACE_RELATIONS, IN_PLACE_OF)
 #: Gap aimed for between the held object and the anchor on a side place, metres.
 SIDE_GAP = 0.04
 #: Least clearance kept from every other object when placing, metres: the gripper's fingers need it (at

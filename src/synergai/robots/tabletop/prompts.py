@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from synergai.robots.tabletop.objects import TableBounds
-from synergai.robots.tabletop.places import PLACE_RELATIONS
+from synergai.robots.tabletop.places import MOVE_RELATIONS
 
 PLANNER_REPLIES = ("plan", "questions", "perception_rerun")
 
@@ -31,7 +31,8 @@ def planner_system(bounds: TableBounds) -> str:
         "- move((x, y, z)): move the grasped object there and release it on the table; to put it on another "
         "object, use that object's (x, y) and z = its height + 0.01",
         "- move(relation, anchor): move the grasped object on, next to, left of, right of, in front of "
-        "(nearer the arm) or behind the anchor object; a free place there is computed for you",
+        "(nearer the arm) or behind the anchor object, or in place of it (where it stood at the start); a "
+        "free place there is computed for you",
         "- home(): return the arm to its base after the task",
         "Rules: one object grasped at a time; grasp an object before moving it; home() comes once, as the "
         "last step; two objects cannot share a place, so to exchange two objects first move one to a free "
@@ -78,7 +79,7 @@ def planner_schema(replies: Sequence[str] = PLANNER_REPLIES, graspable: Sequence
     variants = [move, home]
     if anchors:
         variants.insert(1, {"type": "object", "properties": {
-            "action": {"const": "move"}, "relation": {"enum": list(PLACE_RELATIONS)},
+            "action": {"const": "move"}, "relation": {"enum": list(MOVE_RELATIONS)},
             "anchor": {"enum": list(anchors)}}, "required": ["action", "relation", "anchor"]})
     if graspable is None or graspable:
         target = {"enum": list(graspable)} if graspable is not None else {"type": "string", "maxLength": 40}
