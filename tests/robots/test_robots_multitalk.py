@@ -96,6 +96,9 @@ def test_rule_violations_skip_the_model_critic_and_a_refused_plan_cannot_run_aga
     assert "simulator" not in result.log[1]
     assert "already rejected" in model.requests[2].messages[-1]["content"]
     assert "nearest object is soup can" in model.requests[2].messages[-1]["content"]
+    # greedy decoding would repeat it again: the reply after a repeat is sampled, the others are greedy
+    assert [r.temperature for r in model.requests[:3]] == [0.0, 0.0, MultiTalkConfig().repeat_temperature]
+    assert MultiTalkConfig().repeat_temperature > 0
     assert result.success and result.rounds == 3
     assert [c["by"] for c in result.caught] == ["rules"]
 
@@ -293,3 +296,13 @@ def test_in_place_of_puts_an_object_where_the_anchor_stood_at_the_start():
     with TabletopSim(task.objects) as s:
         result = run_multitalk(task.text, s, model, checker=task.check)
     assert result.success, result.log
+
+
+def test_a_home_before_the_last_step_is_dropped_from_a_json_plan(sim):
+    reply = _relational({"action": "grasp", "object": "soup can"}, {"action": "home"},
+                        {"action": "move", "xyz": [0.4, 0.45, 0.05]}, {"action": "home"})
+    model = ScriptedModel([reply, critique()])
+    result = run_multitalk(EAT.text + " Put the soup can at (0.4, 0.45).", sim, model, checker=EAT.check)
+    assert [line.split(":")[1].split("(")[0].strip() for line in result.log[0]["plan"]] == [
+        "grasp", "move", "home"]
+    assert result.success

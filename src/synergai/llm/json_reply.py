@@ -42,15 +42,17 @@ def ask_json(
     retries: int = 2,
     growth: float = 1.5,
     accept_text: Callable[[str], bool] | None = None,
+    temperature: float = 0.0,
 ) -> JsonAnswer:
     """One JSON object from ``model`` under ``schema``; up to ``retries`` extra attempts.
 
     ``accept_text`` may accept a complete non-JSON reply (a backend that ignores schemas and answers in
-    the caller's own text format): it ends the attempts with ``data`` None and the text kept."""
+    the caller's own text format): it ends the attempts with ``data`` None and the text kept.
+    ``temperature`` above 0 samples (e.g. to leave a reply that greedy decoding repeats)."""
     answer = JsonAnswer(None)
     budget = max_tokens
     for _ in range(retries + 1):
-        reply = model.chat(messages, json_schema=schema, max_tokens=budget, temperature=0.0)
+        reply = model.chat(messages, json_schema=schema, max_tokens=budget, temperature=temperature)
         answer.replies.append(reply)
         if reply.finish_reason == "length":
             answer.problem = f"reply cut off at {budget} tokens"

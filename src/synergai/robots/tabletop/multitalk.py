@@ -58,6 +58,9 @@ class MultiTalkConfig:
     max_reruns: int = 2
     plan_max_tokens: int = 700
     critic_max_tokens: int = 300
+    #: After the Planner resubmits a refused plan unchanged, its next reply is sampled at this temperature:
+    #: greedy decoding of the same conversation would repeat it until the rounds run out.
+    repeat_temperature: float = 0.7
     retries: int = 1
 
     def __post_init__(self) -> None:
@@ -88,7 +91,7 @@ class Planner:
 
     def propose(self, task_block: str, last_reply: str | None, feedback: str | None,
                 replies: Sequence[str], graph: SceneGraph | None = None,
-                graspable: Sequence[str] | None = None) -> PlannerReply:
+                graspable: Sequence[str] | None = None, temperature: float = 0.0) -> PlannerReply:
         messages = [{"role": "system", "content": self.system}, {"role": "user", "content": task_block}]
         if last_reply is not None and feedback is not None:
             messages += [{"role": "assistant", "content": last_reply}, {"role": "user", "content": feedback}]
@@ -97,6 +100,7 @@ class Planner:
         anchors = [o.id for o in movable_objects(graph)] if graph is not None else None
         answer = ask_json(self.model, messages, P.planner_schema(replies, graspable, anchors=anchors),
                           max_tokens=self.config.plan_max_tokens, retries=self.config.retries,
+                          temperature=temperature,
                           accept_text=lambda text: _text_reply(text, replies, PlannerReply("invalid")).kind
                           != "invalid")
         return _planner_reply(answer, replies, graph, self.bounds, self.reachable)
@@ -123,8 +127,11 @@ def _planner_reply(answer: JsonAnswer, replies: Sequence[str], graph: SceneGraph
     elif kind == "plan":
         try:
             items = data.get("steps") or []
-            out.steps = steps_from_json(resolve_steps(items, graph, bounds, reachable) if graph is not None
-                                         else items)
+            steps = steps_from_json(resolve_steps(items, graph, bounds, reachable) if graph is not None
+                                    else items)
+            # a home() before the last step only sends the arm back between two moves: dropped, so a
+            # plan is not refused (and resubmitted) for it
+            out.steps = [s for k, s in enumerate(steps) if s.action != "home" or k == len(steps) - 1]
         except RobotError as exc:
             out.problem = str(exc)
             return out
@@ -336,6 +343,7 @@ def run_multitalk(
     question_rounds = reruns = 0
     llm_rejected: set[tuple[str, ...]] = set()
     rejected: dict[tuple[str, ...], str] = {}  # plans the rules or the simulator refused, and why
+    repeated = False  # the last reply resubmitted a refused plan
 
     for rnd in range(1, cfg.max_rounds + 1):
         replies = [r for r in P.PLANNER_REPLIES
@@ -344,7 +352,9 @@ def run_multitalk(
         if feedback is not None and "questions" not in replies:
             feedback += "\n" + P.NO_MORE_QUESTIONS
         task_block = P.planner_task(environment_text(graph), task, result.questions)
-        reply = planner.propose(task_block, last_reply, feedback, replies, graph, graspable)
+        reply = planner.propose(task_block, last_reply, feedback, replies, graph, graspable,
+                                temperature=cfg.repeat_temperature if repeated else 0.0)
+        repeated = False
         result.rounds, result.llm_calls = rnd, result.llm_calls + reply.calls
         result.dialogue_messages += 1
         entry: dict[str, Any] = {"round": rnd, "planner": reply.kind, **dict.fromkeys(TOKEN_KEYS, 0)}
@@ -379,7 +389,7 @@ def run_multitalk(
         entry["plan"] = plan_text.splitlines()
         key = tuple(s.render() for s in reply.steps)
         if key in rejected:  # a refused plan cannot run again unchanged
-            entry["repeat"] = True
+            entry["repeat"] = repeated = True
             feedback = P.repeat_feedback(rejected[key])
             continue
         if analyzer is not None and key not in llm_rejected:
