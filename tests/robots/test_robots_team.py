@@ -207,3 +207,29 @@ def test_the_reply_asks_for_a_short_analysis_and_one_command_only():
         "skill": "pick", "target": "apple"}})])
     result = run_team(hold, model, TeamConfig(max_rounds=1))
     assert result.success and result.log[0]["command"] == "pick(apple)"
+
+
+def test_picking_up_what_was_just_placed_and_a_pose_that_shows_nothing_new_are_not_offered():
+    from synergai.robots.team.house import Command
+
+    house = packaged_task("seed", "house").make_house()
+    assert house.execute("Bob", Command("pick", ("apple",))).ok
+    assert house.execute("Bob", Command("place", ("apple", "tray"))).ok
+    placed = Command("place", ("apple", "tray"))
+    picks = [v for v in variants_of(command_schema(house, "Bob", sorted(house.known["Bob"]), None, placed))
+             if v["properties"]["skill"]["const"] == "pick"]
+    assert picks and "apple" not in picks[0]["properties"]["target"]["enum"]  # it would undo the step
+    assert "apple" in next(v for v in variants_of(command_schema(house, "Bob", sorted(house.known["Bob"])))
+                           if v["properties"]["skill"]["const"] == "pick")["properties"]["target"]["enum"]
+
+    # Alice at table_1 (empty, two stand poses) has seen all there is: its other pose is not offered;
+    # at table_0 the apple lies out of her reach, so table_0's other pose still is
+    assert house.execute("Alice", Command("navigate", ("table_1", "stand_pose_0"))).ok
+
+    def targets() -> set[str]:
+        return {v["properties"]["target"]["const"]
+                for v in variants_of(command_schema(house, "Alice", sorted(house.known["Alice"])))
+                if v["properties"]["skill"]["const"] == "navigate"}
+    assert "table_1" not in targets() and "table_0" in targets()
+    assert house.execute("Alice", Command("navigate", ("table_0", "stand_pose_0"))).ok
+    assert "table_0" in targets() and "table_1" in targets()

@@ -111,19 +111,35 @@ def robot_system(house: House, robot: str) -> str:
 
 
 def feasible_variants(house: House, robot: str, known_items: Sequence[str],
-                      last_failed: Command | None = None) -> list[dict[str, Any]]:
+                      last_failed: Command | None = None, last_done: Command | None = None
+                      ) -> list[dict[str, Any]]:
     """The commands ``robot`` can carry out now, one JSON-schema variant per skill (or per navigation
     target): stand poses it is not already at, closed furniture within reach, known items within reach on
     open furniture while the gripper is empty, the held item onto open furniture within reach, messages to
-    the others, wait. The action that failed at the robot's last step is left out; ``move`` is never
-    offered (every place is reached by ``navigate``)."""
+    the others, wait. Left out: the action that failed at the robot's last step; picking up again the item
+    it has just placed (``last_done``; that only undoes its step); another stand pose of the furniture it
+    stands at, unless an item seen there is out of reach from here (it has already seen what is there).
+    ``move`` is never offered (every place is reached by ``navigate``)."""
     spec, state = house.robots[robot], house.states[robot]
     skills = spec.skills
     others = [n for n in house.robots if n != robot]
     variants: list[dict[str, Any]] = []
+    undone = last_done.args[0] if last_done is not None and last_done.skill == "place" else None
 
     def allowed(skill: str, *args: str) -> bool:
+        if skill == "pick" and args and args[0] == undone:
+            return False
         return last_failed is None or last_failed != Command(skill, args)
+
+    def pointless(f_name: str) -> bool:
+        """Whether another pose of this furniture shows nothing new: the robot stands at it and reaches
+        every known item there."""
+        f = house.furniture[f_name]
+        if state.pose not in f.stand_poses:
+            return False
+        reach = house.robots[robot].reach
+        return all(house.distance(robot, house.items[n].position) <= reach
+                   for n in house.items_at(f_name) if n in known_items)
 
     def variant(skill: str, **props: Any) -> None:
         variants.append({"type": "object", "properties": {"skill": {"const": skill}, **props},
@@ -131,6 +147,8 @@ def feasible_variants(house: House, robot: str, known_items: Sequence[str],
 
     if "navigate" in skills and spec.station is None:
         for f in house.furniture.values():
+            if pointless(f.name):
+                continue
             poses = [f"stand_pose_{i}" for i, pose in enumerate(f.stand_poses)
                      if pose != state.pose and allowed("navigate", f.name, f"stand_pose_{i}")]
             if poses:
@@ -157,7 +175,7 @@ def feasible_variants(house: House, robot: str, known_items: Sequence[str],
 
 
 def command_schema(house: House, robot: str, known_items: Sequence[str],
-                   last_failed: Command | None = None) -> dict[str, Any]:
+                   last_failed: Command | None = None, last_done: Command | None = None) -> dict[str, Any]:
     """The reply schema of one robot at this step: a short analysis (logged; it also lets the model think
     before it commits) and one of the commands it can carry out now. MHRC's free-text "reasoning" is not
     asked for (nothing reads it); a reply that still carries it is accepted."""
@@ -165,7 +183,7 @@ def command_schema(house: House, robot: str, known_items: Sequence[str],
         "type": "object",
         "properties": {
             "analysis": {"type": "string", "maxLength": 80},
-            "command": {"anyOf": feasible_variants(house, robot, known_items, last_failed)},
+            "command": {"anyOf": feasible_variants(house, robot, known_items, last_failed, last_done)},
         },
         "required": ["analysis", "command"],
     }

@@ -58,6 +58,7 @@ class RobotMemory:
     actions: list[str] = field(default_factory=list)
     latest_messages: list[str] = field(default_factory=list)
     last_failed: Command | None = None
+    last_done: Command | None = None
 
 
 def command_from_json(data: Mapping[str, Any]) -> Command:
@@ -166,7 +167,7 @@ class Team:
         mem.messages.extend(mem.latest_messages)
         mem.latest_messages = [f"{m.content} (from {m.sender})" for m in self.house.take_messages(robot)]
         known = [n for n in self._seen(robot) if n not in self.house.robots]
-        schema = T.command_schema(self.house, robot, known, mem.last_failed)
+        schema = T.command_schema(self.house, robot, known, mem.last_failed, mem.last_done)
         offered = {v["properties"]["skill"]["const"] for v in schema["properties"]["command"]["anyOf"]}
         if offered <= {"communicate", "wait"} and not mem.latest_messages and mem.actions:
             # nothing it can do in the world and nothing new to read: it waits without a model call
@@ -192,6 +193,7 @@ class Team:
             return entry
         fb = self.house.execute(robot, command)
         mem.last_failed = None if fb.ok else command
+        mem.last_done = command if fb.ok else mem.last_done
         mem.actions.append(command.render())
         mem.feedback.append(fb.text)
         entry.update(command=command.render(), ok=fb.ok, feedback=fb.text,
