@@ -60,5 +60,4 @@ def evidence_colours(graph: SceneGraph, facts: Sequence[Fact], question: str) ->
     seen = _observed(graph, facts)
     named = [o for o in seen if _position(words, graph.get(o).category) is not None] or seen
     colours = [" ".join(words_of(a)) for o in named for a in graph.get(o).attributes]
-    out = [color_family(c) for c in colours if c in COLOR_NAMES]
-    return list(dict.fromkeys(c for c in out if c in COLOR_NAMES))
+    return list(dict.fromkeys(color_family(c) for c in colours if c in COLOR_NAMES))

@@ -14,7 +14,7 @@ from enum import StrEnum
 import numpy as np
 
 from synergai.scene.model import ObjectKind, SceneObject
-from synergai.scene.vocabulary import COLOR_PALETTE
+from synergai.scene.vocabulary import COLOR_PALETTE, COLOR_RGB
 
 
 def _distances(rgb: tuple[int, int, int] | list[int] | np.ndarray, ref: np.ndarray) -> np.ndarray:
@@ -40,11 +40,10 @@ def color_name(rgb: tuple[int, int, int] | list[int] | np.ndarray) -> str:
 def closest_color(rgb: tuple[int, int, int] | list[int] | np.ndarray, candidates: list[str]) -> str:
     """Of the candidate colour words, the one nearest to ``rgb`` ("grey" = "gray"); unknown words are
     ignored, and the first candidate is returned when none is known."""
-    known = {n: v for n, v in COLOR_PALETTE}
-    usable = [c for c in candidates if c.lower().replace("grey", "gray") in known]
+    usable = [c for c in candidates if c.lower().replace("grey", "gray") in COLOR_RGB]
     if not usable:
         return candidates[0]
-    ref = np.array([known[c.lower().replace("grey", "gray")] for c in usable], dtype=float)
+    ref = np.array([COLOR_RGB[c.lower().replace("grey", "gray")] for c in usable], dtype=float)
     return usable[int(np.argmin(_distances(rgb, ref)))]
 
 

@@ -35,6 +35,8 @@ COLOR_PALETTE: tuple[tuple[str, tuple[int, int, int]], ...] = (
 )
 #: The palette's colour names, longest first (so "dark gray" is found before "gray").
 COLOR_NAMES: tuple[str, ...] = tuple(sorted((n for n, _ in COLOR_PALETTE), key=lambda n: (-len(n), n)))
+#: Palette name -> its 8-bit RGB.
+COLOR_RGB: MappingProxyType[str, tuple[int, int, int]] = MappingProxyType(dict(COLOR_PALETTE))
 #: Everyday colour words -> the nearest palette name.
 COLOR_ALIASES: MappingProxyType[str, str] = MappingProxyType({
     "grey": "gray", "silver": "light gray", "tan": "beige", "cream": "beige", "navy": "dark blue",

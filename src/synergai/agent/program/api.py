@@ -36,7 +36,7 @@ from synergai.scene.vocabulary import (
     ATTRIBUTE_TYPE_SYNONYMS,
     COLOR_ALIASES,
     COLOR_NAMES,
-    COLOR_PALETTE,
+    COLOR_RGB,
     COLOR_WORDS,
     MATERIAL_WORDS,
     RELATION_SYNONYMS,
@@ -397,8 +397,7 @@ class SceneAPI:
         if kind == "color" and cands:
             # the candidate nearest the colour the graph names (corrected for the scene's exposure and
             # tint), else nearest the captured colour
-            palette = dict(COLOR_PALETTE)
-            named = next((palette[k] for k in known if k in palette), None)
+            named = next((COLOR_RGB[k] for k in known if k in COLOR_RGB), None)
             rgb = named if named is not None else obj.color
             if rgb is not None:
                 return closest_color(rgb, cands)

@@ -35,6 +35,8 @@ PLACE_WORDS: tuple[tuple[Relation, str], ...] = (
     (Relation.ABOVE, "above"),
     (Relation.NEAR, "near"),
 )
+_ORDER = {relation: k for k, (relation, _) in enumerate(PLACE_WORDS)}
+_WORDS = dict(PLACE_WORDS)
 #: Relations whose anchor may be a wall (what hangs on it); the floor never is.
 _WALL_ANCHORED = frozenset({Relation.HANGING_ON, Relation.MOUNTED_ON, Relation.AFFIXED_ON,
                             Relation.EMBEDDED_IN})
@@ -66,7 +68,7 @@ def _allowed(graph: SceneGraph, relation: Relation, anchor: str) -> bool:
 def _rank(graph: SceneGraph, object_id: str, relation: Relation, anchor: str) -> tuple[int, ...]:
     """The sort key of one (relation, anchor) fact: rank, poor-landmark marks, relation order."""
     obj, other = graph.get(object_id), graph.get(anchor)
-    order = next(k for k, (r, _) in enumerate(PLACE_WORDS) if r == relation)
+    order = _ORDER[relation]
     if other.kind is ObjectKind.WALL:
         return (2, 0, 0, order)
     if relation not in _AROUND:
@@ -81,9 +83,8 @@ def places(graph: SceneGraph, object_id: str, limit: int = 4) -> list[Place]:
     wording once ("next to the chair" once however many chairs); [] when the graph holds nothing to say
     it by."""
     oid = graph.get(object_id).id
-    words = dict(PLACE_WORDS)
     facts = list(dict.fromkeys((r, o) for r, o in graph.relations_of(oid)
-                               if r in words and o in graph and _allowed(graph, r, o)))
+                               if r in _WORDS and o in graph and _allowed(graph, r, o)))
     if not facts:
         return []
     boxes = graph.box_array([oid, *(o for _, o in facts)])
@@ -93,7 +94,7 @@ def places(graph: SceneGraph, object_id: str, limit: int = 4) -> list[Place]:
     said: set[tuple[str, str]] = set()
     for k in ranked:
         relation, anchor = facts[k]
-        place = Place(words[relation], anchor)
+        place = Place(_WORDS[relation], anchor)
         wording = (place.relation, graph.get(anchor).category)
         if all(p.anchor != anchor for p in out) and wording not in said:
             out.append(place)
