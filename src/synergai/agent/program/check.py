@@ -283,6 +283,20 @@ def _bound_names(tree: ast.Module) -> set[str]:
     return names
 
 
+def _undefined_hint(name: str, bound: set[str], categories: Sequence[str], ordered_sets: bool) -> str:
+    """The repair hint for an undefined ``name``; a name that is a scene category says how to get one."""
+    words = name.replace("_", " ").strip().lower()
+    category = next((c for c in categories if c.lower() in (words, words.rstrip("s"))), None)
+    if category is not None:
+        pick = "[0]" if ordered_sets else ""
+        first = f"filter(object_set=scene(), category={category!r}){pick}"
+        if not ordered_sets:
+            first = f"next(iter({first}))"
+        return (f"name {name!r} is not defined: the scene has {category!r} objects; assign one first, "
+                f"e.g. {name} = {first} (the nearest)")
+    return f"name {name!r} is not defined{_closest(name, sorted(bound))}: assign it before use"
+
+
 def _syntax_hint(exc: SyntaxError, code: str) -> Finding:
     line = exc.lineno or 0
     text = (code.splitlines()[line - 1].strip() if 0 < line <= len(code.splitlines()) else "")[:120]
@@ -316,8 +330,7 @@ def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bo
                             f"{_closest(node.id, API_FUNCTIONS)}; the functions are: "
                             + ", ".join(_signature_text(n, s) for n, s in checker.sigs.items()))
             else:
-                checker.add("undefined-name", node, f"name {node.id!r} is not defined"
-                            f"{_closest(node.id, sorted(bound))}: assign it before use")
+                checker.add("undefined-name", node, _undefined_hint(node.id, bound, categories, ordered_sets))
     checker.visit(tree)
     return sorted(checker.findings, key=lambda f: f.line)
 

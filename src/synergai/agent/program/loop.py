@@ -37,6 +37,7 @@ from synergai.agent.answer_forms import (
 )
 from synergai.agent.program import prompt as P
 from synergai.agent.program.check import check_program, repair_hint
+from synergai.agent.program.rewrite import make_parse
 from synergai.agent.program.grammar import reply_grammar
 from synergai.agent.program.sandbox import SandboxLimits, run_program
 from synergai.geometry.frames import Viewpoint
@@ -232,21 +233,25 @@ class ProgramLoop:
                     break
                 messages.append({"role": "user", "content": P.REPEATED.format(error=failed[key])})
                 continue
-            findings = (check_program(step.content, categories, ordered_sets=self.limits.ordered_sets)
+            rewritten = make_parse(step.content, categories) if self.limits.static_check else None
+            code = rewritten or step.content
+            findings = (check_program(code, categories, ordered_sets=self.limits.ordered_sets)
                         if self.limits.static_check else [])
             if findings:  # not run: the hints go straight back
                 error = f"CheckError: {repair_hint(findings)}"
-                result.trace.append({"type": "program", "thought": step.thought, "program": step.content,
+                result.trace.append({"type": "program", "thought": step.thought, "program": code,
                                      "ok": False, "stdout": "", "error": error, "stage": "check",
-                                     "findings": [f.kind for f in findings], "wall_s": 0.0})
+                                     "findings": [f.kind for f in findings], "wall_s": 0.0,
+                                     "rewritten": rewritten is not None})
                 failed[key] = last_error = error
                 messages.append({"role": "user", "content": P.CHECK_FAILED.format(error=error)})
                 continue
-            outcome = run_program(step.content, api_factory=API_FACTORY, api_args=api_args,
+            outcome = run_program(code, api_factory=API_FACTORY, api_args=api_args,
                                   limits=self.limits.sandbox)
-            result.trace.append({"type": "program", "thought": step.thought, "program": step.content,
+            result.trace.append({"type": "program", "thought": step.thought, "program": code,
                                  "ok": outcome.ok, "stdout": outcome.stdout, "error": outcome.error,
-                                 "stage": "sandbox", "wall_s": round(outcome.wall_s, 3)})
+                                 "stage": "sandbox", "wall_s": round(outcome.wall_s, 3),
+                                 "rewritten": rewritten is not None})
             if outcome.ok and outcome.stdout.strip():
                 saw_output = True
                 answer_now = self.limits.answer_after_output

@@ -1,0 +1,160 @@
+"""Mechanical rewrites that make a program parse, applied only when the text as written does not.
+
+Two slips the model makes often have exactly one meaning, so they are rewritten rather than sent back
+for a repair round:
+
+* **Reused quotes inside an f-string** (``f"{x["a"]}"``): valid from Python 3.12 (PEP 701), a syntax
+  error in the sandbox's Python 3.11. The string literals inside replacement fields get the other kind
+  of quotes, which is what the code means under 3.12.
+* **A scene category written as an identifier with spaces** (``water cooler = filter(...)``): the words
+  of one of the scene's multi-word categories, standing outside any string, are joined with ``_``.
+
+A rewrite is kept only when the result parses; otherwise the program is left as written and the static
+check reports the syntax error with its hint.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from collections.abc import Sequence
+
+_PREFIX = re.compile(r"(?<![\w'\"])([rRbBuU]?[fF][rR]?|[rR]?[fF])(\"\"\"|'''|\"|')")
+_OTHER = {'"': "'", "'": '"'}
+
+
+def parses(code: str) -> bool:
+    """Whether ``code`` is valid Python for the sandbox's interpreter."""
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _scan_fstring(code: str, start: int, quote: str, out: list[str]) -> int:
+    """Copy the f-string body from ``start`` (after its opening quote) to ``out``; return the index after
+    its closing quote. Literals inside replacement fields that reuse ``quote`` get the other quotes."""
+    i, n, depth = start, len(code), 0
+    other = _OTHER[quote[0]]
+    while i < n:
+        ch = code[i]
+        if depth == 0:
+            if code.startswith(quote, i):
+                out.append(quote)
+                return i + len(quote)
+            if ch == "\\" and i + 1 < n:
+                out.append(code[i:i + 2])
+                i += 2
+                continue
+            if code.startswith("{{", i):
+                out.append("{{")
+                i += 2
+                continue
+            if ch == "{":
+                depth = 1
+            elif ch == "\n" and len(quote) == 1:
+                raise ValueError("unterminated f-string")
+            out.append(ch)
+            i += 1
+            continue
+        if ch in "\"'":  # a string literal inside a replacement field
+            delim = code[i:i + 3] if code.startswith(ch * 3, i) else ch
+            end = code.find(delim, i + len(delim))
+            if end < 0:
+                raise ValueError("unterminated literal")
+            body = code[i + len(delim):end]
+            inner = delim
+            if delim[0] == quote[0]:
+                if other in body or "\\" in body or len(delim) == 3:
+                    raise ValueError("cannot requote")
+                inner = other
+            out.append(inner + body + inner)
+            i = end + len(delim)
+            continue
+        if ch in "{[(":
+            depth += 1
+        elif ch in "}])":
+            depth -= 1
+        elif ch == "\n" and len(quote) == 1:
+            raise ValueError("unterminated f-string")
+        out.append(ch)
+        i += 1
+    raise ValueError("unterminated f-string")
+
+
+def requote_fstrings(code: str) -> str:
+    """``code`` with string literals inside f-string replacement fields using the other kind of quotes
+    where they reuse the f-string's own (PEP 701 code made valid for Python 3.11)."""
+    out: list[str] = []
+    i = 0
+    while i < len(code):
+        ch = code[i]
+        if ch == "#":  # a comment runs to the end of the line
+            end = code.find("\n", i)
+            end = len(code) if end < 0 else end
+            out.append(code[i:end])
+            i = end
+            continue
+        match = _PREFIX.match(code, i)
+        if match and (i == 0 or not (code[i - 1].isalnum() or code[i - 1] == "_")):
+            out.append(match.group(0))
+            i = _scan_fstring(code, match.end(), match.group(2), out)
+            continue
+        if ch in "\"'":  # a plain string: copy it whole
+            quote = code[i:i + 3] if code.startswith(ch * 3, i) else ch
+            j = i + len(quote)
+            while j < len(code) and not code.startswith(quote, j):
+                j += 2 if code[j] == "\\" else 1
+            out.append(code[i:j + len(quote)])
+            i = j + len(quote)
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def join_category_names(code: str, categories: Sequence[str]) -> str:
+    """``code`` with the words of a multi-word scene category that stand as bare names joined by ``_``
+    (``water cooler = ...`` becomes ``water_cooler = ...``)."""
+    phrases = sorted({tuple(c.split()) for c in categories if len(c.split()) > 1}, key=len, reverse=True)
+    if not phrases:
+        return code
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return code
+    lines = code.splitlines(keepends=True)
+    edits: list[tuple[int, int, int, str]] = []  # (row, start col, end col, replacement)
+    i = 0
+    while i < len(tokens):
+        for words in phrases:
+            run = tokens[i:i + len(words)]
+            if (len(run) == len(words) and all(t.type == tokenize.NAME for t in run)
+                    and tuple(t.string for t in run) == words
+                    and len({t.start[0] for t in run}) == 1):
+                edits.append((run[0].start[0], run[0].start[1], run[-1].end[1], "_".join(words)))
+                i += len(words) - 1
+                break
+        i += 1
+    for row, begin, end, text in reversed(edits):
+        line = lines[row - 1]
+        lines[row - 1] = line[:begin] + text + line[end:]
+    return "".join(lines)
+
+
+def make_parse(code: str, categories: Sequence[str] = ()) -> str | None:
+    """A rewrite of ``code`` that parses, when ``code`` does not and one of the rewrites fixes it."""
+    if parses(code):
+        return None
+    candidate = code
+    for rewrite in (requote_fstrings, lambda text: join_category_names(text, categories)):
+        try:
+            candidate = rewrite(candidate)
+        except ValueError:
+            continue
+        if parses(candidate):
+            return candidate
+    return None

@@ -1,0 +1,62 @@
+"""Mechanical rewrites: PEP 701 f-string quotes for Python 3.11 and multi-word category identifiers."""
+
+from __future__ import annotations
+
+from agent_scripting import room
+
+from synergai.agent.program.check import check_program
+from synergai.agent.program.loop import ProgramLoop
+from synergai.agent.program.rewrite import join_category_names, make_parse, parses, requote_fstrings
+from synergai.llm import ScriptedModel
+
+
+def test_reused_quotes_inside_an_fstring_get_the_other_kind():
+    code = 'print(f"Is it? {\'yes\' if query_relation(a, b, "on") else \'no\'}")'
+    assert not parses(code)
+    fixed = make_parse(code)
+    assert fixed == 'print(f"Is it? {\'yes\' if query_relation(a, b, \'on\') else \'no\'}")'
+    assert parses(fixed)
+
+
+def test_requote_keeps_doubled_braces_format_specs_comments_and_plain_strings():
+    code = 'x = "{a}"  # it\'s\nprint(f"{d["k"]:.2f} {{lit}} {\'b\'}", "q")'
+    assert requote_fstrings(code) == 'x = "{a}"  # it\'s\nprint(f"{d[\'k\']:.2f} {{lit}} {\'b\'}", "q")'
+
+
+def test_a_literal_that_holds_the_other_quote_is_left_to_the_repair_round():
+    code = "print(f'{x == 'six o\\'clock'}')"
+    assert make_parse(code) is None
+    assert make_parse("print('fine')") is None  # already parses: nothing to do
+
+
+def test_multiword_category_identifiers_are_joined_only_outside_strings():
+    code = ('water cooler = filter(object_set=scene(), category="water cooler")[0]\n'
+            'print(query_attribute(water cooler, "distance"))\n')
+    fixed = make_parse(code, ["water cooler", "cart"])
+    assert fixed == ('water_cooler = filter(object_set=scene(), category="water cooler")[0]\n'
+                     'print(query_attribute(water_cooler, "distance"))\n')
+    assert join_category_names("coffee table = 1", ["cart"]) == "coffee table = 1"
+
+
+def test_undefined_name_that_is_a_category_says_how_to_get_one():
+    findings = check_program('print(query_attribute(table, "color"))', ["table", "chair"])
+    assert findings[0].kind == "undefined-name"
+    assert "filter(object_set=scene(), category='table')[0]" in findings[0].hint
+    strict = check_program('print(query_attribute(chairs, "color"))', ["table", "chair"], ordered_sets=False)
+    assert "next(iter(filter(object_set=scene(), category='chair')))" in strict[0].hint
+    other = check_program("print(banana)", ["table"])
+    assert "'table'" not in other[0].hint and "assign it before use" in other[0].hint
+
+
+def test_the_loop_runs_a_pep701_program_without_a_repair_round():
+    code = ('chairs = filter(object_set=scene(), category="chair")\n'
+            'print(f"{len(chairs)} {"chairs" if len(chairs) > 1 else "chair"}")')
+    llm = ScriptedModel([
+        f"Thought: count\nAction: Program\nAction Input:\n```Python\n{code}\n```",
+        "Thought: done\nAction: Final Answer\nAction Input: two",
+    ])
+    result = ProgramLoop(llm).run(room(), "How many chairs are there?")
+    programs = [t for t in result.trace if t["type"] == "program"]
+    assert len(programs) == 1 and programs[0]["ok"] and programs[0]["rewritten"]
+    assert programs[0]["stdout"].strip() == "2 chairs"
+    assert result.llm_calls == 2 and result.short_answer == "2"
