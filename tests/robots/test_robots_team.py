@@ -232,4 +232,48 @@ def test_picking_up_what_was_just_placed_and_a_pose_that_shows_nothing_new_are_n
                 if v["properties"]["skill"]["const"] == "navigate"}
     assert "table_1" not in targets() and "table_0" in targets()
     assert house.execute("Alice", Command("navigate", ("table_0", "stand_pose_0"))).ok
-    assert "table_0" in targets() and "table_1" in targets()
+    assert "table_0" in targets() and "table_1" not in targets()  # she has looked at table_1: nothing there
+
+
+def test_navigation_offers_unexplored_furniture_and_poses_that_gain_reach_only():
+    from synergai.robots.team.house import Command
+
+    task = packaged_task("seed", "house")
+    house = task.make_house()
+
+    def poses(robot: str, **kwargs: object) -> dict[str, list[str]]:
+        schema = command_schema(house, robot, sorted(house.known[robot]), **kwargs)  # type: ignore[arg-type]
+        return {v["properties"]["target"]["const"]: v["properties"]["stand_pose"]["enum"]
+                for v in variants_of(schema) if v["properties"]["skill"]["const"] == "navigate"}
+
+    # David (no gripper, cannot open) explores: open furniture he has not looked at, never closed ones
+    david = poses("David")
+    assert "sofa" in david and "washbasin" in david and "fridge" not in david and "drawer" not in david
+    assert house.execute("David", Command("navigate", ("sofa", "stand_pose_0"))).ok
+    assert "sofa" not in poses("David")  # looked at: nothing left to see there
+    # Alice can open: closed furniture is worth a visit; at table_0 the apple is out of her reach, but
+    # only while it is wanted: settled or not named by the goal, the other pose is not offered
+    alice = poses("Alice", targets=task.targets)
+    assert "fridge" in alice and alice["table_0"] == ["stand_pose_1"]
+    assert "table_0" not in poses("Alice", targets=task.targets, settled={"apple", "phone", "fork"})
+    assert "table_0" not in poses("Alice", targets=("ham",))
+    # holding the ham, a pose from which it can go into the tray is offered; settled items are not picked
+    assert house.execute("Alice", Command("navigate", ("drawer", "stand_pose_0"))).ok
+    assert house.execute("Alice", Command("open", ("drawer",))).ok
+    assert house.execute("Alice", Command("pick", ("ham",))).ok
+    assert "stand_pose_1" in poses("Alice", targets=task.targets)["table_0"]
+    bob = variants_of(command_schema(house, "Bob", sorted(house.known["Bob"]), settled={"apple"}))
+    pick = next(v for v in bob if v["properties"]["skill"]["const"] == "pick")["properties"]["target"]["enum"]
+    assert "apple" not in pick and "phone" in pick
+
+
+def test_settled_items_are_those_whose_goal_predicates_all_hold():
+    from synergai.robots.team.house import Command
+
+    task = packaged_task("seed", "house")
+    team = Team(task.make_house(), ScriptedModel([]), task)
+    assert team.settled() == set()
+    assert team.house.execute("Bob", Command("pick", ("apple",))).ok
+    assert team.settled() == set()  # held, not yet in the tray
+    assert team.house.execute("Bob", Command("place", ("apple", "tray"))).ok
+    assert team.settled() == {"apple"}

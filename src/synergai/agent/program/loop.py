@@ -37,8 +37,8 @@ from synergai.agent.answer_forms import (
 )
 from synergai.agent.program import prompt as P
 from synergai.agent.program.check import check_program, repair_hint
-from synergai.agent.program.rewrite import make_parse
 from synergai.agent.program.grammar import reply_grammar
+from synergai.agent.program.rewrite import make_parse
 from synergai.agent.program.sandbox import SandboxLimits, run_program
 from synergai.geometry.frames import Viewpoint
 from synergai.llm.base import ChatModel, ChatReply, supports_grammar

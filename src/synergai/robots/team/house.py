@@ -153,6 +153,7 @@ class House:
     opened: set[str] = field(default_factory=set)
     states: dict[str, RobotState] = field(default_factory=dict)
     known: dict[str, set[str]] = field(default_factory=dict)
+    explored: dict[str, set[str]] = field(default_factory=dict)  # furniture each robot has looked into
     inbox: dict[str, list[Message]] = field(default_factory=dict)
     messages_sent: int = 0
 
@@ -165,6 +166,7 @@ class House:
                 raise RobotError(f"robot {r.name} is stationed at unknown furniture {r.station!r}")
             self.states.setdefault(r.name, RobotState(r.start))
             self.known.setdefault(r.name, set())
+            self.explored.setdefault(r.name, set())
             self.inbox.setdefault(r.name, [])
         for name in self.robots:
             self._look(name)
@@ -220,6 +222,7 @@ class House:
         new = []
         for f in self.furniture.values():
             if self._near(robot, f) and self.is_open(f.name):
+                self.explored[robot].add(f.name)
                 for name in self.items_at(f.name):
                     if name not in self.known[robot]:
                         self.known[robot].add(name)

@@ -14,7 +14,8 @@ the robots' own texts are MHRC's, shortened, and a reply is a one-sentence analy
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Collection, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -111,15 +112,17 @@ def robot_system(house: House, robot: str) -> str:
 
 
 def feasible_variants(house: House, robot: str, known_items: Sequence[str],
-                      last_failed: Command | None = None, last_done: Command | None = None
+                      last_failed: Command | None = None, last_done: Command | None = None,
+                      settled: Collection[str] = (), targets: Collection[str] | None = None
                       ) -> list[dict[str, Any]]:
     """The commands ``robot`` can carry out now, one JSON-schema variant per skill (or per navigation
-    target): stand poses it is not already at, closed furniture within reach, known items within reach on
-    open furniture while the gripper is empty, the held item onto open furniture within reach, messages to
-    the others, wait. Left out: the action that failed at the robot's last step; picking up again the item
-    it has just placed (``last_done``; that only undoes its step); another stand pose of the furniture it
-    stands at, unless an item seen there is out of reach from here (it has already seen what is there).
-    ``move`` is never offered (every place is reached by ``navigate``)."""
+    target): closed furniture within reach, known items within reach on open furniture while the gripper
+    is empty, the held item onto open furniture within reach, messages to the others, wait, and the stand
+    poses worth going to (:func:`worth_visiting`). Left out: the action that failed at the robot's last
+    step; picking up again the item it has just placed (``last_done``; that only undoes its step) or an
+    item the task's goal already holds for (``settled``). Items worth walking to are the known ``targets``
+    (the items the goal names; every known item when None) not yet settled. ``move`` is never offered
+    (every place is reached by ``navigate``)."""
     spec, state = house.robots[robot], house.states[robot]
     skills = spec.skills
     others = [n for n in house.robots if n != robot]
@@ -127,30 +130,21 @@ def feasible_variants(house: House, robot: str, known_items: Sequence[str],
     undone = last_done.args[0] if last_done is not None and last_done.skill == "place" else None
 
     def allowed(skill: str, *args: str) -> bool:
-        if skill == "pick" and args and args[0] == undone:
+        if skill == "pick" and args and (args[0] == undone or args[0] in settled):
             return False
         return last_failed is None or last_failed != Command(skill, args)
-
-    def pointless(f_name: str) -> bool:
-        """Whether another pose of this furniture shows nothing new: the robot stands at it and reaches
-        every known item there."""
-        f = house.furniture[f_name]
-        if state.pose not in f.stand_poses:
-            return False
-        reach = house.robots[robot].reach
-        return all(house.distance(robot, house.items[n].position) <= reach
-                   for n in house.items_at(f_name) if n in known_items)
 
     def variant(skill: str, **props: Any) -> None:
         variants.append({"type": "object", "properties": {"skill": {"const": skill}, **props},
                          "required": ["skill", *props]})
 
     if "navigate" in skills and spec.station is None:
+        wanted = [n for n in known_items if n not in settled and n != undone
+                  and (targets is None or n in targets)]
         for f in house.furniture.values():
-            if pointless(f.name):
-                continue
             poses = [f"stand_pose_{i}" for i, pose in enumerate(f.stand_poses)
-                     if pose != state.pose and allowed("navigate", f.name, f"stand_pose_{i}")]
+                     if pose != state.pose and allowed("navigate", f.name, f"stand_pose_{i}")
+                     and worth_visiting(house, robot, f.name, pose, wanted)]
             if poses:
                 variant("navigate", target={"const": f.name}, stand_pose={"enum": poses})
     if "open" in skills:
@@ -174,8 +168,34 @@ def feasible_variants(house: House, robot: str, known_items: Sequence[str],
     return variants
 
 
+def worth_visiting(house: House, robot: str, furniture: str, pose: tuple[float, float, float],
+                   wanted: Sequence[str]) -> bool:
+    """Whether standing at ``pose`` of ``furniture`` lets ``robot`` learn or do something it cannot where
+    it stands: look into furniture it has not looked into (open, or openable by it); pick a ``wanted``
+    known item that is out of reach here and within reach there; put the held item on or in open
+    furniture it cannot reach from here (stand poses are shared: table_0's serves the tray)."""
+    spec, state = house.robots[robot], house.states[robot]
+    if furniture not in house.explored[robot]:
+        return house.is_open(furniture) or "open" in spec.skills
+
+    def gains(point: Sequence[float]) -> bool:
+        there = math.hypot(point[0] - pose[0], point[1] - pose[1]) <= spec.reach
+        return there and house.distance(robot, point) > spec.reach
+
+    if state.holding is not None:
+        size = house.items[state.holding].size[2]
+        return "place" in spec.skills and any(
+            gains(f.slot(len(house.items_at(f.name)), size)) for f in house.furniture.values()
+            if house.is_open(f.name))
+    if "pick" not in spec.skills:
+        return False
+    return any(gains(house.items[n].position) for n in wanted
+               if house.items[n].location in house.furniture and house.is_open(house.items[n].location))
+
+
 def command_schema(house: House, robot: str, known_items: Sequence[str],
-                   last_failed: Command | None = None, last_done: Command | None = None) -> dict[str, Any]:
+                   last_failed: Command | None = None, last_done: Command | None = None,
+                   settled: Collection[str] = (), targets: Collection[str] | None = None) -> dict[str, Any]:
     """The reply schema of one robot at this step: a short analysis (logged; it also lets the model think
     before it commits) and one of the commands it can carry out now. MHRC's free-text "reasoning" is not
     asked for (nothing reads it); a reply that still carries it is accepted."""
@@ -183,7 +203,8 @@ def command_schema(house: House, robot: str, known_items: Sequence[str],
         "type": "object",
         "properties": {
             "analysis": {"type": "string", "maxLength": 80},
-            "command": {"anyOf": feasible_variants(house, robot, known_items, last_failed, last_done)},
+            "command": {"anyOf": feasible_variants(house, robot, known_items, last_failed, last_done,
+                                                            settled, targets)},
         },
         "required": ["analysis", "command"],
     }

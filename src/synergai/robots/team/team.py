@@ -160,6 +160,16 @@ class Team:
         lines.append("Your next action:")
         return "\n".join(lines)
 
+    def settled(self) -> set[str]:
+        """Items every goal predicate that names them already holds for (picking one up undoes work)."""
+        named: dict[str, bool] = {}
+        for p in self.task.goal:
+            holds = check_house((p,), self.house).success
+            for name in p.objects():
+                if name in self.house.items:
+                    named[name] = named.get(name, True) and holds
+        return {name for name, holds in named.items() if holds}
+
     # ----- one step
     def step(self, robot: str, round_no: int) -> dict[str, Any]:
         """Let one robot read its inbox, think and act once; returns the log entry."""
@@ -167,7 +177,8 @@ class Team:
         mem.messages.extend(mem.latest_messages)
         mem.latest_messages = [f"{m.content} (from {m.sender})" for m in self.house.take_messages(robot)]
         known = [n for n in self._seen(robot) if n not in self.house.robots]
-        schema = T.command_schema(self.house, robot, known, mem.last_failed, mem.last_done)
+        schema = T.command_schema(self.house, robot, known, mem.last_failed, mem.last_done,
+                                  self.settled(), self.task.targets)
         offered = {v["properties"]["skill"]["const"] for v in schema["properties"]["command"]["anyOf"]}
         if offered <= {"communicate", "wait"} and not mem.latest_messages and mem.actions:
             # nothing it can do in the world and nothing new to read: it waits without a model call
