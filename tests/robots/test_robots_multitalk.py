@@ -306,3 +306,44 @@ def test_a_home_before_the_last_step_is_dropped_from_a_json_plan(sim):
     assert [line.split(":")[1].split("(")[0].strip() for line in result.log[0]["plan"]] == [
         "grasp", "move", "home"]
     assert result.success
+
+
+@pytest.mark.parametrize("task_name", ["swap_toys", "swap_bottles"])
+def test_a_swap_step_exchanges_two_objects_through_a_free_place(task_name):
+    """One swap step becomes three grasp / move pairs (one object aside, the other in its place, the first
+    in the other's), placed by geometry; the planner is offered it because the instruction says "swap"."""
+    task = packaged_task(task_name, "tabletop")
+    first, second = task.goal[0].args[0], task.goal[0].args[1]
+    reply = _relational({"action": "swap", "object": first, "with": second}, {"action": "home"})
+    model = ScriptedModel([reply, critique()])
+    with TabletopSim(task.objects) as s:
+        result = run_multitalk(task.text, s, model, checker=task.check)
+    assert result.success, result.log
+    assert len(result.log[0]["plan"]) == 7  # 3 x (grasp, move) and home
+    schema = model.requests[0].json_schema
+    steps = schema["properties"]["steps"]["items"]["anyOf"]
+    swap = next(v for v in steps if v["properties"]["action"] == {"const": "swap"})
+    assert first in swap["properties"]["object"]["enum"]
+    relational = next(v for v in steps if "relation" in v["properties"])
+    assert relational["properties"]["relation"]["enum"] == ["in place of"]
+
+
+def test_a_swap_while_holding_or_of_one_object_is_an_invalid_reply(sim):
+    bad = _relational({"action": "swap", "object": "soup can", "with": "soup can"}, {"action": "home"})
+    model = ScriptedModel([bad, GOOD, critique()])
+    run = run_multitalk(EAT.text, sim, model, answers=EAT.answers, checker=EAT.check)
+    assert run.log[0]["planner"] == "invalid" and "two different objects" in run.log[0]["problem"]
+
+
+def test_move_relations_follow_the_instructions_words_and_swap_only_when_asked():
+    from synergai.robots.tabletop.places import MOVE_RELATIONS, move_relations_said
+    from synergai.robots.tabletop.prompts import planner_schema
+
+    assert move_relations_said("Put the soup can to the right of the mustard bottle") == ("right of",)
+    assert move_relations_said("Put the cube behind the mug, seen from the robot") == ("behind",)
+    assert move_relations_said("Put the cube on top of the soup can") == ("on",)
+    assert move_relations_said("Interchange the bottles") == ("in place of",)
+    assert move_relations_said("Arrange the objects in a straight line") == MOVE_RELATIONS
+    plain = planner_schema(anchors=["cube", "mug"], graspable=["cube", "mug"])
+    assert all(v["properties"]["action"] != {"const": "swap"}
+               for v in plain["properties"]["steps"]["items"]["anyOf"])

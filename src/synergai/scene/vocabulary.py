@@ -287,6 +287,9 @@ RELATION_PHRASES: tuple[tuple[str, str], ...] = (
     (r"\bin front of\b", " front "),
     (r"\bon top of\b", " top "),
 )
+#: Words that ask for two objects to change places ("swap the cube and the can").
+EXCHANGE_WORDS = frozenset({"swap", "swapped", "swapping", "exchange", "exchanged", "interchange",
+                            "interchanged", "switch", "switched", "trade"})
 #: Other words for the attribute types the program API knows.
 ATTRIBUTE_TYPE_SYNONYMS: MappingProxyType[str, str] = MappingProxyType({
     "colour": "color", "size": "lwh", "dimensions": "lwh", "dimension": "lwh",

@@ -37,7 +37,15 @@ from synergai.robots.tabletop.perception import (
     movable_objects,
     relations_text,
 )
-from synergai.robots.tabletop.places import IN_PLACE_OF, MOVE_RELATIONS, place_target
+from synergai.robots.tabletop.places import (
+    IN_PLACE_OF,
+    MOVE_RELATIONS,
+    SWAP,
+    aside_spot,
+    asks_exchange,
+    move_relations_said,
+    place_target,
+)
 from synergai.robots.tabletop.plan import ArmStep, format_plan, parse_plan_text, steps_from_json
 from synergai.robots.tabletop.rules import Violation, check_plan
 from synergai.robots.tabletop.sim import TabletopSim
@@ -91,14 +99,19 @@ class Planner:
 
     def propose(self, task_block: str, last_reply: str | None, feedback: str | None,
                 replies: Sequence[str], graph: SceneGraph | None = None,
-                graspable: Sequence[str] | None = None, temperature: float = 0.0) -> PlannerReply:
+                graspable: Sequence[str] | None = None, temperature: float = 0.0, said: str = ""
+                ) -> PlannerReply:
+        """One planner reply; ``said`` (the instruction and the user's answers) narrows the relations a
+        move may name to the ones its words can mean and offers ``swap`` when it asks for an exchange."""
         messages = [{"role": "system", "content": self.system}, {"role": "user", "content": task_block}]
         if last_reply is not None and feedback is not None:
             messages += [{"role": "assistant", "content": last_reply}, {"role": "user", "content": feedback}]
         elif feedback is not None:
             messages[1]["content"] += "\n\n" + feedback
         anchors = [o.id for o in movable_objects(graph)] if graph is not None else None
-        answer = ask_json(self.model, messages, P.planner_schema(replies, graspable, anchors=anchors),
+        schema = P.planner_schema(replies, graspable, anchors=anchors, relations=move_relations_said(said),
+                                  swap=asks_exchange(said))
+        answer = ask_json(self.model, messages, schema,
                           max_tokens=self.config.plan_max_tokens, retries=self.config.retries,
                           temperature=temperature,
                           accept_text=lambda text: _text_reply(text, replies, PlannerReply("invalid")).kind
@@ -168,6 +181,20 @@ def resolve_steps(items: Sequence[Any], graph: SceneGraph, bounds: TableBounds |
             continue
         item = dict(item)
         action = str(item.get("action", "")).strip().lower()
+        if action == SWAP and "object" in item and "with" in item:
+            first, second = known(str(item["object"]), index), known(str(item["with"]), index)
+            if holding is not None or first == second:
+                raise RobotError(f"step {index}: a swap needs the gripper empty and two different objects")
+            xy = {n: (v[0], v[1]) for n, v in where.items()}
+            aside = aside_spot(first, second, xy, half, bounds or TableBounds(), reachable)
+            if aside is None:
+                raise RobotError(f"step {index}: there is no free place to set {first} aside while swapping")
+            for name, goal in ((first, aside), (second, xy[first]), (first, xy[second])):
+                out.append({"action": "grasp", "object": name, "xyz": [round(v, 3) for v in where[name]]})
+                out.append({"action": "move", "xyz": [round(goal[0], 3), round(goal[1], 3)],
+                            "why": f"{name}: swap {first} and {second}"})
+                where[name][:2] = [float(goal[0]), float(goal[1])]
+            continue
         if action == "grasp" and "object" in item:
             holding = known(str(item["object"]), index)
             item["xyz"] = [round(v, 3) for v in where[holding]]
@@ -352,8 +379,9 @@ def run_multitalk(
         if feedback is not None and "questions" not in replies:
             feedback += "\n" + P.NO_MORE_QUESTIONS
         task_block = P.planner_task(environment_text(graph), task, result.questions)
+        said = " ".join([task, *(a for _, a in result.questions)])
         reply = planner.propose(task_block, last_reply, feedback, replies, graph, graspable,
-                                temperature=cfg.repeat_temperature if repeated else 0.0)
+                                temperature=cfg.repeat_temperature if repeated else 0.0, said=said)
         repeated = False
         result.rounds, result.llm_calls = rnd, result.llm_calls + reply.calls
         result.dialogue_messages += 1

@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping
 
 from synergai.robots.tabletop.objects import TableBounds
 from synergai.robots.tabletop.rules import free_spot
+from synergai.scene.grounding.vocabulary import relations_said
+from synergai.scene.vocabulary import EXCHANGE_WORDS, words_of
 
 #: The relations a move may name, with the (x, y) direction of the side they put the held object on.
 PLACE_RELATIONS: Mapping[str, tuple[float, float]] = {
@@ -30,6 +32,9 @@ PLACE_RELATIONS: Mapping[str, tuple[float, float]] = {
 IN_PLACE_OF = "in place of"
 #: Every relation a move may name.
 MOVE_RELATIONS = (*PLACE_RELATIONS, IN_PLACE_OF)
+#: The step that makes two objects change places (one aside, the other in its place, the first in the
+#: other's): offered when the instruction asks for an exchange (``EXCHANGE_WORDS``).
+SWAP = "swap"
 #: Gap aimed for between the held object and the anchor on a side place, metres.
 SIDE_GAP = 0.04
 #: Least clearance kept from every other object when placing, metres: the gripper's fingers need it (at
@@ -63,3 +68,29 @@ def place_target(relation: str, anchor: str, holding: str, where: Mapping[str, t
     span = half[anchor][1] * abs(dx) + half[anchor][0] * abs(dy) + half[holding][1] * abs(dx) + \
         half[holding][0] * abs(dy)
     return spot if along > face and across < span else None
+
+
+def asks_exchange(text: str) -> bool:
+    """Whether an instruction (with its answers) asks for objects to change places."""
+    return bool(EXCHANGE_WORDS & set(words_of(text)))
+
+
+def move_relations_said(text: str) -> tuple[str, ...]:
+    """The move relations an instruction's words can mean ("to the right of" -> right of; "swap" -> in
+    place of); every relation when it names none of them, so the plan is never left without one."""
+    said = relations_said(text, tuple(PLACE_RELATIONS))
+    if asks_exchange(text):
+        said = (*said, IN_PLACE_OF)
+    return said or MOVE_RELATIONS
+
+
+def aside_spot(name: str, other: str, where: Mapping[str, tuple[float, float]],
+               half: Mapping[str, tuple[float, float]], bounds: TableBounds,
+               reachable: Callable[[float, float], bool] | None = None) -> tuple[float, float] | None:
+    """A free, reachable place nearest ``name`` to set it down while ``other`` takes its place (so the
+    place ``name`` leaves is kept free for ``other``)."""
+    keep = "\0place of " + name  # not an object name: the place that must stay free
+    obstacles = {**where, keep: where[name]}
+    sizes = {**half, keep: (max(half[name][0], half[other][0]), max(half[name][1], half[other][1]))}
+    return free_spot(where[name], name, obstacles, sizes, bounds, clearance=PLACE_CLEARANCE,
+                     reachable=reachable)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from synergai.robots.tabletop.objects import TableBounds
-from synergai.robots.tabletop.places import MOVE_RELATIONS
+from synergai.robots.tabletop.places import MOVE_RELATIONS, SWAP
 
 PLANNER_REPLIES = ("plan", "questions", "perception_rerun")
 
@@ -33,6 +33,7 @@ def planner_system(bounds: TableBounds) -> str:
         "- move(relation, anchor): move the grasped object on, next to, left of, right of, in front of "
         "(nearer the arm) or behind the anchor object, or in place of it (where it stood at the start); a "
         "free place there is computed for you",
+        "- swap(object, with): the two objects change places (offered when the instruction asks for it)",
         "- home(): return the arm to its base after the task",
         "Rules: one object grasped at a time; grasp an object before moving it; home() comes once, as the "
         "last step; two objects cannot share a place, so to exchange two objects first move one to a free "
@@ -49,7 +50,8 @@ def planner_system(bounds: TableBounds) -> str:
         "",
         'Reply with one JSON object: {"reply": "plan" | "questions" | "perception_rerun", "questions": '
         '[...], "steps": [{"action": "grasp", "object": name} | {"action": "move", "xyz": [x, y, z]} | '
-        '{"action": "move", "relation": "next to", "anchor": name} | {"action": "home"}]}',
+        '{"action": "move", "relation": "next to", "anchor": name} | {"action": "swap", "object": name, '
+        '"with": name} | {"action": "home"}]}',
         "",
         'Example. Environment: {"cup": ((0.08, 0.08, 0.1), (0.3, 0.2, 0.05)), "bowl": ((0.15, 0.15, 0.06), '
         "(0.2, -0.4, 0.03))}. Instruction: Put the cup at (0.1, -0.2) and the bowl at (0.35, 0.0).",
@@ -66,11 +68,13 @@ def planner_system(bounds: TableBounds) -> str:
 
 
 def planner_schema(replies: Sequence[str] = PLANNER_REPLIES, graspable: Sequence[str] | None = None,
-                   max_steps: int = 16, anchors: Sequence[str] | None = None) -> dict[str, Any]:
+                   max_steps: int = 16, anchors: Sequence[str] | None = None,
+                   relations: Sequence[str] = MOVE_RELATIONS, swap: bool = False) -> dict[str, Any]:
     """The Planner's reply schema; ``replies`` narrows what it may answer (e.g. no more questions) and
     ``graspable`` the objects a grasp may name (the ones the arm can reach and grip now). Steps hold no
     "why" (it cost generated tokens and nothing read it); a reply that has one is still accepted. With
-    ``anchors`` (the objects on the table), a move may name a relation and an anchor instead of xyz."""
+    ``anchors`` (the objects on the table), a move may name one of ``relations`` and an anchor instead of
+    xyz, and with ``swap`` a step may exchange the places of two graspable objects."""
     xyz = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 3}
     move = {"type": "object", "properties": {"action": {"const": "move"}, "xyz": xyz},
             "required": ["action", "xyz"]}
@@ -79,8 +83,13 @@ def planner_schema(replies: Sequence[str] = PLANNER_REPLIES, graspable: Sequence
     variants = [move, home]
     if anchors:
         variants.insert(1, {"type": "object", "properties": {
-            "action": {"const": "move"}, "relation": {"enum": list(MOVE_RELATIONS)},
+            "action": {"const": "move"}, "relation": {"enum": list(relations)},
             "anchor": {"enum": list(anchors)}}, "required": ["action", "relation", "anchor"]})
+    pair = list(graspable if graspable is not None else anchors or ())
+    if swap and len(pair) >= 2:
+        variants.insert(0, {"type": "object", "properties": {
+            "action": {"const": SWAP}, "object": {"enum": pair}, "with": {"enum": pair}},
+            "required": ["action", "object", "with"]})
     if graspable is None or graspable:
         target = {"enum": list(graspable)} if graspable is not None else {"type": "string", "maxLength": 40}
         variants.insert(0, {"type": "object", "properties": {"action": {"const": "grasp"}, "object": target},
