@@ -346,3 +346,21 @@ def test_ties_are_reported_and_bad_descriptions_are_errors_not_crashes(demo):
         {"relation": "near", "anchors": [{"category": "bed"}]}]))
     assert piano.startswith("There is no piano in this room; the closest categories are")
     assert demo.edits("demo") == []
+
+
+def test_a_shape_answer_is_read_from_the_objects_box_without_a_model_call(store):
+    from synergai.agent.answer_forms import AnswerForm, answer_form
+    from synergai.scene.attributes import box_shape
+
+    assert answer_form("What shape is the table?") is AnswerForm.SHAPE
+    assert answer_form("What is the shape of the curtain behind the fridge?") is AnswerForm.SHAPE
+    assert answer_form("Is the table round or square?") is AnswerForm.CHOICE
+    assert box_shape((1.6, 0.8, 0.75)) == "rectangular" and box_shape((0.9, 0.85, 0.4)) == "square"
+    assert box_shape((0.05, 1.2, 0.7)) == "rectangular"  # a tv: its front, not its depth
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"}))])
+    session = AgentSession(store, "room", llm)
+    result = session.ask("What shape is the table?")
+    table = store.load("room").get(result.objects[0])
+    assert result.llm_calls == 1 and result.short_answer == box_shape(table.size)
+    assert result.answer == f"The table is {result.short_answer}."
+    assert any(t.get("from_graph") for t in result.trace)

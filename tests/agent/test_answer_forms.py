@@ -27,7 +27,7 @@ from synergai.agent.answer_forms import (
         ("Where is the backpack located?", AnswerForm.PLACE),
         ("What is on the coffee table?", AnswerForm.CATEGORY),
         ("Which object is under the desk?", AnswerForm.CATEGORY),
-        ("What shape is the table?", AnswerForm.PHRASE),
+        ("What shape is the table?", AnswerForm.SHAPE),
         ("What is the chair made of?", AnswerForm.PHRASE),
         ("Is the towel white or blue?", AnswerForm.CHOICE),
         ("Is the amount of chair behind me odd or even?", AnswerForm.CHOICE),

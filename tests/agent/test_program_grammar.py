@@ -44,7 +44,8 @@ def final(answer: str, thought: str = "I know it.") -> str:
 def test_every_rule_is_defined_and_llama_cpp_parses_the_grammar_of_every_form(llama: Engine) -> None:
     questions = ["Is there a chair?", "How many chairs are there?", "What colour is the door?",
                  "Which direction should I go to reach the door?", "Is the number of chairs odd or even?",
-                 "What is on my left?", "Where is the bag?", "What is the style of the room?"]
+                 "What is on my left?", "Where is the bag?", "What is the style of the room?",
+                 "What shape is the table?"]
     forms = {answer_form(q) for q in questions}
     assert forms == set(AnswerForm)
     for q in questions:

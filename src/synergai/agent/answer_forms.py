@@ -2,10 +2,11 @@
 
 A question's form follows its wording: "A or B" asks for one of the options it names (a direction when
 they are directions), "how many" for a number, "is there" / "can I" for yes / no, "what colour" for a
-colour word, "where" for a place (a relation and an anchor: "on the desk"), "which way" or "on what
-side of" for a direction, "what is on" or a trailing "... across from what?" for a category of the
-scene; anything else gets a free phrase. The agent's final answer and program mode's answer both go
-through this module, so a short answer is one value of the right kind, never a sentence.
+colour word, "what shape" for a shape word, "where" for a place (a relation and an anchor: "on the
+desk"), "which way" or "on what side of" for a direction, "what is on" or a trailing "... across from
+what?" for a category of the scene; anything else gets a free phrase. The agent's final answer and
+program mode's answer both go through this module, so a short answer is one value of the right kind,
+never a sentence.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import Any
 
-from synergai.scene.vocabulary import COLOR_ALIASES, COLOR_NAMES, WORD_TO_NUMBER, words_of
+from synergai.scene.vocabulary import COLOR_ALIASES, COLOR_NAMES, SHAPE_WORDS, WORD_TO_NUMBER, words_of
 
 
 class AnswerForm(StrEnum):
@@ -24,6 +25,7 @@ class AnswerForm(StrEnum):
     YES_NO = "yes/no"
     NUMBER = "number"
     COLOR = "colour"
+    SHAPE = "shape"
     CATEGORY = "category"
     PLACE = "place"
     DIRECTION = "direction"
@@ -47,6 +49,7 @@ _AUX_WORDS = ("is", "are", "was", "were", "do", "does", "did", "can", "could", "
 _AUX = _AUX_WORDS
 _YES_NO_START = re.compile(rf"^(?:{'|'.join(_AUX)})\b")
 _COLOR_Q = re.compile(r"\b(colou?r|colou?red)\b")
+_SHAPE_Q = re.compile(r"^(?:what|which) (?:is the )?shape\b|\bwhat shape\b")
 _COUNT_Q = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")
 _DIRECTION_Q = re.compile(r"\bwhich (?:direction|way|side)\b|\bwhat direction\b")
 _CHOICE_Q = re.compile(r"((?:[a-z'-]+, )*)([a-z'-]+),? or (?:the |an? )?([a-z'-]+)")
@@ -92,6 +95,8 @@ def answer_form(question: str) -> AnswerForm:
         return AnswerForm.NUMBER
     if _COLOR_Q.search(q) and not _YES_NO_START.match(q):
         return AnswerForm.COLOR
+    if _SHAPE_Q.search(q):
+        return AnswerForm.SHAPE
     if _DIRECTION_Q.search(q) or _SIDE_Q.search(q) or (" or " in f" {q} " and _names_direction(q)):
         return AnswerForm.DIRECTION
     if _YES_NO_START.match(q) and " or " not in f" {q} ":
@@ -124,6 +129,8 @@ def answer_schema(form: AnswerForm, categories: Sequence[str] = (),
         return {"type": "string", "enum": list(options) or sorted(COLOR_NAMES)}
     if form is AnswerForm.DIRECTION:
         return {"type": "string", "enum": list(DIRECTION_WORDS)}
+    if form is AnswerForm.SHAPE:
+        return {"type": "string", "enum": sorted(SHAPE_WORDS)}
     if form is AnswerForm.CATEGORY and cats:
         return {"type": "string", "enum": cats}
     if form is AnswerForm.PLACE and cats:
@@ -169,4 +176,6 @@ def normalise_answer(form: AnswerForm, text: str, options: Sequence[str] = ()) -
         return next((n for n in COLOR_NAMES if f" {n} " in t), "")
     if form is AnswerForm.DIRECTION:
         return next((w for w in words if w in DIRECTION_WORDS), "")
+    if form is AnswerForm.SHAPE:
+        return next((w for w in words if w in SHAPE_WORDS), "")
     return " ".join(text.split())[:PHRASE_MAX]

@@ -10,7 +10,8 @@ answer's short answer is typed by the question's form (:mod:`synergai.agent.answ
 what was observed (:mod:`synergai.agent.evidence`: a category or colour answer names only an observed
 one), and its sentence is composed from that value and the observed facts
 (:mod:`synergai.agent.answer_sentence`). A "where" question about an observed object is answered from
-the graph (:mod:`synergai.scene.grounding.place`) with no answer call. The mid-point tool is offered
+the graph (:mod:`synergai.scene.grounding.place`) with no answer call, and a "what shape" question from
+the object's box (:func:`synergai.scene.attributes.box_shape`). The mid-point tool is offered
 only when the input speaks of a middle or "between".
 A reply that is not valid (broken JSON, cut off, an unknown action, wrong argument types) is answered
 with a corrective observation, never a crash.
@@ -45,6 +46,7 @@ from synergai.agent.prompt import (
 )
 from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool, cannot_succeed, mentioned_ids, tool_by_name
 from synergai.llm.base import ChatModel, ChatReply, ContextFullError
+from synergai.scene.attributes import box_shape
 from synergai.scene.grounding.place import places
 from synergai.scene.grounding.vocabulary import relations_said
 from synergai.scene.model import SceneError
@@ -407,6 +409,22 @@ class AgentLoop:
             turn.ctx.highlights = [subject, place.anchor]
         return True
 
+    def _shape_from_graph(self, turn: _Turn) -> bool:
+        """A "what shape" question about an observed object is answered from its box (square or
+        rectangular), with no model call; False when the question names no observed object."""
+        graph = turn.ctx.graph
+        subject = question_subject(graph, turn.facts, turn.question)
+        if subject is None:
+            return False
+        short = box_shape(graph.get(subject).size)
+        turn.result.answer = f"The {graph.get(subject).name} is {short}."
+        turn.result.short_answer = short
+        turn.result.trace.append({"type": "final", "from_graph": True, "object": subject,
+                                  "short_answer": short})
+        if not turn.ctx.highlights:
+            turn.ctx.highlights = [subject]
+        return True
+
     def _schema(self, turn: _Turn) -> dict[str, Any]:
         if turn.phase is Phase.ANSWER:
             return self._answer_schema(turn)
@@ -420,7 +438,9 @@ class AgentLoop:
         """LOOK, CORRECT or ANSWER: one action (the final answer, in ANSWER)."""
         if turn.steps >= self.limits.max_steps:
             return Phase.CLOSE
-        if turn.phase is Phase.ANSWER and turn.form is AnswerForm.PLACE and self._place_from_graph(turn):
+        if turn.phase is Phase.ANSWER and (
+                (turn.form is AnswerForm.PLACE and self._place_from_graph(turn))
+                or (turn.form is AnswerForm.SHAPE and self._shape_from_graph(turn))):
             return Phase.DONE
         typed = turn.phase is Phase.ANSWER and turn.form is not AnswerForm.PHRASE
         budget = self.limits.answer_max_tokens if typed else self.limits.step_max_tokens
