@@ -60,3 +60,16 @@ def test_the_loop_runs_a_pep701_program_without_a_repair_round():
     assert len(programs) == 1 and programs[0]["ok"] and programs[0]["rewritten"]
     assert programs[0]["stdout"].strip() == "2 chairs"
     assert result.llm_calls == 2 and result.short_answer == "2"
+
+
+def test_relation_hints_point_to_the_function_or_direction_that_exists():
+    cats = ["table", "chair"]
+    on = check_program('x = relate_agent(object_set=scene(), relation="on")', cats)
+    assert on[0].kind == "relation"
+    assert "relate(object_set=..., reference_object=obj, relation='on')" in on[0].hint
+    clock = check_program("x = relate_agent(object_set=scene(), relation=\"3 o'clock\")", cats)
+    assert "3 o'clock 'right'" in clock[0].hint
+    ref = check_program('x = relate_agent(object_set=scene(), reference_object=1, relation="left")', cats)
+    assert ref[0].kind == "arguments" and "use relate(object_set, reference_object, relation)" in ref[0].hint
+    plain = check_program('x = relate_agent(object_set=scene(), relation="sideways")', cats)
+    assert "relate(" not in plain[0].hint and "clock" not in plain[0].hint

@@ -215,6 +215,9 @@ class _Checker(ast.NodeVisitor):
             params = list(sig.parameters)
             bad = [k.arg for k in node.keywords if k.arg not in params]
             detail = f"there is no argument {bad[0]!r}{_closest(bad[0] or '', params)}" if bad else str(exc)
+            if name == "relate_agent" and "reference_object" in bad:
+                detail += ("; relate_agent() relates objects to you: to relate them to an object use "
+                           "relate(object_set, reference_object, relation)")
             self.add("arguments", node, f"{name}() takes {_signature_text(name, sig)}: {detail}")
             return
         args = bound.arguments
@@ -228,7 +231,8 @@ class _Checker(ast.NodeVisitor):
             self.check_category(args["category"])
         if name in ("relate", "relate_agent") and "relation" in args:
             legal: tuple[str, ...] = RELATE_RELATIONS if name == "relate" else AGENT_RELATIONS
-            self.check_value(args["relation"], legal, f"a relation of {name}()", "relation")
+            self.check_value(args["relation"], legal, f"a relation of {name}()", "relation",
+                             advice=_relation_advice(name, args["relation"]))
         if name in ("query_relation", "query_relation_agent") and "candidate_relations" in args:
             legal = DIRECTIONS if name == "query_relation_agent" else ("left", "right", "front", "back")
             node_ = args["candidate_relations"]
@@ -238,11 +242,12 @@ class _Checker(ast.NodeVisitor):
         if name == "query_attribute" and "attribute_type" in args:
             self.check_value(args["attribute_type"], ATTRIBUTE_TYPES, "an attribute_type", "attribute")
 
-    def check_value(self, node: ast.expr, legal: Sequence[str], what: str, kind: str) -> None:
+    def check_value(self, node: ast.expr, legal: Sequence[str], what: str, kind: str,
+                    advice: str = "") -> None:
         if isinstance(node, ast.Constant) and isinstance(node.value, str) \
                 and legal_value(node.value, legal) is None:
             self.add(kind, node, f"{node.value!r} is not {what}{_closest(node.value, legal)}; "
-                     f"use one of: {_legal_list(legal)}")
+                     f"use one of: {_legal_list(legal)}{advice}")
 
     def check_category(self, node: ast.expr) -> None:
         if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
@@ -262,6 +267,21 @@ class _Checker(ast.NodeVisitor):
         self.add("category", node, f"{hint}, so filter() would return an empty set; its categories are: "
                  f"{_legal_list(listed)}. Use one of them, or give your Final Answer if what you look for "
                  "is not in the scene")
+
+
+def _relation_advice(function: str, node: ast.expr) -> str:
+    """What to use instead of a relation ``function`` does not have, when the value says it: an
+    object-to-object relation asked of relate_agent(), or a clock direction."""
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        return ""
+    value = node.value.strip().lower()
+    if "clock" in value:
+        return ("; clock directions are relative to you: 12 o'clock is 'front', 3 o'clock 'right', "
+                "6 o'clock 'behind', 9 o'clock 'left'")
+    if function == "relate_agent" and legal_value(value, RELATE_RELATIONS) is not None:
+        return (f"; {value!r} relates two objects: use relate(object_set=..., reference_object=obj, "
+                f"relation={value!r})")
+    return ""
 
 
 def _bound_names(tree: ast.Module) -> set[str]:
