@@ -364,3 +364,19 @@ def test_a_shape_answer_is_read_from_the_objects_box_without_a_model_call(store)
     assert result.llm_calls == 1 and result.short_answer == box_shape(table.size)
     assert result.answer == f"The table is {result.short_answer}."
     assert any(t.get("from_graph") for t in result.trace)
+
+
+def test_a_questions_relations_are_the_ones_its_words_can_mean(store):
+    llm = ScriptedModel([_plan(("query_for_objects", {"category": "table", "attributes": []})),
+                         _typed("cup")])
+    AgentSession(store, "room", llm).ask("What is to the right of the table?")
+    first = llm.requests[0].json_schema
+    relations = _branch(first, "query_for_relations")["properties"]["relation"]["enum"]
+    assert relations == ["", "to the right of"]  # "": every relation, for a lookup the words do not name
+    query = _branch(first, "query_for_objects")
+    assert query["properties"]["relations"]["items"]["properties"]["relation"]["enum"] == ["right of"]
+    llm = ScriptedModel([_plan(("query_for_objects", {"category": "table", "attributes": []})),
+                         _typed("cup")])
+    AgentSession(store, "room", llm).ask("How many chairs are there?")
+    wide = _branch(llm.requests[0].json_schema, "query_for_relations")["properties"]["relation"]["enum"]
+    assert "next to" in wide and "to the left of" in wide  # no relation said: every one

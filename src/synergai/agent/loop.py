@@ -298,7 +298,8 @@ class AgentLoop:
         # do not get it: a mid point of one category is filler whose "closest object" misleads the answer
         middle = not asking or "between" in relations_said(question)
         # the ids the user wrote may be named from the start; others once an observation shows them
-        vocab = turn_vocabulary(ctx.graph, sorted(mentioned_ids(question)), marked=ctx.marked is not None)
+        vocab = turn_vocabulary(ctx.graph, sorted(mentioned_ids(question)), marked=ctx.marked is not None,
+                                said=question if asking else "")  # a correction may name any relation
         turn = _Turn(ctx, question, result, messages, asking, form, final, middle, vocab)
         handlers = {Phase.PLAN: self._plan, Phase.LOOK: self._next, Phase.CORRECT: self._next,
                     Phase.ANSWER: self._next, Phase.CLOSE: self._close}

@@ -14,7 +14,8 @@ from typing import Any
 from synergai.agent.answer_forms import AnswerForm, answer_schema
 from synergai.agent.grounding_parse import expression_schema
 from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool
-from synergai.scene.grounding import SceneVocabulary, scene_vocabulary
+from synergai.scene.grounding import RELATION_NAMES, SceneVocabulary, scene_vocabulary
+from synergai.scene.grounding.vocabulary import relations_said
 from synergai.scene.model import WORDING, SceneGraph
 
 PROLOGUE = """\
@@ -136,16 +137,27 @@ _OBJECT_ARGS = ("item_id_list", "subject_id", "object_id")
 
 @dataclass(frozen=True)
 class TurnVocabulary:
-    """What a reply may name this turn: the scene's categories and attribute words, the relation names,
-    the ids seen so far (and "marked" when an object is marked)."""
+    """What a reply may name this turn: the scene's categories and attribute words, the relation names
+    (the ones the input's words can mean, when it says any), the ids seen so far (and "marked" when an
+    object is marked)."""
 
     categories: tuple[str, ...]
     attributes: tuple[str, ...]
     ids: tuple[str, ...] = ()
+    said: str = ""  # the user's input, whose words narrow the relations
 
     @property
     def relations(self) -> tuple[str, ...]:
-        return tuple(sorted(set(WORDING.values())))
+        """Relation names of ``query_for_relations``: those the input can mean, else every one."""
+        names = tuple(sorted(set(WORDING.values())))
+        plain = {n.removeprefix("to the "): n for n in names}  # "to the left of" is the cues' "left of"
+        said = relations_said(self.said, tuple(plain)) if self.said else ()
+        return tuple(plain[n] for n in said) or names
+
+    @property
+    def expression_relations(self) -> tuple[str, ...]:
+        """Relation names of a referring expression (``query_for_objects``), narrowed the same way."""
+        return (relations_said(self.said, RELATION_NAMES) if self.said else ()) or RELATION_NAMES
 
     @property
     def names(self) -> list[str]:
@@ -153,12 +165,13 @@ class TurnVocabulary:
         return list(dict.fromkeys([*self.ids, *self.categories]))
 
 
-def turn_vocabulary(graph: SceneGraph, seen_ids: Iterable[str] = (), marked: bool = False) -> TurnVocabulary:
+def turn_vocabulary(graph: SceneGraph, seen_ids: Iterable[str] = (), marked: bool = False,
+                    said: str = "") -> TurnVocabulary:
     """The vocabulary of one turn over this graph (categories and attribute words from
-    :func:`synergai.scene.grounding.scene_vocabulary`)."""
+    :func:`synergai.scene.grounding.scene_vocabulary`; relations narrowed by the words ``said``)."""
     scene = scene_vocabulary(graph)
     ids = [i for i in seen_ids if i in graph] + (["marked"] if marked else [])
-    return TurnVocabulary(scene.categories, scene.attributes, tuple(dict.fromkeys(ids)))
+    return TurnVocabulary(scene.categories, scene.attributes, tuple(dict.fromkeys(ids)), said)
 
 
 def _enum_items(prop: dict[str, Any], values: list[str]) -> None:
@@ -187,7 +200,8 @@ def constrain(schema: dict[str, Any], vocab: TurnVocabulary) -> dict[str, Any]:
             action = props["action"].get("const")
             args = props["action_input"].get("properties", {})
             if action == "query_for_objects":
-                props["action_input"] = expression_schema(SceneVocabulary(vocab.categories, vocab.attributes))
+                props["action_input"] = expression_schema(SceneVocabulary(vocab.categories, vocab.attributes,
+                                                                          vocab.expression_relations))
             for key in _OBJECT_ARGS:
                 if key in args and names:
                     _enum_items(args[key], names)
