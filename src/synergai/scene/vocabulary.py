@@ -290,6 +290,8 @@ RELATION_PHRASES: tuple[tuple[str, str], ...] = (
 #: Words that ask for two objects to change places ("swap the cube and the can").
 EXCHANGE_WORDS = frozenset({"swap", "swapped", "swapping", "exchange", "exchanged", "interchange",
                             "interchanged", "switch", "switched", "trade"})
+#: Words that ask for objects to stand in a line ("line up the cubes", "in a row").
+LINE_WORDS = frozenset({"line", "lines", "lined", "row", "align", "aligned", "straight"})
 #: Other words for the attribute types the program API knows.
 ATTRIBUTE_TYPE_SYNONYMS: MappingProxyType[str, str] = MappingProxyType({
     "colour": "color", "size": "lwh", "dimensions": "lwh", "dimension": "lwh",

@@ -39,15 +39,20 @@ from synergai.robots.tabletop.perception import (
 )
 from synergai.robots.tabletop.places import (
     IN_PLACE_OF,
+    LINE_UP,
     MOVE_RELATIONS,
+    PLACE_CLEARANCE,
     SWAP,
     aside_spot,
     asks_exchange,
+    asks_line,
+    line_targets,
     move_relations_said,
+    overlaps,
     place_target,
 )
 from synergai.robots.tabletop.plan import ArmStep, format_plan, parse_plan_text, steps_from_json
-from synergai.robots.tabletop.rules import Violation, check_plan
+from synergai.robots.tabletop.rules import Violation, check_plan, free_spot
 from synergai.robots.tabletop.sim import TabletopSim
 from synergai.scene.model import SceneGraph
 
@@ -102,7 +107,8 @@ class Planner:
                 graspable: Sequence[str] | None = None, temperature: float = 0.0, said: str = ""
                 ) -> PlannerReply:
         """One planner reply; ``said`` (the instruction and the user's answers) narrows the relations a
-        move may name to the ones its words can mean and offers ``swap`` when it asks for an exchange."""
+        move may name to the ones its words can mean, offers ``swap`` when it asks for an exchange and
+        ``line_up`` when it asks for a line."""
         messages = [{"role": "system", "content": self.system}, {"role": "user", "content": task_block}]
         if last_reply is not None and feedback is not None:
             messages += [{"role": "assistant", "content": last_reply}, {"role": "user", "content": feedback}]
@@ -110,7 +116,7 @@ class Planner:
             messages[1]["content"] += "\n\n" + feedback
         anchors = [o.id for o in movable_objects(graph)] if graph is not None else None
         schema = P.planner_schema(replies, graspable, anchors=anchors, relations=move_relations_said(said),
-                                  swap=asks_exchange(said))
+                                  swap=asks_exchange(said), line=asks_line(said))
         answer = ask_json(self.model, messages, schema,
                           max_tokens=self.config.plan_max_tokens, retries=self.config.retries,
                           temperature=temperature,
@@ -195,6 +201,24 @@ def resolve_steps(items: Sequence[Any], graph: SceneGraph, bounds: TableBounds |
                             "why": f"{name}: swap {first} and {second}"})
                 where[name][:2] = [float(goal[0]), float(goal[1])]
             continue
+        if action == LINE_UP and isinstance(item.get("objects"), list) and item.get("axis") in ("x", "y"):
+            names = list(dict.fromkeys(known(str(n), index) for n in item["objects"]))
+            at = item.get("at")
+            if holding is not None or len(names) < 2 or not (at is None or isinstance(at, int | float)):
+                raise RobotError(f"step {index}: a line_up needs the gripper empty, two or more objects and "
+                                 "'at' a number (or left out)")
+            xy = {n: (v[0], v[1]) for n, v in where.items()}
+            goals = line_targets(names, str(item["axis"]), None if at is None else float(at), xy, half,
+                                 bounds or TableBounds(), reachable)
+            if goals is None:
+                raise RobotError(f"step {index}: there is no free, reachable line along {item['axis']} for "
+                                 f"{', '.join(names)}")
+            for name, goal in _line_moves(goals, xy, half, bounds or TableBounds(), reachable):
+                out.append({"action": "grasp", "object": name, "xyz": [round(v, 3) for v in where[name]]})
+                out.append({"action": "move", "xyz": [goal[0], goal[1]], "why": f"{name}: line along "
+                            f"{item['axis']}"})
+                where[name][:2] = [float(goal[0]), float(goal[1])]
+            continue
         if action == "grasp" and "object" in item:
             holding = known(str(item["object"]), index)
             item["xyz"] = [round(v, 3) for v in where[holding]]
@@ -224,6 +248,33 @@ def resolve_steps(items: Sequence[Any], graph: SceneGraph, bounds: TableBounds |
             holding = None
         out.append(item)
     return out
+
+
+def _line_moves(goals: Mapping[str, tuple[float, float]], where: dict[str, tuple[float, float]],
+                half: Mapping[str, tuple[float, float]], bounds: TableBounds,
+                reachable: Callable[[float, float], bool] | None) -> list[tuple[str, tuple[float, float]]]:
+    """The moves that bring each object to its place in the line, in an order where a place is free when
+    an object goes there (an object standing on another's place is set aside first)."""
+    moves: list[tuple[str, tuple[float, float]]] = []
+    pending = [n for n in goals if where[n] != goals[n]]
+    while pending:
+        free = [n for n in pending if not any(overlaps(goals[n], half[n], where[o], half[o])
+                                              for o in where if o != n)]
+        if free:
+            name, goal = free[0], goals[free[0]]
+            pending.remove(name)
+        else:  # every place is taken: the first object waits aside, clear of all the line's places
+            name = pending[0]
+            keep = {**where, **{f"\0line {n}": goals[n] for n in goals}}
+            sizes = {**half, **{f"\0line {n}": half[n] for n in goals}}
+            spot = free_spot(where[name], name, keep, sizes, bounds, clearance=PLACE_CLEARANCE,
+                             reachable=reachable)
+            if spot is None:
+                raise RobotError("there is no free place to set an object aside while lining up")
+            goal = spot
+        moves.append((name, goal))
+        where[name] = goal
+    return moves
 
 
 def feasible_grasps(graph: SceneGraph, sim: TabletopSim, gripper: float = 0.08) -> list[str]:

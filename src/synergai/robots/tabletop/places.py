@@ -11,12 +11,12 @@ centre at its top (a stack). None when no such place exists.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from synergai.robots.tabletop.objects import TableBounds
 from synergai.robots.tabletop.rules import free_spot
 from synergai.scene.grounding.vocabulary import relations_said
-from synergai.scene.vocabulary import EXCHANGE_WORDS, words_of
+from synergai.scene.vocabulary import EXCHANGE_WORDS, LINE_WORDS, words_of
 
 #: The relations a move may name, with the (x, y) direction of the side they put the held object on.
 PLACE_RELATIONS: Mapping[str, tuple[float, float]] = {
@@ -35,6 +35,16 @@ MOVE_RELATIONS = (*PLACE_RELATIONS, IN_PLACE_OF)
 #: The step that makes two objects change places (one aside, the other in its place, the first in the
 #: other's): offered when the instruction asks for an exchange (``EXCHANGE_WORDS``).
 SWAP = "swap"
+#: The step that puts several objects in a straight line along x or y: offered when the instruction asks
+#: for one (``LINE_WORDS``).
+LINE_UP = "line_up"
+#: How far the line may be shifted from where its objects stand (or from the coordinate asked for) to
+#: find a free, reachable place for all of them, metres.
+LINE_SHIFT = 0.3
+#: Gap between neighbours in a line along y, metres: wider than a side place's, since the fingers open
+#: along y and reach past the held object on both sides when it is set down beside its neighbour (a line
+#: along x keeps ``SIDE_GAP``).
+LINE_GAP = 0.08
 #: Gap aimed for between the held object and the anchor on a side place, metres.
 SIDE_GAP = 0.04
 #: Least clearance kept from every other object when placing, metres: the gripper's fingers need it (at
@@ -75,6 +85,11 @@ def asks_exchange(text: str) -> bool:
     return bool(EXCHANGE_WORDS & set(words_of(text)))
 
 
+def asks_line(text: str) -> bool:
+    """Whether an instruction (with its answers) asks for objects in a line."""
+    return bool(LINE_WORDS & set(words_of(text)))
+
+
 def move_relations_said(text: str) -> tuple[str, ...]:
     """The move relations an instruction's words can mean ("to the right of" -> right of; "swap" -> in
     place of); every relation when it names none of them, so the plan is never left without one."""
@@ -94,3 +109,47 @@ def aside_spot(name: str, other: str, where: Mapping[str, tuple[float, float]],
     sizes = {**half, keep: (max(half[name][0], half[other][0]), max(half[name][1], half[other][1]))}
     return free_spot(where[name], name, obstacles, sizes, bounds, clearance=PLACE_CLEARANCE,
                      reachable=reachable)
+
+
+def overlaps(a: tuple[float, float], ha: tuple[float, float], b: tuple[float, float],
+             hb: tuple[float, float], clearance: float = PLACE_CLEARANCE) -> bool:
+    """Whether footprints centred at ``a`` and ``b`` (half sizes ``ha``, ``hb``) come closer than
+    ``clearance``."""
+    return abs(a[0] - b[0]) < ha[0] + hb[0] + clearance and abs(a[1] - b[1]) < ha[1] + hb[1] + clearance
+
+
+def line_targets(names: Sequence[str], axis: str, at: float | None,
+                 where: Mapping[str, tuple[float, float]], half: Mapping[str, tuple[float, float]],
+                 bounds: TableBounds, reachable: Callable[[float, float], bool] | None = None
+                 ) -> dict[str, tuple[float, float]] | None:
+    """Places that put ``names`` in a straight line along ``axis`` ("x" or "y"): in their present order
+    along it, ``SIDE_GAP`` (along x) or ``LINE_GAP`` (along y) apart, the line through ``at`` on the
+    other axis (else through their mean), centred where they stand; the nearest shift (up to
+    ``LINE_SHIFT``) where every place is on the table, reachable and clear of the other objects. None
+    when there is none."""
+    a = 0 if axis == "x" else 1
+    b = 1 - a
+    order = sorted(names, key=lambda n: where[n][a])
+    lengths = [2 * half[n][a] for n in order]
+    gap = SIDE_GAP if a == 0 else LINE_GAP
+    total = sum(lengths) + gap * (len(order) - 1)
+    centre = sum(where[n][a] for n in order) / len(order)
+    line = at if at is not None else sum(where[n][b] for n in order) / len(order)
+    others = [n for n in where if n not in names]
+    steps = [k * 0.025 for k in range(int(LINE_SHIFT / 0.025) + 1)]
+    shifts = sorted({(da, db) for da in (*steps, *(-v for v in steps))
+                     for db in ((0.0,) if at is not None else (*steps, *(-v for v in steps)))},
+                    key=lambda d: (abs(d[0]) + abs(d[1]), d))
+    for da, db in shifts:
+        start = centre + da - total / 2
+        places: dict[str, tuple[float, float]] = {}
+        for n, length in zip(order, lengths, strict=True):
+            p = [0.0, 0.0]
+            p[a], p[b] = start + length / 2, line + db
+            start += length + gap
+            places[n] = (round(p[0], 3), round(p[1], 3))
+        if all(bounds.contains(*places[n]) and (reachable is None or reachable(*places[n]))
+               and not any(overlaps(places[n], half[n], where[o], half[o]) for o in others)
+               for n in order):
+            return places
+    return None

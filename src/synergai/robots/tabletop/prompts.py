@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from synergai.robots.tabletop.objects import TableBounds
-from synergai.robots.tabletop.places import MOVE_RELATIONS, SWAP
+from synergai.robots.tabletop.places import LINE_UP, MOVE_RELATIONS, SWAP
 
 PLANNER_REPLIES = ("plan", "questions", "perception_rerun")
 
@@ -34,6 +34,8 @@ def planner_system(bounds: TableBounds) -> str:
         "(nearer the arm) or behind the anchor object, or in place of it (where it stood at the start); a "
         "free place there is computed for you",
         "- swap(object, with): the two objects change places (offered when the instruction asks for it)",
+        "- line_up(objects, axis, at): put the objects in a straight line along the x or y axis, through "
+        "at on the other axis if given (offered when the instruction asks for a line)",
         "- home(): return the arm to its base after the task",
         "Rules: one object grasped at a time; grasp an object before moving it; home() comes once, as the "
         "last step; two objects cannot share a place, so to exchange two objects first move one to a free "
@@ -51,7 +53,8 @@ def planner_system(bounds: TableBounds) -> str:
         'Reply with one JSON object: {"reply": "plan" | "questions" | "perception_rerun", "questions": '
         '[...], "steps": [{"action": "grasp", "object": name} | {"action": "move", "xyz": [x, y, z]} | '
         '{"action": "move", "relation": "next to", "anchor": name} | {"action": "swap", "object": name, '
-        '"with": name} | {"action": "home"}]}',
+        '"with": name} | {"action": "line_up", "objects": [names], "axis": "x" | "y", "at": number} | '
+        '{"action": "home"}]}',
         "",
         'Example. Environment: {"cup": ((0.08, 0.08, 0.1), (0.3, 0.2, 0.05)), "bowl": ((0.15, 0.15, 0.06), '
         "(0.2, -0.4, 0.03))}. Instruction: Put the cup at (0.1, -0.2) and the bowl at (0.35, 0.0).",
@@ -69,12 +72,14 @@ def planner_system(bounds: TableBounds) -> str:
 
 def planner_schema(replies: Sequence[str] = PLANNER_REPLIES, graspable: Sequence[str] | None = None,
                    max_steps: int = 16, anchors: Sequence[str] | None = None,
-                   relations: Sequence[str] = MOVE_RELATIONS, swap: bool = False) -> dict[str, Any]:
+                   relations: Sequence[str] = MOVE_RELATIONS, swap: bool = False, line: bool = False
+                   ) -> dict[str, Any]:
     """The Planner's reply schema; ``replies`` narrows what it may answer (e.g. no more questions) and
     ``graspable`` the objects a grasp may name (the ones the arm can reach and grip now). Steps hold no
     "why" (it cost generated tokens and nothing read it); a reply that has one is still accepted. With
     ``anchors`` (the objects on the table), a move may name one of ``relations`` and an anchor instead of
-    xyz, and with ``swap`` a step may exchange the places of two graspable objects."""
+    xyz; with ``swap`` a step may exchange the places of two graspable objects, and with ``line`` put
+    several in a straight line along x or y (optionally through ``at`` on the other axis)."""
     xyz = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 3}
     move = {"type": "object", "properties": {"action": {"const": "move"}, "xyz": xyz},
             "required": ["action", "xyz"]}
@@ -90,6 +95,11 @@ def planner_schema(replies: Sequence[str] = PLANNER_REPLIES, graspable: Sequence
         variants.insert(0, {"type": "object", "properties": {
             "action": {"const": SWAP}, "object": {"enum": pair}, "with": {"enum": pair}},
             "required": ["action", "object", "with"]})
+    if line and len(pair) >= 2:
+        objects = {"type": "array", "items": {"enum": pair}, "minItems": 2, "maxItems": len(pair)}
+        variants.insert(0, {"type": "object", "properties": {
+            "action": {"const": LINE_UP}, "objects": objects, "axis": {"enum": ["x", "y"]},
+            "at": {"type": "number"}}, "required": ["action", "objects", "axis"]})
     if graspable is None or graspable:
         target = {"enum": list(graspable)} if graspable is not None else {"type": "string", "maxLength": 40}
         variants.insert(0, {"type": "object", "properties": {"action": {"const": "grasp"}, "object": target},
