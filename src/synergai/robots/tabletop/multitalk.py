@@ -421,7 +421,7 @@ def run_multitalk(
     question_rounds = reruns = 0
     llm_rejected: set[tuple[str, ...]] = set()
     rejected: dict[tuple[str, ...], str] = {}  # plans the rules or the simulator refused, and why
-    repeated = False  # the last reply resubmitted a refused plan
+    repeated = False  # the last reply resubmitted a refused plan, or repeated an unusable one
 
     for rnd in range(1, cfg.max_rounds + 1):
         replies = [r for r in P.PLANNER_REPLIES
@@ -442,6 +442,9 @@ def run_multitalk(
         last_reply = reply.text or last_reply
         if reply.kind == "invalid":
             entry["problem"] = reply.problem
+            # the same unusable reply again (greedy decoding repeats itself): the next one is sampled
+            repeated = bool(reply.problem) and any(e.get("problem") == reply.problem for e in result.log[:-1])
+            entry["repeat"] = repeated
             feedback = P.invalid_feedback(reply.problem)
             continue
         if reply.kind == "questions":

@@ -91,12 +91,13 @@ def asks_line(text: str) -> bool:
 
 
 def move_relations_said(text: str) -> tuple[str, ...]:
-    """The move relations an instruction's words can mean ("to the right of" -> right of; "swap" -> in
-    place of); every relation when it names none of them, so the plan is never left without one."""
+    """The move relations an instruction's words can mean ("to the right of" -> right of); every relation
+    when it names none of them, so the plan is never left without one. An exchange is the ``swap``
+    step's: "in place of" is not offered beside it (a small model mixes the two)."""
     said = relations_said(text, tuple(PLACE_RELATIONS))
-    if asks_exchange(text):
-        said = (*said, IN_PLACE_OF)
-    return said or MOVE_RELATIONS
+    if said:
+        return said
+    return tuple(r for r in MOVE_RELATIONS if r != IN_PLACE_OF) if asks_exchange(text) else MOVE_RELATIONS
 
 
 def aside_spot(name: str, other: str, where: Mapping[str, tuple[float, float]],

@@ -64,6 +64,12 @@ def planner_system(bounds: TableBounds) -> str:
         "Example. Same environment. Instruction: Put the cup on the bowl.",
         '{"reply": "plan", "questions": [], "steps": [{"action": "grasp", "object": "cup"}, {"action": '
         '"move", "relation": "on", "anchor": "bowl"}, {"action": "home"}]}',
+        "Example. Same environment. Instruction: Swap the cup and the bowl.",
+        '{"reply": "plan", "questions": [], "steps": [{"action": "swap", "object": "cup", "with": "bowl"}, '
+        '{"action": "home"}]}',
+        "Example. Same environment. Instruction: Line up the cup and the bowl along the y-axis at x = 0.3.",
+        '{"reply": "plan", "questions": [], "steps": [{"action": "line_up", "objects": ["cup", "bowl"], '
+        '"axis": "y", "at": 0.3}, {"action": "home"}]}',
         "Example. Same environment. Instruction: Give me a container.",
         '{"reply": "questions", "questions": ["Which container: the cup or the bowl?", "Where should I put '
         'it?"], "steps": []}',
