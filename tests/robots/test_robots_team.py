@@ -277,3 +277,18 @@ def test_settled_items_are_those_whose_goal_predicates_all_hold():
     assert team.settled() == set()  # held, not yet in the tray
     assert team.house.execute("Bob", Command("place", ("apple", "tray"))).ok
     assert team.settled() == {"apple"}
+
+
+def test_at_closed_furniture_it_has_not_looked_into_a_robot_that_can_open_it_opens_before_leaving():
+    from synergai.robots.team.house import Command
+
+    house = packaged_task("seed", "house").make_house()
+    assert house.execute("Alice", Command("navigate", ("drawer", "stand_pose_0"))).ok
+
+    def skills() -> set[str]:
+        schema = command_schema(house, "Alice", sorted(house.known["Alice"]))
+        return {v["properties"]["skill"]["const"] for v in variants_of(schema)}
+
+    assert "open" in skills() and "navigate" not in skills()
+    assert house.execute("Alice", Command("open", ("drawer",))).ok
+    assert "navigate" in skills() and "open" not in skills()

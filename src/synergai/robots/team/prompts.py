@@ -118,11 +118,12 @@ def feasible_variants(house: House, robot: str, known_items: Sequence[str],
     """The commands ``robot`` can carry out now, one JSON-schema variant per skill (or per navigation
     target): closed furniture within reach, known items within reach on open furniture while the gripper
     is empty, the held item onto open furniture within reach, messages to the others, wait, and the stand
-    poses worth going to (:func:`worth_visiting`). Left out: the action that failed at the robot's last
-    step; picking up again the item it has just placed (``last_done``; that only undoes its step) or an
-    item the task's goal already holds for (``settled``). Items worth walking to are the known ``targets``
-    (the items the goal names; every known item when None) not yet settled. ``move`` is never offered
-    (every place is reached by ``navigate``)."""
+    poses worth going to (:func:`worth_visiting`; none while it stands at closed furniture it has not
+    looked into and can open). Left out: the action that failed at the robot's last step; picking up
+    again the item it has just placed (``last_done``; that only undoes its step) or an item the task's
+    goal already holds for (``settled``). Items worth walking to are the known ``targets`` (the items the
+    goal names; every known item when None) not yet settled. ``move`` is never offered (every place is
+    reached by ``navigate``)."""
     spec, state = house.robots[robot], house.states[robot]
     skills = spec.skills
     others = [n for n in house.robots if n != robot]
@@ -138,7 +139,12 @@ def feasible_variants(house: House, robot: str, known_items: Sequence[str],
         variants.append({"type": "object", "properties": {"skill": {"const": skill}, **props},
                          "required": ["skill", *props]})
 
-    if "navigate" in skills and spec.station is None:
+    # standing at closed furniture it has not looked into and can open, the robot opens it before it
+    # goes elsewhere (it went there to look; leaving first only brings it back later)
+    unopened = "open" in skills and any(
+        not house.is_open(f) and f not in house.explored[robot] and house.within_reach(robot, f)
+        for f in house.furniture)
+    if "navigate" in skills and spec.station is None and not unopened:
         wanted = [n for n in known_items if n not in settled and n != undone
                   and (targets is None or n in targets)]
         for f in house.furniture.values():
