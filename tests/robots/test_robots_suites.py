@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from synergai.llm import ScriptedModel
 from synergai.robots.tabletop.perception import TabletopPerception
 from synergai.robots.tabletop.plan import parse_plan_text
 from synergai.robots.tabletop.rules import check_plan
@@ -13,6 +14,7 @@ from synergai.robots.tabletop.sim import TabletopSim
 from synergai.robots.task_file import load_task_file, packaged_task_file
 from synergai.robots.team.house import Command, parse_command
 from synergai.robots.team.prompts import command_schema
+from synergai.robots.team.team import Team
 
 TABLETOP_PLANS = {
     "eat": "grasp((0.3, 0.4))\nmove((0.4, 0.45))",
@@ -96,7 +98,9 @@ def test_house_task_is_solvable_with_offered_commands_only(task):
     for line in HOUSE_SCRIPTS[task.name]:
         robot, _, text = line.partition(": ")
         command = parse_command(text.format(item=held))
-        schema = command_schema(house, robot, sorted(house.known[robot]))
+        team = Team(house, ScriptedModel([]), task)  # the schema a robot of the team is given
+        schema = command_schema(house, robot, sorted(house.known[robot]), settled=team.settled(),
+                                targets=task.targets, destinations=team.destinations())
         assert _offered(schema, command), f"{line} not offered"
         feedback = house.execute(robot, command)
         assert feedback.ok, f"{line}: {feedback.text}"

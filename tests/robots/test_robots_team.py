@@ -292,3 +292,32 @@ def test_at_closed_furniture_it_has_not_looked_into_a_robot_that_can_open_it_ope
     assert "open" in skills() and "navigate" not in skills()
     assert house.execute("Alice", Command("open", ("drawer",))).ok
     assert "navigate" in skills() and "open" not in skills()
+
+
+def test_a_goal_item_within_reach_is_picked_and_put_where_the_goal_wants_it_before_walking_away():
+    from synergai.robots.team.house import Command
+
+    task = packaged_task("ham_to_fridge", "house")
+    team = Team(task.make_house(), ScriptedModel([]), task)
+    house = team.house
+
+    def skills() -> set[str]:
+        schema = command_schema(house, "Alice", sorted(house.known["Alice"]), settled=team.settled(),
+                                targets=task.targets, destinations=team.destinations())
+        return {v["properties"]["skill"]["const"] for v in variants_of(schema)}
+
+    def targets() -> set[str]:
+        schema = command_schema(house, "Alice", sorted(house.known["Alice"]), settled=team.settled(),
+                                targets=task.targets, destinations=team.destinations())
+        return {v["properties"]["target"]["const"] for v in variants_of(schema)
+                if v["properties"]["skill"]["const"] == "navigate"}
+
+    assert team.destinations() == {"ham": {"fridge"}}
+    for command in (Command("navigate", ("drawer", "stand_pose_0")), Command("open", ("drawer",))):
+        assert house.execute("Alice", command).ok
+    assert "pick" in skills() and "navigate" not in skills()  # the ham is within reach: pick it first
+    assert house.execute("Alice", Command("pick", ("ham",))).ok
+    assert targets() == {"fridge"}  # holding the ham: only where the goal wants it (or unexplored)
+    assert house.execute("Alice", Command("navigate", ("fridge", "stand_pose_0"))).ok
+    assert house.execute("Alice", Command("open", ("fridge",))).ok
+    assert "place" in skills() and "navigate" not in skills()

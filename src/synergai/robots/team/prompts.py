@@ -15,7 +15,7 @@ the robots' own texts are MHRC's, shortened, and a reply is a one-sentence analy
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -113,8 +113,8 @@ def robot_system(house: House, robot: str) -> str:
 
 def feasible_variants(house: House, robot: str, known_items: Sequence[str],
                       last_failed: Command | None = None, last_done: Command | None = None,
-                      settled: Collection[str] = (), targets: Collection[str] | None = None
-                      ) -> list[dict[str, Any]]:
+                      settled: Collection[str] = (), targets: Collection[str] | None = None,
+                      destinations: Mapping[str, Collection[str]] | None = None) -> list[dict[str, Any]]:
     """The commands ``robot`` can carry out now, one JSON-schema variant per skill (or per navigation
     target): closed furniture within reach, known items within reach on open furniture while the gripper
     is empty, the held item onto open furniture within reach, messages to the others, wait, and the stand
@@ -144,13 +144,19 @@ def feasible_variants(house: House, robot: str, known_items: Sequence[str],
     unopened = "open" in skills and any(
         not house.is_open(f) and f not in house.explored[robot] and house.within_reach(robot, f)
         for f in house.furniture)
-    if "navigate" in skills and spec.station is None and not unopened:
-        wanted = [n for n in known_items if n not in settled and n != undone
-                  and (targets is None or n in targets)]
+    wanted = [n for n in known_items
+              if n not in settled and n != undone and (targets is None or n in targets)]
+    goal_places = tuple((destinations or {}).get(state.holding, ())) if state.holding else ()
+    # likewise it picks an item the goal names within its reach, and puts the held item where the goal
+    # wants it when that is within reach, before it walks away
+    here = ((state.holding is None and "pick" in skills and targets is not None
+             and any(house.can_pick(robot, n) for n in wanted))
+            or any(house.can_place(robot, str(state.holding), d) for d in goal_places))
+    if "navigate" in skills and spec.station is None and not unopened and not here:
         for f in house.furniture.values():
             poses = [f"stand_pose_{i}" for i, pose in enumerate(f.stand_poses)
                      if pose != state.pose and allowed("navigate", f.name, f"stand_pose_{i}")
-                     and worth_visiting(house, robot, f.name, pose, wanted)]
+                     and worth_visiting(house, robot, f.name, pose, wanted, goal_places)]
             if poses:
                 variant("navigate", target={"const": f.name}, stand_pose={"enum": poses})
     if "open" in skills:
@@ -175,24 +181,30 @@ def feasible_variants(house: House, robot: str, known_items: Sequence[str],
 
 
 def worth_visiting(house: House, robot: str, furniture: str, pose: tuple[float, float, float],
-                   wanted: Sequence[str]) -> bool:
+                   wanted: Sequence[str], goal_places: Sequence[str] = ()) -> bool:
     """Whether standing at ``pose`` of ``furniture`` lets ``robot`` learn or do something it cannot where
     it stands: look into furniture it has not looked into (open, or openable by it); pick a ``wanted``
-    known item that is out of reach here and within reach there; put the held item on or in open
-    furniture it cannot reach from here (stand poses are shared: table_0's serves the tray)."""
+    known item that is out of reach here and within reach there; put the held item on or in furniture
+    it cannot reach from here (stand poses are shared: table_0's serves the tray): one of
+    ``goal_places`` (where the goal wants the held item; then nothing else is worth a walk) when there
+    are any, else any open furniture."""
     spec, state = house.robots[robot], house.states[robot]
-    if furniture not in house.explored[robot]:
-        return house.is_open(furniture) or "open" in spec.skills
 
     def gains(point: Sequence[float]) -> bool:
         there = math.hypot(point[0] - pose[0], point[1] - pose[1]) <= spec.reach
         return there and house.distance(robot, point) > spec.reach
 
+    if state.holding is not None and goal_places and "place" in spec.skills:  # it knows where to go
+        size = house.items[state.holding].size[2]
+        return any(gains(house.furniture[d].slot(len(house.items_at(d)), size))
+                   for d in goal_places if d in house.furniture)
+    if furniture not in house.explored[robot]:
+        return house.is_open(furniture) or "open" in spec.skills
+
     if state.holding is not None:
         size = house.items[state.holding].size[2]
-        return "place" in spec.skills and any(
-            gains(f.slot(len(house.items_at(f.name)), size)) for f in house.furniture.values()
-            if house.is_open(f.name))
+        return "place" in spec.skills and any(gains(f.slot(len(house.items_at(f.name)), size))
+                                              for f in house.furniture.values() if house.is_open(f.name))
     if "pick" not in spec.skills:
         return False
     return any(gains(house.items[n].position) for n in wanted
@@ -201,7 +213,8 @@ def worth_visiting(house: House, robot: str, furniture: str, pose: tuple[float, 
 
 def command_schema(house: House, robot: str, known_items: Sequence[str],
                    last_failed: Command | None = None, last_done: Command | None = None,
-                   settled: Collection[str] = (), targets: Collection[str] | None = None) -> dict[str, Any]:
+                   settled: Collection[str] = (), targets: Collection[str] | None = None,
+                   destinations: Mapping[str, Collection[str]] | None = None) -> dict[str, Any]:
     """The reply schema of one robot at this step: a short analysis (logged; it also lets the model think
     before it commits) and one of the commands it can carry out now. MHRC's free-text "reasoning" is not
     asked for (nothing reads it); a reply that still carries it is accepted."""
@@ -210,7 +223,7 @@ def command_schema(house: House, robot: str, known_items: Sequence[str],
         "properties": {
             "analysis": {"type": "string", "maxLength": 80},
             "command": {"anyOf": feasible_variants(house, robot, known_items, last_failed, last_done,
-                                                            settled, targets)},
+                                                            settled, targets, destinations)},
         },
         "required": ["analysis", "command"],
     }

@@ -170,6 +170,14 @@ class Team:
                     named[name] = named.get(name, True) and holds
         return {name for name, holds in named.items() if holds}
 
+    def destinations(self) -> dict[str, set[str]]:
+        """The furniture the goal wants each item in or on."""
+        out: dict[str, set[str]] = {}
+        for p in self.task.goal:
+            if p.name in ("in", "on") and len(p.args) >= 2 and p.args[0] in self.house.items:
+                out.setdefault(str(p.args[0]), set()).add(str(p.args[1]))
+        return out
+
     # ----- one step
     def step(self, robot: str, round_no: int) -> dict[str, Any]:
         """Let one robot read its inbox, think and act once; returns the log entry."""
@@ -178,7 +186,7 @@ class Team:
         mem.latest_messages = [f"{m.content} (from {m.sender})" for m in self.house.take_messages(robot)]
         known = [n for n in self._seen(robot) if n not in self.house.robots]
         schema = T.command_schema(self.house, robot, known, mem.last_failed, mem.last_done,
-                                  self.settled(), self.task.targets)
+                                  self.settled(), self.task.targets, self.destinations())
         offered = {v["properties"]["skill"]["const"] for v in schema["properties"]["command"]["anyOf"]}
         if offered <= {"communicate", "wait"} and not mem.latest_messages and mem.actions:
             # nothing it can do in the world and nothing new to read: it waits without a model call
