@@ -118,13 +118,13 @@ def feasible_variants(house: House, robot: str, known_items: Sequence[str],
     """The commands ``robot`` can carry out now, one JSON-schema variant per skill (or per navigation
     target): closed furniture within reach, known items within reach on open furniture while the gripper
     is empty, the held item onto open furniture within reach, messages to the others, wait, and the stand
-    poses worth going to (:func:`worth_visiting`; none while it stands at closed furniture it has not
-    looked into and can open, or can pick a goal item or put the held one where the goal wants it; then
-    it does not wait either). Left out: the action that failed at the robot's last step; picking up
-    again the item it has just placed (``last_done``; that only undoes its step) or an item the task's
-    goal already holds for (``settled``). Items worth walking to are the known ``targets`` (the items the
-    goal names; every known item when None) not yet settled. ``move`` is never offered (every place is
-    reached by ``navigate``)."""
+    poses worth going to (:func:`worth_visiting`). While it stands at closed furniture it has not looked
+    into and can open, or can pick a goal item, or can put the held one where the goal wants it, it is
+    offered only that work (no navigation, message or wait). Left out: the action that failed at the
+    robot's last step; picking up again the item it has just placed (``last_done``; that only undoes its
+    step) or an item the task's goal already holds for (``settled``). Items worth walking to are the known
+    ``targets`` (the items the goal names; every known item when None) not yet settled. ``move`` is never
+    offered (every place is reached by ``navigate``)."""
     spec, state = house.robots[robot], house.states[robot]
     skills = spec.skills
     others = [n for n in house.robots if n != robot]
@@ -174,9 +174,9 @@ def feasible_variants(house: House, robot: str, known_items: Sequence[str],
                   and allowed("place", state.holding, name)]
         if places:
             variant("place", target={"const": state.holding}, location={"enum": places})
-    if "communicate" in skills and others:
+    if "communicate" in skills and others and not (unopened or here):
         variant("communicate", content={"type": "string", "maxLength": 200}, robot_name={"enum": others})
-    if "wait" in skills and not (unopened or here):  # with work to do where it stands, it does not wait
+    if "wait" in skills and not (unopened or here):  # with work to do where it stands, it does it
         variant("wait")
     return variants
 
