@@ -41,18 +41,17 @@ from synergai.robots.tabletop.places import (
     IN_PLACE_OF,
     LINE_UP,
     MOVE_RELATIONS,
-    PLACE_CLEARANCE,
     SWAP,
     aside_spot,
     asks_exchange,
     asks_line,
+    line_moves,
     line_targets,
     move_relations_said,
-    overlaps,
     place_target,
 )
 from synergai.robots.tabletop.plan import ArmStep, format_plan, parse_plan_text, steps_from_json
-from synergai.robots.tabletop.rules import Violation, check_plan, free_spot
+from synergai.robots.tabletop.rules import Violation, check_plan
 from synergai.robots.tabletop.sim import TabletopSim
 from synergai.scene.model import SceneGraph
 
@@ -213,7 +212,7 @@ def resolve_steps(items: Sequence[Any], graph: SceneGraph, bounds: TableBounds |
             if goals is None:
                 raise RobotError(f"step {index}: there is no free, reachable line along {item['axis']} for "
                                  f"{', '.join(names)}")
-            for name, goal in _line_moves(goals, xy, half, bounds or TableBounds(), reachable):
+            for name, goal in line_moves(goals, xy, half, bounds or TableBounds(), reachable):
                 out.append({"action": "grasp", "object": name, "xyz": [round(v, 3) for v in where[name]]})
                 out.append({"action": "move", "xyz": [goal[0], goal[1]], "why": f"{name}: line along "
                             f"{item['axis']}"})
@@ -248,33 +247,6 @@ def resolve_steps(items: Sequence[Any], graph: SceneGraph, bounds: TableBounds |
             holding = None
         out.append(item)
     return out
-
-
-def _line_moves(goals: Mapping[str, tuple[float, float]], where: dict[str, tuple[float, float]],
-                half: Mapping[str, tuple[float, float]], bounds: TableBounds,
-                reachable: Callable[[float, float], bool] | None) -> list[tuple[str, tuple[float, float]]]:
-    """The moves that bring each object to its place in the line, in an order where a place is free when
-    an object goes there (an object standing on another's place is set aside first)."""
-    moves: list[tuple[str, tuple[float, float]]] = []
-    pending = [n for n in goals if where[n] != goals[n]]
-    while pending:
-        free = [n for n in pending if not any(overlaps(goals[n], half[n], where[o], half[o])
-                                              for o in where if o != n)]
-        if free:
-            name, goal = free[0], goals[free[0]]
-            pending.remove(name)
-        else:  # every place is taken: the first object waits aside, clear of all the line's places
-            name = pending[0]
-            keep = {**where, **{f"\0line {n}": goals[n] for n in goals}}
-            sizes = {**half, **{f"\0line {n}": half[n] for n in goals}}
-            spot = free_spot(where[name], name, keep, sizes, bounds, clearance=PLACE_CLEARANCE,
-                             reachable=reachable)
-            if spot is None:
-                raise RobotError("there is no free place to set an object aside while lining up")
-            goal = spot
-        moves.append((name, goal))
-        where[name] = goal
-    return moves
 
 
 def feasible_grasps(graph: SceneGraph, sim: TabletopSim, gripper: float = 0.08) -> list[str]:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from synergai.robots.errors import RobotError
 from synergai.robots.tabletop.objects import TableBounds
-from synergai.robots.tabletop.rules import free_spot
+from synergai.robots.tabletop.rules import free_spot, overlaps
 from synergai.scene.grounding.vocabulary import relations_said
 from synergai.scene.vocabulary import EXCHANGE_WORDS, LINE_WORDS, words_of
 
@@ -105,18 +106,9 @@ def aside_spot(name: str, other: str, where: Mapping[str, tuple[float, float]],
                reachable: Callable[[float, float], bool] | None = None) -> tuple[float, float] | None:
     """A free, reachable place nearest ``name`` to set it down while ``other`` takes its place (so the
     place ``name`` leaves is kept free for ``other``)."""
-    keep = "\0place of " + name  # not an object name: the place that must stay free
-    obstacles = {**where, keep: where[name]}
-    sizes = {**half, keep: (max(half[name][0], half[other][0]), max(half[name][1], half[other][1]))}
-    return free_spot(where[name], name, obstacles, sizes, bounds, clearance=PLACE_CLEARANCE,
-                     reachable=reachable)
-
-
-def overlaps(a: tuple[float, float], ha: tuple[float, float], b: tuple[float, float],
-             hb: tuple[float, float], clearance: float = PLACE_CLEARANCE) -> bool:
-    """Whether footprints centred at ``a`` and ``b`` (half sizes ``ha``, ``hb``) come closer than
-    ``clearance``."""
-    return abs(a[0] - b[0]) < ha[0] + hb[0] + clearance and abs(a[1] - b[1]) < ha[1] + hb[1] + clearance
+    room = (max(half[name][0], half[other][0]), max(half[name][1], half[other][1]))
+    return free_spot(where[name], name, where, half, bounds, clearance=PLACE_CLEARANCE, reachable=reachable,
+                     keep_clear=[(where[name], room)])
 
 
 def line_targets(names: Sequence[str], axis: str, at: float | None,
@@ -150,7 +142,35 @@ def line_targets(names: Sequence[str], axis: str, at: float | None,
             start += length + gap
             places[n] = (round(p[0], 3), round(p[1], 3))
         if all(bounds.contains(*places[n]) and (reachable is None or reachable(*places[n]))
-               and not any(overlaps(places[n], half[n], where[o], half[o]) for o in others)
+               and not any(overlaps(places[n], half[n], where[o], half[o], PLACE_CLEARANCE) for o in others)
                for n in order):
             return places
     return None
+
+
+def line_moves(goals: Mapping[str, tuple[float, float]], where: dict[str, tuple[float, float]],
+               half: Mapping[str, tuple[float, float]], bounds: TableBounds,
+               reachable: Callable[[float, float], bool] | None = None
+               ) -> list[tuple[str, tuple[float, float]]]:
+    """The moves that bring each object to its place in the line (``goals``, from :func:`line_targets`),
+    in an order where a place is free when an object goes there (an object standing on another's place is
+    set aside first, clear of every place of the line); ``where`` is updated as they move."""
+    moves: list[tuple[str, tuple[float, float]]] = []
+    pending = [n for n in goals if where[n] != goals[n]]
+    line = [(goals[n], half[n]) for n in goals]
+    while pending:
+        free = [n for n in pending if not any(overlaps(goals[n], half[n], where[o], half[o], PLACE_CLEARANCE)
+                                              for o in where if o != n)]
+        if free:
+            name, goal = free[0], goals[free[0]]
+            pending.remove(name)
+        else:
+            name = pending[0]
+            spot = free_spot(where[name], name, where, half, bounds, clearance=PLACE_CLEARANCE,
+                             reachable=reachable, keep_clear=line)
+            if spot is None:
+                raise RobotError("there is no free place to set an object aside while lining up")
+            goal = spot
+        moves.append((name, goal))
+        where[name] = goal
+    return moves

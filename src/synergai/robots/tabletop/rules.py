@@ -12,7 +12,7 @@ arm's ``reachable`` test) unreachable place.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -101,9 +101,8 @@ def check_plan(steps: Sequence[ArmStep], graph: SceneGraph, tolerance: float = G
         here = where[holding]
         if abs(x - here[0]) < 0.01 and abs(y - here[1]) < 0.01:
             out.append(Violation(i, f"this move leaves {holding} where it already is"))
-        blocked = [n for n, (cx, cy) in where.items()
-                   if n != holding and abs(x - cx) < half[n][0] + half[holding][0]
-                   and abs(y - cy) < half[n][1] + half[holding][1]]
+        blocked = [n for n, c in where.items()
+                   if n != holding and overlaps((x, y), half[holding], c, half[n], clearance=0.0)]
         support = _stack_target(step, blocked, where, half, height, base)
         problem = ""
         if not bounds.contains(x, y):
@@ -141,12 +140,22 @@ def _stack_target(step: ArmStep, blocked: list[str], where: dict[str, tuple[floa
     return below if inside and z >= base[below] + height[below] + STACK_MARGIN else None
 
 
-def free_spot(target: tuple[float, float], holding: str, where: dict[str, tuple[float, float]],
-              half: dict[str, tuple[float, float]], bounds: TableBounds,
+def overlaps(a: tuple[float, float], ha: tuple[float, float], b: tuple[float, float],
+             hb: tuple[float, float], clearance: float = 0.03) -> bool:
+    """Whether footprints centred at ``a`` and ``b`` (half sizes ``ha``, ``hb``) come closer than
+    ``clearance``."""
+    return abs(a[0] - b[0]) < ha[0] + hb[0] + clearance and abs(a[1] - b[1]) < ha[1] + hb[1] + clearance
+
+
+def free_spot(target: tuple[float, float], holding: str, where: Mapping[str, tuple[float, float]],
+              half: Mapping[str, tuple[float, float]], bounds: TableBounds,
               step: float = 0.05, clearance: float = 0.03,
-              reachable: Reachable | None = None) -> tuple[float, float] | None:
+              reachable: Reachable | None = None,
+              keep_clear: Sequence[tuple[tuple[float, float], tuple[float, float]]] = ()
+              ) -> tuple[float, float] | None:
     """The grid point (``step`` apart) nearest ``target`` where ``holding`` fits inside ``bounds`` without
-    touching another object (and that ``reachable`` accepts), or None when there is none."""
+    touching another object or a place in ``keep_clear`` ((centre, half size) pairs another object is
+    about to take), and that ``reachable`` accepts; None when there is none."""
     hx, hy = half[holding]
     xs = np.arange(bounds.x[0] + hx + clearance, bounds.x[1] - hx - clearance + 1e-9, step)
     ys = np.arange(bounds.y[0] + hy + clearance, bounds.y[1] - hy - clearance + 1e-9, step)
@@ -154,10 +163,10 @@ def free_spot(target: tuple[float, float], holding: str, where: dict[str, tuple[
         return None
     grid = np.stack(np.meshgrid(np.round(xs, 3), np.round(ys, 3)), axis=-1).reshape(-1, 2)
     free = np.ones(len(grid), dtype=bool)
-    for name, (cx, cy) in where.items():
-        if name != holding:
-            free &= ~((np.abs(grid[:, 0] - cx) < half[name][0] + hx + clearance)
-                      & (np.abs(grid[:, 1] - cy) < half[name][1] + hy + clearance))
+    taken = [(c, half[name]) for name, c in where.items() if name != holding]
+    for (cx, cy), (ox, oy) in (*taken, *keep_clear):
+        free &= ~((np.abs(grid[:, 0] - cx) < ox + hx + clearance)
+                  & (np.abs(grid[:, 1] - cy) < oy + hy + clearance))
     if not free.any():
         return None
     options = grid[free]
