@@ -214,8 +214,11 @@ class House:
             return False
         if not self.is_open(furniture):
             return False
-        spot = self.furniture[furniture].slot(len(self.items_at(furniture)), self.items[item].size[2])
-        return self.distance(robot, spot) <= self.robots[robot].reach
+        return self.distance(robot, self.place_spot(item, furniture)) <= self.robots[robot].reach
+
+    def place_spot(self, item: str, furniture: str) -> Vec3:
+        """Where ``item`` would go if placed on or in ``furniture`` now (its next free slot)."""
+        return self.furniture[furniture].slot(len(self.items_at(furniture)), self.items[item].size[2])
 
     def _look(self, robot: str) -> list[str]:
         """Items the robot can now see (and remembers); returns the newly seen ones."""

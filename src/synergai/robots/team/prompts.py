@@ -196,16 +196,12 @@ def worth_visiting(house: House, robot: str, furniture: str, pose: tuple[float, 
         return there and house.distance(robot, point) > spec.reach
 
     if state.holding is not None and goal_places and "place" in spec.skills:  # it knows where to go
-        size = house.items[state.holding].size[2]
-        return any(gains(house.furniture[d].slot(len(house.items_at(d)), size))
-                   for d in goal_places if d in house.furniture)
+        return any(gains(house.place_spot(state.holding, d)) for d in goal_places if d in house.furniture)
     if furniture not in house.explored[robot]:
         return house.is_open(furniture) or "open" in spec.skills
-
     if state.holding is not None:
-        size = house.items[state.holding].size[2]
-        return "place" in spec.skills and any(gains(f.slot(len(house.items_at(f.name)), size))
-                                              for f in house.furniture.values() if house.is_open(f.name))
+        return "place" in spec.skills and any(gains(house.place_spot(state.holding, f))
+                                              for f in house.furniture if house.is_open(f))
     if "pick" not in spec.skills:
         return False
     return any(gains(house.items[n].position) for n in wanted

@@ -113,6 +113,10 @@ class Team:
         self.config = config or TeamConfig()
         self.memory = {n: RobotMemory() for n in TURN_ORDER}
         self._system = {n: T.robot_system(house, n) for n in TURN_ORDER}
+        self._destinations: dict[str, set[str]] = {}
+        for p in task.goal:
+            if p.name in ("in", "on") and len(p.args) >= 2 and p.args[0] in house.items:
+                self._destinations.setdefault(str(p.args[0]), set()).add(str(p.args[1]))
 
     # ----- prompt
     def _seen(self, robot: str) -> list[str]:
@@ -171,12 +175,8 @@ class Team:
         return {name for name, holds in named.items() if holds}
 
     def destinations(self) -> dict[str, set[str]]:
-        """The furniture the goal wants each item in or on."""
-        out: dict[str, set[str]] = {}
-        for p in self.task.goal:
-            if p.name in ("in", "on") and len(p.args) >= 2 and p.args[0] in self.house.items:
-                out.setdefault(str(p.args[0]), set()).add(str(p.args[1]))
-        return out
+        """The furniture the goal wants each item in or on (fixed for the run: read once)."""
+        return self._destinations
 
     # ----- one step
     def step(self, robot: str, round_no: int) -> dict[str, Any]:
