@@ -392,38 +392,29 @@ class AgentLoop:
                 return final_schema(turn.form, options=colours)
         return turn.final
 
-    def _place_from_graph(self, turn: _Turn) -> bool:
-        """A "where" question about an observed object is answered from the graph (what holds it up,
-        what it is under or next to), with no model call; False when there is no such object or place."""
-        graph = turn.ctx.graph
-        subject = question_subject(graph, turn.facts, turn.question)
-        found = places(graph, subject) if subject is not None else []
-        if subject is None or not found:
-            return False
-        place = found[0]
-        short = place.words(graph)
-        turn.result.answer = f"The {graph.get(subject).name} is {short}."
-        turn.result.short_answer = short
-        turn.result.trace.append({"type": "final", "from_graph": True, "object": subject,
-                                  "short_answer": short, "other_places": [p.words(graph) for p in found[1:]]})
-        if not turn.ctx.highlights:
-            turn.ctx.highlights = [subject, place.anchor]
-        return True
-
-    def _shape_from_graph(self, turn: _Turn) -> bool:
-        """A "what shape" question about an observed object is answered from its box (square or
-        rectangular), with no model call; False when the question names no observed object."""
+    def _answer_from_graph(self, turn: _Turn) -> bool:
+        """Some questions about an observed object are answered from the graph, with no model call: a
+        "where" question by the best place (what holds it up, what it is under or next to), a "what shape"
+        question by its box (square or rectangular). False when there is no such object or place."""
         graph = turn.ctx.graph
         subject = question_subject(graph, turn.facts, turn.question)
         if subject is None:
             return False
-        short = box_shape(graph.get(subject).size)
+        extra: dict[str, Any] = {}
+        if turn.form is AnswerForm.PLACE:
+            found = places(graph, subject)
+            if not found:
+                return False
+            short, shown = found[0].words(graph), [subject, found[0].anchor]
+            extra["other_places"] = [p.words(graph) for p in found[1:]]
+        else:
+            short, shown = box_shape(graph.get(subject).size), [subject]
         turn.result.answer = f"The {graph.get(subject).name} is {short}."
         turn.result.short_answer = short
         turn.result.trace.append({"type": "final", "from_graph": True, "object": subject,
-                                  "short_answer": short})
+                                  "short_answer": short, **extra})
         if not turn.ctx.highlights:
-            turn.ctx.highlights = [subject]
+            turn.ctx.highlights = shown
         return True
 
     def _schema(self, turn: _Turn) -> dict[str, Any]:
@@ -439,9 +430,8 @@ class AgentLoop:
         """LOOK, CORRECT or ANSWER: one action (the final answer, in ANSWER)."""
         if turn.steps >= self.limits.max_steps:
             return Phase.CLOSE
-        if turn.phase is Phase.ANSWER and (
-                (turn.form is AnswerForm.PLACE and self._place_from_graph(turn))
-                or (turn.form is AnswerForm.SHAPE and self._shape_from_graph(turn))):
+        if turn.phase is Phase.ANSWER and turn.form in (AnswerForm.PLACE, AnswerForm.SHAPE) \
+                and self._answer_from_graph(turn):
             return Phase.DONE
         typed = turn.phase is Phase.ANSWER and turn.form is not AnswerForm.PHRASE
         budget = self.limits.answer_max_tokens if typed else self.limits.step_max_tokens

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from synergai.agent.answer_forms import AnswerForm, answer_schema
@@ -146,7 +147,7 @@ class TurnVocabulary:
     ids: tuple[str, ...] = ()
     said: str = ""  # the user's input, whose words narrow the relations
 
-    @property
+    @cached_property
     def relations(self) -> tuple[str, ...]:
         """Relation names of ``query_for_relations``: those the input can mean, else every one."""
         names = tuple(sorted(set(WORDING.values())))
@@ -154,7 +155,7 @@ class TurnVocabulary:
         said = relations_said(self.said, tuple(plain)) if self.said else ()
         return tuple(plain[n] for n in said) or names
 
-    @property
+    @cached_property
     def expression_relations(self) -> tuple[str, ...]:
         """Relation names of a referring expression (``query_for_objects``), narrowed the same way."""
         return (relations_said(self.said, RELATION_NAMES) if self.said else ()) or RELATION_NAMES

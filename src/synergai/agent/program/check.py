@@ -29,6 +29,7 @@ from synergai.agent.program.api import (
     SceneAPI,
     legal_value,
 )
+from synergai.scene.vocabulary import singular
 
 #: The functions programs may call, in the order the documentation lists them.
 API_FUNCTIONS = ("scene", "filter", "relate_agent", "relate", "query_relation_agent", "query_relation",
@@ -306,7 +307,7 @@ def _bound_names(tree: ast.Module) -> set[str]:
 def _undefined_hint(name: str, bound: set[str], categories: Sequence[str], ordered_sets: bool) -> str:
     """The repair hint for an undefined ``name``; a name that is a scene category says how to get one."""
     words = name.replace("_", " ").strip().lower()
-    category = next((c for c in categories if c.lower() in (words, words.rstrip("s"))), None)
+    category = next((c for c in categories if c.lower() in (words, singular(words))), None)
     if category is not None:
         pick = "[0]" if ordered_sets else ""
         first = f"filter(object_set=scene(), category={category!r}){pick}"
