@@ -81,14 +81,18 @@ def place_target(relation: str, anchor: str, holding: str, where: Mapping[str, t
     return spot if along > face and across < span else None
 
 
+def _says(words: frozenset[str], text: str) -> bool:
+    return not words.isdisjoint(words_of(text))
+
+
 def asks_exchange(text: str) -> bool:
     """Whether an instruction (with its answers) asks for objects to change places."""
-    return bool(EXCHANGE_WORDS & set(words_of(text)))
+    return _says(EXCHANGE_WORDS, text)
 
 
 def asks_line(text: str) -> bool:
     """Whether an instruction (with its answers) asks for objects in a line."""
-    return bool(LINE_WORDS & set(words_of(text)))
+    return _says(LINE_WORDS, text)
 
 
 def move_relations_said(text: str) -> tuple[str, ...]:
