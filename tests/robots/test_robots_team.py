@@ -6,6 +6,7 @@ import json
 
 from synergai.llm import ScriptedModel
 from synergai.robots.task_file import packaged_task, parse_tasks
+from synergai.robots.team.house import parse_command
 from synergai.robots.team.prompts import command_schema
 from synergai.robots.team.team import Team, TeamConfig, run_team
 
@@ -28,15 +29,17 @@ def test_failure_repair_and_messages_until_the_world_satisfies_the_task():
         say("pick", target="ham"), WAIT,
         say("pick", target="apple"), say("navigate", target="drawer", stand_pose="stand_pose_0"), WAIT,
         say("place", target="apple", location="tray"), say("open", target="drawer"), WAIT,
-        WAIT, say("pick", target="ham"), WAIT,
-        WAIT, say("navigate", target="table_0", stand_pose="stand_pose_1"), WAIT,
-        WAIT, say("place", target="ham", location="tray"),
+        # from round 4 Bob has nothing the task names within reach: he waits without a model call
+        say("pick", target="ham"), WAIT,
+        say("navigate", target="table_0", stand_pose="stand_pose_1"), WAIT,
+        say("place", target="ham", location="tray"),
     ]
     model = ScriptedModel(script)
     team = Team(TASK.make_house(), model, TASK)
     result = team.run()
     assert result.success and result.stop_reason == "task done"
-    assert model.remaining == 0 and result.rounds == 6 and result.steps == len(script)
+    assert model.remaining == 0 and result.rounds == 6 and result.steps == len(script) + 3
+    assert [e["robot"] for e in result.log if e.get("auto")] == ["Bob"] * 3
     assert result.messages == 1 and result.failed_actions == 1
     first_alice = result.log[1]
     assert first_alice["robot"] == "Alice" and not first_alice["ok"]
@@ -142,13 +145,13 @@ def test_a_scripted_suite_episode_uses_only_offered_commands():
              {"skill": "open", "target": "drawer"}, {"skill": "pick", "target": "ham"},
              {"skill": "navigate", "target": "fridge", "stand_pose": "stand_pose_0"},
              {"skill": "open", "target": "fridge"}, {"skill": "place", "target": "ham", "location": "fridge"}]
-    script = []
+    script = [WAIT]  # Bob's first turn; then nothing the task names is within his reach: no more calls
     for cmd in alice:
-        script += [WAIT, json.dumps({"analysis": "a", "reasoning": "b", "command": cmd}), WAIT]
+        script += [json.dumps({"analysis": "a", "reasoning": "b", "command": cmd}), WAIT]
     model = ScriptedModel(script[:-1])
     result = run_team(task, model, TeamConfig(max_rounds=6))
     assert result.success and result.failed_actions == 0, result.check_reason
-    alice_requests = model.requests[1::3]
+    alice_requests = [r for r in model.requests if "You are Alice." in r.messages[0]["content"]]
     for request, cmd in zip(alice_requests, alice, strict=True):
         assert offered(request.json_schema, cmd), cmd
     # once she holds the ham, pick is gone and place names only the ham
@@ -322,3 +325,68 @@ def test_a_goal_item_within_reach_is_picked_and_put_where_the_goal_wants_it_befo
     assert house.execute("Alice", Command("navigate", ("fridge", "stand_pose_0"))).ok
     assert house.execute("Alice", Command("open", ("fridge",))).ok
     assert "place" in skills() and not {"navigate", "wait", "communicate"} & skills()
+
+
+def test_the_team_shares_one_map_unless_told_not_to():
+    task = packaged_task("seed", "house")
+    shared = Team(task.make_house(), ScriptedModel([]), task)
+    assert "soap" not in shared.house.known["Alice"]
+    shared.house.execute("David", parse_command("navigate(washbasin, stand_pose_0)"))
+    shared.house.share_knowledge()
+    assert "soap" in shared.house.known["Alice"] and "washbasin" in shared.house.explored["Alice"]
+    assert "soap: on washbasin" in shared.user_prompt("Alice")
+    assert "Objects the team has seen" in shared.user_prompt("Alice")
+    # MHRC's own setting: findings travel only by messages
+    alone = Team(task.make_house(), ScriptedModel([say("navigate", target="washbasin",
+                                                       stand_pose="stand_pose_0")] * 3),
+                 task, TeamConfig(shared_map=False))
+    alone.step("David", 1)
+    assert "soap" in alone.house.known["David"] and "soap" not in alone.house.known["Alice"]
+    assert "Objects you have seen" in alone.user_prompt("Alice")
+
+
+def test_trips_are_offered_fetches_first_then_closed_furniture_then_open_nearest_first():
+    from synergai.robots.team.prompts import teammate_delivers, visit_rank
+
+    task = packaged_task("seed", "house")
+    team = Team(task.make_house(), ScriptedModel([]), task)
+    house = team.house
+
+    def trips() -> list[str]:
+        schema = command_schema(house, "Alice", sorted(house.known["Alice"]), settled=team.settled(),
+                                targets=task.targets, destinations=team.destinations())
+        return [v["properties"]["target"]["const"] for v in variants_of(schema)
+                if v["properties"]["skill"]["const"] == "navigate"]
+
+    order = trips()
+    ranks = [visit_rank(house, "Alice", name) for name in order]
+    assert ranks == sorted(ranks)
+    # the apple, phone and fork are Bob's: he reaches them and the tray without moving
+    assert "table_0" not in order and "tray" not in order
+    closed = [n for n in order if not house.is_open(n)]
+    assert closed and order[:len(closed)] == closed  # only she can look into closed furniture
+    opened = order[len(closed):]
+    assert opened and all(house.is_open(n) for n in opened)
+    distances = [min(house.distance("Alice", p) for p in house.furniture[n].stand_poses) for n in opened]
+    assert distances == sorted(distances)
+    assert not teammate_delivers(house, "Alice", "ham", {"tray"})  # in the drawer: nobody reaches it
+    # once David has looked at the washbasin, the soap there is a fetch: it comes before any exploring
+    house.execute("David", parse_command("navigate(washbasin, stand_pose_0)"))
+    house.share_knowledge()
+    order = trips()
+    assert order[0] == "washbasin" and visit_rank(house, "Alice", "washbasin") == 0
+
+
+def test_a_robot_is_offered_to_pick_only_what_the_task_names():
+    task = parse_tasks([{"name": "fork", "text": "Put the fork into the tray", "scene": "house",
+                         "goal": [["in", "fork", "tray"]]}], "house")[0]
+    house = task.make_house()
+
+    def picks(**kwargs: object) -> list[str]:
+        schema = command_schema(house, "Bob", sorted(house.known["Bob"]), **kwargs)  # type: ignore[arg-type]
+        return next((v["properties"]["target"]["enum"] for v in variants_of(schema)
+                     if v["properties"]["skill"]["const"] == "pick"), [])
+
+    assert picks() == ["apple", "fork", "phone"]  # no task given: whatever is within reach
+    assert picks(targets=task.targets) == ["fork"]
+    assert picks(targets=task.targets, settled={"fork"}) == []

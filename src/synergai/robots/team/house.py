@@ -232,6 +232,14 @@ class House:
                         new.append(name)
         return new
 
+    def share_knowledge(self) -> None:
+        """Give every robot what any robot has seen and looked into (one map for the team)."""
+        known = set().union(*self.known.values())
+        explored = set().union(*self.explored.values())
+        for name in self.robots:
+            self.known[name] |= known
+            self.explored[name] |= explored
+
     def in_container(self, container: str) -> list[str]:
         """Items now in (or on) ``container``."""
         return self.items_at(container)

@@ -114,7 +114,8 @@ def robot_system(house: House, robot: str) -> str:
 def feasible_variants(house: House, robot: str, known_items: Sequence[str],
                       last_failed: Command | None = None, last_done: Command | None = None,
                       settled: Collection[str] = (), targets: Collection[str] | None = None,
-                      destinations: Mapping[str, Collection[str]] | None = None) -> list[dict[str, Any]]:
+                      destinations: Mapping[str, Collection[str]] | None = None,
+                      goal_furniture: Collection[str] = ()) -> list[dict[str, Any]]:
     """The commands ``robot`` can carry out now, one JSON-schema variant per skill (or per navigation
     target): closed furniture within reach, known items within reach on open furniture while the gripper
     is empty, the held item onto open furniture within reach, messages to the others, wait, and the stand
@@ -123,10 +124,17 @@ def feasible_variants(house: House, robot: str, known_items: Sequence[str],
     offered only that work (no navigation, message or wait). Left out: the action that failed at the
     robot's last step; picking up again the item it has just placed (``last_done``; that only undoes its
     step) or an item the task's goal already holds for (``settled``). Items worth walking to are the known
-    ``targets`` (the items the goal names; every known item when None) not yet settled. ``move`` is never
-    offered (every place is reached by ``navigate``)."""
+    ``targets`` (the items the goal names; every known item when None) not yet settled, and with targets
+    given only those are offered to pick (the task names what to move; a robot that cannot move picks only
+    what it can put where the goal wants it), and a held item the goal wants somewhere is offered to be
+    placed only there (a robot that cannot move and cannot reach there may put it down anywhere); an item
+    a teammate can take to where the goal wants it without moving (:func:`teammate_delivers`) is not
+    worth walking to. Trips are offered in :func:`visit_rank` order (``goal_furniture``: the furniture the
+    goal names). ``move`` is never offered (every place is reached by ``navigate``)."""
     spec, state = house.robots[robot], house.states[robot]
     skills = spec.skills
+    mobile = "navigate" in skills and spec.station is None
+    where_to = destinations or {}
     others = [n for n in house.robots if n != robot]
     variants: list[dict[str, Any]] = []
     undone = last_done.args[0] if last_done is not None and last_done.skill == "place" else None
@@ -145,33 +153,46 @@ def feasible_variants(house: House, robot: str, known_items: Sequence[str],
     unopened = "open" in skills and any(
         not house.is_open(f) and f not in house.explored[robot] and house.within_reach(robot, f)
         for f in house.furniture)
-    wanted = [n for n in known_items
-              if n not in settled and n != undone and (targets is None or n in targets)]
-    goal_places = tuple((destinations or {}).get(state.holding, ())) if state.holding else ()
+    def deliverable(item: str) -> bool:
+        ends = where_to.get(item, ())
+        return mobile or not ends or any(house.distance(robot, house.place_spot(item, d)) <= spec.reach
+                                         for d in ends if d in house.furniture)
+
+    wanted = [n for n in known_items if n not in settled and n != undone
+              and (targets is None or n in targets) and deliverable(n)]
+    goal_places = tuple(where_to.get(state.holding, ())) if state.holding else ()
     # likewise it picks an item the goal names within its reach, and puts the held item where the goal
     # wants it when that is within reach, before it walks away
     here = ((state.holding is None and "pick" in skills and targets is not None
              and any(house.can_pick(robot, n) for n in wanted))
             or any(house.can_place(robot, str(state.holding), d) for d in goal_places))
-    if "navigate" in skills and spec.station is None and not unopened and not here:
+    if mobile and not unopened and not here:
+        far = [n for n in wanted if not teammate_delivers(house, robot, n, where_to.get(n, ()))]
+        trips: list[tuple[tuple[int, float], str, list[str]]] = []
         for f in house.furniture.values():
-            poses = [f"stand_pose_{i}" for i, pose in enumerate(f.stand_poses)
+            worth = [(i, pose) for i, pose in enumerate(f.stand_poses)
                      if pose != state.pose and allowed("navigate", f.name, f"stand_pose_{i}")
-                     and worth_visiting(house, robot, f.name, pose, wanted, goal_places)]
-            if poses:
-                variant("navigate", target={"const": f.name}, stand_pose={"enum": poses})
+                     and worth_visiting(house, robot, f.name, pose, far, goal_places)]
+            if worth:
+                rank = min((visit_rank(house, robot, f.name, goal_furniture), house.distance(robot, pose))
+                           for _, pose in worth)
+                trips.append((rank, f.name, [f"stand_pose_{i}" for i, _ in worth]))
+        for _, name, poses in sorted(trips):
+            variant("navigate", target={"const": name}, stand_pose={"enum": poses})
     if "open" in skills:
         closable = [name for name in house.furniture if not house.is_open(name)
                     and house.within_reach(robot, name) and allowed("open", name)]
         if closable:
             variant("open", target={"enum": closable})
     if "pick" in skills and state.holding is None:
-        pickable = [n for n in known_items if house.can_pick(robot, n) and allowed("pick", n)]
+        pickable = [n for n in (known_items if targets is None else wanted)
+                    if house.can_pick(robot, n) and allowed("pick", n)]
         if pickable:
             variant("pick", target={"enum": pickable})
     if "place" in skills and state.holding is not None:
+        only_goal = bool(goal_places) and (mobile or here)
         places = [name for name in house.furniture if house.can_place(robot, state.holding, name)
-                  and allowed("place", state.holding, name)]
+                  and allowed("place", state.holding, name) and (not only_goal or name in goal_places)]
         if places:
             variant("place", target={"const": state.holding}, location={"enum": places})
     if "communicate" in skills and others and not (unopened or here):
@@ -179,6 +200,32 @@ def feasible_variants(house: House, robot: str, known_items: Sequence[str],
     if "wait" in skills and not (unopened or here):  # with work to do where it stands, it does it
         variant("wait")
     return variants
+
+
+def teammate_delivers(house: House, robot: str, item: str, places: Collection[str]) -> bool:
+    """Whether a robot other than ``robot`` reaches ``item`` and one of the ``places`` the goal wants it in
+    or on from where it stands (Bob at table_0 with the tray): then that item is its work."""
+    if item not in house.items:
+        return False
+    for other, spec in house.robots.items():
+        if other == robot or not {"pick", "place"} <= spec.skills:
+            continue
+        if house.distance(other, house.items[item].position) > spec.reach:
+            continue
+        if any(p in house.furniture and house.distance(other, house.place_spot(item, p)) <= spec.reach
+               for p in places):
+            return True
+    return False
+
+
+def visit_rank(house: House, robot: str, furniture: str, goal_furniture: Collection[str] = ()) -> int:
+    """The order in which trips are offered (the embedded model tends to take the first): furniture already
+    looked into (a trip there fetches or delivers a known item) or named by the goal first, then closed
+    furniture only a robot that can open may look into, then open furniture any robot can look into;
+    nearer first within each."""
+    if furniture in house.explored[robot] or furniture in goal_furniture:
+        return 0
+    return 1 if not house.is_open(furniture) else 2
 
 
 def worth_visiting(house: House, robot: str, furniture: str, pose: tuple[float, float, float],
@@ -211,7 +258,8 @@ def worth_visiting(house: House, robot: str, furniture: str, pose: tuple[float, 
 def command_schema(house: House, robot: str, known_items: Sequence[str],
                    last_failed: Command | None = None, last_done: Command | None = None,
                    settled: Collection[str] = (), targets: Collection[str] | None = None,
-                   destinations: Mapping[str, Collection[str]] | None = None) -> dict[str, Any]:
+                   destinations: Mapping[str, Collection[str]] | None = None,
+                   goal_furniture: Collection[str] = ()) -> dict[str, Any]:
     """The reply schema of one robot at this step: a short analysis (logged; it also lets the model think
     before it commits) and one of the commands it can carry out now. MHRC's free-text "reasoning" is not
     asked for (nothing reads it); a reply that still carries it is accepted."""
@@ -220,7 +268,7 @@ def command_schema(house: House, robot: str, known_items: Sequence[str],
         "properties": {
             "analysis": {"type": "string", "maxLength": 80},
             "command": {"anyOf": feasible_variants(house, robot, known_items, last_failed, last_done,
-                                                            settled, targets, destinations)},
+                                                   settled, targets, destinations, goal_furniture)},
         },
         "required": ["analysis", "command"],
     }

@@ -8,6 +8,9 @@ stops when the world satisfies the task (the checker reads the house, not the ro
 robot acts for two rounds, or after ``max_rounds``. A robot offered nothing but messages and waiting, with
 no new message to read, waits without a model call (after its first turn). ``use_feedback=False`` is
 MHRC's ablation: robots no longer see the outcome of their actions (messages and the scene graph remain).
+With ``shared_map`` (the default) the team keeps one scene graph: what any robot sees on or in furniture
+every robot knows at its next turn, and furniture one robot has looked into is explored for all (MHRC's
+robots share findings only by messages; ``shared_map=False`` restores that).
 Every step's log entry and the result count the tokens the model read (all, and those not served from its
 prefix cache) and wrote, over every reply (retries included).
 """
@@ -43,6 +46,7 @@ class TeamConfig:
     history: int = 6  # entries of each history shown in the prompt
     max_tokens: int = 220
     retries: int = 1
+    shared_map: bool = True  # one scene graph for the team (see the module doc-string)
 
     def __post_init__(self) -> None:
         if self.max_rounds < 1:
@@ -113,7 +117,10 @@ class Team:
         self.config = config or TeamConfig()
         self.memory = {n: RobotMemory() for n in TURN_ORDER}
         self._system = {n: T.robot_system(house, n) for n in TURN_ORDER}
+        if self.config.shared_map:
+            house.share_knowledge()
         self._destinations: dict[str, set[str]] = {}
+        self._goal_furniture = frozenset(n for p in task.goal for n in p.objects() if n in house.furniture)
         for p in task.goal:
             if p.name in ("in", "on") and len(p.args) >= 2 and p.args[0] in house.items:
                 self._destinations.setdefault(str(p.args[0]), set()).add(str(p.args[1]))
@@ -147,7 +154,8 @@ class Team:
         todo = [p.describe() for p in self.task.goal if p.describe() not in done]
         lines = [
             f"Scene graph now: furniture states: {states}.",
-            f"Objects you have seen: {'; '.join(seen) if seen else 'none yet'}.",
+            f"Objects {'the team has' if self.config.shared_map else 'you have'} seen: "
+            f"{'; '.join(seen) if seen else 'none yet'}.",
             f"Robot status: position [{x:.2f}, {y:.2f}], orientation {yaw:.2f}. {grip}",
             f"Task (the person said): {self.task.text}. The objects it names: {list(self.task.targets)}.",
             f"Your part: Brief: {role['brief']} Detailed: {role['detailed']}",
@@ -186,7 +194,8 @@ class Team:
         mem.latest_messages = [f"{m.content} (from {m.sender})" for m in self.house.take_messages(robot)]
         known = [n for n in self._seen(robot) if n not in self.house.robots]
         schema = T.command_schema(self.house, robot, known, mem.last_failed, mem.last_done,
-                                  self.settled(), self.task.targets, self.destinations())
+                                  self.settled(), self.task.targets, self.destinations(),
+                                  self._goal_furniture)
         offered = {v["properties"]["skill"]["const"] for v in schema["properties"]["command"]["anyOf"]}
         if offered <= {"communicate", "wait"} and not mem.latest_messages and mem.actions:
             # nothing it can do in the world and nothing new to read: it waits without a model call
@@ -211,8 +220,11 @@ class Team:
             mem.feedback.append(fb.text)
             return entry
         fb = self.house.execute(robot, command)
+        if self.config.shared_map:
+            self.house.share_knowledge()
         mem.last_failed = None if fb.ok else command
-        mem.last_done = command if fb.ok else mem.last_done
+        # what it last did in the world (a wait or a message in between does not make a placed item new)
+        mem.last_done = command if fb.ok and command.skill not in ("wait", "communicate") else mem.last_done
         mem.actions.append(command.render())
         mem.feedback.append(fb.text)
         entry.update(command=command.render(), ok=fb.ok, feedback=fb.text,
