@@ -38,6 +38,16 @@ def test_multiword_category_identifiers_are_joined_only_outside_strings():
     assert join_category_names("coffee table = 1", ["cart"]) == "coffee table = 1"
 
 
+def test_a_category_fused_with_a_prefix_or_suffix_is_joined_whole():
+    code = ("water cooler_distance = 2\nclosest_water cooler = 1\n"
+            "print(water cooler_distance + closest_water cooler)\n")
+    assert make_parse(code, ["water cooler"]) == (
+        "water_cooler_distance = 2\nclosest_water_cooler = 1\n"
+        "print(water_cooler_distance + closest_water_cooler)\n")
+    # a name that only ends in the category's first word's letters is not touched
+    assert join_category_names("sweater cooler_x = 1", ["water cooler"]) == "sweater cooler_x = 1"
+
+
 def test_undefined_name_that_is_a_category_says_how_to_get_one():
     findings = check_program('print(query_attribute(table, "color"))', ["table", "chair"])
     assert findings[0].kind == "undefined-name"

@@ -6,8 +6,9 @@ for a repair round:
 * **Reused quotes inside an f-string** (``f"{x["a"]}"``): valid from Python 3.12 (PEP 701), a syntax
   error in the sandbox's Python 3.11. The string literals inside replacement fields get the other kind
   of quotes, which is what the code means under 3.12.
-* **A scene category written as an identifier with spaces** (``water cooler = filter(...)``): the words
-  of one of the scene's multi-word categories, standing outside any string, are joined with ``_``.
+* **A scene category written as an identifier with spaces** (``water cooler = filter(...)``, also inside a
+  longer name: ``water cooler_distance``): the words of one of the scene's multi-word categories, standing
+  outside any string, are joined with ``_``.
 
 A rewrite is kept only when the result parses; otherwise the program is left as written and the static
 check reports the syntax error with its hint.
@@ -116,9 +117,18 @@ def requote_fstrings(code: str) -> str:
     return "".join(out)
 
 
+def _spells(names: tuple[str, ...], words: tuple[str, ...]) -> bool:
+    """Whether consecutive bare ``names`` spell the category ``words``, the first name possibly with a
+    prefix joined by ``_`` and the last with a suffix (``closest_water cooler_distance``)."""
+    first, *middle, last = names
+    return (first == words[0] or first.endswith("_" + words[0])) and tuple(middle) == words[1:-1] and (
+        last == words[-1] or last.startswith(words[-1] + "_"))
+
+
 def join_category_names(code: str, categories: Sequence[str]) -> str:
     """``code`` with the words of a multi-word scene category that stand as bare names joined by ``_``
-    (``water cooler = ...`` becomes ``water_cooler = ...``)."""
+    (``water cooler = ...`` becomes ``water_cooler = ...``; ``water cooler_distance`` becomes
+    ``water_cooler_distance``)."""
     phrases = sorted({tuple(c.split()) for c in categories if len(c.split()) > 1}, key=len, reverse=True)
     if not phrases:
         return code
@@ -133,9 +143,10 @@ def join_category_names(code: str, categories: Sequence[str]) -> str:
         for words in phrases:
             run = tokens[i:i + len(words)]
             if (len(run) == len(words) and all(t.type == tokenize.NAME for t in run)
-                    and tuple(t.string for t in run) == words
+                    and _spells(tuple(t.string for t in run), words)
                     and len({t.start[0] for t in run}) == 1):
-                edits.append((run[0].start[0], run[0].start[1], run[-1].end[1], "_".join(words)))
+                edits.append((run[0].start[0], run[0].start[1], run[-1].end[1],
+                              "_".join(t.string for t in run)))
                 i += len(words) - 1
                 break
         i += 1
