@@ -60,6 +60,8 @@ def findings(code: str, ordered_sets: bool = True) -> list[tuple[str, str]]:
          "set-as-object", ["relate() needs one object as reference_object, but t is a set"]),
         ("for t in filter(scene(), 'table'):\n    print(len(t))", "set-as-object",
          ["t is one object, it has no len()"]),
+        ("cups = relate(scene(), filter(scene(), 'table')[0], 'on')\nprint(cups.category)", "set-as-object",
+         ["cups is a set of objects, it has no .category", "cups[0].category (the nearest)"]),
     ],
 )
 def test_each_check_class_yields_a_precise_hint(code: str, kind: str, hint_parts: list[str]) -> None:

@@ -86,6 +86,8 @@ def test_a_repeated_failing_program_is_not_run_again_and_a_second_repeat_ends_th
     assert len(programs) == 1 and programs[0]["error"].startswith("TypeError: unsupported operand")
     told = llm.requests[2].messages[-1]["content"]
     assert told.startswith("This is the program that already failed with: TypeError: unsupported operand")
+    # greedy decoding would write it again: the call after a repeat is sampled, the others are greedy
+    assert [r.temperature for r in llm.requests] == [0.0, 0.0, 0.7]
     # the third copy ended the rounds; no program ever printed, so nothing is guessed: the answer says
     # it could not be computed and the result keeps the error
     assert result.llm_calls == 3 and llm.remaining == 1

@@ -6,7 +6,13 @@ from agent_scripting import room
 
 from synergai.agent.program.check import check_program
 from synergai.agent.program.loop import ProgramLoop
-from synergai.agent.program.rewrite import join_category_names, make_parse, parses, requote_fstrings
+from synergai.agent.program.rewrite import (
+    carry_definitions,
+    join_category_names,
+    make_parse,
+    parses,
+    requote_fstrings,
+)
 from synergai.llm import ScriptedModel
 
 
@@ -83,3 +89,34 @@ def test_relation_hints_point_to_the_function_or_direction_that_exists():
     assert ref[0].kind == "arguments" and "use relate(object_set, reference_object, relation)" in ref[0].hint
     plain = check_program('x = relate_agent(object_set=scene(), relation="sideways")', cats)
     assert "relate(" not in plain[0].hint and "clock" not in plain[0].hint
+
+
+def test_assignments_an_earlier_attempt_made_are_carried_into_a_repair_that_dropped_them():
+    first = ('object_set = scene()\n'
+             'mini_fridges = filter(object_set=object_set, category="mini fridge")\n'
+             'print(len(relate(object_set=mini_fridges, reference_object=door, relation="right")))\n')
+    repair = ('door = filter(object_set=scene(), category="door")[0]\n'
+              'print(len(relate(object_set=mini_fridges, reference_object=door, relation="right")))\n')
+    code, names = carry_definitions(repair, [first]) or ("", [])
+    assert names == ["object_set", "mini_fridges"]
+    assert code.startswith("object_set = scene()\nmini_fridges = filter(") and code.endswith(repair)
+    assert check_program(code, ["mini fridge", "door"]) == []
+    assert carry_definitions(repair, []) is None  # nothing earlier: the check's hint goes back
+    assert carry_definitions("print(banana)", [first]) is None  # never assigned
+    assert carry_definitions("print(1)", [first]) is None  # needs nothing
+
+
+def test_the_loop_runs_a_repair_with_the_carried_assignments_without_another_round():
+    first = ('chairs = filter(object_set=scene(), category="chair")\n'
+             'print(len(relate(object_set=chairs, reference_object=tabel, relation="near")))')
+    repair = ('table = filter(object_set=scene(), category="table")[0]\n'
+              'print(len(chairs))')
+    llm = ScriptedModel([
+        f"Thought: count\nAction: Program\nAction Input:\n```Python\n{first}\n```",
+        f"Thought: fix\nAction: Program\nAction Input:\n```Python\n{repair}\n```",
+        "Thought: done\nAction: Final Answer\nAction Input: two",
+    ])
+    result = ProgramLoop(llm).run(room(), "How many chairs are there?")
+    programs = [t for t in result.trace if t["type"] == "program"]
+    assert [p["ok"] for p in programs] == [False, True] and programs[0]["stage"] == "check"
+    assert programs[1]["carried"] == ["chairs"] and programs[1]["stdout"].strip() == "2"

@@ -180,7 +180,13 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
         if isinstance(node.value, ast.Name) and node.value.id in MODULES:
             return
-        if self.kind_of(node.value) == "object" and node.attr not in OBJECT_FIELDS:
+        if self.kind_of(node.value) == "set" and node.attr in OBJECT_FIELDS:
+            what = ast.unparse(node.value)
+            one = f"{what}[0]" if self.ordered_sets else f"next(iter({what}))"
+            self.add("set-as-object", node, f"{what} is a set of objects, it has no .{node.attr}: take one "
+                     f"with {one}.{node.attr} (the nearest) after checking len({what}) > 0, or loop over it "
+                     f"(for obj in {what}: ...)")
+        elif self.kind_of(node.value) == "object" and node.attr not in OBJECT_FIELDS:
             self.add("object-field", node, f"objects have only .category, .xyz and .id, not .{node.attr}: "
                      "use query_attribute(obj, attribute_type) with attribute_type one of "
                      f"{_legal_list(ATTRIBUTE_TYPES)}")
@@ -304,6 +310,13 @@ def _bound_names(tree: ast.Module) -> set[str]:
     return names
 
 
+def undefined_names(tree: ast.Module) -> list[ast.Name]:
+    """The names ``tree`` reads that nothing binds: not the program, the builtins or the API (in order)."""
+    known = _bound_names(tree) | set(dir(builtins)) | set(API_FUNCTIONS) | {"ObjectAttribute"}
+    return [node for node in ast.walk(tree)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in known]
+
+
 def _undefined_hint(name: str, bound: set[str], categories: Sequence[str], ordered_sets: bool) -> str:
     """The repair hint for an undefined ``name``; a name that is a scene category says how to get one."""
     words = name.replace("_", " ").strip().lower()
@@ -342,16 +355,14 @@ def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bo
     bound = _bound_names(tree)
     checker.defined = bound
     checker.shadowed = bound & set(API_FUNCTIONS)
-    known = bound | set(dir(builtins)) | set(API_FUNCTIONS) | {"ObjectAttribute"}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in known:
-            called = any(isinstance(p, ast.Call) and p.func is node for p in ast.walk(tree))
-            if called:
-                checker.add("unknown-function", node, f"{node.id}() is not an API function"
-                            f"{_closest(node.id, API_FUNCTIONS)}; the functions are: "
-                            + ", ".join(_signature_text(n, s) for n, s in checker.sigs.items()))
-            else:
-                checker.add("undefined-name", node, _undefined_hint(node.id, bound, categories, ordered_sets))
+    for node in undefined_names(tree):
+        called = any(isinstance(p, ast.Call) and p.func is node for p in ast.walk(tree))
+        if called:
+            checker.add("unknown-function", node, f"{node.id}() is not an API function"
+                        f"{_closest(node.id, API_FUNCTIONS)}; the functions are: "
+                        + ", ".join(_signature_text(n, s) for n, s in checker.sigs.items()))
+        else:
+            checker.add("undefined-name", node, _undefined_hint(node.id, bound, categories, ordered_sets))
     checker.visit(tree)
     return sorted(checker.findings, key=lambda f: f.line)
 

@@ -1,11 +1,14 @@
 """Program mode (LLM-TPC): Think -> Program -> check -> run in the sandbox -> reCtify, then a typed answer.
 
 The model writes short Python against the scene APIs (:mod:`synergai.agent.program.api`). Each program is
-first checked statically (:mod:`synergai.agent.program.check`): a program with findings is not run, and
+first made to parse where one mechanical rewrite does it, given back the assignments of earlier
+attempts it uses but dropped (:mod:`synergai.agent.program.rewrite`), and checked statically
+(:mod:`synergai.agent.program.check`): a program with findings is not run, and
 the repair prompt carries the findings' hints at once. A program that passes runs in the sandbox; on an
 error (its last traceback line) or an empty output the model is asked to rectify it; on a malformed reply
 it gets the parse-error prompt; a program that already failed is not run again (the model is told so,
-and a second repeat ends the rounds). The final answer is read as the question's answer form
+the next reply is sampled at ``repeat_temperature`` instead of greedily, and a second repeat ends the
+rounds). The final answer is read as the question's answer form
 (:mod:`synergai.agent.answer_forms`). After a program prints, the next call asks for the Final Answer
 only, with a small token budget (``ProgramLimits.answer_after_output``). When the rounds run out, or the
 model does not answer when asked to, a model that saw a program's output is asked once for the answer as
@@ -38,7 +41,7 @@ from synergai.agent.answer_forms import (
 from synergai.agent.program import prompt as P
 from synergai.agent.program.check import check_program, repair_hint
 from synergai.agent.program.grammar import reply_grammar
-from synergai.agent.program.rewrite import make_parse
+from synergai.agent.program.rewrite import carry_definitions, make_parse
 from synergai.agent.program.sandbox import SandboxLimits, run_program
 from synergai.geometry.frames import Viewpoint
 from synergai.llm.base import ChatModel, ChatReply, supports_grammar
@@ -83,6 +86,9 @@ class ProgramLimits:
     static_check: bool = True
     #: Longest program output shown to the model (a longer one is cut, and the model told so).
     max_observation_chars: int = 1500
+    #: Sampling temperature of the call after the model repeated a failed program (greedy decoding
+    #: given the same prompt would write it again); every other call is greedy.
+    repeat_temperature: float = 0.7
 
 
 @dataclass
@@ -178,9 +184,9 @@ class ProgramLoop:
         self._system = P.system_prompt(ordered_sets=self.limits.ordered_sets, constrained=self.constrained)
 
     def _call(self, result: ProgramResult, messages: list[dict[str, str]], max_tokens: int,
-              grammar: str | None) -> ChatReply:
+              grammar: str | None, temperature: float = 0.0) -> ChatReply:
         extra: dict[str, Any] = {"grammar": grammar} if grammar is not None else {}
-        return result.count(self.llm.chat(messages, max_tokens=max_tokens, temperature=0.0,
+        return result.count(self.llm.chat(messages, max_tokens=max_tokens, temperature=temperature,
                                           stop=["\nObservation:", "\nuser:"], **extra))
 
     def run(self, graph: SceneGraph, question: str, situation: str = "",
@@ -202,13 +208,17 @@ class ProgramLoop:
                     {"role": "user", "content": P.user_prompt(scene_summary(graph), situation, question,
                                                               P.answer_hint(form, options))}]
         failed: dict[str, str] = {}  # program text (whitespace-normalised) -> its error
+        earlier: list[str] = []  # the programs written so far (their assignments can be carried)
         repeats = 0
+        repeated_last = False  # the last reply repeated a failed program: the next one is sampled
         saw_output = False
         answer_now = False  # the last program printed: this round is the answer's
         last_error = ""
         for _ in range(self.limits.max_rounds):
             budget = self.limits.answer_tokens if answer_now else self.limits.max_tokens
-            reply = self._call(result, messages, budget, grammars.get(answer_now))
+            temperature = self.limits.repeat_temperature if repeated_last else 0.0
+            repeated_last = False
+            reply = self._call(result, messages, budget, grammars.get(answer_now), temperature)
             messages.append({"role": "assistant", "content": reply.text})
             try:
                 step = parse_reply(reply.text)
@@ -232,17 +242,23 @@ class ProgramLoop:
                 if repeats > 1:
                     break
                 messages.append({"role": "user", "content": P.REPEATED.format(error=failed[key])})
+                repeated_last = True
                 continue
             rewritten = make_parse(step.content, categories) if self.limits.static_check else None
             code = rewritten or step.content
+            carry = carry_definitions(code, earlier) if self.limits.static_check else None
+            earlier.append(code)
+            carried: list[str] = []
+            if carry is not None:
+                code, carried = carry
             findings = (check_program(code, categories, ordered_sets=self.limits.ordered_sets)
                         if self.limits.static_check else [])
             if findings:  # not run: the hints go straight back
                 error = f"CheckError: {repair_hint(findings)}"
                 result.trace.append({"type": "program", "thought": step.thought, "program": code,
                                      "ok": False, "stdout": "", "error": error, "stage": "check",
-                                     "findings": [f.kind for f in findings], "wall_s": 0.0,
-                                     "rewritten": rewritten is not None})
+                                         "findings": [f.kind for f in findings], "wall_s": 0.0,
+                                     "rewritten": rewritten is not None, "carried": carried})
                 failed[key] = last_error = error
                 messages.append({"role": "user", "content": P.CHECK_FAILED.format(error=error)})
                 continue
@@ -251,7 +267,7 @@ class ProgramLoop:
             result.trace.append({"type": "program", "thought": step.thought, "program": code,
                                  "ok": outcome.ok, "stdout": outcome.stdout, "error": outcome.error,
                                  "stage": "sandbox", "wall_s": round(outcome.wall_s, 3),
-                                 "rewritten": rewritten is not None})
+                                 "rewritten": rewritten is not None, "carried": carried})
             if outcome.ok and outcome.stdout.strip():
                 saw_output = True
                 answer_now = self.limits.answer_after_output
