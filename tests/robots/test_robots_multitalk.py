@@ -66,14 +66,13 @@ def test_questions_then_simulator_collision_then_repair(sim):
 def test_critic_violation_is_repaired_before_the_simulator_runs(sim):
     to_base = plan("grasp(0.3, 0.4, 0.05)", "move(0.35, 0.1, 0.05)", "home()")
     model = ScriptedModel([
-        to_base, critique((2, "the target location was assumed; ask the user where to put the can")),
+        to_base, critique((2, "assumes a target the user did not give")),
         questions("Where should I put the soup can?"),
         GOOD, critique(),
     ])
     result = run_multitalk(EAT.text, sim, model, checker=EAT.check, answers=["At (0.4, 0.45)."])
     assert result.success, result.log
-    assert result.log[0]["critique"] == [
-        "2: the target location was assumed; ask the user where to put the can"]
+    assert result.log[0]["critique"] == ["2: assumes a target the user did not give"]
     assert "simulator" not in result.log[0]
     assert result.log[2]["critique"] == ["Feasible Plan!"]
     analyzer_query = model.requests[1].messages[1]["content"]
@@ -104,11 +103,23 @@ def test_rule_violations_skip_the_model_critic_and_a_refused_plan_cannot_run_aga
 
 
 def test_a_plan_the_model_critic_rejected_may_be_resubmitted_and_reaches_the_simulator(sim):
-    model = ScriptedModel([GOOD, critique((2, "put it somewhere else")), GOOD])
+    model = ScriptedModel([GOOD, critique((2, "puts the object in the wrong place")), GOOD])
     result = run_multitalk(EAT.text, sim, model, checker=EAT.check)
     assert result.success and result.rounds == 2
     assert [c["by"] for c in result.caught] == ["llm"]
     assert "trusts the planner" in result.log[1]["critique"][0]
+
+
+def test_the_model_critic_names_one_of_the_listed_problems_for_a_step_of_the_plan(sim):
+    from synergai.robots.tabletop.prompts import ANALYZER_PROBLEMS
+
+    free_text, no_such_step = (2, "the soup can is already on the table"), (9, ANALYZER_PROBLEMS[0])
+    model = ScriptedModel([GOOD, critique(free_text, no_such_step)])
+    result = run_multitalk(EAT.text, sim, model, checker=EAT.check)
+    # a free-text objection and a step the plan does not have are not objections: the plan runs
+    assert result.success and result.rounds == 1 and result.log[0]["critique"] == ["Feasible Plan!"]
+    item = model.requests[1].json_schema["properties"]["violations"]["items"]["properties"]
+    assert item["problem"] == {"enum": list(ANALYZER_PROBLEMS)} and item["step"]["maximum"] == 3
 
 
 def test_grasps_by_object_name_and_only_feasible_objects_in_the_schema():

@@ -97,6 +97,14 @@ def test_rules_flag_a_move_that_changes_nothing(graph):
     assert [(x.step, x.problem) for x in v] == [(2, "this move leaves bottle 1 where it already is")]
 
 
+def test_a_plan_that_moves_nothing_is_a_violation(graph):
+    (v,) = check_plan(parse_plan_text("home()"), graph)
+    assert v.step == 1 and "the plan moves no object" in v.problem
+    grasp_only = check_plan(parse_plan_text("grasp((0.32, -0.33))\nhome()"), graph)
+    assert any("moves no object" in x.problem for x in grasp_only)
+    assert check_plan([], graph) == []  # no plan at all is the parser's business
+
+
 def test_rule_findings_name_the_fix(graph):
     far = check_plan(parse_plan_text("grasp((0.0, 0.0))\nmove((0.3, 0.0))"), graph)
     assert "the nearest object is" in far[0].problem

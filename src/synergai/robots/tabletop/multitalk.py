@@ -303,14 +303,15 @@ class Analyzer:
     def critique(self, task: str, steps: Sequence[ArmStep], qa: Sequence[tuple[str, str]],
                  graph: SceneGraph, reachable: Callable[[float, float], bool] | None = None
                  ) -> list[Violation]:
-        """Rule findings (each naming its fix); when the rules pass, the model's critique."""
+        """Rule findings (each naming its fix); when the rules pass, the model's critique: steps of the plan,
+        each with one of ``ANALYZER_PROBLEMS`` (anything else is not an objection)."""
         violations = check_plan(steps, graph, reachable=reachable)
         if violations or self.model is None or not self.config.llm_critic:
             return violations
         query = P.analyzer_query(task, format_plan(steps), qa, environment_text(graph), relations_text(graph))
         messages = [{"role": "system", "content": P.ANALYZER_SYSTEM}, {"role": "user", "content": query}]
-        answer = ask_json(self.model, messages, P.analyzer_schema(), max_tokens=self.config.critic_max_tokens,
-                          retries=self.config.retries)
+        answer = ask_json(self.model, messages, P.analyzer_schema(len(steps)),
+                          max_tokens=self.config.critic_max_tokens, retries=self.config.retries)
         self.replies.extend(answer.replies)
         if answer.data is None:
             return []  # an unusable critique does not block the plan
@@ -321,7 +322,7 @@ class Analyzer:
             except (TypeError, ValueError, AttributeError):
                 continue
             problem = str(item.get("problem", "")).strip()
-            if 1 <= step <= len(steps) and problem and "no violation" not in problem.lower():
+            if 1 <= step <= len(steps) and problem in P.ANALYZER_PROBLEMS:  # the schema's contract
                 out.append(Violation(step, problem, "llm"))
         return out
 

@@ -165,31 +165,38 @@ def invalid_feedback(problem: str) -> str:
 
 NO_MORE_QUESTIONS = "You may not ask more questions now: give the plan."
 
+#: What the Analyzer may object to: the judgements the rule checks cannot make (they have already passed:
+#: feasibility, grasp coordinates, occupied places, reach). A free-text objection from a small model is
+#: as often wrong as right ("bottle 1 is already on the table"), so the reply names one of these.
+ANALYZER_PROBLEMS = (
+    "moves an object the instruction does not name",
+    "moves the wrong object",
+    "puts the object in the wrong place",
+    "misses a step the instruction needs",
+    "assumes a target the user did not give",
+)
+
 ANALYZER_SYSTEM = "\n".join([
     "You are a fault-finding agent for a Franka arm. A planning agent turned a high-level instruction into "
-    "step-by-step instructions. Find the steps that break the rules below, and judge whether the plan does "
-    "what the instruction (and the user's answers) ask.",
+    "step-by-step instructions. Judge whether the plan does what the instruction (and the user's answers) "
+    "ask.",
     "",
     "Actions: grasp((x, y, z)) grabs the object at these coordinates; move((x, y, z)) moves the grasped "
     "object there and releases it (onto the object there when z reaches its height); home() returns the arm "
     "to its base, and nothing may follow it.",
-    "Rules:",
-    "- each action must be physically feasible; one object grasped at a time; an object must be grasped "
-    "before it is moved",
-    "- a grasp must use the coordinates of an object in the environment (not checked for move)",
-    "- no two objects may end in the same place",
-    "- the plan must do what the instruction asks, with the objects and places the user named",
-    "- a target object or location the planner assumed, not given by the user or the instruction, is a "
-    "violation: the planner should have asked",
-    "Out-of-bounds errors are not yours to find.",
+    "The rule checks have passed: every step is physically feasible, every grasp is at an object, no place "
+    "is occupied, every place is within reach. Do not report those.",
+    "Report a step only for one of these problems: " + "; ".join(ANALYZER_PROBLEMS) + ". A target the "
+    "planner assumed, not given by the user or the instruction, is a violation: it should have asked.",
     "",
-    'Reply with one JSON object: {"violations": [{"step": step number, "problem": "short reason"}]}. If the '
-    'plan is right, the list is empty ("Feasible Plan!").',
+    'Reply with one JSON object: {"violations": [{"step": step number, "problem": one of the problems}]}. If '
+    'the plan does what was asked, the list is empty ("Feasible Plan!").',
 ])
 
 
-def analyzer_schema() -> dict[str, Any]:
-    """The Analyzer's reply schema."""
+def analyzer_schema(steps: int = 20) -> dict[str, Any]:
+    """The Analyzer's reply schema for a plan of ``steps`` steps: each violation names a step of the plan
+    and one of :data:`ANALYZER_PROBLEMS`."""
     return {
         "type": "object",
         "properties": {
@@ -198,8 +205,8 @@ def analyzer_schema() -> dict[str, Any]:
                 "maxItems": 6,
                 "items": {
                     "type": "object",
-                    "properties": {"step": {"type": "integer"},
-                                   "problem": {"type": "string", "maxLength": 80}},
+                    "properties": {"step": {"type": "integer", "minimum": 1, "maximum": max(1, steps)},
+                                   "problem": {"enum": list(ANALYZER_PROBLEMS)}},
                     "required": ["step", "problem"],
                 },
             }

@@ -41,7 +41,8 @@ class Violation:
 
 def check_plan(steps: Sequence[ArmStep], graph: SceneGraph, tolerance: float = GRASP_TOLERANCE,
                bounds: TableBounds | None = None, reachable: Reachable | None = None) -> list[Violation]:
-    """Every rule violation of ``steps`` against the objects of ``graph`` (empty: no rule broken).
+    """Every rule violation of ``steps`` against the objects of ``graph`` (empty: no rule broken). Every
+    instruction of this mode rearranges the table, so a plan without a move is a violation too.
 
     A move onto an occupied, out-of-bounds or unreachable place names the nearest free place inside
     ``bounds`` (MultiTalk's workspace) that ``reachable`` accepts.
@@ -124,6 +125,9 @@ def check_plan(steps: Sequence[ArmStep], graph: SceneGraph, tolerance: float = G
             base[holding] = 0.0
         where[holding] = (x, y)
         holding = None
+    if steps and not any(step.action == "move" for step in steps):
+        out.append(Violation(1, "the plan moves no object, but the instruction asks for a change on the "
+                                "table: give the grasp and move steps it needs"))
     return out
 
 
