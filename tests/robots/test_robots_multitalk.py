@@ -271,12 +271,53 @@ def test_a_move_by_relation_and_anchor_is_placed_by_geometry(task_name, relation
     assert f"# cube {relation} {anchor}" in result.log[0]["plan"][1]
 
 
+def test_a_place_behind_an_anchor_near_the_workspace_edge_is_found_and_runs():
+    task = packaged_task("behind_mug", "tabletop")  # the mug stands 0.15 m from the far edge
+    reply = _relational({"action": "grasp", "object": "cube"},
+                        {"action": "move", "relation": "behind", "anchor": "mug"}, {"action": "home"})
+    with TabletopSim(task.objects) as s:
+        result = run_multitalk(task.text, s, ScriptedModel([reply, critique()]), checker=task.check)
+    assert result.success and result.rounds == 1, result.log
+
+
 def test_a_relational_move_without_a_grasp_or_onto_itself_is_an_invalid_reply(sim):
     bad = _relational({"action": "move", "relation": "next to", "anchor": "soup can"}, {"action": "home"})
     model = ScriptedModel([bad, GOOD, critique()])
     result = run_multitalk(EAT.text, sim, model, answers=EAT.answers, checker=EAT.check)
     assert result.log[0]["planner"] == "invalid"
     assert "needs another object grasped" in result.log[0]["problem"]
+
+
+def test_a_move_that_trades_the_roles_the_instruction_gives_is_an_invalid_reply_naming_the_fix():
+    task = packaged_task("right_of_bottle", "tabletop")  # put the soup can to the right of the mustard bottle
+    swapped = _relational({"action": "grasp", "object": "mustard bottle"},
+                          {"action": "move", "relation": "right of", "anchor": "soup can"}, {"action": "home"})
+    right = _relational({"action": "grasp", "object": "soup can"},
+                        {"action": "move", "relation": "right of", "anchor": "mustard bottle"}, {"action": "home"})
+    model = ScriptedModel([swapped, right, critique()])
+    with TabletopSim(task.objects) as s:
+        result = run_multitalk(task.text, s, model, checker=task.check)
+    assert result.log[0]["planner"] == "invalid"
+    assert ("the instruction puts soup can right of mustard bottle, not mustard bottle right of soup can: "
+            "grasp soup can") in result.log[0]["problem"]
+    assert result.success, result.log
+
+
+@pytest.mark.parametrize(("text", "relation", "moved", "anchor", "reversed_"), [
+    ("Put the soup can to the right of the mustard bottle", "right of", "mustard bottle", "soup can", True),
+    ("Put the soup can to the right of the mustard bottle", "right of", "soup can", "mustard bottle", False),
+    ("Put the cube on the mug", "on", "mug", "cube", True),
+    ("Put the cube next to the mug", "next to", "mug", "cube", False),  # symmetric: no roles
+    ("Move the mug so that the cube is left of it", "left of", "mug", "cube", False),  # not said as X rel Y
+    ("Put a soup can left of the other soup can", "left of", "soup can 2", "soup can 1", False),  # one kind
+])
+def test_roles_reversed_reads_which_object_the_instruction_moves(text, relation, moved, anchor, reversed_):
+    from synergai.robots.tabletop.places import roles_reversed
+
+    def words(name: str) -> tuple[str, ...]:
+        return (name, name.rstrip(" 12"))
+
+    assert roles_reversed(text, relation, words(moved), words(anchor)) is reversed_
 
 
 def test_a_side_place_is_beyond_the_anchor_on_that_side_or_none():

@@ -49,6 +49,7 @@ from synergai.robots.tabletop.places import (
     line_targets,
     move_relations_said,
     place_target,
+    roles_reversed,
 )
 from synergai.robots.tabletop.plan import ArmStep, format_plan, parse_plan_text, steps_from_json
 from synergai.robots.tabletop.rules import Violation, check_plan
@@ -121,12 +122,12 @@ class Planner:
                           temperature=temperature,
                           accept_text=lambda text: _text_reply(text, replies, PlannerReply("invalid")).kind
                           != "invalid")
-        return _planner_reply(answer, replies, graph, self.bounds, self.reachable)
+        return _planner_reply(answer, replies, graph, self.bounds, self.reachable, said)
 
 
 def _planner_reply(answer: JsonAnswer, replies: Sequence[str], graph: SceneGraph | None = None,
-                   bounds: TableBounds | None = None, reachable: Callable[[float, float], bool] | None = None
-                   ) -> PlannerReply:
+                   bounds: TableBounds | None = None, reachable: Callable[[float, float], bool] | None = None,
+                   said: str = "") -> PlannerReply:
     out = PlannerReply("invalid", text=answer.text, calls=answer.calls, problem=answer.problem,
                        replies=list(answer.replies))
     data = answer.data
@@ -145,7 +146,7 @@ def _planner_reply(answer: JsonAnswer, replies: Sequence[str], graph: SceneGraph
     elif kind == "plan":
         try:
             items = data.get("steps") or []
-            steps = steps_from_json(resolve_steps(items, graph, bounds, reachable) if graph is not None
+            steps = steps_from_json(resolve_steps(items, graph, bounds, reachable, said) if graph is not None
                                     else items)
             # a home() before the last step only sends the arm back between two moves: dropped, so a
             # plan is not refused (and resubmitted) for it
@@ -160,12 +161,13 @@ def _planner_reply(answer: JsonAnswer, replies: Sequence[str], graph: SceneGraph
 
 
 def resolve_steps(items: Sequence[Any], graph: SceneGraph, bounds: TableBounds | None = None,
-                  reachable: Callable[[float, float], bool] | None = None) -> list[Any]:
+                  reachable: Callable[[float, float], bool] | None = None, said: str = "") -> list[Any]:
     """JSON steps with names turned into coordinates, following the objects the plan has already moved:
     a ``grasp`` by object name grasps at that object's centre; a ``move`` by ``relation`` and ``anchor``
     releases where :func:`~synergai.robots.tabletop.places.place_target` puts it (``in place of``: where
     the anchor stood when the plan began; the rules then check it is free). RobotError for a name not in
-    the environment or a place with no free, reachable spot."""
+    the environment, a place with no free, reachable spot, or a move that trades the roles the instruction
+    ``said`` gives its two objects (:func:`~synergai.robots.tabletop.places.roles_reversed`)."""
     objs = movable_objects(graph)
     where = {o.id: [float(v) for v in o.center] for o in objs}
     start = {name: (v[0], v[1]) for name, v in where.items()}
@@ -228,6 +230,11 @@ def resolve_steps(items: Sequence[Any], graph: SceneGraph, bounds: TableBounds |
             if holding is None or relation not in MOVE_RELATIONS or anchor == holding:
                 raise RobotError(f"step {index}: a move {relation} {anchor} needs another object grasped "
                                  f"first and a relation of: {', '.join(MOVE_RELATIONS)}")
+            if roles_reversed(said, relation, (holding, graph.get(holding).category),
+                              (anchor, graph.get(anchor).category)):
+                raise RobotError(f"step {index}: the instruction puts {anchor} {relation} {holding}, not "
+                                 f"{holding} {relation} {anchor}: grasp {anchor} and move it {relation} "
+                                 f"{holding}")
             xy = {n: (v[0], v[1]) for n, v in where.items()}
             top = {n: v[2] + height[n] / 2 for n, v in where.items()}
             target = start[anchor] if relation == IN_PLACE_OF else place_target(

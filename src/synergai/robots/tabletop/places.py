@@ -11,13 +11,14 @@ centre at its top (a stack). None when no such place exists.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 
 from synergai.robots.errors import RobotError
 from synergai.robots.tabletop.objects import TableBounds
 from synergai.robots.tabletop.rules import free_spot, overlaps
 from synergai.scene.grounding.vocabulary import relations_said
-from synergai.scene.vocabulary import EXCHANGE_WORDS, LINE_WORDS, words_of
+from synergai.scene.vocabulary import EXCHANGE_WORDS, LINE_WORDS, RELATION_CUES, RELATION_PHRASES, words_of
 
 #: The relations a move may name, with the (x, y) direction of the side they put the held object on.
 PLACE_RELATIONS: Mapping[str, tuple[float, float]] = {
@@ -33,6 +34,9 @@ PLACE_RELATIONS: Mapping[str, tuple[float, float]] = {
 IN_PLACE_OF = "in place of"
 #: Every relation a move may name.
 MOVE_RELATIONS = (*PLACE_RELATIONS, IN_PLACE_OF)
+#: Relations whose two objects cannot trade roles ("the can left of the bottle" is not "the bottle left
+#: of the can"; "next to" is symmetric).
+DIRECTED_RELATIONS = frozenset({"on", "left of", "right of", "in front of", "behind"})
 #: The step that makes two objects change places (one aside, the other in its place, the first in the
 #: other's): offered when the instruction asks for an exchange (``EXCHANGE_WORDS``).
 SWAP = "swap"
@@ -42,11 +46,11 @@ LINE_UP = "line_up"
 #: How far the line may be shifted from where its objects stand (or from the coordinate asked for) to
 #: find a free, reachable place for all of them, metres.
 LINE_SHIFT = 0.3
-#: Gap between neighbours in a line along y, metres: wider than a side place's, since the fingers open
-#: along y and reach past the held object on both sides when it is set down beside its neighbour (a line
-#: along x keeps ``SIDE_GAP``).
+#: Gap between neighbours along y (in a line along y, and left of / right of an anchor), metres: wider
+#: than ``SIDE_GAP``, since the fingers open along y and reach past the held object on both sides when it
+#: is set down beside its neighbour (along x ``SIDE_GAP`` holds).
 LINE_GAP = 0.08
-#: Gap aimed for between the held object and the anchor on a side place, metres.
+#: Gap aimed for between the held object and the anchor in front of or behind it, metres.
 SIDE_GAP = 0.04
 #: Least clearance kept from every other object when placing, metres: the gripper's fingers need it (at
 #: 0.015 m they hit the neighbour while placing), as the rules' free places do.
@@ -66,8 +70,9 @@ def place_target(relation: str, anchor: str, holding: str, where: Mapping[str, t
     if relation == "on":
         return (ax, ay, round(top[anchor] + STACK_LIFT, 3))
     dx, dy = PLACE_RELATIONS[relation]
-    target = (ax + dx * (half[anchor][0] + half[holding][0] + SIDE_GAP),
-              ay + dy * (half[anchor][1] + half[holding][1] + SIDE_GAP))
+    gap = LINE_GAP if dy else SIDE_GAP  # left / right: the fingers open towards the anchor
+    target = (ax + dx * (half[anchor][0] + half[holding][0] + gap),
+              ay + dy * (half[anchor][1] + half[holding][1] + gap))
     spot = free_spot(target, holding, dict(where), dict(half), bounds, clearance=PLACE_CLEARANCE,
                      reachable=reachable)
     if spot is None or not (dx or dy):
@@ -103,6 +108,38 @@ def move_relations_said(text: str) -> tuple[str, ...]:
     if said:
         return said
     return tuple(r for r in MOVE_RELATIONS if r != IN_PLACE_OF) if asks_exchange(text) else MOVE_RELATIONS
+
+
+def _mention(tokens: Sequence[str], names: Sequence[str]) -> int | None:
+    """Where the first of ``names`` (each one or more words) first stands in ``tokens``."""
+    best: int | None = None
+    for name in names:
+        words = name.split()
+        for k in range(len(tokens) - len(words) + 1):
+            if list(tokens[k:k + len(words)]) == words:
+                best = k if best is None else min(best, k)
+                break
+    return best
+
+
+def roles_reversed(text: str, relation: str, moved: tuple[str, ...], anchor: tuple[str, ...]) -> bool:
+    """Whether ``text`` puts the ``anchor`` object ``relation`` the ``moved`` one, the other way round from
+    a move of ``moved`` ``relation`` ``anchor`` ("put the soup can right of the mustard bottle" against a
+    move of the bottle right of the can). Each object is given by the words that can name it (its name,
+    its kind); False when the text does not say the relation between one mention of each."""
+    if relation not in DIRECTED_RELATIONS:
+        return False
+    text = f" {' '.join(words_of(text))} "
+    for pattern, replacement in RELATION_PHRASES:
+        text = re.sub(pattern, replacement, text)
+    tokens = text.split()
+    cue = next((k for k, t in enumerate(tokens) if t in RELATION_CUES[relation]), None)
+    if cue is None:
+        return False
+    first_anchor, first_moved = _mention(tokens[:cue], anchor), _mention(tokens[:cue], moved)
+    after_anchor, after_moved = _mention(tokens[cue:], anchor), _mention(tokens[cue:], moved)
+    said_first = first_anchor is not None and first_moved is None
+    return said_first and after_moved is not None and after_anchor is None
 
 
 def aside_spot(name: str, other: str, where: Mapping[str, tuple[float, float]],

@@ -157,15 +157,20 @@ def free_spot(target: tuple[float, float], holding: str, where: Mapping[str, tup
               reachable: Reachable | None = None,
               keep_clear: Sequence[tuple[tuple[float, float], tuple[float, float]]] = ()
               ) -> tuple[float, float] | None:
-    """The grid point (``step`` apart) nearest ``target`` where ``holding`` fits inside ``bounds`` without
-    touching another object or a place in ``keep_clear`` ((centre, half size) pairs another object is
-    about to take), and that ``reachable`` accepts; None when there is none."""
+    """The point nearest ``target`` (the target itself, or a grid point ``step`` apart) where ``holding``
+    fits inside ``bounds`` without touching another object or a place in ``keep_clear`` ((centre, half
+    size) pairs another object is about to take), and that ``reachable`` accepts; None when there is
+    none. ``clearance`` is kept from objects; the workspace's edge is no obstacle: the footprint only has
+    to stay inside it."""
     hx, hy = half[holding]
-    xs = np.arange(bounds.x[0] + hx + clearance, bounds.x[1] - hx - clearance + 1e-9, step)
-    ys = np.arange(bounds.y[0] + hy + clearance, bounds.y[1] - hy - clearance + 1e-9, step)
+    xs = np.arange(bounds.x[0] + hx + clearance, bounds.x[1] - hx + 1e-9, step)
+    ys = np.arange(bounds.y[0] + hy + clearance, bounds.y[1] - hy + 1e-9, step)
     if not len(xs) or not len(ys):
         return None
     grid = np.stack(np.meshgrid(np.round(xs, 3), np.round(ys, 3)), axis=-1).reshape(-1, 2)
+    tx, ty = round(float(target[0]), 3), round(float(target[1]), 3)
+    if bounds.x[0] + hx <= tx <= bounds.x[1] - hx and bounds.y[0] + hy <= ty <= bounds.y[1] - hy:
+        grid = np.vstack([[tx, ty], grid])
     free = np.ones(len(grid), dtype=bool)
     taken = [(c, half[name]) for name, c in where.items() if name != holding]
     for (cx, cy), (ox, oy) in (*taken, *keep_clear):
