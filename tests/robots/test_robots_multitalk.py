@@ -290,10 +290,11 @@ def test_a_relational_move_without_a_grasp_or_onto_itself_is_an_invalid_reply(si
 
 def test_a_move_that_trades_the_roles_the_instruction_gives_is_an_invalid_reply_naming_the_fix():
     task = packaged_task("right_of_bottle", "tabletop")  # put the soup can to the right of the mustard bottle
+    home = {"action": "home"}
     swapped = _relational({"action": "grasp", "object": "mustard bottle"},
-                          {"action": "move", "relation": "right of", "anchor": "soup can"}, {"action": "home"})
+                          {"action": "move", "relation": "right of", "anchor": "soup can"}, home)
     right = _relational({"action": "grasp", "object": "soup can"},
-                        {"action": "move", "relation": "right of", "anchor": "mustard bottle"}, {"action": "home"})
+                        {"action": "move", "relation": "right of", "anchor": "mustard bottle"}, home)
     model = ScriptedModel([swapped, right, critique()])
     with TabletopSim(task.objects) as s:
         result = run_multitalk(task.text, s, model, checker=task.check)
