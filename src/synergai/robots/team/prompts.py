@@ -130,7 +130,8 @@ def feasible_variants(house: House, robot: str, known_items: Sequence[str],
     placed only there (a robot that cannot move and cannot reach there may put it down anywhere); an item
     a teammate can take to where the goal wants it without moving (:func:`teammate_delivers`) is not
     worth walking to. Trips are offered in :func:`visit_rank` order (``goal_furniture``: the furniture the
-    goal names). ``move`` is never offered (every place is reached by ``navigate``)."""
+    goal names), and while a trip of the first rank exists (known work: fetch, deliver, the goal's
+    furniture) no exploring trip is offered. ``move`` is never offered (every place is reached by ``navigate``)."""
     spec, state = house.robots[robot], house.states[robot]
     skills = spec.skills
     mobile = "navigate" in skills and spec.station is None
@@ -177,6 +178,8 @@ def feasible_variants(house: House, robot: str, known_items: Sequence[str],
                 rank = min((visit_rank(house, robot, f.name, goal_furniture), house.distance(robot, pose))
                            for _, pose in worth)
                 trips.append((rank, f.name, [f"stand_pose_{i}" for i, _ in worth]))
+        if any(rank[0] == 0 for rank, _, _ in trips):  # known work first: no exploring while it waits
+            trips = [t for t in trips if t[0][0] == 0]
         for _, name, poses in sorted(trips):
             variant("navigate", target={"const": name}, stand_pose={"enum": poses})
     if "open" in skills:
