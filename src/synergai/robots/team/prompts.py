@@ -131,7 +131,8 @@ def feasible_variants(house: House, robot: str, known_items: Sequence[str],
     a teammate can take to where the goal wants it without moving (:func:`teammate_delivers`) is not
     worth walking to. Trips are offered in :func:`visit_rank` order (``goal_furniture``: the furniture the
     goal names), and while a trip of the first rank exists (known work: fetch, deliver, the goal's
-    furniture) no exploring trip is offered. ``move`` is never offered (every place is reached by ``navigate``)."""
+    furniture) no exploring trip is offered. ``move`` is never offered (every place is reached by
+    ``navigate``)."""
     spec, state = house.robots[robot], house.states[robot]
     skills = spec.skills
     mobile = "navigate" in skills and spec.station is None
