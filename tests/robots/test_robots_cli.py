@@ -74,6 +74,24 @@ def test_team_json_shape(tmp_path, capsys):
     assert out["completion_tokens"] == sum(e["completion_tokens"] for e in out["log"])
 
 
+def test_team_map_sharing_is_on_unless_switched_off(tmp_path, capsys, monkeypatch):
+    import synergai.robots.team.team as team_module
+
+    seen = []
+    real = team_module.run_team
+
+    def spy(task, model, config=None, house=None):
+        seen.append(config.shared_map)
+        return real(task, model, config, house)
+
+    monkeypatch.setattr(team_module, "run_team", spy)
+    wait = {"analysis": "nothing to do", "command": {"skill": "wait"}}
+    for flags in ([], ["--no-shared-map"]):
+        run_cli(["robots", "team", "seed", "--max-rounds", "1", *flags, "--llm",
+                 script(tmp_path, "w.json", [wait] * 3), "--json"], capsys)
+    assert seen == [True, False]
+
+
 def test_bad_options_raise_user_errors(tmp_path, capsys):
     from synergai.robots.errors import RobotError
 

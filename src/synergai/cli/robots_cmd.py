@@ -51,6 +51,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help='a packaged house task name, e.g. "seed", "snack", "evening" (or use --task-file)')
     m.add_argument("--task-file", type=Path, default=None, help="a JSON task file: run every task in it")
     m.add_argument("--no-feedback", action="store_true", help="robots do not see their actions' feedback")
+    m.add_argument("--no-shared-map", action="store_true",
+                   help="each robot knows only what it has seen (MHRC's setting; default: one map for the team)")
     m.add_argument("--max-rounds", type=int, default=12, help="rounds of three turns at most (default 12)")
     m.add_argument("--json", action="store_true", help="print JSON instead of text")
     _add_save_options(m)
@@ -204,7 +206,8 @@ def cmd_team(args: argparse.Namespace) -> int:
     _one_of_task_or_file(args)
     if args.save_scene is not None and args.task_file is not None:
         raise ValueError("--save-scene stores one task's final world: give a task, not --task-file")
-    config = TeamConfig(max_rounds=args.max_rounds, use_feedback=not args.no_feedback)
+    config = TeamConfig(max_rounds=args.max_rounds, use_feedback=not args.no_feedback,
+                        shared_map=not args.no_shared_map)
     from synergai.robots.task_file import load_task_file, packaged_task_file
 
     if args.task_file is not None:
