@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--task-file", type=Path, default=None, help="a JSON task file: run every task in it")
     m.add_argument("--no-feedback", action="store_true", help="robots do not see their actions' feedback")
     m.add_argument("--no-shared-map", action="store_true",
-                   help="each robot knows only what it has seen (MHRC's setting; default: one map for the team)")
+                   help="each robot knows only what it has seen (MHRC's setting; default: one team map)")
     m.add_argument("--max-rounds", type=int, default=12, help="rounds of three turns at most (default 12)")
     m.add_argument("--json", action="store_true", help="print JSON instead of text")
     _add_save_options(m)
