@@ -50,6 +50,10 @@ def findings(code: str, ordered_sets: bool = True) -> list[tuple[str, str]]:
          ["'on' is not a relation of relate_agent()", "'left', 'right', 'front', 'behind', 'within reach'"]),
         ("c = filter(scene(), 'cup')[0]\nprint(query_relation_agent(c, ['up', 'left']))", "relation",
          ["'up' is not a candidate relation of query_relation_agent()", "\"o'clock\""]),
+        ("c = filter(scene(), 'cup')[0]\nt = filter(scene(), 'table')[0]\n"
+         "print(query_relation(c, t, 'sitting'))",
+         "relation", ["'sitting' is not a candidate relation of query_relation()",
+                      "use obj in relate(object_set=scene(), reference_object=other, relation='on')"]),
         ("c = filter(scene(), 'cup')[0]\nprint(query_attribute(c, 'weight'))", "attribute",
          ["'weight' is not an attribute_type", "'lwh', 'distance', 'color', 'shape', 'material'"]),
         ("for c in filter(scene(), 'cup'):\n    print(c.color)", "object-field",

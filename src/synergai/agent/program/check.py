@@ -29,6 +29,7 @@ from synergai.agent.program.api import (
     SceneAPI,
     legal_value,
 )
+from synergai.scene.grounding.vocabulary import relations_said
 from synergai.scene.vocabulary import singular
 
 #: The functions programs may call, in the order the documentation lists them.
@@ -245,7 +246,8 @@ class _Checker(ast.NodeVisitor):
             node_ = args["candidate_relations"]
             items = node_.elts if isinstance(node_, ast.List | ast.Tuple | ast.Set) else [node_]
             for item in items:
-                self.check_value(item, legal, f"a candidate relation of {name}()", "relation")
+                self.check_value(item, legal, f"a candidate relation of {name}()", "relation",
+                                 advice=_relation_advice(name, item))
         if name == "query_attribute" and "attribute_type" in args:
             self.check_value(args["attribute_type"], ATTRIBUTE_TYPES, "an attribute_type", "attribute")
 
@@ -276,9 +278,14 @@ class _Checker(ast.NodeVisitor):
                  "is not in the scene")
 
 
+#: Relations a word such as "sitting" or "beside" can mean, named as relate() names them.
+_SUPPORT_AND_NEAR = ("on", "under", "inside", "near", "next to", "above", "below")
+
+
 def _relation_advice(function: str, node: ast.expr) -> str:
     """What to use instead of a relation ``function`` does not have, when the value says it: an
-    object-to-object relation asked of relate_agent(), or a clock direction."""
+    object-to-object relation asked of relate_agent(), support or nearness asked of query_relation()
+    ("sitting", "next to": a membership test of relate()), or a clock direction."""
     if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
         return ""
     value = node.value.strip().lower()
@@ -288,6 +295,12 @@ def _relation_advice(function: str, node: ast.expr) -> str:
     if function == "relate_agent" and legal_value(value, RELATE_RELATIONS) is not None:
         return (f"; {value!r} relates two objects: use relate(object_set=..., reference_object=obj, "
                 f"relation={value!r})")
+    if function == "query_relation":
+        said = relations_said(value, _SUPPORT_AND_NEAR)
+        relation = legal_value(value, RELATE_RELATIONS) or (said[0] if said else None)
+        if relation is not None:
+            return (f"; to test whether obj is {relation!r} other, use obj in relate(object_set=scene(), "
+                    f"reference_object=other, relation={relation!r})")
     return ""
 
 
