@@ -280,6 +280,18 @@ def test_a_place_behind_an_anchor_near_the_workspace_edge_is_found_and_runs():
     assert result.success and result.rounds == 1, result.log
 
 
+def test_next_to_places_run_without_the_fingers_hitting_the_anchor():
+    task = packaged_task("sort_by_kind", "tabletop")  # before: cube 1 set down beside cube 2 along y collided
+    reply = _relational({"action": "grasp", "object": "cube 1"},
+                        {"action": "move", "relation": "next to", "anchor": "cube 2"},
+                        {"action": "grasp", "object": "soup can 1"},
+                        {"action": "move", "relation": "next to", "anchor": "soup can 2"}, {"action": "home"})
+    with TabletopSim(task.objects) as s:
+        result = run_multitalk(task.text, s, ScriptedModel([reply]), checker=task.check,
+                               config=MultiTalkConfig(use_critic=False))
+    assert result.success and result.rounds == 1, result.log
+
+
 def test_a_relational_move_without_a_grasp_or_onto_itself_is_an_invalid_reply(sim):
     bad = _relational({"action": "move", "relation": "next to", "anchor": "soup can"}, {"action": "home"})
     model = ScriptedModel([bad, GOOD, critique()])
@@ -397,6 +409,12 @@ def test_move_relations_follow_the_instructions_words_and_swap_only_when_asked()
     assert move_relations_said("Put the cube on top of the soup can") == ("on",)
     assert "in place of" not in move_relations_said("Interchange the bottles")  # the swap step does it
     assert move_relations_said("Arrange the objects in a straight line") == MOVE_RELATIONS
+    # a place said of the person is no object's; a point in numbers needs no relation at all
+    assert move_relations_said("Put it at (0.35, 0.0), in front of me.") == ()
+    assert move_relations_said("Put the cube to my left") == MOVE_RELATIONS
+    assert move_relations_said("Put the cube in front of the mug, at (0.2, 0.1)") == ("in front of",)
+    by_point = planner_schema(anchors=["cube", "mug"], graspable=["cube"], relations=())
+    assert all("relation" not in v["properties"] for v in by_point["properties"]["steps"]["items"]["anyOf"])
     plain = planner_schema(anchors=["cube", "mug"], graspable=["cube", "mug"])
     assert all(v["properties"]["action"] != {"const": "swap"}
                for v in plain["properties"]["steps"]["items"]["anyOf"])

@@ -5,8 +5,8 @@ The model says which relation and which object; the geometry is computed here, a
 relation engine grounds "the lamp next to the bed": the model never adds half-widths. Directions are in the
 robot base frame the planner sees (x forward from the base, y to its left): "in front of" is nearer the
 arm, "behind" farther. A side place is the free, reachable grid point nearest a point just beyond the
-anchor on that side; "next to" is the free, reachable point nearest the anchor itself; "on" is the anchor's
-centre at its top (a stack). None when no such place exists.
+anchor on that side; "next to" is the nearest of the four side places; "on" is the anchor's centre at its
+top (a stack). None when no such place exists.
 """
 
 from __future__ import annotations
@@ -69,6 +69,11 @@ def place_target(relation: str, anchor: str, holding: str, where: Mapping[str, t
     ax, ay = where[anchor]
     if relation == "on":
         return (ax, ay, round(top[anchor] + STACK_LIFT, 3))
+    if relation == "next to":  # the nearest of the four sides, each with its own gap for the fingers
+        sides = [place_target(side, anchor, holding, where, half, top, bounds, reachable)
+                 for side in ("in front of", "behind", "left of", "right of")]
+        found = [spot for spot in sides if spot is not None]
+        return min(found, key=lambda p: (p[0] - ax) ** 2 + (p[1] - ay) ** 2) if found else None
     dx, dy = PLACE_RELATIONS[relation]
     gap = LINE_GAP if dy else SIDE_GAP  # left / right: the fingers open towards the anchor
     target = (ax + dx * (half[anchor][0] + half[holding][0] + gap),
@@ -100,13 +105,25 @@ def asks_line(text: str) -> bool:
     return _says(LINE_WORDS, text)
 
 
+#: A place said relative to the person or the robot ("in front of me", "to my left"): not an object's.
+_SPEAKER_PLACE = re.compile(r"\b(?:(?:in front of|behind|next to|beside|near|(?:to the )?(?:left|right) of) "
+                            r"(?:me|you|us)|(?:to|on|at) (?:my|your|our) (?:left|right))\b", re.IGNORECASE)
+#: A point given in numbers, "(0.35, 0.0)".
+_POINT = re.compile(r"\(\s*-?\d*\.?\d+\s*,\s*-?\d*\.?\d+\s*(?:,\s*-?\d*\.?\d+\s*)?\)")
+
+
 def move_relations_said(text: str) -> tuple[str, ...]:
-    """The move relations an instruction's words can mean ("to the right of" -> right of); every relation
-    when it names none of them, so the plan is never left without one. An exchange is the ``swap``
-    step's: "in place of" is not offered beside it (a small model mixes the two)."""
-    said = relations_said(text, tuple(PLACE_RELATIONS))
+    """The move relations an instruction's words can mean ("to the right of" -> right of), leaving out
+    places said relative to the person ("in front of me"); none when it gives a point in numbers and no
+    relation to an object (the move goes there); otherwise every relation when it names none of them, so
+    the plan is never left without one. An exchange is the ``swap`` step's: "in place of" is not offered
+    beside it (a small model mixes the two)."""
+    objects_only = _SPEAKER_PLACE.sub(" ", text)
+    said = relations_said(objects_only, tuple(PLACE_RELATIONS))
     if said:
         return said
+    if _POINT.search(text):
+        return ()
     return tuple(r for r in MOVE_RELATIONS if r != IN_PLACE_OF) if asks_exchange(text) else MOVE_RELATIONS
 
 

@@ -92,7 +92,7 @@ def planner_schema(replies: Sequence[str] = PLANNER_REPLIES, graspable: Sequence
     home = {"type": "object", "properties": {"action": {"const": "home"}},
             "required": ["action"]}
     variants = [move, home]
-    if anchors:
+    if anchors and relations:
         variants.insert(1, {"type": "object", "properties": {
             "action": {"const": "move"}, "relation": {"enum": list(relations)},
             "anchor": {"enum": list(anchors)}}, "required": ["action", "relation", "anchor"]})
