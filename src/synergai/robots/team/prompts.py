@@ -130,9 +130,10 @@ def feasible_variants(house: House, robot: str, known_items: Sequence[str],
     placed only there (a robot that cannot move and cannot reach there may put it down anywhere); an item
     a teammate can take to where the goal wants it without moving (:func:`teammate_delivers`) is not
     worth walking to. Trips are offered in :func:`visit_rank` order (``goal_furniture``: the furniture the
-    goal names), and while a trip of the first rank exists (known work: fetch, deliver, the goal's
-    furniture) no exploring trip is offered. ``move`` is never offered (every place is reached by
-    ``navigate``)."""
+    goal or the person names), and only the trips of the first rank there is: while known work waits
+    (fetch, deliver, the named furniture) no exploring trip is offered, and a robot that can open
+    explores closed furniture before open (which a teammate that cannot open explores meanwhile).
+    ``move`` is never offered (every place is reached by ``navigate``)."""
     spec, state = house.robots[robot], house.states[robot]
     skills = spec.skills
     mobile = "navigate" in skills and spec.station is None
@@ -179,8 +180,9 @@ def feasible_variants(house: House, robot: str, known_items: Sequence[str],
                 rank = min((visit_rank(house, robot, f.name, goal_furniture), house.distance(robot, pose))
                            for _, pose in worth)
                 trips.append((rank, f.name, [f"stand_pose_{i}" for i, _ in worth]))
-        if any(rank[0] == 0 for rank, _, _ in trips):  # known work first: no exploring while it waits
-            trips = [t for t in trips if t[0][0] == 0]
+        if trips:  # only the first rank offered: known work before exploring, closed furniture before open
+            first = min(rank[0] for rank, _, _ in trips)
+            trips = [t for t in trips if t[0][0] == first]
         for _, name, poses in sorted(trips):
             variant("navigate", target={"const": name}, stand_pose={"enum": poses})
     if "open" in skills:
@@ -224,7 +226,7 @@ def teammate_delivers(house: House, robot: str, item: str, places: Collection[st
 
 def visit_rank(house: House, robot: str, furniture: str, goal_furniture: Collection[str] = ()) -> int:
     """The order in which trips are offered (the embedded model tends to take the first): furniture already
-    looked into (a trip there fetches or delivers a known item) or named by the goal first, then closed
+    looked into (a trip there fetches or delivers a known item) or named by the task first, then closed
     furniture only a robot that can open may look into, then open furniture any robot can look into;
     nearer first within each."""
     if furniture in house.explored[robot] or furniture in goal_furniture:

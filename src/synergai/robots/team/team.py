@@ -30,6 +30,7 @@ from synergai.robots.goals import check_house
 from synergai.robots.team import prompts as T
 from synergai.robots.team.flat import HouseTask
 from synergai.robots.team.house import Command, Feedback, House
+from synergai.scene.vocabulary import words_of
 
 TURN_ORDER = ("Bob", "Alice", "David")
 _ARGS = MappingProxyType({"navigate": ("target", "stand_pose"), "open": ("target",), "pick": ("target",),
@@ -120,7 +121,11 @@ class Team:
         if self.config.shared_map:
             house.share_knowledge()
         self._destinations: dict[str, set[str]] = {}
-        self._goal_furniture = frozenset(n for p in task.goal for n in p.objects() if n in house.furniture)
+        said = f" {' '.join(words_of(task.text))} "
+        # the furniture the goal names, or the person ("the cup from the dishwasher")
+        self._goal_furniture = frozenset(
+            {n for p in task.goal for n in p.objects() if n in house.furniture}
+            | {n for n in house.furniture if f" {' '.join(words_of(n))} " in said})
         for p in task.goal:
             if p.name in ("in", "on") and len(p.args) >= 2 and p.args[0] in house.items:
                 self._destinations.setdefault(str(p.args[0]), set()).add(str(p.args[1]))
