@@ -17,8 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from synergai.robots.errors import RobotError
 from synergai.robots.tabletop.objects import TableBounds
 from synergai.robots.tabletop.rules import free_spot, overlaps
-from synergai.scene.grounding.vocabulary import relations_said
-from synergai.scene.vocabulary import EXCHANGE_WORDS, LINE_WORDS, RELATION_CUES, RELATION_PHRASES, words_of
+from synergai.scene.grounding.vocabulary import relation_words, relations_said
+from synergai.scene.vocabulary import EXCHANGE_WORDS, LINE_WORDS, RELATION_CUES, words_of
 
 #: The relations a move may name, with the (x, y) direction of the side they put the held object on.
 PLACE_RELATIONS: Mapping[str, tuple[float, float]] = {
@@ -146,10 +146,7 @@ def roles_reversed(text: str, relation: str, moved: tuple[str, ...], anchor: tup
     its kind); False when the text does not say the relation between one mention of each."""
     if relation not in DIRECTED_RELATIONS:
         return False
-    text = f" {' '.join(words_of(text))} "
-    for pattern, replacement in RELATION_PHRASES:
-        text = re.sub(pattern, replacement, text)
-    tokens = text.split()
+    tokens = relation_words(text)
     cue = next((k for k, t in enumerate(tokens) if t in RELATION_CUES[relation]), None)
     if cue is None:
         return False

@@ -177,8 +177,8 @@ def feasible_variants(house: House, robot: str, known_items: Sequence[str],
                      if pose != state.pose and allowed("navigate", f.name, f"stand_pose_{i}")
                      and worth_visiting(house, robot, f.name, pose, far, goal_places)]
             if worth:
-                rank = min((visit_rank(house, robot, f.name, goal_furniture), house.distance(robot, pose))
-                           for _, pose in worth)
+                rank = (visit_rank(house, robot, f.name, goal_furniture),
+                        min(house.distance(robot, pose) for _, pose in worth))
                 trips.append((rank, f.name, [f"stand_pose_{i}" for i, _ in worth]))
         if trips:  # only the first rank offered: known work before exploring, closed furniture before open
             first = min(rank[0] for rank, _, _ in trips)

@@ -108,13 +108,19 @@ def nearest_categories(word: str, categories: list[str], n: int = NEAREST_SHOWN)
     return sorted(dict.fromkeys(categories), key=lambda c: (-likeness(c), c))[:n]
 
 
-def relations_said(sentence: str, names: tuple[str, ...] = RELATION_NAMES) -> tuple[str, ...]:
-    """The relation names (of ``names``) a sentence's words can mean ("the bag on the right of the desk"
-    -> "right of"; "in the middle of A and B" -> "between"); () when it says none of their words."""
+def relation_words(sentence: str) -> list[str]:
+    """A sentence's words with ``RELATION_PHRASES`` read ("on the left of" -> "left"), in order: the words
+    ``RELATION_CUES`` are matched against."""
     text = f" {' '.join(words_of(sentence))} "
     for pattern, replacement in RELATION_PHRASES:
         text = re.sub(pattern, replacement, text)
-    said = set(text.split())
+    return text.split()
+
+
+def relations_said(sentence: str, names: tuple[str, ...] = RELATION_NAMES) -> tuple[str, ...]:
+    """The relation names (of ``names``) a sentence's words can mean ("the bag on the right of the desk"
+    -> "right of"; "in the middle of A and B" -> "between"); () when it says none of their words."""
+    said = set(relation_words(sentence))
     return tuple(n for n in names if RELATION_CUES.get(n, frozenset()) & said)
 
 
