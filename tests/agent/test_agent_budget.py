@@ -201,6 +201,16 @@ def test_composed_sentences_list_every_subject_and_count_repeats(store):
     assert compose_answer(graph, AnswerForm.NUMBER, 1, [Fact(("3",))]).sentence == "There is 1 cup."
 
 
+def test_facts_that_read_alike_are_stated_once_with_every_object(store):
+    graph = store.load("room")
+    apart = [Fact(("4",), "near", ("2",)), Fact(("5",), "near", ("2",))]
+    got = compose_answer(graph, AnswerForm.CATEGORY, "chair", apart)
+    assert got.sentence == "2 chairs are near the table." and set(got.ids) == {"4", "5"}
+    got = compose_answer(graph, AnswerForm.CATEGORY, "table", [Fact(("2",), "near", ("4",)),
+                                                               Fact(("2",), "near", ("5",))])
+    assert got.sentence == "The table is near 2 chairs."
+
+
 # ----------------------------------------------------------------------------- item 9
 class _Counting(ScriptedModel):
     def __init__(self, replies):

@@ -152,3 +152,22 @@ def test_programs_print_sets_in_the_same_order_on_every_run():
     args = {"graph": graph_to_dict(room()), "viewpoint": None}
     outputs = {run_program(code, api_factory=API_FACTORY, api_args=args).stdout for _ in range(4)}
     assert len(outputs) == 1 and next(iter(outputs)).strip().endswith("True")
+
+
+def test_clock_directions_relate_objects_within_an_hour_of_them():
+    a = api(NORTH)
+    everything = a.scene()
+    hours = {o.id: int(a.query_relation_agent(o, ["o'clock"])[0].split()[0]) for o in everything}
+    assert hours["4"] == 11 and hours["5"] == 1  # the chairs: left and right ahead
+    for said in ("1 o'clock", "one o'clock", "at my 1 oclock"):
+        got = {o.id for o in a.relate_agent(everything, said)}
+        assert got == {i for i, h in hours.items() if min((h - 1) % 12, (1 - h) % 12) <= 1}, said
+        assert "5" in got and "4" not in got
+    assert {o.id for o in a.relate_agent(everything, "11 o'clock")} >= {"4"}
+    assert "5" not in {o.id for o in a.relate_agent(everything, "11 o'clock")}
+    oid, hour = next(iter(hours.items()))
+    near = f"{hour % 12 + 1} o'clock"  # an hour away: still that direction
+    far = f"{(hour + 5) % 12 + 1} o'clock"
+    assert a.query_relation_agent(a.objects[oid], [near, far]) == [near]
+    with pytest.raises(ValueError, match="relation must be one of"):
+        a.relate_agent(everything, "13 o'clock")

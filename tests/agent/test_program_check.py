@@ -53,7 +53,8 @@ def findings(code: str, ordered_sets: bool = True) -> list[tuple[str, str]]:
         ("c = filter(scene(), 'cup')[0]\nt = filter(scene(), 'table')[0]\n"
          "print(query_relation(c, t, 'sitting'))",
          "relation", ["'sitting' is not a candidate relation of query_relation()",
-                      "use obj in relate(object_set=scene(), reference_object=other, relation='on')"]),
+                      "to test whether c is 'on' t, use c in "
+                      "relate(object_set=scene(), reference_object=t, relation='on')"]),
         ("c = filter(scene(), 'cup')[0]\nprint(query_attribute(c, 'weight'))", "attribute",
          ["'weight' is not an attribute_type", "'lwh', 'distance', 'color', 'shape', 'material'"]),
         ("for c in filter(scene(), 'cup'):\n    print(c.color)", "object-field",

@@ -1,4 +1,5 @@
-"""Mechanical rewrites: PEP 701 f-string quotes for Python 3.11 and multi-word category identifiers."""
+"""Mechanical rewrites: PEP 701 f-string quotes for Python 3.11, multi-word category identifiers, o'clock
+in names, calls with one meaning; hints that name what to use."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from synergai.agent.program.rewrite import (
     make_parse,
     parses,
     requote_fstrings,
+    unique_fixes,
 )
 from synergai.llm import ScriptedModel
 
@@ -82,9 +84,12 @@ def test_relation_hints_point_to_the_function_or_direction_that_exists():
     cats = ["table", "chair"]
     on = check_program('x = relate_agent(object_set=scene(), relation="on")', cats)
     assert on[0].kind == "relation"
-    assert "relate(object_set=..., reference_object=obj, relation='on')" in on[0].hint
-    clock = check_program("x = relate_agent(object_set=scene(), relation=\"3 o'clock\")", cats)
-    assert "3 o'clock 'right'" in clock[0].hint
+    assert "relate(object_set=scene(), reference_object=obj, relation='on')" in on[0].hint
+    assert check_program("x = relate_agent(object_set=scene(), relation=\"3 o'clock\")", cats) == []
+    bare = check_program("x = relate_agent(object_set=scene(), relation=\"o'clock\")", cats)
+    assert bare[0].kind == "relation" and "say the hour" in bare[0].hint
+    assert "relate_agent(object_set, relation=\"7 o'clock\")" in check_program(
+        "t = filter(scene(), 'table')[0]\nx = relate(scene(), t, \"7 o'clock\")", cats)[0].hint
     ref = check_program('x = relate_agent(object_set=scene(), reference_object=1, relation="left")', cats)
     assert ref[0].kind == "arguments" and "use relate(object_set, reference_object, relation)" in ref[0].hint
     plain = check_program('x = relate_agent(object_set=scene(), relation="sideways")', cats)
@@ -120,3 +125,46 @@ def test_the_loop_runs_a_repair_with_the_carried_assignments_without_another_rou
     programs = [t for t in result.trace if t["type"] == "program"]
     assert [p["ok"] for p in programs] == [False, True] and programs[0]["stage"] == "check"
     assert programs[1]["carried"] == ["chairs"] and programs[1]["stdout"].strip() == "2"
+
+
+def test_an_object_relation_asked_of_relate_agent_gets_the_object_the_question_names():
+    cats = ["stove", "cabinet", "sink"]
+    code = 'above = relate_agent(object_set=scene(), relation="above")'
+    hint = check_program(code, cats, named=["stove"])[0].hint
+    assert "stove = filter(object_set=scene(), category='stove')[0]" in hint
+    assert "relate(object_set=scene(), reference_object=stove, relation='above')" in hint
+    two = check_program(code, cats, named=["stove", "sink"])[0].hint
+    assert "reference_object=obj" in two and "category='stove'" not in two
+
+
+def test_oclock_inside_a_name_is_rewritten_so_the_program_parses():
+    code = "seven_o'clock = query_relation_agent(chair, [\"7 o'clock\"])\nprint(seven_o'clock)\n"
+    fixed = make_parse(code, [])
+    assert fixed is not None and "seven_oclock = query_relation_agent(chair, [\"7 o'clock\"])" in fixed
+
+
+def test_calls_with_one_meaning_are_rewritten_and_others_left_alone():
+    code = ('left = relate_agent(object_set=scene(), relation="left")\n'
+            'lit = list(filter(lambda x: query_attribute(x, "color") == "white", left))\n'
+            'print([query_attribute(o, attribute_type="category") for o in lit])\n')
+    fixed = unique_fixes(code) or ""
+    assert "[x for x in left if query_attribute(x, 'color') == 'white']" in fixed
+    assert "[o.category for o in lit]" in fixed
+    assert unique_fixes('t = filter(object_set=scene(), category="table")\nprint(t)') is None
+    assert unique_fixes('print(query_attribute(t, "color"))') is None
+    own = 'def filter(f, xs):\n    return xs\nprint(filter(lambda x: x, [1]))'
+    assert unique_fixes(own) is None
+
+
+def test_the_loop_runs_a_builtin_style_filter_without_a_repair_round():
+    model = ScriptedModel([
+        "Thought: white chairs.\nAction: Program\nAction Input:\n```Python\n"
+        "chairs = filter(object_set=scene(), category='chair')\n"
+        "near = list(filter(lambda c: query_attribute(c, 'distance') < 100, chairs))\n"
+        "print(len(near))\n```",
+        "Thought: done\nAction: Final Answer\nAction Input: two",
+    ])
+    result = ProgramLoop(model).run(room(), "How many chairs are there?")
+    programs = [t for t in result.trace if t["type"] == "program"]
+    assert len(programs) == 1 and programs[0]["ok"] and programs[0]["rewritten"], programs
+    assert result.short_answer == "2" and result.llm_calls == 2

@@ -52,6 +52,32 @@ def fact_sentence(graph: SceneGraph, fact: Fact) -> str:
     return text[0].upper() + text[1:]
 
 
+def _merged(facts: Sequence[Fact]) -> list[Fact]:
+    """Facts with the same wording joined: the same anchors gather their subjects ("2 chairs are near
+    the table"), then the same subjects gather their anchors ("... right of 2 toolboxes"); in order."""
+    by_anchors: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for f in facts:
+        by_anchors.setdefault((f.wording, f.anchors), []).extend(f.subjects)
+    by_subjects: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for (wording, anchors), subjects in by_anchors.items():
+        by_subjects.setdefault((wording, tuple(dict.fromkeys(subjects))), []).extend(anchors)
+    return [Fact(subjects, wording, tuple(dict.fromkeys(anchors)))
+            for (wording, subjects), anchors in by_subjects.items()]
+
+
+def _stated(graph: SceneGraph, facts: Sequence[Fact]) -> tuple[str, list[Fact]]:
+    """The sentences of the first ``MAX_SENTENCES`` facts once merged (:func:`_merged`) that read
+    differently, and those facts."""
+    texts: dict[str, Fact] = {}
+    for f in _merged(facts):
+        text = fact_sentence(graph, f)
+        if text not in texts:
+            texts[text] = f
+        if len(texts) == MAX_SENTENCES:
+            break
+    return " ".join(texts), list(texts.values())
+
+
 def _mentions(graph: SceneGraph, fact: Fact, category: str) -> bool:
     want = " ".join(words_of(category))
     return any(" ".join(words_of(graph.get(o).category)) == want for o in fact.ids if o in graph)
@@ -108,17 +134,15 @@ def compose_answer(
         anchor = str(value.get("anchor", ""))
         about = [f for f in related if _mentions(graph, Fact(f.anchors), anchor)]
         if about:
-            chosen = about[:MAX_SENTENCES]
-            return ComposedAnswer(" ".join(fact_sentence(graph, f) for f in chosen), short,
-                                  tuple(dict.fromkeys(o for f in chosen for o in f.ids)))
+            text, chosen = _stated(graph, about)
+            return ComposedAnswer(text, short, tuple(dict.fromkeys(o for f in chosen for o in f.ids)))
         return ComposedAnswer(f"It is {short}.", short, ())
     # a category of the scene (or a place given as text): the facts that name it, in full
     about = [f for f in related if _mentions(graph, Fact(f.subjects), short)] or \
         [f for f in related if _mentions(graph, f, short)]
     if about:
-        chosen = about[:MAX_SENTENCES]
-        ids = tuple(dict.fromkeys(o for f in chosen for o in f.subjects))
-        return ComposedAnswer(" ".join(fact_sentence(graph, f) for f in chosen), short, ids)
+        text, chosen = _stated(graph, about)
+        return ComposedAnswer(text, short, tuple(dict.fromkeys(o for f in chosen for o in f.subjects)))
     matches = [o for f in plain for o in f.subjects if o in graph and _mentions(graph, Fact((o,)), short)]
     if matches:
         return ComposedAnswer(fact_sentence(graph, Fact(tuple(dict.fromkeys(matches)))), short,

@@ -42,6 +42,7 @@ from synergai.scene.vocabulary import (
     RELATION_SYNONYMS,
     SHAPE_WORDS,
     STATE_WORDS,
+    WORD_TO_NUMBER,
 )
 
 RELATE_RELATIONS = (
@@ -74,6 +75,10 @@ UNKNOWN = "unknown"
 #: What ``query_relation_agent`` returns for its "o'clock" candidate.
 CLOCK_HOURS = tuple(f"{hour} o'clock" for hour in range(1, 13))
 AROUND_M = 2.0
+#: Hours either side of a clock direction that still count as it ("7 o'clock": 6, 7 and 8 o'clock).
+CLOCK_SPREAD = 1
+_CLOCK_PHRASE = re.compile(r"^(?:at |to )?(?:the |my )?(\d{1,2}|[a-z]+)(?: |_|-)?(?:o'? ?clock|:00)"
+                           r"(?: direction| position)?$")
 
 #: Clock hours that count as each direction (LLM-TPC's synonym table, Table S1).
 _CLOCK = {
@@ -207,6 +212,21 @@ def legal_value(value: object, legal: Iterable[str]) -> str | None:
     return v if v in legal else None
 
 
+def clock_hour(value: object) -> int | None:
+    """The hour (1..12) of a clock direction as programs write it ("7 o'clock", "seven o'clock",
+    "7 oclock", "at my 7 o'clock"), or None."""
+    match = _CLOCK_PHRASE.match(" ".join(str(value).strip().lower().split()))
+    if match is None:
+        return None
+    word = match.group(1)
+    hour = int(word) if word.isdigit() else WORD_TO_NUMBER.get(word)
+    return hour if hour is not None and 1 <= hour <= 12 else None
+
+
+def _hour_gap(a: int, b: int) -> int:
+    return min((a - b) % 12, (b - a) % 12)
+
+
 def _choose(value: str, legal: Iterable[str], what: str) -> str:
     legal = tuple(legal)
     v = legal_value(value, legal)
@@ -270,11 +290,16 @@ class SceneAPI:
         return np.linalg.norm(c[:, :2] - np.asarray(self.viewpoint.position[:2]), axis=1)
 
     def relate_agent(self, object_set: Any, relation: str) -> ObjectSet:
-        """Returns a set of objects that are related to the agent(you) by the relation."""
-        rel = _choose(relation, AGENT_RELATIONS, "relation")
+        """Returns a set of objects that are related to the agent(you) by the relation (one of
+        ``AGENT_RELATIONS``, or a clock direction: "7 o'clock" holds the objects within an hour of it)."""
+        hour = clock_hour(relation)
+        rel = "o'clock" if hour is not None else _choose(relation, AGENT_RELATIONS, "relation")
         ids = [o.id for o in self._set(object_set)]
         if not ids:
             return self.set_type()
+        if hour is not None:
+            hours = build.clock_direction(self.graph, ids, self.viewpoint)
+            return self._wrap(i for i in ids if _hour_gap(hours[i], hour) <= CLOCK_SPREAD)
         if rel in ("left", "right", "front", "behind"):
             key = "back" if rel == "behind" else rel
             view = self._agent_view(ids)
@@ -332,19 +357,24 @@ class SceneAPI:
         return self._wrap(i for i in ids if wanted[rel](facts[i]))
 
     def query_relation_agent(self, object: Any, candidate_relations: Any = DIRECTIONS) -> list[str]:
-        """Returns a list of allocentric relations between the object and the agent(you)."""
+        """Returns a list of allocentric relations between the object and the agent(you); a clock
+        direction among the candidates ("7 o'clock") is returned when the object is within an hour of it."""
         oid = self._obj(object).id
-        cands = [
-            _choose(c, (*DIRECTIONS, "behind"), "candidate_relations") for c in _strings(candidate_relations)
-        ]
+        texts = _strings(candidate_relations)
+        asked = [h for h in map(clock_hour, texts) if h is not None]
+        cands = [_choose(c, (*DIRECTIONS, "behind"), "candidate_relations")
+                 for c in texts if clock_hour(c) is None]
         view = self._agent_view([oid])[oid]
         out = [
             c
             for c in ("left", "right", "front", "back")
             if c in view and (c in cands or (c == "back" and "behind" in cands))
         ]
+        hour = build.clock_direction(self.graph, [oid], self.viewpoint)[oid]
         if "o'clock" in cands:
-            out.append(CLOCK_HOURS[build.clock_direction(self.graph, [oid], self.viewpoint)[oid] - 1])
+            out.append(CLOCK_HOURS[hour - 1])
+        out += [CLOCK_HOURS[h - 1] for h in dict.fromkeys(asked)
+                if _hour_gap(hour, h) <= CLOCK_SPREAD and CLOCK_HOURS[h - 1] not in out]
         return out
 
     def query_relation(

@@ -17,7 +17,7 @@ import ast
 import builtins
 import difflib
 import inspect
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from synergai.agent.matching import category_matches
@@ -27,6 +27,7 @@ from synergai.agent.program.api import (
     DIRECTIONS,
     RELATE_RELATIONS,
     SceneAPI,
+    clock_hour,
     legal_value,
 )
 from synergai.scene.grounding.vocabulary import relations_said
@@ -90,8 +91,9 @@ def _legal_list(values: Sequence[str]) -> str:
 class _Checker(ast.NodeVisitor):
     """Walks the program in source order, tracking which names hold object sets and single objects."""
 
-    def __init__(self, categories: Sequence[str], ordered_sets: bool) -> None:
+    def __init__(self, categories: Sequence[str], ordered_sets: bool, named: Sequence[str] = ()) -> None:
         self.categories = sorted({c for c in categories if c})
+        self.named = tuple(named)
         self.ordered_sets = ordered_sets
         self.sigs = _signatures()
         self.findings: list[Finding] = []
@@ -240,21 +242,24 @@ class _Checker(ast.NodeVisitor):
         if name in ("relate", "relate_agent") and "relation" in args:
             legal: tuple[str, ...] = RELATE_RELATIONS if name == "relate" else AGENT_RELATIONS
             self.check_value(args["relation"], legal, f"a relation of {name}()", "relation",
-                             advice=_relation_advice(name, args["relation"]))
+                             advice=_relation_advice(name, args["relation"], self.named, args),
+                             clock=name == "relate_agent")
         if name in ("query_relation", "query_relation_agent") and "candidate_relations" in args:
             legal = DIRECTIONS if name == "query_relation_agent" else ("left", "right", "front", "back")
             node_ = args["candidate_relations"]
             items = node_.elts if isinstance(node_, ast.List | ast.Tuple | ast.Set) else [node_]
             for item in items:
                 self.check_value(item, legal, f"a candidate relation of {name}()", "relation",
-                                 advice=_relation_advice(name, item))
+                                 advice=_relation_advice(name, item, self.named, args),
+                                 clock=name == "query_relation_agent")
         if name == "query_attribute" and "attribute_type" in args:
             self.check_value(args["attribute_type"], ATTRIBUTE_TYPES, "an attribute_type", "attribute")
 
     def check_value(self, node: ast.expr, legal: Sequence[str], what: str, kind: str,
-                    advice: str = "") -> None:
+                    advice: str = "", clock: bool = False) -> None:
+        """Report a string constant outside ``legal`` (a clock direction is legal where ``clock``)."""
         if isinstance(node, ast.Constant) and isinstance(node.value, str) \
-                and legal_value(node.value, legal) is None:
+                and legal_value(node.value, legal) is None and not (clock and clock_hour(node.value)):
             self.add(kind, node, f"{node.value!r} is not {what}{_closest(node.value, legal)}; "
                      f"use one of: {_legal_list(legal)}{advice}")
 
@@ -282,25 +287,40 @@ class _Checker(ast.NodeVisitor):
 _SUPPORT_AND_NEAR = ("on", "under", "inside", "near", "next to", "above", "below")
 
 
-def _relation_advice(function: str, node: ast.expr) -> str:
+def _relation_advice(function: str, node: ast.expr, named: Sequence[str] = (),
+                     args: Mapping[str, ast.expr] | None = None) -> str:
     """What to use instead of a relation ``function`` does not have, when the value says it: an
-    object-to-object relation asked of relate_agent(), support or nearness asked of query_relation()
-    ("sitting", "next to": a membership test of relate()), or a clock direction."""
+    object-to-object relation asked of relate_agent() (with the object the question ``named``, when it
+    names one), support or nearness asked of query_relation() ("sitting", "next to": a membership test
+    of relate(), written with the call's own ``args``), or a clock direction without its hour."""
     if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
         return ""
     value = node.value.strip().lower()
+    args = args or {}
     if "clock" in value:
-        return ("; clock directions are relative to you: 12 o'clock is 'front', 3 o'clock 'right', "
-                "6 o'clock 'behind', 9 o'clock 'left'")
+        if function == "relate_agent":
+            return ("; say the hour: relation=\"7 o'clock\" holds the objects within an hour of your "
+                    "7 o'clock")
+        return ("; clock directions are relative to you: use "
+                "relate_agent(object_set, relation=\"7 o'clock\") or "
+                "query_relation_agent(obj, [\"7 o'clock\"])")
     if function == "relate_agent" and legal_value(value, RELATE_RELATIONS) is not None:
-        return (f"; {value!r} relates two objects: use relate(object_set=..., reference_object=obj, "
+        where = ast.unparse(args["object_set"]) if "object_set" in args else "scene()"
+        if len(named) == 1:
+            ref = "_".join(named[0].split())
+            return (f"; {value!r} relates two objects: {ref} = filter(object_set=scene(), "
+                    f"category={named[0]!r})[0], then relate(object_set={where}, reference_object={ref}, "
+                    f"relation={value!r})")
+        return (f"; {value!r} relates two objects: use relate(object_set={where}, reference_object=obj, "
                 f"relation={value!r})")
     if function == "query_relation":
         said = relations_said(value, _SUPPORT_AND_NEAR)
         relation = legal_value(value, RELATE_RELATIONS) or (said[0] if said else None)
         if relation is not None:
-            return (f"; to test whether obj is {relation!r} other, use obj in relate(object_set=scene(), "
-                    f"reference_object=other, relation={relation!r})")
+            obj = ast.unparse(args["object"]) if "object" in args else "obj"
+            other = ast.unparse(args["reference_object"]) if "reference_object" in args else "other"
+            return (f"; to test whether {obj} is {relation!r} {other}, use {obj} in "
+                    f"relate(object_set=scene(), reference_object={other}, relation={relation!r})")
     return ""
 
 
@@ -356,15 +376,17 @@ def _syntax_hint(exc: SyntaxError, code: str) -> Finding:
     return Finding("syntax", line, hint)
 
 
-def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bool = True) -> list[Finding]:
-    """Findings for ``code`` against the scene API and the scene's ``categories`` ([] when it looks right)."""
+def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bool = True,
+                  named: Sequence[str] = ()) -> list[Finding]:
+    """Findings for ``code`` against the scene API and the scene's ``categories`` ([] when it looks right);
+    ``named``: the categories the question names, which hints use in their examples."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError) as exc:
         if isinstance(exc, SyntaxError):
             return [_syntax_hint(exc, code)]
         return [Finding("syntax", 0, f"the program cannot be parsed: {exc}")]
-    checker = _Checker(categories, ordered_sets)
+    checker = _Checker(categories, ordered_sets, named)
     bound = _bound_names(tree)
     checker.defined = bound
     checker.shadowed = bound & set(API_FUNCTIONS)

@@ -41,11 +41,12 @@ from synergai.agent.answer_forms import (
 from synergai.agent.program import prompt as P
 from synergai.agent.program.check import check_program, repair_hint
 from synergai.agent.program.grammar import reply_grammar
-from synergai.agent.program.rewrite import carry_definitions, make_parse
+from synergai.agent.program.rewrite import carry_definitions, make_parse, unique_fixes
 from synergai.agent.program.sandbox import SandboxLimits, run_program
 from synergai.geometry.frames import Viewpoint
 from synergai.llm.base import ChatModel, ChatReply, supports_grammar
 from synergai.llm.json_reply import ask_json
+from synergai.scene.grounding.vocabulary import SceneVocabulary
 from synergai.scene.model import STRUCTURE_KINDS, SceneGraph
 from synergai.scene.serialization import graph_to_dict
 
@@ -202,6 +203,7 @@ class ProgramLoop:
         api_args: dict[str, Any] = {"graph": graph_to_dict(graph), "viewpoint": pose,
                                     "ordered_sets": self.limits.ordered_sets}
         categories = sorted({o.category for o in graph})
+        named = SceneVocabulary(tuple(categories), ()).categories_said(question)
         grammars = {answer: reply_grammar(categories, form, options, program=not answer)
                     for answer in (False, True)} if self.constrained else {}
         messages = [{"role": "system", "content": self._system},
@@ -245,13 +247,15 @@ class ProgramLoop:
                 repeated_last = True
                 continue
             rewritten = make_parse(step.content, categories) if self.limits.static_check else None
+            fixed = unique_fixes(rewritten or step.content) if self.limits.static_check else None
+            rewritten = fixed or rewritten
             code = rewritten or step.content
             carry = carry_definitions(code, earlier) if self.limits.static_check else None
             earlier.append(code)
             carried: list[str] = []
             if carry is not None:
                 code, carried = carry
-            findings = (check_program(code, categories, ordered_sets=self.limits.ordered_sets)
+            findings = (check_program(code, categories, ordered_sets=self.limits.ordered_sets, named=named)
                         if self.limits.static_check else [])
             if findings:  # not run: the hints go straight back
                 error = f"CheckError: {repair_hint(findings)}"

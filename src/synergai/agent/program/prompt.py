@@ -56,7 +56,8 @@ filter(object_set: Set[ObjectAttribute], category: str) -> Set[ObjectAttribute]:
 
 relate_agent(object_set: Set[ObjectAttribute], relation: str) -> Set:
     """Returns a set of objects that are related to the agent(you) by the relation:
-    "left", "right", "front", "behind", "within reach", "around", "closest", "farthest".
+    "left", "right", "front", "behind", "within reach", "around", "closest", "farthest",
+    or a clock direction such as "7 o'clock" (the objects within an hour of it).
     >>> table_left_set = relate_agent(object_set=table_set, relation="left")"""
 
 relate(object_set: Set[ObjectAttribute], reference_object: ObjectAttribute, relation: str) -> Set:

@@ -10,8 +10,16 @@ for a repair round:
   longer name: ``water cooler_distance``): the words of one of the scene's multi-word categories, standing
   outside any string, are joined with ``_``.
 
+* **"o'clock" inside a name** (``seven_o'clock = ...``): the apostrophe opens a string; the name is
+  written ``seven_oclock``.
+
 A rewrite is kept only when the result parses; otherwise the program is left as written and the static
 check reports the syntax error with its hint.
+
+Two calls that parse but cannot work have exactly one meaning too, and :func:`unique_fixes` rewrites them:
+Python's own ``filter(lambda x: cond, items)`` (``filter`` is the scene API's, which takes a category)
+becomes ``[x for x in items if cond]``, and ``query_attribute(obj, "category")`` (also ``"id"``,
+``"xyz"``) becomes ``obj.category``.
 
 A repaired program often fixes the line the hint named and drops the lines before it, so names the
 earlier attempt assigned are undefined. :func:`carry_definitions` puts those top-level assignments (and
@@ -26,7 +34,7 @@ import re
 import tokenize
 from collections.abc import Sequence
 
-from synergai.agent.program.check import undefined_names
+from synergai.agent.program.check import OBJECT_FIELDS, undefined_names
 
 _PREFIX = re.compile(r"(?<![\w'\"])([rRbBuU]?[fF][rR]?|[rR]?[fF])(\"\"\"|'''|\"|')")
 _OTHER = {'"': "'", "'": '"'}
@@ -162,12 +170,20 @@ def join_category_names(code: str, categories: Sequence[str]) -> str:
     return "".join(lines)
 
 
+_CLOCK_IN_NAME = re.compile(r"(?<=\w)o'clock")
+
+
+def clock_names(code: str) -> str:
+    """``code`` with "o'clock" written as "oclock" where it ends a name (``seven_o'clock``)."""
+    return _CLOCK_IN_NAME.sub("oclock", code)
+
+
 def make_parse(code: str, categories: Sequence[str] = ()) -> str | None:
     """A rewrite of ``code`` that parses, when ``code`` does not and one of the rewrites fixes it."""
     if parses(code):
         return None
     candidate = code
-    for rewrite in (requote_fstrings, lambda text: join_category_names(text, categories)):
+    for rewrite in (requote_fstrings, lambda text: join_category_names(text, categories), clock_names):
         try:
             candidate = rewrite(candidate)
         except ValueError:
@@ -175,6 +191,55 @@ def make_parse(code: str, categories: Sequence[str] = ()) -> str | None:
         if parses(candidate):
             return candidate
     return None
+
+
+class _UniqueFixes(ast.NodeTransformer):
+    """Rewrites the calls :func:`unique_fixes` describes, counting them."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if not isinstance(node.func, ast.Name) or node.keywords:
+            return self._attribute(node)
+        lam = node.args[0] if len(node.args) == 2 else None
+        if node.func.id == "filter" and isinstance(lam, ast.Lambda) and len(lam.args.args) == 1 \
+                and not (lam.args.posonlyargs or lam.args.kwonlyargs or lam.args.vararg or lam.args.kwarg):
+            self.count += 1
+            var = lam.args.args[0].arg
+            return ast.ListComp(elt=ast.Name(var, ast.Load()), generators=[ast.comprehension(
+                target=ast.Name(var, ast.Store()), iter=node.args[1], ifs=[lam.body], is_async=0)])
+        return self._attribute(node)
+
+    def _attribute(self, node: ast.Call) -> ast.AST:
+        """``query_attribute(obj, "category")`` as ``obj.category``."""
+        if not (isinstance(node.func, ast.Name) and node.func.id == "query_attribute"):
+            return node
+        given = dict(zip(("object", "attribute_type"), node.args, strict=False))
+        given |= {k.arg: k.value for k in node.keywords if k.arg}
+        kind = given.get("attribute_type")
+        if set(given) != {"object", "attribute_type"} or len(node.args) + len(node.keywords) != 2 \
+                or not (isinstance(kind, ast.Constant) and kind.value in OBJECT_FIELDS):
+            return node
+        self.count += 1
+        return ast.Attribute(value=given["object"], attr=str(kind.value), ctx=ast.Load())
+
+
+def unique_fixes(code: str) -> str | None:
+    """``code`` with the calls that have one meaning but cannot work rewritten (see the module's text),
+    or None when it has none (or does not parse, or defines its own ``filter``/``query_attribute``)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+    bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    if bound & {"filter", "query_attribute"}:
+        return None
+    fixer = _UniqueFixes()
+    tree = ast.fix_missing_locations(fixer.visit(tree))
+    return ast.unparse(tree) + "\n" if fixer.count else None
 
 
 def _assignments(code: str) -> dict[str, ast.Assign]:

@@ -141,13 +141,10 @@ class SceneVocabulary:
         """Whether a short word ("tv") is a category here or a known other word for one."""
         return word in self.categories or word in QUERY_SYNONYMS or word in CANONICAL_CATEGORY
 
-    def narrowed(self, sentence: str) -> SceneVocabulary:
-        """The part of this vocabulary a sentence can mean: the categories its words (and two- or
-        three-word phrases) name, the attribute and superlative words it says, the relations its words
-        can mean (:func:`relations_said`). A sentence whose words name no category (or no relation)
-        keeps every category (relation): its object may be named by a word no table knows."""
+    def categories_said(self, sentence: str) -> tuple[str, ...]:
+        """The categories a sentence's words (and two- or three-word phrases) name, sorted; () when they
+        name none."""
         words = words_of(sentence.replace("grey", "gray"))
-        phrases = [" ".join(words[k:k + n]) for n in (3, 2, 1) for k in range(len(words) - n + 1)]
         cats: dict[str, None] = {}
         # a category said as it is named ("kitchen cabinet") is that one, not another that differs only
         # by number ("kitchen cabinets": ScanNet has both, and they are different objects)
@@ -170,10 +167,20 @@ class SceneVocabulary:
                                                            for w in phrase.split()):
                     continue
                 cats.update(dict.fromkeys(self.map_word(phrase)))
+        return tuple(sorted(cats))
+
+    def narrowed(self, sentence: str) -> SceneVocabulary:
+        """The part of this vocabulary a sentence can mean: the categories its words (and two- or
+        three-word phrases) name, the attribute and superlative words it says, the relations its words
+        can mean (:func:`relations_said`). A sentence whose words name no category (or no relation)
+        keeps every category (relation): its object may be named by a word no table knows."""
+        words = words_of(sentence.replace("grey", "gray"))
+        phrases = [" ".join(words[k:k + n]) for n in (3, 2, 1) for k in range(len(words) - n + 1)]
+        cats = self.categories_said(sentence)
         said = set(phrases)
         attrs = tuple(a for a in self.attributes if a in said)
         sups = tuple(dict.fromkeys(SUPERLATIVE_WORDS[w] for w in words if w in SUPERLATIVE_WORDS))
-        return SceneVocabulary(categories=tuple(sorted(cats)) or self.categories, attributes=attrs,
+        return SceneVocabulary(categories=cats or self.categories, attributes=attrs,
                                relations=relations_said(sentence, self.relations) or self.relations,
                                superlatives=sups)
 
