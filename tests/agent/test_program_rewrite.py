@@ -168,3 +168,30 @@ def test_the_loop_runs_a_builtin_style_filter_without_a_repair_round():
     programs = [t for t in result.trace if t["type"] == "program"]
     assert len(programs) == 1 and programs[0]["ok"] and programs[0]["rewritten"], programs
     assert result.short_answer == "2" and result.llm_calls == 2
+
+
+def test_a_program_that_never_takes_the_question_s_objects_is_sent_back_once():
+    cats = ["chair", "table", "washing machine"]
+    code = 'right = relate_agent(object_set=scene(), relation="right")\nprint(len(right))'
+    found = check_program(code, cats, named=["chair"], require_named=True)
+    assert [f.kind for f in found] == ["question-object"]
+    assert "chair_set = filter(object_set=scene(), category='chair')" in found[0].hint
+    assert check_program(code, cats, named=["chair"]) == []  # asked already: runs
+    takes = 'c = filter(object_set=scene(), category="chairs")\nprint(len(relate_agent(c, "right")))'
+    assert check_program(takes, cats, named=["chair"], require_named=True) == []
+    plural = 'w = filter(object_set=scene(), category="washing machines")\nprint(len(w))'
+    assert check_program(plural, cats, named=["washing machine"], require_named=True) == []
+    assert check_program(code, cats, named=[], require_named=True) == []
+
+
+def test_the_loop_sends_a_program_that_ignores_the_question_s_objects_back_once_then_runs_it():
+    ignore = ("Thought: count.\nAction: Program\nAction Input:\n```Python\n"
+              "right = relate_agent(object_set=scene(), relation='right')\nprint(len(right))\n```")
+    model = ScriptedModel([ignore, ignore.replace("count.", "count again."),
+                           "Thought: done\nAction: Final Answer\nAction Input: 3"])
+    result = ProgramLoop(model).run(room(), "How many chairs are on my right?")
+    programs = [t for t in result.trace if t["type"] == "program"]
+    assert programs[0]["stage"] == "check" and programs[0]["findings"] == ["question-object"]
+    assert "category='chair'" in programs[0]["error"]
+    assert programs[1]["stage"] == "sandbox" and programs[1]["ok"]  # the same program, asked once: runs
+    assert result.llm_calls == 3 and result.short_answer == "3"

@@ -6,7 +6,7 @@ import pytest
 
 from synergai.robots.errors import RobotError
 from synergai.robots.tabletop.plan import ArmStep, format_plan, parse_plan_text, parse_step, steps_from_json
-from synergai.robots.tabletop.rules import check_plan
+from synergai.robots.tabletop.rules import check_plan, without_idle_moves
 from synergai.scene.build import build_graph
 from synergai.scene.model import SceneObject
 
@@ -95,6 +95,16 @@ def test_rules_pass_a_correct_swap_and_catch_sequence_errors(graph):
 def test_rules_flag_a_move_that_changes_nothing(graph):
     v = check_plan(parse_plan_text("grasp((0.32, -0.33))\nmove((0.32, -0.33))\nhome()"), graph)
     assert [(x.step, x.problem) for x in v] == [(2, "this move leaves bottle 1 where it already is")]
+
+
+def test_a_grasp_and_move_that_change_nothing_are_dropped_and_the_rest_kept(graph):
+    plan = parse_plan_text("grasp((0.32, -0.33))\nmove((0.1, 0))\ngrasp((0.1, 0))\nmove((0.1, 0))\n"
+                           "grasp((0.35, 0.35))\nmove((0.35, 0.35))\nhome()")
+    kept, dropped = without_idle_moves(plan, graph)
+    assert dropped == 2 and format_plan(kept) == format_plan(plan[:2] + plan[-1:])
+    assert check_plan(kept, graph) == []
+    fine = parse_plan_text("grasp((0.32, -0.33))\nmove((0.1, 0))\nhome()")
+    assert without_idle_moves(fine, graph) == (fine, 0)
 
 
 def test_a_plan_that_moves_nothing_is_a_violation(graph):

@@ -57,7 +57,7 @@ _TEMPTING_FIELDS = frozenset({*ATTRIBUTE_TYPES, "size", "position", "center", "c
 class Finding:
     """One problem: its class (``syntax``, ``undefined-name``, ``unknown-function``, ``arguments``,
     ``hand-built-object``, ``category``, ``relation``, ``attribute``, ``object-field``, ``set-index``,
-    ``set-as-object``), the line and the repair hint."""
+    ``set-as-object``, ``question-object``), the line (0: the whole program) and the repair hint."""
 
     kind: str
     line: int
@@ -377,9 +377,10 @@ def _syntax_hint(exc: SyntaxError, code: str) -> Finding:
 
 
 def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bool = True,
-                  named: Sequence[str] = ()) -> list[Finding]:
+                  named: Sequence[str] = (), require_named: bool = False) -> list[Finding]:
     """Findings for ``code`` against the scene API and the scene's ``categories`` ([] when it looks right);
-    ``named``: the categories the question names, which hints use in their examples."""
+    ``named``: the categories the question names, which hints use in their examples; with
+    ``require_named`` a program that never names one of them is a ``question-object`` finding."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError) as exc:
@@ -399,7 +400,18 @@ def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bo
         else:
             checker.add("undefined-name", node, _undefined_hint(node.id, bound, categories, ordered_sets))
     checker.visit(tree)
+    if require_named and named and not _takes_named(tree, named):
+        var = "_".join(named[0].split()) + "_set"
+        checker.add("question-object", None, f"the question is about {_legal_list(named)} objects, but the "
+                    f"program never takes them: e.g. {var} = filter(object_set=scene(), "
+                    f"category={named[0]!r}), then answer from {var}")
     return sorted(checker.findings, key=lambda f: f.line)
+
+
+def _takes_named(tree: ast.Module, named: Sequence[str]) -> bool:
+    """Whether a string in the program names one of the ``named`` categories (as filter() reads it)."""
+    texts = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    return any(category_matches(t, c) or category_matches(c, t) for t in texts for c in named)
 
 
 def repair_hint(findings: Sequence[Finding], limit: int = 4) -> str:

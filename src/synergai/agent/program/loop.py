@@ -1,19 +1,20 @@
 """Program mode (LLM-TPC): Think -> Program -> check -> run in the sandbox -> reCtify, then a typed answer.
 
 The model writes short Python against the scene APIs (:mod:`synergai.agent.program.api`). Each program is
-first made to parse where one mechanical rewrite does it, given back the assignments of earlier
-attempts it uses but dropped (:mod:`synergai.agent.program.rewrite`), and checked statically
-(:mod:`synergai.agent.program.check`): a program with findings is not run, and
-the repair prompt carries the findings' hints at once. A program that passes runs in the sandbox; on an
-error (its last traceback line) or an empty output the model is asked to rectify it; on a malformed reply
-it gets the parse-error prompt; a program that already failed is not run again (the model is told so,
-the next reply is sampled at ``repeat_temperature`` instead of greedily, and a second repeat ends the
-rounds). The final answer is read as the question's answer form
-(:mod:`synergai.agent.answer_forms`). After a program prints, the next call asks for the Final Answer
-only, with a small token budget (``ProgramLimits.answer_after_output``). When the rounds run out, or the
-model does not answer when asked to, a model that saw a program's output is asked once for the answer as
-JSON under the form's schema; one that never saw a program run answers "could not be computed", and the
-result records the last error.
+first made to parse where one mechanical rewrite does it, given back the assignments of earlier attempts it
+uses but dropped (:mod:`synergai.agent.program.rewrite`), and checked statically
+(:mod:`synergai.agent.program.check`): a program with findings is not run, and the repair prompt carries the
+findings' hints at once. A program that never takes any object the question names is sent back once with a
+hint that names them (a count of "chairs on my right" that counts every object on the right); if the repair
+still takes none, it runs. A program that passes runs in the sandbox; on an error (its last traceback line)
+or an empty output the model is asked to rectify it; on a malformed reply it gets the parse-error prompt; a
+program that already failed is not run again (the model is told so, the next reply is sampled at
+``repeat_temperature`` instead of greedily, and a second repeat ends the rounds). The final answer is read
+as the question's answer form (:mod:`synergai.agent.answer_forms`). After a program prints, the next call
+asks for the Final Answer only, with a small token budget (``ProgramLimits.answer_after_output``). When the
+rounds run out, or the model does not answer when asked to, a model that saw a program's output is asked
+once for the answer as JSON under the form's schema; one that never saw a program run answers "could not be
+computed", and the result records the last error.
 
 With ``ProgramLimits.constrained`` and a model that enforces grammars (``supports_grammar``, the embedded
 llama.cpp model), every reply is generated under the GBNF grammar of :mod:`synergai.agent.program.grammar`:
@@ -90,6 +91,9 @@ class ProgramLimits:
     #: Sampling temperature of the call after the model repeated a failed program (greedy decoding
     #: given the same prompt would write it again); every other call is greedy.
     repeat_temperature: float = 0.7
+    #: Send back, once, a program that never takes any object the question names (check finding
+    #: ``question-object``); the same program given again then runs.
+    question_objects: bool = True
 
 
 @dataclass
@@ -212,6 +216,7 @@ class ProgramLoop:
         failed: dict[str, str] = {}  # program text (whitespace-normalised) -> its error
         earlier: list[str] = []  # the programs written so far (their assignments can be carried)
         repeats = 0
+        named_asked = False  # a program that ignored the question's objects was sent back once
         repeated_last = False  # the last reply repeated a failed program: the next one is sampled
         saw_output = False
         answer_now = False  # the last program printed: this round is the answer's
@@ -255,15 +260,19 @@ class ProgramLoop:
             carried: list[str] = []
             if carry is not None:
                 code, carried = carry
-            findings = (check_program(code, categories, ordered_sets=self.limits.ordered_sets, named=named)
+            findings = (check_program(code, categories, ordered_sets=self.limits.ordered_sets, named=named,
+                                      require_named=self.limits.question_objects and not named_asked)
                         if self.limits.static_check else [])
+            named_asked = named_asked or any(f.kind == "question-object" for f in findings)
             if findings:  # not run: the hints go straight back
                 error = f"CheckError: {repair_hint(findings)}"
                 result.trace.append({"type": "program", "thought": step.thought, "program": code,
                                      "ok": False, "stdout": "", "error": error, "stage": "check",
                                          "findings": [f.kind for f in findings], "wall_s": 0.0,
                                      "rewritten": rewritten is not None, "carried": carried})
-                failed[key] = last_error = error
+                last_error = error
+                if any(f.kind != "question-object" for f in findings):  # else the same program may run
+                    failed[key] = error
                 messages.append({"role": "user", "content": P.CHECK_FAILED.format(error=error)})
                 continue
             outcome = run_program(code, api_factory=API_FACTORY, api_args=api_args,

@@ -52,7 +52,7 @@ from synergai.robots.tabletop.places import (
     roles_reversed,
 )
 from synergai.robots.tabletop.plan import ArmStep, format_plan, parse_plan_text, steps_from_json
-from synergai.robots.tabletop.rules import Violation, check_plan
+from synergai.robots.tabletop.rules import Violation, check_plan, without_idle_moves
 from synergai.robots.tabletop.sim import TabletopSim
 from synergai.scene.model import SceneGraph
 
@@ -447,6 +447,9 @@ def run_multitalk(
             entry["environment"] = environment_text(graph)
             feedback = P.perception_feedback(entry["environment"])
             continue
+        reply.steps, idle = without_idle_moves(reply.steps, graph)
+        if idle:  # a grasp and a move that changes nothing, said by the planner: dropped, and logged
+            entry["dropped_idle_moves"] = idle
         plan_text = format_plan(reply.steps)
         entry["plan"] = plan_text.splitlines()
         key = tuple(s.render() for s in reply.steps)

@@ -3,7 +3,8 @@
 These are the MultiTalk Analyzer's restrictions that need no judgement: a grasp must hit an object
 of the environment (and only one), one object in the gripper at a time, grasp before move, nothing
 after ``home()``, no object set down where another one stands, no move that leaves an object where
-it is, no grasp of an object with another one on top of it. Objects are tracked as the plan moves them, so
+it is, no grasp of an object with another one on top of it (:func:`without_idle_moves` drops such a
+grasp-and-move pair before the check). Objects are tracked as the plan moves them, so
 "grasp the second bottle where the first one was just put" is caught. A move whose z reaches the top of
 the object under it stacks on that object (allowed). Every finding names the fix: the nearest object for a
 grasp that hits nothing, the nearest free place for a move onto an occupied, out-of-bounds or (given the
@@ -34,6 +35,7 @@ class Violation:
     step: int
     problem: str
     source: str = "rules"
+    idle: bool = False  # a move that leaves the object where it is
 
     def line(self) -> str:
         return f"{self.step}: {self.problem}"
@@ -101,7 +103,7 @@ def check_plan(steps: Sequence[ArmStep], graph: SceneGraph, tolerance: float = G
             continue
         here = where[holding]
         if abs(x - here[0]) < 0.01 and abs(y - here[1]) < 0.01:
-            out.append(Violation(i, f"this move leaves {holding} where it already is"))
+            out.append(Violation(i, f"this move leaves {holding} where it already is", idle=True))
         blocked = [n for n, c in where.items()
                    if n != holding and overlaps((x, y), half[holding], c, half[n], clearance=0.0)]
         support = _stack_target(step, blocked, where, half, height, base)
@@ -129,6 +131,18 @@ def check_plan(steps: Sequence[ArmStep], graph: SceneGraph, tolerance: float = G
         out.append(Violation(1, "the plan moves no object, but the instruction asks for a change on the "
                                 "table: give the grasp and move steps it needs"))
     return out
+
+
+def without_idle_moves(steps: Sequence[ArmStep], graph: SceneGraph) -> tuple[list[ArmStep], int]:
+    """``steps`` without the grasp-and-move pairs whose move leaves the object where it already is (they
+    change nothing, so dropping them has one meaning), and how many pairs were dropped."""
+    kept, dropped = list(steps), 0
+    while True:
+        idle = [v.step for v in check_plan(kept, graph) if v.idle]
+        if not idle or idle[0] < 2 or kept[idle[0] - 2].action != "grasp":
+            return kept, dropped
+        del kept[idle[0] - 2:idle[0]]
+        dropped += 1
 
 
 def _stack_target(step: ArmStep, blocked: list[str], where: dict[str, tuple[float, float]],
