@@ -82,13 +82,14 @@ def test_the_scenes_categories_are_legal_strings_and_a_category_it_lacks_is_not(
 
 
 def test_the_prompts_example_replies_and_api_examples_are_valid_under_the_grammar(llama: Engine) -> None:
-    replies = [r.split("\n\nuser:")[0].strip() for r in P.EXAMPLE.split("assistant:\n")[1:]]
-    assert len(replies) == 2
-    question = "What is behind me directly?"
-    grammar = reply_grammar(EXAMPLE_SCENE, answer_form(question), choice_options(question))
-    assert all(llama.matches(grammar, reply) for reply in replies)
-    answer_only = reply_grammar(EXAMPLE_SCENE, answer_form(question), program=False)
-    assert llama.matches(answer_only, replies[1]) and not llama.matches(answer_only, replies[0])
+    replies = [r.split("\n\n")[0].strip() for r in P.EXAMPLE.split("assistant:\n")[1:]]
+    assert len(replies) == 4
+    for question, (program_reply, final_reply) in (("What is behind me directly?", replies[:2]),
+                                                    ("How many chairs are on my left?", replies[2:])):
+        grammar = reply_grammar(EXAMPLE_SCENE, answer_form(question), choice_options(question))
+        assert llama.matches(grammar, program_reply) and llama.matches(grammar, final_reply)
+        answer_only = reply_grammar(EXAMPLE_SCENE, answer_form(question), program=False)
+        assert llama.matches(answer_only, final_reply) and not llama.matches(answer_only, program_reply)
     doc = P.system_prompt(constrained=True)
     assert P.STRING_RULE in doc and P.STRING_RULE not in P.system_prompt()
     lines = [line.split(">>> ", 1)[1].removesuffix('"""') for line in doc.splitlines() if ">>> " in line]

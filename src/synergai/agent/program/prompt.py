@@ -123,7 +123,29 @@ Observation: Objects directly behind me: ['coffee table', 'couch', 'lamp']
 assistant:
 Thought: The coffee table is the closest object behind me.
 Action: Final Answer
-Action Input: coffee table"""
+Action Input: coffee table
+
+Example: a question that names objects takes them with filter() first.
+user:
+Question: How many chairs are on my left?
+
+assistant:
+Thought: I need the chairs, then those on my left.
+Action: Program
+Action Input:
+```Python
+chairs = filter(object_set=scene(), category="chair")
+chairs_left = relate_agent(object_set=chairs, relation="left")
+print(f"Chairs on my left: {len(chairs_left)}")
+```
+
+user:
+Observation: Chairs on my left: 2
+
+assistant:
+Thought: Two chairs are on my left.
+Action: Final Answer
+Action Input: 2"""
 
 _MODIFIED_PROGRAM = """\
 Thought: ...
