@@ -12,7 +12,8 @@ from synergai.robots.tabletop.multitalk import MultiTalkConfig, feasible_grasps,
 from synergai.robots.tabletop.objects import TableBounds
 from synergai.robots.tabletop.perception import PerceptionNoise, TabletopPerception
 from synergai.robots.tabletop.places import place_target
-from synergai.robots.tabletop.scenes import cube
+from synergai.robots.tabletop.plan import parse_plan_text
+from synergai.robots.tabletop.scenes import cube, mustard_bottle
 from synergai.robots.tabletop.sim import TabletopSim
 from synergai.robots.task_file import packaged_task
 
@@ -347,6 +348,24 @@ def test_a_side_place_is_beyond_the_anchor_on_that_side_or_none():
     # behind the mug the table ends (x < 0.45) before the cube fits: no place, never one elsewhere
     at_edge = {**where, "mug": (0.38, 0.0)}
     assert place_target("behind", "mug", "cube", at_edge, half, top, TableBounds()) is None
+
+
+def test_next_to_a_taller_anchor_is_not_behind_it_while_another_side_is_free():
+    where = {"mustard bottle": (0.3, 0.4), "cube": (0.35, 0.0)}
+    half = {"mustard bottle": (0.029, 0.0475), "cube": (0.025, 0.025)}
+    top = {"mustard bottle": 0.19, "cube": 0.05}
+    spot = place_target("next to", "mustard bottle", "cube", where, half, top, TableBounds())
+    assert spot is not None and spot[0] <= 0.3, spot  # in front, left or right: never behind
+    with TabletopSim((mustard_bottle("mustard bottle", (0.3, 0.4)), cube("cube", (0.35, 0.0)))) as sim:
+        plan = parse_plan_text(f"grasp((0.35, 0.0, 0.025))\nmove(({spot[0]}, {spot[1]}))\nhome()")
+        assert sim.execute(plan).ok
+    low = {**top, "mustard bottle": 0.04}  # a lower anchor: behind is a side like the others
+    behind = place_target("behind", "mustard bottle", "cube", where, half, low, TableBounds())
+    sides = [place_target(s, "mustard bottle", "cube", where, half, low, TableBounds())
+             for s in ("in front of", "behind", "left of", "right of")]
+    nearest = min((p for p in sides if p), key=lambda p: (p[0] - 0.3) ** 2 + (p[1] - 0.4) ** 2)
+    assert place_target("next to", "mustard bottle", "cube", where, half, low, TableBounds()) == nearest
+    assert behind is not None
 
 
 def test_in_place_of_puts_an_object_where_the_anchor_stood_at_the_start():

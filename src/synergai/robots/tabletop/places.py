@@ -70,9 +70,13 @@ def place_target(relation: str, anchor: str, holding: str, where: Mapping[str, t
     if relation == "on":
         return (ax, ay, round(top[anchor] + STACK_LIFT, 3))
     if relation == "next to":  # the nearest of the four sides, each with its own gap for the fingers
-        sides = [place_target(side, anchor, holding, where, half, top, bounds, reachable)
-                 for side in ("in front of", "behind", "left of", "right of")]
-        found = [spot for spot in sides if spot is not None]
+        sides = {side: place_target(side, anchor, holding, where, half, top, bounds, reachable)
+                 for side in ("in front of", "behind", "left of", "right of")}
+        found = [spot for spot in sides.values() if spot is not None]
+        if top[anchor] > top[holding] and sides["behind"] is not None and len(found) > 1:
+            # to set an object down behind a taller one the forearm reaches over it and hits it (measured
+            # in the simulator for a cube behind a mustard bottle up to 0.12 m apart): another side first
+            found.remove(sides["behind"])
         return min(found, key=lambda p: (p[0] - ax) ** 2 + (p[1] - ay) ** 2) if found else None
     dx, dy = PLACE_RELATIONS[relation]
     gap = LINE_GAP if dy else SIDE_GAP  # left / right: the fingers open towards the anchor
