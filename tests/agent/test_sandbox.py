@@ -84,6 +84,12 @@ def test_name_error_suggests_a_close_name_and_explains_missing_builtins() -> Non
         "NameError: name 'open' is not defined (not available in the program sandbox)")
 
 
+def test_next_on_an_empty_set_says_what_happened() -> None:
+    error = run("print(next(iter(set())))").error or ""
+    assert error.startswith("StopIteration: next() found nothing: the set is empty")
+    assert run("raise StopIteration('done')").error == "StopIteration: done"
+
+
 def test_empty_output_is_ok_with_empty_stdout() -> None:
     result = run("x = 1 + 1")
     assert (result.ok, result.stdout, result.error) == (True, "", None)

@@ -339,6 +339,9 @@ def describe(exc: BaseException, names: Any = (), memory_mb: int = 0) -> str:
             text = " ".join(str(exc)[:MAX_ERROR_CHARS].split())
             if isinstance(exc, NameError) and isinstance(exc.name, str):
                 text += _name_hint(exc.name, names)
+            if isinstance(exc, StopIteration) and not text:
+                text = ("next() found nothing: the set is empty; check len(objects) > 0 before taking "
+                        "one, or answer that there is none")
     except BaseException:  # a hostile message must not break the report
         text = ""
     return (f"{kind}: {text}" if text else kind)[:MAX_ERROR_CHARS]
