@@ -12,6 +12,7 @@ from synergai.agent.program.loop import (
     NOT_COMPUTED,
     ProgramLimits,
     ProgramLoop,
+    loose_final,
     parse_reply,
     program_error_classes,
     program_stats,
@@ -204,3 +205,25 @@ def test_sqa3d_metrics_report_new_tokens_question_types_answer_forms_and_error_c
     assert m["program_by_question_type"]["how"]["pass_rate"] == 100.0
     assert m["program_by_question_type"]["is"]["pass_rate"] == 0.0
     assert m["by_answer_form"]["number"]["soft_match"] == 100.0 and m["by_answer_form"]["yes/no"]["n"] == 1
+
+
+def test_an_answer_given_outside_the_format_is_read_when_it_fits_the_form():
+    assert loose_final("Final Answer: two chairs") == "two chairs"
+    assert loose_final("Thought: done\n**Final Answer:** no") == "no"
+    assert loose_final("2") is None and loose_final("2", bare=True) == "2"
+    assert loose_final("I think there are probably quite a lot of chairs here", bare=True) is None
+    assert loose_final("```Python\nprint(1)\n```", bare=True) is None
+    count = "print(len(filter(object_set=scene(), category='chair')))"
+    for said in ("Final Answer: 2", "2"):  # after the output: the answer round
+        llm = ScriptedModel([program(count), said])
+        result = ProgramLoop(llm).run(room(), "How many chairs are there?", viewpoint=NORTH)
+        assert result.llm_calls == 2 and result.short_answer == "2", result.trace
+        assert result.trace[-1]["loose"] is True
+
+
+def test_an_answer_outside_the_format_that_does_not_fit_the_form_is_asked_again_as_json():
+    count = "print(len(filter(object_set=scene(), category='chair')))"
+    llm = ScriptedModel([program(count), "Final Answer: unknown",
+                         '{"thought": "2 is even", "answer": "even"}'])
+    result = ProgramLoop(llm).run(room(), "Is the number of chairs odd or even?", viewpoint=NORTH)
+    assert result.llm_calls == 3 and result.short_answer == "even" and result.trace[-1]["summarized"]

@@ -7,14 +7,16 @@ uses but dropped (:mod:`synergai.agent.program.rewrite`), and checked statically
 findings' hints at once. A program that never takes any object the question names is sent back once with a
 hint that names them (a count of "chairs on my right" that counts every object on the right); if the repair
 still takes none, it runs. A program that passes runs in the sandbox; on an error (its last traceback line)
-or an empty output the model is asked to rectify it; on a malformed reply it gets the parse-error prompt; a
-program that already failed is not run again (the model is told so, the next reply is sampled at
-``repeat_temperature`` instead of greedily, and a second repeat ends the rounds). The final answer is read
-as the question's answer form (:mod:`synergai.agent.answer_forms`). After a program prints, the next call
-asks for the Final Answer only, with a small token budget (``ProgramLimits.answer_after_output``). When the
-rounds run out, or the model does not answer when asked to, a model that saw a program's output is asked
-once for the answer as JSON under the form's schema; one that never saw a program run answers "could not be
-computed", and the result records the last error.
+or an empty output the model is asked to rectify it; on a malformed reply it gets the parse-error prompt (a
+``Final Answer: X`` line without ``Action:``, or a bare short reply in the round that asks for the answer
+only, is read as the answer when it fits the question's form); a program that already failed is not run
+again (the model is told so, the next reply is sampled at ``repeat_temperature`` instead of greedily, and a
+second repeat ends the rounds). The final answer is read as the question's answer form
+(:mod:`synergai.agent.answer_forms`). After a program prints, the next call asks for the Final Answer only,
+with a small token budget (``ProgramLimits.answer_after_output``). When the rounds run out, or the model
+does not answer when asked to, a model that saw a program's output is asked once for the answer as JSON
+under the form's schema; one that never saw a program run answers "could not be computed", and the result
+records the last error.
 
 With ``ProgramLimits.constrained`` and a model that enforces grammars (``supports_grammar``, the embedded
 llama.cpp model), every reply is generated under the GBNF grammar of :mod:`synergai.agent.program.grammar`:
@@ -169,6 +171,25 @@ def parse_reply(text: str) -> TPCStep:
     raise ParseError(f"unknown action {action.group(1).strip()!r}")
 
 
+_LOOSE_FINAL = re.compile(r"^\s*\**\s*Final Answer\s*\**\s*:\s*\**\s*(.+?)\s*$", re.MULTILINE | re.IGNORECASE)
+#: Longest reply (in words) read as a bare answer in the round that asks for the answer only.
+BARE_ANSWER_WORDS = 6
+
+
+def loose_final(text: str, bare: bool = False) -> str | None:
+    """The answer of a reply that gives one outside the format: a ``Final Answer: X`` line without the
+    ``Action:`` line, or (``bare``: the round asked for the answer only) a single short line such as ``2``;
+    None otherwise. The caller keeps it only when it fits the question's answer form."""
+    match = _LOOSE_FINAL.search(text)
+    if match:
+        return match.group(1).strip().strip('"*').strip() or None
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if bare and len(lines) == 1 and "```" not in text and ":" not in lines[0] \
+            and len(lines[0].split()) <= BARE_ANSWER_WORDS:
+        return lines[0].strip('"*.').strip() or None
+    return None
+
+
 def scene_summary(graph: SceneGraph) -> str:
     """"2 chair, 1 table, ..." (structural nodes left out), as LLM-TPC prepends it."""
     counts: dict[str, int] = {}
@@ -233,6 +254,10 @@ class ProgramLoop:
                 step, last_error = None, f"parse error: {exc}"
             if step is not None and step.kind == "final":
                 self._answer(result, form, question, step.content, {"thought": step.thought})
+                break
+            loose = loose_final(reply.text, bare=answer_now) if step is None else None
+            if loose is not None and normalise_answer(form, loose, options):
+                self._answer(result, form, question, loose, {"thought": "", "loose": True})
                 break
             if answer_now:  # asked for the answer, got none: the JSON summary below asks once more
                 result.trace.append({"type": "error", "reply": reply.text[:800],
