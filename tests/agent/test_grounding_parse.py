@@ -130,6 +130,15 @@ def test_parse_sends_the_narrowed_schema() -> None:
     assert _enums(sent, "category")[0] == ["bed", "object"] and _enums(sent, "relation")[0] == ["on"]
 
 
+def test_can_as_a_verb_names_no_object_and_as_a_noun_does() -> None:
+    vocab = SceneVocabulary(categories=("book", "desk", "soup can", "trash can"), attributes=())
+    assert vocab.categories_said("Can I see the book where I am standing?") == ("book",)
+    assert vocab.categories_said("What can keep me warm?") == ()
+    assert vocab.categories_said("Is the trash can full?") == ("trash can",)
+    assert vocab.categories_said("How many cans are on the desk?") == ("desk", "soup can", "trash can")
+    assert vocab.categories_said("Where is the red can?") == ("soup can", "trash can")
+
+
 def test_a_longer_category_said_exactly_is_not_also_its_head_noun_and_short_names_count() -> None:
     vocab = SceneVocabulary(categories=("cabinet", "desk", "kitchen cabinets", "tv"), attributes=())
     assert vocab.narrowed("the kitchen cabinets near the desk").categories == ("desk", "kitchen cabinets")

@@ -64,6 +64,11 @@ MATERIAL_WORDS = frozenset({"wood", "wooden", "metal", "metallic", "plastic", "g
 STATE_WORDS = frozenset({"open", "closed", "on", "off", "empty", "full", "clean", "dirty", "neat", "messy",
                          "tidy", "made", "unmade", "occupied", "free"})
 #: Category words that name any object at all ("what is on the table?" asks for any object on it).
+#: Nouns that are also verbs questions use ("Can I see ...", "What can keep me warm?"): alone, such a word
+#: names an object only after one of ``NOUN_MARKERS``, a number or a colour ("the can", "2 cans").
+VERB_NOUNS = frozenset({"can", "cans"})
+NOUN_MARKERS = frozenset({"a", "an", "the", "this", "that", "these", "those", "my", "your", "each", "every",
+                          "any", "some", "other", "many", "few", "several", "all", "both", "no"})
 ANY_OBJECT_WORDS = frozenset({"object", "thing", "item", "anything", "something", "stuff"})
 #: Words by which a sentence asks about an object it does not name ("what is on the table?").
 OPEN_QUERY_WORDS = ANY_OBJECT_WORDS | frozenset({"what", "which", "whatever", "objects", "things", "items"})

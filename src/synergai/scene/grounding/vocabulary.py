@@ -25,13 +25,17 @@ from synergai.scene.verification import normalize_category
 from synergai.scene.vocabulary import (
     CANONICAL_CATEGORY,
     COLOR_NAMES,
+    COLOR_WORDS,
     MATERIAL_WORDS,
+    NOUN_MARKERS,
     QUERY_SYNONYMS,
     RELATION_CUES,
     RELATION_PHRASES,
     SHAPE_WORDS,
     SIZE_WORDS,
     SUPERLATIVE_WORDS,
+    VERB_NOUNS,
+    WORD_TO_NUMBER,
     color_agreement,
     words_of,
 )
@@ -152,19 +156,23 @@ class SceneVocabulary:
         own: dict[str, list[str]] = {}
         for c in self.categories:
             own.setdefault(normalize_category(c), []).append(c)
+        # "Can I see ...": alone, a word that is also a verb names an object only after a marker
+        verbs = {k for k, w in enumerate(words) if w in VERB_NOUNS and not (
+            k and (words[k - 1] in NOUN_MARKERS or words[k - 1] in WORD_TO_NUMBER or words[k - 1].isdigit()
+                   or words[k - 1] in COLOR_WORDS))}
         taken: set[int] = set()  # words a longer phrase names exactly: "kitchen cabinets" is not "cabinet"
         for n in (3, 2, 1):
             for k in range(len(words) - n + 1):
                 phrase = " ".join(words[k:k + n])
                 exact = [literal[phrase]] if phrase in literal else own.get(normalize_category(phrase), [])
-                if exact and not taken & set(range(k, k + n)):
+                if exact and not taken & set(range(k, k + n)) and not (n == 1 and k in verbs):
                     cats.update(dict.fromkeys(exact))
                     taken |= set(range(k, k + n))
         for n in (3, 2, 1):
             for k in range(len(words) - n + 1):
                 phrase = " ".join(words[k:k + n])
-                if taken & set(range(k, k + n)) or not all(len(w) >= MIN_WORD or self._known(w)
-                                                           for w in phrase.split()):
+                if taken & set(range(k, k + n)) or k + n - 1 in verbs or not all(
+                        len(w) >= MIN_WORD or self._known(w) for w in phrase.split()):
                     continue
                 cats.update(dict.fromkeys(self.map_word(phrase)))
         return tuple(sorted(cats))
