@@ -74,8 +74,8 @@ def place_target(relation: str, anchor: str, holding: str, where: Mapping[str, t
                  for side in ("in front of", "behind", "left of", "right of")}
         found = [spot for spot in sides.values() if spot is not None]
         if top[anchor] > top[holding] and sides["behind"] is not None and len(found) > 1:
-            # to set an object down behind a taller one the forearm reaches over it and hits it (measured
-            # in the simulator for a cube behind a mustard bottle up to 0.12 m apart): another side first
+            # to set an object down behind a taller one the arm reaches over it and hits it (a cube behind
+            # a mustard bottle, in the simulator, at every bottle position tried): another side first
             found.remove(sides["behind"])
         return min(found, key=lambda p: (p[0] - ax) ** 2 + (p[1] - ay) ** 2) if found else None
     dx, dy = PLACE_RELATIONS[relation]
