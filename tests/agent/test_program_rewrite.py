@@ -195,3 +195,20 @@ def test_the_loop_sends_a_program_that_ignores_the_question_s_objects_back_once_
     assert "category='chair'" in programs[0]["error"]
     assert programs[1]["stage"] == "sandbox" and programs[1]["ok"]  # the same program, asked once: runs
     assert result.llm_calls == 3 and result.short_answer == "3"
+
+
+def test_sort_on_a_set_an_api_function_returned_becomes_sorted():
+    code = ('chairs = filter(object_set=scene(), category="chair")\n'
+            'chairs.sort(key=lambda x: query_attribute(x, "distance"))\nprint(len(chairs))\n')
+    fixed = unique_fixes(code) or ""
+    assert "chairs = sorted(chairs, key=lambda x: query_attribute(x, 'distance'))" in fixed
+    as_list = ('chairs = list(filter(object_set=scene(), category="chair"))\n'
+               'chairs.sort(key=lambda x: query_attribute(x, "distance"))\nprint(len(chairs))\n')
+    assert unique_fixes(as_list) is None  # a list sorts itself
+    model = ScriptedModel([
+        "Thought: count.\nAction: Program\nAction Input:\n```Python\n" + code + "```",
+        "Thought: done\nAction: Final Answer\nAction Input: 2",
+    ])
+    result = ProgramLoop(model).run(room(), "How many chairs are there?")
+    programs = [t for t in result.trace if t["type"] == "program"]
+    assert len(programs) == 1 and programs[0]["ok"] and programs[0]["stdout"].strip() == "2"

@@ -16,10 +16,11 @@ for a repair round:
 A rewrite is kept only when the result parses; otherwise the program is left as written and the static
 check reports the syntax error with its hint.
 
-Two calls that parse but cannot work have exactly one meaning too, and :func:`unique_fixes` rewrites them:
+Three calls that parse but cannot work have exactly one meaning too, and :func:`unique_fixes` rewrites them:
 Python's own ``filter(lambda x: cond, items)`` (``filter`` is the scene API's, which takes a category)
-becomes ``[x for x in items if cond]``, and ``query_attribute(obj, "category")`` (also ``"id"``,
-``"xyz"``) becomes ``obj.category``.
+becomes ``[x for x in items if cond]``, ``query_attribute(obj, "category")`` (also ``"id"``,
+``"xyz"``) becomes ``obj.category``, and ``objects.sort(key=...)`` on a set an API function returned (sets
+have no ``.sort()``) becomes ``objects = sorted(objects, key=...)``.
 
 A repaired program often fixes the line the hint named and drops the lines before it, so names the
 earlier attempt assigned are undefined. :func:`carry_definitions` puts those top-level assignments (and
@@ -34,7 +35,7 @@ import re
 import tokenize
 from collections.abc import Sequence
 
-from synergai.agent.program.check import OBJECT_FIELDS, undefined_names
+from synergai.agent.program.check import OBJECT_FIELDS, SET_FUNCTIONS, undefined_names
 
 _PREFIX = re.compile(r"(?<![\w'\"])([rRbBuU]?[fF][rR]?|[rR]?[fF])(\"\"\"|'''|\"|')")
 _OTHER = {'"': "'", "'": '"'}
@@ -196,8 +197,23 @@ def make_parse(code: str, categories: Sequence[str] = ()) -> str | None:
 class _UniqueFixes(ast.NodeTransformer):
     """Rewrites the calls :func:`unique_fixes` describes, counting them."""
 
-    def __init__(self) -> None:
+    def __init__(self, sets: frozenset[str] = frozenset()) -> None:
         self.count = 0
+        self.sets = sets  # names that only ever hold a set an API function returned
+
+    def visit_Expr(self, node: ast.Expr) -> ast.AST:
+        """``objects.sort(key=...)`` on a set (sets have no .sort()) as ``objects = sorted(objects, ...)``."""
+        self.generic_visit(node)
+        call = node.value
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                and call.func.attr == "sort" and isinstance(call.func.value, ast.Name) and not call.args):
+            return node
+        name = call.func.value.id
+        if name not in self.sets:
+            return node
+        self.count += 1
+        return ast.Assign(targets=[ast.Name(name, ast.Store())], value=ast.Call(
+            func=ast.Name("sorted", ast.Load()), args=[ast.Name(name, ast.Load())], keywords=call.keywords))
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
@@ -237,7 +253,16 @@ def unique_fixes(code: str) -> str | None:
     bound |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
     if bound & {"filter", "query_attribute"}:
         return None
-    fixer = _UniqueFixes()
+    assigned: dict[str, set[bool]] = {}  # name -> whether each assignment is a set function's result
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AugAssign | ast.AnnAssign | ast.For) else []
+        for target in targets:
+            for name in (n for n in ast.walk(target) if isinstance(n, ast.Name)):
+                is_set = (isinstance(node, ast.Assign) and name is target and isinstance(node.value, ast.Call)
+                          and isinstance(node.value.func, ast.Name) and node.value.func.id in SET_FUNCTIONS)
+                assigned.setdefault(name.id, set()).add(is_set)
+    fixer = _UniqueFixes(frozenset(n for n, kinds in assigned.items() if kinds == {True}))
     tree = ast.fix_missing_locations(fixer.visit(tree))
     return ast.unparse(tree) + "\n" if fixer.count else None
 
