@@ -360,10 +360,10 @@ class SceneAPI:
         """Returns a list of allocentric relations between the object and the agent(you); a clock
         direction among the candidates ("7 o'clock") is returned when the object is within an hour of it."""
         oid = self._obj(object).id
-        texts = _strings(candidate_relations)
-        asked = [h for h in map(clock_hour, texts) if h is not None]
+        hours_said = {c: clock_hour(c) for c in _strings(candidate_relations)}
+        asked = [h for h in hours_said.values() if h is not None]
         cands = [_choose(c, (*DIRECTIONS, "behind"), "candidate_relations")
-                 for c in texts if clock_hour(c) is None]
+                 for c, h in hours_said.items() if h is None]
         view = self._agent_view([oid])[oid]
         out = [
             c

@@ -324,7 +324,7 @@ def _relation_advice(function: str, node: ast.expr, named: Sequence[str] = (),
     return ""
 
 
-def _bound_names(tree: ast.Module) -> set[str]:
+def bound_names(tree: ast.Module) -> set[str]:
     """Every name the program binds anywhere (flow-insensitive)."""
     names: set[str] = set()
     for node in ast.walk(tree):
@@ -345,7 +345,7 @@ def _bound_names(tree: ast.Module) -> set[str]:
 
 def undefined_names(tree: ast.Module) -> list[ast.Name]:
     """The names ``tree`` reads that nothing binds: not the program, the builtins or the API (in order)."""
-    known = _bound_names(tree) | set(dir(builtins)) | set(API_FUNCTIONS) | {"ObjectAttribute"}
+    known = bound_names(tree) | set(dir(builtins)) | set(API_FUNCTIONS) | {"ObjectAttribute"}
     return [node for node in ast.walk(tree)
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in known]
 
@@ -388,7 +388,7 @@ def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bo
             return [_syntax_hint(exc, code)]
         return [Finding("syntax", 0, f"the program cannot be parsed: {exc}")]
     checker = _Checker(categories, ordered_sets, named)
-    bound = _bound_names(tree)
+    bound = bound_names(tree)
     checker.defined = bound
     checker.shadowed = bound & set(API_FUNCTIONS)
     for node in undefined_names(tree):

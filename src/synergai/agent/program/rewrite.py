@@ -33,9 +33,10 @@ import ast
 import io
 import re
 import tokenize
+from collections import Counter
 from collections.abc import Sequence
 
-from synergai.agent.program.check import OBJECT_FIELDS, SET_FUNCTIONS, undefined_names
+from synergai.agent.program.check import OBJECT_FIELDS, SET_FUNCTIONS, bound_names, undefined_names
 
 _PREFIX = re.compile(r"(?<![\w'\"])([rRbBuU]?[fF][rR]?|[rR]?[fF])(\"\"\"|'''|\"|')")
 _OTHER = {'"': "'", "'": '"'}
@@ -249,20 +250,15 @@ def unique_fixes(code: str) -> str | None:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
         return None
-    bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    bound |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
-    if bound & {"filter", "query_attribute"}:
+    if bound_names(tree) & {"filter", "query_attribute"}:
         return None
-    assigned: dict[str, set[bool]] = {}  # name -> whether each assignment is a set function's result
-    for node in ast.walk(tree):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-            node, ast.AugAssign | ast.AnnAssign | ast.For) else []
-        for target in targets:
-            for name in (n for n in ast.walk(target) if isinstance(n, ast.Name)):
-                is_set = (isinstance(node, ast.Assign) and name is target and isinstance(node.value, ast.Call)
-                          and isinstance(node.value.func, ast.Name) and node.value.func.id in SET_FUNCTIONS)
-                assigned.setdefault(name.id, set()).add(is_set)
-    fixer = _UniqueFixes(frozenset(n for n, kinds in assigned.items() if kinds == {True}))
+    # names every assignment of which is the set an API function returned (only those have no .sort())
+    stores = Counter(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    from_sets = Counter(t.id for n in ast.walk(tree)
+                        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+                        and isinstance(n.value.func, ast.Name) and n.value.func.id in SET_FUNCTIONS
+                        for t in n.targets if isinstance(t, ast.Name))
+    fixer = _UniqueFixes(frozenset(n for n, k in from_sets.items() if stores[n] == k))
     tree = ast.fix_missing_locations(fixer.visit(tree))
     return ast.unparse(tree) + "\n" if fixer.count else None
 
