@@ -278,6 +278,19 @@ def test_each_reply_can_only_name_what_the_scene_holds(store):
     assert store.load("room").get("4").category == "stool"
 
 
+def test_a_question_admits_only_the_attribute_words_it_says(store):
+    plain = ScriptedModel([_plan(("query_for_objects", {"category": "chair"})), _typed("black")])
+    AgentSession(store, "room", plain).ask("What color is the chair next to the table?")
+    query = _branch(plain.requests[0].json_schema, "query_for_objects")
+    assert "attributes" not in _keys(query)  # no colour said: the model cannot add "white"
+    assert "chair" in query["properties"]["category"]["enum"]  # every category stays nameable
+    red = ScriptedModel([_plan(("query_for_objects", {"category": "cup", "attributes": ["red"]})),
+                         _typed("on the table")])
+    AgentSession(store, "room", red).ask("Where is the red cup?")
+    query = _branch(red.requests[0].json_schema, "query_for_objects")
+    assert query["properties"]["attributes"]["items"]["enum"] == ["red"]
+
+
 def test_marked_is_a_name_only_when_an_object_is_marked(store):
     llm = ScriptedModel([_plan(("find_marked_object", {})), _typed("chair")])
     session = AgentSession(store, "room", llm, marked="4")
@@ -295,6 +308,10 @@ def test_typed_query_narrows_by_attribute_and_says_when_it_cannot(store):
     assert red.startswith("Best match for 'red cup': cup 3") and "is on brown table (id: 2)" in red
     blue = T.query_for_objects(ctx, T.QueryArgs(category="chair", attributes=["blue"]))
     assert blue.startswith("No object matches 'blue chair' fully")
+    assert blue.facts == ()  # two chairs: neither is singled out
+    lone = T.query_for_objects(ctx, T.QueryArgs(category="table", attributes=["red"]))
+    assert lone.startswith("No object matches 'red table' fully")
+    assert [f.subjects for f in lone.facts] == [("2",)]  # the room's only table is the evidence
     both = T.query_for_objects(ctx, T.QueryArgs(category="chair", attributes=["black"]))
     assert both.startswith("2 objects match 'black chair' equally")  # a tie is reported, not hidden
     miss = T.query_for_objects(ctx, T.QueryArgs(category="piano"))

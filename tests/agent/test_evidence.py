@@ -23,3 +23,48 @@ def test_colours_are_basic_terms_of_the_objects_the_question_names() -> None:
     # a question naming none of the observed objects may name any observed colour, in the order observed
     assert evidence_colours(_graph(), facts, "What colour is it?") == ["gray", "brown", "red"]
     assert evidence_colours(_graph(), [], "What colour is the piano?") == []
+
+
+def _counter() -> SceneGraph:
+    return SceneGraph("bath", [
+        SceneObject("1", "counter", (0.0, 0.0, 0.9), (1.2, 0.6, 0.1)),
+        SceneObject("2", "mirror", (0.0, 0.25, 1.6), (0.8, 0.05, 0.8)),
+        SceneObject("3", "trash can", (0.0, 0.0, 0.2), (0.3, 0.3, 0.4)),
+        SceneObject("4", "towel", (1.0, 0.3, 1.0), (0.3, 0.05, 0.5)),
+        SceneObject("5", "rack", (1.0, 0.32, 1.2), (0.5, 0.05, 0.05)),
+    ])
+
+
+def test_a_relation_question_names_the_side_it_asks_for() -> None:
+    from synergai.agent.evidence import asked_role, evidence_categories
+
+    graph = _counter()
+    facts = [Fact(("1",), "above", ("3",)), Fact(("2",), "above", ("1",)), Fact(("4",), "hanging on", ("5",))]
+    # the trash can is below the counter: "what is above the counter" is the mirror
+    assert asked_role("What is above the counter?", 3) == "subject"
+    assert evidence_categories(graph, facts, "What is above the counter?") == ["mirror"]
+    # the question ends on its relation: the answer is the anchor
+    assert asked_role("What is the towel hanging on?", 3) == "anchor"
+    assert evidence_categories(graph, facts, "What is the towel hanging on?") == ["rack"]
+    # a symmetric relation reads both ways
+    near = [Fact(("3",), "near", ("1",))]
+    assert evidence_categories(graph, near, "What is the counter near?") == ["trash can"]
+    # no relation word: every observed category the question does not name
+    assert asked_role("What is in the corner of the room?", None) == ""
+    assert evidence_categories(graph, facts, "Which object is the counter?") == ["trash can", "mirror",
+                                                                                  "towel", "rack"]
+
+
+def test_the_subject_may_be_named_by_another_word() -> None:
+    from synergai.agent.evidence import question_subject
+
+    graph = SceneGraph("kitchen", [
+        SceneObject("1", "refrigerator", (0.0, 0.0, 0.8), (0.6, 0.8, 1.6)),
+        SceneObject("2", "kitchen cabinet", (0.0, 1.0, 0.4), (0.6, 1.0, 0.8)),
+        SceneObject("3", "trash can", (1.0, 1.0, 0.2), (0.3, 0.3, 0.4)),
+    ])
+    facts = [Fact(("2",)), Fact(("1",)), Fact(("3",))]
+    assert question_subject(graph, facts, "Where is the fridge located?") == "1"
+    assert question_subject(graph, facts, "Where is the cabinet?") == "2"
+    assert question_subject(graph, facts, "Can I put a cup here?") is None  # "can" is a verb here
+    assert question_subject(graph, facts, "Where is the bin?") == "3"

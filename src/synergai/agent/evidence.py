@@ -11,16 +11,32 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from synergai.agent.observation import Fact
-from synergai.scene.model import SceneGraph
-from synergai.scene.vocabulary import COLOR_NAMES, color_family, plural, words_of
+from synergai.scene.grounding.vocabulary import MIN_WORD, map_word_to
+from synergai.scene.model import INVERSE, WORDING, SceneGraph
+from synergai.scene.vocabulary import (
+    COLOR_NAMES,
+    RELATION_CUES,
+    VERB_NOUNS,
+    color_family,
+    plural,
+    words_of,
+)
 
 
 def _position(question_words: list[str], category: str) -> int | None:
-    """Where the question names the category (singular or plural), or None."""
+    """Where the question names the category: as it is written (singular or plural), else by another
+    word for it ("fridge" for refrigerator, :func:`map_word_to`); None when it does not."""
     for form in (category, plural(category)):
         cat = words_of(form)
         for k in range(len(question_words) - len(cat) + 1):
             if question_words[k:k + len(cat)] == cat:
+                return k
+    for n in (3, 2, 1):
+        for k in range(len(question_words) - n + 1):
+            phrase = question_words[k:k + n]
+            if (n == 1 and phrase[0] in VERB_NOUNS) or any(len(w) < MIN_WORD for w in phrase):
+                continue  # "can I ..." names no trash can
+            if map_word_to(" ".join(phrase), [category]):
                 return k
     return None
 
@@ -41,13 +57,52 @@ def question_subject(graph: SceneGraph, facts: Sequence[Fact], question: str) ->
     return min(named)[2] if named else None
 
 
+#: Words that put a relation into a question ("what is *on* the desk", "what is the towel hanging *on*").
+_RELATION_WORDS = frozenset(w for name, cue in RELATION_CUES.items() if name != "supporting" for w in cue)
+#: Relation wordings that read the same both ways.
+_SYMMETRIC = frozenset(WORDING[r] for r, inverse in INVERSE.items() if inverse == r)
+#: Words a question may end on when it asks for the anchor of a relation ("... close to?").
+_TRAILING_WORDS = _RELATION_WORDS | {"to", "of", "from", "at", "against"}
+
+
+def asked_role(question: str, named_at: int | None) -> str:
+    """Which side of a relation a "what ..." question asks for: "subject" when a relation word comes
+    before the first object it names ("what is *above* the counter": what the counter is below is not
+    the answer), "anchor" when it ends on one ("what is the towel hanging *on*"), "" otherwise.
+    ``named_at`` is where the question first names an observed object's category."""
+    words = words_of(question)
+    if words and words[-1] in _TRAILING_WORDS and named_at is not None and named_at < len(words) - 1:
+        return "anchor"
+    cue = next((k for k, w in enumerate(words) if w in _RELATION_WORDS), None)
+    if cue is not None and named_at is not None and cue < named_at:
+        return "subject"
+    return ""
+
+
 def evidence_categories(graph: SceneGraph, facts: Sequence[Fact], question: str) -> list[str]:
     """The categories the answer to "what / which ..." may name: those of the observed objects, in the
     order observed, without the ones the question itself names (the answer to "what is next to the bed"
-    is not "bed") unless nothing else was observed. [] when nothing was observed."""
+    is not "bed") unless nothing else was observed. When the question asks for one side of a relation
+    (:func:`asked_role`) and the facts relate objects it names, only the other side of those facts
+    ("what is above the counter": the objects above it, not those it is above). [] when nothing was
+    observed."""
     words = words_of(question)
-    cats = list(dict.fromkeys(graph.get(o).category for o in _observed(graph, facts)))
+    seen = _observed(graph, facts)
+    cats = list(dict.fromkeys(graph.get(o).category for o in seen))
     other = [c for c in cats if _position(words, c) is None]
+    named = [p for o in seen if (p := _position(words, graph.get(o).category)) is not None]
+    role = asked_role(question, min(named) if named else None)
+    if role:
+        sides = [(f.subjects, f.anchors) if role == "subject" else (f.anchors, f.subjects)
+                 for f in facts if f.wording]
+        sides += [(f.anchors, f.subjects) if role == "subject" else (f.subjects, f.anchors)
+                  for f in facts if f.wording in _SYMMETRIC]  # "a near b" is "b near a"
+        related = [graph.get(o).category for answer, given in sides if answer and given
+                   and any(g in graph and graph.get(g).category not in other for g in given)
+                   for o in answer if o in graph]
+        chosen = [c for c in dict.fromkeys(related) if c in other]
+        if chosen:
+            return chosen
     return other or cats
 
 

@@ -7,6 +7,7 @@ the question, the session state and the observations follow it as chat messages.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -15,7 +16,7 @@ from typing import Any
 from synergai.agent.answer_forms import AnswerForm, answer_schema
 from synergai.agent.grounding_parse import expression_schema
 from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool
-from synergai.scene.grounding import RELATION_NAMES, SceneVocabulary, scene_vocabulary
+from synergai.scene.grounding import SceneVocabulary, scene_vocabulary
 from synergai.scene.grounding.vocabulary import relations_said
 from synergai.scene.model import WORDING, SceneGraph
 
@@ -156,9 +157,15 @@ class TurnVocabulary:
         return tuple(plain[n] for n in said) or names
 
     @cached_property
-    def expression_relations(self) -> tuple[str, ...]:
-        """Relation names of a referring expression (``query_for_objects``), narrowed the same way."""
-        return (relations_said(self.said, RELATION_NAMES) if self.said else ()) or RELATION_NAMES
+    def expression(self) -> SceneVocabulary:
+        """What a referring expression (``query_for_objects``) may name: every category, and only the
+        attribute, superlative and relation words the input says (:meth:`SceneVocabulary.narrowed`), so
+        the model cannot add a colour the user did not say ("the white chair" for "the chair"); a
+        correction (no input words) may use them all."""
+        scene = SceneVocabulary(self.categories, self.attributes)
+        if not self.said:
+            return scene
+        return dataclasses.replace(scene.narrowed(self.said), categories=self.categories)
 
     @property
     def names(self) -> list[str]:
@@ -201,8 +208,7 @@ def constrain(schema: dict[str, Any], vocab: TurnVocabulary) -> dict[str, Any]:
             action = props["action"].get("const")
             args = props["action_input"].get("properties", {})
             if action == "query_for_objects":
-                props["action_input"] = expression_schema(SceneVocabulary(vocab.categories, vocab.attributes,
-                                                                          vocab.expression_relations))
+                props["action_input"] = expression_schema(vocab.expression)
             for key in _OBJECT_ARGS:
                 if key in args and names:
                     _enum_items(args[key], names)

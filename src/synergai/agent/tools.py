@@ -184,7 +184,11 @@ def _grounded(ctx: TurnContext, ref: ObjectRef) -> Observed:
     top = g.candidates[0]
     if top.score <= 0:
         shown = "; ".join(c.reason for c in g.candidates[:MAX_DESCRIBED])
-        return Observed(f"No object matches {desc!r} fully: {shown}.")
+        # the room's only object of the category is what the words mean even where its captured colour
+        # or a relation disagrees ("the white radiator" for the one radiator, captured dark brown): it is
+        # the evidence a "where" or "what colour" answer reads; among several none is singled out
+        lone = [Fact((top.id,))] if len(g.candidates) == 1 else []
+        return Observed(f"No object matches {desc!r} fully: {shown}.", lone)
     ids = g.tied_ids()
     if len(ids) > 1:
         head = f"{len(ids)} objects match {desc!r} equally: " + "; ".join(
