@@ -212,3 +212,15 @@ def test_sort_on_a_set_an_api_function_returned_becomes_sorted():
     result = ProgramLoop(model).run(room(), "How many chairs are there?")
     programs = [t for t in result.trace if t["type"] == "program"]
     assert len(programs) == 1 and programs[0]["ok"] and programs[0]["stdout"].strip() == "2"
+
+
+def test_an_agent_call_given_a_reference_object_becomes_the_object_relative_call():
+    code = ('sink = filter(object_set=scene(), category="sink")[0]\n'
+            'cups = relate_agent(object_set=scene(), relation="left", reference_object=sink)\n'
+            'print(query_relation_agent(sink, reference_object=sink))\n')
+    fixed = unique_fixes(code) or ""
+    assert "cups = relate(object_set=scene(), relation='left', reference_object=sink)" in fixed
+    assert "query_relation(object=sink, reference_object=sink)" in fixed
+    assert unique_fixes('x = relate_agent(scene(), "left")\n') is None  # nothing to move
+    # an argument given twice is not guessed at: the check's hint goes back instead
+    assert unique_fixes('x = relate_agent(scene(), "left", relation="x", reference_object=a)\n') is None

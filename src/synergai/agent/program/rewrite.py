@@ -16,11 +16,13 @@ for a repair round:
 A rewrite is kept only when the result parses; otherwise the program is left as written and the static
 check reports the syntax error with its hint.
 
-Three calls that parse but cannot work have exactly one meaning too, and :func:`unique_fixes` rewrites them:
+Four calls that parse but cannot work have exactly one meaning too, and :func:`unique_fixes` rewrites them:
 Python's own ``filter(lambda x: cond, items)`` (``filter`` is the scene API's, which takes a category)
 becomes ``[x for x in items if cond]``, ``query_attribute(obj, "category")`` (also ``"id"``,
-``"xyz"``) becomes ``obj.category``, and ``objects.sort(key=...)`` on a set an API function returned (sets
-have no ``.sort()``) becomes ``objects = sorted(objects, key=...)``.
+``"xyz"``) becomes ``obj.category``, ``objects.sort(key=...)`` on a set an API function returned (sets
+have no ``.sort()``) becomes ``objects = sorted(objects, key=...)``, and ``relate_agent(...)`` or
+``query_relation_agent(...)`` given a ``reference_object=`` (the agent-relative calls take none) becomes
+``relate(...)`` / ``query_relation(...)``, the same call relative to that object.
 
 A repaired program often fixes the line the hint named and drops the lines before it, so names the
 earlier attempt assigned are undefined. :func:`carry_definitions` puts those top-level assignments (and
@@ -195,6 +197,13 @@ def make_parse(code: str, categories: Sequence[str] = ()) -> str | None:
     return None
 
 
+#: An agent-relative call given a reference object means the call relative to that object.
+_TO_REFERENCE = {"relate_agent": "relate", "query_relation_agent": "query_relation"}
+#: The positional parameters of those calls, in order.
+_AGENT_PARAMETERS = {"relate_agent": ("object_set", "relation"),
+                     "query_relation_agent": ("object", "candidate_relations")}
+
+
 class _UniqueFixes(ast.NodeTransformer):
     """Rewrites the calls :func:`unique_fixes` describes, counting them."""
 
@@ -218,6 +227,9 @@ class _UniqueFixes(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id in _TO_REFERENCE \
+                and any(k.arg == "reference_object" for k in node.keywords):
+            return self._referenced(node)
         if not isinstance(node.func, ast.Name) or node.keywords:
             return self._attribute(node)
         lam = node.args[0] if len(node.args) == 2 else None
@@ -228,6 +240,22 @@ class _UniqueFixes(ast.NodeTransformer):
             return ast.ListComp(elt=ast.Name(var, ast.Load()), generators=[ast.comprehension(
                 target=ast.Name(var, ast.Store()), iter=node.args[1], ifs=[lam.body], is_async=0)])
         return self._attribute(node)
+
+    def _referenced(self, node: ast.Call) -> ast.AST:
+        """``relate_agent(..., reference_object=r)`` as ``relate(..., reference_object=r)`` (the same for
+        ``query_relation_agent``), every argument by its keyword; left alone when an argument is given
+        twice or there are too many."""
+        assert isinstance(node.func, ast.Name)
+        params = _AGENT_PARAMETERS[node.func.id]
+        if len(node.args) > len(params) or any(k.arg is None for k in node.keywords):
+            return node
+        keywords = [ast.keyword(arg=p, value=v) for p, v in zip(params, node.args, strict=False)]
+        names = [k.arg for k in (*keywords, *node.keywords)]
+        if len(set(names)) < len(names):
+            return node
+        self.count += 1
+        return ast.Call(func=ast.Name(_TO_REFERENCE[node.func.id], ast.Load()), args=[],
+                        keywords=[*keywords, *node.keywords])
 
     def _attribute(self, node: ast.Call) -> ast.AST:
         """``query_attribute(obj, "category")`` as ``obj.category``."""
