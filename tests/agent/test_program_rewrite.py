@@ -224,3 +224,26 @@ def test_an_agent_call_given_a_reference_object_becomes_the_object_relative_call
     assert unique_fixes('x = relate_agent(scene(), "left")\n') is None  # nothing to move
     # an argument given twice is not guessed at: the check's hint goes back instead
     assert unique_fixes('x = relate_agent(scene(), "left", relation="x", reference_object=a)\n') is None
+
+
+def test_a_category_read_as_a_name_is_defined_when_its_use_has_one_meaning():
+    from synergai.agent.program.rewrite import define_categories
+
+    counts = {"chair": 3, "sink": 1, "table": 2}
+    code = ("for c in chairs:\n    print(c.category)\n"
+            "print(relate(object_set=scene(), reference_object=sink, relation='left'))\n"
+            "print(query_attribute(table, 'color'))\n")
+    fixed, names = define_categories(code, counts) or ("", [])
+    assert names == ["chairs", "sink"]  # a set of chairs; the only sink; which table is not guessed
+    assert fixed.startswith("chairs = filter(object_set=scene(), category='chair')\n"
+                            "sink = filter(object_set=scene(), category='sink')[0]\n")
+    assert define_categories("print(len(table), table.category)\n", counts) is None  # used both ways
+    unordered, _ = define_categories("print(sink.category)\n", counts, ordered_sets=False) or ("", [])
+    assert unordered.startswith("sink = next(iter(filter(object_set=scene(), category='sink')))")
+    model = ScriptedModel([
+        "Thought: count.\nAction: Program\nAction Input:\n```Python\nprint(len(chairs))\n```",
+        "Thought: done\nAction: Final Answer\nAction Input: 2",
+    ])
+    result = ProgramLoop(model).run(room(), "How many chairs are there?")
+    programs = [t for t in result.trace if t["type"] == "program"]
+    assert len(programs) == 1 and programs[0]["ok"] and programs[0]["defined"] == ["chairs"]

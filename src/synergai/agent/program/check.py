@@ -67,7 +67,8 @@ class Finding:
         return f"line {self.line}: {self.hint}" if self.line else self.hint
 
 
-def _signatures() -> dict[str, inspect.Signature]:
+def api_signatures() -> dict[str, inspect.Signature]:
+    """The API functions' signatures as programs call them (without ``self``)."""
     out = {}
     for name in API_FUNCTIONS:
         sig = inspect.signature(getattr(SceneAPI, name))
@@ -95,7 +96,7 @@ class _Checker(ast.NodeVisitor):
         self.categories = sorted({c for c in categories if c})
         self.named = tuple(named)
         self.ordered_sets = ordered_sets
-        self.sigs = _signatures()
+        self.sigs = api_signatures()
         self.findings: list[Finding] = []
         self.kinds: dict[str, str] = {}  # name -> "set" | "object" | "other"
         self.defined: set[str] = set()
@@ -350,10 +351,15 @@ def undefined_names(tree: ast.Module) -> list[ast.Name]:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in known]
 
 
+def category_named(name: str, categories: Sequence[str]) -> str | None:
+    """The scene category a program's name spells (``water_cooler``, ``chairs``), or None."""
+    words = name.replace("_", " ").strip().lower()
+    return next((c for c in categories if c.lower() in (words, singular(words))), None)
+
+
 def _undefined_hint(name: str, bound: set[str], categories: Sequence[str], ordered_sets: bool) -> str:
     """The repair hint for an undefined ``name``; a name that is a scene category says how to get one."""
-    words = name.replace("_", " ").strip().lower()
-    category = next((c for c in categories if c.lower() in (words, singular(words))), None)
+    category = category_named(name, categories)
     if category is not None:
         pick = "[0]" if ordered_sets else ""
         first = f"filter(object_set=scene(), category={category!r}){pick}"

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -44,7 +45,7 @@ from synergai.agent.answer_forms import (
 from synergai.agent.program import prompt as P
 from synergai.agent.program.check import check_program, repair_hint
 from synergai.agent.program.grammar import reply_grammar
-from synergai.agent.program.rewrite import carry_definitions, make_parse, unique_fixes
+from synergai.agent.program.rewrite import carry_definitions, define_categories, make_parse, unique_fixes
 from synergai.agent.program.sandbox import SandboxLimits, run_program
 from synergai.geometry.frames import Viewpoint
 from synergai.llm.base import ChatModel, ChatReply, supports_grammar
@@ -228,6 +229,7 @@ class ProgramLoop:
         api_args: dict[str, Any] = {"graph": graph_to_dict(graph), "viewpoint": pose,
                                     "ordered_sets": self.limits.ordered_sets}
         categories = sorted({o.category for o in graph})
+        counts = Counter(o.category for o in graph)
         named = SceneVocabulary(tuple(categories), ()).categories_said(question)
         grammars = {answer: reply_grammar(categories, form, options, program=not answer)
                     for answer in (False, True)} if self.constrained else {}
@@ -285,6 +287,11 @@ class ProgramLoop:
             carried: list[str] = []
             if carry is not None:
                 code, carried = carry
+            defined = define_categories(code, counts, ordered_sets=self.limits.ordered_sets) \
+                if self.limits.static_check else None
+            made: list[str] = []
+            if defined is not None:
+                code, made = defined
             findings = (check_program(code, categories, ordered_sets=self.limits.ordered_sets, named=named,
                                       require_named=self.limits.question_objects and not named_asked)
                         if self.limits.static_check else [])
@@ -293,8 +300,9 @@ class ProgramLoop:
                 error = f"CheckError: {repair_hint(findings)}"
                 result.trace.append({"type": "program", "thought": step.thought, "program": code,
                                      "ok": False, "stdout": "", "error": error, "stage": "check",
-                                         "findings": [f.kind for f in findings], "wall_s": 0.0,
-                                     "rewritten": rewritten is not None, "carried": carried})
+                                     "findings": [f.kind for f in findings], "wall_s": 0.0,
+                                     "rewritten": rewritten is not None, "carried": carried,
+                                     "defined": made})
                 last_error = error
                 if any(f.kind != "question-object" for f in findings):  # else the same program may run
                     failed[key] = error
@@ -305,7 +313,8 @@ class ProgramLoop:
             result.trace.append({"type": "program", "thought": step.thought, "program": code,
                                  "ok": outcome.ok, "stdout": outcome.stdout, "error": outcome.error,
                                  "stage": "sandbox", "wall_s": round(outcome.wall_s, 3),
-                                 "rewritten": rewritten is not None, "carried": carried})
+                                 "rewritten": rewritten is not None, "carried": carried,
+                                 "defined": made})
             if outcome.ok and outcome.stdout.strip():
                 saw_output = True
                 answer_now = self.limits.answer_after_output

@@ -36,9 +36,18 @@ import io
 import re
 import tokenize
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from synergai.agent.program.check import OBJECT_FIELDS, SET_FUNCTIONS, bound_names, undefined_names
+from synergai.agent.program.check import (
+    API_FUNCTIONS,
+    OBJECT_ARGUMENTS,
+    OBJECT_FIELDS,
+    SET_FUNCTIONS,
+    api_signatures,
+    bound_names,
+    category_named,
+    undefined_names,
+)
 
 _PREFIX = re.compile(r"(?<![\w'\"])([rRbBuU]?[fF][rR]?|[rR]?[fF])(\"\"\"|'''|\"|')")
 _OTHER = {'"': "'", "'": '"'}
@@ -336,3 +345,64 @@ def carry_definitions(code: str, earlier: Sequence[str]) -> tuple[str, list[str]
         return None
     head = "".join(ast.unparse(definitions[name]) + "\n" for name in order)
     return head + code, order
+
+
+def _uses(tree: ast.Module) -> dict[str, set[str]]:
+    """How the program uses each name it reads: "set" (an ``object_set`` argument, a loop, ``len()``, an
+    index) or "object" (an object argument of the API, ``name.category``); other uses say nothing."""
+    uses: dict[str, set[str]] = {}
+
+    def note(node: ast.AST, kind: str) -> None:
+        if isinstance(node, ast.Name):
+            uses.setdefault(node.id, set()).add(kind)
+
+    sigs = api_signatures()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            name = node.func.id
+            if name in API_FUNCTIONS:
+                given = dict(zip(sigs[name].parameters, node.args, strict=False))
+                given |= {k.arg: k.value for k in node.keywords if k.arg}
+                for param, value in given.items():
+                    if param == "object_set":
+                        note(value, "set")
+                    elif param in OBJECT_ARGUMENTS.get(name, ()):
+                        note(value, "object")
+            elif name == "len" and node.args:
+                note(node.args[0], "set")
+        elif isinstance(node, ast.For | ast.comprehension):
+            note(node.iter, "set")
+        elif isinstance(node, ast.Subscript):
+            note(node.value, "set")
+        elif isinstance(node, ast.Attribute) and node.attr in OBJECT_FIELDS:
+            note(node.value, "object")
+    return uses
+
+
+def define_categories(code: str, counts: Mapping[str, int], *,
+                      ordered_sets: bool = True) -> tuple[str, list[str]] | None:
+    """``code`` with an assignment put in front for each name it reads but never assigns that spells a
+    scene category (``counts``: objects per category) and is used one way only: as a set it is the
+    category's objects (``chairs = filter(object_set=scene(), category='chair')``); as one object only
+    when the scene holds exactly one of them (``sink = filter(...)[0]``, ``next(iter(...))`` without
+    ordered sets: with several, which one is the model's choice and the check's hint goes back). None
+    when no name qualifies."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+    uses = _uses(tree)
+    lines, names = [], []
+    for name in dict.fromkeys(n.id for n in undefined_names(tree)):
+        category = category_named(name, list(counts))
+        kinds = uses.get(name, set())
+        if category is None or len(kinds) != 1:
+            continue
+        found = f"filter(object_set=scene(), category={category!r})"
+        if kinds == {"object"}:
+            if counts[category] != 1:
+                continue
+            found = f"{found}[0]" if ordered_sets else f"next(iter({found}))"
+        lines.append(f"{name} = {found}\n")
+        names.append(name)
+    return ("".join(lines) + code, names) if names else None
