@@ -247,3 +247,12 @@ def test_a_category_read_as_a_name_is_defined_when_its_use_has_one_meaning():
     result = ProgramLoop(model).run(room(), "How many chairs are there?")
     programs = [t for t in result.trace if t["type"] == "program"]
     assert len(programs) == 1 and programs[0]["ok"] and programs[0]["defined"] == ["chairs"]
+
+
+def test_a_keyword_that_begins_one_parameter_is_that_parameter():
+    fixed = unique_fixes("c = filter(object_set=scene(), category='chair')[0]\n"
+                         "print(query_attribute(obj=c, attribute_type='color'))\n") or ""
+    assert "query_attribute(object=c, attribute_type='color')" in fixed
+    # given twice, or fitting no parameter: left for the check's hint
+    assert unique_fixes("print(query_attribute(c, obj=c, attribute_type='color'))\n") is None
+    assert unique_fixes("print(query_attribute(c, candidate_states=['on']))\n") is None

@@ -16,13 +16,15 @@ for a repair round:
 A rewrite is kept only when the result parses; otherwise the program is left as written and the static
 check reports the syntax error with its hint.
 
-Four calls that parse but cannot work have exactly one meaning too, and :func:`unique_fixes` rewrites them:
+Four calls (and a keyword) that parse but cannot work have exactly one meaning too, and
+:func:`unique_fixes` rewrites them:
 Python's own ``filter(lambda x: cond, items)`` (``filter`` is the scene API's, which takes a category)
 becomes ``[x for x in items if cond]``, ``query_attribute(obj, "category")`` (also ``"id"``,
 ``"xyz"``) becomes ``obj.category``, ``objects.sort(key=...)`` on a set an API function returned (sets
 have no ``.sort()``) becomes ``objects = sorted(objects, key=...)``, and ``relate_agent(...)`` or
 ``query_relation_agent(...)`` given a ``reference_object=`` (the agent-relative calls take none) becomes
-``relate(...)`` / ``query_relation(...)``, the same call relative to that object.
+``relate(...)`` / ``query_relation(...)``, the same call relative to that object; a keyword that begins
+exactly one of the call's parameters (``obj=``) is that parameter.
 
 A repaired program often fixes the line the hint named and drops the lines before it, so names the
 earlier attempt assigned are undefined. :func:`carry_definitions` puts those top-level assignments (and
@@ -236,6 +238,7 @@ class _UniqueFixes(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
+        self._short_keywords(node)
         if isinstance(node.func, ast.Name) and node.func.id in _TO_REFERENCE \
                 and any(k.arg == "reference_object" for k in node.keywords):
             return self._referenced(node)
@@ -249,6 +252,22 @@ class _UniqueFixes(ast.NodeTransformer):
             return ast.ListComp(elt=ast.Name(var, ast.Load()), generators=[ast.comprehension(
                 target=ast.Name(var, ast.Store()), iter=node.args[1], ifs=[lam.body], is_async=0)])
         return self._attribute(node)
+
+    def _short_keywords(self, node: ast.Call) -> None:
+        """An API call's keyword that is not a parameter but begins exactly one (``obj=`` for
+        ``object=``) is renamed to it, unless that parameter is given too."""
+        if not (isinstance(node.func, ast.Name) and node.func.id in API_FUNCTIONS):
+            return
+        params = list(api_signatures()[node.func.id].parameters)
+        given = {k.arg for k in node.keywords} | set(params[:len(node.args)])
+        for k in node.keywords:
+            if k.arg is None or k.arg in params:
+                continue
+            fits = [p for p in params if p.startswith(k.arg)]
+            if len(fits) == 1 and fits[0] not in given:
+                k.arg = fits[0]
+                given.add(fits[0])
+                self.count += 1
 
     def _referenced(self, node: ast.Call) -> ast.AST:
         """``relate_agent(..., reference_object=r)`` as ``relate(..., reference_object=r)`` (the same for
