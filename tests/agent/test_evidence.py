@@ -46,6 +46,7 @@ def test_a_relation_question_names_the_side_it_asks_for() -> None:
     # the question ends on its relation: the answer is the anchor
     assert asked_role("What is the towel hanging on?", 3) == "anchor"
     assert evidence_categories(graph, facts, "What is the towel hanging on?") == ["rack"]
+    assert asked_role("The towel is hanging on what?", 1) == "anchor"
     # a symmetric relation reads both ways
     near = [Fact(("3",), "near", ("1",))]
     assert evidence_categories(graph, near, "What is the counter near?") == ["trash can"]

@@ -68,9 +68,12 @@ _TRAILING_WORDS = _RELATION_WORDS | {"to", "of", "from", "at", "against"}
 def asked_role(question: str, named_at: int | None) -> str:
     """Which side of a relation a "what ..." question asks for: "subject" when a relation word comes
     before the first object it names ("what is *above* the counter": what the counter is below is not
-    the answer), "anchor" when it ends on one ("what is the towel hanging *on*"), "" otherwise.
+    the answer), "anchor" when it ends on one ("what is the towel hanging *on*", "the door is left
+    *of* what"), "" otherwise.
     ``named_at`` is where the question first names an observed object's category."""
     words = words_of(question)
+    if words[-2:-1] and words[-1] in ("what", "which") and words[-2] in _TRAILING_WORDS:
+        words = words[:-1]  # "the door is to the left of what?"
     if words and words[-1] in _TRAILING_WORDS and named_at is not None and named_at < len(words) - 1:
         return "anchor"
     cue = next((k for k, w in enumerate(words) if w in _RELATION_WORDS), None)
