@@ -53,3 +53,26 @@ def test_the_wall_a_thing_hangs_on_comes_after_what_is_around_it() -> None:
     # a wall anchors only what hangs or is mounted on it
     g = _room([Edge("9", Relation.NEAR, "1")])
     assert _said(g, "9") == []
+
+
+def test_between_two_landmarks_comes_before_either_alone() -> None:
+    objs = [
+        SceneObject("0", "floor", (2.0, 2.0, -0.05), (6.0, 6.0, 0.1), kind=ObjectKind.FLOOR),
+        SceneObject("1", "bed", (1.0, 1.5, 0.3), (1.0, 2.0, 0.6)),
+        SceneObject("2", "bed", (3.0, 1.5, 0.3), (1.0, 2.0, 0.6)),
+        SceneObject("3", "nightstand", (2.0, 2.2, 0.3), (0.5, 0.4, 0.6)),
+        SceneObject("4", "lamp", (2.0, 2.2, 0.8), (0.2, 0.2, 0.4)),
+        SceneObject("5", "window", (2.0, 3.0, 1.2), (1.0, 0.1, 1.0)),
+    ]
+    edges = [Edge("3", Relation.SUPPORTED_BY, "0"), Edge("3", Relation.NEXT_TO, "1"),
+             Edge("3", Relation.NEXT_TO, "2"), Edge("4", Relation.SUPPORTED_BY, "3"),
+             Edge("4", Relation.NEAR, "5"), Edge("5", Relation.NEAR, "3")]
+    g = SceneGraph("bedroom", objs, edges)
+    assert _said(g, "3")[:2] == ["between the beds", "near the window"]  # each bed once, in the pair
+    # what holds an object up stays first; two landmarks of different categories are never paired
+    assert _said(g, "4") == ["on the nightstand", "near the window"]
+    assert _said(g, "5") == ["near the nightstand", "near the lamp"]
+    # outside the two beds' hull: next to one of them, not between
+    g = SceneGraph("bedroom", [*objs[:3], SceneObject("3", "nightstand", (4.0, 2.2, 0.3), (0.5, 0.4, 0.6))],
+                   [Edge("3", Relation.NEXT_TO, "2"), Edge("3", Relation.NEAR, "1")])
+    assert _said(g, "3") == ["next to the bed", "near the bed"]

@@ -405,7 +405,7 @@ class AgentLoop:
             found = places(graph, subject)
             if not found:
                 return False
-            short, shown = found[0].words(graph), [subject, found[0].anchor]
+            short, shown = found[0].words(graph), [subject, *found[0].anchors]
             extra["other_places"] = [p.words(graph) for p in found[1:]]
         else:
             short, shown = box_shape(graph.get(subject).size), [subject]

@@ -8,6 +8,12 @@ A place is read from the stored graph, not guessed. Places are ranked as people 
    ``LANDMARK_RATIO`` of the object's size before a smaller one ("the desk next to the shoes");
 3. last, the wall it hangs or is mounted on: every picture is on a wall, so "above the sink" says more.
 
+Before the rest of rank 2 comes "between" two landmarks of one category ("between the beds" for a
+nightstand) when the object lies between them as Sr3D defines it
+(:func:`~synergai.scene.relations.comparative.between_mask`): it says more than "next to the bed". Two
+landmarks of different categories are not paired: in ScanNet rooms nearly every object lies between some
+two of its neighbours' footprints, and "next to the sink" beats "between the sink and the door".
+
 The floor and the ceiling are never an anchor; a wall only for what hangs or is mounted on it. Within a
 rank the relation order of ``PLACE_WORDS`` holds, then the closest anchor.
 """
@@ -15,11 +21,14 @@ rank the relation order of ``PLACE_WORDS`` holds, then the closest anchor.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 
 from synergai.scene.model import STRUCTURE_KINDS, ObjectKind, Relation, SceneGraph
-from synergai.scene.relations.comparative import object_distance
+from synergai.scene.relations.comparative import between_mask, object_distance
+from synergai.scene.relations.thresholds import RelationThresholds
+from synergai.scene.vocabulary import plural
 
 #: Relations a place is made of, in the order a person reaches for them, with the words for each.
 PLACE_WORDS: tuple[tuple[Relation, str], ...] = (
@@ -42,20 +51,33 @@ _WALL_ANCHORED = frozenset({Relation.HANGING_ON, Relation.MOUNTED_ON, Relation.A
                             Relation.EMBEDDED_IN})
 #: Relations that say where an object is by what is around it (rank 2 of the module doc-string).
 _AROUND = frozenset({Relation.BELOW, Relation.NEXT_TO, Relation.BESIDE, Relation.ABOVE, Relation.NEAR})
+#: How many of the nearest landmarks are tried in pairs for "between".
+BETWEEN_LANDMARKS = 6
 #: An anchor whose largest side is below this fraction of the object's largest side is a poor landmark.
 LANDMARK_RATIO = 1 / 3
 
 
 @dataclass(frozen=True)
 class Place:
-    """One way to say where an object is: ``relation`` words and the ``anchor`` object's id."""
+    """One way to say where an object is: ``relation`` words and the ``anchor`` object's id (and the
+    ``other`` anchor's of "between")."""
 
     relation: str
     anchor: str
+    other: str = ""
+
+    @property
+    def anchors(self) -> tuple[str, ...]:
+        return (self.anchor, self.other) if self.other else (self.anchor,)
 
     def words(self, graph: SceneGraph) -> str:
-        """ "on the desk"."""
-        return f"{self.relation} the {graph.get(self.anchor).category}"
+        """ "on the desk", "between the beds", "between the window and the radiator"."""
+        first = graph.get(self.anchor).category
+        if not self.other:
+            return f"{self.relation} the {first}"
+        second = graph.get(self.other).category
+        return f"{self.relation} the {plural(first)}" if first == second else \
+            f"{self.relation} the {first} and the {second}"
 
 
 def _allowed(graph: SceneGraph, relation: Relation, anchor: str) -> bool:
@@ -92,11 +114,32 @@ def places(graph: SceneGraph, object_id: str, limit: int = 4) -> list[Place]:
     ranked = sorted(range(len(facts)), key=lambda k: (*_rank(graph, oid, *facts[k]), float(gaps[k])))
     out: list[Place] = []
     said: set[tuple[str, str]] = set()
+    middle = _between(graph, oid, [facts[k][1] for k in ranked
+                                   if _rank(graph, oid, *facts[k])[:3] == (1, 0, 0)])
     for k in ranked:
         relation, anchor = facts[k]
+        if middle is not None and _rank(graph, oid, relation, anchor)[0] >= 1:
+            out.append(middle)
+            said.add(("between", graph.get(middle.anchor).category))
+            middle = None
         place = Place(_WORDS[relation], anchor)
         wording = (place.relation, graph.get(anchor).category)
-        if all(p.anchor != anchor for p in out) and wording not in said:
+        if all(anchor not in p.anchors for p in out) and wording not in said:
             out.append(place)
             said.add(wording)
     return out[:limit]
+
+
+def _between(graph: SceneGraph, oid: str, landmarks: list[str]) -> Place | None:
+    """ "between" the first pair of same-category landmarks (best first) the object lies between, or
+    None."""
+    near = list(dict.fromkeys(landmarks))[:BETWEEN_LANDMARKS]
+    cats = [graph.get(i).category for i in near]
+    pairs = [(a, b) for a, b in combinations(range(len(near)), 2) if cats[a] == cats[b]]
+    if not pairs:
+        return None
+    boxes = graph.box_array([oid, *near])
+    first, second = (np.array([p[k] + 1 for p in pairs]) for k in (0, 1))
+    holds = between_mask(boxes, np.zeros(len(pairs), dtype=int), first, second, RelationThresholds())
+    k = next((k for k, ok in enumerate(holds) if ok), None)
+    return None if k is None else Place("between", near[pairs[k][0]], near[pairs[k][1]])
