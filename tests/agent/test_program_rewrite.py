@@ -256,3 +256,19 @@ def test_a_keyword_that_begins_one_parameter_is_that_parameter():
     # given twice, or fitting no parameter: left for the check's hint
     assert unique_fixes("print(query_attribute(c, obj=c, attribute_type='color'))\n") is None
     assert unique_fixes("print(query_attribute(c, candidate_states=['on']))\n") is None
+
+
+def test_a_program_cut_off_by_the_token_budget_is_sent_back_as_too_long():
+    cut = ("Thought: count.\nAction: Program\nAction Input:\n```Python\n"
+           "chairs = filter(object_set=scene(), category='chair')\nprint(len(chairs), sorted(")
+    model = ScriptedModel([
+        {"text": cut, "finish_reason": "length"},
+        "Thought: shorter.\nAction: Program\nAction Input:\n```Python\n"
+        "print(len(filter(object_set=scene(), category='chair')))\n```",
+        "Thought: done\nAction: Final Answer\nAction Input: 2",
+    ])
+    result = ProgramLoop(model).run(room(), "How many chairs are there?")
+    first = [t for t in result.trace if t["type"] == "program"][0]
+    assert first["findings"] == ["cut-off"] and "cut off after" in first["error"]
+    assert "never closed" not in model.requests[1].messages[-1]["content"]
+    assert result.answer == "2"

@@ -298,9 +298,12 @@ class ProgramLoop:
             named_asked = named_asked or any(f.kind == "question-object" for f in findings)
             if findings:  # not run: the hints go straight back
                 error = f"CheckError: {repair_hint(findings)}"
+                kinds = [f.kind for f in findings]
+                if reply.finish_reason == "length" and "syntax" in kinds:  # "'(' was never closed" misleads
+                    error, kinds = f"CheckError: {P.CUT_OFF.format(tokens=budget)}", ["cut-off"]
                 result.trace.append({"type": "program", "thought": step.thought, "program": code,
                                      "ok": False, "stdout": "", "error": error, "stage": "check",
-                                     "findings": [f.kind for f in findings], "wall_s": 0.0,
+                                     "findings": kinds, "wall_s": 0.0,
                                      "rewritten": rewritten is not None, "carried": carried,
                                      "defined": made})
                 last_error = error

@@ -163,6 +163,9 @@ CHECK_FAILED = ("Program check error: the program was not run. {error} Return yo
 
 EMPTY_OUTPUT = "the program printed nothing: print the values you want to know."
 
+CUT_OFF = ("your program was cut off after {tokens} tokens, so it does not parse: write a shorter one (a few "
+           "lines, no comments, print only what the question needs).")
+
 REPEATED = ("This is the program that already failed with: {error} Running it again fails again. Write a "
             "different program: change the line that fails, or give your Final Answer. Use the format:\n"
             + _MODIFIED_PROGRAM)
