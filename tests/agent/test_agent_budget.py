@@ -289,6 +289,10 @@ def test_a_question_admits_only_the_attribute_words_it_says(store):
     AgentSession(store, "room", red).ask("Where is the red cup?")
     query = _branch(red.requests[0].json_schema, "query_for_objects")
     assert query["properties"]["attributes"]["items"]["enum"] == ["red"]
+    navy = ScriptedModel([_plan(("query_for_objects", {"category": "chair"})), _typed("on the floor")])
+    AgentSession(store, "room", navy).ask("Where is the navy chair?")  # an everyday word for a palette name
+    query = _branch(navy.requests[0].json_schema, "query_for_objects")
+    assert query["properties"]["attributes"]["items"]["enum"] == ["dark blue"]
 
 
 def test_marked_is_a_name_only_when_an_object_is_marked(store):

@@ -268,7 +268,7 @@ def test_a_program_cut_off_by_the_token_budget_is_sent_back_as_too_long():
         "Thought: done\nAction: Final Answer\nAction Input: 2",
     ])
     result = ProgramLoop(model).run(room(), "How many chairs are there?")
-    first = [t for t in result.trace if t["type"] == "program"][0]
+    first = next(t for t in result.trace if t["type"] == "program")
     assert first["findings"] == ["cut-off"] and "cut off after" in first["error"]
     assert "never closed" not in model.requests[1].messages[-1]["content"]
     assert result.answer == "2"

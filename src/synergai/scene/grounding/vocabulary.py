@@ -24,6 +24,7 @@ from synergai.scene.model import SceneGraph
 from synergai.scene.verification import normalize_category
 from synergai.scene.vocabulary import (
     CANONICAL_CATEGORY,
+    COLOR_ALIASES,
     COLOR_NAMES,
     COLOR_WORDS,
     MATERIAL_WORDS,
@@ -185,7 +186,7 @@ class SceneVocabulary:
         words = words_of(sentence.replace("grey", "gray"))
         phrases = [" ".join(words[k:k + n]) for n in (3, 2, 1) for k in range(len(words) - n + 1)]
         cats = self.categories_said(sentence)
-        said = set(phrases)
+        said = set(phrases) | {COLOR_ALIASES[p] for p in phrases if p in COLOR_ALIASES}  # "navy": dark blue
         attrs = tuple(a for a in self.attributes if a in said)
         sups = tuple(dict.fromkeys(SUPERLATIVE_WORDS[w] for w in words if w in SUPERLATIVE_WORDS))
         return SceneVocabulary(categories=cats or self.categories, attributes=attrs,
