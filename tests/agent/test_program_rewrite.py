@@ -272,3 +272,16 @@ def test_a_program_cut_off_by_the_token_budget_is_sent_back_as_too_long():
     assert first["findings"] == ["cut-off"] and "cut off after" in first["error"]
     assert "never closed" not in model.requests[1].messages[-1]["content"]
     assert result.answer == "2"
+
+
+def test_a_reply_cut_off_before_its_action_makes_the_next_one_sampled():
+    loop = "Thought: I need the bed, then the bed, " + "then the bed, " * 40
+    model = ScriptedModel([
+        {"text": loop, "finish_reason": "length"},
+        "Thought: count.\nAction: Program\nAction Input:\n```Python\n"
+        "print(len(filter(object_set=scene(), category='chair')))\n```",
+        "Thought: done\nAction: Final Answer\nAction Input: 2",
+    ])
+    result = ProgramLoop(model).run(room(), "How many chairs are there?")
+    assert [r.temperature for r in model.requests] == [0.0, ProgramLoop(model).limits.repeat_temperature, 0.0]
+    assert result.answer == "2"

@@ -7,7 +7,8 @@ uses but dropped (:mod:`synergai.agent.program.rewrite`), and checked statically
 findings' hints at once. A program that never takes any object the question names is sent back once with a
 hint that names them (a count of "chairs on my right" that counts every object on the right); if the repair
 still takes none, it runs. A program that passes runs in the sandbox; on an error (its last traceback line)
-or an empty output the model is asked to rectify it; on a malformed reply it gets the parse-error prompt (a
+or an empty output the model is asked to rectify it; on a malformed reply it gets the parse-error prompt
+(the next reply sampled when that one was cut off by the token budget, a loop greedy decoding repeats; a
 ``Final Answer: X`` line without ``Action:``, or a bare short reply in the round that asks for the answer
 only, is read as the answer when it fits the question's form); a program that already failed is not run
 again (the model is told so, the next reply is sampled at ``repeat_temperature`` instead of greedily, and a
@@ -268,6 +269,9 @@ class ProgramLoop:
             if step is None:
                 result.trace.append({"type": "error", "reply": reply.text[:800], "error": last_error})
                 messages.append({"role": "user", "content": P.PARSE_ERROR})
+                # a reply cut off before its action is a loop greedy decoding repeats ("then the blanket on
+                # the bed, then the blanket on the bed, ..."): the next one is sampled
+                repeated_last = reply.finish_reason == "length"
                 continue
             key = " ".join(step.content.split())
             if key in failed:  # greedy decoding repeats itself: running it again cannot help
