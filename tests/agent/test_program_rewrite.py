@@ -285,3 +285,15 @@ def test_a_reply_cut_off_before_its_action_makes_the_next_one_sampled():
     result = ProgramLoop(model).run(room(), "How many chairs are there?")
     assert [r.temperature for r in model.requests] == [0.0, ProgramLoop(model).limits.repeat_temperature, 0.0]
     assert result.answer == "2"
+
+
+def test_a_bracket_left_open_in_an_f_string_field_is_closed():
+    from synergai.agent.program.rewrite import close_fields
+
+    moved = 'print(f"Closest: {[o.category for o in chairs[:2]}]")\n'
+    assert make_parse(moved) == 'print(f"Closest: {[o.category for o in chairs[:2]]}")\n'
+    missing = 'print(f"On it: {[o.category for o in objs[:3]}")\n'
+    assert make_parse(missing) == 'print(f"On it: {[o.category for o in objs[:3]]}")\n'
+    assert make_parse('print(f"{x]}")\n') is None  # a bracket closed that was never opened: not guessed
+    plain = 'print("{[a}")\n'  # not an f-string: its text is left as written
+    assert close_fields(plain) == plain

@@ -1,6 +1,6 @@
 """Mechanical rewrites that make a program parse, applied only when the text as written does not.
 
-Two slips the model makes often have exactly one meaning, so they are rewritten rather than sent back
+Slips the model makes often have exactly one meaning, so they are rewritten rather than sent back
 for a repair round:
 
 * **Reused quotes inside an f-string** (``f"{x["a"]}"``): valid from Python 3.12 (PEP 701), a syntax
@@ -12,6 +12,8 @@ for a repair round:
 
 * **"o'clock" inside a name** (``seven_o'clock = ...``): the apostrophe opens a string; the name is
   written ``seven_oclock``.
+* **A bracket left open inside an f-string's replacement field** (``f"{[o.category for o in objs[:3]}"``,
+  also with the ``]`` written after the ``}``): closed before the ``}``.
 
 A rewrite is kept only when the result parses; otherwise the program is left as written and the static
 check reports the syntax error with its hint.
@@ -193,12 +195,46 @@ def clock_names(code: str) -> str:
     return _CLOCK_IN_NAME.sub("oclock", code)
 
 
+_FIELD = re.compile(r"\{([^{}\"'\n]*)\}(\]?)")
+_CLOSER = {"[": "]", "(": ")"}
+
+
+def _closers(text: str) -> str | None:
+    """The brackets that close what ``text`` leaves open, innermost first; None when it closes one it
+    never opened."""
+    stack: list[str] = []
+    for ch in text:
+        if ch in _CLOSER:
+            stack.append(_CLOSER[ch])
+        elif ch in "])" and (not stack or stack.pop() != ch):
+            return None
+    return "".join(reversed(stack))
+
+
+def close_fields(code: str) -> str:
+    """``code`` with the brackets an f-string replacement field leaves open closed before its ``}``
+    (``f"{[o.category for o in objs[:3]}"``; a ``]`` written after the ``}`` moves inside it)."""
+
+    def fix(m: re.Match[str]) -> str:
+        closers = _closers(m.group(1))
+        if not closers:
+            return m.group(0)
+        after = m.group(2)
+        if after and closers.endswith(after):
+            return "{" + m.group(1) + closers + "}"
+        return "{" + m.group(1) + closers + "}" + after
+
+    lines = code.splitlines(keepends=True)
+    return "".join(_FIELD.sub(fix, line) if _PREFIX.search(line) else line for line in lines)
+
+
 def make_parse(code: str, categories: Sequence[str] = ()) -> str | None:
     """A rewrite of ``code`` that parses, when ``code`` does not and one of the rewrites fixes it."""
     if parses(code):
         return None
     candidate = code
-    for rewrite in (requote_fstrings, lambda text: join_category_names(text, categories), clock_names):
+    for rewrite in (requote_fstrings, lambda text: join_category_names(text, categories), clock_names,
+                    close_fields):
         try:
             candidate = rewrite(candidate)
         except ValueError:
