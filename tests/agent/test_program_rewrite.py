@@ -297,3 +297,25 @@ def test_a_bracket_left_open_in_an_f_string_field_is_closed():
     assert make_parse('print(f"{x]}")\n') is None  # a bracket closed that was never opened: not guessed
     plain = 'print("{[a}")\n'  # not an f-string: its text is left as written
     assert close_fields(plain) == plain
+
+
+def test_an_object_relation_asked_of_the_agent_is_taken_relative_to_the_questions_one_object():
+    from synergai.agent.program.rewrite import anchor_relations
+
+    code = 'above = relate_agent(object_set=scene(), relation="above")\nprint(len(above))\n'
+    fixed = anchor_relations(code, "sink") or ""
+    assert ("above = relate(object_set=scene(), reference_object=filter(object_set=scene(), "
+            "category='sink')[0], relation='above')") in fixed
+    assert anchor_relations(code, None) is None  # no single object named: the check's hint goes back
+    assert anchor_relations('x = relate_agent(scene(), "left")\n', "sink") is None  # the agent's own
+    unordered = anchor_relations(code, "sink", ordered_sets=False) or ""
+    assert "next(iter(filter(object_set=scene(), category='sink')))" in unordered
+    # in the loop: the question names the room's one table
+    model = ScriptedModel([
+        "Thought: on it.\nAction: Program\nAction Input:\n```Python\n"
+        "on = relate_agent(object_set=scene(), relation='on')\nprint([o.category for o in on])\n```",
+        "Thought: done\nAction: Final Answer\nAction Input: cup",
+    ])
+    result = ProgramLoop(model).run(room(), "What is on the table?")
+    program = next(t for t in result.trace if t["type"] == "program")
+    assert program["ok"] and program["rewritten"] and "cup" in program["stdout"]

@@ -46,7 +46,13 @@ from synergai.agent.answer_forms import (
 from synergai.agent.program import prompt as P
 from synergai.agent.program.check import check_program, repair_hint
 from synergai.agent.program.grammar import reply_grammar
-from synergai.agent.program.rewrite import carry_definitions, define_categories, make_parse, unique_fixes
+from synergai.agent.program.rewrite import (
+    anchor_relations,
+    carry_definitions,
+    define_categories,
+    make_parse,
+    unique_fixes,
+)
 from synergai.agent.program.sandbox import SandboxLimits, run_program
 from synergai.geometry.frames import Viewpoint
 from synergai.llm.base import ChatModel, ChatReply, supports_grammar
@@ -232,6 +238,8 @@ class ProgramLoop:
         categories = sorted({o.category for o in graph})
         counts = Counter(o.category for o in graph)
         named = SceneVocabulary(tuple(categories), ()).categories_said(question)
+        # the question's one object, when it names one category the scene holds once
+        single = named[0] if len(named) == 1 and counts[named[0]] == 1 else None
         grammars = {answer: reply_grammar(categories, form, options, program=not answer)
                     for answer in (False, True)} if self.constrained else {}
         messages = [{"role": "system", "content": self._system},
@@ -285,6 +293,11 @@ class ProgramLoop:
             rewritten = make_parse(step.content, categories) if self.limits.static_check else None
             fixed = unique_fixes(rewritten or step.content) if self.limits.static_check else None
             rewritten = fixed or rewritten
+            anchored = None
+            if self.limits.static_check:
+                anchored = anchor_relations(rewritten or step.content, single,
+                                            ordered_sets=self.limits.ordered_sets)
+            rewritten = anchored or rewritten
             code = rewritten or step.content
             carry = carry_definitions(code, earlier) if self.limits.static_check else None
             earlier.append(code)

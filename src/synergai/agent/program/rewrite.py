@@ -28,6 +28,11 @@ have no ``.sort()``) becomes ``objects = sorted(objects, key=...)``, and ``relat
 ``relate(...)`` / ``query_relation(...)``, the same call relative to that object; a keyword that begins
 exactly one of the call's parameters (``obj=``) is that parameter.
 
+One more has one meaning only through the question: ``relate_agent(objs, relation="above")`` asks the
+agent a relation between two objects; when the question names one category the scene holds exactly one
+object of ("what is above the sink"), :func:`anchor_relations` makes it ``relate(objs,
+reference_object=<that object>, relation="above")``.
+
 A repaired program often fixes the line the hint named and drops the lines before it, so names the
 earlier attempt assigned are undefined. :func:`carry_definitions` puts those top-level assignments (and
 the ones they need) back in front, in their original order: the model's own code, meant to run first.
@@ -42,6 +47,7 @@ import tokenize
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from synergai.agent.program.api import AGENT_RELATIONS, RELATE_RELATIONS, legal_value
 from synergai.agent.program.check import (
     API_FUNCTIONS,
     OBJECT_ARGUMENTS,
@@ -461,3 +467,54 @@ def define_categories(code: str, counts: Mapping[str, int], *,
         lines.append(f"{name} = {found}\n")
         names.append(name)
     return ("".join(lines) + code, names) if names else None
+
+
+#: Relations between two objects that ``relate_agent()`` (relative to the agent) does not take.
+_OBJECT_RELATIONS = tuple(r for r in RELATE_RELATIONS if r not in AGENT_RELATIONS)
+
+
+class _Anchored(ast.NodeTransformer):
+    """Rewrites the calls :func:`anchor_relations` describes, counting them."""
+
+    def __init__(self, category: str, ordered_sets: bool) -> None:
+        self.category = category
+        self.ordered_sets = ordered_sets
+        self.count = 0
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if not (isinstance(node.func, ast.Name) and node.func.id == "relate_agent"):
+            return node
+        given = dict(zip(("object_set", "relation"), node.args, strict=False))
+        given |= {k.arg: k.value for k in node.keywords if k.arg}
+        relation = given.get("relation")
+        if set(given) != {"object_set", "relation"} or len(node.args) + len(node.keywords) != 2 \
+                or not isinstance(relation, ast.Constant) \
+                or legal_value(relation.value, AGENT_RELATIONS) is not None \
+                or legal_value(relation.value, _OBJECT_RELATIONS) is None:
+            return node
+        self.count += 1
+        found = f"filter(object_set=scene(), category={self.category!r})"
+        found = f"{found}[0]" if self.ordered_sets else f"next(iter({found}))"
+        anchor = ast.parse(found, mode="eval").body
+        return ast.Call(func=ast.Name("relate", ast.Load()), args=[], keywords=[
+            ast.keyword("object_set", given["object_set"]), ast.keyword("reference_object", anchor),
+            ast.keyword("relation", relation)])
+
+
+def anchor_relations(code: str, category: str | None, *, ordered_sets: bool = True) -> str | None:
+    """``code`` with ``relate_agent(objs, relation="above")`` -- a relation between two objects, asked of
+    the agent -- rewritten to ``relate(objs, reference_object=..., relation="above")`` relative to the
+    question's object, when the question names one category (``category``) the scene holds exactly one
+    object of: then "above the sink" has one meaning. None when nothing changes."""
+    if category is None:
+        return None
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+    if bound_names(tree) & {"filter", "relate", "scene"}:
+        return None
+    fixer = _Anchored(category, ordered_sets)
+    tree = ast.fix_missing_locations(fixer.visit(tree))
+    return ast.unparse(tree) + "\n" if fixer.count else None
