@@ -85,14 +85,13 @@ def asked_role(question: str, named_at: int | None) -> str:
 def evidence_categories(graph: SceneGraph, facts: Sequence[Fact], question: str) -> list[str]:
     """The categories the answer to "what / which ..." may name: those of the observed objects, in the
     order observed, without the ones the question itself names (the answer to "what is next to the bed"
-    is not "bed") unless nothing else was observed. When the question asks for one side of a relation
-    (:func:`asked_role`) and the facts relate objects it names, only the other side of those facts
-    ("what is above the counter": the objects above it, not those it is above). [] when nothing was
-    observed."""
+    is not "bed"). When the question asks for one side of a relation (:func:`asked_role`) and the facts
+    relate objects it names, only the other side of those facts ("what is above the counter": the objects
+    above it, not those it is above). [] when nothing else was observed: then the answer is not bound to
+    the evidence (a lookup that found only the piano says nothing of what is left of it)."""
     words = words_of(question)
     seen = _observed(graph, facts)
-    cats = list(dict.fromkeys(graph.get(o).category for o in seen))
-    other = [c for c in cats if _position(words, c) is None]
+    other = [c for c in dict.fromkeys(graph.get(o).category for o in seen) if _position(words, c) is None]
     named = [p for o in seen if (p := _position(words, graph.get(o).category)) is not None]
     role = asked_role(question, min(named) if named else None)
     if role:
@@ -106,7 +105,7 @@ def evidence_categories(graph: SceneGraph, facts: Sequence[Fact], question: str)
         chosen = [c for c in dict.fromkeys(related) if c in other]
         if chosen:
             return chosen
-    return other or cats
+    return other
 
 
 def evidence_colours(graph: SceneGraph, facts: Sequence[Fact], question: str) -> list[str]:

@@ -63,11 +63,15 @@ SYSTEM_PROMPT = (
 
 
 def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
-                      any_object: bool = False, exact_between: bool = False) -> dict[str, Any]:
+                      any_object: bool = False, exact_between: bool = False,
+                      keep_fields: bool = False) -> dict[str, Any]:
     """JSON schema of an :class:`ObjectRef` whose words are this scene's (anchors nested ``depth`` deep);
     ``any_object`` adds the category "object" (any ordinary object: "what is on the desk?");
     ``exact_between`` gives "between" its own branch with exactly two anchors (every other relation
-    one), at the price of a larger schema (worth it for a narrowed vocabulary)."""
+    one), at the price of a larger schema (worth it for a narrowed vocabulary); ``keep_fields`` keeps a
+    field the vocabulary has no word for, fixed empty (``"attributes": []``), so a reply keeps the shape
+    a model was shown (the agent's plans: without the field the embedded model filled ``relations``
+    with anchors the question never named)."""
     cats = list(dict.fromkeys([*vocab.categories, ANY_OBJECT])) if any_object else list(vocab.categories)
     obj: dict[str, Any] = {
         "type": "object",
@@ -80,11 +84,18 @@ def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
         obj["properties"]["attributes"] = {"type": "array", "maxItems": MAX_ATTRIBUTES,
                                            "items": {"type": "string", "enum": list(vocab.attributes)}}
         obj["required"].append("attributes")
+    elif keep_fields:
+        obj["properties"]["attributes"] = {"const": []}
+        obj["required"].append("attributes")
     if vocab.superlatives:
         obj["properties"]["superlative"] = {"type": "string", "enum": ["", *vocab.superlatives]}
         obj["required"].append("superlative")
+    elif keep_fields:
+        obj["properties"]["superlative"] = {"const": ""}
+        obj["required"].append("superlative")
     if depth > 0:
-        anchor = expression_schema(vocab, depth - 1, any_object=any_object, exact_between=exact_between)
+        anchor = expression_schema(vocab, depth - 1, any_object=any_object, exact_between=exact_between,
+                                   keep_fields=keep_fields)
         # anchors 0: one or two, whatever the relation
         def relation_item(names: list[str], anchors: int) -> dict[str, Any]:
             return {"type": "object",

@@ -208,7 +208,7 @@ def constrain(schema: dict[str, Any], vocab: TurnVocabulary) -> dict[str, Any]:
             action = props["action"].get("const")
             args = props["action_input"].get("properties", {})
             if action == "query_for_objects":
-                props["action_input"] = expression_schema(vocab.expression)
+                props["action_input"] = expression_schema(vocab.expression, keep_fields=True)
             for key in _OBJECT_ARGS:
                 if key in args and names:
                     _enum_items(args[key], names)
