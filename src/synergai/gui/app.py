@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 
 LLMFactory = Callable[[], ChatModel]
 MAX_PICKERS = 16
+#: How often :meth:`GuiHandle.wait` looks whether the GUI was stopped (seconds).
+WAIT_POLL_SECONDS = 0.2
 
 
 class GuiApp:
@@ -170,10 +172,11 @@ class GuiHandle:
         self.server.stop()
 
     def wait(self) -> None:
-        """Block until :meth:`stop` or Ctrl-C."""
+        """Block until :meth:`stop` or Ctrl-C. It polls with ``time.sleep``: a Ctrl-C that lands inside
+        ``Event.wait`` can leave the event's lock held, and :meth:`stop` then hangs on ``set()``."""
         try:
-            while not self._stop.wait(0.5):
-                pass
+            while not self._stop.is_set():
+                time.sleep(WAIT_POLL_SECONDS)
         except KeyboardInterrupt:
             pass
         finally:
