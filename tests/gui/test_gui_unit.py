@@ -332,7 +332,13 @@ def test_serve_command_binds_loopback_prints_its_url_and_stops_on_ctrl_c(tmp_pat
         with urllib.request.urlopen(url, timeout=10) as r:
             assert r.status == 200 and b"<html" in r.read(2000).lower()
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=20) == 0
+        try:  # drain the output while waiting: a process blocked on a full pipe never exits
+            rest, _ = proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            rest, _ = proc.communicate()
+            raise AssertionError(f"serve did not stop on Ctrl-C; its output:\n{rest[-3000:]}") from None
+        assert proc.returncode == 0, rest[-3000:]
     finally:
         if proc.poll() is None:
             proc.kill()
