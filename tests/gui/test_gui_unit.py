@@ -314,7 +314,10 @@ def test_serve_command_binds_loopback_prints_its_url_and_stops_on_ctrl_c(tmp_pat
     assert args.llm is None  # not given: the config (default embedded) decides when the command runs
     script = tmp_path / "script.json"
     script.write_text("[]")
-    code = ("import argparse, sys\nfrom synergai.cli import gui_cmd\np = argparse.ArgumentParser()\n"
+    # Ctrl-C as a terminal sends it, whatever this test's parent does with SIGINT (a shell's background
+    # job ignores it, and a child inherits that)
+    code = ("import argparse, signal, sys\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+            "from synergai.cli import gui_cmd\np = argparse.ArgumentParser()\n"
             "gui_cmd.register(p.add_subparsers(dest='command'))\na = p.parse_args(sys.argv[1:])\n"
             "sys.exit(a.func(a))\n")
     proc = subprocess.Popen(
