@@ -258,15 +258,19 @@ def test_a_keyword_that_begins_one_parameter_is_that_parameter():
     assert unique_fixes("print(query_attribute(c, candidate_states=['on']))\n") is None
 
 
-def test_a_program_cut_off_by_the_token_budget_is_sent_back_as_too_long():
-    cut = ("Thought: count.\nAction: Program\nAction Input:\n```Python\n"
-           "chairs = filter(object_set=scene(), category='chair')\nprint(len(chairs), sorted(")
-    model = ScriptedModel([
+def _counts_after(cut: str) -> ScriptedModel:
+    """A model whose first reply is ``cut`` off by the token budget, then a chair count and its answer."""
+    return ScriptedModel([
         {"text": cut, "finish_reason": "length"},
-        "Thought: shorter.\nAction: Program\nAction Input:\n```Python\n"
+        "Thought: count.\nAction: Program\nAction Input:\n```Python\n"
         "print(len(filter(object_set=scene(), category='chair')))\n```",
         "Thought: done\nAction: Final Answer\nAction Input: 2",
     ])
+
+
+def test_a_program_cut_off_by_the_token_budget_is_sent_back_as_too_long():
+    model = _counts_after("Thought: count.\nAction: Program\nAction Input:\n```Python\n"
+                          "chairs = filter(object_set=scene(), category='chair')\nprint(len(chairs), sorted(")
     result = ProgramLoop(model).run(room(), "How many chairs are there?")
     first = next(t for t in result.trace if t["type"] == "program")
     assert first["findings"] == ["cut-off"] and "cut off after" in first["error"]
@@ -275,13 +279,7 @@ def test_a_program_cut_off_by_the_token_budget_is_sent_back_as_too_long():
 
 
 def test_a_reply_cut_off_before_its_action_makes_the_next_one_sampled():
-    loop = "Thought: I need the bed, then the bed, " + "then the bed, " * 40
-    model = ScriptedModel([
-        {"text": loop, "finish_reason": "length"},
-        "Thought: count.\nAction: Program\nAction Input:\n```Python\n"
-        "print(len(filter(object_set=scene(), category='chair')))\n```",
-        "Thought: done\nAction: Final Answer\nAction Input: 2",
-    ])
+    model = _counts_after("Thought: I need the bed, then the bed, " + "then the bed, " * 40)
     result = ProgramLoop(model).run(room(), "How many chairs are there?")
     assert [r.temperature for r in model.requests] == [0.0, ProgramLoop(model).limits.repeat_temperature, 0.0]
     assert result.answer == "2"

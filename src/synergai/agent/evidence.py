@@ -16,6 +16,7 @@ from synergai.scene.model import INVERSE, WORDING, SceneGraph
 from synergai.scene.vocabulary import (
     COLOR_NAMES,
     RELATION_CUES,
+    RELATION_PREPOSITIONS,
     VERB_NOUNS,
     color_family,
     plural,
@@ -50,11 +51,16 @@ def question_subject(graph: SceneGraph, facts: Sequence[Fact], question: str) ->
     """The observed object the question is about: of the observed objects whose category the question
     names, one of the category it names first, the first observed (the best-ranked match); None when the
     question names none of them."""
-    words = words_of(question)
     subjects = list(dict.fromkeys(o for f in facts for o in f.subjects if o in graph))
-    named = [(p, k, o) for k, o in enumerate(subjects)
-             if (p := _position(words, graph.get(o).category)) is not None]
+    at = _positions(graph, subjects, question)
+    named = [(p, k, o) for k, o in enumerate(subjects) if (p := at[graph.get(o).category]) is not None]
     return min(named)[2] if named else None
+
+
+def _positions(graph: SceneGraph, ids: Sequence[str], question: str) -> dict[str, int | None]:
+    """Where the question names each category of these objects (:func:`_position`), each category once."""
+    words = words_of(question)
+    return {c: _position(words, c) for c in dict.fromkeys(graph.get(o).category for o in ids)}
 
 
 #: Words that put a relation into a question ("what is *on* the desk", "what is the towel hanging *on*").
@@ -62,7 +68,7 @@ _RELATION_WORDS = frozenset(w for name, cue in RELATION_CUES.items() if name != 
 #: Relation wordings that read the same both ways.
 _SYMMETRIC = frozenset(WORDING[r] for r, inverse in INVERSE.items() if inverse == r)
 #: Words a question may end on when it asks for the anchor of a relation ("... close to?").
-_TRAILING_WORDS = _RELATION_WORDS | {"to", "of", "from", "at", "against"}
+_TRAILING_WORDS = _RELATION_WORDS | RELATION_PREPOSITIONS
 
 
 def asked_role(question: str, named_at: int | None) -> str:
@@ -89,10 +95,9 @@ def evidence_categories(graph: SceneGraph, facts: Sequence[Fact], question: str)
     relate objects it names, only the other side of those facts ("what is above the counter": the objects
     above it, not those it is above). [] when nothing else was observed: then the answer is not bound to
     the evidence (a lookup that found only the piano says nothing of what is left of it)."""
-    words = words_of(question)
-    seen = _observed(graph, facts)
-    other = [c for c in dict.fromkeys(graph.get(o).category for o in seen) if _position(words, c) is None]
-    named = [p for o in seen if (p := _position(words, graph.get(o).category)) is not None]
+    at = _positions(graph, _observed(graph, facts), question)
+    other = [c for c, p in at.items() if p is None]
+    named = [p for p in at.values() if p is not None]
     role = asked_role(question, min(named) if named else None)
     if role:
         sides = [(f.subjects, f.anchors) if role == "subject" else (f.anchors, f.subjects)
@@ -113,8 +118,8 @@ def evidence_colours(graph: SceneGraph, facts: Sequence[Fact], question: str) ->
     says what people say, and ScanNet's captures darken shades) of the observed objects the question
     names (of every observed object when it names none of them), in the order observed. [] when none
     has a colour."""
-    words = words_of(question)
     seen = _observed(graph, facts)
-    named = [o for o in seen if _position(words, graph.get(o).category) is not None] or seen
+    at = _positions(graph, seen, question)
+    named = [o for o in seen if at[graph.get(o).category] is not None] or seen
     colours = [" ".join(words_of(a)) for o in named for a in graph.get(o).attributes]
     return list(dict.fromkeys(color_family(c) for c in colours if c in COLOR_NAMES))

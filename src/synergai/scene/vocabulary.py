@@ -67,6 +67,8 @@ STATE_WORDS = frozenset({"open", "closed", "on", "off", "empty", "full", "clean"
 #: Nouns that are also verbs questions use ("Can I see ...", "What can keep me warm?"): alone, such a word
 #: names an object only after one of ``NOUN_MARKERS``, a number or a colour ("the can", "2 cans").
 VERB_NOUNS = frozenset({"can", "cans"})
+#: Prepositions that end a relation phrase without naming the relation ("close *to*", "left *of*").
+RELATION_PREPOSITIONS = frozenset({"to", "of", "from", "at", "against"})
 NOUN_MARKERS = frozenset({"a", "an", "the", "this", "that", "these", "those", "my", "your", "each", "every",
                           "any", "some", "other", "many", "few", "several", "all", "both", "no"})
 ANY_OBJECT_WORDS = frozenset({"object", "thing", "item", "anything", "something", "stuff"})

@@ -19,6 +19,8 @@ import difflib
 import inspect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
+from types import MappingProxyType
 
 from synergai.agent.matching import category_matches
 from synergai.agent.program.api import (
@@ -67,13 +69,35 @@ class Finding:
         return f"line {self.line}: {self.hint}" if self.line else self.hint
 
 
-def api_signatures() -> dict[str, inspect.Signature]:
-    """The API functions' signatures as programs call them (without ``self``)."""
+@cache
+def api_signatures() -> Mapping[str, inspect.Signature]:
+    """The API functions' signatures as programs call them (without ``self``); read once."""
     out = {}
     for name in API_FUNCTIONS:
         sig = inspect.signature(getattr(SceneAPI, name))
         out[name] = sig.replace(parameters=list(sig.parameters.values())[1:])  # without self
-    return out
+    return MappingProxyType(out)
+
+
+def call_arguments(node: ast.Call, params: Sequence[str]) -> dict[str, ast.expr] | None:
+    """A call's arguments by name, the positional ones named by ``params`` in order (keywords outside
+    ``params`` kept as written); None for more positional arguments than ``params``, a ``**mapping`` or
+    an argument given twice."""
+    if len(node.args) > len(params) or any(k.arg is None for k in node.keywords):
+        return None
+    given: dict[str, ast.expr] = dict(zip(params, node.args, strict=False))
+    for k in node.keywords:
+        if k.arg in given:
+            return None
+        given[str(k.arg)] = k.value
+    return given
+
+
+def one_object_code(category: str, ordered_sets: bool) -> str:
+    """The code that takes the nearest object of a category (``filter(...)[0]``, or
+    ``next(iter(filter(...)))`` when sets are not indexable)."""
+    found = f"filter(object_set=scene(), category={category!r})"
+    return f"{found}[0]" if ordered_sets else f"next(iter({found}))"
 
 
 def _signature_text(name: str, sig: inspect.Signature) -> str:
@@ -361,12 +385,8 @@ def _undefined_hint(name: str, bound: set[str], categories: Sequence[str], order
     """The repair hint for an undefined ``name``; a name that is a scene category says how to get one."""
     category = category_named(name, categories)
     if category is not None:
-        pick = "[0]" if ordered_sets else ""
-        first = f"filter(object_set=scene(), category={category!r}){pick}"
-        if not ordered_sets:
-            first = f"next(iter({first}))"
         return (f"name {name!r} is not defined: the scene has {category!r} objects; assign one first, "
-                f"e.g. {name} = {first} (the nearest)")
+                f"e.g. {name} = {one_object_code(category, ordered_sets)} (the nearest)")
     return f"name {name!r} is not defined{_closest(name, sorted(bound))}: assign it before use"
 
 

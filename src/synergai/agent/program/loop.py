@@ -290,25 +290,20 @@ class ProgramLoop:
                 messages.append({"role": "user", "content": P.REPEATED.format(error=failed[key])})
                 repeated_last = True
                 continue
-            rewritten = make_parse(step.content, categories) if self.limits.static_check else None
-            fixed = unique_fixes(rewritten or step.content) if self.limits.static_check else None
-            rewritten = fixed or rewritten
-            anchored = None
-            if self.limits.static_check:
-                anchored = anchor_relations(rewritten or step.content, single,
-                                            ordered_sets=self.limits.ordered_sets)
-            rewritten = anchored or rewritten
-            code = rewritten or step.content
+            code = step.content
+            carried: list[str] = []  # names an earlier attempt assigned, put back in front
+            made: list[str] = []  # names that spell a category, given an assignment
+            if self.limits.static_check:  # each rewrite returns None when it changes nothing
+                code = make_parse(code, categories) or code
+                code = unique_fixes(code) or code
+                code = anchor_relations(code, single, ordered_sets=self.limits.ordered_sets) or code
+            rewritten = code != step.content
             carry = carry_definitions(code, earlier) if self.limits.static_check else None
-            earlier.append(code)
-            carried: list[str] = []
-            if carry is not None:
-                code, carried = carry
-            defined = define_categories(code, counts, ordered_sets=self.limits.ordered_sets) \
-                if self.limits.static_check else None
-            made: list[str] = []
-            if defined is not None:
-                code, made = defined
+            earlier.append(code)  # as the model wrote it, rewritten: what a later repair builds on
+            if self.limits.static_check:
+                code, carried = carry or (code, carried)
+                defined = define_categories(code, counts, ordered_sets=self.limits.ordered_sets)
+                code, made = defined or (code, made)
             findings = (check_program(code, categories, ordered_sets=self.limits.ordered_sets, named=named,
                                       require_named=self.limits.question_objects and not named_asked)
                         if self.limits.static_check else [])
@@ -321,7 +316,7 @@ class ProgramLoop:
                 result.trace.append({"type": "program", "thought": step.thought, "program": code,
                                      "ok": False, "stdout": "", "error": error, "stage": "check",
                                      "findings": kinds, "wall_s": 0.0,
-                                     "rewritten": rewritten is not None, "carried": carried,
+                                     "rewritten": rewritten, "carried": carried,
                                      "defined": made})
                 last_error = error
                 if any(f.kind != "question-object" for f in findings):  # else the same program may run
@@ -333,7 +328,7 @@ class ProgramLoop:
             result.trace.append({"type": "program", "thought": step.thought, "program": code,
                                  "ok": outcome.ok, "stdout": outcome.stdout, "error": outcome.error,
                                  "stage": "sandbox", "wall_s": round(outcome.wall_s, 3),
-                                 "rewritten": rewritten is not None, "carried": carried,
+                                 "rewritten": rewritten, "carried": carried,
                                  "defined": made})
             if outcome.ok and outcome.stdout.strip():
                 saw_output = True

@@ -55,7 +55,9 @@ from synergai.agent.program.check import (
     SET_FUNCTIONS,
     api_signatures,
     bound_names,
+    call_arguments,
     category_named,
+    one_object_code,
     undefined_names,
 )
 
@@ -252,9 +254,11 @@ def make_parse(code: str, categories: Sequence[str] = ()) -> str | None:
 
 #: An agent-relative call given a reference object means the call relative to that object.
 _TO_REFERENCE = {"relate_agent": "relate", "query_relation_agent": "query_relation"}
-#: The positional parameters of those calls, in order.
-_AGENT_PARAMETERS = {"relate_agent": ("object_set", "relation"),
-                     "query_relation_agent": ("object", "candidate_relations")}
+
+
+def _params(name: str) -> list[str]:
+    """The parameter names of an API function, in order."""
+    return list(api_signatures()[name].parameters)
 
 
 class _UniqueFixes(ast.NodeTransformer):
@@ -300,7 +304,7 @@ class _UniqueFixes(ast.NodeTransformer):
         ``object=``) is renamed to it, unless that parameter is given too."""
         if not (isinstance(node.func, ast.Name) and node.func.id in API_FUNCTIONS):
             return
-        params = list(api_signatures()[node.func.id].parameters)
+        params = _params(node.func.id)
         given = {k.arg for k in node.keywords} | set(params[:len(node.args)])
         for k in node.keywords:
             if k.arg is None or k.arg in params:
@@ -316,25 +320,20 @@ class _UniqueFixes(ast.NodeTransformer):
         ``query_relation_agent``), every argument by its keyword; left alone when an argument is given
         twice or there are too many."""
         assert isinstance(node.func, ast.Name)
-        params = _AGENT_PARAMETERS[node.func.id]
-        if len(node.args) > len(params) or any(k.arg is None for k in node.keywords):
-            return node
-        keywords = [ast.keyword(arg=p, value=v) for p, v in zip(params, node.args, strict=False)]
-        names = [k.arg for k in (*keywords, *node.keywords)]
-        if len(set(names)) < len(names):
+        given = call_arguments(node, _params(node.func.id))
+        if given is None:
             return node
         self.count += 1
         return ast.Call(func=ast.Name(_TO_REFERENCE[node.func.id], ast.Load()), args=[],
-                        keywords=[*keywords, *node.keywords])
+                        keywords=[ast.keyword(arg=p, value=v) for p, v in given.items()])
 
     def _attribute(self, node: ast.Call) -> ast.AST:
         """``query_attribute(obj, "category")`` as ``obj.category``."""
         if not (isinstance(node.func, ast.Name) and node.func.id == "query_attribute"):
             return node
-        given = dict(zip(("object", "attribute_type"), node.args, strict=False))
-        given |= {k.arg: k.value for k in node.keywords if k.arg}
-        kind = given.get("attribute_type")
-        if set(given) != {"object", "attribute_type"} or len(node.args) + len(node.keywords) != 2 \
+        given = call_arguments(node, _params("query_attribute"))
+        kind = given.get("attribute_type") if given is not None else None
+        if given is None or set(given) != {"object", "attribute_type"} \
                 or not (isinstance(kind, ast.Constant) and kind.value in OBJECT_FIELDS):
             return node
         self.count += 1
@@ -417,14 +416,11 @@ def _uses(tree: ast.Module) -> dict[str, set[str]]:
         if isinstance(node, ast.Name):
             uses.setdefault(node.id, set()).add(kind)
 
-    sigs = api_signatures()
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             name = node.func.id
             if name in API_FUNCTIONS:
-                given = dict(zip(sigs[name].parameters, node.args, strict=False))
-                given |= {k.arg: k.value for k in node.keywords if k.arg}
-                for param, value in given.items():
+                for param, value in (call_arguments(node, _params(name)) or {}).items():
                     if param == "object_set":
                         note(value, "set")
                     elif param in OBJECT_ARGUMENTS.get(name, ()):
@@ -459,11 +455,10 @@ def define_categories(code: str, counts: Mapping[str, int], *,
         kinds = uses.get(name, set())
         if category is None or len(kinds) != 1:
             continue
-        found = f"filter(object_set=scene(), category={category!r})"
-        if kinds == {"object"}:
-            if counts[category] != 1:
-                continue
-            found = f"{found}[0]" if ordered_sets else f"next(iter({found}))"
+        if kinds == {"object"} and counts[category] != 1:
+            continue
+        found = one_object_code(category, ordered_sets) if kinds == {"object"} else \
+            f"filter(object_set=scene(), category={category!r})"
         lines.append(f"{name} = {found}\n")
         names.append(name)
     return ("".join(lines) + code, names) if names else None
@@ -485,18 +480,15 @@ class _Anchored(ast.NodeTransformer):
         self.generic_visit(node)
         if not (isinstance(node.func, ast.Name) and node.func.id == "relate_agent"):
             return node
-        given = dict(zip(("object_set", "relation"), node.args, strict=False))
-        given |= {k.arg: k.value for k in node.keywords if k.arg}
-        relation = given.get("relation")
-        if set(given) != {"object_set", "relation"} or len(node.args) + len(node.keywords) != 2 \
+        given = call_arguments(node, _params("relate_agent"))
+        relation = given.get("relation") if given is not None else None
+        if given is None or set(given) != {"object_set", "relation"} \
                 or not isinstance(relation, ast.Constant) \
                 or legal_value(relation.value, AGENT_RELATIONS) is not None \
                 or legal_value(relation.value, _OBJECT_RELATIONS) is None:
             return node
         self.count += 1
-        found = f"filter(object_set=scene(), category={self.category!r})"
-        found = f"{found}[0]" if self.ordered_sets else f"next(iter({found}))"
-        anchor = ast.parse(found, mode="eval").body
+        anchor = ast.parse(one_object_code(self.category, self.ordered_sets), mode="eval").body
         return ast.Call(func=ast.Name("relate", ast.Load()), args=[], keywords=[
             ast.keyword("object_set", given["object_set"]), ast.keyword("reference_object", anchor),
             ast.keyword("relation", relation)])

@@ -111,16 +111,15 @@ def places(graph: SceneGraph, object_id: str, limit: int = 4) -> list[Place]:
         return []
     boxes = graph.box_array([oid, *(o for _, o in facts)])
     gaps = object_distance(boxes, np.zeros(len(facts), dtype=int), np.arange(1, len(facts) + 1))
-    ranked = sorted(range(len(facts)), key=lambda k: (*_rank(graph, oid, *facts[k]), float(gaps[k])))
+    ranks = [_rank(graph, oid, *fact) for fact in facts]
+    ranked = sorted(range(len(facts)), key=lambda k: (*ranks[k], float(gaps[k])))
     out: list[Place] = []
     said: set[tuple[str, str]] = set()
-    middle = _between(graph, oid, [facts[k][1] for k in ranked
-                                   if _rank(graph, oid, *facts[k])[:3] == (1, 0, 0)])
+    middle = _between(graph, oid, [facts[k][1] for k in ranked if ranks[k][:3] == (1, 0, 0)])
     for k in ranked:
         relation, anchor = facts[k]
-        if middle is not None and _rank(graph, oid, relation, anchor)[0] >= 1:
+        if middle is not None and ranks[k][0] >= 1:
             out.append(middle)
-            said.add(("between", graph.get(middle.anchor).category))
             middle = None
         place = Place(_WORDS[relation], anchor)
         wording = (place.relation, graph.get(anchor).category)
