@@ -54,6 +54,17 @@ def test_relate_vertical_and_support():
         a.relate(a.scene(), table, "diagonal")
 
 
+def test_relate_to_a_set_of_references_is_relate_to_any_of_them():
+    a = api()
+    chairs = a.filter(a.scene(), "chair")
+    left, right = (a.relate(a.scene(), c, "left") for c in chairs)
+    assert a.relate(a.scene(), chairs, "left") == (left | right) - chairs  # the references left out
+    assert a.relate(a.scene(), list(chairs), "near") == {next(iter(a.filter(a.scene(), "table")))}
+    assert a.relate(a.scene(), set(), "near") == set()
+    with pytest.raises(TypeError, match="every element of reference_object"):
+        a.relate(a.scene(), [chairs], "near")
+
+
 def test_relate_agent_turns_with_the_agent():
     north, south = api(NORTH), api(SOUTH)
     chairs_n = north.filter(north.scene(), "chair")
@@ -142,8 +153,9 @@ def test_object_set_mistakes_get_errors_that_say_what_to_do():
     assert repr(a.filter(a.scene(), "piano")) == "set()"
     with pytest.raises(TypeError, match=r"cannot be indexed: loop over it .*next\(iter\(objects\)\)"):
         chairs[0]
+    cup = next(iter(a.filter(a.scene(), "cup")))
     with pytest.raises(TypeError, match="reference_object must be one object, got a set of 2 objects: loop"):
-        a.relate(a.scene(), chairs, "near")
+        a.query_relation(cup, chairs)
 
 
 def test_programs_print_sets_in_the_same_order_on_every_run():

@@ -20,6 +20,38 @@ def findings(code: str, ordered_sets: bool = True) -> list[tuple[str, str]]:
     return [(f.kind, f.render()) for f in check_program(code, CATEGORIES, ordered_sets=ordered_sets)]
 
 
+def test_a_name_read_before_its_assignment_is_undefined_there() -> None:
+    dropped = ("if len(door) > 0:\n    door = list(door)\n    print(door[0].category)\n")
+    assert findings(dropped) == [("undefined-name", "line 1: name 'door' is read before it is assigned: "
+                                  "assign it first (a line above this one)")]
+    assert [k for k, _ in findings("print(n)\nn = 2\n")] == ["undefined-name"]
+    assert [k for k, _ in findings("n = n + 1\n")] == ["undefined-name"]  # the value runs first
+    fine = ("chairs = filter(scene(), 'chair')\nbest = None\nfor c in chairs:\n    if best is None:\n"
+            "        best = c\n    print(best.category)\nn = 0\nfor c in chairs:\n    n += 1\n"
+            "if chairs:\n    last = chairs[-1]\nprint(last.category, n, [o.id for o in chairs if o])\n"
+            "total = sum(query_attribute(o, 'distance') for o in chairs)\nprint(total)\n")
+    assert findings(fine) == []
+
+
+def test_a_copied_api_signature_is_told_to_call_the_function() -> None:
+    copied = ('def relate_agent(object_set: Set[ObjectAttribute], relation: str) -> Set:\n'
+              '    """Returns a set of objects that are related to the agent(you) by the relation:\n')
+    signature = ("chair = filter(scene(), 'chair')[0]\n"
+                 "query_relation_agent(object: ObjectAttribute, candidate_relations: Optional[List[str]])")
+    for code, line, name in ((copied, 1, "relate_agent"), (signature, 2, "query_relation_agent")):
+        assert findings(code) == [("api-copied", f"line {line}: {name}() already exists: call it with "
+                                   "values, do not define it or copy its signature from the documentation "
+                                   "(e.g. chairs = filter(object_set=scene(), category='chair'), then print "
+                                   "what the question needs)")]
+    assert findings("def near(a, b):\n    return 1\nprint(near(1, 2))") == []  # a helper of its own is fine
+
+
+def test_a_set_of_reference_objects_is_legal_in_relate() -> None:
+    code = ("chairs = filter(scene(), 'chair')\n"
+            "print(relate(object_set=scene(), reference_object=chairs, relation='near'))")
+    assert findings(code) == []
+
+
 @pytest.mark.parametrize(
     ("code", "kind", "hint_parts"),
     [
@@ -61,8 +93,9 @@ def findings(code: str, ordered_sets: bool = True) -> list[tuple[str, str]]:
          ["objects have only .category, .xyz and .id, not .color", "query_attribute(obj, attribute_type)"]),
         ("chairs = filter(scene(), 'chair')\nprint(query_attribute(chairs, 'color'))", "set-as-object",
          ["query_attribute() needs one object as object, but chairs is a set", "next(iter(chairs))"]),
-        ("t = filter(scene(), 'table')\nprint(relate(object_set=scene(), reference_object=t, relation='on'))",
-         "set-as-object", ["relate() needs one object as reference_object, but t is a set"]),
+        ("t = filter(scene(), 'table')\nc = filter(scene(), 'cup')[0]\n"
+         "print(query_relation(object=c, reference_object=t))",
+         "set-as-object", ["query_relation() needs one object as reference_object, but t is a set"]),
         ("for t in filter(scene(), 'table'):\n    print(len(t))", "set-as-object",
          ["t is one object, it has no len()"]),
         ("cups = relate(scene(), filter(scene(), 'table')[0], 'on')\nprint(cups.category)", "set-as-object",

@@ -85,8 +85,14 @@ def test_a_repeated_failing_program_is_not_run_again_and_a_second_repeat_ends_th
     result = ProgramLoop(llm).run(room(), "What is left of me?", viewpoint=NORTH)
     programs = [t for t in result.trace if t["type"] == "program"]
     assert len(programs) == 1 and programs[0]["error"].startswith("TypeError: unsupported operand")
-    told = llm.requests[2].messages[-1]["content"]
-    assert told.startswith("This is the program that already failed with: TypeError: unsupported operand")
+    # the conversation starts over from the question (the model copied the program it could see), told
+    # what failed
+    again = llm.requests[2].messages
+    assert [m["role"] for m in again] == ["system", "user"] and again[0] == llm.requests[0].messages[0]
+    assert again[1]["content"].startswith(llm.requests[0].messages[1]["content"] + "\n")
+    told = again[1]["content"]
+    assert "Your first program for this question failed with: TypeError: unsupported operand" in told
+    assert "print(chairs[0] / 0)" not in again[1]["content"]
     # greedy decoding would write it again: the call after a repeat is sampled, the others are greedy
     assert [r.temperature for r in llm.requests] == [0.0, 0.0, 0.7]
     # the third copy ended the rounds; no program ever printed, so nothing is guessed: the answer says

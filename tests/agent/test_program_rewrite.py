@@ -131,8 +131,8 @@ def test_an_object_relation_asked_of_relate_agent_gets_the_object_the_question_n
     cats = ["stove", "cabinet", "sink"]
     code = 'above = relate_agent(object_set=scene(), relation="above")'
     hint = check_program(code, cats, named=["stove"])[0].hint
-    assert "stove = filter(object_set=scene(), category='stove')[0]" in hint
-    assert "relate(object_set=scene(), reference_object=stove, relation='above')" in hint
+    assert "stove_set = filter(object_set=scene(), category='stove')," in hint  # every stove, none picked
+    assert "relate(object_set=scene(), reference_object=stove_set, relation='above')" in hint
     two = check_program(code, cats, named=["stove", "sink"])[0].hint
     assert "reference_object=obj" in two and "category='stove'" not in two
 
@@ -226,17 +226,29 @@ def test_an_agent_call_given_a_reference_object_becomes_the_object_relative_call
     assert unique_fixes('x = relate_agent(scene(), "left", relation="x", reference_object=a)\n') is None
 
 
+def test_a_repair_that_reads_a_name_before_assigning_it_gets_the_earlier_assignment():
+    first = ("windows = filter(object_set=scene(), category='window')\n"
+             "door = relate_agent(windows, 'closest')\n")
+    repair = "if len(door) > 0:\n    door = list(door)\n    print(door[0].category)\n"
+    fixed, carried = carry_definitions(repair, [first]) or ("", [])
+    assert carried == ["windows", "door"] and fixed.endswith(repair)
+    assert check_program(fixed, ["window", "door"]) == []
+
+
 def test_a_category_read_as_a_name_is_defined_when_its_use_has_one_meaning():
     from synergai.agent.program.rewrite import define_categories
 
     counts = {"chair": 3, "sink": 1, "table": 2}
     code = ("for c in chairs:\n    print(c.category)\n"
-            "print(relate(object_set=scene(), reference_object=sink, relation='left'))\n"
+            "print(query_relation_agent(object=sink))\n"
             "print(query_attribute(table, 'color'))\n")
     fixed, names = define_categories(code, counts) or ("", [])
     assert names == ["chairs", "sink"]  # a set of chairs; the only sink; which table is not guessed
     assert fixed.startswith("chairs = filter(object_set=scene(), category='chair')\n"
                             "sink = filter(object_set=scene(), category='sink')[0]\n")
+    # relate() takes a set of references too: there a name is the category's objects, however many
+    near, _ = define_categories("print(relate(scene(), table, 'near'))\n", counts) or ("", [])
+    assert near.startswith("table = filter(object_set=scene(), category='table')\n")
     assert define_categories("print(len(table), table.category)\n", counts) is None  # used both ways
     unordered, _ = define_categories("print(sink.category)\n", counts, ordered_sets=False) or ("", [])
     assert unordered.startswith("sink = next(iter(filter(object_set=scene(), category='sink')))")
@@ -297,17 +309,15 @@ def test_a_bracket_left_open_in_an_f_string_field_is_closed():
     assert close_fields(plain) == plain
 
 
-def test_an_object_relation_asked_of_the_agent_is_taken_relative_to_the_questions_one_object():
+def test_an_object_relation_asked_of_the_agent_is_taken_relative_to_the_questions_objects():
     from synergai.agent.program.rewrite import anchor_relations
 
     code = 'above = relate_agent(object_set=scene(), relation="above")\nprint(len(above))\n'
     fixed = anchor_relations(code, "sink") or ""
     assert ("above = relate(object_set=scene(), reference_object=filter(object_set=scene(), "
-            "category='sink')[0], relation='above')") in fixed
-    assert anchor_relations(code, None) is None  # no single object named: the check's hint goes back
+            "category='sink'), relation='above')") in fixed
+    assert anchor_relations(code, None) is None  # no single category named: the check's hint goes back
     assert anchor_relations('x = relate_agent(scene(), "left")\n', "sink") is None  # the agent's own
-    unordered = anchor_relations(code, "sink", ordered_sets=False) or ""
-    assert "next(iter(filter(object_set=scene(), category='sink')))" in unordered
     # in the loop: the question names the room's one table
     model = ScriptedModel([
         "Thought: on it.\nAction: Program\nAction Input:\n```Python\n"
@@ -317,3 +327,12 @@ def test_an_object_relation_asked_of_the_agent_is_taken_relative_to_the_question
     result = ProgramLoop(model).run(room(), "What is on the table?")
     program = next(t for t in result.trace if t["type"] == "program")
     assert program["ok"] and program["rewritten"] and "cup" in program["stdout"]
+    # the room holds two chairs: "near the chair" is near either of them, none is picked
+    model = ScriptedModel([
+        "Thought: near it.\nAction: Program\nAction Input:\n```Python\n"
+        "near = relate_agent(object_set=scene(), relation='near')\nprint([o.category for o in near])\n```",
+        "Thought: done\nAction: Final Answer\nAction Input: table",
+    ])
+    result = ProgramLoop(model).run(room(), "What is near the chair?")
+    program = next(t for t in result.trace if t["type"] == "program")
+    assert program["ok"] and program["stdout"].strip() == "['table']"

@@ -314,12 +314,23 @@ class SceneAPI:
         return self._wrap(i for i, d in zip(ids, dist, strict=True) if d <= AROUND_M)
 
     def relate(self, object_set: Any, reference_object: Any, relation: str) -> ObjectSet:
-        """Returns a set of objects that are related to the reference_object by the relation."""
+        """Returns a set of objects that are related to the reference_object by the relation; a set (or list)
+        of reference objects gives the objects related to any of them (the references left out)."""
         rel = _choose(relation, RELATE_RELATIONS, "relation")
-        ref = self._obj(reference_object, "reference_object").id
-        ids = [o.id for o in self._set(object_set) if o.id != ref]
+        if isinstance(reference_object, set | frozenset | list | tuple):
+            refs = [self._obj(r, "every element of reference_object").id for r in reference_object]
+        else:
+            refs = [self._obj(reference_object, "reference_object").id]
+        ids = [o.id for o in self._set(object_set) if o.id not in refs]
+        found: set[str] = set()
+        for ref in refs:
+            found.update(self._related(ids, ref, rel))
+        return self._wrap(found)
+
+    def _related(self, ids: list[str], ref: str, rel: str) -> list[str]:
+        """The ids among ``ids`` related to the object ``ref`` by ``rel`` (a legal relate() relation)."""
         if not ids:
-            return self.set_type()
+            return []
         g = self.graph
         if rel in ("left", "right", "front", "behind"):
             view = {
@@ -328,15 +339,15 @@ class SceneAPI:
                 "front": Relation.IN_FRONT_OF,
                 "behind": Relation.BEHIND,
             }[rel]
-            return self._wrap(build.view_relation(g, ids, ref, view, self.viewpoint))
+            return list(build.view_relation(g, ids, ref, view, self.viewpoint))
         if rel in ("closest", "farthest"):
             pick = build.closest if rel == "closest" else build.farthest
             best = pick(g, ref, ids, self.thresholds)
-            return self._wrap([best] if best else [])
+            return [best] if best else []
         if rel == "far":
-            return self._wrap(build.far(g, ref, ids))
+            return list(build.far(g, ref, ids))
         if rel in ("within reach", "around"):
-            return self._wrap(build.within_reach(g, ref, ids))
+            return list(build.within_reach(g, ref, ids))
         facts = {i: {r for r, o in g.relations_of(i) if o == ref} for i in ids}
         wanted: dict[str, Callable[[set[Relation]], bool]] = {
             "on": lambda rs: bool(rs & (SUPPORT_RELATIONS - {Relation.INSIDE, Relation.EMBEDDED_IN})),
@@ -354,7 +365,7 @@ class SceneAPI:
             "near": lambda rs: bool(rs & {Relation.NEAR, Relation.NEXT_TO, Relation.BESIDE}),
             "next to": lambda rs: bool(rs & {Relation.NEXT_TO, Relation.BESIDE, Relation.NEAR}),
         }
-        return self._wrap(i for i in ids if wanted[rel](facts[i]))
+        return [i for i in ids if wanted[rel](facts[i])]
 
     def query_relation_agent(self, object: Any, candidate_relations: Any = DIRECTIONS) -> list[str]:
         """Returns a list of allocentric relations between the object and the agent(you); a clock

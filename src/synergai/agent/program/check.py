@@ -17,6 +17,7 @@ import ast
 import builtins
 import difflib
 import inspect
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -41,9 +42,11 @@ API_FUNCTIONS = ("scene", "filter", "relate_agent", "relate", "query_relation_ag
 #: Functions that return a set of objects.
 SET_FUNCTIONS = frozenset({"scene", "filter", "relate", "relate_agent"})
 #: Arguments that must be one object, per function.
-OBJECT_ARGUMENTS = {"relate": ("reference_object",), "query_relation": ("object", "reference_object"),
+OBJECT_ARGUMENTS = {"query_relation": ("object", "reference_object"),
                     "query_relation_agent": ("object",), "query_attribute": ("object",),
                     "query_state": ("object",)}
+#: Arguments that take one object or a set of them (``relate()``: related to any of the set).
+SET_OR_OBJECT_ARGUMENTS = {"relate": ("reference_object",)}
 #: What programs see on an object.
 OBJECT_FIELDS = ("category", "xyz", "id")
 MODULES = ("math", "itertools", "collections", "statistics")
@@ -57,9 +60,10 @@ _TEMPTING_FIELDS = frozenset({*ATTRIBUTE_TYPES, "size", "position", "center", "c
 
 @dataclass(frozen=True)
 class Finding:
-    """One problem: its class (``syntax``, ``undefined-name``, ``unknown-function``, ``arguments``,
-    ``hand-built-object``, ``category``, ``relation``, ``attribute``, ``object-field``, ``set-index``,
-    ``set-as-object``, ``question-object``), the line (0: the whole program) and the repair hint."""
+    """One problem: its class (``syntax``, ``api-copied``, ``undefined-name``, ``unknown-function``,
+    ``arguments``, ``hand-built-object``, ``category``, ``relation``, ``attribute``, ``object-field``,
+    ``set-index``, ``set-as-object``, ``question-object``), the line (0: the whole program) and the repair
+    hint."""
 
     kind: str
     line: int
@@ -332,9 +336,9 @@ def _relation_advice(function: str, node: ast.expr, named: Sequence[str] = (),
     if function == "relate_agent" and legal_value(value, RELATE_RELATIONS) is not None:
         where = ast.unparse(args["object_set"]) if "object_set" in args else "scene()"
         if len(named) == 1:
-            ref = "_".join(named[0].split())
-            return (f"; {value!r} relates two objects: {ref} = filter(object_set=scene(), "
-                    f"category={named[0]!r})[0], then relate(object_set={where}, reference_object={ref}, "
+            refs = "_".join(named[0].split()) + "_set"
+            return (f"; {value!r} relates two objects: {refs} = filter(object_set=scene(), "
+                    f"category={named[0]!r}), then relate(object_set={where}, reference_object={refs}, "
                     f"relation={value!r})")
         return (f"; {value!r} relates two objects: use relate(object_set={where}, reference_object=obj, "
                 f"relation={value!r})")
@@ -369,10 +373,86 @@ def bound_names(tree: ast.Module) -> set[str]:
 
 
 def undefined_names(tree: ast.Module) -> list[ast.Name]:
-    """The names ``tree`` reads that nothing binds: not the program, the builtins or the API (in order)."""
+    """The names ``tree`` reads that nothing binds (not the program, the builtins or the API), and the
+    names its top level reads before it first assigns them (:func:`read_before_assigned`)."""
     known = bound_names(tree) | set(dir(builtins)) | set(API_FUNCTIONS) | {"ObjectAttribute"}
-    return [node for node in ast.walk(tree)
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in known]
+    unbound = [node for node in ast.walk(tree)
+               if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in known]
+    return unbound + read_before_assigned(tree)
+
+
+_Position = tuple[int, int]
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp,
+           ast.DictComp, ast.GeneratorExp)
+
+
+def _top_level(node: ast.AST) -> Iterable[ast.AST]:
+    """The nodes under ``node`` that run in the module's scope (not inside functions, lambdas, classes or
+    comprehensions, whose names are their own)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, _SCOPES):
+            if isinstance(child, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+                yield from _top_level(child.generators[0].iter)  # evaluated in the module's scope
+                yield child.generators[0].iter
+            continue
+        yield child
+        yield from _top_level(child)
+
+
+def _bindings(statement: ast.stmt) -> dict[str, _Position]:
+    """Where ``statement`` first binds each module-level name, as the order of evaluation sees it: an
+    assignment's targets after its value, a loop's target after its iterable."""
+    first: dict[str, _Position] = {}
+
+    def bind(name: str, after: ast.AST) -> None:
+        at = (getattr(after, "end_lineno", 0) or 0, getattr(after, "end_col_offset", 0) or 0)
+        first[name] = min(first.get(name, at), at)
+
+    nodes = [statement, *_top_level(statement)]
+    for node in nodes:
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        bind(name.id, node)
+        elif isinstance(node, ast.For | ast.AsyncFor):
+            for name in ast.walk(node.target):
+                if isinstance(name, ast.Name):
+                    bind(name.id, node.iter)
+        elif isinstance(node, ast.NamedExpr):
+            bind(node.target.id, node)
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            for name in ast.walk(node.optional_vars):
+                if isinstance(name, ast.Name):
+                    bind(name.id, node.context_expr)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                bind((alias.asname or alias.name).split(".")[0], node)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bind(node.name, node)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            first.setdefault(node.name, (node.lineno, node.col_offset))
+    return first
+
+
+def read_before_assigned(tree: ast.Module) -> list[ast.Name]:
+    """The reads of module-level names that come before the program first assigns them, e.g. ``door`` in
+    ``if len(door) > 0: door = list(door)`` (a repair that dropped the line defining it) or ``print(x)``
+    before ``x = ...``; names the program never binds are :func:`undefined_names`' own. An assignment under
+    a condition counts as an assignment."""
+    per_statement = [_bindings(statement) for statement in tree.body]
+    module_names = {name for binds in per_statement for name in binds}
+    assigned: set[str] = set()
+    early: list[ast.Name] = []
+    for statement, binds in zip(tree.body, per_statement, strict=True):
+        for node in [statement, *_top_level(statement)]:
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in module_names \
+                    and node.id not in assigned \
+                    and (node.id not in binds or (node.lineno, node.col_offset) < binds[node.id]):
+                early.append(node)
+        assigned.update(binds)
+    return early
 
 
 def category_named(name: str, categories: Sequence[str]) -> str | None:
@@ -383,11 +463,33 @@ def category_named(name: str, categories: Sequence[str]) -> str | None:
 
 def _undefined_hint(name: str, bound: set[str], categories: Sequence[str], ordered_sets: bool) -> str:
     """The repair hint for an undefined ``name``; a name that is a scene category says how to get one."""
+    if name in bound:
+        return f"name {name!r} is read before it is assigned: assign it first (a line above this one)"
     category = category_named(name, categories)
     if category is not None:
         return (f"name {name!r} is not defined: the scene has {category!r} objects; assign one first, "
                 f"e.g. {name} = {one_object_code(category, ordered_sets)} (the nearest)")
     return f"name {name!r} is not defined{_closest(name, sorted(bound))}: assign it before use"
+
+
+_FUNCTION_NAMES = "|".join(sorted(API_FUNCTIONS, key=len, reverse=True))
+#: ``def relate_agent(`` or ``query_relation_agent(object: ObjectAttribute, ...``: the documentation copied.
+_COPIED = re.compile(rf"^\s*def\s+({_FUNCTION_NAMES})\s*\([^)]*\)\s*->|"
+                     rf"\b({_FUNCTION_NAMES})\s*\(\s*\w+\s*:\s*[A-Z]", re.MULTILINE)
+
+
+def _copied_signature(code: str) -> Finding | None:
+    """An ``api-copied`` finding when the program writes out an API function's signature as the
+    documentation gives it (typed parameters, ``-> Set``): the model copied the documentation instead of
+    calling the function. None otherwise (a helper of its own may reuse a name)."""
+    match = _COPIED.search(code)
+    if match is None:
+        return None
+    name = match.group(1) or match.group(2)
+    line = code.count("\n", 0, match.start(1) if match.group(1) else match.start(2)) + 1
+    return Finding("api-copied", line, f"{name}() already exists: call it with values, do not define it or "
+                   "copy its signature from the documentation (e.g. chairs = filter(object_set=scene(), "
+                   "category='chair'), then print what the question needs)")
 
 
 def _syntax_hint(exc: SyntaxError, code: str) -> Finding:
@@ -407,6 +509,9 @@ def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bo
     """Findings for ``code`` against the scene API and the scene's ``categories`` ([] when it looks right);
     ``named``: the categories the question names, which hints use in their examples; with
     ``require_named`` a program that never names one of them is a ``question-object`` finding."""
+    copied = _copied_signature(code)
+    if copied is not None:
+        return [copied]
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError) as exc:

@@ -11,8 +11,9 @@ or an empty output the model is asked to rectify it; on a malformed reply it get
 (the next reply sampled when that one was cut off by the token budget, a loop greedy decoding repeats; a
 ``Final Answer: X`` line without ``Action:``, or a bare short reply in the round that asks for the answer
 only, is read as the answer when it fits the question's form); a program that already failed is not run
-again (the model is told so, the next reply is sampled at ``repeat_temperature`` instead of greedily, and a
-second repeat ends the rounds). The final answer is read as the question's answer form
+again: the conversation starts over from the question, which now says what failed (the model copies a
+program it can see), the next reply is sampled at ``repeat_temperature`` instead of greedily, and a second
+repeat ends the rounds. The final answer is read as the question's answer form
 (:mod:`synergai.agent.answer_forms`). After a program prints, the next call asks for the Final Answer only,
 with a small token budget (``ProgramLimits.answer_after_output``). When the rounds run out, or the model
 does not answer when asked to, a model that saw a program's output is asked once for the answer as JSON
@@ -238,13 +239,12 @@ class ProgramLoop:
         categories = sorted({o.category for o in graph})
         counts = Counter(o.category for o in graph)
         named = SceneVocabulary(tuple(categories), ()).categories_said(question)
-        # the question's one object, when it names one category the scene holds once
-        single = named[0] if len(named) == 1 and counts[named[0]] == 1 else None
+        anchor = named[0] if len(named) == 1 else None  # the one category the question names
         grammars = {answer: reply_grammar(categories, form, options, program=not answer)
                     for answer in (False, True)} if self.constrained else {}
-        messages = [{"role": "system", "content": self._system},
-                    {"role": "user", "content": P.user_prompt(scene_summary(graph), situation, question,
-                                                              P.answer_hint(form, options))}]
+        question_prompt = P.user_prompt(scene_summary(graph), situation, question,
+                                        P.answer_hint(form, options))
+        messages = [{"role": "system", "content": self._system}, {"role": "user", "content": question_prompt}]
         failed: dict[str, str] = {}  # program text (whitespace-normalised) -> its error
         earlier: list[str] = []  # the programs written so far (their assignments can be carried)
         repeats = 0
@@ -287,7 +287,10 @@ class ProgramLoop:
                 result.trace.append({"type": "error", "error": "repeated program", "program": step.content})
                 if repeats > 1:
                     break
-                messages.append({"role": "user", "content": P.REPEATED.format(error=failed[key])})
+                # it copies the failed program from the conversation: start again from the question alone,
+                # told what failed, and sample the reply
+                messages = [messages[0], {"role": "user", "content": f"{question_prompt}\n"
+                                          f"{P.REPEATED.format(error=failed[key])}"}]
                 repeated_last = True
                 continue
             code = step.content
@@ -296,7 +299,7 @@ class ProgramLoop:
             if self.limits.static_check:  # each rewrite returns None when it changes nothing
                 code = make_parse(code, categories) or code
                 code = unique_fixes(code) or code
-                code = anchor_relations(code, single, ordered_sets=self.limits.ordered_sets) or code
+                code = anchor_relations(code, anchor) or code
             rewritten = code != step.content
             carry = carry_definitions(code, earlier) if self.limits.static_check else None
             earlier.append(code)  # as the model wrote it, rewritten: what a later repair builds on

@@ -64,6 +64,7 @@ relate(object_set: Set[ObjectAttribute], reference_object: ObjectAttribute, rela
     """Returns a set of objects that are related to the reference_object by the relation:
     "on", "under", "above", "below", "inside", "supporting", "near", "far", "next to", "hanging on",
     "left", "right", "front", "behind", "closest", "farthest".
+    reference_object may be a set: then the objects related to any object of it.
     >>> objects_on_table = set()
     >>> for table in table_left_set:
     >>>     objects_on_table.update(relate(object_set=object_set, reference_object=table, relation="on"))
@@ -166,9 +167,8 @@ EMPTY_OUTPUT = "the program printed nothing: print the values you want to know."
 CUT_OFF = ("your program was cut off after {tokens} tokens, so it does not parse: write a shorter one (a few "
            "lines, no comments, print only what the question needs).")
 
-REPEATED = ("This is the program that already failed with: {error} Running it again fails again. Write a "
-            "different program: change the line that fails, or give your Final Answer. Use the format:\n"
-            + _MODIFIED_PROGRAM)
+REPEATED = ("Your first program for this question failed with: {error} Write a different program that "
+            "avoids this error, or give your Final Answer.")
 
 PARSE_ERROR = f"""\
 Response parsing error. Check your response and return your response in the format of:

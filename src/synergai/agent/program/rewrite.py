@@ -29,9 +29,9 @@ have no ``.sort()``) becomes ``objects = sorted(objects, key=...)``, and ``relat
 exactly one of the call's parameters (``obj=``) is that parameter.
 
 One more has one meaning only through the question: ``relate_agent(objs, relation="above")`` asks the
-agent a relation between two objects; when the question names one category the scene holds exactly one
-object of ("what is above the sink"), :func:`anchor_relations` makes it ``relate(objs,
-reference_object=<that object>, relation="above")``.
+agent a relation between two objects; when the question names one category ("what is above the sink"),
+:func:`anchor_relations` makes it ``relate(objs, reference_object=<the sinks>, relation="above")``, the
+objects above any of them.
 
 A repaired program often fixes the line the hint named and drops the lines before it, so names the
 earlier attempt assigned are undefined. :func:`carry_definitions` puts those top-level assignments (and
@@ -53,6 +53,7 @@ from synergai.agent.program.check import (
     OBJECT_ARGUMENTS,
     OBJECT_FIELDS,
     SET_FUNCTIONS,
+    SET_OR_OBJECT_ARGUMENTS,
     api_signatures,
     bound_names,
     call_arguments,
@@ -408,8 +409,9 @@ def carry_definitions(code: str, earlier: Sequence[str]) -> tuple[str, list[str]
 
 
 def _uses(tree: ast.Module) -> dict[str, set[str]]:
-    """How the program uses each name it reads: "set" (an ``object_set`` argument, a loop, ``len()``, an
-    index) or "object" (an object argument of the API, ``name.category``); other uses say nothing."""
+    """How the program uses each name it reads: "set" (an ``object_set`` argument or ``relate()``'s
+    reference, a loop, ``len()``, an index) or "object" (an object argument of the API,
+    ``name.category``); other uses say nothing."""
     uses: dict[str, set[str]] = {}
 
     def note(node: ast.AST, kind: str) -> None:
@@ -421,7 +423,7 @@ def _uses(tree: ast.Module) -> dict[str, set[str]]:
             name = node.func.id
             if name in API_FUNCTIONS:
                 for param, value in (call_arguments(node, _params(name)) or {}).items():
-                    if param == "object_set":
+                    if param == "object_set" or param in SET_OR_OBJECT_ARGUMENTS.get(name, ()):
                         note(value, "set")
                     elif param in OBJECT_ARGUMENTS.get(name, ()):
                         note(value, "object")
@@ -471,9 +473,8 @@ _OBJECT_RELATIONS = tuple(r for r in RELATE_RELATIONS if r not in AGENT_RELATION
 class _Anchored(ast.NodeTransformer):
     """Rewrites the calls :func:`anchor_relations` describes, counting them."""
 
-    def __init__(self, category: str, ordered_sets: bool) -> None:
+    def __init__(self, category: str) -> None:
         self.category = category
-        self.ordered_sets = ordered_sets
         self.count = 0
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
@@ -488,17 +489,17 @@ class _Anchored(ast.NodeTransformer):
                 or legal_value(relation.value, _OBJECT_RELATIONS) is None:
             return node
         self.count += 1
-        anchor = ast.parse(one_object_code(self.category, self.ordered_sets), mode="eval").body
+        anchor = ast.parse(f"filter(object_set=scene(), category={self.category!r})", mode="eval").body
         return ast.Call(func=ast.Name("relate", ast.Load()), args=[], keywords=[
             ast.keyword("object_set", given["object_set"]), ast.keyword("reference_object", anchor),
             ast.keyword("relation", relation)])
 
 
-def anchor_relations(code: str, category: str | None, *, ordered_sets: bool = True) -> str | None:
+def anchor_relations(code: str, category: str | None) -> str | None:
     """``code`` with ``relate_agent(objs, relation="above")`` -- a relation between two objects, asked of
-    the agent -- rewritten to ``relate(objs, reference_object=..., relation="above")`` relative to the
-    question's object, when the question names one category (``category``) the scene holds exactly one
-    object of: then "above the sink" has one meaning. None when nothing changes."""
+    the agent -- rewritten to ``relate(objs, reference_object=<the category's objects>, relation="above")``
+    when the question names one category (``category``): "above the sink" is then "above a sink" (with
+    several sinks, none is picked for the model). None when nothing changes."""
     if category is None:
         return None
     try:
@@ -507,6 +508,6 @@ def anchor_relations(code: str, category: str | None, *, ordered_sets: bool = Tr
         return None
     if bound_names(tree) & {"filter", "relate", "scene"}:
         return None
-    fixer = _Anchored(category, ordered_sets)
+    fixer = _Anchored(category)
     tree = ast.fix_missing_locations(fixer.visit(tree))
     return ast.unparse(tree) + "\n" if fixer.count else None
