@@ -288,6 +288,17 @@ def test_a_program_cut_off_by_the_token_budget_is_sent_back_as_too_long():
     assert first["findings"] == ["cut-off"] and "cut off after" in first["error"]
     assert "never closed" not in model.requests[1].messages[-1]["content"]
     assert result.answer == "2"
+    # the cut is a loop greedy decoding repeats: the next reply is sampled
+    assert [r.temperature for r in model.requests] == [0.0, ProgramLoop(model).limits.repeat_temperature, 0.0]
+    # a cut that still parses (a line repeated up to the budget) runs, prints nothing, and is told the same
+    looped = ("Thought: x.\nAction: Program\nAction Input:\n```Python\n"
+              + "c = filter(scene(), 'chair')\n" * 30)
+    model = _counts_after(looped)
+    result = ProgramLoop(model).run(room(), "How many chairs are there?")
+    first = next(t for t in result.trace if t["type"] == "program")
+    assert first["stage"] == "sandbox" and first["ok"] and not first["stdout"]
+    assert "your program was cut off after 300 tokens" in model.requests[1].messages[-1]["content"]
+    assert model.requests[1].temperature > 0 and result.answer == "2"
 
 
 def test_a_reply_cut_off_before_its_action_makes_the_next_one_sampled():

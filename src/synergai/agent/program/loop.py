@@ -7,7 +7,8 @@ uses but dropped (:mod:`synergai.agent.program.rewrite`), and checked statically
 findings' hints at once. A program that never takes any object the question names is sent back once with a
 hint that names them (a count of "chairs on my right" that counts every object on the right); if the repair
 still takes none, it runs. A program that passes runs in the sandbox; on an error (its last traceback line)
-or an empty output the model is asked to rectify it; on a malformed reply it gets the parse-error prompt
+or an empty output the model is asked to rectify it (a program cut off by the token budget is told so
+instead, and the next reply is sampled: the cut is a loop greedy decoding repeats); on a malformed reply it gets the parse-error prompt
 (the next reply sampled when that one was cut off by the token budget, a loop greedy decoding repeats; a
 ``Final Answer: X`` line without ``Action:``, or a bare short reply in the round that asks for the answer
 only, is read as the answer when it fits the question's form); a program that already failed is not run
@@ -314,8 +315,10 @@ class ProgramLoop:
             if findings:  # not run: the hints go straight back
                 error = f"CheckError: {repair_hint(findings)}"
                 kinds = [f.kind for f in findings]
-                if reply.finish_reason == "length" and "syntax" in kinds:  # "'(' was never closed" misleads
+                cut_off = reply.finish_reason == "length" and "syntax" in kinds
+                if cut_off:  # "'(' was never closed" misleads; the cut is a loop greedy decoding repeats
                     error, kinds = f"CheckError: {P.CUT_OFF.format(tokens=budget)}", ["cut-off"]
+                    repeated_last = True
                 result.trace.append({"type": "program", "thought": step.thought, "program": code,
                                      "ok": False, "stdout": "", "error": error, "stage": "check",
                                      "findings": kinds, "wall_s": 0.0,
@@ -341,6 +344,9 @@ class ProgramLoop:
                                  else observation})
             else:
                 error = (outcome.error or "") if not outcome.ok else P.EMPTY_OUTPUT
+                if reply.finish_reason == "length":  # a cut that still parsed (a line repeated to the budget)
+                    error = P.CUT_OFF.format(tokens=budget)
+                    repeated_last = True
                 failed[key] = last_error = error
                 messages.append({"role": "user", "content": P.RECTIFY.format(error=error)})
         if not result.answer:
