@@ -306,6 +306,11 @@ def test_a_reply_cut_off_before_its_action_makes_the_next_one_sampled():
     result = ProgramLoop(model).run(room(), "How many chairs are there?")
     assert [r.temperature for r in model.requests] == [0.0, ProgramLoop(model).limits.repeat_temperature, 0.0]
     assert result.answer == "2"
+    # and it starts over from the question: the loop is not in the conversation to be copied
+    again = model.requests[1].messages
+    assert [m["role"] for m in again] == ["system", "user"] and "then the bed" not in again[1]["content"]
+    assert again[1]["content"].endswith("was cut off after 300 tokens before its Action: keep the Thought to "
+                                        "one short sentence, then write the Action.")
 
 
 def test_a_bracket_left_open_in_an_f_string_field_is_closed():

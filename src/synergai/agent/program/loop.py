@@ -8,8 +8,9 @@ findings' hints at once. A program that never takes any object the question name
 hint that names them (a count of "chairs on my right" that counts every object on the right); if the repair
 still takes none, it runs. A program that passes runs in the sandbox; on an error (its last traceback line)
 or an empty output the model is asked to rectify it (a program cut off by the token budget is told so
-instead, and the next reply is sampled: the cut is a loop greedy decoding repeats); on a malformed reply it gets the parse-error prompt
-(the next reply sampled when that one was cut off by the token budget, a loop greedy decoding repeats; a
+instead, and the next reply is sampled: the cut is a loop greedy decoding repeats); on a malformed reply
+it gets the parse-error prompt (a reply cut off by the token budget before its action, a loop greedy
+decoding repeats, starts the conversation over from the question, and the next reply is sampled; a
 ``Final Answer: X`` line without ``Action:``, or a bare short reply in the round that asks for the answer
 only, is read as the answer when it fits the question's form); a program that already failed is not run
 again: the conversation starts over from the question, which now says what failed (the model copies a
@@ -277,10 +278,15 @@ class ProgramLoop:
                 break
             if step is None:
                 result.trace.append({"type": "error", "reply": reply.text[:800], "error": last_error})
-                messages.append({"role": "user", "content": P.PARSE_ERROR})
-                # a reply cut off before its action is a loop greedy decoding repeats ("then the blanket on
-                # the bed, then the blanket on the bed, ..."): the next one is sampled
-                repeated_last = reply.finish_reason == "length"
+                if reply.finish_reason == "length":
+                    # cut off before its action: a loop greedy decoding repeats ("then the blanket on the
+                    # bed, then the blanket on the bed, ..."), and copies while it can see it; start over from
+                    # the question and sample
+                    messages = [messages[0], {"role": "user", "content": f"{question_prompt}\n"
+                                              f"{P.CUT_THOUGHT.format(tokens=budget)}"}]
+                    repeated_last = True
+                else:
+                    messages.append({"role": "user", "content": P.PARSE_ERROR})
                 continue
             key = " ".join(step.content.split())
             if key in failed:  # greedy decoding repeats itself: running it again cannot help

@@ -167,6 +167,9 @@ EMPTY_OUTPUT = "the program printed nothing: print the values you want to know."
 CUT_OFF = ("your program was cut off after {tokens} tokens, so it does not parse: write a shorter one (a few "
            "lines, no comments, print only what the question needs).")
 
+CUT_THOUGHT = ("Your first reply for this question was cut off after {tokens} tokens before its Action: "
+               "keep the Thought to one short sentence, then write the Action.")
+
 REPEATED = ("Your first program for this question failed with: {error} Write a different program that "
             "avoids this error, or give your Final Answer.")
 
