@@ -313,6 +313,16 @@ def test_a_reply_cut_off_before_its_action_makes_the_next_one_sampled():
                                         "one short sentence, then write the Action.")
 
 
+def test_a_keyword_written_with_a_colon_in_an_api_call_is_a_keyword():
+    code = ("door = filter(object_set=scene(), category='door')[0]\n"
+            "d = query_relation_agent(object: door, candidate_relations=['left', 'right'])\n"
+            "print(d, {'a': 1})\n")
+    assert make_parse(code) == code.replace("object: door", "object=door")
+    copied = "query_relation_agent(object: ObjectAttribute, candidate_relations: Optional[List[str]])\n"
+    assert make_parse(copied) is None  # a copied signature is the check's to report
+    assert make_parse("print(filter(scene(), color: 'red'))\n") is None  # not a parameter of filter()
+
+
 def test_a_bracket_left_open_in_an_f_string_field_is_closed():
     from synergai.agent.program.rewrite import close_fields
 

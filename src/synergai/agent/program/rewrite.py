@@ -14,6 +14,8 @@ for a repair round:
   written ``seven_oclock``.
 * **A bracket left open inside an f-string's replacement field** (``f"{[o.category for o in objs[:3]}"``,
   also with the ``]`` written after the ``}``): closed before the ``}``.
+* **A keyword written with a colon in an API call** (``query_relation_agent(object: chair)``): one of the
+  function's parameter names followed by ``:`` and a value is the keyword ``object=chair``.
 
 A rewrite is kept only when the result parses; otherwise the program is left as written and the static
 check reports the syntax error with its hint.
@@ -41,6 +43,7 @@ the ones they need) back in front, in their original order: the model's own code
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import re
 import tokenize
@@ -204,6 +207,31 @@ def clock_names(code: str) -> str:
     return _CLOCK_IN_NAME.sub("oclock", code)
 
 
+_API_CALL = re.compile(rf"\b({'|'.join(sorted(API_FUNCTIONS, key=len, reverse=True))})\s*\(")
+_COLON_ARGUMENT = re.compile(r"([(,]\s*)(\w+)\s*:\s*(?=[a-z_\"'\[\d])")
+
+
+def colon_keywords(code: str) -> str:
+    """``code`` with an API call's keyword written with a colon, ``query_relation_agent(object: chair)``,
+    written with ``=`` (only the function's own parameter names, and not before a capitalised word: a
+    copied signature, ``object: ObjectAttribute``, is the check's to report)."""
+    def keyword(m: re.Match[str], params: set[str]) -> str:
+        return f"{m.group(1)}{m.group(2)}=" if m.group(2) in params else m.group(0)
+
+    out, last = [], 0
+    for call in _API_CALL.finditer(code):
+        if call.start() < last:
+            continue
+        params = set(_params(call.group(1)))
+        end = code.find("\n", call.end())
+        end = len(code) if end < 0 else end
+        span = code[call.end() - 1:end]
+        fixed = _COLON_ARGUMENT.sub(functools.partial(keyword, params=params), span)
+        out.append(code[last:call.end() - 1] + fixed)
+        last = end
+    return "".join(out) + code[last:]
+
+
 _FIELD = re.compile(r"\{([^{}\"'\n]*)\}(\]?)")
 _CLOSER = {"[": "]", "(": ")"}
 
@@ -243,7 +271,7 @@ def make_parse(code: str, categories: Sequence[str] = ()) -> str | None:
         return None
     candidate = code
     for rewrite in (requote_fstrings, lambda text: join_category_names(text, categories), clock_names,
-                    close_fields):
+                    close_fields, colon_keywords):
         try:
             candidate = rewrite(candidate)
         except ValueError:
