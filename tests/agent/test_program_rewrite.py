@@ -313,6 +313,25 @@ def test_a_reply_cut_off_before_its_action_makes_the_next_one_sampled():
                                         "one short sentence, then write the Action.")
 
 
+def test_candidates_given_beside_the_one_relation_of_a_set_function_are_dropped():
+    code = "near = relate_agent(scene(), relation='closest', candidate_relations=['left', 'right'])\n"
+    assert unique_fixes(code) == "near = relate_agent(scene(), relation='closest')\n"
+    assert unique_fixes("x = relate_agent(scene(), candidate_relations=['left'])\n") is None  # no relation
+
+
+def test_filter_takes_a_list_of_categories():
+    model = ScriptedModel([
+        "Thought: both.\nAction: Program\nAction Input:\n```Python\n"
+        "print(len(filter(object_set=scene(), category=['chair', 'table'])))\n```",
+        "Thought: done\nAction: Final Answer\nAction Input: 3",
+    ])
+    result = ProgramLoop(model).run(room(), "How many chairs and tables are there?")
+    program = next(t for t in result.trace if t["type"] == "program")
+    assert program["ok"] and program["stdout"].strip() == "3"
+    assert [f.kind for f in check_program("print(filter(scene(), ['chair', 'piano']))", ["chair"])] \
+        == ["category"]
+
+
 def test_a_keyword_written_with_a_colon_in_an_api_call_is_a_keyword():
     code = ("door = filter(object_set=scene(), category='door')[0]\n"
             "d = query_relation_agent(object: door, candidate_relations=['left', 'right'])\n"

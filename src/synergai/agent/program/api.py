@@ -275,11 +275,14 @@ class SceneAPI:
         """Returns a set of objects in the scene."""
         return self.set_type(self.objects.values())
 
-    def filter(self, object_set: Any, category: str) -> ObjectSet:
-        """Returns a set of objects whose category is `category`."""
-        if not isinstance(category, str) or not category.strip():
-            raise TypeError("category must be a non-empty string, e.g. 'table'")
-        return self.set_type(o for o in self._set(object_set) if category_matches(category, o.category))
+    def filter(self, object_set: Any, category: Any) -> ObjectSet:
+        """Returns a set of objects whose category is `category` (or, given a list of categories, any of
+        them)."""
+        wanted = list(category) if isinstance(category, list | tuple | set | frozenset) else [category]
+        if not wanted or not all(isinstance(c, str) and c.strip() for c in wanted):
+            raise TypeError("category must be a non-empty string, e.g. 'table', or a list of them")
+        return self.set_type(o for o in self._set(object_set)
+                             if any(category_matches(c, o.category) for c in wanted))
 
     def _agent_view(self, ids: list[str]) -> dict[str, set[str]]:
         hours = build.clock_direction(self.graph, ids, self.viewpoint)

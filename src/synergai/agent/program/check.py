@@ -293,6 +293,10 @@ class _Checker(ast.NodeVisitor):
                      f"use one of: {_legal_list(legal)}{advice}")
 
     def check_category(self, node: ast.expr) -> None:
+        if isinstance(node, ast.List | ast.Tuple | ast.Set):  # any of several categories
+            for item in node.elts:
+                self.check_category(item)
+            return
         if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
             return
         value = node.value.strip()

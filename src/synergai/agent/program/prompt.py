@@ -51,7 +51,8 @@ scene() -> Set[ObjectAttribute]:
     """Returns a set of objects in the scene. {set_order}"""
 
 filter(object_set: Set[ObjectAttribute], category: str) -> Set[ObjectAttribute]:
-    """Returns a set of objects whose category is `category` (a category of the scene).
+    """Returns a set of objects whose category is `category` (a category of the scene, or a list of
+    them: objects of any of them).
     >>> table_set = filter(object_set=scene(), category="table")"""
 
 relate_agent(object_set: Set[ObjectAttribute], relation: str) -> Set:

@@ -28,7 +28,8 @@ becomes ``[x for x in items if cond]``, ``query_attribute(obj, "category")`` (al
 have no ``.sort()``) becomes ``objects = sorted(objects, key=...)``, and ``relate_agent(...)`` or
 ``query_relation_agent(...)`` given a ``reference_object=`` (the agent-relative calls take none) becomes
 ``relate(...)`` / ``query_relation(...)``, the same call relative to that object; a keyword that begins
-exactly one of the call's parameters (``obj=``) is that parameter.
+exactly one of the call's parameters (``obj=``) is that parameter, and ``candidate_relations=`` given to
+``relate()`` / ``relate_agent()`` beside their one ``relation`` is dropped.
 
 One more has one meaning only through the question: ``relate_agent(objs, relation="above")`` asks the
 agent a relation between two objects; when the question names one category ("what is above the sink"),
@@ -314,6 +315,7 @@ class _UniqueFixes(ast.NodeTransformer):
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
         self._short_keywords(node)
+        self._candidates_beside_relation(node)
         if isinstance(node.func, ast.Name) and node.func.id in _TO_REFERENCE \
                 and any(k.arg == "reference_object" for k in node.keywords):
             return self._referenced(node)
@@ -327,6 +329,17 @@ class _UniqueFixes(ast.NodeTransformer):
             return ast.ListComp(elt=ast.Name(var, ast.Load()), generators=[ast.comprehension(
                 target=ast.Name(var, ast.Store()), iter=node.args[1], ifs=[lam.body], is_async=0)])
         return self._attribute(node)
+
+    def _candidates_beside_relation(self, node: ast.Call) -> None:
+        """``relate_agent(objs, relation="closest", candidate_relations=[...])``: the set functions take one
+        relation and no candidates (those are the query functions'), so the extra keyword is dropped."""
+        if not (isinstance(node.func, ast.Name) and node.func.id in ("relate", "relate_agent")):
+            return
+        params = _params(node.func.id)
+        given = {k.arg for k in node.keywords} | set(params[:len(node.args)])
+        if "relation" in given and "candidate_relations" in given:
+            node.keywords = [k for k in node.keywords if k.arg != "candidate_relations"]
+            self.count += 1
 
     def _short_keywords(self, node: ast.Call) -> None:
         """An API call's keyword that is not a parameter but begins exactly one (``obj=`` for
