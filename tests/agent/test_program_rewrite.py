@@ -6,7 +6,7 @@ from __future__ import annotations
 from agent_scripting import room
 
 from synergai.agent.program.check import check_program
-from synergai.agent.program.loop import ProgramLoop
+from synergai.agent.program.loop import ProgramLimits, ProgramLoop
 from synergai.agent.program.rewrite import (
     carry_definitions,
     join_category_names,
@@ -195,6 +195,15 @@ def test_the_loop_sends_a_program_that_ignores_the_question_s_objects_back_once_
     assert "category='chair'" in programs[0]["error"]
     assert programs[1]["stage"] == "sandbox" and programs[1]["ok"]  # the same program, asked once: runs
     assert result.llm_calls == 3 and result.short_answer == "3"
+    # written in the last round, it runs at once: no round is left for the repair
+    model = ScriptedModel([ignore, "Thought: done\nAction: Final Answer\nAction Input: 3"])
+    result = ProgramLoop(model, ProgramLimits(max_rounds=1)).run(room(), "How many chairs are on my right?")
+    assert [t["stage"] for t in result.trace if t["type"] == "program"] == ["sandbox"]
+    model = ScriptedModel(["Thought: x\nAction: Program\nAction Input:\n```Python\nprint(1/0)\n```", ignore,
+                           "Thought: done\nAction: Final Answer\nAction Input: 3"])
+    result = ProgramLoop(model, ProgramLimits(max_rounds=2)).run(room(), "How many chairs are on my right?")
+    last = [t for t in result.trace if t["type"] == "program"][-1]
+    assert last["stage"] == "sandbox" and last["ok"]
 
 
 def test_sort_on_a_set_an_api_function_returned_becomes_sorted():

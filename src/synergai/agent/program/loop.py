@@ -105,7 +105,8 @@ class ProgramLimits:
     #: given the same prompt would write it again); every other call is greedy.
     repeat_temperature: float = 0.7
     #: Send back, once, a program that never takes any object the question names (check finding
-    #: ``question-object``); the same program given again then runs.
+    #: ``question-object``); the same program given again then runs, and so does one written in the last
+    #: round (no round is left for the repair).
     question_objects: bool = True
 
 
@@ -255,7 +256,7 @@ class ProgramLoop:
         saw_output = False
         answer_now = False  # the last program printed: this round is the answer's
         last_error = ""
-        for _ in range(self.limits.max_rounds):
+        for round_no in range(self.limits.max_rounds):
             budget = self.limits.answer_tokens if answer_now else self.limits.max_tokens
             temperature = self.limits.repeat_temperature if repeated_last else 0.0
             repeated_last = False
@@ -315,7 +316,8 @@ class ProgramLoop:
                 defined = define_categories(code, counts, ordered_sets=self.limits.ordered_sets)
                 code, made = defined or (code, made)
             findings = (check_program(code, categories, ordered_sets=self.limits.ordered_sets, named=named,
-                                      require_named=self.limits.question_objects and not named_asked)
+                                      require_named=self.limits.question_objects and not named_asked
+                                      and round_no < self.limits.max_rounds - 1)  # else: no round left
                         if self.limits.static_check else [])
             named_asked = named_asked or any(f.kind == "question-object" for f in findings)
             if findings:  # not run: the hints go straight back
