@@ -283,8 +283,7 @@ class ProgramLoop:
                     # cut off before its action: a loop greedy decoding repeats ("then the blanket on the
                     # bed, then the blanket on the bed, ..."), and copies while it can see it; start over from
                     # the question and sample
-                    messages = [messages[0], {"role": "user", "content": f"{question_prompt}\n"
-                                              f"{P.CUT_THOUGHT.format(tokens=budget)}"}]
+                    messages = _start_over(messages, question_prompt, P.CUT_THOUGHT.format(tokens=budget))
                     repeated_last = True
                 else:
                     messages.append({"role": "user", "content": P.PARSE_ERROR})
@@ -297,8 +296,7 @@ class ProgramLoop:
                     break
                 # it copies the failed program from the conversation: start again from the question alone,
                 # told what failed, and sample the reply
-                messages = [messages[0], {"role": "user", "content": f"{question_prompt}\n"
-                                          f"{P.REPEATED.format(error=failed[key])}"}]
+                messages = _start_over(messages, question_prompt, P.REPEATED.format(error=failed[key]))
                 repeated_last = True
                 continue
             code = step.content
@@ -323,8 +321,8 @@ class ProgramLoop:
             if findings:  # not run: the hints go straight back
                 error = f"CheckError: {repair_hint(findings)}"
                 kinds = [f.kind for f in findings]
-                cut_off = reply.finish_reason == "length" and "syntax" in kinds
-                if cut_off:  # "'(' was never closed" misleads; the cut is a loop greedy decoding repeats
+                if reply.finish_reason == "length" and "syntax" in kinds:
+                    # "'(' was never closed" misleads; the cut is a loop greedy decoding repeats
                     error, kinds = f"CheckError: {P.CUT_OFF.format(tokens=budget)}", ["cut-off"]
                     repeated_last = True
                 result.trace.append({"type": "program", "thought": step.thought, "program": code,
@@ -408,6 +406,12 @@ class ProgramLoop:
             self._answer(result, form, question, final, {"summarized": True})
         else:
             result.trace.append({"type": "error", "error": f"summarization failed: {reply.problem}"})
+
+
+def _start_over(messages: list[dict[str, str]], question_prompt: str, note: str) -> list[dict[str, str]]:
+    """The conversation from the question again (the system prompt kept), the question followed by
+    ``note`` (what went wrong): a small model copies a failed program or a looping thought it can see."""
+    return [messages[0], {"role": "user", "content": f"{question_prompt}\n{note}"}]
 
 
 def _final_text(text: str) -> str | None:
