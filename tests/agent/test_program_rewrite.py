@@ -322,6 +322,15 @@ def test_a_reply_cut_off_before_its_action_makes_the_next_one_sampled():
                                         "one short sentence, then write the Action.")
 
 
+def _first_program(code: str, answer: str, question: str) -> dict:
+    """The trace of the first program a model writes (``code``, then ``answer``) for ``question`` in the
+    room."""
+    model = ScriptedModel([f"Thought: look.\nAction: Program\nAction Input:\n```Python\n{code}```",
+                           f"Thought: done\nAction: Final Answer\nAction Input: {answer}"])
+    result = ProgramLoop(model).run(room(), question)
+    return next(t for t in result.trace if t["type"] == "program")
+
+
 def test_candidates_given_beside_the_one_relation_of_a_set_function_are_dropped():
     code = "near = relate_agent(scene(), relation='closest', candidate_relations=['left', 'right'])\n"
     assert unique_fixes(code) == "near = relate_agent(scene(), relation='closest')\n"
@@ -329,13 +338,8 @@ def test_candidates_given_beside_the_one_relation_of_a_set_function_are_dropped(
 
 
 def test_filter_takes_a_list_of_categories():
-    model = ScriptedModel([
-        "Thought: both.\nAction: Program\nAction Input:\n```Python\n"
-        "print(len(filter(object_set=scene(), category=['chair', 'table'])))\n```",
-        "Thought: done\nAction: Final Answer\nAction Input: 3",
-    ])
-    result = ProgramLoop(model).run(room(), "How many chairs and tables are there?")
-    program = next(t for t in result.trace if t["type"] == "program")
+    program = _first_program("print(len(filter(object_set=scene(), category=['chair', 'table'])))\n", "3",
+                             "How many chairs and tables are there?")
     assert program["ok"] and program["stdout"].strip() == "3"
     assert [f.kind for f in check_program("print(filter(scene(), ['chair', 'piano']))", ["chair"])] \
         == ["category"]
@@ -373,20 +377,10 @@ def test_an_object_relation_asked_of_the_agent_is_taken_relative_to_the_question
     assert anchor_relations(code, None) is None  # no single category named: the check's hint goes back
     assert anchor_relations('x = relate_agent(scene(), "left")\n', "sink") is None  # the agent's own
     # in the loop: the question names the room's one table
-    model = ScriptedModel([
-        "Thought: on it.\nAction: Program\nAction Input:\n```Python\n"
-        "on = relate_agent(object_set=scene(), relation='on')\nprint([o.category for o in on])\n```",
-        "Thought: done\nAction: Final Answer\nAction Input: cup",
-    ])
-    result = ProgramLoop(model).run(room(), "What is on the table?")
-    program = next(t for t in result.trace if t["type"] == "program")
+    program = _first_program("on = relate_agent(object_set=scene(), relation='on')\n"
+                             "print([o.category for o in on])\n", "cup", "What is on the table?")
     assert program["ok"] and program["rewritten"] and "cup" in program["stdout"]
     # the room holds two chairs: "near the chair" is near either of them, none is picked
-    model = ScriptedModel([
-        "Thought: near it.\nAction: Program\nAction Input:\n```Python\n"
-        "near = relate_agent(object_set=scene(), relation='near')\nprint([o.category for o in near])\n```",
-        "Thought: done\nAction: Final Answer\nAction Input: table",
-    ])
-    result = ProgramLoop(model).run(room(), "What is near the chair?")
-    program = next(t for t in result.trace if t["type"] == "program")
+    program = _first_program("near = relate_agent(object_set=scene(), relation='near')\n"
+                             "print([o.category for o in near])\n", "table", "What is near the chair?")
     assert program["ok"] and program["stdout"].strip() == "['table']"

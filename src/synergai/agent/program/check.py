@@ -403,16 +403,16 @@ def _top_level(node: ast.AST) -> Iterable[ast.AST]:
         yield from _top_level(child)
 
 
-def _bindings(statement: ast.stmt) -> dict[str, _Position]:
-    """Where ``statement`` first binds each module-level name, as the order of evaluation sees it: an
-    assignment's targets after its value, a loop's target after its iterable."""
+def _bindings(nodes: Sequence[ast.AST]) -> dict[str, _Position]:
+    """Where a statement's module-scope ``nodes`` (the statement and :func:`_top_level` of it) first bind
+    each name, as the order of evaluation sees it: an assignment's targets after its value, a loop's target
+    after its iterable."""
     first: dict[str, _Position] = {}
 
     def bind(name: str, after: ast.AST) -> None:
         at = (getattr(after, "end_lineno", 0) or 0, getattr(after, "end_col_offset", 0) or 0)
         first[name] = min(first.get(name, at), at)
 
-    nodes = [statement, *_top_level(statement)]
     for node in nodes:
         if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -445,12 +445,13 @@ def read_before_assigned(tree: ast.Module) -> list[ast.Name]:
     ``if len(door) > 0: door = list(door)`` (a repair that dropped the line defining it) or ``print(x)``
     before ``x = ...``; names the program never binds are :func:`undefined_names`' own. An assignment under
     a condition counts as an assignment."""
-    per_statement = [_bindings(statement) for statement in tree.body]
+    scopes = [[statement, *_top_level(statement)] for statement in tree.body]
+    per_statement = [_bindings(nodes) for nodes in scopes]
     module_names = {name for binds in per_statement for name in binds}
     assigned: set[str] = set()
     early: list[ast.Name] = []
-    for statement, binds in zip(tree.body, per_statement, strict=True):
-        for node in [statement, *_top_level(statement)]:
+    for nodes, binds in zip(scopes, per_statement, strict=True):
+        for node in nodes:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in module_names \
                     and node.id not in assigned \
                     and (node.id not in binds or (node.lineno, node.col_offset) < binds[node.id]):
@@ -476,10 +477,12 @@ def _undefined_hint(name: str, bound: set[str], categories: Sequence[str], order
     return f"name {name!r} is not defined{_closest(name, sorted(bound))}: assign it before use"
 
 
-_FUNCTION_NAMES = "|".join(sorted(API_FUNCTIONS, key=len, reverse=True))
+#: A regular expression's alternation of the API functions' names, longest first (``relate_agent``
+#: before ``relate``).
+API_NAMES_PATTERN = "|".join(sorted(API_FUNCTIONS, key=len, reverse=True))
 #: ``def relate_agent(`` or ``query_relation_agent(object: ObjectAttribute, ...``: the documentation copied.
-_COPIED = re.compile(rf"^\s*def\s+({_FUNCTION_NAMES})\s*\([^)]*\)\s*->|"
-                     rf"\b({_FUNCTION_NAMES})\s*\(\s*\w+\s*:\s*[A-Z]", re.MULTILINE)
+_COPIED = re.compile(rf"^\s*def\s+({API_NAMES_PATTERN})\s*\([^)]*\)\s*->|"
+                     rf"\b({API_NAMES_PATTERN})\s*\(\s*\w+\s*:\s*[A-Z]", re.MULTILINE)
 
 
 def _copied_signature(code: str) -> Finding | None:

@@ -54,6 +54,7 @@ from collections.abc import Mapping, Sequence
 from synergai.agent.program.api import AGENT_RELATIONS, RELATE_RELATIONS, legal_value
 from synergai.agent.program.check import (
     API_FUNCTIONS,
+    API_NAMES_PATTERN,
     OBJECT_ARGUMENTS,
     OBJECT_FIELDS,
     SET_FUNCTIONS,
@@ -208,7 +209,7 @@ def clock_names(code: str) -> str:
     return _CLOCK_IN_NAME.sub("oclock", code)
 
 
-_API_CALL = re.compile(rf"\b({'|'.join(sorted(API_FUNCTIONS, key=len, reverse=True))})\s*\(")
+_API_CALL = re.compile(rf"\b({API_NAMES_PATTERN})\s*\(")
 _COLON_ARGUMENT = re.compile(r"([(,]\s*)(\w+)\s*:\s*(?=[a-z_\"'\[\d])")
 
 
@@ -335,8 +336,7 @@ class _UniqueFixes(ast.NodeTransformer):
         relation and no candidates (those are the query functions'), so the extra keyword is dropped."""
         if not (isinstance(node.func, ast.Name) and node.func.id in ("relate", "relate_agent")):
             return
-        params = _params(node.func.id)
-        given = {k.arg for k in node.keywords} | set(params[:len(node.args)])
+        given = call_arguments(node, _params(node.func.id)) or {}
         if "relation" in given and "candidate_relations" in given:
             node.keywords = [k for k in node.keywords if k.arg != "candidate_relations"]
             self.count += 1
