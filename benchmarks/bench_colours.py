@@ -8,7 +8,10 @@ answers name at least one colour. For each colour-correction method of
 :class:`synergai.scene.attributes.CorrectionMethod`, the objects file is loaded with that correction and
 a question *agrees* when the most common colour name among its objects (the first named on a tie) is
 compatible with a colour of any reference answer (:func:`synergai.eval.words.colors_compatible`:
-same colour family or listed neighbours). "objects" scores every referenced object on its own.
+same colour family or listed neighbours). "objects" scores every referenced object on its own. "answer"
+is stricter: the basic colour term a short answer says of that name
+(:func:`synergai.scene.vocabulary.basic_color`) is one of the references' colours exactly; "family" is
+the same with the name's family instead ("gray" for "dark gray", what short answers said before).
 The two halves (scenes in even / odd position of the file) show whether a method's gain holds on
 scenes it was not chosen on. "gt~pred" is how steady a method's estimate is across perception: the
 median relative difference of the exposure gain (green channel) estimated from a scene's ground-truth
@@ -31,6 +34,7 @@ from rich.table import Table
 from synergai.eval.words import colors_compatible, colour_words
 from synergai.scene.attributes import DEFAULT_CORRECTION, ColorCorrection, CorrectionMethod
 from synergai.scene.builders.objects_json import ObjectsFile, load_objects_file
+from synergai.scene.vocabulary import basic_color, color_family
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 _COLOUR_QUESTION = re.compile(r"\bwhat colou?rs?\b", re.IGNORECASE)
@@ -51,14 +55,17 @@ def colour_questions(questions: list[dict], objects: ObjectsFile) -> list[dict]:
 
 def agreement(questions: list[dict], objects: ObjectsFile, scene_half: dict[str, int]) -> dict:
     """Agreement of one loaded objects file with the reference colours (overall, per object, halves)."""
-    agree = per_object = n_objects = 0
+    agree = per_object = n_objects = answer = family = 0
     halves = [[0, 0], [0, 0]]
     for q in questions:
         by_id = {o.id: o for o in objects.objects(q["scene_id"])}
         names = [by_id[str(i)].attributes[0] for i in q["object_ids"] if by_id[str(i)].attributes]
         refs = q["reference_colours"]
-        ok = bool(names) and any(colors_compatible(Counter(names).most_common(1)[0][0], r) for r in refs)
+        top = Counter(names).most_common(1)[0][0] if names else ""
+        ok = bool(names) and any(colors_compatible(top, r) for r in refs)
         agree += ok
+        answer += bool(names) and basic_color(top) in refs
+        family += bool(names) and color_family(top) in refs
         per_object += sum(any(colors_compatible(n, r) for r in refs) for n in names)
         n_objects += len(q["object_ids"])
         half = halves[scene_half[q["scene_id"]]]
@@ -69,6 +76,8 @@ def agreement(questions: list[dict], objects: ObjectsFile, scene_half: dict[str,
         "n": n,
         "agreement": agree / n if n else 0.0,
         "object_agreement": per_object / n_objects if n_objects else 0.0,
+        "answer": answer / n if n else 0.0,
+        "family": family / n if n else 0.0,
         "even_scenes": halves[0][1] / halves[0][0] if halves[0][0] else 0.0,
         "odd_scenes": halves[1][1] / halves[1][0] if halves[1][0] else 0.0,
     }
@@ -117,7 +126,9 @@ def main() -> None:
         print(json.dumps(report))
         return
     table = Table(title="Colour naming vs ScanQA reference answers (dev split, ground-truth objects)")
-    for col in ("correction", "questions", "agreement", "objects", "even scenes", "odd scenes", "gt~pred"):
+    columns = ("correction", "questions", "agreement", "objects", "answer", "family", "even scenes",
+               "odd scenes", "gt~pred")
+    for col in columns:
         table.add_column(col, justify="left" if col == "correction" else "right")
     for name, m in report["methods"].items():
         label = f"{name} *" if name == report["default"] else name
@@ -126,7 +137,8 @@ def main() -> None:
             str(m["n"]),
             *(
                 f"{100 * m[k]:.1f} %"
-                for k in ("agreement", "object_agreement", "even_scenes", "odd_scenes", "gain_spread")
+                for k in ("agreement", "object_agreement", "answer", "family", "even_scenes", "odd_scenes",
+                          "gain_spread")
             ),
         )
     console = Console(width=110)

@@ -11,13 +11,14 @@ import pytest
 from agent_scripting import act, final
 
 from synergai.agent.answer_forms import AnswerForm
-from synergai.agent.answer_sentence import compose_answer, copies_error
+from synergai.agent.answer_sentence import compose_answer, copies_error, with_article
 from synergai.agent.loop import AgentLoop
 from synergai.agent.observation import Fact
 from synergai.agent.prompt import action_schema, final_schema, plan_schema
 from synergai.agent.session import AgentSession
 from synergai.llm import ScriptedModel
 from synergai.scene.catalog import SceneCatalog
+from synergai.scene.model import SceneGraph, SceneObject
 from synergai.scene.store import SceneStore
 
 
@@ -199,6 +200,18 @@ def test_composed_sentences_list_every_subject_and_count_repeats(store):
     assert compose_answer(graph, AnswerForm.YES_NO, "Yes, there is.", []).sentence == "Yes."
     assert compose_answer(graph, AnswerForm.COLOR, "sparkly", []).sentence == ""  # not a colour: no value
     assert compose_answer(graph, AnswerForm.NUMBER, 1, [Fact(("3",))]).sentence == "There is 1 cup."
+
+
+def test_a_colour_sentence_names_the_objects_whose_shade_has_that_basic_term():
+    graph = SceneGraph("hall", [
+        SceneObject("1", "door", (0.0, 0.0, 1.0), (0.9, 0.1, 2.0), attributes=("dark gray",)),
+        SceneObject("2", "door", (3.0, 0.0, 1.0), (0.9, 0.1, 2.0), attributes=("light gray",)),
+    ])
+    got = compose_answer(graph, AnswerForm.COLOR, "It is dark grey.", [Fact(("1",)), Fact(("2",))],
+                         "What colour is the door?")
+    assert (got.short, got.sentence, got.ids) == ("black", "The door is black.", ("1",))
+    got = compose_answer(graph, AnswerForm.COLOR, "white", [Fact(("1", "2"))], "What colour is the door?")
+    assert (got.sentence, got.ids) == ("The door is white.", ("2",))
 
 
 def test_facts_that_read_alike_are_stated_once_with_every_object(store):
@@ -396,6 +409,31 @@ def test_a_shape_answer_is_read_from_the_objects_box_without_a_model_call(store)
     assert result.llm_calls == 1 and result.short_answer == box_shape(table.size)
     assert result.answer == f"The table is {result.short_answer}."
     assert any(t.get("from_graph") for t in result.trace)
+
+
+def test_what_type_of_thing_an_object_is_is_read_from_the_graph_without_a_model_call(store):
+    from synergai.agent.answer_forms import kind_asked_at
+
+    assert kind_asked_at("What type of table is in the room?") == 3
+    assert kind_asked_at("Which lamp is it?") == 1
+    assert kind_asked_at("What type of shape is the table?") is None
+    assert kind_asked_at("What is on the table?") is kind_asked_at("Which object is on the table?") is None
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"}))])
+    result = AgentSession(store, "room", llm).ask("What type of table is in the room?")
+    assert result.llm_calls == 1 and result.short_answer == "brown wooden table"
+    assert result.answer == "It is a brown wooden table." and result.objects == ["2"]
+    assert with_article("orange chair") == "an orange chair"
+    assert any(t.get("from_graph") for t in result.trace)
+    llm = ScriptedModel([_plan(("query_for_relations", {"item_id_list": ["table"], "relation": "near"}))])
+    result = AgentSession(store, "room", llm).ask("Which chair is closest to the table?")
+    assert result.llm_calls == 1 and result.short_answer == "black chair"
+    # the object observed is not the kind asked ("prism"): the model answers
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"})), _typed("table")])
+    result = AgentSession(store, "room", llm).ask("What type of prism is the table?")
+    assert result.llm_calls == 2 and result.short_answer == "table"
+    # a category question that does not ask for a kind still asks the model
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"})), _typed("table")])
+    assert AgentSession(store, "room", llm).ask("What is in the room?").llm_calls == 2
 
 
 def test_a_questions_relations_are_the_ones_its_words_can_mean(store):

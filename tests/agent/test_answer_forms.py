@@ -66,8 +66,13 @@ def test_rendering_and_normalising() -> None:
     assert normalise_answer(AnswerForm.NUMBER, "none") == "0"
     assert normalise_answer(AnswerForm.YES_NO, "Yes, there is one.") == "yes"
     assert normalise_answer(AnswerForm.YES_NO, "maybe") == ""
-    assert normalise_answer(AnswerForm.COLOR, "It is dark grey.") == "dark gray"
-    assert normalise_answer(AnswerForm.COLOR, "silver") == "light gray"
+    # a colour answer is the basic colour term people say of the palette's shade
+    assert normalise_answer(AnswerForm.COLOR, "It is dark grey.") == "black"
+    assert normalise_answer(AnswerForm.COLOR, "grey") == "gray"
+    assert normalise_answer(AnswerForm.COLOR, "cream") == "white"
+    assert normalise_answer(AnswerForm.COLOR, "dark brown") == "brown"
+    assert answer_schema(AnswerForm.COLOR)["enum"] == [
+        "black", "blue", "brown", "gray", "green", "orange", "pink", "purple", "red", "white", "yellow"]
     assert normalise_answer(AnswerForm.DIRECTION, "to your left") == "left"
 
 

@@ -2,11 +2,11 @@
 
 A question's form follows its wording: "A or B" asks for one of the options it names (a direction when
 they are directions), "how many" for a number, "is there" / "can I" for yes / no, "what colour" for a
-colour word, "what shape" for a shape word, "where" for a place (a relation and an anchor: "on the
-desk"), "which way" or "on what side of" for a direction, "what is on" or a trailing "... across from
-what?" for a category of the scene; anything else gets a free phrase. The agent's final answer and
-program mode's answer both go through this module, so a short answer is one value of the right kind,
-never a sentence.
+colour word (a basic colour term: "black", not "dark gray"), "what shape" for a shape word, "where" for
+a place (a relation and an anchor: "on the desk"), "which way" or "on what side of" for a direction,
+"what is on" or a trailing "... across from what?" for a category of the scene; anything else gets a
+free phrase. The agent's final answer and program mode's answer both go through this module, so a
+short answer is one value of the right kind, never a sentence.
 """
 
 from __future__ import annotations
@@ -16,7 +16,14 @@ from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import Any
 
-from synergai.scene.vocabulary import COLOR_ALIASES, COLOR_NAMES, SHAPE_WORDS, WORD_TO_NUMBER, words_of
+from synergai.scene.vocabulary import (
+    COLOR_ALIASES,
+    COLOR_NAMES,
+    SHAPE_WORDS,
+    WORD_TO_NUMBER,
+    basic_color,
+    words_of,
+)
 
 
 class AnswerForm(StrEnum):
@@ -67,6 +74,23 @@ _SIDE_Q = re.compile(r"\b(?:on |to )?(?:what|which) side of\b")
 _TRAILING_WHAT_Q = re.compile(r"\b(?:of|from|by|to|near|next to|beside|behind|under|on|above|below|"
                               r"between [a-z ]+ and|and) (?:what|which object)$")
 _OPEN_ATTRIBUTE_Q = re.compile(r"\b(shape|material|made of|pattern|style|size|brand|written|say|doing)\b")
+
+
+_KIND_Q = re.compile(r"^(?:what|which) (?:type|kind|sort) of (?!(?:shape|material)\b)|^which (?=[a-z])")
+#: Words after "which" that name no kind of thing ("which object is ...": any category may answer).
+_NO_KIND = frozenset({"object", "objects", "item", "items", "thing", "things", "one", "ones"})
+
+
+def kind_asked_at(question: str) -> int | None:
+    """Where a question that asks which one or what kind of thing names the thing ("What type of *lamp*
+    is by the door?" -> 3, "Which *chair* is closest to the tv?" -> 1): such a question is answered by
+    that object's description, not by its category again. None for other questions."""
+    words = words_of(question)
+    m = _KIND_Q.match(" ".join(words))
+    if m is None:
+        return None
+    at = len(m.group(0).split())
+    return at if at < len(words) and words[at] not in _NO_KIND else None
 
 
 def choice_options(question: str) -> tuple[str, ...]:
@@ -126,7 +150,7 @@ def answer_schema(form: AnswerForm, categories: Sequence[str] = (),
     if form is AnswerForm.NUMBER:
         return {"type": "integer", "minimum": 0, "maximum": 999}
     if form is AnswerForm.COLOR:
-        return {"type": "string", "enum": list(options) or sorted(COLOR_NAMES)}
+        return {"type": "string", "enum": list(options) or sorted({basic_color(n) for n in COLOR_NAMES})}
     if form is AnswerForm.DIRECTION:
         return {"type": "string", "enum": list(DIRECTION_WORDS)}
     if form is AnswerForm.SHAPE:
@@ -155,7 +179,8 @@ def render_answer(form: AnswerForm, value: Any) -> str:
 
 def normalise_answer(form: AnswerForm, text: str, options: Sequence[str] = ()) -> str:
     """A free-text short answer read as a value of the form ("Yes, there is." -> "yes", "three" -> "3",
-    "grey" -> "gray", "It is even." -> "even" among the options); '' when it holds no such value.
+    "dark grey" -> "black", the basic colour term people say, "It is even." -> "even" among the options);
+    '' when it holds no such value.
     Phrases and categories are kept as written."""
     words = words_of(text)
     if form is AnswerForm.CHOICE:
@@ -173,7 +198,7 @@ def normalise_answer(form: AnswerForm, text: str, options: Sequence[str] = ()) -
         t = f" {' '.join(words)} "
         for alias, name in sorted(COLOR_ALIASES.items(), key=lambda kv: -len(kv[0])):
             t = t.replace(f" {alias} ", f" {name} ")
-        return next((n for n in COLOR_NAMES if f" {n} " in t), "")
+        return next((basic_color(n) for n in COLOR_NAMES if f" {n} " in t), "")
     if form is AnswerForm.DIRECTION:
         return next((w for w in words if w in DIRECTION_WORDS), "")
     if form is AnswerForm.SHAPE:

@@ -13,8 +13,8 @@ from typing import Any
 
 from synergai.agent.answer_forms import AnswerForm, render_answer
 from synergai.agent.observation import Fact
-from synergai.scene.model import SceneGraph
-from synergai.scene.vocabulary import plural, words_of
+from synergai.scene.model import SceneGraph, SceneObject
+from synergai.scene.vocabulary import MATERIAL_WORDS, basic_color, plural, words_of
 
 #: Relation sentences one answer states at most.
 MAX_SENTENCES = 2
@@ -40,6 +40,19 @@ def _names(graph: SceneGraph, ids: Sequence[str]) -> str:
         counts[_name(graph, oid)] = counts.get(_name(graph, oid), 0) + 1
     parts = [f"the {n}" if c == 1 else f"{c} {plural(n)}" for n, c in counts.items()]
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def kind_phrase(obj: SceneObject) -> str:
+    """What kind of thing an object is, as far as the graph tells: its basic colour, its material and its
+    name ("brown wooden table", "white refrigerator"); the name alone when it has neither."""
+    colour = next((c for a in obj.attributes if (c := basic_color(a))), "")
+    material = next((a for a in obj.attributes if a in MATERIAL_WORDS), "")
+    return " ".join(w for w in (colour, material, obj.name) if w)
+
+
+def with_article(phrase: str) -> str:
+    """ "a white lamp", "an orange chair"."""
+    return f"{'an' if phrase[:1].lower() in 'aeiou' else 'a'} {phrase}"
 
 
 def fact_sentence(graph: SceneGraph, fact: Fact) -> str:
@@ -121,7 +134,7 @@ def compose_answer(
     if form is AnswerForm.COLOR:
         subjects = [o for f in facts for o in f.subjects if o in graph]
         seen = list(dict.fromkeys([*subjects, *(o for f in facts for o in f.ids if o in graph)]))
-        coloured = [o for o in seen if short in {" ".join(words_of(a)) for a in graph.get(o).attributes}]
+        coloured = [o for o in seen if short in {basic_color(a) for a in graph.get(o).attributes}]
         # what the facts are about (not their anchors), and of those what the question names
         coloured = [o for o in coloured if o in subjects] or coloured
         coloured = _named_in(graph, coloured, question)

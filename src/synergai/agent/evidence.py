@@ -18,7 +18,7 @@ from synergai.scene.vocabulary import (
     RELATION_CUES,
     RELATION_PREPOSITIONS,
     VERB_NOUNS,
-    color_family,
+    basic_color,
     plural,
     words_of,
 )
@@ -45,6 +45,11 @@ def _position(question_words: list[str], category: str) -> int | None:
 def _observed(graph: SceneGraph, facts: Sequence[Fact]) -> list[str]:
     """Every object the facts name, subjects before anchors, in order, once each."""
     return list(dict.fromkeys(o for f in facts for o in (*f.subjects, *f.anchors) if o in graph))
+
+
+def named_at(graph: SceneGraph, oid: str, question: str) -> int | None:
+    """Which word of the question first names the object's category (:func:`_position`); None if none."""
+    return _position(words_of(question), graph.get(oid).category) if oid in graph else None
 
 
 def question_subject(graph: SceneGraph, facts: Sequence[Fact], question: str) -> str | None:
@@ -114,12 +119,13 @@ def evidence_categories(graph: SceneGraph, facts: Sequence[Fact], question: str)
 
 
 def evidence_colours(graph: SceneGraph, facts: Sequence[Fact], question: str) -> list[str]:
-    """The colours the answer may name: the basic colour terms ("brown" for "dark brown": a short answer
-    says what people say, and ScanNet's captures darken shades) of the observed objects the question
+    """The colours the answer may name: the basic colour terms (:func:`~synergai.scene.vocabulary.
+    basic_color`: "black" for "dark gray", what people say of ScanNet's darkened shades) of the observed
+    objects the question
     names (of every observed object when it names none of them), in the order observed. [] when none
     has a colour."""
     seen = _observed(graph, facts)
     at = _positions(graph, seen, question)
     named = [o for o in seen if at[graph.get(o).category] is not None] or seen
     colours = [" ".join(words_of(a)) for o in named for a in graph.get(o).attributes]
-    return list(dict.fromkeys(color_family(c) for c in colours if c in COLOR_NAMES))
+    return list(dict.fromkeys(basic_color(c) for c in colours if c in COLOR_NAMES))

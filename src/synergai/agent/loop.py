@@ -10,8 +10,9 @@ answer's short answer is typed by the question's form (:mod:`synergai.agent.answ
 what was observed (:mod:`synergai.agent.evidence`: a category or colour answer names only an observed
 one), and its sentence is composed from that value and the observed facts
 (:mod:`synergai.agent.answer_sentence`). A "where" question about an observed object is answered from
-the graph (:mod:`synergai.scene.grounding.place`) with no answer call, and a "what shape" question from
-the object's box (:func:`synergai.scene.attributes.box_shape`). The mid-point tool is offered
+the graph (:mod:`synergai.scene.grounding.place`) with no answer call, a "what shape" question from
+the object's box (:func:`synergai.scene.attributes.box_shape`), a "what type of X" or "which X"
+question by X's colour, material and name. The mid-point tool is offered
 only when the input speaks of a middle or "between".
 A reply that is not valid (broken JSON, cut off, an unknown action, wrong argument types) is answered
 with a corrective observation, never a crash.
@@ -30,10 +31,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from synergai.agent.answer_forms import AnswerForm, answer_form, choice_options
-from synergai.agent.answer_sentence import compose_answer, copies_error
+from synergai.agent.answer_forms import AnswerForm, answer_form, choice_options, kind_asked_at
+from synergai.agent.answer_sentence import compose_answer, copies_error, kind_phrase, with_article
 from synergai.agent.context import ToolError, TurnContext
-from synergai.agent.evidence import evidence_categories, evidence_colours, question_subject
+from synergai.agent.evidence import evidence_categories, evidence_colours, named_at, question_subject
 from synergai.agent.observation import Fact, render_full_graph
 from synergai.agent.prompt import (
     TurnVocabulary,
@@ -395,7 +396,8 @@ class AgentLoop:
     def _answer_from_graph(self, turn: _Turn) -> bool:
         """Some questions about an observed object are answered from the graph, with no model call: a
         "where" question by the best place (what holds it up, what it is under or next to), a "what shape"
-        question by its box (square or rectangular). False when there is no such object or place."""
+        question by its box (square or rectangular), a "what type of X" or "which X" question by X's
+        colour, material and name ("white refrigerator"). False when there is no such object or place."""
         graph = turn.ctx.graph
         subject = question_subject(graph, turn.facts, turn.question)
         if subject is None:
@@ -407,9 +409,14 @@ class AgentLoop:
                 return False
             short, shown = found[0].words(graph), [subject, *found[0].anchors]
             extra["other_places"] = [p.words(graph) for p in found[1:]]
-        else:
+        elif turn.form is AnswerForm.SHAPE:
             short, shown = box_shape(graph.get(subject).size), [subject]
-        turn.result.answer = f"The {graph.get(subject).name} is {short}."
+        else:
+            if named_at(graph, subject, turn.question) != kind_asked_at(turn.question):
+                return False  # "what type of prism is the cabinet": no observed object is the kind asked
+            short, shown = kind_phrase(graph.get(subject)), [subject]
+        turn.result.answer = f"The {graph.get(subject).name} is {short}." if turn.form is not \
+            AnswerForm.CATEGORY else f"It is {with_article(short)}."
         turn.result.short_answer = short
         turn.result.trace.append({"type": "final", "from_graph": True, "object": subject,
                                   "short_answer": short, **extra})
@@ -430,8 +437,9 @@ class AgentLoop:
         """LOOK, CORRECT or ANSWER: one action (the final answer, in ANSWER)."""
         if turn.steps >= self.limits.max_steps:
             return Phase.CLOSE
-        if turn.phase is Phase.ANSWER and turn.form in (AnswerForm.PLACE, AnswerForm.SHAPE) \
-                and self._answer_from_graph(turn):
+        from_graph = turn.form in (AnswerForm.PLACE, AnswerForm.SHAPE) or (
+            turn.form is AnswerForm.CATEGORY and kind_asked_at(turn.question) is not None)
+        if turn.phase is Phase.ANSWER and from_graph and self._answer_from_graph(turn):
             return Phase.DONE
         typed = turn.phase is Phase.ANSWER and turn.form is not AnswerForm.PHRASE
         budget = self.limits.answer_max_tokens if typed else self.limits.step_max_tokens
