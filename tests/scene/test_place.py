@@ -76,3 +76,12 @@ def test_between_two_landmarks_comes_before_either_alone() -> None:
     g = SceneGraph("bedroom", [*objs[:3], SceneObject("3", "nightstand", (4.0, 2.2, 0.3), (0.5, 0.4, 0.6))],
                    [Edge("3", Relation.NEXT_TO, "2"), Edge("3", Relation.NEAR, "1")])
     assert _said(g, "3") == ["next to the bed", "near the bed"]
+
+
+def test_what_lies_inside_a_bed_or_chair_box_is_on_it_and_inside_a_cabinet_in_it() -> None:
+    # the shoes stand for a pillow inside the bed's box (its headboard reaches above it)
+    g = _room([Edge("3", Relation.INSIDE, "8"), Edge("5", Relation.INSIDE, "9")])
+    assert _said(g, "3") == ["on the bed"]
+    assert _said(g, "5") == ["in the cabinet"]
+    g = _room([Edge("3", Relation.INSIDE, "4")])
+    assert _said(g, "3") == ["on the chair"]

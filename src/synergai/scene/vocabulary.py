@@ -55,6 +55,19 @@ COLOR_NEIGHBOURS = frozenset(frozenset(p) for p in (
     ("dark gray", "dark brown"), ("dark gray", "dark blue"),
 ))
 
+# ------------------------------------------------------------------------------- kinds of furniture
+#: Furniture one sits or lies on (a category's last word): its box also holds a headboard or a backrest,
+#: so what lies on it falls inside the box, and a person says it is "on" it ("the pillow on the bed").
+SEAT_WORDS = frozenset({"bed", "couch", "sofa", "chair", "armchair", "bench", "ottoman", "stool", "mattress",
+                        "seat", "recliner"})
+
+
+def is_seat(category: str) -> bool:
+    """Whether the category is furniture one sits or lies on ("bunk bed", "office chair")."""
+    words = words_of(category)
+    return bool(words) and words[-1] in SEAT_WORDS
+
+
 # --------------------------------------------------------------------------------- other attributes
 SHAPE_WORDS = frozenset({"round", "square", "rectangular", "circular", "oval", "cylindrical", "cuboid",
                          "l-shaped"})

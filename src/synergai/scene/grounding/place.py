@@ -14,6 +14,9 @@ nightstand) when the object lies between them as Sr3D defines it
 landmarks of different categories are not paired: in ScanNet rooms nearly every object lies between some
 two of its neighbours' footprints, and "next to the sink" beats "between the sink and the door".
 
+What lies inside the box of a bed, couch or chair (whose box holds its headboard or backrest) is "on"
+it, as people say (:func:`~synergai.scene.vocabulary.is_seat`), not "in" it.
+
 The floor and the ceiling are never an anchor; a wall only for what hangs or is mounted on it. Within a
 rank the relation order of ``PLACE_WORDS`` holds, then the closest anchor.
 """
@@ -28,7 +31,7 @@ import numpy as np
 from synergai.scene.model import STRUCTURE_KINDS, ObjectKind, Relation, SceneGraph
 from synergai.scene.relations.comparative import between_mask, object_distance
 from synergai.scene.relations.thresholds import RelationThresholds
-from synergai.scene.vocabulary import plural
+from synergai.scene.vocabulary import is_seat, plural
 
 #: Relations a place is made of, in the order a person reaches for them, with the words for each.
 PLACE_WORDS: tuple[tuple[Relation, str], ...] = (
@@ -121,7 +124,8 @@ def places(graph: SceneGraph, object_id: str, limit: int = 4) -> list[Place]:
         if middle is not None and ranks[k][0] >= 1:
             out.append(middle)
             middle = None
-        place = Place(_WORDS[relation], anchor)
+        inside_seat = relation is Relation.INSIDE and is_seat(graph.get(anchor).category)
+        place = Place("on" if inside_seat else _WORDS[relation], anchor)
         wording = (place.relation, graph.get(anchor).category)
         if all(anchor not in p.anchors for p in out) and wording not in said:
             out.append(place)
