@@ -119,11 +119,10 @@ def evidence_categories(graph: SceneGraph, facts: Sequence[Fact], question: str)
 
 
 def evidence_colours(graph: SceneGraph, facts: Sequence[Fact], question: str) -> list[str]:
-    """The colours the answer may name: the basic colour terms (:func:`~synergai.scene.vocabulary.
-    basic_color`: "black" for "dark gray", what people say of ScanNet's darkened shades) of the observed
-    objects the question
-    names (of every observed object when it names none of them), in the order observed. [] when none
-    has a colour."""
+    """The colours the answer may name: the basic colour terms
+    (:func:`~synergai.scene.vocabulary.basic_color`: "black" for "dark gray", what people say of
+    ScanNet's darkened shades) of the observed objects the question names (of every observed object
+    when it names none of them), in the order observed. [] when none has a colour."""
     seen = _observed(graph, facts)
     at = _positions(graph, seen, question)
     named = [o for o in seen if at[graph.get(o).category] is not None] or seen
