@@ -77,6 +77,13 @@ def test_backend_errors_become_llm_errors(model: EmbeddedModel) -> None:
     assert model.chat([{"role": "user", "content": "Say OK."}], max_tokens=4).text  # still usable afterwards
 
 
+def test_a_sampled_reply_is_the_same_for_the_same_seed(model: EmbeddedModel) -> None:
+    ask = [{"role": "user", "content": "Write one short sentence about a chair."}]
+    first = model.chat(ask, max_tokens=12, temperature=0.9).text
+    model._sampled.clear()  # as in a new process: the request's first draw again
+    assert first and model.chat(ask, max_tokens=12, temperature=0.9).text == first
+
+
 def test_threads_share_one_model(model: EmbeddedModel) -> None:
     texts: list[str] = []
 

@@ -1,5 +1,6 @@
 """A GBNF grammar through every backend: sent by the embedded model (to a stand-in llama.cpp server, no
-weights loaded), recorded by the scripted model, kept out of OpenAI requests, part of the cache key."""
+weights loaded), recorded by the scripted model, kept out of OpenAI requests, part of the cache key.
+The embedded model's sampled requests carry its seed."""
 
 from __future__ import annotations
 
@@ -39,6 +40,24 @@ def test_the_embedded_model_sends_the_grammar_in_its_request() -> None:
     with_grammar, without = stand_in.requests
     assert with_grammar["grammar"] == GRAMMAR and "response_format" not in with_grammar
     assert "grammar" not in without
+
+
+def test_the_embedded_model_seeds_its_sampled_requests_only() -> None:
+    model = EmbeddedModel(prefix_cache=False, seed=7)
+    stand_in = StandIn()
+    model._server = stand_in
+    model.chat(USER, max_tokens=4, temperature=0.7)
+    model.chat(USER, max_tokens=4)
+    model.chat(USER, max_tokens=4, temperature=0.7)  # the same again: the next seed, a new draw
+    model.chat(USER, max_tokens=5, temperature=0.7)  # another request: its first draw
+    sampled, greedy, again, other = stand_in.requests
+    assert sampled["seed"] == 7 and sampled["temperature"] == 0.7 and "top_k" not in sampled
+    assert "seed" not in greedy and greedy["top_k"] == 1
+    assert again["seed"] == 8 and other["seed"] == 7
+    assert EmbeddedModel(prefix_cache=False).seed == 0
+    for bad in (-1, 2**32, 1.5, True):
+        with pytest.raises(LLMError, match="seed must be"):
+            EmbeddedModel(prefix_cache=False, seed=bad)  # type: ignore[arg-type]
 
 
 def test_a_grammar_and_a_schema_never_go_together_and_a_grammar_is_text() -> None:

@@ -34,15 +34,18 @@ THREADS_ENV = "SYNERGAI_THREADS"  # CPU threads for the model (default: all core
 
 
 class EmbeddedModel:
-    """Chat with a local GGUF model through xllamacpp (greedy at temperature 0)."""
+    """Chat with a local GGUF model through xllamacpp (greedy at temperature 0, seeded above it)."""
 
     #: llama.cpp enforces GBNF grammars (``chat(..., grammar=...)``).
     supports_grammar = True
 
     def __init__(self, gguf_path: str | Path | None = None, n_ctx: int = 8192, threads: int | None = None,
-                 prefix_cache: str | Path | bool | None = True, progress: Progress | None = None):
+                 prefix_cache: str | Path | bool | None = True, progress: Progress | None = None,
+                 seed: int = 0):
         if isinstance(n_ctx, bool) or not isinstance(n_ctx, int) or n_ctx < 256:
             raise LLMError(f"n_ctx must be an int >= 256, got {n_ctx!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32 - 1:
+            raise LLMError(f"seed must be an int in 0..2**32-2, got {seed!r}")
         if threads is None:
             env = os.environ.get(THREADS_ENV, "").strip()
             try:
@@ -56,6 +59,11 @@ class EmbeddedModel:
             raise LLMError(f"GGUF file {self._gguf_path} does not exist")
         self.n_ctx = n_ctx
         self.threads = threads
+        #: Seed of the sampled (temperature > 0) replies: a request sampled for the n-th time in this
+        #: process gets ``seed + n - 1``, so a benchmark run that samples (program mode's repair after a
+        #: repeated program) reproduces, and asking the same again still draws a new reply.
+        self.seed = seed
+        self._sampled: dict[str, int] = {}  # request digest -> times sampled
         self.name = _model_name(self._gguf_path)
         self.load_seconds: float | None = None
         #: Hears of the slow first-time stages (assembly, loading, prompt processing); see weights.Progress.
@@ -101,14 +109,19 @@ class EmbeddedModel:
             "temperature": float(temperature),
             "cache_prompt": True,
         }
-        if temperature == 0:
-            request["top_k"] = 1
         if stop:
             request["stop"] = list(stop)
         if json_schema is not None:
             request["response_format"] = {"type": "json_schema", "json_schema": {"schema": json_schema}}
         if grammar is not None:
             request["grammar"] = grammar
+        if temperature == 0:
+            request["top_k"] = 1
+        else:
+            digest = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()
+            with self._lock:
+                times = self._sampled[digest] = self._sampled.get(digest, 0) + 1
+            request["seed"] = (self.seed + times - 1) % (2**32 - 1)
         with self._lock:
             server = self._ensure_server()
             started = time.perf_counter()
