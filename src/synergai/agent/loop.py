@@ -393,6 +393,12 @@ class AgentLoop:
                 return final_schema(turn.form, options=colours)
         return turn.final
 
+    @staticmethod
+    def _from_graph(turn: _Turn) -> bool:
+        """Whether the question's form is one the graph may answer (:meth:`_answer_from_graph`)."""
+        return turn.form in (AnswerForm.PLACE, AnswerForm.SHAPE) or (
+            turn.form is AnswerForm.CATEGORY and kind_asked_at(turn.question) is not None)
+
     def _answer_from_graph(self, turn: _Turn) -> bool:
         """Some questions about an observed object are answered from the graph, with no model call: a
         "where" question by the best place (what holds it up, what it is under or next to), a "what shape"
@@ -403,20 +409,23 @@ class AgentLoop:
         if subject is None:
             return False
         extra: dict[str, Any] = {}
+        obj = graph.get(subject)
         if turn.form is AnswerForm.PLACE:
             found = places(graph, subject)
             if not found:
                 return False
             short, shown = found[0].words(graph), [subject, *found[0].anchors]
             extra["other_places"] = [p.words(graph) for p in found[1:]]
+            sentence = f"The {obj.name} is {short}."
         elif turn.form is AnswerForm.SHAPE:
-            short, shown = box_shape(graph.get(subject).size), [subject]
+            short, shown = box_shape(obj.size), [subject]
+            sentence = f"The {obj.name} is {short}."
         else:
             if named_at(graph, subject, turn.question) != kind_asked_at(turn.question):
                 return False  # "what type of prism is the cabinet": no observed object is the kind asked
-            short, shown = kind_phrase(graph.get(subject)), [subject]
-        turn.result.answer = f"The {graph.get(subject).name} is {short}." if turn.form is not \
-            AnswerForm.CATEGORY else f"It is {with_article(short)}."
+            short, shown = kind_phrase(obj), [subject]
+            sentence = f"It is {with_article(short)}."
+        turn.result.answer = sentence
         turn.result.short_answer = short
         turn.result.trace.append({"type": "final", "from_graph": True, "object": subject,
                                   "short_answer": short, **extra})
@@ -437,9 +446,7 @@ class AgentLoop:
         """LOOK, CORRECT or ANSWER: one action (the final answer, in ANSWER)."""
         if turn.steps >= self.limits.max_steps:
             return Phase.CLOSE
-        from_graph = turn.form in (AnswerForm.PLACE, AnswerForm.SHAPE) or (
-            turn.form is AnswerForm.CATEGORY and kind_asked_at(turn.question) is not None)
-        if turn.phase is Phase.ANSWER and from_graph and self._answer_from_graph(turn):
+        if turn.phase is Phase.ANSWER and self._from_graph(turn) and self._answer_from_graph(turn):
             return Phase.DONE
         typed = turn.phase is Phase.ANSWER and turn.form is not AnswerForm.PHRASE
         budget = self.limits.answer_max_tokens if typed else self.limits.step_max_tokens

@@ -22,6 +22,7 @@ from typing import Any
 import platformdirs
 
 from synergai.llm.base import ChatReply, ContextFullError, LLMError, check_request, says_context_full
+from synergai.llm.cache import cache_key
 from synergai.llm.weights import ENV_VAR, QWEN_CODER_1_5B, REQUIREMENTS_HINT, Progress, locate_gguf
 
 _HOST_CACHE_MIB = 1024  # llama.cpp's host-RAM prompt cache (its default, 8 GiB, is too much for a laptop)
@@ -63,7 +64,7 @@ class EmbeddedModel:
         #: process gets ``seed + n - 1``, so a benchmark run that samples (program mode's repair after a
         #: repeated program) reproduces, and asking the same again still draws a new reply.
         self.seed = seed
-        self._sampled: dict[str, int] = {}  # request digest -> times sampled
+        self._sampled: dict[str, int] = {}  # request (llm.cache.cache_key) -> times sampled
         self.name = _model_name(self._gguf_path)
         self.load_seconds: float | None = None
         #: Hears of the slow first-time stages (assembly, loading, prompt processing); see weights.Progress.
@@ -117,12 +118,11 @@ class EmbeddedModel:
             request["grammar"] = grammar
         if temperature == 0:
             request["top_k"] = 1
-        else:
-            digest = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()
-            with self._lock:
-                times = self._sampled[digest] = self._sampled.get(digest, 0) + 1
-            request["seed"] = (self.seed + times - 1) % (2**32 - 1)
         with self._lock:
+            if temperature != 0:
+                key = cache_key(self.name, clean, json_schema, max_tokens, stop, grammar)
+                times = self._sampled[key] = self._sampled.get(key, 0) + 1
+                request["seed"] = (self.seed + times - 1) % (2**32 - 1)
             server = self._ensure_server()
             started = time.perf_counter()
             slot = self._kv_file(clean)
