@@ -12,6 +12,7 @@ from agent_scripting import act, final
 
 from synergai.agent.answer_forms import AnswerForm
 from synergai.agent.answer_sentence import compose_answer, copies_error, with_article
+from synergai.agent.question import Question
 from synergai.agent.loop import AgentLoop
 from synergai.agent.observation import Fact
 from synergai.agent.prompt import action_schema, final_schema, plan_schema
@@ -208,9 +209,10 @@ def test_a_colour_sentence_names_the_objects_whose_shade_has_that_basic_term():
         SceneObject("2", "door", (3.0, 0.0, 1.0), (0.9, 0.1, 2.0), attributes=("light gray",)),
     ])
     got = compose_answer(graph, AnswerForm.COLOR, "It is dark grey.", [Fact(("1",)), Fact(("2",))],
-                         "What colour is the door?")
+                         Question.parse("What colour is the door?"))
     assert (got.short, got.sentence, got.ids) == ("black", "The door is black.", ("1",))
-    got = compose_answer(graph, AnswerForm.COLOR, "white", [Fact(("1", "2"))], "What colour is the door?")
+    got = compose_answer(graph, AnswerForm.COLOR, "white", [Fact(("1", "2"))],
+                         Question.parse("What colour is the door?"))
     assert (got.sentence, got.ids) == ("The door is white.", ("2",))
 
 

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from synergai.agent.evidence import evidence_colours
 from synergai.agent.observation import Fact
+from synergai.agent.question import Question
 from synergai.scene.model import SceneGraph, SceneObject
+
+
+Q = Question.parse
 
 
 def _graph() -> SceneGraph:
@@ -17,12 +21,12 @@ def _graph() -> SceneGraph:
 
 def test_colours_are_basic_terms_of_the_objects_the_question_names() -> None:
     facts = [Fact(("2",), "next to", ("1",)), Fact(("3",))]
-    assert evidence_colours(_graph(), facts, "What colour is the piano?") == ["brown"]
+    assert evidence_colours(_graph(), facts, Q("What colour is the piano?")) == ["brown"]
     both = "What colour is the stool next to the piano?"
-    assert evidence_colours(_graph(), facts, both) == ["white", "brown"]
+    assert evidence_colours(_graph(), facts, Q(both)) == ["white", "brown"]
     # a question naming none of the observed objects may name any observed colour, in the order observed
-    assert evidence_colours(_graph(), facts, "What colour is it?") == ["white", "brown", "red"]
-    assert evidence_colours(_graph(), [], "What colour is the piano?") == []
+    assert evidence_colours(_graph(), facts, Q("What colour is it?")) == ["white", "brown", "red"]
+    assert evidence_colours(_graph(), [], Q("What colour is the piano?")) == []
 
 
 def _counter() -> SceneGraph:
@@ -41,18 +45,18 @@ def test_a_relation_question_names_the_side_it_asks_for() -> None:
     graph = _counter()
     facts = [Fact(("1",), "above", ("3",)), Fact(("2",), "above", ("1",)), Fact(("4",), "hanging on", ("5",))]
     # the trash can is below the counter: "what is above the counter" is the mirror
-    assert asked_role("What is above the counter?", 3) == "subject"
-    assert evidence_categories(graph, facts, "What is above the counter?") == ["mirror"]
+    assert asked_role(Q("What is above the counter?"), 3) == "subject"
+    assert evidence_categories(graph, facts, Q("What is above the counter?")) == ["mirror"]
     # the question ends on its relation: the answer is the anchor
-    assert asked_role("What is the towel hanging on?", 3) == "anchor"
-    assert evidence_categories(graph, facts, "What is the towel hanging on?") == ["rack"]
-    assert asked_role("The towel is hanging on what?", 1) == "anchor"
+    assert asked_role(Q("What is the towel hanging on?"), 3) == "anchor"
+    assert evidence_categories(graph, facts, Q("What is the towel hanging on?")) == ["rack"]
+    assert asked_role(Q("The towel is hanging on what?"), 1) == "anchor"
     # a symmetric relation reads both ways
     near = [Fact(("3",), "near", ("1",))]
-    assert evidence_categories(graph, near, "What is the counter near?") == ["trash can"]
+    assert evidence_categories(graph, near, Q("What is the counter near?")) == ["trash can"]
     # no relation word: every observed category the question does not name
-    assert asked_role("What is in the corner of the room?", None) == ""
-    assert evidence_categories(graph, facts, "Which object is the counter?") == ["trash can", "mirror",
+    assert asked_role(Q("What is in the corner of the room?"), None) == ""
+    assert evidence_categories(graph, facts, Q("Which object is the counter?")) == ["trash can", "mirror",
                                                                                   "towel", "rack"]
 
 
@@ -65,7 +69,7 @@ def test_the_subject_may_be_named_by_another_word() -> None:
         SceneObject("3", "trash can", (1.0, 1.0, 0.2), (0.3, 0.3, 0.4)),
     ])
     facts = [Fact(("2",)), Fact(("1",)), Fact(("3",))]
-    assert question_subject(graph, facts, "Where is the fridge located?") == "1"
-    assert question_subject(graph, facts, "Where is the cabinet?") == "2"
-    assert question_subject(graph, facts, "Can I put a cup here?") is None  # "can" is a verb here
-    assert question_subject(graph, facts, "Where is the bin?") == "3"
+    assert question_subject(graph, facts, Q("Where is the fridge located?")) == "1"
+    assert question_subject(graph, facts, Q("Where is the cabinet?")) == "2"
+    assert question_subject(graph, facts, Q("Can I put a cup here?")) is None  # "can" is a verb here
+    assert question_subject(graph, facts, Q("Where is the bin?")) == "3"

@@ -13,6 +13,7 @@ from typing import Any
 
 from synergai.agent.answer_forms import AnswerForm, render_answer
 from synergai.agent.observation import Fact
+from synergai.agent.question import Question
 from synergai.scene.model import SceneGraph, SceneObject
 from synergai.scene.vocabulary import MATERIAL_WORDS, basic_color, plural, words_of
 
@@ -100,16 +101,16 @@ def _relation_facts(facts: Iterable[Fact]) -> list[Fact]:
     return list(dict.fromkeys(f for f in facts if f.wording and f.subjects and f.anchors))
 
 
-def _named_in(graph: SceneGraph, ids: Sequence[str], question: str) -> list[str]:
+def _named_in(graph: SceneGraph, ids: Sequence[str], question: Question | None) -> list[str]:
     """The objects whose category the question names (all of them when it names none)."""
-    q = f" {' '.join(words_of(question))} "
+    q = f" {' '.join(question.words if question else ())} "
     named = [o for o in ids if f" {' '.join(words_of(graph.get(o).category))} " in q
              or f" {' '.join(words_of(plural(graph.get(o).category)))} " in q]
     return named or list(ids)
 
 
 def compose_answer(
-    graph: SceneGraph, form: AnswerForm, value: Any, facts: Sequence[Fact], question: str = ""
+    graph: SceneGraph, form: AnswerForm, value: Any, facts: Sequence[Fact], question: Question | None = None
 ) -> ComposedAnswer:
     """The sentence for a typed value, from the observed facts ('' sentence for a free phrase, or a value
     that does not fit the form); objects the question names are preferred as its subject."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from synergai.agent.observation import Fact
+from synergai.agent.question import Question
 from synergai.scene.grounding.vocabulary import MIN_WORD, map_word_to
 from synergai.scene.model import INVERSE, WORDING, SceneGraph
 from synergai.scene.vocabulary import (
@@ -47,12 +48,12 @@ def _observed(graph: SceneGraph, facts: Sequence[Fact]) -> list[str]:
     return list(dict.fromkeys(o for f in facts for o in (*f.subjects, *f.anchors) if o in graph))
 
 
-def named_at(graph: SceneGraph, oid: str, question: str) -> int | None:
+def named_at(graph: SceneGraph, oid: str, question: Question) -> int | None:
     """Which word of the question first names the object's category (:func:`_position`); None if none."""
-    return _position(words_of(question), graph.get(oid).category) if oid in graph else None
+    return _position(list(question.words), graph.get(oid).category) if oid in graph else None
 
 
-def question_subject(graph: SceneGraph, facts: Sequence[Fact], question: str) -> str | None:
+def question_subject(graph: SceneGraph, facts: Sequence[Fact], question: Question) -> str | None:
     """The observed object the question is about: of the observed objects whose category the question
     names, one of the category it names first, the first observed (the best-ranked match); None when the
     question names none of them."""
@@ -62,9 +63,9 @@ def question_subject(graph: SceneGraph, facts: Sequence[Fact], question: str) ->
     return min(named)[2] if named else None
 
 
-def _positions(graph: SceneGraph, ids: Sequence[str], question: str) -> dict[str, int | None]:
+def _positions(graph: SceneGraph, ids: Sequence[str], question: Question) -> dict[str, int | None]:
     """Where the question names each category of these objects (:func:`_position`), each category once."""
-    words = words_of(question)
+    words = list(question.words)
     return {c: _position(words, c) for c in dict.fromkeys(graph.get(o).category for o in ids)}
 
 
@@ -76,13 +77,13 @@ _SYMMETRIC = frozenset(WORDING[r] for r, inverse in INVERSE.items() if inverse =
 _TRAILING_WORDS = _RELATION_WORDS | RELATION_PREPOSITIONS
 
 
-def asked_role(question: str, named_at: int | None) -> str:
+def asked_role(question: Question, named_at: int | None) -> str:
     """Which side of a relation a "what ..." question asks for: "subject" when a relation word comes
     before the first object it names ("what is *above* the counter": what the counter is below is not
     the answer), "anchor" when it ends on one ("what is the towel hanging *on*", "the door is left
     *of* what"), "" otherwise.
     ``named_at`` is where the question first names an observed object's category."""
-    words = words_of(question)
+    words = list(question.words)
     if words[-2:-1] and words[-1] in ("what", "which") and words[-2] in _TRAILING_WORDS:
         words = words[:-1]  # "the door is to the left of what?"
     if words and words[-1] in _TRAILING_WORDS and named_at is not None and named_at < len(words) - 1:
@@ -93,7 +94,7 @@ def asked_role(question: str, named_at: int | None) -> str:
     return ""
 
 
-def evidence_categories(graph: SceneGraph, facts: Sequence[Fact], question: str) -> list[str]:
+def evidence_categories(graph: SceneGraph, facts: Sequence[Fact], question: Question) -> list[str]:
     """The categories the answer to "what / which ..." may name: those of the observed objects, in the
     order observed, without the ones the question itself names (the answer to "what is next to the bed"
     is not "bed"). When the question asks for one side of a relation (:func:`asked_role`) and the facts
@@ -118,7 +119,7 @@ def evidence_categories(graph: SceneGraph, facts: Sequence[Fact], question: str)
     return other
 
 
-def evidence_colours(graph: SceneGraph, facts: Sequence[Fact], question: str) -> list[str]:
+def evidence_colours(graph: SceneGraph, facts: Sequence[Fact], question: Question) -> list[str]:
     """The colours the answer may name: the basic colour terms
     (:func:`~synergai.scene.vocabulary.basic_color`: "black" for "dark gray", what people say of
     ScanNet's darkened shades) of the observed objects the question names (of every observed object

@@ -31,7 +31,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from synergai.agent.answer_forms import AnswerForm, answer_form, choice_options, kind_asked_at
+from synergai.agent.answer_forms import AnswerForm
 from synergai.agent.answer_sentence import compose_answer, copies_error, kind_phrase, with_article
 from synergai.agent.context import ToolError, TurnContext
 from synergai.agent.evidence import evidence_categories, evidence_colours, named_at, question_subject
@@ -45,11 +45,11 @@ from synergai.agent.prompt import (
     system_prompt,
     turn_vocabulary,
 )
-from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool, cannot_succeed, mentioned_ids, tool_by_name
+from synergai.agent.question import Question
+from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool, cannot_succeed, tool_by_name
 from synergai.llm.base import ChatModel, ChatReply, ContextFullError
 from synergai.scene.attributes import box_shape
 from synergai.scene.grounding.place import places
-from synergai.scene.grounding.vocabulary import relations_said
 from synergai.scene.model import SceneError
 
 
@@ -177,17 +177,6 @@ def parse_plan(text: str) -> tuple[list[str], str, list[tuple[Tool, Any]]]:
     return words, thought, [(tool, args)]
 
 
-_QUESTION_WORDS = frozenset({"what", "where", "which", "who", "whose", "how", "why", "when", "is", "are",
-                             "does", "do", "can", "could", "would", "should", "will", "tell", "describe",
-                             "count", "find", "show", "name", "list"})
-
-
-def is_question(text: str) -> bool:
-    """Whether the input asks something (it then never edits the graph) rather than states a correction."""
-    words = text.strip().lower().split()
-    return text.rstrip().endswith("?") or (bool(words) and words[0].strip(",.!") in _QUESTION_WORDS)
-
-
 def _key(tool: Tool, args: Any) -> str:
     """An action with its arguments, to spot repeats."""
     return f"{tool.name} {json.dumps(args.model_dump(), sort_keys=True)}"
@@ -211,11 +200,9 @@ class _Turn:
     """One user turn as the loop runs it."""
 
     ctx: TurnContext
-    question: str
+    question: Question  # parsed once: a question never edits, and its answer is typed by its form
     result: AgentResult
     messages: list[dict[str, str]]
-    asking: bool  # a question: it never edits, and its answer is typed by its form
-    form: AnswerForm
     final: dict[str, Any]  # this turn's final_answer schema (before anything is observed)
     middle: bool  # the input speaks of a middle / between: the mid-point tool is offered
     vocab: TurnVocabulary  # what replies may name (ids grow as observations show them)
@@ -228,6 +215,16 @@ class _Turn:
     facts: list[Fact] = field(default_factory=list)  # what the successful actions observed
     errors: list[str] = field(default_factory=list)  # the tools' error texts (never copied into an answer)
     closing: str = "Observation: No steps left. Give final_answer now."
+
+    @property
+    def asking(self) -> bool:
+        """A question: it never edits."""
+        return self.question.asking
+
+    @property
+    def form(self) -> AnswerForm:
+        """The form of this turn's short answer."""
+        return self.question.reply_form
 
 
 #: The tool that computes a mid point (offered only when the input speaks of a middle or "between").
@@ -291,17 +288,17 @@ class AgentLoop:
         earlier = "".join(f"Earlier, the user said: {u}\nYou answered: {a}\n" for u, a in history)
         note = f"\n{session_note}" if session_note else ""
         messages.append({"role": "user", "content": f"{earlier}User input: {question}{note}"})
-        asking = is_question(question)
-        form = answer_form(question) if asking else AnswerForm.PHRASE
+        asked = Question.parse(question)
+        form = asked.reply_form
         final = final_schema(form, sorted(ctx.graph.categories()), sentence=form is AnswerForm.PHRASE,
-                             options=choice_options(question) if form is AnswerForm.CHOICE else ())
+                             options=asked.choices)
         # a question about a middle (or anything not a question) may use the mid point; other questions
         # do not get it: a mid point of one category is filler whose "closest object" misleads the answer
-        middle = not asking or "between" in relations_said(question)
+        middle = not asked.asking or "between" in asked.relations
         # the ids the user wrote may be named from the start; others once an observation shows them
-        vocab = turn_vocabulary(ctx.graph, sorted(mentioned_ids(question)), marked=ctx.marked is not None,
-                                said=question if asking else "")  # a correction may name any relation
-        turn = _Turn(ctx, question, result, messages, asking, form, final, middle, vocab)
+        vocab = turn_vocabulary(ctx.graph, list(asked.ids), marked=ctx.marked is not None,
+                                said=question if asked.asking else "")  # a correction may name any relation
+        turn = _Turn(ctx, asked, result, messages, final, middle, vocab)
         handlers = {Phase.PLAN: self._plan, Phase.LOOK: self._next, Phase.CORRECT: self._next,
                     Phase.ANSWER: self._next, Phase.CLOSE: self._close}
         while turn.phase is not Phase.DONE:
@@ -397,7 +394,7 @@ class AgentLoop:
     def _from_graph(turn: _Turn) -> bool:
         """Whether the question's form is one the graph may answer (:meth:`_answer_from_graph`)."""
         return turn.form in (AnswerForm.PLACE, AnswerForm.SHAPE) or (
-            turn.form is AnswerForm.CATEGORY and kind_asked_at(turn.question) is not None)
+            turn.form is AnswerForm.CATEGORY and turn.question.kind_at is not None)
 
     def _answer_from_graph(self, turn: _Turn) -> bool:
         """Some questions about an observed object are answered from the graph, with no model call: a
@@ -421,7 +418,7 @@ class AgentLoop:
             short, shown = box_shape(obj.size), [subject]
             sentence = f"The {obj.name} is {short}."
         else:
-            if named_at(graph, subject, turn.question) != kind_asked_at(turn.question):
+            if named_at(graph, subject, turn.question) != turn.question.kind_at:
                 return False  # "what type of prism is the cabinet": no observed object is the kind asked
             short, shown = kind_phrase(obj), [subject]
             sentence = f"It is {with_article(short)}."
@@ -495,7 +492,7 @@ class AgentLoop:
             clean = clean or ok
             turn.edited = turn.edited or (ok and tool.name in EDIT_TOOLS)
         if clean:  # the question again, next to where the answer is written: small models drift
-            observations.append(f"Reply to the user input from these observations: {turn.question}")
+            observations.append(f"Reply to the user input from these observations: {turn.question.text}")
         turn.messages.append({"role": "user", "content": "\n".join(observations)})
         if not clean:
             return Phase.LOOK

@@ -38,14 +38,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from synergai.agent.answer_forms import (
-    AnswerForm,
-    answer_form,
-    answer_schema,
-    choice_options,
-    normalise_answer,
-    render_answer,
-)
+from synergai.agent.answer_forms import AnswerForm, answer_schema, normalise_answer, render_answer
 from synergai.agent.program import prompt as P
 from synergai.agent.program.check import check_program, repair_hint
 from synergai.agent.program.grammar import reply_grammar
@@ -57,10 +50,10 @@ from synergai.agent.program.rewrite import (
     unique_fixes,
 )
 from synergai.agent.program.sandbox import SandboxLimits, run_program
+from synergai.agent.question import Question
 from synergai.geometry.frames import Viewpoint
 from synergai.llm.base import ChatModel, ChatReply, supports_grammar
 from synergai.llm.json_reply import ask_json
-from synergai.scene.grounding.vocabulary import SceneVocabulary
 from synergai.scene.model import STRUCTURE_KINDS, SceneGraph
 from synergai.scene.serialization import graph_to_dict
 
@@ -231,18 +224,17 @@ class ProgramLoop:
             viewpoint: Viewpoint | None = None) -> ProgramResult:
         """Answer one (situated) question about ``graph``; the agent stands at ``viewpoint``."""
         start = time.perf_counter()
-        form = answer_form(question)
-        options = choice_options(question)
+        categories = sorted({o.category for o in graph})
+        asked = Question.parse(question, categories)
+        form, options = asked.form, asked.options
         result = ProgramResult(answer="", answer_form=form.value, constrained=self.constrained)
         pose = None
         if viewpoint is not None:
             pose = {"position": list(viewpoint.position), "forward": list(viewpoint.forward)}
         api_args: dict[str, Any] = {"graph": graph_to_dict(graph), "viewpoint": pose,
                                     "ordered_sets": self.limits.ordered_sets}
-        categories = sorted({o.category for o in graph})
         counts = Counter(o.category for o in graph)
-        named = SceneVocabulary(tuple(categories), ()).categories_said(question)
-        anchor = named[0] if len(named) == 1 else None  # the one category the question names
+        named, anchor = asked.categories, asked.anchor  # anchor: the one category the question names
         grammars = {answer: reply_grammar(categories, form, options, program=not answer)
                     for answer in (False, True)} if self.constrained else {}
         question_prompt = P.user_prompt(scene_summary(graph), situation, question,
@@ -267,11 +259,11 @@ class ProgramLoop:
             except ParseError as exc:
                 step, last_error = None, f"parse error: {exc}"
             if step is not None and step.kind == "final":
-                self._answer(result, form, question, step.content, {"thought": step.thought})
+                self._answer(result, asked, step.content, {"thought": step.thought})
                 break
             loose = loose_final(reply.text, bare=answer_now) if step is None else None
             if loose is not None and normalise_answer(form, loose, options):
-                self._answer(result, form, question, loose, {"thought": "", "loose": True})
+                self._answer(result, asked, loose, {"thought": "", "loose": True})
                 break
             if answer_now:  # asked for the answer, got none: the JSON summary below asks once more
                 result.trace.append({"type": "error", "reply": reply.text[:800],
@@ -357,7 +349,7 @@ class ProgramLoop:
                 messages.append({"role": "user", "content": P.RECTIFY.format(error=error)})
         if not result.answer:
             if saw_output:
-                self._summarize(result, messages, form, question, categories)
+                self._summarize(result, messages, asked, categories)
             if not result.answer:
                 result.answer = result.short_answer = NOT_COMPUTED
                 result.error = last_error or "no program ran and no answer was given"
@@ -373,22 +365,21 @@ class ProgramLoop:
         return f"Observation: {text}"
 
     @staticmethod
-    def _answer(result: ProgramResult, form: AnswerForm, question: str, text: str,
-                extra: Mapping[str, Any]) -> None:
+    def _answer(result: ProgramResult, question: Question, text: str, extra: Mapping[str, Any]) -> None:
         """Record ``text`` as the answer, read as the question's form (as written when it does not fit)."""
-        short = normalise_answer(form, text, choice_options(question))
+        short = normalise_answer(question.form, text, question.options)
         result.answer = text
         result.short_answer = short or " ".join(text.split())
         result.trace.append({"type": "final", **extra, "answer": text, "short_answer": result.short_answer,
                              "fits_form": bool(short)})
 
-    def _summarize(self, result: ProgramResult, messages: list[dict[str, str]], form: AnswerForm,
-                   question: str, categories: Sequence[str]) -> None:
+    def _summarize(self, result: ProgramResult, messages: list[dict[str, str]], question: Question,
+                   categories: Sequence[str]) -> None:
         """Out of rounds (or no answer when asked) after seeing output: one JSON answer under the form's
         schema."""
         schema = {"type": "object", "additionalProperties": False, "required": ["thought", "answer"],
                   "properties": {"thought": {"type": "string", "maxLength": 200},
-                                 "answer": answer_schema(form, categories, choice_options(question))}}
+                                 "answer": answer_schema(question.form, categories, question.options)}}
         asked = [*messages, {"role": "user", "content": P.SUMMARIZE_JSON}]
         reply = ask_json(self.llm, asked, schema, max_tokens=120, retries=1,
                          accept_text=lambda t: _final_text(t) is not None)  # LLMError: the caller's error
@@ -396,14 +387,15 @@ class ProgramLoop:
             result.count(r)
         if reply.data is not None:
             value = reply.data.get("answer")
-            text = render_answer(form, value) or (str(value) if isinstance(value, str | int | float) else "")
+            text = render_answer(question.form, value) or (
+                str(value) if isinstance(value, str | int | float) else "")
             if text.strip():
-                self._answer(result, form, question, text, {"thought": str(reply.data.get("thought", "")),
+                self._answer(result, question, text, {"thought": str(reply.data.get("thought", "")),
                                                             "summarized": True})
                 return
         final = _final_text(reply.text)
         if final:
-            self._answer(result, form, question, final, {"summarized": True})
+            self._answer(result, question, final, {"summarized": True})
         else:
             result.trace.append({"type": "error", "error": f"summarization failed: {reply.problem}"})
 

@@ -1,0 +1,61 @@
+"""A user's input parsed once: what it asks, in what form, and what it names.
+
+Both loops and the answer composer read this value instead of the string: whether the input is a
+question or a correction (:func:`synergai.agent.intent.is_question`), the form of its short answer and
+the options of an "A or B" question (:mod:`synergai.agent.answer_forms`), where it names the kind of
+thing a "which X" question asks about, the relations and object ids it names, and the scene categories
+its words name (when the scene's categories are given).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from synergai.agent.answer_forms import AnswerForm, answer_form, choice_options, kind_asked_at
+from synergai.agent.intent import is_question
+from synergai.agent.tools import mentioned_ids
+from synergai.scene.grounding.vocabulary import SceneVocabulary, relations_said
+from synergai.scene.vocabulary import words_of
+
+
+@dataclass(frozen=True)
+class Question:
+    """One user input, parsed (:meth:`parse`)."""
+
+    text: str
+    words: tuple[str, ...] = ()
+    asking: bool = True  # a question (never edits) rather than a correction
+    form: AnswerForm = AnswerForm.PHRASE  # the form its wording asks for (:func:`answer_form`)
+    options: tuple[str, ...] = ()  # the options of an "A or B" question
+    kind_at: int | None = None  # where a "which X" / "what type of X" question names X
+    relations: tuple[str, ...] = ()  # relation names its words can mean
+    ids: tuple[str, ...] = ()  # object ids the user wrote ("id 12"), sorted
+    categories: tuple[str, ...] = ()  # the scene categories it names (of those given to parse), sorted
+
+    @classmethod
+    def parse(cls, text: str, categories: Sequence[str] = ()) -> Question:
+        """Parse an input; ``categories`` are the scene's (to find the ones it names)."""
+        scene = SceneVocabulary(tuple(sorted(set(categories))), ())
+        named = scene.categories_said(text) if categories else ()
+        return cls(text=text, words=tuple(words_of(text)), asking=is_question(text), form=answer_form(text),
+                   options=choice_options(text), kind_at=kind_asked_at(text), relations=relations_said(text),
+                   ids=tuple(sorted(mentioned_ids(text))), categories=named)
+
+    @property
+    def reply_form(self) -> AnswerForm:
+        """The form of the short answer to give: the question's, a free phrase for a correction."""
+        return self.form if self.asking else AnswerForm.PHRASE
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        """The options a choice answer may take (() unless the form is a choice)."""
+        return self.options if self.form is AnswerForm.CHOICE else ()
+
+    @property
+    def anchor(self) -> str | None:
+        """The one scene category it names, or None when it names none or several."""
+        return self.categories[0] if len(self.categories) == 1 else None
+
+    def __str__(self) -> str:
+        return self.text
