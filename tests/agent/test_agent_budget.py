@@ -12,10 +12,10 @@ from agent_scripting import act, final
 
 from synergai.agent.answer_forms import AnswerForm
 from synergai.agent.answer_sentence import compose_answer, copies_error, with_article
-from synergai.agent.question import Question
 from synergai.agent.loop import AgentLoop
 from synergai.agent.observation import Fact
 from synergai.agent.prompt import action_schema, final_schema, plan_schema
+from synergai.agent.question import Question
 from synergai.agent.session import AgentSession
 from synergai.llm import ScriptedModel
 from synergai.scene.catalog import SceneCatalog

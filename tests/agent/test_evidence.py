@@ -7,7 +7,6 @@ from synergai.agent.observation import Fact
 from synergai.agent.question import Question
 from synergai.scene.model import SceneGraph, SceneObject
 
-
 Q = Question.parse
 
 

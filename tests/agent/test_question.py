@@ -31,7 +31,8 @@ def test_the_form_and_options_come_from_the_wording(text: str, form: AnswerForm)
 
 
 def test_a_question_names_kind_relations_ids_and_scene_categories() -> None:
-    q = Question.parse("Which lamp is between the bed and the desk near id 12?", ["bed", "desk", "lamp", "sofa"])
+    scene = ["bed", "desk", "lamp", "sofa"]
+    q = Question.parse("Which lamp is between the bed and the desk near id 12?", scene)
     assert q.kind_at == 1 and "between" in q.relations and q.ids == ("12",)
     assert q.categories == ("bed", "desk", "lamp") and q.anchor is None
     one = Question.parse("How many pillows are on the couch?", ["sofa", "pillow", "table"])
