@@ -56,7 +56,7 @@ def already_run(rows: list[dict[str, Any]], mode: str, task: str, ablation: str)
 
 def tokens(result: Any) -> dict[str, int]:
     """An episode's token sums (prompt, new prompt, completion) over all its LLM replies."""
-    return {key: getattr(result, key) for key in TOKEN_KEYS}
+    return {key: getattr(result.usage, key) for key in TOKEN_KEYS}
 
 
 def mean_of(rows: list[dict[str, Any]], key: str) -> str:
@@ -78,14 +78,14 @@ def bench_tabletop(model: ChatModel, tasks: list[Any], rounds: int, ablations: l
                                   ask_user=lambda question: NOTHING_TO_ADD,
                                   config=MultiTalkConfig(max_rounds=rounds, use_critic=critic))
             row = {"mode": "tabletop", "task": task.name, "ablation": ablation, "success": r.success,
-                   "executed": r.executed, "rounds": r.rounds, "llm_calls": r.llm_calls,
+                   "executed": r.executed, "rounds": r.rounds, "llm_calls": r.usage.calls,
                    "questions": len(r.questions), "seconds": round(r.seconds, 1), "check": r.check_reason,
                    "stop": r.stop_reason, "caught": r.caught, **tokens(r), "log": r.log}
             rows.append(row)
             save()
             caught = ",".join(c["by"] for c in r.caught) or "-"
             log(f"tabletop {task.name:16s} {ablation:10s} success={r.success} rounds={r.rounds} "
-                f"calls={r.llm_calls} new_prompt={r.new_prompt_tokens} completion={r.completion_tokens} "
+                f"calls={r.usage.calls} new_prompt={r.new_prompt_tokens} completion={r.completion_tokens} "
                 f"{r.seconds:.0f}s caught={caught} ({r.check_reason}; {r.stop_reason})")
 
 
@@ -99,13 +99,13 @@ def bench_team(model: ChatModel, tasks: list[Any], rounds: int, ablations: list[
             r = run_team(task, model, TeamConfig(max_rounds=rounds, use_feedback=feedback))
             row = {"mode": "team", "task": task.name, "ablation": ablation, "success": r.success,
                    "steps": r.steps, "rounds": r.rounds, "messages": r.messages,
-                   "failed_actions": r.failed_actions, "llm_calls": r.llm_calls,
+                   "failed_actions": r.failed_actions, "llm_calls": r.usage.calls,
                    "seconds": round(r.seconds, 1),
                    "check": r.check_reason, "stop": r.stop_reason, **tokens(r), "log": r.log}
             rows.append(row)
             save()
             log(f"team {task.name:16s} {ablation:11s} success={r.success} steps={r.steps} "
-                f"failed={r.failed_actions} msgs={r.messages} calls={r.llm_calls} "
+                f"failed={r.failed_actions} msgs={r.messages} calls={r.usage.calls} "
                 f"new_prompt={r.new_prompt_tokens} completion={r.completion_tokens} {r.seconds:.0f}s "
                 f"({r.check_reason})")
 

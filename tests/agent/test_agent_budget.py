@@ -53,11 +53,11 @@ def demo(tmp_path: Path) -> Iterator[SceneStore]:
 def test_results_record_new_prompt_tokens_and_completion_tokens(store):
     llm = ScriptedModel([_plan(("query_for_objects", {"query": "lamp"})), _typed("white")])
     result = AgentSession(store, "room", llm).ask("What colour is the lamp?")
-    assert result.llm_calls == 2 and result.completion_tokens > 0
+    assert result.usage.calls == 2 and result.usage.completion_tokens > 0
     # the second call shares the system prompt and the question with the first: served from the cache
-    assert 0 < result.new_prompt_tokens < result.prompt_tokens
-    assert result.new_prompt_tokens + result.cached_tokens == result.prompt_tokens
-    assert result.to_dict()["new_prompt_tokens"] == result.new_prompt_tokens
+    assert 0 < result.usage.new_prompt_tokens < result.usage.prompt_tokens
+    assert result.usage.new_prompt_tokens + result.usage.cached_tokens == result.usage.prompt_tokens
+    assert result.to_dict()["new_prompt_tokens"] == result.usage.new_prompt_tokens
 
 
 def test_no_schema_asks_for_a_thought():
@@ -139,7 +139,7 @@ def test_the_answer_call_is_typed_by_the_question_and_bounded_by_the_scene(store
 def test_a_place_answer_is_read_from_the_graph_without_a_model_call(store):
     llm = ScriptedModel([_plan(("query_for_objects", {"query": "cup"}))])
     result = AgentSession(store, "room", llm).ask("Where is the cup?")
-    assert result.llm_calls == 1  # the plan; the place is what holds the cup up
+    assert result.usage.calls == 1  # the plan; the place is what holds the cup up
     assert result.short_answer == "on the table"
     assert result.answer == "The cup is on the table."
     assert result.objects == ["3", "2"]
@@ -190,7 +190,7 @@ def test_what_is_on_the_coffee_table_names_every_object_on_it(demo):
     assert "laptop" in result.answer and "remote control" in result.answer, result.answer
     assert result.answer.endswith("on the coffee table.")
     assert set(result.objects) == on_table and result.short_answer == "laptop"
-    assert result.llm_calls == 2
+    assert result.usage.calls == 2
 
 
 def test_composed_sentences_list_every_subject_and_count_repeats(store):
@@ -359,7 +359,7 @@ def test_the_lamp_next_to_the_bed_is_found_through_the_proximity_family(demo):
     result = AgentSession(demo, "demo", llm).ask("What colour is the lamp next to the bed?")
     assert f"(id: {lamp})" in llm.requests[1].messages[-1]["content"]
     assert result.answer == f"The lamp is {colour}." and result.objects == [lamp]
-    assert result.llm_calls == 2 and result.edits == []
+    assert result.usage.calls == 2 and result.edits == []
 
 
 # ----------------------------------------------------------------------------- the grounding engine
@@ -374,7 +374,7 @@ def test_a_described_object_is_resolved_by_the_engine_in_two_calls(demo):
     result = AgentSession(demo, "demo", llm).ask("What colour is the lamp next to the bed?")
     observed = llm.requests[1].messages[-1]["content"]
     assert observed.startswith(f"Observation: Best match for 'lamp next to bed': lamp {lamp.id}")
-    assert result.answer == "The lamp is white." and result.objects == [lamp.id] and result.llm_calls == 2
+    assert result.answer == "The lamp is white." and result.objects == [lamp.id] and result.usage.calls == 2
 
 
 def test_ties_are_reported_and_bad_descriptions_are_errors_not_crashes(demo):
@@ -408,7 +408,7 @@ def test_a_shape_answer_is_read_from_the_objects_box_without_a_model_call(store)
     session = AgentSession(store, "room", llm)
     result = session.ask("What shape is the table?")
     table = store.load("room").get(result.objects[0])
-    assert result.llm_calls == 1 and result.short_answer == box_shape(table.size)
+    assert result.usage.calls == 1 and result.short_answer == box_shape(table.size)
     assert result.answer == f"The table is {result.short_answer}."
     assert any(t.get("from_graph") for t in result.trace)
 
@@ -422,20 +422,20 @@ def test_what_type_of_thing_an_object_is_is_read_from_the_graph_without_a_model_
     assert kind_asked_at("What is on the table?") is kind_asked_at("Which object is on the table?") is None
     llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"}))])
     result = AgentSession(store, "room", llm).ask("What type of table is in the room?")
-    assert result.llm_calls == 1 and result.short_answer == "brown wooden table"
+    assert result.usage.calls == 1 and result.short_answer == "brown wooden table"
     assert result.answer == "It is a brown wooden table." and result.objects == ["2"]
     assert with_article("orange chair") == "an orange chair"
     assert any(t.get("from_graph") for t in result.trace)
     llm = ScriptedModel([_plan(("query_for_relations", {"item_id_list": ["table"], "relation": "near"}))])
     result = AgentSession(store, "room", llm).ask("Which chair is closest to the table?")
-    assert result.llm_calls == 1 and result.short_answer == "black chair"
+    assert result.usage.calls == 1 and result.short_answer == "black chair"
     # the object observed is not the kind asked ("prism"): the model answers
     llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"})), _typed("table")])
     result = AgentSession(store, "room", llm).ask("What type of prism is the table?")
-    assert result.llm_calls == 2 and result.short_answer == "table"
+    assert result.usage.calls == 2 and result.short_answer == "table"
     # a category question that does not ask for a kind still asks the model
     llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"})), _typed("table")])
-    assert AgentSession(store, "room", llm).ask("What is in the room?").llm_calls == 2
+    assert AgentSession(store, "room", llm).ask("What is in the room?").usage.calls == 2
 
 
 def test_a_questions_relations_are_the_ones_its_words_can_mean(store):

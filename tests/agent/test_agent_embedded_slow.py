@@ -63,8 +63,8 @@ def test_what_is_on_the_coffee_table_names_both_objects(model, demo):
     text = result.answer.lower()
     assert "laptop" in text and "remote control" in text, result.trace
     assert {i for i, c in labels.items() if c in ("laptop", "remote control")} <= set(result.objects)
-    assert result.llm_calls <= 2 and result.edits == []
-    assert result.new_prompt_tokens <= 800, result.new_prompt_tokens
+    assert result.usage.calls <= 2 and result.edits == []
+    assert result.usage.new_prompt_tokens <= 800, result.usage.new_prompt_tokens
 
 
 def test_the_lamp_next_to_the_bed(model, demo):
@@ -75,4 +75,4 @@ def test_the_lamp_next_to_the_bed(model, demo):
     lamp = next(i for i, c in labels.items() if c == "lamp" and bed in {x for _, x in graph.relations_of(i)})
     result = AgentSession(store, "demo", model).ask("What colour is the lamp next to the bed?")
     assert result.short_answer == basic_color(graph.get(lamp).attributes[0]), result.trace
-    assert lamp in result.objects and result.llm_calls <= 2 and result.edits == []
+    assert lamp in result.objects and result.usage.calls <= 2 and result.edits == []

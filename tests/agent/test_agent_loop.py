@@ -48,7 +48,7 @@ def test_what_is_on_the_table(store):
     assert result.short_answer == "cup"
     assert result.objects == ["3"]
     assert result.plan == ["find the table", "its relations", "answer"]
-    assert result.llm_calls == 3
+    assert result.usage.calls == 3
     observations = [t["observation"] for t in result.trace if t["type"] == "action"]
     assert "On the table (id: 2): red cup (id: 3)." in observations[1]
     # relation filter: only "supporting" facts about the table, not the chairs near it
@@ -57,7 +57,7 @@ def test_what_is_on_the_table(store):
     second_prompt = llm.requests[1].messages[-1]["content"]
     assert second_prompt.startswith("Observation:") and "The position of the table (id: 2)" in second_prompt
     assert 0 < result.query_ratio < 0.5
-    assert result.prompt_tokens > 0 and result.completion_tokens > 0
+    assert result.usage.prompt_tokens > 0 and result.usage.completion_tokens > 0
 
 
 def test_malformed_replies_get_corrective_observations(store):
@@ -85,14 +85,14 @@ def test_malformed_replies_get_corrective_observations(store):
     ]
     # each corrective observation was sent back to the model
     assert "Error:" in llm.requests[1].messages[-1]["content"]
-    assert result.llm_calls == 6
+    assert result.usage.calls == 6
 
 
 def test_retries_are_bounded_and_a_final_answer_is_forced(store):
     llm = ScriptedModel(["{", "{", "{", final("Forced answer.", [])])
     result = AgentSession(store, "room", llm, limits=LoopLimits(max_retries=2)).ask("Hello?")
     assert result.answer == "Forced answer."
-    assert result.llm_calls == 4
+    assert result.usage.calls == 4
     # the forced call only allows final_answer
     forced_schema = llm.requests[-1].json_schema
     assert [b["properties"]["action"]["const"] for b in forced_schema["anyOf"]] == ["final_answer"]
@@ -102,7 +102,7 @@ def test_steps_are_bounded_even_when_forced_answer_fails(store):
     queries = [act("query_for_objects", {"query": q}) for q in ("cup", "mug", "table")]
     llm = ScriptedModel([*queries, "garbage"])
     result = AgentSession(store, "room", llm, limits=LoopLimits(max_steps=3)).ask("Describe the cup.")
-    assert result.llm_calls == 4
+    assert result.usage.calls == 4
     assert "could not" in result.answer
 
 
@@ -110,7 +110,7 @@ def test_a_repeated_action_is_not_run_again_and_forces_the_answer(store):
     query = act("query_for_objects", {"query": "cup"})
     llm = ScriptedModel([query, query, final("The cup is on the table.", ["3"])])
     result = AgentSession(store, "room", llm).ask("Describe the cup.")
-    assert result.llm_calls == 3 and result.answer == "The cup is on the table."
+    assert result.usage.calls == 3 and result.answer == "The cup is on the table."
     assert result.actions == 2  # the query once, then final_answer
     assert any(t.get("error") == "repeated action" for t in result.trace)
     assert "You already did that" in llm.requests[2].messages[-1]["content"]
@@ -123,7 +123,7 @@ def test_a_step_repeated_within_the_plan_is_padding_and_dropped(store):
         final("There are 2 chairs.", ["4", "5"], short="2"),
     ])
     result = AgentSession(store, "room", llm).ask("How many chairs are there?")
-    assert result.answer == "There are 2 chairs." and result.llm_calls == 2
+    assert result.answer == "There are 2 chairs." and result.usage.calls == 2
     assert [t["action"] for t in result.trace if t["type"] == "action"] == [
         "query_for_objects", "calculate_mid_point", "final_answer"]
     assert not any(t.get("error") for t in result.trace)
@@ -200,7 +200,7 @@ def test_a_full_context_ends_the_turn_gracefully(store):
 
     llm = Overflowing([act("query_for_objects", {"query": "chair"}, plan=["find"])])
     result = AgentSession(store, "room", llm).ask("What color are the chairs?")
-    assert result.answer.startswith("Sorry") and result.llm_calls == 1
+    assert result.answer.startswith("Sorry") and result.usage.calls == 1
     assert "exceeds the available context size" in result.trace[-1]["error"]
 
 
@@ -240,7 +240,7 @@ def test_a_plan_runs_its_actions_in_order_then_the_model_answers(store):
         final("The red cup is on the table.", ["3", "2"], short="table"),
     ])
     result = AgentSession(store, "room", llm).ask("What is the cup on?")
-    assert result.llm_calls == 2 and result.answer == "The cup is on the table."
+    assert result.usage.calls == 2 and result.answer == "The cup is on the table."
     assert [t["action"] for t in result.trace if t["type"] == "action"] == [
         "query_for_objects", "query_for_relations", "final_answer"]
     observed = llm.requests[1].messages[-1]["content"]
@@ -256,7 +256,7 @@ def test_a_plan_runs_past_a_failing_action_and_then_answers(store):
     result = AgentSession(store, "room", llm).ask("What is near the piano?")
     actions = [t for t in result.trace if t["type"] == "action"]
     assert [a["action"] for a in actions] == ["query_for_relations", "query_for_objects", "final_answer"]
-    assert actions[0]["error"] and not actions[1].get("error") and result.llm_calls == 2
+    assert actions[0]["error"] and not actions[1].get("error") and result.usage.calls == 2
     observed = llm.requests[1].messages[-1]["content"]
     assert "no object with id or name 'piano'" in observed and "The cup (id: 3)" in observed
     offered = {b["properties"]["action"]["const"] for b in llm.requests[1].json_schema["anyOf"]}
@@ -269,7 +269,7 @@ def test_an_answer_planned_before_observing_is_not_given(store):
         final("There are 2 chairs.", ["4", "5"], short="2"),
     ])
     result = AgentSession(store, "room", llm).ask("How many chairs are there?")
-    assert result.answer == "There are 2 chairs." and result.llm_calls == 2
+    assert result.answer == "There are 2 chairs." and result.usage.calls == 2
 
 
 def test_a_plan_can_rename_the_marked_object_by_name_free_id(store):
@@ -280,7 +280,7 @@ def test_a_plan_can_rename_the_marked_object_by_name_free_id(store):
     session = AgentSession(store, "room", llm)
     session.mark("4")
     result = session.ask("The marked object is actually a stool.")
-    assert result.llm_calls == 2 and store.load("room").get("4").category == "stool"
+    assert result.usage.calls == 2 and store.load("room").get("4").category == "stool"
     assert result.edits and result.edits[0]["actor"] == "user"
 
 
@@ -333,4 +333,4 @@ def test_a_correction_may_edit_after_looking_the_object_up(store):
     result = session.ask("The marked object is actually a stool.")
     offered = {b["properties"]["action"]["const"] for b in llm.requests[1].json_schema["anyOf"]}
     assert offered == {"final_answer", *EDIT_TOOLS} and store.load("room").get("4").category == "stool"
-    assert result.llm_calls == 3
+    assert result.usage.calls == 3

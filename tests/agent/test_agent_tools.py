@@ -224,7 +224,7 @@ def test_ambiguous_turn_ends_with_a_question_and_no_edit(store):
     result = AgentSession(store, "room", llm).ask("The chair is red.")
     assert result.clarification and "Which one do you mean" in result.answer
     assert result.edits == [] and store.edits("room") == []
-    assert result.llm_calls == 2
+    assert result.usage.calls == 2
 
 
 def test_corrections_persist_for_a_new_process(store, tmp_path):

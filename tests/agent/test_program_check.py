@@ -193,7 +193,7 @@ def test_a_program_with_an_illegal_relation_is_repaired_without_a_sandbox_run(mo
     programs = [t for t in result.trace if t["type"] == "program"]
     assert [(p["stage"], p["ok"]) for p in programs] == [("check", False), ("sandbox", True)]
     assert programs[0]["findings"] == ["relation"] and programs[1]["stdout"].strip() == "['cup']"
-    assert result.short_answer == "cup" and result.answer_form == "category" and result.llm_calls == 3
+    assert result.short_answer == "cup" and result.answer_form == "category" and result.usage.calls == 3
 
 
 def test_the_prompts_own_examples_pass_the_check() -> None:

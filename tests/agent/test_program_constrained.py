@@ -25,7 +25,7 @@ ANSWER = "Thought: There are two chairs.\nAction: Final Answer\nAction Input: 2"
 def test_a_model_that_enforces_grammars_gets_them_and_answers_with_a_program_that_ran() -> None:
     llm = ScriptedModel([COUNT, ANSWER], supports_grammar=True)
     result = ProgramLoop(llm, CONSTRAINED).run(room(), "How many chairs are there?", viewpoint=NORTH)
-    assert result.constrained and result.short_answer == "2" and result.llm_calls == 2
+    assert result.constrained and result.short_answer == "2" and result.usage.calls == 2
     (ran,) = [t for t in result.trace if t["type"] == "program"]
     assert ran["ok"] and ran["stdout"].strip() == "chairs: 2"
     first, second = llm.requests
@@ -62,7 +62,7 @@ def test_a_program_instead_of_the_answer_after_an_output_ends_in_the_typed_json_
     llm = ScriptedModel([COUNT, COUNT.replace("len(chairs)", "len(chairs) + 0"),
                          '{"thought": "two chairs", "answer": 2}'])
     result = ProgramLoop(llm).run(room(), "How many chairs are there?", viewpoint=NORTH)
-    assert result.short_answer == "2" and result.llm_calls == 3
+    assert result.short_answer == "2" and result.usage.calls == 3
     assert len([t for t in result.trace if t["type"] == "program"]) == 1  # the second program never ran
     assert any(t.get("error") == "no final answer after the program's output" for t in result.trace)
     assert llm.requests[-1].json_schema is not None and llm.requests[-1].grammar is None

@@ -55,7 +55,7 @@ def test_error_then_rectify_then_answer():
         ]
     )
     result = ProgramLoop(llm).run(room(), "How many chairs are there?", "I am facing the table.", NORTH)
-    assert result.answer == "two" and result.short_answer == "2" and result.llm_calls == 3
+    assert result.answer == "two" and result.short_answer == "2" and result.usage.calls == 3
     assert result.answer_form == "number" and result.error is None
     programs = [t for t in result.trace if t["type"] == "program"]
     assert [p["ok"] for p in programs] == [False, True]
@@ -97,7 +97,7 @@ def test_a_repeated_failing_program_is_not_run_again_and_a_second_repeat_ends_th
     assert [r.temperature for r in llm.requests] == [0.0, 0.0, 0.7]
     # the third copy ended the rounds; no program ever printed, so nothing is guessed: the answer says
     # it could not be computed and the result keeps the error
-    assert result.llm_calls == 3 and llm.remaining == 1
+    assert result.usage.calls == 3 and llm.remaining == 1
     assert result.answer == NOT_COMPUTED and result.error.startswith("TypeError: unsupported operand")
     assert program_error_classes([result.to_dict()]) == {"not-computed": 1, "sandbox:TypeError": 1}
     stats = program_stats([result.to_dict(), {"trace": [], "llm_calls": 1}])
@@ -163,7 +163,7 @@ def test_hostile_program_is_contained_and_rounds_end_in_summarization():
     errors = [t["error"] for t in result.trace if t["type"] == "program"]
     assert errors[0].startswith("SecurityError") and errors[1].startswith("TimeoutError")
     assert result.answer == NOT_COMPUTED and result.error.startswith("TimeoutError")
-    assert result.llm_calls == 2 and llm.remaining == 1
+    assert result.usage.calls == 2 and llm.remaining == 1
 
 
 def test_sandbox_cli_runs_a_program(tmp_path):
@@ -223,7 +223,7 @@ def test_an_answer_given_outside_the_format_is_read_when_it_fits_the_form():
     for said in ("Final Answer: 2", "2"):  # after the output: the answer round
         llm = ScriptedModel([program(count), said])
         result = ProgramLoop(llm).run(room(), "How many chairs are there?", viewpoint=NORTH)
-        assert result.llm_calls == 2 and result.short_answer == "2", result.trace
+        assert result.usage.calls == 2 and result.short_answer == "2", result.trace
         assert result.trace[-1]["loose"] is True
 
 
@@ -232,4 +232,4 @@ def test_an_answer_outside_the_format_that_does_not_fit_the_form_is_asked_again_
     llm = ScriptedModel([program(count), "Final Answer: unknown",
                          '{"thought": "2 is even", "answer": "even"}'])
     result = ProgramLoop(llm).run(room(), "Is the number of chairs odd or even?", viewpoint=NORTH)
-    assert result.llm_calls == 3 and result.short_answer == "even" and result.trace[-1]["summarized"]
+    assert result.usage.calls == 3 and result.short_answer == "even" and result.trace[-1]["summarized"]

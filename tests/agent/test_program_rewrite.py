@@ -77,7 +77,7 @@ def test_the_loop_runs_a_pep701_program_without_a_repair_round():
     programs = [t for t in result.trace if t["type"] == "program"]
     assert len(programs) == 1 and programs[0]["ok"] and programs[0]["rewritten"]
     assert programs[0]["stdout"].strip() == "2 chairs"
-    assert result.llm_calls == 2 and result.short_answer == "2"
+    assert result.usage.calls == 2 and result.short_answer == "2"
 
 
 def test_relation_hints_point_to_the_function_or_direction_that_exists():
@@ -167,7 +167,7 @@ def test_the_loop_runs_a_builtin_style_filter_without_a_repair_round():
     result = ProgramLoop(model).run(room(), "How many chairs are there?")
     programs = [t for t in result.trace if t["type"] == "program"]
     assert len(programs) == 1 and programs[0]["ok"] and programs[0]["rewritten"], programs
-    assert result.short_answer == "2" and result.llm_calls == 2
+    assert result.short_answer == "2" and result.usage.calls == 2
 
 
 def test_a_program_that_never_takes_the_question_s_objects_is_sent_back_once():
@@ -194,7 +194,7 @@ def test_the_loop_sends_a_program_that_ignores_the_question_s_objects_back_once_
     assert programs[0]["stage"] == "check" and programs[0]["findings"] == ["question-object"]
     assert "category='chair'" in programs[0]["error"]
     assert programs[1]["stage"] == "sandbox" and programs[1]["ok"]  # the same program, asked once: runs
-    assert result.llm_calls == 3 and result.short_answer == "3"
+    assert result.usage.calls == 3 and result.short_answer == "3"
     # written in the last round, it runs at once: no round is left for the repair
     model = ScriptedModel([ignore, "Thought: done\nAction: Final Answer\nAction Input: 3"])
     result = ProgramLoop(model, ProgramLimits(max_rounds=1)).run(room(), "How many chairs are on my right?")

@@ -22,7 +22,7 @@ def test_embedded_model_runs_a_tabletop_episode():
         result = run_multitalk(task.text, sim, model, checker=task.check, answers=task.answers,
                                config=MultiTalkConfig(max_rounds=4))
     assert 1 <= result.rounds <= 4 and len(result.log) == result.rounds
-    assert result.llm_calls >= result.rounds
+    assert result.usage.calls >= result.rounds
     assert result.checked and result.check_reason
     for entry in result.log:
         assert entry["planner"] in ("plan", "questions", "perception_rerun", "invalid")
@@ -38,7 +38,7 @@ def test_embedded_model_runs_a_house_episode():
     result = run_team(task, make_model("embedded"), TeamConfig(max_rounds=4))
     # a robot with nothing to do and nothing to read waits without a model call ("auto")
     called = [e for e in result.log if e["command"] is not None and not e.get("auto")]
-    assert 1 <= result.rounds <= 4 and result.steps >= 1 and result.llm_calls >= len(called)
+    assert 1 <= result.rounds <= 4 and result.steps >= 1 and result.usage.calls >= len(called)
     assert result.check_reason
     # feasible-action decoding: no robot navigates to where it stands or repeats a just-failed action
     assert not any("already at" in (e.get("feedback") or "") for e in result.log)

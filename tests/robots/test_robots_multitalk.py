@@ -232,21 +232,24 @@ def test_token_counts_sum_every_reply_of_the_episode_retries_included(sim, count
     # round 1: a cut-off reply, then a plan the rules refuse; round 2: a good plan and the critique
     model = counted([cut_off, nothing_there, GOOD, critique()])
     result = run_multitalk(EAT.text, sim, model, checker=EAT.check, config=MultiTalkConfig(retries=1))
-    assert result.success and result.llm_calls == 4 and result.rounds == 2
+    assert result.success and result.usage.calls == 4 and result.rounds == 2
     # replies cost 101..104 prompt tokens, 40 cached each, 7 completion tokens each
-    assert (result.prompt_tokens, result.new_prompt_tokens, result.completion_tokens) == (410, 250, 28)
+    u = result.usage
+    assert (u.prompt_tokens, u.new_prompt_tokens, u.completion_tokens, u.calls) == (410, 250, 28, 4)
     first, second = result.log
     assert (first["prompt_tokens"], first["new_prompt_tokens"], first["completion_tokens"]) == (203, 123, 14)
     assert (second["prompt_tokens"], second["new_prompt_tokens"], second["completion_tokens"]) == (
         207, 127, 14)
     d = result.to_dict()
-    assert (d["prompt_tokens"], d["new_prompt_tokens"], d["completion_tokens"]) == (410, 250, 28)
+    assert (d["prompt_tokens"], d["new_prompt_tokens"], d["completion_tokens"], d["llm_calls"]) == (
+        410, 250, 28, 4)
 
 
 def test_token_counts_with_the_scripted_models_own_estimates(sim):
     model = ScriptedModel([GOOD, critique()])
     result = run_multitalk(EAT.text, sim, model, checker=EAT.check)
-    assert result.completion_tokens > 0 and 0 < result.new_prompt_tokens <= result.prompt_tokens
+    u = result.usage
+    assert u.completion_tokens > 0 and 0 < u.new_prompt_tokens <= u.prompt_tokens
 
 
 def _relational(*steps: dict) -> str:

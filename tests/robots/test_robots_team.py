@@ -174,7 +174,7 @@ def test_a_robot_with_nothing_to_do_and_nothing_to_read_waits_without_a_call():
     result = run_team(task, model, TeamConfig(max_rounds=2))
     bob = [e for e in result.log if e["robot"] == "Bob"]
     assert bob[0]["llm_calls"] == 1 and bob[1]["llm_calls"] == 0 and bob[1].get("auto") is True
-    assert model.remaining == 1 and result.llm_calls == 5
+    assert model.remaining == 1 and result.usage.calls == 5
 
 
 def test_token_counts_sum_every_reply_and_a_skipped_turn_costs_nothing(counted):
@@ -185,9 +185,10 @@ def test_token_counts_sum_every_reply_and_a_skipped_turn_costs_nothing(counted):
     cut_off = {"text": '{"analysis": "', "finish_reason": "length"}
     model = counted([hello, cut_off, nav, WAIT, WAIT, WAIT, WAIT])  # Alice's first reply is retried
     result = run_team(task, model, TeamConfig(max_rounds=2))
-    assert result.llm_calls == 6 and model.remaining == 1
+    assert result.usage.calls == 6 and model.remaining == 1
     # replies cost 101..106 prompt tokens, 40 cached each, 7 completion tokens each
-    assert (result.prompt_tokens, result.new_prompt_tokens, result.completion_tokens) == (621, 381, 42)
+    u = result.usage
+    assert (u.prompt_tokens, u.new_prompt_tokens, u.completion_tokens, u.calls) == (621, 381, 42, 6)
     alice = result.log[1]
     assert alice["llm_calls"] == 2 and (alice["prompt_tokens"], alice["new_prompt_tokens"],
                                         alice["completion_tokens"]) == (205, 125, 14)

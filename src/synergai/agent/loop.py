@@ -25,7 +25,7 @@ import json
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -46,6 +46,7 @@ from synergai.agent.prompt import (
     turn_vocabulary,
 )
 from synergai.agent.question import Question
+from synergai.agent.result import Answered
 from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool, cannot_succeed, tool_by_name
 from synergai.llm.base import ChatModel, ChatReply, ContextFullError
 from synergai.scene.attributes import box_shape
@@ -65,35 +66,14 @@ class LoopLimits:
 
 
 @dataclass
-class AgentResult:
-    """What one user turn produced."""
+class AgentResult(Answered):
+    """What one user turn produced (:class:`~synergai.agent.result.Answered`, and the agent's own)."""
 
-    answer: str
-    short_answer: str = ""
-    objects: list[str] = field(default_factory=list)
     plan: list[str] = field(default_factory=list)
-    llm_calls: int = 0
-    prompt_tokens: int = 0
-    new_prompt_tokens: int = 0  # prompt tokens the model processed (not served from its prefix cache)
-    cached_tokens: int = 0  # prompt tokens served from that cache
-    completion_tokens: int = 0
     retrieved_tokens: int = 0
     graph_tokens: int = 0
     edits: list[dict[str, Any]] = field(default_factory=list)
-    trace: list[dict[str, Any]] = field(default_factory=list)
     clarification: bool = False
-    seconds: float = 0.0
-    llm_seconds: float = 0.0
-
-    def count(self, reply: ChatReply) -> ChatReply:
-        """Account for one model call."""
-        self.llm_calls += 1
-        self.prompt_tokens += reply.prompt_tokens
-        self.new_prompt_tokens += reply.new_prompt_tokens
-        self.cached_tokens += reply.cached_tokens
-        self.completion_tokens += reply.completion_tokens
-        self.llm_seconds += reply.seconds
-        return reply
 
     @property
     def query_ratio(self) -> float:
@@ -107,9 +87,7 @@ class AgentResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The `synergai ask --json` document."""
-        d = asdict(self)
-        d["query_ratio"] = round(self.query_ratio, 5)
-        return d
+        return super().to_dict() | {"query_ratio": round(self.query_ratio, 5)}
 
 
 class _BadReply(ValueError):
@@ -259,7 +237,7 @@ class AgentLoop:
         self, result: AgentResult, messages: list[dict[str, str]], schema: dict, max_tokens: int
     ) -> ChatReply:
         reply = self.llm.chat(messages, json_schema=schema, max_tokens=max_tokens, temperature=0.0)
-        return result.count(reply)
+        return result.usage.count(reply)
 
     def full_graph_tokens(self, ctx: TurnContext) -> int:
         """Tokens of the whole graph rendered as observations: counted once per scene revision."""
@@ -298,6 +276,7 @@ class AgentLoop:
         # the ids the user wrote may be named from the start; others once an observation shows them
         vocab = turn_vocabulary(ctx.graph, list(asked.ids), marked=ctx.marked is not None,
                                 said=question if asked.asking else "")  # a correction may name any relation
+        result.answer_form = form.value
         turn = _Turn(ctx, asked, result, messages, final, middle, vocab)
         handlers = {Phase.PLAN: self._plan, Phase.LOOK: self._next, Phase.CORRECT: self._next,
                     Phase.ANSWER: self._next, Phase.CLOSE: self._close}

@@ -70,8 +70,8 @@ def print_result(console: Console, result: AgentResult) -> None:
         console.print(f"[dim]objects: {escape(', '.join(result.objects))}[/dim]", highlight=False)
     for e in result.edits:
         console.print(f"[green]edit #{e['seq']}:[/green] {escape(str(e['summary']))}", highlight=False)
-    console.print(f"[dim]{result.llm_calls} LLM calls, {result.prompt_tokens}+{result.completion_tokens} "
-                  f"tokens, query ratio {100 * result.query_ratio:.1f} %, {result.seconds:.1f} s[/dim]")
+    console.print(f"[dim]{result.usage.line()}, query ratio {100 * result.query_ratio:.1f} %, "
+                  f"{result.seconds:.1f} s[/dim]")
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
@@ -85,12 +85,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
         if args.json:
             d = program.to_dict()
             print_json({k: d[k] for k in ("answer", "short_answer", "answer_form", "error", "llm_calls",
-                                          "prompt_tokens", "completion_tokens", "trace")})
+                                          "prompt_tokens", "new_prompt_tokens", "completion_tokens",
+                                          "trace")})
         else:
             console = Console()
             console.print(program.answer, markup=False, highlight=False)
-            console.print(f"[dim]{program.llm_calls} LLM calls, {program.prompt_tokens}+"
-                          f"{program.completion_tokens} tokens, {program.seconds:.1f} s[/dim]")
+            console.print(f"[dim]{program.usage.line()}, {program.seconds:.1f} s[/dim]")
         return 0
     session = open_session(args, staged_model(args, display))
     with display.running("starting"):

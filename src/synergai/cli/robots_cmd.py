@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from synergai.cli.common import add_llm_options, open_llm, print_json, require_extra
+from synergai.llm.usage import Outcome
 
 if TYPE_CHECKING:
     from synergai.robots.tabletop.multitalk import MultiTalkResult
@@ -166,12 +167,12 @@ def _run_suite(tasks: list[Any], run: Any, args: argparse.Namespace, count: str)
         result = run(task, model)
         solved += bool(result.success)
         line = {"name": task.name, "success": bool(result.success), count: getattr(result, count),
-                "llm_calls": result.llm_calls, "seconds": round(result.seconds, 1), **_tokens(result)}
+                "seconds": round(result.seconds, 1), **_tokens(result)}
         if args.json:
             _print_line(line)
         else:
             verdict = "[green]solved[/green]" if result.success else "[red]not solved[/red]"
-            console.print(f"{task.name}: {verdict}; {count} {line[count]}, {result.llm_calls} LLM calls "
+            console.print(f"{task.name}: {verdict}; {count} {line[count]}, {result.usage.calls} LLM calls "
                           f"({_token_text(result)}), {line['seconds']} s ({result.check_reason})",
                           highlight=False)
     if args.json:
@@ -181,14 +182,14 @@ def _run_suite(tasks: list[Any], run: Any, args: argparse.Namespace, count: str)
     return 0 if solved == len(tasks) else 1
 
 
-def _tokens(result: MultiTalkResult | TeamResult) -> dict[str, int]:
-    """The episode's token sums (every LLM reply, retries included)."""
-    return {"prompt_tokens": result.prompt_tokens, "new_prompt_tokens": result.new_prompt_tokens,
-            "completion_tokens": result.completion_tokens}
+def _tokens(result: Outcome) -> dict[str, int]:
+    """The episode's calls and token sums (every LLM reply, retries included)."""
+    usage = result.usage.to_dict()
+    return {k: usage[k] for k in ("llm_calls", "prompt_tokens", "new_prompt_tokens", "completion_tokens")}
 
 
-def _token_text(result: MultiTalkResult | TeamResult) -> str:
-    return f"{result.new_prompt_tokens} new prompt tokens, {result.completion_tokens} generated"
+def _token_text(result: Outcome) -> str:
+    return f"{result.usage.new_prompt_tokens} new prompt tokens, {result.usage.completion_tokens} generated"
 
 
 def tabletop_json(result: MultiTalkResult) -> dict[str, Any]:
@@ -197,7 +198,7 @@ def tabletop_json(result: MultiTalkResult) -> dict[str, Any]:
             "log": result.log, "task": result.task, "executed": result.executed, "checked": result.checked,
             "check": result.check_reason, "stop_reason": result.stop_reason,
             "pending_questions": result.pending_questions, "final_plan": result.final_plan,
-            "llm_calls": result.llm_calls, "caught": result.caught, **_tokens(result)}
+            "caught": result.caught, **_tokens(result)}
 
 
 def cmd_team(args: argparse.Namespace) -> int:
@@ -234,7 +235,7 @@ def team_json(result: TeamResult) -> dict[str, Any]:
     return {"success": result.success, "steps": result.steps, "messages": result.messages, "log": result.log,
             "task": result.task, "rounds": result.rounds, "check": result.check_reason,
             "stop_reason": result.stop_reason, "failed_actions": result.failed_actions,
-            "llm_calls": result.llm_calls, **_tokens(result)}
+            **_tokens(result)}
 
 
 def _print_tabletop(console: Console, r: MultiTalkResult) -> None:
@@ -250,7 +251,7 @@ def _print_tabletop(console: Console, r: MultiTalkResult) -> None:
     verdict = "[green]success[/green]" if r.success else "[red]not done[/red]"
     check = (f" ({escape(str(r.check_reason))})" if r.checked
              else " (no checker for this task: executed = success)")
-    console.print(f"{verdict}{check}; {r.rounds} rounds, {r.llm_calls} LLM calls ({_token_text(r)}), "
+    console.print(f"{verdict}{check}; {r.rounds} rounds, {r.usage.calls} LLM calls ({_token_text(r)}), "
                   f"{r.seconds:.1f} s; {escape(str(r.stop_reason))}", highlight=False)
 
 
@@ -262,6 +263,6 @@ def _print_team(console: Console, r: TeamResult) -> None:
                       f"{escape(str(e['feedback']))}", highlight=False)
     verdict = "[green]success[/green]" if r.success else "[red]not done[/red]"
     console.print(f"{verdict} ({escape(str(r.check_reason))}); {r.steps} steps, {r.messages} messages, "
-                  f"{r.llm_calls} LLM calls ({_token_text(r)}), {r.seconds:.1f} s; "
+                  f"{r.usage.calls} LLM calls ({_token_text(r)}), {r.seconds:.1f} s; "
                   f"{escape(str(r.stop_reason))}",
                   highlight=False)

@@ -59,14 +59,11 @@ def answer_question(catalog: SceneCatalog, llm: ChatModel, q: Mapping[str, Any])
         answer=result.answer,
         short=result.short_answer or short_answer(result.answer, q["question"]),
         objects=result.objects,
-        llm_calls=result.llm_calls,
-        prompt_tokens=result.prompt_tokens,
-        new_prompt_tokens=result.new_prompt_tokens,
-        completion_tokens=result.completion_tokens,
+        **result.usage.to_dict(),
         query_ratio=result.query_ratio,
         actions=result.actions,
         latency_s=result.seconds,
-        harness_s=time.perf_counter() - start - result.llm_seconds,
+        harness_s=time.perf_counter() - start - result.usage.model_seconds,
         trace=result.trace,
     )
     return record

@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from synergai.agent.answer_forms import answer_form
-from synergai.agent.loop import AgentResult
 from synergai.agent.program.loop import (
     ProgramLimits,
     ProgramLoop,
@@ -28,6 +27,7 @@ from synergai.agent.program.loop import (
     program_error_classes,
     program_stats,
 )
+from synergai.agent.result import Answered
 from synergai.agent.session import AgentSession
 from synergai.eval.metrics import aggregate, soft_match, sqa3d_question_type, strict_match
 from synergai.eval.runner import ResumableRun, stride_subset
@@ -94,7 +94,7 @@ def answer_question(
         if q["scene_id"] not in alignments:
             raise SceneError(f"no axis alignment for {q['scene_id']}")
         viewpoint = situated_viewpoint(q, graph, np.asarray(alignments[q["scene_id"]]))
-        result: ProgramResult | AgentResult
+        result: Answered
         if mode == "program":
             result = ProgramLoop(llm, program_limits).run(graph, q["question"], q["situation"], viewpoint)
         else:
@@ -106,10 +106,7 @@ def answer_question(
     record.update(
         answer=result.short_answer or result.answer,
         raw_answer=result.answer,
-        llm_calls=result.llm_calls,
-        prompt_tokens=result.prompt_tokens,
-        completion_tokens=result.completion_tokens,
-        cached_tokens=getattr(result, "cached_tokens", 0),
+        **result.usage.to_dict(),
         latency_s=result.seconds,
         trace=[t for t in result.trace if t["type"] in ("program", "final", "error")],
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -81,16 +81,6 @@ class ChatReply:
 
 
 TOKEN_KEYS = ("prompt_tokens", "new_prompt_tokens", "completion_tokens")
-
-
-def token_sums(replies: Iterable[ChatReply]) -> dict[str, int]:
-    """``prompt_tokens``, ``new_prompt_tokens`` (not served from the prefix cache) and ``completion_tokens``
-    summed over ``replies``."""
-    sums = dict.fromkeys(TOKEN_KEYS, 0)
-    for reply in replies:
-        for key in TOKEN_KEYS:
-            sums[key] += getattr(reply, key)
-    return sums
 
 
 @runtime_checkable

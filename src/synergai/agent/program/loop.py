@@ -35,10 +35,10 @@ import re
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
-from synergai.agent.answer_forms import AnswerForm, answer_schema, normalise_answer, render_answer
+from synergai.agent.answer_forms import answer_schema, normalise_answer, render_answer
 from synergai.agent.program import prompt as P
 from synergai.agent.program.check import check_program, repair_hint
 from synergai.agent.program.grammar import reply_grammar
@@ -51,6 +51,7 @@ from synergai.agent.program.rewrite import (
 )
 from synergai.agent.program.sandbox import SandboxLimits, run_program
 from synergai.agent.question import Question
+from synergai.agent.result import Answered
 from synergai.geometry.frames import Viewpoint
 from synergai.llm.base import ChatModel, ChatReply, supports_grammar
 from synergai.llm.json_reply import ask_json
@@ -104,39 +105,11 @@ class ProgramLimits:
 
 
 @dataclass
-class ProgramResult:
-    """What one question produced in program mode."""
+class ProgramResult(Answered):
+    """What one question produced in program mode (:class:`~synergai.agent.result.Answered`, and whether
+    the replies were generated under the grammar)."""
 
-    answer: str
-    short_answer: str = ""
-    answer_form: str = AnswerForm.PHRASE.value
-    llm_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0
-    trace: list[dict[str, Any]] = field(default_factory=list)
-    error: str | None = None  # why the answer could not be computed (None when it was)
-    seconds: float = 0.0
-    llm_seconds: float = 0.0
-    constrained: bool = False  # whether the replies were generated under the grammar
-
-    def count(self, reply: ChatReply) -> ChatReply:
-        """Account for one model call."""
-        self.llm_calls += 1
-        self.prompt_tokens += reply.prompt_tokens
-        self.completion_tokens += reply.completion_tokens
-        self.cached_tokens += reply.cached_tokens
-        self.llm_seconds += reply.seconds
-        return reply
-
-    @property
-    def new_prompt_tokens(self) -> int:
-        """Prompt tokens the model had to process (not reused from its cache)."""
-        return self.prompt_tokens - self.cached_tokens
-
-    def to_dict(self) -> dict[str, Any]:
-        """The `synergai ask --mode program --json` document."""
-        return asdict(self) | {"new_prompt_tokens": self.new_prompt_tokens}
+    constrained: bool = False
 
 
 @dataclass(frozen=True)
@@ -217,7 +190,7 @@ class ProgramLoop:
     def _call(self, result: ProgramResult, messages: list[dict[str, str]], max_tokens: int,
               grammar: str | None, temperature: float = 0.0) -> ChatReply:
         extra: dict[str, Any] = {"grammar": grammar} if grammar is not None else {}
-        return result.count(self.llm.chat(messages, max_tokens=max_tokens, temperature=temperature,
+        return result.usage.count(self.llm.chat(messages, max_tokens=max_tokens, temperature=temperature,
                                           stop=["\nObservation:", "\nuser:"], **extra))
 
     def run(self, graph: SceneGraph, question: str, situation: str = "",
@@ -383,8 +356,7 @@ class ProgramLoop:
         asked = [*messages, {"role": "user", "content": P.SUMMARIZE_JSON}]
         reply = ask_json(self.llm, asked, schema, max_tokens=120, retries=1,
                          accept_text=lambda t: _final_text(t) is not None)  # LLMError: the caller's error
-        for r in reply.replies:
-            result.count(r)
+        result.usage.count_all(reply.replies)
         if reply.data is not None:
             value = reply.data.get("answer")
             text = render_answer(question.form, value) or (

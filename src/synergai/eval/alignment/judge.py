@@ -139,7 +139,7 @@ def _turn_record(role: str, text: str, result: AgentResult) -> dict[str, Any]:
         "answer": result.answer,
         "short": result.short_answer,
         "actions": result.actions,
-        "llm_calls": result.llm_calls,
+        "llm_calls": result.usage.calls,
         "query_ratio": round(result.query_ratio, 5),
         "clarification": result.clarification,
         "edits": [e["summary"] for e in result.edits],

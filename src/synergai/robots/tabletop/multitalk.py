@@ -22,11 +22,12 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
-from synergai.llm.base import TOKEN_KEYS, ChatModel, ChatReply, token_sums
+from synergai.llm.base import TOKEN_KEYS, ChatModel, ChatReply
 from synergai.llm.json_reply import JsonAnswer, ask_json
+from synergai.llm.usage import Outcome
 from synergai.robots.errors import RobotError
 from synergai.robots.goals import GoalCheck, States
 from synergai.robots.tabletop import prompts as P
@@ -335,8 +336,8 @@ class Analyzer:
 
 
 @dataclass
-class MultiTalkResult:
-    """The outcome of one run (``to_dict`` is the CLI's JSON)."""
+class MultiTalkResult(Outcome):
+    """The outcome of one run (``to_dict`` is the CLI's JSON; :class:`Outcome`: usage and wall time)."""
 
     task: str
     success: bool = False
@@ -344,28 +345,24 @@ class MultiTalkResult:
     checked: bool = False
     check_reason: str = ""
     rounds: int = 0
-    llm_calls: int = 0
     dialogue_messages: int = 0
     questions: list[tuple[str, str]] = field(default_factory=list)
     pending_questions: list[str] = field(default_factory=list)
     final_plan: list[str] = field(default_factory=list)
     log: list[dict[str, Any]] = field(default_factory=list)
     sim_steps: int = 0
-    seconds: float = 0.0
     stop_reason: str = ""
     caught: list[dict[str, Any]] = field(default_factory=list)  # which component caught which error
-    prompt_tokens: int = 0  # summed over every LLM reply of the episode (planner and critic, retries too)
-    new_prompt_tokens: int = 0  # of those, the ones not served from the model's prefix cache
-    completion_tokens: int = 0
 
-    def count_tokens(self, replies: Sequence[ChatReply], entry: dict[str, Any]) -> None:
-        """Add ``replies``' tokens to the episode's sums and to one round's log ``entry``."""
-        for key, value in token_sums(replies).items():
-            setattr(self, key, getattr(self, key) + value)
-            entry[key] = entry.get(key, 0) + value
+    def count(self, replies: Sequence[ChatReply], entry: dict[str, Any]) -> None:
+        """Add ``replies`` (planner and critic, retries too) to the episode's usage and one round's log
+        ``entry`` (its calls and tokens)."""
+        part = self.usage.count_all(replies).to_dict()
+        for key in ("llm_calls", *TOKEN_KEYS):
+            entry[key] = entry.get(key, 0) + part[key]
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        d = super().to_dict()
         d["messages"] = self.dialogue_messages
         d["questions"] = [{"question": q, "answer": a} for q, a in self.questions]
         return d
@@ -414,11 +411,11 @@ def run_multitalk(
         reply = planner.propose(task_block, last_reply, feedback, replies, graph, graspable,
                                 temperature=cfg.repeat_temperature if repeated else 0.0, said=said)
         repeated = False
-        result.rounds, result.llm_calls = rnd, result.llm_calls + reply.calls
+        result.rounds = rnd
         result.dialogue_messages += 1
         entry: dict[str, Any] = {"round": rnd, "planner": reply.kind, **dict.fromkeys(TOKEN_KEYS, 0)}
         result.log.append(entry)
-        result.count_tokens(reply.replies, entry)
+        result.count(reply.replies, entry)
         last_reply = reply.text or last_reply
         if reply.kind == "invalid":
             entry["problem"] = reply.problem
@@ -460,8 +457,7 @@ def run_multitalk(
         if analyzer is not None and key not in llm_rejected:
             calls0 = analyzer.calls
             violations = analyzer.critique(task, reply.steps, result.questions, graph, reachable)
-            result.llm_calls += analyzer.calls - calls0
-            result.count_tokens(analyzer.replies[calls0:], entry)
+            result.count(analyzer.replies[calls0:], entry)
             result.dialogue_messages += 1
             entry["critique"] = [v.line() for v in violations] or ["Feasible Plan!"]
             entry["critique_sources"] = sorted({v.source for v in violations})

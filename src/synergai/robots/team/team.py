@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from synergai.llm.base import TOKEN_KEYS, ChatModel, token_sums
+from synergai.llm.base import TOKEN_KEYS, ChatModel
 from synergai.llm.json_reply import ask_json
+from synergai.llm.usage import Outcome, Usage
 from synergai.robots.errors import RobotError
 from synergai.robots.goals import check_house
 from synergai.robots.team import prompts as T
@@ -85,8 +86,8 @@ def command_from_json(data: Mapping[str, Any]) -> Command:
 
 
 @dataclass
-class TeamResult:
-    """The outcome of one team run (``to_dict`` is the CLI's JSON)."""
+class TeamResult(Outcome):
+    """The outcome of one team run (``to_dict`` is the CLI's JSON; :class:`Outcome`: usage, wall time)."""
 
     task: str
     success: bool = False
@@ -94,17 +95,9 @@ class TeamResult:
     rounds: int = 0
     steps: int = 0
     messages: int = 0
-    llm_calls: int = 0
     failed_actions: int = 0
     log: list[dict[str, Any]] = field(default_factory=list)
-    seconds: float = 0.0
     stop_reason: str = ""
-    prompt_tokens: int = 0  # summed over every LLM reply of the episode (retries too)
-    new_prompt_tokens: int = 0  # of those, the ones not served from the model's prefix cache
-    completion_tokens: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 class Team:
@@ -192,8 +185,9 @@ class Team:
         return self._destinations
 
     # ----- one step
-    def step(self, robot: str, round_no: int) -> dict[str, Any]:
-        """Let one robot read its inbox, think and act once; returns the log entry."""
+    def step(self, robot: str, round_no: int, usage: Usage | None = None) -> dict[str, Any]:
+        """Let one robot read its inbox, think and act once; returns the log entry (its model calls are
+        also added to ``usage``)."""
         mem = self.memory[robot]
         mem.messages.extend(mem.latest_messages)
         mem.latest_messages = [f"{m.content} (from {m.sender})" for m in self.house.take_messages(robot)]
@@ -213,8 +207,9 @@ class Team:
                     {"role": "user", "content": self.user_prompt(robot)}]
         answer = ask_json(self.model, messages, schema, max_tokens=self.config.max_tokens,
                           retries=self.config.retries)
-        entry: dict[str, Any] = {"round": round_no, "robot": robot, "llm_calls": answer.calls,
-                                 **token_sums(answer.replies)}
+        part = (usage or Usage()).count_all(answer.replies).to_dict()
+        entry: dict[str, Any] = {"round": round_no, "robot": robot,
+                                 **{k: part[k] for k in ("llm_calls", *TOKEN_KEYS)}}
         try:
             if answer.data is None:
                 raise RobotError(answer.problem or "no reply")
@@ -247,11 +242,8 @@ class Team:
             result.rounds = rnd
             acted = False
             for robot in TURN_ORDER:
-                entry = self.step(robot, rnd)
+                entry = self.step(robot, rnd, result.usage)
                 result.log.append(entry)
-                result.llm_calls += entry["llm_calls"]
-                for key in TOKEN_KEYS:
-                    setattr(result, key, getattr(result, key) + entry[key])
                 if entry["command"] is not None:
                     result.steps += 1
                     acted = acted or not entry["command"].startswith("wait")
