@@ -49,6 +49,7 @@ from synergai.agent.question import Question
 from synergai.agent.result import Answered
 from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool, cannot_succeed, tool_by_name
 from synergai.llm.base import ChatModel, ChatReply, ContextFullError
+from synergai.llm.trace import begin_turn
 from synergai.scene.attributes import box_shape
 from synergai.scene.grounding.place import places
 from synergai.scene.model import SceneError
@@ -258,6 +259,7 @@ class AgentLoop:
         """Answer one user input. Edits are held in ``ctx`` and written to the store when the turn ends;
         a turn that raises (a model failure, :class:`~synergai.agent.progress.TurnCancelled`) writes none."""
         start = time.perf_counter()
+        begin_turn(self.llm, question)
         result = AgentResult(answer="")
         result.graph_tokens = self.full_graph_tokens(ctx)
         messages: list[dict[str, str]] = [{"role": "system", "content": self._system}]

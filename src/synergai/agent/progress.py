@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from synergai.llm.base import ChatModel, ChatReply, supports_grammar
+from synergai.llm.trace import begin_turn
 
 Report = Callable[[str], None]
 
@@ -68,6 +69,10 @@ class StagedModel:
     def new_turn(self) -> None:
         """Count steps from 1 again (a new question)."""
         self.calls, self.last_action = 0, None
+
+    def begin_turn(self, label: str) -> None:
+        """Pass the start of a turn on to the wrapped model (a trace log numbers its turns)."""
+        begin_turn(self.inner, label)
 
     def check(self) -> None:
         """Raise :class:`TurnCancelled` when the turn has been cancelled."""

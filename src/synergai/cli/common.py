@@ -7,6 +7,7 @@ import argparse
 import json
 import logging
 import math
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,6 +16,7 @@ from synergai.cli.config import KEYS, Settings, resolve_settings
 from synergai.geometry.errors import GeometryError
 from synergai.geometry.frames import SQA3D_FACING, Viewpoint
 from synergai.llm.base import LLMError
+from synergai.llm.trace import TRACE_ENV, TracedModel, TraceLog, check_trace_path
 from synergai.scene.catalog import DEMO_SCENE_ID, SceneCatalog
 from synergai.scene.model import SceneError
 
@@ -53,6 +55,10 @@ def settings(args: argparse.Namespace) -> Settings:
         args.threads = resolved["threads"]
     if hasattr(args, "db"):
         args.db = resolved["store"]
+    if hasattr(args, "trace"):  # a trace file that cannot be written: an error now, before any model call
+        args.trace = args.trace or (Path(os.environ[TRACE_ENV]) if os.environ.get(TRACE_ENV) else None)
+        if args.trace is not None:
+            check_trace_path(args.trace)
     args.settings_in_force = resolved
     for name, setting in resolved.values.items():
         log.info("%s = %s [%s]", name, setting.value, setting.source)
@@ -67,8 +73,9 @@ def open_catalog(args: argparse.Namespace) -> SceneCatalog:
     return SceneCatalog(SceneStore(args.db), args.objects)
 
 
-def add_llm_options(p: argparse.ArgumentParser) -> None:
-    """--llm, --base-url, --threads, --no-cache (unset flags fall back to the config; see `config show`)."""
+def add_llm_options(p: argparse.ArgumentParser, *, trace: bool = True) -> None:
+    """--llm, --base-url, --threads, --no-cache (unset flags fall back to the config; see `config show`) and,
+    where the command calls the model, --trace."""
     p.add_argument("--llm", default=None,
                    help="embedded (default), openai:MODEL or scripted:FILE [env SYNERGAI_LLM, config llm]")
     p.add_argument("--base-url", default=None,
@@ -77,6 +84,10 @@ def add_llm_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threads", type=int, default=None,
                    help="CPU threads of the embedded model (default: all cores) [env SYNERGAI_THREADS]")
     p.add_argument("--no-cache", action="store_true", help="do not reuse cached replies (temperature 0)")
+    if trace:
+        p.add_argument("--trace", type=Path, default=None, metavar="FILE.jsonl",
+                       help="append every model call (prompt, reply, tokens, seconds) to this file, one JSON "
+                            f"line each; read it with `synergai trace show` [env {TRACE_ENV}]")
 
 
 def open_llm(args: argparse.Namespace, progress: Progress | None = None) -> ChatModel:
@@ -93,7 +104,11 @@ def open_llm(args: argparse.Namespace, progress: Progress | None = None) -> Chat
     inner = getattr(model, "inner", model)  # under the reply cache
     if progress is not None and hasattr(inner, "progress"):
         inner.progress = progress
-    return model
+    if getattr(args, "trace", None) is None:
+        return model
+    if not isinstance(getattr(args, "trace_log", None), TraceLog):  # one log for every model of a command
+        args.trace_log = TraceLog(args.trace)
+    return TracedModel(model, args.trace_log)
 
 
 def parse_viewpoint(text: str) -> Viewpoint:

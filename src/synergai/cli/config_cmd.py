@@ -15,7 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     cfg = sub.add_parser("config", help="the settings in force (model endpoint, threads, store)")
     csub = cfg.add_subparsers(dest="config_cmd", required=True)
     p = csub.add_parser("show", help="each setting in force and where it came from")
-    add_llm_options(p)
+    add_llm_options(p, trace=False)
     p.add_argument("--db", type=Path, default=None, help="scene store")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=cmd_show)

@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("gui_cmd", "the web GUI: see the scene, click to mark an object, chat"),
     "robots": ("robots_cmd", "robot modes: a tabletop arm (MultiTalk) or a robot team (MHRC)"),
     "config": ("config_cmd", "the settings in force (model endpoint, threads, store)"),
+    "trace": ("trace_cmd", "read a model-call log written with --trace"),
     "demo": ("main", "the web GUI on the demo scene with the local model"),
 }
 

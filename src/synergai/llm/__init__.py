@@ -68,7 +68,9 @@ def make_model(
 def check_model(model: ChatModel) -> None:
     """Raise a one-line LLMError now if the model's endpoint is unreachable or refuses us (for servers,
     which would otherwise report it as the first answer); models without an endpoint pass."""
-    inner = model.inner if isinstance(model, CachedModel) else model
+    inner: object = model
+    while not callable(getattr(inner, "check", None)) and hasattr(inner, "inner"):  # under cache and trace
+        inner = inner.inner
     check = getattr(inner, "check", None)
     if callable(check):
         check()

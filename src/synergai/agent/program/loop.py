@@ -55,6 +55,7 @@ from synergai.agent.result import Answered
 from synergai.geometry.frames import Viewpoint
 from synergai.llm.base import ChatModel, ChatReply, supports_grammar
 from synergai.llm.json_reply import ask_json
+from synergai.llm.trace import begin_turn
 from synergai.scene.model import STRUCTURE_KINDS, SceneGraph
 from synergai.scene.serialization import graph_to_dict
 
@@ -197,6 +198,7 @@ class ProgramLoop:
             viewpoint: Viewpoint | None = None) -> ProgramResult:
         """Answer one (situated) question about ``graph``; the agent stands at ``viewpoint``."""
         start = time.perf_counter()
+        begin_turn(self.llm, question)
         categories = sorted({o.category for o in graph})
         asked = Question.parse(question, categories)
         form, options = asked.form, asked.options

@@ -27,6 +27,7 @@ from typing import Any
 
 from synergai.llm.base import TOKEN_KEYS, ChatModel, ChatReply
 from synergai.llm.json_reply import JsonAnswer, ask_json
+from synergai.llm.trace import begin_turn
 from synergai.llm.usage import Outcome
 from synergai.robots.errors import RobotError
 from synergai.robots.goals import GoalCheck, States
@@ -383,6 +384,7 @@ def run_multitalk(
     if not task.strip():
         raise RobotError("the task must not be empty")
     cfg = config or MultiTalkConfig()
+    begin_turn(model, task)
     perception = perception or TabletopPerception(sim)
     planner = Planner(model, sim, cfg)
     analyzer = Analyzer(model, cfg) if cfg.use_critic else None

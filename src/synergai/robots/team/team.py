@@ -25,6 +25,7 @@ from typing import Any
 
 from synergai.llm.base import TOKEN_KEYS, ChatModel
 from synergai.llm.json_reply import ask_json
+from synergai.llm.trace import begin_turn
 from synergai.llm.usage import Outcome, Usage
 from synergai.robots.errors import RobotError
 from synergai.robots.goals import check_house
@@ -235,6 +236,7 @@ class Team:
     def run(self) -> TeamResult:
         """Take turns until the task holds in the world, the team stalls, or rounds run out."""
         start = time.perf_counter()
+        begin_turn(self.model, self.task.text)
         result = TeamResult(self.task.text)
         idle_rounds = 0
         done = False
