@@ -101,7 +101,7 @@ class TraceLog:
         if turn is None:
             self.begin_turn("")
             turn = self._local.turn
-        return turn  # type: ignore[no-any-return]
+        return turn
 
     def _once(self, kind: str, text: str) -> tuple[str, bool]:
         """A name for a text (system prompt, schema, grammar) and whether this is its first line."""
