@@ -263,7 +263,16 @@ def test_chat_runs_off_the_ui_thread_and_its_edit_reaches_every_tab(gui):
     page.get_by_text(re.compile(r"step 2: the model is thinking \(after find_marked_object\) · \d+ s")
                      ).wait_for(timeout=10_000)
     gui["shots"].take(page, "3_turn_running_with_segmentation_legend")
-    page.get_by_text("I renamed it to mug").wait_for(timeout=60_000)
+    page.get_by_text("I renamed it to mug").first.wait_for(timeout=60_000)
+    # a "why?" fold under the answer holds its steps and what they observed, folded until opened
+    why = page.locator("details", has_text="why?").last
+    steps = why.locator("small")
+    assert not steps.is_visible()
+    why.locator("summary").click()
+    steps.wait_for(timeout=10_000)
+    shown = steps.inner_text()
+    assert "find_marked_object {} → The marked object is the cup" in shown and "\nupdate_name {" in shown
+    why.locator("summary").click()
     assert not s.busy and not s.busy_bar.visible and not s.cancel_button.visible
     assert not s.status_md.visible and not page.get_by_text("step 3:").is_visible()
     assert set(llm.threads) == {"synergai-gui-ask"}

@@ -358,3 +358,23 @@ def test_serve_refuses_an_unknown_scene_before_binding_a_port(tmp_path):
         with pytest.raises(SceneError, match="unknown scene 'nope'"):
             serve(SceneCatalog(store), lambda: ScriptedModel([]), port=0, scene_id="nope", block=False)
         assert not store.has_scene("nope")
+
+
+def test_the_why_fold_lists_steps_and_observations_escaped():
+    trace = [{"type": "plan", "plan": ['query_for_objects {"query": "cup"}'], "thought": ""},
+             {"type": "action", "action": "query_for_objects", "action_input": {"query": "cup"},
+              "observation": "The cup (id: 3) <script>alert(1)</script> is on the table."},
+             {"type": "program", "program": "print(1/0)", "ok": False, "error": "ZeroDivisionError"},
+             {"type": "error", "error": "repeated action"},
+             {"type": "final", "from_graph": True, "short_answer": "on the table"}]
+    result = AgentResult(answer="It is on the table.", trace=trace)
+    turn = ChatTurn.from_result("where is the cup?", result, room())
+    assert turn.why == ('plan: query_for_objects {"query": "cup"}',
+                        'query_for_objects {"query": "cup"} → The cup (id: 3) <script>alert(1)</script> '
+                        "is on the table.",
+                        "program: print(1/0) → ZeroDivisionError", "error: repeated action",
+                        "answer from the graph: on the table")
+    md = ChatLog([turn]).markdown()
+    assert "<details><summary>why?</summary>" in md and "</details>" in md
+    assert "<script>" not in md and "&lt;script&gt;" in md
+    assert "<details>" not in ChatLog([ChatTurn.stopped("x")]).markdown()

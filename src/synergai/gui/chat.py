@@ -7,8 +7,11 @@ raw HTML unsanitised, and model output is untrusted, so neither HTML nor markdow
 from __future__ import annotations
 
 import html
+import json
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from synergai.agent.loop import AgentResult
 from synergai.scene.model import SceneGraph
@@ -37,6 +40,7 @@ class ChatTurn:
     seconds: float = 0.0
     error: bool = False
     cancelled: bool = False  # the user stopped the turn: no answer, nothing changed
+    why: tuple[str, ...] = ()  # the steps taken and what they observed (:func:`why_lines`)
 
     @classmethod
     def stopped(cls, question: str, seconds: float = 0.0) -> ChatTurn:
@@ -48,7 +52,40 @@ class ChatTurn:
         """A turn from the agent's result (object labels from ``graph``)."""
         labels = tuple(f"{graph.get(i).name} (id: {i})" if i in graph else f"id {i}" for i in result.objects)
         edits = tuple(f"#{e.get('seq', '?')} {e.get('summary', '')}".strip() for e in result.edits)
-        return cls(question, result.answer, labels, edits, result.seconds)
+        return cls(question, result.answer, labels, edits, result.seconds, why=why_lines(result.trace))
+
+
+#: Longest observation shown in a "why?" fold (characters).
+WHY_CHARS = 300
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= WHY_CHARS else text[:WHY_CHARS] + " …"
+
+
+def why_lines(trace: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:
+    """A turn's steps as people read them: the plan, each action with what it observed, each program
+    with its output or error, errors, and where the answer came from."""
+    out = []
+    for step in trace:
+        kind = step.get("type")
+        if kind == "plan":
+            out.append("plan: " + "; ".join(str(p) for p in step.get("plan", [])))
+        elif kind == "action":
+            out.append(f"{step.get('action')} {_short(step.get('action_input', {}))} → "
+                       f"{_short(step.get('observation', ''))}")
+        elif kind == "program":
+            result = step.get("stdout") if step.get("ok") else step.get("error")
+            out.append(f"program: {_short(step.get('program', ''))} → {_short(result or '')}")
+        elif kind == "skipped":
+            out.append(f"skipped {step.get('action')}: {_short(step.get('reason', ''))}")
+        elif kind == "error":
+            out.append(f"error: {_short(step.get('error', ''))}")
+        elif kind == "final":
+            source = "from the graph" if step.get("from_graph") else "forced" if step.get("forced") else ""
+            out.append(f"answer{' ' + source if source else ''}: {_short(step.get('short_answer', ''))}")
+    return tuple(out)
 
 
 @dataclass
@@ -79,6 +116,9 @@ class ChatLog:
                 out.append("<small>objects: " + escape(", ".join(t.objects)) + "</small>")
             for e in t.edits:
                 out.append(f"<small>✎ edit {escape(e)}</small>")
+            if t.why:  # one HTML block (no blank line inside), so its text is HTML-escaped, not markdown
+                steps = "<br>".join(html.escape(w, quote=False).replace("\n", "<br>") for w in t.why)
+                out.append(f"<details><summary>why?</summary><small>{steps}</small></details>")
             if not t.error and t.seconds:
                 out.append(f"<small>{t.seconds:.1f} s</small>")
             out.append("---")
