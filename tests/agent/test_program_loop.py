@@ -14,10 +14,9 @@ from synergai.agent.program.loop import (
     ProgramLoop,
     loose_final,
     parse_reply,
-    program_error_classes,
-    program_stats,
     scene_summary,
 )
+from synergai.eval.program_stats import program_error_classes, program_stats
 from synergai.geometry.frames import Viewpoint
 from synergai.llm import ScriptedModel
 
@@ -233,3 +232,33 @@ def test_an_answer_outside_the_format_that_does_not_fit_the_form_is_asked_again_
                          '{"thought": "2 is even", "answer": "even"}'])
     result = ProgramLoop(llm).run(room(), "Is the number of chairs odd or even?", viewpoint=NORTH)
     assert result.usage.calls == 3 and result.short_answer == "even" and result.trace[-1]["summarized"]
+
+
+def _program(code: str) -> str:
+    return f"Thought: t.\nAction: Program\nAction Input:\n```Python\n{code}\n```"
+
+
+def test_the_phases_program_answer_finish_as_the_requests_show_them():
+    from synergai.agent.program.loop import Phase
+
+    assert [p.value for p in Phase] == ["program", "answer", "finish", "done"]
+    count = "chairs = filter(object_set=scene(), category='chair')\nprint(len(chairs))"
+    limits = ProgramLimits()
+    # PROGRAM (a failing program) -> PROGRAM (rectified, prints) -> ANSWER (final answer only) -> DONE
+    llm = ScriptedModel([_program("print(1 / 0)"), _program(count), "2"])
+    result = ProgramLoop(llm, limits).run(room(), "How many chairs are there?")
+    budgets = [r.max_tokens for r in llm.requests]
+    assert budgets == [limits.max_tokens, limits.max_tokens, limits.answer_tokens]
+    assert result.short_answer == "2"
+    # PROGRAM -> ANSWER without an answer -> FINISH: one JSON answer under the form's schema -> DONE
+    llm = ScriptedModel([_program(count), "I am not sure what to say here.", '{"thought": "", "answer": 2}'])
+    result = ProgramLoop(llm, limits).run(room(), "How many chairs are there?")
+    assert llm.requests[-1].json_schema is not None and result.short_answer == "2"
+    # a repeated failed program: start over from the question, the next reply sampled; a second repeat
+    # ends the rounds in FINISH with nothing seen: "could not be computed"
+    bad = _program("chairs = filter(object_set=scene(), category='chair')\nprint(len(chairs) / 0)")
+    llm = ScriptedModel([bad, bad, bad])
+    result = ProgramLoop(llm, limits).run(room(), "How many chairs are there?")
+    assert [r.temperature for r in llm.requests] == [0.0, 0.0, limits.repeat_temperature]
+    assert len(llm.requests[2].messages) == 2 and result.answer == NOT_COMPUTED
+    assert "ZeroDivisionError" in (result.error or "")

@@ -24,12 +24,11 @@ from synergai.agent.program.loop import (
     ProgramLimits,
     ProgramLoop,
     ProgramResult,
-    program_error_classes,
-    program_stats,
 )
 from synergai.agent.result import Answered
 from synergai.agent.session import AgentSession
 from synergai.eval.metrics import aggregate, soft_match, sqa3d_question_type, strict_match
+from synergai.eval.program_stats import program_error_classes, program_stats
 from synergai.eval.runner import ResumableRun, stride_subset
 from synergai.geometry.frames import SQA3D_FACING, Viewpoint, quat_to_matrix
 from synergai.llm.base import ChatModel, LLMError

@@ -22,6 +22,11 @@ does not answer when asked to, a model that saw a program's output is asked once
 under the form's schema; one that never saw a program run answers "could not be computed", and the result
 records the last error.
 
+The loop is a small phase machine (:class:`Phase`): PROGRAM asks for a program (or the answer), checks
+and runs it; ANSWER, after a program printed, asks for the final answer only; FINISH, when the rounds
+run out or no answer came when asked, summarises what was seen or gives up. Benchmark figures over
+many questions are in :mod:`synergai.eval.program_stats`.
+
 With ``ProgramLimits.constrained`` and a model that enforces grammars (``supports_grammar``, the embedded
 llama.cpp model), every reply is generated under the GBNF grammar of :mod:`synergai.agent.program.grammar`:
 the format is fixed, the program's strings are legal values or print labels, the answer of a closed form
@@ -36,6 +41,7 @@ import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from synergai.agent.answer_forms import answer_schema, normalise_answer, render_answer
@@ -178,8 +184,62 @@ def scene_summary(graph: SceneGraph) -> str:
     return ", ".join(f"{n} {c}" for c, n in sorted(counts.items()))
 
 
+class Phase(StrEnum):
+    """Where a question is in program mode (see the module doc-string)."""
+
+    PROGRAM = "program"  # ask for a program (or the final answer) and check and run it
+    ANSWER = "answer"  # a program printed: ask for the final answer only
+    FINISH = "finish"  # out of rounds, or no answer when asked: summarise what was seen, or give up
+    DONE = "done"
+
+
+@dataclass
+class _Attempt:
+    """One question as the loop works on it."""
+
+    question: Question
+    result: ProgramResult
+    prompt: str  # the question's user prompt (a fresh start repeats it)
+    messages: list[dict[str, str]]
+    api_args: dict[str, Any]
+    counts: Counter[str]  # objects per category
+    grammars: dict[Phase, str]  # per phase, when replies are constrained
+    phase: Phase = Phase.PROGRAM
+    rounds: int = 0
+    temperature: float = 0.0  # the next call's: sampled after a repeated program or a cut-off reply
+    failed: dict[str, str] = field(default_factory=dict)  # program text (whitespace-normalised) -> error
+    earlier: list[str] = field(default_factory=list)  # the programs so far (their assignments carry)
+    named_asked: bool = False  # a program that ignored the question's objects was sent back once
+    last_error: str = ""
+
+    @property
+    def categories(self) -> list[str]:
+        """The scene's categories."""
+        return sorted(self.counts)
+
+    @property
+    def saw_output(self) -> bool:
+        """Whether a program ran and printed."""
+        return any(t["type"] == "program" and t["ok"] and t["stdout"].strip() for t in self.result.trace)
+
+    @property
+    def repeats(self) -> int:
+        """How often the model gave a program that had already failed."""
+        return sum(1 for t in self.result.trace if t.get("error") == "repeated program")
+
+    def start_over(self, note: str) -> Phase:
+        """The conversation from the question again, told ``note``; the next reply is sampled."""
+        self.messages = _start_over(self.messages, self.prompt, note)
+        return Phase.PROGRAM
+
+    def say(self, text: str) -> Phase:
+        """Tell the model ``text`` and ask for a program again."""
+        self.messages.append({"role": "user", "content": text})
+        return Phase.PROGRAM
+
+
 class ProgramLoop:
-    """Runs Think-Program-reCtify for situated questions."""
+    """Runs Think-Program-reCtify for situated questions, as a small phase machine."""
 
     def __init__(self, llm: ChatModel, limits: ProgramLimits | None = None) -> None:
         self.llm = llm
@@ -188,150 +248,177 @@ class ProgramLoop:
         self.constrained = self.limits.constrained and supports_grammar(llm)
         self._system = P.system_prompt(ordered_sets=self.limits.ordered_sets, constrained=self.constrained)
 
-    def _call(self, result: ProgramResult, messages: list[dict[str, str]], max_tokens: int,
-              grammar: str | None, temperature: float = 0.0) -> ChatReply:
-        extra: dict[str, Any] = {"grammar": grammar} if grammar is not None else {}
-        return result.usage.count(self.llm.chat(messages, max_tokens=max_tokens, temperature=temperature,
-                                          stop=["\nObservation:", "\nuser:"], **extra))
-
     def run(self, graph: SceneGraph, question: str, situation: str = "",
             viewpoint: Viewpoint | None = None) -> ProgramResult:
         """Answer one (situated) question about ``graph``; the agent stands at ``viewpoint``."""
         start = time.perf_counter()
         begin_turn(self.llm, question)
-        categories = sorted({o.category for o in graph})
-        asked = Question.parse(question, categories)
-        form, options = asked.form, asked.options
-        result = ProgramResult(answer="", answer_form=form.value, constrained=self.constrained)
-        pose = None
-        if viewpoint is not None:
-            pose = {"position": list(viewpoint.position), "forward": list(viewpoint.forward)}
+        at = self._attempt(graph, question, situation, viewpoint)
+        handlers = {Phase.PROGRAM: self._program, Phase.ANSWER: self._answer_only, Phase.FINISH: self._finish}
+        while at.phase is not Phase.DONE:
+            at.phase = handlers[at.phase](at)
+        at.result.seconds = time.perf_counter() - start
+        return at.result
+
+    def _attempt(self, graph: SceneGraph, text: str, situation: str, viewpoint: Viewpoint | None) -> _Attempt:
+        """The state of a new question: its parse, prompt, sandbox arguments and grammars."""
+        counts = Counter(o.category for o in graph)
+        question = Question.parse(text, sorted(counts))
+        pose = None if viewpoint is None else {"position": list(viewpoint.position),
+                                               "forward": list(viewpoint.forward)}
         api_args: dict[str, Any] = {"graph": graph_to_dict(graph), "viewpoint": pose,
                                     "ordered_sets": self.limits.ordered_sets}
-        counts = Counter(o.category for o in graph)
-        named, anchor = asked.categories, asked.anchor  # anchor: the one category the question names
-        grammars = {answer: reply_grammar(categories, form, options, program=not answer)
-                    for answer in (False, True)} if self.constrained else {}
-        question_prompt = P.user_prompt(scene_summary(graph), situation, question,
-                                        P.answer_hint(form, options))
-        messages = [{"role": "system", "content": self._system}, {"role": "user", "content": question_prompt}]
-        failed: dict[str, str] = {}  # program text (whitespace-normalised) -> its error
-        earlier: list[str] = []  # the programs written so far (their assignments can be carried)
-        repeats = 0
-        named_asked = False  # a program that ignored the question's objects was sent back once
-        repeated_last = False  # the last reply repeated a failed program: the next one is sampled
-        saw_output = False
-        answer_now = False  # the last program printed: this round is the answer's
-        last_error = ""
-        for round_no in range(self.limits.max_rounds):
-            budget = self.limits.answer_tokens if answer_now else self.limits.max_tokens
-            temperature = self.limits.repeat_temperature if repeated_last else 0.0
-            repeated_last = False
-            reply = self._call(result, messages, budget, grammars.get(answer_now), temperature)
-            messages.append({"role": "assistant", "content": reply.text})
-            try:
-                step = parse_reply(reply.text)
-            except ParseError as exc:
-                step, last_error = None, f"parse error: {exc}"
-            if step is not None and step.kind == "final":
-                self._answer(result, asked, step.content, {"thought": step.thought})
-                break
-            loose = loose_final(reply.text, bare=answer_now) if step is None else None
-            if loose is not None and normalise_answer(form, loose, options):
-                self._answer(result, asked, loose, {"thought": "", "loose": True})
-                break
-            if answer_now:  # asked for the answer, got none: the JSON summary below asks once more
-                result.trace.append({"type": "error", "reply": reply.text[:800],
-                                     "error": "no final answer after the program's output"})
-                break
-            if step is None:
-                result.trace.append({"type": "error", "reply": reply.text[:800], "error": last_error})
-                if reply.finish_reason == "length":
-                    # cut off before its action: a loop greedy decoding repeats ("then the blanket on the
-                    # bed, then the blanket on the bed, ..."), and copies while it can see it; start over from
-                    # the question and sample
-                    messages = _start_over(messages, question_prompt, P.CUT_THOUGHT.format(tokens=budget))
-                    repeated_last = True
-                else:
-                    messages.append({"role": "user", "content": P.PARSE_ERROR})
-                continue
-            key = " ".join(step.content.split())
-            if key in failed:  # greedy decoding repeats itself: running it again cannot help
-                repeats += 1
-                result.trace.append({"type": "error", "error": "repeated program", "program": step.content})
-                if repeats > 1:
-                    break
-                # it copies the failed program from the conversation: start again from the question alone,
-                # told what failed, and sample the reply
-                messages = _start_over(messages, question_prompt, P.REPEATED.format(error=failed[key]))
-                repeated_last = True
-                continue
-            code = step.content
-            carried: list[str] = []  # names an earlier attempt assigned, put back in front
-            made: list[str] = []  # names that spell a category, given an assignment
-            if self.limits.static_check:  # each rewrite returns None when it changes nothing
-                code = make_parse(code, categories) or code
-                code = unique_fixes(code) or code
-                code = anchor_relations(code, anchor) or code
-            rewritten = code != step.content
-            carry = carry_definitions(code, earlier) if self.limits.static_check else None
-            earlier.append(code)  # as the model wrote it, rewritten: what a later repair builds on
-            if self.limits.static_check:
-                code, carried = carry or (code, carried)
-                defined = define_categories(code, counts, ordered_sets=self.limits.ordered_sets)
-                code, made = defined or (code, made)
-            findings = (check_program(code, categories, ordered_sets=self.limits.ordered_sets, named=named,
-                                      require_named=self.limits.question_objects and not named_asked
-                                      and round_no < self.limits.max_rounds - 1)  # else: no round left
-                        if self.limits.static_check else [])
-            named_asked = named_asked or any(f.kind == "question-object" for f in findings)
-            if findings:  # not run: the hints go straight back
-                error = f"CheckError: {repair_hint(findings)}"
-                kinds = [f.kind for f in findings]
-                if reply.finish_reason == "length" and "syntax" in kinds:
-                    # "'(' was never closed" misleads; the cut is a loop greedy decoding repeats
-                    error, kinds = f"CheckError: {P.CUT_OFF.format(tokens=budget)}", ["cut-off"]
-                    repeated_last = True
-                result.trace.append({"type": "program", "thought": step.thought, "program": code,
-                                     "ok": False, "stdout": "", "error": error, "stage": "check",
-                                     "findings": kinds, "wall_s": 0.0,
-                                     "rewritten": rewritten, "carried": carried,
-                                     "defined": made})
-                last_error = error
-                if any(f.kind != "question-object" for f in findings):  # else the same program may run
-                    failed[key] = error
-                messages.append({"role": "user", "content": P.CHECK_FAILED.format(error=error)})
-                continue
-            outcome = run_program(code, api_factory=API_FACTORY, api_args=api_args,
-                                  limits=self.limits.sandbox)
-            result.trace.append({"type": "program", "thought": step.thought, "program": code,
-                                 "ok": outcome.ok, "stdout": outcome.stdout, "error": outcome.error,
-                                 "stage": "sandbox", "wall_s": round(outcome.wall_s, 3),
-                                 "rewritten": rewritten, "carried": carried,
-                                 "defined": made})
-            if outcome.ok and outcome.stdout.strip():
-                saw_output = True
-                answer_now = self.limits.answer_after_output
-                observation = self._observation(outcome.stdout)
-                messages.append({"role": "user", "content": f"{observation}\n{P.ANSWER_NOW}" if answer_now
-                                 else observation})
-            else:
-                error = (outcome.error or "") if not outcome.ok else P.EMPTY_OUTPUT
-                if reply.finish_reason == "length":  # a cut that still parsed (a line repeated to the budget)
-                    error = P.CUT_OFF.format(tokens=budget)
-                    repeated_last = True
-                failed[key] = last_error = error
-                messages.append({"role": "user", "content": P.RECTIFY.format(error=error)})
+        grammars = {phase: reply_grammar(sorted(counts), question.form, question.options,
+                                         program=phase is Phase.PROGRAM)
+                    for phase in (Phase.PROGRAM, Phase.ANSWER)} if self.constrained else {}
+        prompt = P.user_prompt(scene_summary(graph), situation, text,
+                               P.answer_hint(question.form, question.options))
+        messages = [{"role": "system", "content": self._system}, {"role": "user", "content": prompt}]
+        result = ProgramResult(answer="", answer_form=question.form.value, constrained=self.constrained)
+        return _Attempt(question, result, prompt, messages, api_args, counts, grammars)
+
+    def _call(self, at: _Attempt, max_tokens: int) -> ChatReply:
+        """One round's model call (greedy unless the attempt asks for a sample); the reply joins the
+        conversation."""
+        at.rounds += 1
+        grammar = at.grammars.get(at.phase)
+        extra: dict[str, Any] = {"grammar": grammar} if grammar is not None else {}
+        reply = at.result.usage.count(self.llm.chat(at.messages, max_tokens=max_tokens,
+                                                    temperature=at.temperature,
+                                                    stop=["\nObservation:", "\nuser:"], **extra))
+        at.temperature = 0.0
+        at.messages.append({"role": "assistant", "content": reply.text})
+        return reply
+
+    # ------------------------------------------------------------------ phases
+    def _program(self, at: _Attempt) -> Phase:
+        """PROGRAM: a reply that answers ends the question; a program is checked and run; a malformed
+        reply or a repeated program gets its prompt."""
+        if at.rounds >= self.limits.max_rounds:
+            return Phase.FINISH
+        budget = self.limits.max_tokens
+        reply = self._call(at, budget)
+        try:
+            step = parse_reply(reply.text)
+        except ParseError as exc:
+            return self._unparsed(at, reply, budget, f"parse error: {exc}")
+        if step.kind == "final":
+            self._answer(at.result, at.question, step.content, {"thought": step.thought})
+            return Phase.DONE
+        key = " ".join(step.content.split())
+        if key in at.failed:  # greedy decoding repeats itself: running it again cannot help
+            at.result.trace.append({"type": "error", "error": "repeated program", "program": step.content})
+            if at.repeats > 1:
+                return Phase.FINISH
+            # it copies the failed program it can see: start over from the question, told what failed
+            at.temperature = self.limits.repeat_temperature
+            return at.start_over(P.REPEATED.format(error=at.failed[key]))
+        return self._try(at, step, key, reply.finish_reason == "length", budget)
+
+    def _unparsed(self, at: _Attempt, reply: ChatReply, budget: int, error: str) -> Phase:
+        """A reply in neither format: read a loose answer where one fits, else ask again."""
+        loose = loose_final(reply.text)
+        if loose is not None and normalise_answer(at.question.form, loose, at.question.options):
+            self._answer(at.result, at.question, loose, {"thought": "", "loose": True})
+            return Phase.DONE
+        at.last_error = error
+        at.result.trace.append({"type": "error", "reply": reply.text[:800], "error": error})
+        if reply.finish_reason == "length":
+            # cut off before its action: a loop greedy decoding repeats ("then the blanket on the bed, then
+            # the blanket on the bed, ...") and copies while it can see it: start over and sample
+            at.temperature = self.limits.repeat_temperature
+            return at.start_over(P.CUT_THOUGHT.format(tokens=budget))
+        return at.say(P.PARSE_ERROR)
+
+    def _answer_only(self, at: _Attempt) -> Phase:
+        """ANSWER: after a program printed, the final answer only (a bare short reply counts)."""
+        if at.rounds >= self.limits.max_rounds:
+            return Phase.FINISH
+        reply = self._call(at, self.limits.answer_tokens)
+        try:
+            step: TPCStep | None = parse_reply(reply.text)
+        except ParseError as exc:
+            step, at.last_error = None, f"parse error: {exc}"
+        if step is not None and step.kind == "final":
+            self._answer(at.result, at.question, step.content, {"thought": step.thought})
+            return Phase.DONE
+        loose = loose_final(reply.text, bare=True) if step is None else None
+        if loose is not None and normalise_answer(at.question.form, loose, at.question.options):
+            self._answer(at.result, at.question, loose, {"thought": "", "loose": True})
+            return Phase.DONE
+        at.result.trace.append({"type": "error", "reply": reply.text[:800],
+                                "error": "no final answer after the program's output"})
+        return Phase.FINISH
+
+    def _finish(self, at: _Attempt) -> Phase:
+        """FINISH: one JSON answer when a program's output was seen; else "could not be computed"."""
+        result = at.result
+        if at.saw_output:
+            self._summarize(result, at.messages, at.question, at.categories)
         if not result.answer:
-            if saw_output:
-                self._summarize(result, messages, asked, categories)
-            if not result.answer:
-                result.answer = result.short_answer = NOT_COMPUTED
-                result.error = last_error or "no program ran and no answer was given"
-                result.trace.append({"type": "final", "answer": NOT_COMPUTED, "forced": True,
-                                     "error": result.error})
-        result.seconds = time.perf_counter() - start
-        return result
+            result.answer = result.short_answer = NOT_COMPUTED
+            result.error = at.last_error or "no program ran and no answer was given"
+            result.trace.append({"type": "final", "answer": NOT_COMPUTED, "forced": True,
+                                 "error": result.error})
+        return Phase.DONE
+
+    # ------------------------------------------------------------------ a program
+    def _prepare(self, at: _Attempt, code: str) -> tuple[str, dict[str, Any]]:
+        """The program as it will be checked: made to parse, fixed, given back assignments an earlier
+        attempt made, names of categories defined (:mod:`~synergai.agent.program.rewrite`); and what
+        was done, for the trace."""
+        if not self.limits.static_check:
+            at.earlier.append(code)
+            return code, {"rewritten": False, "carried": [], "defined": []}
+        written = code
+        code = make_parse(code, at.categories) or code  # each rewrite returns None when it changes nothing
+        code = unique_fixes(code) or code
+        code = anchor_relations(code, at.question.anchor) or code
+        rewritten = code != written
+        carry = carry_definitions(code, at.earlier)
+        at.earlier.append(code)  # as the model wrote it, rewritten: what a later repair builds on
+        code, carried = carry or (code, [])
+        code, made = define_categories(code, at.counts, ordered_sets=self.limits.ordered_sets) or (code, [])
+        return code, {"rewritten": rewritten, "carried": carried, "defined": made}
+
+    def _try(self, at: _Attempt, step: TPCStep, key: str, cut: bool, budget: int) -> Phase:
+        """Check a program, run it if it passes, and choose the next phase from what happened."""
+        code, done = self._prepare(at, step.content)
+        findings = []
+        if self.limits.static_check:  # a program ignoring the question's objects goes back once, while
+            # a round is left for the repair
+            findings = check_program(code, at.categories, ordered_sets=self.limits.ordered_sets,
+                                     named=at.question.categories,
+                                     require_named=self.limits.question_objects and not at.named_asked
+                                     and at.rounds < self.limits.max_rounds)
+        at.named_asked = at.named_asked or any(f.kind == "question-object" for f in findings)
+        record = {"type": "program", "thought": step.thought, "program": code}
+        if findings:  # not run: the hints go straight back
+            error, kinds = f"CheckError: {repair_hint(findings)}", [f.kind for f in findings]
+            if cut and "syntax" in kinds:  # "'(' was never closed" misleads; the cut is a loop: sample
+                error, kinds = f"CheckError: {P.CUT_OFF.format(tokens=budget)}", ["cut-off"]
+                at.temperature = self.limits.repeat_temperature
+            at.result.trace.append({**record, "ok": False, "stdout": "", "error": error, "stage": "check",
+                                    "findings": kinds, "wall_s": 0.0, **done})
+            at.last_error = error
+            if any(f.kind != "question-object" for f in findings):  # else the same program may run
+                at.failed[key] = error
+            return at.say(P.CHECK_FAILED.format(error=error))
+        outcome = run_program(code, api_factory=API_FACTORY, api_args=at.api_args, limits=self.limits.sandbox)
+        at.result.trace.append({**record, "ok": outcome.ok, "stdout": outcome.stdout, "error": outcome.error,
+                                "stage": "sandbox", "wall_s": round(outcome.wall_s, 3), **done})
+        if outcome.ok and outcome.stdout.strip():
+            observation = self._observation(outcome.stdout)
+            if not self.limits.answer_after_output:
+                return at.say(observation)
+            at.messages.append({"role": "user", "content": f"{observation}\n{P.ANSWER_NOW}"})
+            return Phase.ANSWER
+        error = (outcome.error or "") if not outcome.ok else P.EMPTY_OUTPUT
+        if cut:  # a cut that still parsed (a line repeated to the budget)
+            error = P.CUT_OFF.format(tokens=budget)
+            at.temperature = self.limits.repeat_temperature
+        at.failed[key] = at.last_error = error
+        return at.say(P.RECTIFY.format(error=error))
 
     def _observation(self, stdout: str) -> str:
         text, cap = stdout.strip(), self.limits.max_observation_chars
@@ -387,48 +474,3 @@ def _final_text(text: str) -> str | None:
     except ParseError:
         return None
     return step.content if step.kind == "final" else None
-
-
-def program_stats(results: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-    """LLM-TPC's program figures over results with ``trace`` and ``llm_calls`` (``ProgramResult.to_dict()``
-    or run records): ``pass_rate`` is the % of questions whose last program ran without error (rectifying
-    raises it, as in LLM-TPC Table 4; a question with no program does not pass), ``programs_ok`` the % of
-    all programs run that did, ``mean_rounds`` the LLM calls per question."""
-    runs = [[t for t in r.get("trace", []) if t.get("type") == "program"] for r in results]
-    programs = [t for run in runs for t in run]
-    n = len(results)
-    return {
-        "questions": n,
-        "programs": len(programs),
-        "pass_rate": 100 * sum(1 for run in runs if run and run[-1]["ok"]) / n if n else 0.0,
-        "programs_ok": 100 * sum(1 for t in programs if t["ok"]) / len(programs) if programs else 0.0,
-        "mean_rounds": sum(r["llm_calls"] for r in results) / n if n else 0.0,
-    }
-
-
-def error_class(step: Mapping[str, Any]) -> str | None:
-    """The class of a program step's failure: ``check:<finding>`` (the first finding of a program the static
-    check stopped), ``sandbox:<exception type>``, ``empty-output``; None for a program that printed."""
-    if step.get("ok"):
-        return None if str(step.get("stdout", "")).strip() else "empty-output"
-    if step.get("stage") == "check":
-        kinds = step.get("findings") or ["unknown"]
-        return f"check:{kinds[0]}"
-    error = str(step.get("error") or "")
-    if error == P.EMPTY_OUTPUT:
-        return "empty-output"
-    return f"sandbox:{error.split(':', 1)[0].strip() or 'unknown'}"
-
-
-def program_error_classes(results: Sequence[Mapping[str, Any]]) -> dict[str, int]:
-    """How many programs failed in each class (:func:`error_class`), plus ``not-computed``: questions whose
-    answer could not be computed."""
-    counts: dict[str, int] = {}
-    for r in results:
-        for t in r.get("trace", []):
-            kind = error_class(t) if t.get("type") == "program" else None
-            if kind:
-                counts[kind] = counts.get(kind, 0) + 1
-        if any(t.get("type") == "final" and t.get("forced") for t in r.get("trace", [])):
-            counts["not-computed"] = counts.get("not-computed", 0) + 1
-    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
