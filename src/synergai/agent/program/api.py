@@ -9,11 +9,23 @@ Object sets: with ``ordered_sets`` (the default) a set of objects iterates, prin
 to the agent first (ties by id), so ``tables[0]`` and ``next(iter(tables))`` both mean "the nearest
 table"; without it, sets keep LLM-TPC's contract (no indexing) and still iterate in that order. No
 element is ever picked arbitrarily.
+
+The functions accept what a reasonable person writes and mean one thing by it (each is documented in
+the API text the model reads, :data:`synergai.agent.program.prompt.API_DOC`): ``relate_agent()`` and
+``query_relation_agent()`` given a ``reference_object`` are ``relate()`` and ``query_relation()``;
+``candidate_relations`` beside the one ``relation`` of ``relate()`` / ``relate_agent()`` is ignored;
+``filter()`` takes a category, a list of categories or a predicate, and Python's own order
+``filter(function, items)``; ``query_attribute(obj, "category")`` (or ``"xyz"``, ``"id"``) is the
+field; an object set sorts in place (``objects.sort(key=...)``) and then iterates and indexes in that
+order; a keyword that begins exactly one parameter is that parameter (``obj=`` for ``object=``);
+relation and attribute names forgive case, underscores and synonyms (:func:`legal_value`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import MappingProxyType
@@ -68,6 +80,12 @@ RELATE_RELATIONS = (
 AGENT_RELATIONS = ("left", "right", "front", "behind", "within reach", "around", "closest", "farthest")
 DIRECTIONS = ("left", "right", "front", "back", "o'clock")
 ATTRIBUTE_TYPES = ("lwh", "distance", "color", "shape", "material")
+#: Parameters accepted only to be lenient (the documentation's signatures leave them out).
+LENIENT_ONLY = MappingProxyType({"relate_agent": ("reference_object", "candidate_relations"),
+                                 "relate": ("candidate_relations",),
+                                 "query_relation_agent": ("reference_object",)})
+#: The fields every object has; query_attribute() returns them too.
+OBJECT_FIELDS = ("category", "xyz", "id")
 #: The vocabulary's words ``query_attribute`` reads an object's attributes with, per attribute type.
 ATTRIBUTE_WORDS = MappingProxyType({"color": COLOR_WORDS, "shape": SHAPE_WORDS, "material": MATERIAL_WORDS})
 #: What ``query_attribute`` and ``query_state`` return when the object's attributes do not say.
@@ -115,9 +133,19 @@ class ObjectSet(set):
     raises an error that says what to do instead. Set operations keep the type and the order."""
 
     indexable: bool = True
+    _order: tuple[ObjectAttribute, ...] = ()  # an order sort() chose (nearest first until then)
 
     def _ordered(self) -> list[ObjectAttribute]:
-        return sorted(super().__iter__(), key=lambda o: o._rank)
+        nearest = sorted(super().__iter__(), key=lambda o: o._rank)
+        if not self._order:
+            return nearest
+        chosen = [o for o in self._order if set.__contains__(self, o)]
+        return chosen + [o for o in nearest if o not in chosen]
+
+    def sort(self, *, key: Any = None, reverse: bool = False) -> None:
+        """Order the set as ``sorted(objects, key=..., reverse=...)`` would (as a list sorts in place):
+        iteration, printing and indexing follow that order."""
+        self._order = tuple(sorted(self._ordered(), key=key, reverse=reverse))
 
     def __iter__(self) -> Iterator[ObjectAttribute]:
         return iter(self._ordered())
@@ -275,9 +303,16 @@ class SceneAPI:
         """Returns a set of objects in the scene."""
         return self.set_type(self.objects.values())
 
-    def filter(self, object_set: Any, category: Any) -> ObjectSet:
+    def filter(self, object_set: Any, category: Any) -> Any:
         """Returns a set of objects whose category is `category` (or, given a list of categories, any of
-        them)."""
+        them; given a predicate, the objects it holds true of). Python's own order, ``filter(function,
+        items)``, keeps the items the function holds true of."""
+        if callable(object_set) and not callable(category):  # Python's filter(function, iterable)
+            items = list(category)
+            kept = [x for x in items if object_set(x)]
+            return self.set_type(kept) if all(isinstance(x, ObjectAttribute) for x in items) else kept
+        if callable(category):
+            return self.set_type(o for o in self._set(object_set) if category(o))
         wanted = list(category) if isinstance(category, list | tuple | set | frozenset) else [category]
         if not wanted or not all(isinstance(c, str) and c.strip() for c in wanted):
             raise TypeError("category must be a non-empty string, e.g. 'table', or a list of them")
@@ -292,9 +327,14 @@ class SceneAPI:
         c = np.array([self.graph.get(i).center for i in ids], dtype=float).reshape(-1, 3)
         return np.linalg.norm(c[:, :2] - np.asarray(self.viewpoint.position[:2]), axis=1)
 
-    def relate_agent(self, object_set: Any, relation: str) -> ObjectSet:
+    def relate_agent(self, object_set: Any, relation: str, reference_object: Any = None,
+                     candidate_relations: Any = None) -> ObjectSet:
         """Returns a set of objects that are related to the agent(you) by the relation (one of
-        ``AGENT_RELATIONS``, or a clock direction: "7 o'clock" holds the objects within an hour of it)."""
+        ``AGENT_RELATIONS``, or a clock direction: "7 o'clock" holds the objects within an hour of it).
+        Given a ``reference_object`` it is :meth:`relate` (related to that object); ``candidate_relations``
+        beside the one relation is ignored."""
+        if reference_object is not None:
+            return self.relate(object_set, reference_object, relation)
         hour = clock_hour(relation)
         rel = "o'clock" if hour is not None else _choose(relation, AGENT_RELATIONS, "relation")
         ids = [o.id for o in self._set(object_set)]
@@ -316,9 +356,11 @@ class SceneAPI:
             return self._wrap(build.within_reach(self.graph, list(self.viewpoint.position), ids))
         return self._wrap(i for i, d in zip(ids, dist, strict=True) if d <= AROUND_M)
 
-    def relate(self, object_set: Any, reference_object: Any, relation: str) -> ObjectSet:
+    def relate(self, object_set: Any, reference_object: Any, relation: str,
+               candidate_relations: Any = None) -> ObjectSet:
         """Returns a set of objects that are related to the reference_object by the relation; a set (or list)
-        of reference objects gives the objects related to any of them (the references left out)."""
+        of reference objects gives the objects related to any of them (the references left out);
+        ``candidate_relations`` beside the one relation is ignored."""
         rel = _choose(relation, RELATE_RELATIONS, "relation")
         if isinstance(reference_object, set | frozenset | list | tuple):
             refs = [self._obj(r, "every element of reference_object").id for r in reference_object]
@@ -370,9 +412,14 @@ class SceneAPI:
         }
         return [i for i in ids if wanted[rel](facts[i])]
 
-    def query_relation_agent(self, object: Any, candidate_relations: Any = DIRECTIONS) -> list[str]:
+    def query_relation_agent(self, object: Any, candidate_relations: Any = DIRECTIONS,
+                             reference_object: Any = None) -> list[str]:
         """Returns a list of allocentric relations between the object and the agent(you); a clock
-        direction among the candidates ("7 o'clock") is returned when the object is within an hour of it."""
+        direction among the candidates ("7 o'clock") is returned when the object is within an hour of it.
+        Given a ``reference_object`` it is :meth:`query_relation` (relations to that object)."""
+        if reference_object is not None:
+            cands = candidate_relations if candidate_relations is not DIRECTIONS else DIRECTIONS[:4]
+            return self.query_relation(object, reference_object, cands)
         oid = self._obj(object).id
         hours_said = {c: clock_hour(c) for c in _strings(candidate_relations)}
         asked = [h for h in hours_said.values() if h is not None]
@@ -418,8 +465,13 @@ class SceneAPI:
     def query_attribute(
         self, object: Any, attribute_type: str, candidate_attribute_values: Any = None
     ) -> Any:
-        """Returns the attribute of the object: lwh, distance, color, shape or material."""
-        obj = self.graph.get(self._obj(object).id)
+        """Returns the attribute of the object: lwh, distance, color, shape or material (or one of its
+        fields: category, xyz, id)."""
+        found = self._obj(object)
+        field_ = legal_value(attribute_type, OBJECT_FIELDS)
+        if field_ is not None:
+            return getattr(found, field_)
+        obj = self.graph.get(found.id)
         kind = _choose(attribute_type, ATTRIBUTE_TYPES, "attribute_type")
         if kind == "lwh":
             return [round(float(v), 3) for v in obj.size]
@@ -458,17 +510,29 @@ class SceneAPI:
 
     def names(self) -> dict[str, Any]:
         """The names a program sees."""
-        return {
-            "scene": self.scene,
-            "filter": self.filter,
-            "relate": self.relate,
-            "relate_agent": self.relate_agent,
-            "query_relation": self.query_relation,
-            "query_relation_agent": self.query_relation_agent,
-            "query_attribute": self.query_attribute,
-            "query_state": self.query_state,
-            "ObjectAttribute": ObjectAttribute,  # named in the documentation: type hints and isinstance work
-        }
+        functions = (self.scene, self.filter, self.relate, self.relate_agent, self.query_relation,
+                     self.query_relation_agent, self.query_attribute, self.query_state)
+        # ObjectAttribute is named in the documentation: type hints and isinstance work
+        return {f.__name__: _lenient_keywords(f) for f in functions} | {"ObjectAttribute": ObjectAttribute}
+
+
+def full_keyword(keyword: str, params: Iterable[str]) -> str:
+    """The parameter a keyword names: itself, or the one parameter it begins (``obj`` -> ``object``)."""
+    params = tuple(params)
+    fits = [p for p in params if p.startswith(keyword)]
+    return keyword if keyword in params or len(fits) != 1 else fits[0]
+
+
+def _lenient_keywords(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` taking a keyword that begins exactly one of its parameters as that parameter."""
+    params = tuple(inspect.signature(function).parameters)
+
+    @functools.wraps(function)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        named = {full_keyword(k, params): v for k, v in kwargs.items()}
+        return function(*args, **(named if len(named) == len(kwargs) else kwargs))
+
+    return call
 
 
 def _strings(value: Any) -> list[str]:

@@ -28,9 +28,12 @@ from synergai.agent.program.api import (
     AGENT_RELATIONS,
     ATTRIBUTE_TYPES,
     DIRECTIONS,
+    LENIENT_ONLY,
+    OBJECT_FIELDS,
     RELATE_RELATIONS,
     SceneAPI,
     clock_hour,
+    full_keyword,
     legal_value,
 )
 from synergai.scene.grounding.vocabulary import relations_said
@@ -48,7 +51,6 @@ OBJECT_ARGUMENTS = {"query_relation": ("object", "reference_object"),
 #: Arguments that take one object or a set of them (``relate()``: related to any of the set).
 SET_OR_OBJECT_ARGUMENTS = {"relate": ("reference_object",)}
 #: What programs see on an object.
-OBJECT_FIELDS = ("category", "xyz", "id")
 MODULES = ("math", "itertools", "collections", "statistics")
 _VALUE_TYPES: tuple[type, ...] = (set, frozenset, list, tuple, dict, str, int, float, bool)
 _KNOWN_ATTRIBUTES = frozenset(a for t in _VALUE_TYPES for a in dir(t) if not a.startswith("_"))
@@ -105,7 +107,8 @@ def one_object_code(category: str, ordered_sets: bool) -> str:
 
 
 def _signature_text(name: str, sig: inspect.Signature) -> str:
-    return f"{name}({', '.join(sig.parameters)})"
+    """The documented signature (without the parameters accepted only to be lenient)."""
+    return f"{name}({', '.join(p for p in sig.parameters if p not in LENIENT_ONLY.get(name, ()))})"
 
 
 def _closest(word: str, options: Iterable[str]) -> str:
@@ -248,15 +251,15 @@ class _Checker(ast.NodeVisitor):
         sig = self.sigs[name]
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             return
+        keywords = {full_keyword(k.arg, sig.parameters): k.value for k in node.keywords if k.arg}
+        if len(keywords) < len(node.keywords):  # two keywords name one parameter: as written
+            keywords = {k.arg: k.value for k in node.keywords if k.arg}
         try:
-            bound = sig.bind(*node.args, **{k.arg: k.value for k in node.keywords if k.arg})
+            bound = sig.bind(*node.args, **keywords)
         except TypeError as exc:
             params = list(sig.parameters)
             bad = [k.arg for k in node.keywords if k.arg not in params]
             detail = f"there is no argument {bad[0]!r}{_closest(bad[0] or '', params)}" if bad else str(exc)
-            if name == "relate_agent" and "reference_object" in bad:
-                detail += ("; relate_agent() relates objects to you: to relate them to an object use "
-                           "relate(object_set, reference_object, relation)")
             self.add("arguments", node, f"{name}() takes {_signature_text(name, sig)}: {detail}")
             return
         args = bound.arguments
@@ -269,10 +272,11 @@ class _Checker(ast.NodeVisitor):
         if name == "filter" and "category" in args:
             self.check_category(args["category"])
         if name in ("relate", "relate_agent") and "relation" in args:
-            legal: tuple[str, ...] = RELATE_RELATIONS if name == "relate" else AGENT_RELATIONS
+            to_object = name == "relate" or args.get("reference_object") is not None  # relate_agent: relate()
+            legal: tuple[str, ...] = RELATE_RELATIONS if to_object else AGENT_RELATIONS
             self.check_value(args["relation"], legal, f"a relation of {name}()", "relation",
                              advice=_relation_advice(name, args["relation"], self.named, args),
-                             clock=name == "relate_agent")
+                             clock=not to_object)
         if name in ("query_relation", "query_relation_agent") and "candidate_relations" in args:
             legal = DIRECTIONS if name == "query_relation_agent" else ("left", "right", "front", "back")
             node_ = args["candidate_relations"]
@@ -282,7 +286,8 @@ class _Checker(ast.NodeVisitor):
                                  advice=_relation_advice(name, item, self.named, args),
                                  clock=name == "query_relation_agent")
         if name == "query_attribute" and "attribute_type" in args:
-            self.check_value(args["attribute_type"], ATTRIBUTE_TYPES, "an attribute_type", "attribute")
+            self.check_value(args["attribute_type"], (*ATTRIBUTE_TYPES, *OBJECT_FIELDS), "an attribute_type",
+                             "attribute")
 
     def check_value(self, node: ast.expr, legal: Sequence[str], what: str, kind: str,
                     advice: str = "", clock: bool = False) -> None:

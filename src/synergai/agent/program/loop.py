@@ -49,11 +49,9 @@ from synergai.agent.program import prompt as P
 from synergai.agent.program.check import check_program, repair_hint
 from synergai.agent.program.grammar import reply_grammar
 from synergai.agent.program.rewrite import (
-    anchor_relations,
     carry_definitions,
     define_categories,
     make_parse,
-    unique_fixes,
 )
 from synergai.agent.program.sandbox import SandboxLimits, run_program
 from synergai.agent.question import Question
@@ -364,22 +362,18 @@ class ProgramLoop:
 
     # ------------------------------------------------------------------ a program
     def _prepare(self, at: _Attempt, code: str) -> tuple[str, dict[str, Any]]:
-        """The program as it will be checked: made to parse, fixed, given back assignments an earlier
-        attempt made, names of categories defined (:mod:`~synergai.agent.program.rewrite`); and what
-        was done, for the trace."""
+        """The program as it will be checked: made to parse by the registered repairs, given back
+        assignments an earlier attempt made, names of categories defined
+        (:mod:`~synergai.agent.program.rewrite`); and what was done, for the trace."""
         if not self.limits.static_check:
             at.earlier.append(code)
-            return code, {"rewritten": False, "carried": [], "defined": []}
-        written = code
-        code = make_parse(code, at.categories) or code  # each rewrite returns None when it changes nothing
-        code = unique_fixes(code) or code
-        code = anchor_relations(code, at.question.anchor) or code
-        rewritten = code != written
+            return code, {"rewritten": False, "repairs": [], "carried": [], "defined": []}
+        code, repairs = make_parse(code, at.categories) or (code, [])
         carry = carry_definitions(code, at.earlier)
         at.earlier.append(code)  # as the model wrote it, rewritten: what a later repair builds on
         code, carried = carry or (code, [])
         code, made = define_categories(code, at.counts, ordered_sets=self.limits.ordered_sets) or (code, [])
-        return code, {"rewritten": rewritten, "carried": carried, "defined": made}
+        return code, {"rewritten": bool(repairs), "repairs": repairs, "carried": carried, "defined": made}
 
     def _try(self, at: _Attempt, step: TPCStep, key: str, cut: bool, budget: int) -> Phase:
         """Check a program, run it if it passes, and choose the next phase from what happened."""

@@ -52,13 +52,14 @@ scene() -> Set[ObjectAttribute]:
 
 filter(object_set: Set[ObjectAttribute], category: str) -> Set[ObjectAttribute]:
     """Returns a set of objects whose category is `category` (a category of the scene, or a list of
-    them: objects of any of them).
+    them: objects of any of them; or a predicate: the objects it is true of).
     >>> table_set = filter(object_set=scene(), category="table")"""
 
 relate_agent(object_set: Set[ObjectAttribute], relation: str) -> Set:
     """Returns a set of objects that are related to the agent(you) by the relation:
     "left", "right", "front", "behind", "within reach", "around", "closest", "farthest",
     or a clock direction such as "7 o'clock" (the objects within an hour of it).
+    Given a reference_object, it is relate().
     >>> table_left_set = relate_agent(object_set=table_set, relation="left")"""
 
 relate(object_set: Set[ObjectAttribute], reference_object: ObjectAttribute, relation: str) -> Set:
@@ -75,6 +76,7 @@ relate(object_set: Set[ObjectAttribute], reference_object: ObjectAttribute, rela
 query_relation_agent(object: ObjectAttribute, candidate_relations: Optional[List[str]]=["left", "right", \
 "front", "back", "o'clock"]) -> List:
     """Returns a list of allocentric relations between the object and the agent(you).
+    Given a reference_object, it is query_relation().
     >>> direction = query_relation_agent(object=table)
     >>> print(direction)
     ['left', 'back', "8 o'clock"]"""
@@ -89,7 +91,7 @@ Optional[List[str]]=["left", "right", "front", "back"]) -> List:
 query_attribute(object: ObjectAttribute, attribute_type: str, candidate_attribute_values: \
 Optional[List[str]]) -> Union[List[float], float, str]:
     """Returns the attribute of the object. `attribute_type` must be chosen from the following list:
-    ["lwh", "distance", "color", "shape", "material"].
+    ["lwh", "distance", "color", "shape", "material"] (or a field: "category", "xyz", "id").
     >>> lwh = query_attribute(object=obj, attribute_type="lwh") # length, width, height in meters
     >>> distance = query_attribute(object=obj, attribute_type="distance") # meters from you
     >>> color = query_attribute(obj, "color", candidate_attribute_values=["brown", "black"])
@@ -194,7 +196,8 @@ Action Input: your final answer with NO MORE THAN 3 words."""
 #: How object sets behave, in the documentation the model reads.
 ORDERED_SETS = ("Every set of objects the functions return is ordered by distance from you, nearest first: "
                 "set[0] and next(iter(set)) are the nearest object, set[-1] the farthest; check len(set) > 0 "
-                "first. Sets you build yourself (set(), {...}) have no order.")
+                "first; set.sort(key=...) orders it as a list sorts. Sets you build yourself (set(), {...}) "
+                "have no order.")
 STRICT_SETS = ("A set cannot be indexed. The sets the functions return iterate nearest to you first, so "
                "next(iter(set)) is the nearest object; sets you build yourself (set(), {...}) have no order.")
 

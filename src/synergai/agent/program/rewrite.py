@@ -1,7 +1,8 @@
-"""Mechanical rewrites that make a program parse, applied only when the text as written does not.
+"""Registered repairs that make a program parse (:data:`PASSES`), applied only when the text as written
+does not, and the carrying of an earlier attempt's assignments.
 
-Slips the model makes often have exactly one meaning, so they are rewritten rather than sent back
-for a repair round:
+Python written wrongly in a few general ways has exactly one meaning, so it is repaired rather than
+sent back for a repair round (each pass is named in the program's trace, ``repairs``):
 
 * **Reused quotes inside an f-string** (``f"{x["a"]}"``): valid from Python 3.12 (PEP 701), a syntax
   error in the sandbox's Python 3.11. The string literals inside replacement fields get the other kind
@@ -20,21 +21,9 @@ for a repair round:
 A rewrite is kept only when the result parses; otherwise the program is left as written and the static
 check reports the syntax error with its hint.
 
-Four calls (and a keyword) that parse but cannot work have exactly one meaning too, and
-:func:`unique_fixes` rewrites them:
-Python's own ``filter(lambda x: cond, items)`` (``filter`` is the scene API's, which takes a category)
-becomes ``[x for x in items if cond]``, ``query_attribute(obj, "category")`` (also ``"id"``,
-``"xyz"``) becomes ``obj.category``, ``objects.sort(key=...)`` on a set an API function returned (sets
-have no ``.sort()``) becomes ``objects = sorted(objects, key=...)``, and ``relate_agent(...)`` or
-``query_relation_agent(...)`` given a ``reference_object=`` (the agent-relative calls take none) becomes
-``relate(...)`` / ``query_relation(...)``, the same call relative to that object; a keyword that begins
-exactly one of the call's parameters (``obj=``) is that parameter, and ``candidate_relations=`` given to
-``relate()`` / ``relate_agent()`` beside their one ``relation`` is dropped.
-
-One more has one meaning only through the question: ``relate_agent(objs, relation="above")`` asks the
-agent a relation between two objects; when the question names one category ("what is above the sink"),
-:func:`anchor_relations` makes it ``relate(objs, reference_object=<the sinks>, relation="above")``, the
-objects above any of them.
+Calls that parse but are not what the API documents (``relate_agent(..., reference_object=x)``,
+Python's ``filter(lambda x: ..., items)``, ``query_attribute(obj, "category")``, ``objects.sort(...)``)
+are not rewritten: the scene API accepts them (:mod:`synergai.agent.program.api`).
 
 A repaired program often fixes the line the hint named and drops the lines before it, so names the
 earlier attempt assigned are undefined. :func:`carry_definitions` puts those top-level assignments (and
@@ -48,24 +37,27 @@ import functools
 import io
 import re
 import tokenize
-from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
-from synergai.agent.program.api import AGENT_RELATIONS, RELATE_RELATIONS, legal_value
 from synergai.agent.program.check import (
     API_FUNCTIONS,
     API_NAMES_PATTERN,
     OBJECT_ARGUMENTS,
     OBJECT_FIELDS,
-    SET_FUNCTIONS,
     SET_OR_OBJECT_ARGUMENTS,
     api_signatures,
-    bound_names,
     call_arguments,
     category_named,
     one_object_code,
     undefined_names,
 )
+
+
+def _params(name: str) -> list[str]:
+    """The parameter names of an API function, in order."""
+    return list(api_signatures()[name].parameters)
+
 
 _PREFIX = re.compile(r"(?<![\w'\"])([rRbBuU]?[fF][rR]?|[rR]?[fF])(\"\"\"|'''|\"|')")
 _OTHER = {'"': "'", "'": '"'}
@@ -267,139 +259,41 @@ def close_fields(code: str) -> str:
     return "".join(_FIELD.sub(fix, line) if _PREFIX.search(line) else line for line in lines)
 
 
-def make_parse(code: str, categories: Sequence[str] = ()) -> str | None:
-    """A rewrite of ``code`` that parses, when ``code`` does not and one of the rewrites fixes it."""
+@dataclass(frozen=True)
+class RepairPass:
+    """One registered repair of Python written wrongly in a general way (see the module doc-string)."""
+
+    name: str
+    repair: Callable[[str, Sequence[str]], str]  # (code, the scene's categories) -> code; ValueError: no fix
+
+
+#: The repairs :func:`make_parse` tries, in order (each documented in docs/overview.md and tested).
+PASSES: tuple[RepairPass, ...] = (
+    RepairPass("requote-fstrings", lambda code, _: requote_fstrings(code)),
+    RepairPass("join-category-names", join_category_names),
+    RepairPass("clock-names", lambda code, _: clock_names(code)),
+    RepairPass("close-fields", lambda code, _: close_fields(code)),
+    RepairPass("colon-keywords", lambda code, _: colon_keywords(code)),
+)
+
+
+def make_parse(code: str, categories: Sequence[str] = ()) -> tuple[str, list[str]] | None:
+    """A repair of ``code`` that parses and the names of the passes it took, when ``code`` does not parse
+    and the passes of :data:`PASSES`, applied in turn, make it parse; None otherwise."""
     if parses(code):
         return None
-    candidate = code
-    for rewrite in (requote_fstrings, lambda text: join_category_names(text, categories), clock_names,
-                    close_fields, colon_keywords):
+    candidate, used = code, []
+    for repair in PASSES:
         try:
-            candidate = rewrite(candidate)
+            fixed = repair.repair(candidate, categories)
         except ValueError:
             continue
+        if fixed != candidate:
+            candidate = fixed
+            used.append(repair.name)
         if parses(candidate):
-            return candidate
+            return candidate, used
     return None
-
-
-#: An agent-relative call given a reference object means the call relative to that object.
-_TO_REFERENCE = {"relate_agent": "relate", "query_relation_agent": "query_relation"}
-
-
-def _params(name: str) -> list[str]:
-    """The parameter names of an API function, in order."""
-    return list(api_signatures()[name].parameters)
-
-
-class _UniqueFixes(ast.NodeTransformer):
-    """Rewrites the calls :func:`unique_fixes` describes, counting them."""
-
-    def __init__(self, sets: frozenset[str] = frozenset()) -> None:
-        self.count = 0
-        self.sets = sets  # names that only ever hold a set an API function returned
-
-    def visit_Expr(self, node: ast.Expr) -> ast.AST:
-        """``objects.sort(key=...)`` on a set (sets have no .sort()) as ``objects = sorted(objects, ...)``."""
-        self.generic_visit(node)
-        call = node.value
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-                and call.func.attr == "sort" and isinstance(call.func.value, ast.Name) and not call.args):
-            return node
-        name = call.func.value.id
-        if name not in self.sets:
-            return node
-        self.count += 1
-        return ast.Assign(targets=[ast.Name(name, ast.Store())], value=ast.Call(
-            func=ast.Name("sorted", ast.Load()), args=[ast.Name(name, ast.Load())], keywords=call.keywords))
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        self.generic_visit(node)
-        self._short_keywords(node)
-        self._candidates_beside_relation(node)
-        if isinstance(node.func, ast.Name) and node.func.id in _TO_REFERENCE \
-                and any(k.arg == "reference_object" for k in node.keywords):
-            return self._referenced(node)
-        if not isinstance(node.func, ast.Name) or node.keywords:
-            return self._attribute(node)
-        lam = node.args[0] if len(node.args) == 2 else None
-        if node.func.id == "filter" and isinstance(lam, ast.Lambda) and len(lam.args.args) == 1 \
-                and not (lam.args.posonlyargs or lam.args.kwonlyargs or lam.args.vararg or lam.args.kwarg):
-            self.count += 1
-            var = lam.args.args[0].arg
-            return ast.ListComp(elt=ast.Name(var, ast.Load()), generators=[ast.comprehension(
-                target=ast.Name(var, ast.Store()), iter=node.args[1], ifs=[lam.body], is_async=0)])
-        return self._attribute(node)
-
-    def _candidates_beside_relation(self, node: ast.Call) -> None:
-        """``relate_agent(objs, relation="closest", candidate_relations=[...])``: the set functions take one
-        relation and no candidates (those are the query functions'), so the extra keyword is dropped."""
-        if not (isinstance(node.func, ast.Name) and node.func.id in ("relate", "relate_agent")):
-            return
-        given = call_arguments(node, _params(node.func.id)) or {}
-        if "relation" in given and "candidate_relations" in given:
-            node.keywords = [k for k in node.keywords if k.arg != "candidate_relations"]
-            self.count += 1
-
-    def _short_keywords(self, node: ast.Call) -> None:
-        """An API call's keyword that is not a parameter but begins exactly one (``obj=`` for
-        ``object=``) is renamed to it, unless that parameter is given too."""
-        if not (isinstance(node.func, ast.Name) and node.func.id in API_FUNCTIONS):
-            return
-        params = _params(node.func.id)
-        given = {k.arg for k in node.keywords} | set(params[:len(node.args)])
-        for k in node.keywords:
-            if k.arg is None or k.arg in params:
-                continue
-            fits = [p for p in params if p.startswith(k.arg)]
-            if len(fits) == 1 and fits[0] not in given:
-                k.arg = fits[0]
-                given.add(fits[0])
-                self.count += 1
-
-    def _referenced(self, node: ast.Call) -> ast.AST:
-        """``relate_agent(..., reference_object=r)`` as ``relate(..., reference_object=r)`` (the same for
-        ``query_relation_agent``), every argument by its keyword; left alone when an argument is given
-        twice or there are too many."""
-        assert isinstance(node.func, ast.Name)
-        given = call_arguments(node, _params(node.func.id))
-        if given is None:
-            return node
-        self.count += 1
-        return ast.Call(func=ast.Name(_TO_REFERENCE[node.func.id], ast.Load()), args=[],
-                        keywords=[ast.keyword(arg=p, value=v) for p, v in given.items()])
-
-    def _attribute(self, node: ast.Call) -> ast.AST:
-        """``query_attribute(obj, "category")`` as ``obj.category``."""
-        if not (isinstance(node.func, ast.Name) and node.func.id == "query_attribute"):
-            return node
-        given = call_arguments(node, _params("query_attribute"))
-        kind = given.get("attribute_type") if given is not None else None
-        if given is None or set(given) != {"object", "attribute_type"} \
-                or not (isinstance(kind, ast.Constant) and kind.value in OBJECT_FIELDS):
-            return node
-        self.count += 1
-        return ast.Attribute(value=given["object"], attr=str(kind.value), ctx=ast.Load())
-
-
-def unique_fixes(code: str) -> str | None:
-    """``code`` with the calls that have one meaning but cannot work rewritten (see the module's text),
-    or None when it has none (or does not parse, or defines its own ``filter``/``query_attribute``)."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
-        return None
-    if bound_names(tree) & {"filter", "query_attribute"}:
-        return None
-    # names every assignment of which is the set an API function returned (only those have no .sort())
-    stores = Counter(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
-    from_sets = Counter(t.id for n in ast.walk(tree)
-                        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
-                        and isinstance(n.value.func, ast.Name) and n.value.func.id in SET_FUNCTIONS
-                        for t in n.targets if isinstance(t, ast.Name))
-    fixer = _UniqueFixes(frozenset(n for n, k in from_sets.items() if stores[n] == k))
-    tree = ast.fix_missing_locations(fixer.visit(tree))
-    return ast.unparse(tree) + "\n" if fixer.count else None
 
 
 def _assignments(code: str) -> dict[str, ast.Assign]:
@@ -505,50 +399,3 @@ def define_categories(code: str, counts: Mapping[str, int], *,
         lines.append(f"{name} = {found}\n")
         names.append(name)
     return ("".join(lines) + code, names) if names else None
-
-
-#: Relations between two objects that ``relate_agent()`` (relative to the agent) does not take.
-_OBJECT_RELATIONS = tuple(r for r in RELATE_RELATIONS if r not in AGENT_RELATIONS)
-
-
-class _Anchored(ast.NodeTransformer):
-    """Rewrites the calls :func:`anchor_relations` describes, counting them."""
-
-    def __init__(self, category: str) -> None:
-        self.category = category
-        self.count = 0
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        self.generic_visit(node)
-        if not (isinstance(node.func, ast.Name) and node.func.id == "relate_agent"):
-            return node
-        given = call_arguments(node, _params("relate_agent"))
-        relation = given.get("relation") if given is not None else None
-        if given is None or set(given) != {"object_set", "relation"} \
-                or not isinstance(relation, ast.Constant) \
-                or legal_value(relation.value, AGENT_RELATIONS) is not None \
-                or legal_value(relation.value, _OBJECT_RELATIONS) is None:
-            return node
-        self.count += 1
-        anchor = ast.parse(f"filter(object_set=scene(), category={self.category!r})", mode="eval").body
-        return ast.Call(func=ast.Name("relate", ast.Load()), args=[], keywords=[
-            ast.keyword("object_set", given["object_set"]), ast.keyword("reference_object", anchor),
-            ast.keyword("relation", relation)])
-
-
-def anchor_relations(code: str, category: str | None) -> str | None:
-    """``code`` with ``relate_agent(objs, relation="above")`` -- a relation between two objects, asked of
-    the agent -- rewritten to ``relate(objs, reference_object=<the category's objects>, relation="above")``
-    when the question names one category (``category``): "above the sink" is then "above a sink" (with
-    several sinks, none is picked for the model). None when nothing changes."""
-    if category is None:
-        return None
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
-        return None
-    if bound_names(tree) & {"filter", "relate", "scene"}:
-        return None
-    fixer = _Anchored(category)
-    tree = ast.fix_missing_locations(fixer.visit(tree))
-    return ast.unparse(tree) + "\n" if fixer.count else None

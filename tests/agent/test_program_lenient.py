@@ -1,0 +1,83 @@
+"""The scene API accepts what a reasonable person writes, each form with the program that needs it."""
+
+from __future__ import annotations
+
+import pytest
+from agent_scripting import room
+
+from synergai.agent.program.api import ObjectSet, SceneAPI
+from synergai.agent.program.check import check_program
+from synergai.agent.program.loop import ProgramLoop
+from synergai.geometry.frames import Viewpoint
+from synergai.llm import ScriptedModel
+
+NORTH = Viewpoint((2.0, 0.0, 1.2), (0.0, 1.0, 0.0))
+CATEGORIES = ["table", "cup", "chair", "tv", "lamp", "floor", "wall"]
+
+
+def run(code: str) -> str:
+    """What a program prints in the sandbox (its error when it fails), with no static finding."""
+    assert check_program(code, CATEGORIES, named=[]) == []
+    model = ScriptedModel([f"Thought: t.\nAction: Program\nAction Input:\n```Python\n{code}\n```",
+                           "Thought: done\nAction: Final Answer\nAction Input: done"])
+    step = next(t for t in ProgramLoop(model).run(room(), "What is here?", "", NORTH).trace
+                if t["type"] == "program")
+    assert step["ok"], step["error"]
+    return str(step["stdout"]).strip()
+
+
+@pytest.fixture
+def api() -> dict:
+    return SceneAPI(room(), NORTH).names()
+
+
+def test_relate_agent_given_a_reference_object_is_relate(api) -> None:
+    table = api["filter"](api["scene"](), "table")[0]
+    assert api["relate_agent"](api["scene"](), "on", reference_object=table) == api["relate"](
+        api["scene"](), table, "on")
+    assert run("t = filter(object_set=scene(), category='table')[0]\n"
+               "on = relate_agent(object_set=scene(), relation='on', reference_object=t)\n"
+               "print([o.category for o in on])") == "['cup']"
+
+
+def test_query_relation_agent_given_a_reference_object_is_query_relation(api) -> None:
+    table = api["filter"](api["scene"](), "table")[0]
+    chair = api["filter"](api["scene"](), "chair")[0]
+    assert api["query_relation_agent"](chair, reference_object=table) == api["query_relation"](chair, table)
+    assert run("t = filter(object_set=scene(), category='table')[0]\nc = filter(scene(), 'chair')[0]\n"
+               "print(query_relation_agent(c, reference_object=t) == query_relation(c, t))") == "True"
+
+
+def test_candidate_relations_beside_the_one_relation_are_ignored() -> None:
+    assert run("print(len(relate_agent(scene(), relation='closest', candidate_relations=['left'])))") == "1"
+
+
+def test_filter_takes_a_predicate_and_pythons_own_order(api) -> None:
+    chairs = api["filter"](api["scene"](), lambda o: o.category == "chair")
+    assert isinstance(chairs, ObjectSet) and {o.category for o in chairs} == {"chair"} and len(chairs) == 2
+    assert run("left = scene()\n"
+               "lit = list(filter(lambda x: query_attribute(x, 'color') == 'white', left))\n"
+               "print([o.category for o in lit])") == "['lamp']"
+    assert run("print(list(filter(lambda n: n > 1, [1, 2, 3])))") == "[2, 3]"
+
+
+def test_query_attribute_returns_an_objects_fields() -> None:
+    assert run("cup = filter(scene(), 'cup')[0]\n"
+               "print(query_attribute(cup, 'category'), query_attribute(cup, attribute_type='id'))"
+               ) == "cup 3"
+
+
+def test_an_object_set_sorts_in_place_and_then_indexes_in_that_order() -> None:
+    assert run("objs = filter(object_set=scene(), category=['chair', 'lamp', 'cup'])\n"
+               "objs.sort(key=lambda x: x.xyz[2], reverse=True)\n"
+               "print(objs[0].category, [o.category for o in objs][-1])") == "cup chair"
+
+
+def test_a_keyword_that_begins_one_parameter_is_that_parameter(api) -> None:
+    cup = api["filter"](api["scene"](), "cup")[0]
+    assert api["query_attribute"](obj=cup, attribute_type="color") == "red"
+    assert run("c = filter(object_set=scene(), category='cup')[0]\n"
+               "print(query_attribute(obj=c, attr='color'))") == "red"
+    # given twice, or fitting no parameter: the check says so
+    twice = "c = scene()[0]\nprint(query_attribute(c, obj=c, attribute_type='x'))"
+    assert [f.kind for f in check_program(twice, CATEGORIES)] == ["arguments"]
