@@ -1,13 +1,18 @@
-"""Program mode's figures over a benchmark run: LLM-TPC's pass rate and the classes of failed programs.
+"""Program mode's figures over a benchmark run: LLM-TPC's pass rate, the classes of failed programs, and
+how often each registered repair pass and each lenient form of the scene API was used.
 
 They read the run records (``ProgramResult.to_dict()`` or the eval's records: ``trace`` and ``llm_calls``).
 """
 
 from __future__ import annotations
 
+import ast
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from synergai.agent.program.api import OBJECT_FIELDS, full_keyword
+from synergai.agent.program.check import api_signatures
 from synergai.agent.program.prompt import EMPTY_OUTPUT
 
 
@@ -54,3 +59,56 @@ def program_error_classes(results: Sequence[Mapping[str, Any]]) -> dict[str, int
         if any(t.get("type") == "final" and t.get("forced") for t in r.get("trace", [])):
             counts["not-computed"] = counts.get("not-computed", 0) + 1
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def repair_counts(results: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """How often each registered repair pass (:data:`synergai.agent.program.rewrite.PASSES`) fired."""
+    counts: Counter[str] = Counter()
+    for r in results:
+        for t in r.get("trace", []):
+            if t.get("type") == "program":
+                counts.update(t.get("repairs") or [])
+    return dict(counts.most_common())
+
+
+def _lenient_forms(code: str) -> list[str]:
+    """The lenient forms of the scene API a program uses (see :mod:`synergai.agent.program.api`)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        keywords = {k.arg for k in node.keywords if k.arg}
+        params = set(api_signatures()[name].parameters) if name in api_signatures() else set()
+        if name in ("relate_agent", "query_relation_agent") and "reference_object" in keywords:
+            found.append(f"{name}-reference-object")
+        if name in ("relate", "relate_agent") and {"relation", "candidate_relations"} <= keywords:
+            found.append("candidates-beside-relation")
+        if name == "filter" and node.args and isinstance(node.args[0], ast.Lambda):
+            found.append("filter-function-first")
+        elif name == "filter" and any(isinstance(a, ast.Lambda) for a in [*node.args[1:], *(
+                k.value for k in node.keywords)]):
+            found.append("filter-predicate")
+        if name == "query_attribute" and any(isinstance(a, ast.Constant) and a.value in OBJECT_FIELDS
+                                             for a in [*node.args[1:2], *(k.value for k in node.keywords)]):
+            found.append("query-attribute-field")
+        if isinstance(func, ast.Attribute) and func.attr == "sort" and not node.args:
+            found.append("sort")  # on a list too: the trace does not say which
+        if params and any(k not in params and full_keyword(k, params) != k for k in keywords):
+            found.append("keyword-prefix")
+    return found
+
+
+def lenient_counts(results: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """How often programs used each lenient form of the scene API (read from the programs run)."""
+    counts: Counter[str] = Counter()
+    for r in results:
+        for t in r.get("trace", []):
+            if t.get("type") == "program" and t.get("stage") == "sandbox":
+                counts.update(_lenient_forms(str(t.get("program", ""))))
+    return dict(counts.most_common())

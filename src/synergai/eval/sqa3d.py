@@ -28,7 +28,7 @@ from synergai.agent.program.loop import (
 from synergai.agent.result import Answered
 from synergai.agent.session import AgentSession
 from synergai.eval.metrics import aggregate, soft_match, sqa3d_question_type, strict_match
-from synergai.eval.program_stats import program_error_classes, program_stats
+from synergai.eval.program_stats import lenient_counts, program_error_classes, program_stats, repair_counts
 from synergai.eval.runner import ResumableRun, stride_subset
 from synergai.geometry.frames import SQA3D_FACING, Viewpoint, quat_to_matrix
 from synergai.llm.base import ChatModel, LLMError
@@ -201,6 +201,8 @@ def sqa3d_metrics(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     if any(t.get("type") == "program" for r in rows for t in r.get("trace", [])):
         out["program"] = program_stats(rows)
         out["program_errors"] = program_error_classes(rows)
+        out["program_repairs"] = repair_counts(rows)
+        out["program_lenient"] = lenient_counts(rows)
         out["program_by_question_type"] = {
             k: program_stats([r for r in rows if r["question_type"] == k])
             for k in sorted({r["question_type"] for r in rows})
