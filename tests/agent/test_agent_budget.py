@@ -11,7 +11,7 @@ import pytest
 from agent_scripting import act, final
 
 from synergai.agent.answer_forms import AnswerForm
-from synergai.agent.answer_sentence import compose_answer, copies_error, with_article
+from synergai.agent.answer_sentence import compose_answer, copies_error
 from synergai.agent.loop import AgentLoop
 from synergai.agent.observation import Fact
 from synergai.agent.prompt import action_schema, final_schema, plan_schema
@@ -21,6 +21,7 @@ from synergai.llm import ScriptedModel
 from synergai.scene.catalog import SceneCatalog
 from synergai.scene.model import SceneGraph, SceneObject
 from synergai.scene.store import SceneStore
+from synergai.scene.vocabulary import with_article
 
 
 def _plan(*steps: tuple[str, dict]) -> str:

@@ -14,11 +14,11 @@ from synergai.eval.words import (
     colour_words,
     names_category,
     objects_named,
-    with_article,
     words_naming,
 )
 from synergai.scene.build import build_graph
 from synergai.scene.model import ObjectKind, SceneObject
+from synergai.scene.vocabulary import with_article
 
 #: Modules that judge answers or compute benchmark figures: none may load agent code.
 JUDGE_MODULES = (

@@ -51,11 +51,6 @@ def kind_phrase(obj: SceneObject) -> str:
     return " ".join(w for w in (colour, material, obj.name) if w)
 
 
-def with_article(phrase: str) -> str:
-    """ "a white lamp", "an orange chair"."""
-    return f"{'an' if phrase[:1].lower() in 'aeiou' else 'a'} {phrase}"
-
-
 def fact_sentence(graph: SceneGraph, fact: Fact) -> str:
     """One fact as a sentence: "The laptop and the remote control are on the coffee table."."""
     subj = _names(graph, fact.subjects)

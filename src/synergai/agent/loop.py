@@ -32,7 +32,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from synergai.agent.answer_forms import AnswerForm
-from synergai.agent.answer_sentence import compose_answer, copies_error, kind_phrase, with_article
+from synergai.agent.answer_sentence import compose_answer, copies_error, kind_phrase
 from synergai.agent.context import ToolError, TurnContext
 from synergai.agent.evidence import evidence_categories, evidence_colours, named_at, question_subject
 from synergai.agent.observation import Fact, render_full_graph
@@ -53,6 +53,7 @@ from synergai.llm.trace import begin_turn
 from synergai.scene.attributes import box_shape
 from synergai.scene.grounding.place import places
 from synergai.scene.model import SceneError
+from synergai.scene.vocabulary import with_article
 
 
 @dataclass(frozen=True)

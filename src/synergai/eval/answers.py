@@ -2,7 +2,7 @@
 
 Two normalisations, one per benchmark convention:
 
-- :func:`normalize_answer` (ScanQA / SQuAD style, used by EM): lower-case, hyphens and slashes to
+- :func:`em_normal_form` (ScanQA / SQuAD style, used by EM): lower-case, hyphens and slashes to
   spaces, other punctuation deleted (``"bed's"`` -> ``"beds"``), articles ``a an the`` dropped,
   number words ``zero`` .. ``twenty`` to digits (ScanQA writes counts as digits), spaces collapsed.
 - :func:`clean_sqa3d` (LLM-TPC's ``clean_answer``, used by soft / strict match): lower-case, every
@@ -96,7 +96,7 @@ def as_answer_list(gts: str | Sequence[str] | None, what: str = "ground-truth an
     return [_as_text(g, what) for g in gts]
 
 
-def normalize_answer(s: str | None) -> str:
+def em_normal_form(s: str | None) -> str:
     """ScanQA / SQuAD-style normal form (see the module doc-string); ``None`` gives ``""``."""
     text = _as_text(s, "answer").lower()
     text = re.sub(r"[-/]", " ", text)

@@ -3,7 +3,7 @@
 What each metric follows, and where it deliberately differs from the public code:
 
 - ``exact_match`` (ScanQA EM, SynergAI Table II): the answer equals one of the references after
-  :func:`~synergai.eval.answers.normalize_answer` on both sides (ScanQA compared raw strings; its
+  :func:`~synergai.eval.answers.em_normal_form` on both sides (ScanQA compared raw strings; its
   references are already in that form, so this only spares a sentence-final period or a capital).
 - ``refined_exact_match`` (3D-LLM / LEO "EM-R"): exact, or one side is a contiguous run of the other's
   words (glued compounds count: ``"night stand"`` ~ ``"nightstand"``). LEO tested character containment
@@ -46,7 +46,7 @@ from synergai.eval.answers import (
     as_answer_list,
     clean_sqa3d,
     contains_span,
-    normalize_answer,
+    em_normal_form,
     short_answer,
 )
 
@@ -57,8 +57,8 @@ __all__ = [
     "MetricError",
     "aggregate",
     "caption_scores",
+    "em_normal_form",
     "exact_match",
-    "normalize_answer",
     "refined_exact_match",
     "scanqa_question_type",
     "short_answer",
@@ -117,17 +117,17 @@ SQA3D_SYNONYMS: Mapping[str, tuple[str, ...]] = MappingProxyType(
 
 def exact_match(pred: str | None, gts: str | Sequence[str]) -> bool:
     """ScanQA EM: the normalised answer equals a normalised reference; an empty answer never matches."""
-    answer = normalize_answer(pred)
-    return bool(answer) and any(answer == normalize_answer(g) for g in as_answer_list(gts))
+    answer = em_normal_form(pred)
+    return bool(answer) and any(answer == em_normal_form(g) for g in as_answer_list(gts))
 
 
 def refined_exact_match(pred: str | None, gts: str | Sequence[str]) -> bool:
     """Refined EM: exact, or one side's words are a contiguous run of the other's (never for empty text)."""
-    answer = normalize_answer(pred).split()
+    answer = em_normal_form(pred).split()
     if not answer:
         return False
     for gt in as_answer_list(gts):
-        ref = normalize_answer(gt).split()
+        ref = em_normal_form(gt).split()
         if ref and (answer == ref or contains_span(ref, answer) or contains_span(answer, ref)):
             return True
     return False

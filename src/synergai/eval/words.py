@@ -136,11 +136,3 @@ def objects_named(graph: SceneGraph, phrase: str) -> list[SceneObject]:
         if coloured:
             found = coloured
     return found
-
-
-def with_article(noun: str) -> str:
-    """ "a chair", "an oven"; plural-looking names stay bare ("shelves", "books")."""
-    words = words_of(noun)
-    if words and singular(words[-1]) != words[-1]:
-        return noun
-    return f"{'an' if noun[:1].lower() in set('aeiou') else 'a'} {noun}"

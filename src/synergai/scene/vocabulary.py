@@ -158,6 +158,14 @@ def words_of(text: str) -> list[str]:
     return re.sub(r"[^a-z0-9]+", " ", str(text).lower()).split()
 
 
+def with_article(noun: str) -> str:
+    """ "a chair", "an oven", "a white lamp"; plural-looking names stay bare ("shelves", "books")."""
+    words = words_of(noun)
+    if words and singular(words[-1]) != words[-1]:
+        return noun
+    return f"{'an' if noun[:1].lower() in set('aeiou') else 'a'} {noun}"
+
+
 # --------------------------------------------------------------------------------------- synonyms
 #: Everyday words -> the category words scene graphs use (ScanNet labels, the demo's categories);
 #: a query word stands for any of its categories.

@@ -30,10 +30,9 @@ from synergai.eval.words import (
     names_category,
     objects_named,
     plain,
-    with_article,
 )
 from synergai.scene.model import Relation, SceneError, SceneGraph
-from synergai.scene.vocabulary import WORD_TO_NUMBER
+from synergai.scene.vocabulary import WORD_TO_NUMBER, with_article
 
 if TYPE_CHECKING:  # types only: the judge never runs agent code
     from synergai.agent.loop import AgentResult

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from synergai.eval.words import colors_compatible, names_category, plain, with_article
+from synergai.eval.words import colors_compatible, names_category, plain
 from synergai.geometry.boxes import BoxArray, intersection_volume
 from synergai.scene.build import structure_kind
 from synergai.scene.model import (
@@ -43,7 +43,7 @@ from synergai.scene.model import (
     SceneGraph,
     SceneObject,
 )
-from synergai.scene.vocabulary import COLOR_NAMES
+from synergai.scene.vocabulary import COLOR_NAMES, with_article
 
 #: Minimum 3D IoU for a prediction to count as the ground-truth object (ScanRefer Acc@0.25).
 MIN_IOU = 0.25

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from synergai.eval.words import color_of, names_category, objects_named, with_article
+from synergai.eval.words import color_of, names_category, objects_named
 from synergai.scene.model import STRUCTURE_KINDS, Relation, SceneGraph, SceneObject
-from synergai.scene.vocabulary import plural
+from synergai.scene.vocabulary import plural, with_article
 
 #: Largest count a Numeric task asks about.
 MAX_COUNT = 12
