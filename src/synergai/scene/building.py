@@ -155,7 +155,7 @@ def _object_pairs(idx: RelationIndex, th: RelationThresholds) -> tuple[np.ndarra
     return p[keep], q[keep]
 
 
-def _partners(idx: RelationIndex, row: int, th: RelationThresholds, memo: dict[int, np.ndarray] | None = None
+def partners(idx: RelationIndex, row: int, th: RelationThresholds, memo: dict[int, np.ndarray] | None = None
               ) -> np.ndarray:
     """Ordinary objects (other than ``row``) within reach of ``row`` in the floor plane
     (remembered in ``memo`` while the geometry stays the same)."""
@@ -203,7 +203,7 @@ class _Candidates:
 
 
 @dataclass
-class _PairFacts:
+class PairFacts:
     """Geometric relations of unordered object pairs (p, q), in both readings."""
 
     p: np.ndarray
@@ -214,12 +214,12 @@ class _PairFacts:
     hor: dict[Relation, np.ndarray]
 
 
-def _pair_facts(b: BoxArray, p: np.ndarray, q: np.ndarray, th: RelationThresholds) -> _PairFacts:
+def pair_facts(b: BoxArray, p: np.ndarray, q: np.ndarray, th: RelationThresholds) -> PairFacts:
     v_pq = holding_relations(b, p, q, th)
     v_qp = holding_relations(b, q, p, th)
     v_pq[Relation.ABOVE] = v_qp[Relation.BELOW] = above(b, p, q, th)
     v_pq[Relation.BELOW] = v_qp[Relation.ABOVE] = above(b, q, p, th)
-    return _PairFacts(p, q, v_pq, v_qp, side_relations(b, p, q, th), horizontal_relations(b, p, q, th))
+    return PairFacts(p, q, v_pq, v_qp, side_relations(b, p, q, th), horizontal_relations(b, p, q, th))
 
 
 def _add_object_candidates(b: BoxArray, s: np.ndarray, h: np.ndarray, v: dict[Relation, np.ndarray],
@@ -234,7 +234,7 @@ def _add_object_candidates(b: BoxArray, s: np.ndarray, h: np.ndarray, v: dict[Re
     cands.add(s[m], h[m], 3, _P_HANG, -box_gap(b, s[m], h[m]))
 
 
-def _pair_edges(f: _PairFacts, holder: np.ndarray) -> Triples:
+def pair_edges(f: PairFacts, holder: np.ndarray) -> Triples:
     """Stored non-holder edges of the pairs: ABOVE (unless one holds the other), then NEXT_TO,
     BESIDE or NEAR and HIGHER_THAN for pairs not vertically related. ``holder`` maps rows to their
     chosen holder row (-1 for none)."""
@@ -341,13 +341,13 @@ def _choose(idx: RelationIndex, cands: _Candidates) -> dict[int, tuple[Relation,
     return {int(s[k]): (rels[k], int(h[k])) for k in best}
 
 
-def _support_of(idx: RelationIndex, rows: Iterable[int], th: RelationThresholds,
+def support_of(idx: RelationIndex, rows: Iterable[int], th: RelationThresholds,
                 memo: dict[int, np.ndarray] | None = None) -> dict[int, tuple[Relation, int]]:
     """Chosen holders of some rows, each computed one-vs-all."""
     rows = [r for r in rows if idx.kind[r] == _OBJ]
     cands = _Candidates()
     if rows:
-        parts = [_partners(idx, r, th, memo) for r in rows]
+        parts = [partners(idx, r, th, memo) for r in rows]
         rr = np.repeat(np.asarray(rows, dtype=np.intp), [len(p) for p in parts])
         part = np.concatenate(parts)
         _add_object_candidates(idx.boxes, rr, part, holding_relations(idx.boxes, rr, part, th), cands)
@@ -355,12 +355,12 @@ def _support_of(idx: RelationIndex, rows: Iterable[int], th: RelationThresholds,
     return _choose(idx, cands)
 
 
-def _dependents(idx: RelationIndex, row: int, th: RelationThresholds,
+def dependents(idx: RelationIndex, row: int, th: RelationThresholds,
                 memo: dict[int, np.ndarray] | None = None) -> set[int]:
     """Rows that could be held by ``row`` (so their holder may change when it moves)."""
     b = idx.boxes
     if idx.kind[row] == _OBJ:
-        part = _partners(idx, row, th, memo)
+        part = partners(idx, row, th, memo)
         if len(part) == 0:
             return set()
         v = holding_relations(b, part, np.full(len(part), row), th)
@@ -391,7 +391,7 @@ def build_graph(
     idx = RelationIndex(th, list(graph.objects))
     b = idx.boxes
     p, q = _object_pairs(idx, th)
-    facts = _pair_facts(b, p, q, th)
+    facts = pair_facts(b, p, q, th)
     cands = _Candidates()
     _add_object_candidates(b, p, q, facts.v_pq, cands)
     _add_object_candidates(b, q, p, facts.v_qp, cands)
@@ -403,7 +403,7 @@ def build_graph(
         idx.set_holder(s, sup)
     graph.levels = compute_levels(graph)
     lev = np.array([graph.levels[i] for i in ids])
-    for t in _pair_edges(facts, idx.holder_row):
+    for t in pair_edges(facts, idx.holder_row):
         if abs(lev[t[0]] - lev[t[2]]) <= 1:
             graph.add_edge(Edge(ids[t[0]], t[1], ids[t[2]]))
             idx.add_pair(t)

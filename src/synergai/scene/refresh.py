@@ -10,12 +10,12 @@ from collections.abc import Iterable
 import numpy as np
 
 from synergai.scene.building import (
-    _dependents,
-    _pair_edges,
-    _pair_facts,
-    _partners,
-    _support_of,
+    dependents,
+    pair_edges,
+    pair_facts,
+    partners,
     structure_kind,
+    support_of,
 )
 from synergai.scene.model import (
     Edge,
@@ -50,8 +50,8 @@ def _edges_of_row(idx: RelationIndex, row: int, th: RelationThresholds,
     """Stored non-holder edges between ``row`` and its partners (before the level filter)."""
     if idx.kind[row] != _OBJ:
         return []
-    part = _partners(idx, row, th, memo)
-    return _pair_edges(_pair_facts(idx.boxes, np.full(len(part), row), part, th), idx.holder_row)
+    part = partners(idx, row, th, memo)
+    return pair_edges(pair_facts(idx.boxes, np.full(len(part), row), part, th), idx.holder_row)
 
 
 def refresh_object(
@@ -96,8 +96,8 @@ def refresh_object(
             added.append(e)
 
     memo: dict[int, np.ndarray] = {}
-    affected = {x} | idx.held.get(x, set()) | _dependents(idx, x, th, memo)
-    support_new = _support_of(idx, affected, th, memo)
+    affected = {x} | idx.held.get(x, set()) | dependents(idx, x, th, memo)
+    support_new = support_of(idx, affected, th, memo)
     rehung: list[tuple[int, int]] = []  # (row, holder) pairs whose holder link changed
     for r in sorted(affected):
         before, after = idx.holder.get(r), support_new.get(r)
@@ -142,7 +142,7 @@ def refresh_object(
     if pairs:  # a pair that gained or lost a holder link may gain or lose ABOVE / NEAR ...
         p = np.array([r for r, _ in pairs], dtype=np.intp)
         q = np.array([h for _, h in pairs], dtype=np.intp)
-        fresh = _pair_edges(_pair_facts(idx.boxes, p, q, th), idx.holder_row)
+        fresh = pair_edges(pair_facts(idx.boxes, p, q, th), idx.holder_row)
         ends = {frozenset(pq) for pq in pairs}
         settle([t for r, _ in pairs for t in idx.pairs.get(r, ()) if frozenset((t[0], t[2])) in ends], fresh)
     for r in sorted(level_changed):  # re-filter the edges of objects that changed level
