@@ -24,18 +24,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the `scene` command group."""
     scene = sub.add_parser("scene", help="inspect and edit scene graphs")
     ssub = scene.add_subparsers(dest="scene_cmd", required=True)
-    for name, help_ in [
-        ("list", "scenes that can be opened"),
-        ("show", "a scene's objects and relations"),
-        ("edits", "the scene's edit log"),
-        ("undo", "undo the last edit"),
-        ("redo", "redo the last undone edit"),
-        ("reset", "undo every edit of the scene (the log keeps them, marked discarded)"),
-        ("drop", "delete the scene and its edit log from the store"),
+    for name, command, help_ in [
+        ("list", cmd_list, "scenes that can be opened"),
+        ("show", cmd_show, "a scene's objects and relations"),
+        ("edits", cmd_edits, "the scene's edit log"),
+        ("undo", cmd_undo, "undo the last edit"),
+        ("redo", cmd_redo, "redo the last undone edit"),
+        ("reset", cmd_reset, "undo every edit of the scene (the log keeps them, marked discarded)"),
+        ("drop", cmd_drop, "delete the scene and its edit log from the store"),
     ]:
         p = ssub.add_parser(name, help=help_)
         add_scene_options(p)
-        p.set_defaults(func=globals()[f"cmd_{name}"])
+        p.set_defaults(func=command)
     build_cmd.register(ssub)
     p = ssub.add_parser("export", help="write the scene graph in another format")
     add_scene_options(p)
