@@ -9,8 +9,10 @@ from agent_scripting import act, final
 from synergai.agent.loop import LoopLimits, parse_action
 from synergai.agent.prompt import action_schema, plan_schema, system_prompt
 from synergai.agent.session import OUTDATED, AgentSession
-from synergai.agent.tools import EDIT_TOOLS, TOOLS
+from synergai.agent.tools import TOOLS
 from synergai.llm import ScriptedModel
+
+EDITS = frozenset(t.name for t in TOOLS if t.edits)
 
 
 def test_prompt_is_built_from_tool_docstrings():
@@ -223,14 +225,14 @@ def test_plan_schema_lists_typed_actions():
     # final_answer only as the whole plan (a greeting), never written ahead of the observations
     assert alone["maxItems"] == 1 and alone["items"]["properties"]["action"]["const"] == "final_answer"
     assert planned_actions(plan_schema(marked=False)) == planned - {"find_marked_object"}
-    assert planned_actions(plan_schema(question=True)) == planned - EDIT_TOOLS
+    assert planned_actions(plan_schema(question=True)) == planned - EDITS
 
 
 def test_a_question_is_planned_without_edit_tools(store):
     llm = ScriptedModel([_plan(("query_for_objects", {"query": "cup"})), final("It is red.", ["3"])])
     AgentSession(store, "room", llm).ask("What colour is the cup?")
     offered = planned_actions(llm.requests[0].json_schema)
-    assert not offered & EDIT_TOOLS and "query_for_objects" in offered
+    assert not offered & EDITS and "query_for_objects" in offered
 
 
 def test_a_plan_runs_its_actions_in_order_then_the_model_answers(store):
@@ -332,5 +334,5 @@ def test_a_correction_may_edit_after_looking_the_object_up(store):
     session.mark("4")
     result = session.ask("The marked object is actually a stool.")
     offered = {b["properties"]["action"]["const"] for b in llm.requests[1].json_schema["anyOf"]}
-    assert offered == {"final_answer", *EDIT_TOOLS} and store.load("room").get("4").category == "stool"
+    assert offered == {"final_answer", *EDITS} and store.load("room").get("4").category == "stool"
     assert result.usage.calls == 3

@@ -47,7 +47,7 @@ from synergai.agent.prompt import (
 )
 from synergai.agent.question import Question
 from synergai.agent.result import Answered
-from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool, cannot_succeed, tool_by_name
+from synergai.agent.tools import TOOLS, Tool, cannot_succeed, tool_by_name
 from synergai.llm.base import ChatModel, ChatReply, ContextFullError
 from synergai.llm.trace import begin_turn
 from synergai.scene.attributes import box_shape
@@ -229,9 +229,9 @@ class AgentLoop:
         self._plans = {(m, q, mid): plan_schema(tools[mid], marked=m, question=q)
                        for m in both for q in both for mid in both}
         self._lookups = {(q, mid): action_schema(first=False, tools=tuple(
-            t for t in tools[mid] if t.name != "final_answer" and not (q and t.name in EDIT_TOOLS)))["anyOf"]
+            t for t in tools[mid] if t.name != "final_answer" and not (q and t.edits)))["anyOf"]
             for q in both for mid in both}
-        edit_tools = tuple(t for t in TOOLS if t.name in EDIT_TOOLS)
+        edit_tools = tuple(t for t in TOOLS if t.edits)
         self._edits = action_schema(first=False, tools=edit_tools)["anyOf"]
         self._graph_tokens: dict[tuple[str, tuple[str, int]], int] = {}
 
@@ -355,7 +355,7 @@ class AgentLoop:
         turn.messages[-1]["content"] = json.dumps({"plan": [
             {"action": tool.name, "action_input": args.model_dump(exclude_defaults=True)}
             for tool, args in actions]})
-        turn.correcting = not turn.asking or any(tool.name in EDIT_TOOLS for tool, _ in actions)
+        turn.correcting = not turn.asking or any(tool.edits for tool, _ in actions)
         return self._run(turn, actions)
 
     def _answer_schema(self, turn: _Turn) -> dict[str, Any]:
@@ -472,7 +472,7 @@ class AgentLoop:
                 return Phase.DONE
             observations.append(f"Observation: {observation}")
             clean = clean or ok
-            turn.edited = turn.edited or (ok and tool.name in EDIT_TOOLS)
+            turn.edited = turn.edited or (ok and tool.edits)
         if clean:  # the question again, next to where the answer is written: small models drift
             observations.append(f"Reply to the user input from these observations: {turn.question.text}")
         turn.messages.append({"role": "user", "content": "\n".join(observations)})

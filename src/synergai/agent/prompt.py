@@ -15,7 +15,7 @@ from typing import Any
 
 from synergai.agent.answer_forms import AnswerForm, answer_schema
 from synergai.agent.grounding_parse import expression_schema
-from synergai.agent.tools import EDIT_TOOLS, TOOLS, Tool
+from synergai.agent.tools import TOOLS, Tool
 from synergai.scene.grounding import SceneVocabulary, scene_vocabulary
 from synergai.scene.grounding.vocabulary import relations_said
 from synergai.scene.model import WORDING, SceneGraph
@@ -119,7 +119,7 @@ def plan_schema(
     if not marked:
         skip.add("find_marked_object")
     if question:
-        skip |= EDIT_TOOLS
+        skip |= {t.name for t in tools if t.edits}
     steps = [_step_branch(t) for t in tools if t.name not in skip and t.name != "final_answer"]
     plans: list[dict[str, Any]] = [{"type": "array", "items": {"anyOf": steps}, "minItems": 1,
                                     "maxItems": max_steps}]

@@ -640,6 +640,7 @@ class Tool:
     func: Callable[[TurnContext, Any], str]  # called with an instance of ``args``
     args: type[BaseModel]
     retrieves: bool  # its observation is graph content (counts towards the query ratio)
+    edits: bool = False  # a perception-alignment tool: it edits the graph (never on a question)
 
     @property
     def doc(self) -> str:
@@ -652,17 +653,13 @@ TOOLS: tuple[Tool, ...] = (
     Tool("find_marked_object", find_marked_object, NoArgs, True),
     Tool("calculate_mid_point", calculate_mid_point, MidPointArgs, False),
     Tool("find_object_closest", find_object_closest, PointArgs, True),
-    Tool("update_name", update_name, UpdateNameArgs, True),
-    Tool("update_attributes", update_attributes, UpdateAttributesArgs, True),
-    Tool("add_relation", add_relation, RelationEditArgs, True),
-    Tool("delete_relation", delete_relation, RelationEditArgs, True),
+    Tool("update_name", update_name, UpdateNameArgs, True, edits=True),
+    Tool("update_attributes", update_attributes, UpdateAttributesArgs, True, edits=True),
+    Tool("add_relation", add_relation, RelationEditArgs, True, edits=True),
+    Tool("delete_relation", delete_relation, RelationEditArgs, True, edits=True),
     Tool("post_process", post_process, IdsArgs, False),
     Tool("final_answer", final_answer, FinalArgs, False),
 )
-
-
-#: The perception-alignment tools: they edit the graph through the store.
-EDIT_TOOLS = frozenset({"update_name", "update_attributes", "add_relation", "delete_relation"})
 
 
 def tool_by_name(name: str) -> Tool:
