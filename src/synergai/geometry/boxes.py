@@ -38,11 +38,6 @@ class BoxArray:
         """(N, 3) box extents."""
         return self.maxs - self.mins
 
-    def footprint_area(self) -> np.ndarray:
-        """(N,) area of each box's projection on the xy plane."""
-        s = self.sizes
-        return s[:, 0] * s[:, 1]
-
     def volume(self) -> np.ndarray:
         """(N,) box volumes."""
         return np.prod(self.sizes, axis=1)
@@ -67,9 +62,3 @@ def box_gap(b: BoxArray, i: np.ndarray, j: np.ndarray, dims: slice = slice(0, 3)
     """Euclidean distance between the closest points of boxes i and j (0 when they touch)."""
     d = np.maximum(b.mins[i, dims] - b.maxs[j, dims], b.mins[j, dims] - b.maxs[i, dims])
     return np.linalg.norm(np.clip(d, 0.0, None), axis=1)
-
-
-def center_distance(b: BoxArray, i: np.ndarray, j: np.ndarray, dims: slice = slice(0, 3)) -> np.ndarray:
-    """Distance between the centres of boxes i and j."""
-    c = b.centers
-    return np.linalg.norm(c[i, dims] - c[j, dims], axis=1)

@@ -18,7 +18,7 @@ The paper tasks and a suite ship with the package: :func:`packaged_task_file`.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -152,8 +152,6 @@ def _house_task(entry: Any) -> HouseTask:
     return HouseTask(name, text, items, goal, answers, label)
 
 
-def task_names(tasks: Sequence[Any]) -> list[str]:
-    return [t.name for t in tasks]
 
 
 def packaged_task(name: str, mode: str, file: str | None = None) -> Any:
