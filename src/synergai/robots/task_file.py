@@ -152,8 +152,6 @@ def _house_task(entry: Any) -> HouseTask:
     return HouseTask(name, text, items, goal, answers, label)
 
 
-
-
 def packaged_task(name: str, mode: str, file: str | None = None) -> Any:
     """One packaged task by name (from ``<mode>_suite.json`` unless ``file`` is given)."""
     tasks = {t.name: t for t in load_task_file(packaged_task_file(file or f"{mode}_suite.json"), mode)}
