@@ -59,6 +59,7 @@ from synergai.agent.result import Answered
 from synergai.geometry.frames import Viewpoint
 from synergai.llm.base import ChatModel, ChatReply, supports_grammar
 from synergai.llm.json_reply import ask_json
+from synergai.llm.sampling import REPEAT_TEMPERATURE, Resampling
 from synergai.llm.trace import begin_turn
 from synergai.scene.model import STRUCTURE_KINDS, SceneGraph
 from synergai.scene.serialization import graph_to_dict
@@ -102,7 +103,7 @@ class ProgramLimits:
     max_observation_chars: int = 1500
     #: Sampling temperature of the call after the model repeated a failed program (greedy decoding
     #: given the same prompt would write it again); every other call is greedy.
-    repeat_temperature: float = 0.7
+    repeat_temperature: float = REPEAT_TEMPERATURE
     #: Send back, once, a program that never takes any object the question names (check finding
     #: ``question-object``); the same program given again then runs, and so does one written in the last
     #: round (no round is left for the repair).
@@ -204,7 +205,7 @@ class _Attempt:
     grammars: dict[Phase, str]  # per phase, when replies are constrained
     phase: Phase = Phase.PROGRAM
     rounds: int = 0
-    temperature: float = 0.0  # the next call's: sampled after a repeated program or a cut-off reply
+    sampling: Resampling = field(default_factory=Resampling)  # sampled after a repeat or a cut-off reply
     failed: dict[str, str] = field(default_factory=dict)  # program text (whitespace-normalised) -> error
     earlier: list[str] = field(default_factory=list)  # the programs so far (their assignments carry)
     named_asked: bool = False  # a program that ignored the question's objects was sent back once
@@ -273,7 +274,8 @@ class ProgramLoop:
                                P.answer_hint(question.form, question.options))
         messages = [{"role": "system", "content": self._system}, {"role": "user", "content": prompt}]
         result = ProgramResult(answer="", answer_form=question.form.value, constrained=self.constrained)
-        return _Attempt(question, result, prompt, messages, api_args, counts, grammars)
+        return _Attempt(question, result, prompt, messages, api_args, counts, grammars,
+                        sampling=Resampling(self.limits.repeat_temperature))
 
     def _call(self, at: _Attempt, max_tokens: int) -> ChatReply:
         """One round's model call (greedy unless the attempt asks for a sample); the reply joins the
@@ -282,9 +284,8 @@ class ProgramLoop:
         grammar = at.grammars.get(at.phase)
         extra: dict[str, Any] = {"grammar": grammar} if grammar is not None else {}
         reply = at.result.usage.count(self.llm.chat(at.messages, max_tokens=max_tokens,
-                                                    temperature=at.temperature,
+                                                    temperature=at.sampling.next(),
                                                     stop=["\nObservation:", "\nuser:"], **extra))
-        at.temperature = 0.0
         at.messages.append({"role": "assistant", "content": reply.text})
         return reply
 
@@ -309,7 +310,7 @@ class ProgramLoop:
             if at.repeats > 1:
                 return Phase.FINISH
             # it copies the failed program it can see: start over from the question, told what failed
-            at.temperature = self.limits.repeat_temperature
+            at.sampling.repeated()
             return at.start_over(P.REPEATED.format(error=at.failed[key]))
         return self._try(at, step, key, reply.finish_reason == "length", budget)
 
@@ -324,7 +325,7 @@ class ProgramLoop:
         if reply.finish_reason == "length":
             # cut off before its action: a loop greedy decoding repeats ("then the blanket on the bed, then
             # the blanket on the bed, ...") and copies while it can see it: start over and sample
-            at.temperature = self.limits.repeat_temperature
+            at.sampling.repeated()
             return at.start_over(P.CUT_THOUGHT.format(tokens=budget))
         return at.say(P.PARSE_ERROR)
 
@@ -391,7 +392,7 @@ class ProgramLoop:
             error, kinds = f"CheckError: {repair_hint(findings)}", [f.kind for f in findings]
             if cut and "syntax" in kinds:  # "'(' was never closed" misleads; the cut is a loop: sample
                 error, kinds = f"CheckError: {P.CUT_OFF.format(tokens=budget)}", ["cut-off"]
-                at.temperature = self.limits.repeat_temperature
+                at.sampling.repeated()
             at.result.trace.append({**record, "ok": False, "stdout": "", "error": error, "stage": "check",
                                     "findings": kinds, "wall_s": 0.0, **done})
             at.last_error = error
@@ -410,7 +411,7 @@ class ProgramLoop:
         error = (outcome.error or "") if not outcome.ok else P.EMPTY_OUTPUT
         if cut:  # a cut that still parsed (a line repeated to the budget)
             error = P.CUT_OFF.format(tokens=budget)
-            at.temperature = self.limits.repeat_temperature
+            at.sampling.repeated()
         at.failed[key] = at.last_error = error
         return at.say(P.RECTIFY.format(error=error))
 

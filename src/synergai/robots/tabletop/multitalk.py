@@ -27,6 +27,7 @@ from typing import Any
 
 from synergai.llm.base import TOKEN_KEYS, ChatModel, ChatReply
 from synergai.llm.json_reply import JsonAnswer, ask_json
+from synergai.llm.sampling import REPEAT_TEMPERATURE, Resampling
 from synergai.llm.trace import begin_turn
 from synergai.llm.usage import Outcome
 from synergai.robots.errors import RobotError
@@ -75,7 +76,7 @@ class MultiTalkConfig:
     critic_max_tokens: int = 300
     #: After the Planner resubmits a refused plan unchanged, its next reply is sampled at this temperature:
     #: greedy decoding of the same conversation would repeat it until the rounds run out.
-    repeat_temperature: float = 0.7
+    repeat_temperature: float = REPEAT_TEMPERATURE
     retries: int = 1
 
     def __post_init__(self) -> None:
@@ -400,7 +401,7 @@ def run_multitalk(
     question_rounds = reruns = 0
     llm_rejected: set[tuple[str, ...]] = set()
     rejected: dict[tuple[str, ...], str] = {}  # plans the rules or the simulator refused, and why
-    repeated = False  # the last reply resubmitted a refused plan, or repeated an unusable one
+    resampling = Resampling(cfg.repeat_temperature)  # after a refused plan resubmitted or an unusable reply
 
     for rnd in range(1, cfg.max_rounds + 1):
         replies = [r for r in P.PLANNER_REPLIES
@@ -411,8 +412,7 @@ def run_multitalk(
         task_block = P.planner_task(environment_text(graph), task, result.questions)
         said = " ".join([task, *(a for _, a in result.questions)])
         reply = planner.propose(task_block, last_reply, feedback, replies, graph, graspable,
-                                temperature=cfg.repeat_temperature if repeated else 0.0, said=said)
-        repeated = False
+                                temperature=resampling.next(), said=said)
         result.rounds = rnd
         result.dialogue_messages += 1
         entry: dict[str, Any] = {"round": rnd, "planner": reply.kind, **dict.fromkeys(TOKEN_KEYS, 0)}
@@ -424,6 +424,8 @@ def run_multitalk(
             # the same unusable reply again (greedy decoding repeats itself): the next one is sampled
             repeated = bool(reply.problem) and any(e.get("problem") == reply.problem for e in result.log[:-1])
             entry["repeat"] = repeated
+            if repeated:
+                resampling.repeated()
             feedback = P.invalid_feedback(reply.problem)
             continue
         if reply.kind == "questions":
@@ -453,7 +455,8 @@ def run_multitalk(
         entry["plan"] = plan_text.splitlines()
         key = tuple(s.render() for s in reply.steps)
         if key in rejected:  # a refused plan cannot run again unchanged
-            entry["repeat"] = repeated = True
+            entry["repeat"] = True
+            resampling.repeated()
             feedback = P.repeat_feedback(rejected[key])
             continue
         if analyzer is not None and key not in llm_rejected:
