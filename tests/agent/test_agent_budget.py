@@ -326,17 +326,17 @@ def test_typed_query_narrows_by_attribute_and_says_when_it_cannot(store):
 
     ctx = TurnContext(store, "room", "q")
     red = T.query_for_objects(ctx, T.QueryArgs(category="cup", attributes=["red"]))
-    assert red.startswith("Best match for 'red cup': cup 3") and "is on brown table (id: 2)" in red
+    assert str(red).startswith("Best match for 'red cup': cup 3") and "is on brown table (id: 2)" in str(red)
     blue = T.query_for_objects(ctx, T.QueryArgs(category="chair", attributes=["blue"]))
-    assert blue.startswith("No object matches 'blue chair' fully")
+    assert str(blue).startswith("No object matches 'blue chair' fully")
     assert blue.facts == ()  # two chairs: neither is singled out
     lone = T.query_for_objects(ctx, T.QueryArgs(category="table", attributes=["red"]))
-    assert lone.startswith("No object matches 'red table' fully")
+    assert str(lone).startswith("No object matches 'red table' fully")
     assert [f.subjects for f in lone.facts] == [("2",)]  # the room's only table is the evidence
     both = T.query_for_objects(ctx, T.QueryArgs(category="chair", attributes=["black"]))
-    assert both.startswith("2 objects match 'black chair' equally")  # a tie is reported, not hidden
+    assert str(both).startswith("2 objects match 'black chair' equally")  # a tie is reported, not hidden
     miss = T.query_for_objects(ctx, T.QueryArgs(category="piano"))
-    assert miss.startswith("There is no piano in this room") and "chair" in miss
+    assert str(miss).startswith("There is no piano in this room") and "chair" in str(miss)
 
 
 def test_a_word_outside_the_vocabulary_is_mapped_to_the_scene(demo):
@@ -347,7 +347,7 @@ def test_a_word_outside_the_vocabulary_is_mapped_to_the_scene(demo):
     sofas = {o.id for o in graph if o.category == "sofa"}
     assert sofas
     obs = T.query_for_objects(TurnContext(demo, "demo", "q"), T.QueryArgs(category="couch"))
-    assert all(f"(id: {i})" in obs for i in sofas)
+    assert all(f"(id: {i})" in str(obs) for i in sofas)
 
 
 def test_the_lamp_next_to_the_bed_is_found_through_the_proximity_family(demo):
@@ -385,14 +385,14 @@ def test_ties_are_reported_and_bad_descriptions_are_errors_not_crashes(demo):
     ctx = TurnContext(demo, "demo", "q")
     chairs = demo.load("demo").by_category("chair")
     tie = T.query_for_objects(ctx, T.QueryArgs(category="chair", superlative="largest"))
-    assert tie.startswith(f"{len(chairs)} objects match 'largest chair' equally")
+    assert str(tie).startswith(f"{len(chairs)} objects match 'largest chair' equally")
     assert set(tie.facts[0].subjects) == {c.id for c in chairs}
     with pytest.raises(T.ToolError, match="bad description"):
         bad = [{"relation": "levitating over", "anchors": [{"category": "bed"}]}]
         T.query_for_objects(ctx, T.QueryArgs(category="lamp", relations=bad))
     piano = T.query_for_objects(ctx, T.QueryArgs(category="piano", relations=[
         {"relation": "near", "anchors": [{"category": "bed"}]}]))
-    assert piano.startswith("There is no piano in this room; the closest categories are")
+    assert str(piano).startswith("There is no piano in this room; the closest categories are")
     assert demo.edits("demo") == []
 
 

@@ -35,7 +35,7 @@ from synergai.agent.answer_forms import AnswerForm
 from synergai.agent.answer_sentence import compose_answer, copies_error, kind_phrase
 from synergai.agent.context import ToolError, TurnContext
 from synergai.agent.evidence import evidence_categories, evidence_colours, named_at, question_subject
-from synergai.agent.observation import Fact, render_full_graph
+from synergai.agent.observation import Fact, Observed, render_full_graph
 from synergai.agent.prompt import (
     TurnVocabulary,
     action_schema,
@@ -485,12 +485,14 @@ class AgentLoop:
         ctx, result = turn.ctx, turn.result
         step: dict[str, Any] = {"type": "action", "action": tool.name, "action_input": args.model_dump()}
         try:
-            observation = tool.func(ctx, args)
+            returned = tool.func(ctx, args)
         except ToolError as exc:
-            observation = f"Error: {exc}"
+            returned = f"Error: {exc}"
             step["error"] = True
             turn.errors.append(str(exc))
-        step["observation"] = str(observation)
+        observed = returned if isinstance(returned, Observed) else Observed(returned)
+        observation = observed.text
+        step["observation"] = observation
         result.trace.append(step)
         ok = not step.get("error")
         if ctx.clarification:
@@ -501,7 +503,7 @@ class AgentLoop:
             self._finish(turn, args)
             return True, observation, ok
         if ok:
-            turn.facts.extend(getattr(observation, "facts", ()))
+            turn.facts.extend(observed.facts)
             seen = [i for i in _SEEN_ID.findall(observation) if i in ctx.graph]
             turn.vocab = dataclasses.replace(turn.vocab, ids=tuple(dict.fromkeys([*turn.vocab.ids, *seen])))
         if tool.retrieves and ok:

@@ -27,15 +27,15 @@ class Fact:
         return self.subjects + self.anchors
 
 
-class Observed(str):
+@dataclass(frozen=True)
+class Observed:
     """An observation's text together with the facts it states (the evidence an answer is built from)."""
 
+    text: str
     facts: tuple[Fact, ...] = ()
 
-    def __new__(cls, text: str, facts: Iterable[Fact] = ()) -> Observed:
-        obs = super().__new__(cls, text)
-        obs.facts = tuple(facts)
-        return obs
+    def __str__(self) -> str:
+        return self.text
 
 
 def _grouped(facts: Iterable[tuple[Relation, str]]) -> dict[Relation, list[str]]:

@@ -188,7 +188,7 @@ def _grounded(ctx: TurnContext, ref: ObjectRef) -> Observed:
         # or a relation disagrees ("the white radiator" for the one radiator, captured dark brown): it is
         # the evidence a "where" or "what colour" answer reads; among several none is singled out
         lone = [Fact((top.id,))] if len(g.candidates) == 1 else []
-        return Observed(f"No object matches {desc!r} fully: {shown}.", lone)
+        return Observed(f"No object matches {desc!r} fully: {shown}.", tuple(lone))
     ids = g.tied_ids()
     if len(ids) > 1:
         head = f"{len(ids)} objects match {desc!r} equally: " + "; ".join(
@@ -206,10 +206,10 @@ def _grounded(ctx: TurnContext, ref: ObjectRef) -> Observed:
         facts.extend(held)
     else:
         body = ", ".join(labelled(graph.get(i)) for i in ids[:MAX_LISTED]) + "."
-    return Observed(head + body, facts)
+    return Observed(head + body, tuple(facts))
 
 
-def query_for_objects(ctx: TurnContext, args: QueryArgs) -> str:
+def query_for_objects(ctx: TurnContext, args: QueryArgs) -> str | Observed:
     """Find the objects a description refers to: ids, positions, sizes, attributes, what they are on.
 
     Hints:
@@ -244,11 +244,11 @@ def query_for_objects(ctx: TurnContext, args: QueryArgs) -> str:
     if len(found) <= MAX_DESCRIBED:  # the paper's templates 1 and 2, and where each object sits (3)
         head = f"{len(found)} {'objects match' if len(found) > 1 else 'object matches'} {label!r}. "
         body, held = _described(ctx.graph, found)
-        return Observed(head + body, [*facts, *held])
+        return Observed(head + body, (*facts, *held))
     shown = ", ".join(labelled(o) for o in found[:MAX_LISTED])
     rest = ", ".join(o.id for o in found[MAX_LISTED:])
     more = f" Not shown: ids {rest}." if rest else ""
-    return Observed(f"{len(found)} objects match {label!r}: {shown}.{more}", facts)
+    return Observed(f"{len(found)} objects match {label!r}: {shown}.{more}", tuple(facts))
 
 
 def _view_facts(
@@ -334,7 +334,7 @@ def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> Observed:
     if len(ids) > MAX_ANCHORS:
         rest = ", ".join(ids[MAX_ANCHORS:])
         lines.append(f"({len(ids) - MAX_ANCHORS} more objects not shown: ids {rest}.)")
-    return Observed(note + " ".join(lines), found)
+    return Observed(note + " ".join(lines), tuple(found))
 
 
 def _toward(graph: SceneGraph, ids: list[str], relation: Relation, target: str) -> str:
@@ -343,7 +343,7 @@ def _toward(graph: SceneGraph, ids: list[str], relation: Relation, target: str) 
     return f"The {names} {'is' if len(ids) == 1 else 'are'} {WORDING[relation]} the {target}."
 
 
-def find_marked_object(ctx: TurnContext, args: NoArgs) -> str:
+def find_marked_object(ctx: TurnContext, args: NoArgs) -> str | Observed:
     """Collect the object the user marked by clicking it.
 
     Hints:
@@ -360,7 +360,7 @@ def find_marked_object(ctx: TurnContext, args: NoArgs) -> str:
     oid = ctx.check_id(ctx.marked)
     around = query_for_relations(ctx, RelationsArgs(item_id_list=[oid]))
     return Observed("The marked object is the " + name_id(ctx.graph.get(oid)) + ". " + position_sentence(
-        ctx.graph.get(oid)) + " " + around, (Fact((oid,)), *around.facts))
+        ctx.graph.get(oid)) + " " + around.text, (Fact((oid,)), *around.facts))
 
 
 def calculate_mid_point(ctx: TurnContext, args: MidPointArgs) -> str:
@@ -637,7 +637,7 @@ class Tool:
     """A tool: its function, argument model and doc-string (the prompt is built from these)."""
 
     name: str
-    func: Callable[[TurnContext, Any], str]  # called with an instance of ``args``
+    func: Callable[[TurnContext, Any], str | Observed]  # called with an instance of ``args``
     args: type[BaseModel]
     retrieves: bool  # its observation is graph content (counts towards the query ratio)
     edits: bool = False  # a perception-alignment tool: it edits the graph (never on a question)
