@@ -5,9 +5,9 @@ from __future__ import annotations
 from synergai.eval.program_stats import lenient_counts, repair_counts
 
 
-def _run(program: str, repairs: list[str]) -> dict:
+def _run(program: str, repairs: list[str], carried: tuple[str, ...] = ()) -> dict:
     return {"trace": [{"type": "program", "stage": "sandbox", "program": program, "repairs": repairs,
-                       "ok": True, "stdout": "1"}], "llm_calls": 2}
+                       "carried": list(carried), "defined": [], "ok": True, "stdout": "1"}], "llm_calls": 2}
 
 
 def test_repairs_and_lenient_forms_are_counted_per_program() -> None:
@@ -17,11 +17,12 @@ def test_repairs_and_lenient_forms_are_counted_per_program() -> None:
              "print(query_attribute(obj=t, attribute_type='category'))", ["requote-fstrings"]),
         _run("objs = scene()\nobjs.sort(key=lambda o: o.xyz[2])\n"
              "print(list(filter(lambda o: o.category == 'cup', objs)))\n"
-             "print(filter(scene(), category=lambda o: True))", ["requote-fstrings", "close-fields"]),
+             "print(filter(scene(), category=lambda o: True))", ["requote-fstrings", "close-fields"],
+             carried=("objs",)),
         {"trace": [{"type": "program", "stage": "check", "program": "x = relate_agent(scene(), "
                     "relation='on', reference_object=t)", "repairs": []}], "llm_calls": 1},
     ]
-    assert repair_counts(rows) == {"requote-fstrings": 2, "close-fields": 1}
+    assert repair_counts(rows) == {"requote-fstrings": 2, "close-fields": 1, "carry-definitions": 1}
     assert lenient_counts(rows) == {"relate_agent-reference-object": 1, "query-attribute-field": 1,
                                     "keyword-prefix": 1, "sort": 1, "filter-function-first": 1,
                                     "filter-predicate": 1}

@@ -62,12 +62,16 @@ def program_error_classes(results: Sequence[Mapping[str, Any]]) -> dict[str, int
 
 
 def repair_counts(results: Sequence[Mapping[str, Any]]) -> dict[str, int]:
-    """How often each registered repair pass (:data:`synergai.agent.program.rewrite.PASSES`) fired."""
+    """How often each registered repair pass (:data:`synergai.agent.program.rewrite.PASSES`) fired, and
+    how often an earlier attempt's assignments were carried (``carry-definitions``) or a name that spells
+    a category was defined (``define-categories``)."""
     counts: Counter[str] = Counter()
     for r in results:
         for t in r.get("trace", []):
             if t.get("type") == "program":
                 counts.update(t.get("repairs") or [])
+                counts.update(name for name, key in (("carry-definitions", "carried"),
+                                                     ("define-categories", "defined")) if t.get(key))
     return dict(counts.most_common())
 
 
