@@ -1,0 +1,267 @@
+"""Posed RGB-D frames with instance masks out of a ROS bag (ROS 1 ``.bag``, ROS 2 ``.db3`` / ``.mcap`` or a
+ROS 2 bag directory), read with the pure-Python ``rosbags`` package: no ROS installation.
+
+Topics: depth, colour and instance masks are ``sensor_msgs/Image``; intrinsics come from a
+``sensor_msgs/CameraInfo``; the camera's pose from a pose topic (``geometry_msgs/PoseStamped``,
+``PoseWithCovarianceStamped``, ``TransformStamped`` or ``nav_msgs/Odometry``) or from ``/tf`` and
+``/tf_static`` (the named frame's pose in the root of its tree). The pose is the camera's optical
+frame in the world (x right, y down, z forward: ROS's ``*_optical_frame``, OpenCV's camera).
+
+Synchronisation: every depth image is a candidate frame, stamped by its header (the bag's record time
+when the header stamp is zero). It takes the colour image, instance mask and pose nearest in time,
+each within ``tolerance`` seconds; a depth image lacking any of them is skipped (counted). The frames
+then go through the RGB-D fusion of :mod:`synergai.scene.builders.rgbd`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import struct
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from synergai.scene.builders import ros_messages as rm
+from synergai.scene.builders.rgbd import RGBDFrame
+from synergai.scene.builders.ros_tf import TransformTree
+from synergai.scene.model import SceneError
+
+IMAGE = "sensor_msgs/msg/Image"
+CAMERA_INFO = "sensor_msgs/msg/CameraInfo"
+TF = "tf2_msgs/msg/TFMessage"
+POSE_TYPES = ("geometry_msgs/msg/PoseStamped", "geometry_msgs/msg/PoseWithCovarianceStamped",
+              "geometry_msgs/msg/TransformStamped", "nav_msgs/msg/Odometry")
+INSTANCE_HINT = (
+    "--from rosbag needs --instance-topic T: instance masks are required (an Image topic, mono16 or 32SC1, "
+    "one instance id per depth pixel, 0 = background, named by --labels FILE); get them by running a 2D "
+    "instance segmenter (e.g. Mask R-CNN, or SAM with a tracker) over the colour topic and writing its "
+    "masks back into the bag as a topic (see docs/own-data.md, ROS bags)"
+)
+
+
+@dataclass(frozen=True)
+class BagTopics:
+    """The topics to read; exactly one of ``pose`` (a topic) and ``tf_frame`` (a frame name) is set."""
+
+    depth: str
+    color: str
+    camera_info: str
+    instance: str
+    pose: str | None = None
+    tf_frame: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.pose is None) == (self.tf_frame is None):
+            raise SceneError("give exactly one of --pose-topic T and --tf-frame F")
+        named = [t for t in (self.depth, self.color, self.camera_info, self.instance, self.pose) if t]
+        if len(set(named)) < len(named):
+            raise SceneError(f"the depth, colour, camera info, instance and pose topics must differ: {named}")
+
+
+@dataclass
+class BagFrames:
+    """The synchronised frames and what was dropped on the way."""
+
+    frames: list[RGBDFrame]
+    depth_images: int
+    skipped: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class _Stream:
+    stamps: list[int] = field(default_factory=list)
+    items: list[Any] = field(default_factory=list)
+
+    def add(self, stamp: int, item: Any) -> None:
+        self.stamps.append(stamp)
+        self.items.append(item)
+
+    def sorted(self) -> _Stream:
+        order = np.argsort(np.asarray(self.stamps, dtype=np.int64), kind="stable")
+        return _Stream([self.stamps[i] for i in order], [self.items[i] for i in order])
+
+
+def _bag_errors() -> tuple[type[BaseException], ...]:
+    from rosbags.highlevel import AnyReaderError
+    from rosbags.rosbag1 import ReaderError as Reader1Error
+    from rosbags.rosbag2 import ReaderError as Reader2Error
+
+    return (AnyReaderError, Reader1Error, Reader2Error, OSError, ValueError, KeyError, IndexError,
+            struct.error, sqlite3.Error, EOFError)
+
+
+def _topic_list(topics: Mapping[str, Any]) -> str:
+    return ", ".join(f"{name} ({info.msgtype})" for name, info in sorted(topics.items())) or "none"
+
+
+def _check_topic(reader: Any, path: Path, name: str, flag: str, types: tuple[str, ...]) -> None:
+    topics = reader.topics
+    if name not in topics:
+        raise SceneError(f"{path}: no topic {name!r} ({flag}); the bag has: {_topic_list(topics)}")
+    msgtype = topics[name].msgtype
+    if msgtype not in reader.typestore.types:
+        raise SceneError(f"{path}: topic {name} ({flag}) is {msgtype}, a message type rosbags cannot decode "
+                         "(the bag has no definition of it and it is not a standard ROS type)")
+    if msgtype not in types:
+        raise SceneError(f"{path}: topic {name} ({flag}) is {msgtype}, expected {' or '.join(types)}")
+
+
+def _stamp(msg: Any, record_ns: int) -> int:
+    stamp = rm.stamp_ns(msg)
+    return stamp if stamp > 0 else record_ns
+
+
+def read_bag_frames(
+    path: Path,
+    topics: BagTopics,
+    labels: Mapping[int, str],
+    *,
+    tolerance: float = 0.05,
+    every: int = 1,
+) -> BagFrames:
+    """Posed RGB-D frames of the bag (see the module doc); bad input raises a one-line SceneError."""
+    try:
+        from rosbags.highlevel import AnyReader
+        from rosbags.typesys import Stores, get_typestore
+    except ImportError:
+        raise SceneError("reading ROS bags needs the rosbags package: pip install 'synergai[ros]'") from None
+    if tolerance < 0 or every < 1:
+        raise SceneError(f"--sync-tolerance must be >= 0 and --every >= 1, got {tolerance} and {every}")
+    if not path.exists():
+        raise SceneError(f"{path}: file not found")
+    # bags written without message definitions (ROS 2 before Iron) are read with a distribution's types
+    default = get_typestore(Stores.ROS1_NOETIC if path.suffix == ".bag" else Stores.ROS2_HUMBLE)
+    errors = _bag_errors()
+    try:
+        reader = AnyReader([path], default_typestore=default)
+        reader.open()
+    except errors as exc:
+        raise SceneError(f"{path}: not a readable ROS bag ({_first_line(exc)})") from None
+    try:
+        return _read(reader, path, topics, labels, int(tolerance * 1e9), every)
+    finally:
+        reader.close()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]
+
+
+def _read(
+    reader: Any, path: Path, topics: BagTopics, labels: Mapping[int, str], tol: int, every: int
+) -> BagFrames:
+    available = reader.topics
+    roles: dict[str, tuple[str, tuple[str, ...]]] = {
+        topics.depth: ("--depth-topic", (IMAGE,)),
+        topics.color: ("--color-topic", (IMAGE,)),
+        topics.instance: ("--instance-topic", (IMAGE,)),
+        topics.camera_info: ("--camera-info-topic", (CAMERA_INFO,)),
+    }
+    if topics.pose is not None:
+        roles[topics.pose] = ("--pose-topic", POSE_TYPES)
+    for name, (flag, types) in roles.items():
+        _check_topic(reader, path, name, flag, types)
+    tf_topics = []
+    if topics.tf_frame is not None:
+        tf_topics = [t for t in available if t.rstrip("/").endswith(("tf", "tf_static"))
+                     and available[t].msgtype == TF]
+        if not tf_topics:
+            raise SceneError(f"{path}: --tf-frame needs /tf or /tf_static ({TF}); the bag has: "
+                             f"{_topic_list(available)}")
+
+    depth, color, instance, poses = _Stream(), _Stream(), _Stream(), _Stream()
+    tree = TransformTree()
+    k: np.ndarray | None = None
+    k_size = (0, 0)
+    decoders: dict[str, Callable[[Any, int], None]] = {
+        topics.depth: lambda m, t: depth.add(_stamp(m, t), rm.depth_metres(m)),
+        topics.color: lambda m, t: color.add(_stamp(m, t), rm.color_rgb(m)),
+        topics.instance: lambda m, t: instance.add(_stamp(m, t), rm.instance_ids(m)),
+    }
+    if topics.pose is not None:
+        pose_topic = topics.pose
+        decoders[pose_topic] = lambda m, t: poses.add(_stamp(m, t), rm.message_pose(m, f"topic {pose_topic}"))
+    for name in tf_topics:
+        static = name.rstrip("/").endswith("tf_static")
+
+        def add_tf(m: Any, t: int, static: bool = static, name: str = name) -> None:
+            for tr in m.transforms:
+                tree.add(str(tr.header.frame_id), str(tr.child_frame_id), _stamp(tr, t),
+                         rm.message_pose(tr, f"topic {name}, {tr.child_frame_id}"), static=static)
+
+        decoders[name] = add_tf
+
+    wanted = set(decoders) | {topics.camera_info}
+    connections = [c for c in reader.connections if c.topic in wanted]
+    for conn, record_ns, raw in reader.messages(connections=connections):
+        msg = _decode(reader, path, conn, raw)
+        try:
+            if conn.topic == topics.camera_info:
+                if k is None:
+                    k, k_size = rm.intrinsics(msg), (int(msg.height), int(msg.width))
+                continue
+            decoders[conn.topic](msg, record_ns)
+        except SceneError as exc:
+            raise SceneError(f"{path}: {exc}") from None
+    if k is None:
+        raise SceneError(f"{path}: topic {topics.camera_info} has no messages")
+    if not depth.stamps:
+        raise SceneError(f"{path}: topic {topics.depth} has no messages")
+    tree.sort()
+    return _synchronise(path, topics, labels, k, k_size, depth.sorted(), color.sorted(), instance.sorted(),
+                        poses.sorted(), tree, tol, every)
+
+
+def _decode(reader: Any, path: Path, conn: Any, raw: bytes) -> Any:
+    try:
+        return reader.deserialize(raw, conn.msgtype)
+    except _bag_errors() as exc:  # rosbags raises several kinds on data it cannot decode
+        raise SceneError(f"{path}: topic {conn.topic}: message type {conn.msgtype} cannot be decoded "
+                         f"({_first_line(exc)})") from None
+
+
+def _synchronise(
+    path: Path, topics: BagTopics, labels: Mapping[int, str], k: np.ndarray, k_size: tuple[int, int],
+    depth: _Stream, color: _Stream, instance: _Stream, poses: _Stream, tree: TransformTree, tol: int,
+    every: int,
+) -> BagFrames:
+    skipped = {"colour": 0, "instance": 0, "pose": 0}
+    frames: list[RGBDFrame] = []
+    for n in range(0, len(depth.stamps), every):
+        stamp, d = depth.stamps[n], depth.items[n]
+        if k_size != (0, 0) and k_size != d.shape:
+            raise SceneError(f"{path}: camera info is for {k_size[1]}x{k_size[0]} images but the depth is "
+                             f"{d.shape[1]}x{d.shape[0]}: give the depth camera's info topic")
+        ci = rm.nearest(color.stamps, stamp, tol)
+        ii = rm.nearest(instance.stamps, stamp, tol)
+        if topics.pose is not None:
+            pi = rm.nearest(poses.stamps, stamp, tol)
+            pose = None if pi is None else poses.items[pi]
+        else:
+            assert topics.tf_frame is not None
+            pose = tree.pose(topics.tf_frame, stamp, tol)
+        if ci is None or ii is None or pose is None:
+            skipped["colour" if ci is None else "instance" if ii is None else "pose"] += 1
+            continue
+        mask = instance.items[ii]
+        if mask.shape != d.shape:
+            raise SceneError(f"{path}: instance masks are {mask.shape[1]}x{mask.shape[0]} but the depth is "
+                             f"{d.shape[1]}x{d.shape[0]}: masks must be aligned to the depth image")
+        frames.append(RGBDFrame(d, _resized(color.items[ci], d.shape), mask, k, pose, dict(labels)))
+    if not frames:
+        raise SceneError(f"{path}: no depth image has colour, instance mask and pose within the sync "
+                         f"tolerance ({tol / 1e9:g} s); missing: "
+                         + ", ".join(f"{v} without {kind}" for kind, v in skipped.items() if v))
+    return BagFrames(frames, len(depth.stamps), {kind: v for kind, v in skipped.items() if v})
+
+
+def _resized(color: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    if color.shape[:2] == shape:
+        return color
+    from PIL import Image
+
+    return np.asarray(Image.fromarray(color).resize((shape[1], shape[0]), Image.Resampling.BILINEAR))
