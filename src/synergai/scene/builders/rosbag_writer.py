@@ -9,7 +9,7 @@ instance ids ``mono16``, the depth camera's ``CameraInfo``, and the camera pose 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -75,7 +75,8 @@ class _Messages:
                                                     binning_x=0, binning_y=0, roi=roi, **matrices)
 
     def _pose_parts(self, m: np.ndarray) -> tuple[Any, Any]:
-        x, y, z, w = _quat(m[:3, :3])
+        nan = float("nan")
+        x, y, z, w = _quat(m[:3, :3]) if np.all(np.isfinite(m[:3, :3])) else (nan, nan, nan, nan)
         return self.t["geometry_msgs/msg/Point"](x=m[0, 3], y=m[1, 3], z=m[2, 3]), \
             self.t["geometry_msgs/msg/Quaternion"](x=x, y=y, z=z, w=w)
 
@@ -105,10 +106,17 @@ def write_rgbd_bag(
     fmt: BagFormat,
     pose: PoseSource = "topic",
     depth_encoding: Literal["16UC1", "32FC1"] = "16UC1",
+    poses: Sequence[np.ndarray] | None = None,
+    lag_ns: Mapping[str, int] | None = None,
     start_ns: int = 1_700_000_000_000_000_000,
     period_ns: int = 100_000_000,
 ) -> Path:
-    """Write ``frames`` (one every ``period_ns``) to a new bag at ``path``; the topics are ``BAG_TOPICS``."""
+    """Write ``frames`` (one every ``period_ns``) to a new bag at ``path``; the topics are ``BAG_TOPICS``.
+
+    ``poses`` replaces the frames' camera-to-world poses in the bag (one per frame; any numbers);
+    ``lag_ns`` delays the stamps of some streams (keys of ``BAG_TOPICS`` or ``"tf"``), as unsynchronised
+    sensors would.
+    """
     from rosbags.rosbag1 import Writer as Writer1
     from rosbags.rosbag2 import StoragePlugin
     from rosbags.rosbag2 import Writer as Writer2
@@ -140,6 +148,7 @@ def write_rgbd_bag(
                          msgs.serialize(msgs.tf(start_ns, "base_link", optical, CAMERA_MOUNT)))
         for n, f in enumerate(frames):
             t = start_ns + n * period_ns
+            cam_to_world = f.cam_to_world if poses is None else np.asarray(poses[n], dtype=np.float64)
             if depth_encoding == "16UC1":
                 depth = np.round(np.nan_to_num(f.depth) * 1000).clip(0, 65535).astype(np.uint16)
             else:
@@ -151,10 +160,13 @@ def write_rgbd_bag(
                 ("instance", msgs.image(t, optical, f.instance.astype(np.uint16), "mono16")),
             ]
             if pose == "topic":
-                out.append(("pose", msgs.pose_stamped(t, "world", f.cam_to_world)))
+                out.append(("pose", msgs.pose_stamped(t, "world", cam_to_world)))
             else:
-                base = f.cam_to_world @ np.linalg.inv(CAMERA_MOUNT)
+                base = cam_to_world @ np.linalg.inv(CAMERA_MOUNT)
                 out.append(("tf", msgs.tf(t, "world", "base_link", base)))
             for key, msg in out:
-                writer.write(conn[key], t, msgs.serialize(msg))
+                lag = (lag_ns or {}).get(key, 0)
+                stamped = msg.transforms[0] if key == "tf" else msg
+                stamped.header.stamp.sec, stamped.header.stamp.nanosec = divmod(t + lag, 1_000_000_000)
+                writer.write(conn[key], t + lag, msgs.serialize(msg))
     return path
