@@ -109,6 +109,11 @@ def _check_topic(reader: Any, path: Path, name: str, flag: str, types: tuple[str
         raise SceneError(f"{path}: topic {name} ({flag}) is {msgtype}, expected {' or '.join(types)}")
 
 
+def _last_name(topic: str) -> str:
+    """``tf`` of ``/robot1/tf``."""
+    return topic.rstrip("/").rsplit("/", 1)[-1]
+
+
 def _stamp(msg: Any, record_ns: int) -> int:
     stamp = rm.stamp_ns(msg)
     return stamp if stamp > 0 else record_ns
@@ -167,8 +172,8 @@ def _read(
         _check_topic(reader, path, name, flag, types)
     tf_topics = []
     if topics.tf_frame is not None:
-        tf_topics = [t for t in available if t.rstrip("/").endswith(("tf", "tf_static"))
-                     and available[t].msgtype == TF]
+        tf_topics = [t for t, info in available.items()
+                     if _last_name(t) in ("tf", "tf_static") and info.msgtype == TF]
         if not tf_topics:
             raise SceneError(f"{path}: --tf-frame needs /tf or /tf_static ({TF}); the bag has: "
                              f"{_topic_list(available)}")
@@ -186,7 +191,7 @@ def _read(
         pose_topic = topics.pose
         decoders[pose_topic] = lambda m, t: poses.add(_stamp(m, t), rm.message_pose(m, f"topic {pose_topic}"))
     for name in tf_topics:
-        static = name.rstrip("/").endswith("tf_static")
+        static = _last_name(name) == "tf_static"
 
         def add_tf(m: Any, t: int, static: bool = static, name: str = name) -> None:
             for tr in m.transforms:
