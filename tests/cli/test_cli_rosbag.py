@@ -51,18 +51,20 @@ def shown(db: Path, scene: str, capsys) -> list[dict]:
 
 
 @pytest.mark.parametrize(
-    ("fmt", "name", "pose", "depth_encoding", "open_as"),
+    ("fmt", "name", "pose", "depth_encoding", "open_as", "compressed"),
     [
-        ("ros1", "scan.bag", "topic", "16UC1", "file"),
-        ("sqlite3", "scan_db3", "tf", "32FC1", "storage"),  # the .db3 file inside the bag directory
-        ("mcap", "scan_mcap", "topic", "16UC1", "directory"),
-        ("mcap", "scan_mcap_tf", "tf", "16UC1", "storage"),  # the .mcap file itself
+        ("ros1", "scan.bag", "topic", "16UC1", "file", False),
+        ("sqlite3", "scan_db3", "tf", "32FC1", "storage", False),  # the .db3 file inside the bag directory
+        ("mcap", "scan_mcap", "topic", "16UC1", "directory", False),
+        ("mcap", "scan_mcap_tf", "tf", "16UC1", "storage", False),  # the .mcap file itself
+        ("ros1", "compressed.bag", "tf", "16UC1", "file", True),  # CompressedImage PNG, compressedDepth
     ],
 )
 def test_bag_of_each_format_builds_boxes_inside_the_true_ones(
-    fmt, name, pose, depth_encoding, open_as, cloud, frames, tmp_path, capsys
+    fmt, name, pose, depth_encoding, open_as, compressed, cloud, frames, tmp_path, capsys
 ):
-    bag = write_rgbd_bag(tmp_path / name, frames, fmt=fmt, pose=pose, depth_encoding=depth_encoding)
+    bag = write_rgbd_bag(tmp_path / name, frames, fmt=fmt, pose=pose, depth_encoding=depth_encoding,
+                         compressed=compressed)
     if open_as == "storage":
         (bag,) = [p for p in bag.iterdir() if p.suffix in (".db3", ".mcap")]
     db = tmp_path / "s.db"

@@ -158,3 +158,48 @@ def test_transform_tree_composes_static_and_nearest_dynamic_edges() -> None:
     tree.add("camera", "world", 0, mount, static=True)
     with pytest.raises(SceneError, match="cycle"):
         tree.chain("camera")
+
+
+def compressed(types, payload: bytes, fmt: str):
+    return types["sensor_msgs/msg/CompressedImage"](header=header(types), format=fmt,
+                                                    data=np.frombuffer(payload, dtype=np.uint8))
+
+
+def png(pixels: np.ndarray, fmt: str = "PNG") -> bytes:
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.fromarray(pixels).save(buffer, format=fmt)
+    return buffer.getvalue()
+
+
+def test_compressed_images_png_jpeg_and_compressed_depth() -> None:
+    import struct
+
+    rgb = np.array([[[10, 20, 30], [200, 100, 50]], [[0, 0, 0], [255, 255, 255]]], dtype=np.uint8)
+    assert rm.color_rgb(compressed(ROS1, png(rgb), "rgb8; png compressed bgr8")).tolist() == rgb.tolist()
+    flat = np.full((16, 16, 3), (200, 60, 30), np.uint8)
+    jpeg = rm.color_rgb(compressed(ROS2, png(flat, "JPEG"), "rgb8; jpeg compressed bgr8"))
+    assert jpeg.shape == (16, 16, 3) and np.abs(jpeg.astype(int) - flat).max() <= 3  # lossy, but RGB order
+    ids = np.array([[0, 3], [300, 7]], dtype=np.uint16)
+    mask = compressed(ROS2, png(ids), "mono16; png compressed mono16")
+    assert rm.instance_ids(mask).tolist() == ids.tolist()
+    mm = np.array([[0, 1000], [2500, 65535]], dtype=np.uint16)
+    got = rm.depth_metres(compressed(ROS2, bytes(12) + png(mm), "16UC1; compressedDepth png"))
+    np.testing.assert_allclose(got, mm / 1000.0)
+    # 32FC1: image_transport stores a / (depth) + b as 16-bit values, 0 = no measurement
+    a, b = 1000.0, -10.0
+    depth = np.array([[0.5, 2.0], [4.0, np.nan]])
+    inv = np.where(np.isnan(depth), 0, np.round(a / np.nan_to_num(depth, nan=1.0) + b)).astype(np.uint16)
+    header32 = struct.pack("<iff", 0, a, b)
+    got = rm.depth_metres(compressed(ROS2, header32 + png(inv), "32FC1; compressedDepth png"))
+    np.testing.assert_allclose(got[~np.isnan(depth)], depth[~np.isnan(depth)], rtol=1e-3)
+    assert np.isnan(got[1, 1])
+    with pytest.raises(SceneError, match="'16UC1; compressedDepth rvl' is not supported"):
+        rm.depth_metres(compressed(ROS2, bytes(20), "16UC1; compressedDepth rvl"))
+    with pytest.raises(SceneError, match="colour image: the compressed data is not a readable image"):
+        rm.color_rgb(compressed(ROS2, b"not an image", "jpeg"))
+    with pytest.raises(SceneError, match="not a 16-bit single-channel image"):
+        rm.depth_metres(compressed(ROS2, png(rgb), "png"))

@@ -3,10 +3,16 @@
 Works on ROS 1 and ROS 2 message objects alike (``CameraInfo.K`` / ``.k``). Conventions (REP 118,
 REP 103): depth ``16UC1`` / ``mono16`` is in millimetres, ``32FC1`` in metres; poses are the pose of
 the child frame in the parent frame, quaternions x, y, z, w.
+
+Images are ``sensor_msgs/Image`` or ``sensor_msgs/CompressedImage``: JPEG / PNG (image_transport's
+``compressed``), and depth in image_transport's ``compressedDepth`` PNG form (a 12-byte header, then a
+16-bit PNG: millimetres for ``16UC1``, quantised inverse depth ``a / (v - b)`` for ``32FC1``).
 """
 
 from __future__ import annotations
 
+import io
+import struct
 from typing import Any
 
 import numpy as np
@@ -59,9 +65,46 @@ def image_array(msg: Any, allowed: tuple[str, ...], what: str) -> np.ndarray:
     return pixels.reshape(h, w, channels) if channels > 1 else pixels.reshape(h, w)
 
 
+def decoded_file(data: bytes, what: str) -> np.ndarray:
+    """The pixels of a compressed image file (JPEG, PNG, ... as Pillow reads them; 16-bit PNG as uint16)."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            if img.mode in ("I;16", "I;16B", "I;16L"):
+                return np.asarray(img, dtype=np.uint16)
+            return np.asarray(img.convert("RGB") if img.mode not in ("L", "I") else img)
+    except (UnidentifiedImageError, OSError, ValueError) as exc:
+        raise SceneError(f"{what} image: the compressed data is not a readable image ({exc})") from None
+
+
+def _compressed_depth(msg: Any) -> np.ndarray:
+    fmt = str(msg.format)
+    data = bytes(np.asarray(msg.data, dtype=np.uint8))
+    encoding, _, codec = (part.strip() for part in fmt.partition(";"))
+    if "rvl" in codec.lower() or encoding not in ("16UC1", "32FC1") or len(data) <= 12:
+        raise SceneError(f"depth image format {fmt!r} is not supported; expected 16UC1 or 32FC1 "
+                         "'compressedDepth png'")
+    pixels = decoded_file(data[12:], "depth")
+    if pixels.dtype != np.uint16 or pixels.ndim != 2:
+        raise SceneError(f"depth image ({fmt}): the PNG is not a 16-bit single-channel image")
+    if encoding == "16UC1":
+        return pixels.astype(np.float64) / 1000.0
+    a, b = struct.unpack("<ff", data[4:12])
+    with np.errstate(divide="ignore"):
+        return np.where(pixels > 0, a / (pixels.astype(np.float64) - b), np.nan)
+
+
 def depth_metres(msg: Any) -> np.ndarray:
     """Depth in metres (float64; 0 or NaN where there is no measurement)."""
-    pixels = image_array(msg, DEPTH_ENCODINGS, "depth")
+    if hasattr(msg, "format"):
+        if "compresseddepth" in str(msg.format).lower():
+            return _compressed_depth(msg)
+        pixels = decoded_file(bytes(np.asarray(msg.data, dtype=np.uint8)), "depth")
+        if pixels.dtype != np.uint16 or pixels.ndim != 2:
+            raise SceneError(f"depth image ({msg.format}): not a 16-bit single-channel image (millimetres)")
+    else:
+        pixels = image_array(msg, DEPTH_ENCODINGS, "depth")
     if pixels.dtype == np.uint16:
         return pixels.astype(np.float64) / 1000.0
     return pixels.astype(np.float64)
@@ -69,16 +112,27 @@ def depth_metres(msg: Any) -> np.ndarray:
 
 def color_rgb(msg: Any) -> np.ndarray:
     """Colour as (H, W, 3) uint8 RGB."""
-    pixels = image_array(msg, COLOR_ENCODINGS, "colour")
-    enc = str(msg.encoding)
+    if hasattr(msg, "format"):
+        pixels = decoded_file(bytes(np.asarray(msg.data, dtype=np.uint8)), "colour")
+        if pixels.dtype != np.uint8:
+            raise SceneError(f"colour image ({msg.format}): not an 8-bit image")
+        bgr = False
+    else:
+        pixels = image_array(msg, COLOR_ENCODINGS, "colour")
+        bgr = str(msg.encoding).startswith("bgr")
     if pixels.ndim == 2:
         return np.repeat(pixels[..., None], 3, axis=2)
     rgb = pixels[..., :3]
-    return np.ascontiguousarray(rgb[..., ::-1] if enc.startswith("bgr") else rgb)
+    return np.ascontiguousarray(rgb[..., ::-1] if bgr else rgb)
 
 
 def instance_ids(msg: Any) -> np.ndarray:
     """Instance id per pixel (int64; 0 = background)."""
+    if hasattr(msg, "format"):
+        pixels = decoded_file(bytes(np.asarray(msg.data, dtype=np.uint8)), "instance")
+        if pixels.ndim != 2:
+            raise SceneError(f"instance image ({msg.format}): not a single-channel image of ids")
+        return pixels.astype(np.int64)
     return image_array(msg, INSTANCE_ENCODINGS, "instance").astype(np.int64)
 
 

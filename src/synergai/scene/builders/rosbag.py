@@ -1,8 +1,8 @@
 """Posed RGB-D frames with instance masks out of a ROS bag (ROS 1 ``.bag``, ROS 2 ``.db3`` / ``.mcap`` or a
 ROS 2 bag directory), read with the pure-Python ``rosbags`` package: no ROS installation.
 
-Topics: depth, colour and instance masks are ``sensor_msgs/Image``; intrinsics come from a
-``sensor_msgs/CameraInfo``; the camera's pose from a pose topic (``geometry_msgs/PoseStamped``,
+Topics: depth, colour and instance masks are ``sensor_msgs/Image`` or ``CompressedImage``; intrinsics
+come from a ``sensor_msgs/CameraInfo``; the camera's pose from a pose topic (``geometry_msgs/PoseStamped``,
 ``PoseWithCovarianceStamped``, ``TransformStamped`` or ``nav_msgs/Odometry``) or from ``/tf`` and
 ``/tf_static`` (the named frame's pose in the root of its tree). The pose is the camera's optical
 frame in the world (x right, y down, z forward: ROS's ``*_optical_frame``, OpenCV's camera).
@@ -30,6 +30,7 @@ from synergai.scene.builders.ros_tf import TransformTree
 from synergai.scene.model import SceneError
 
 IMAGE = "sensor_msgs/msg/Image"
+IMAGES = (IMAGE, "sensor_msgs/msg/CompressedImage")
 CAMERA_INFO = "sensor_msgs/msg/CameraInfo"
 TF = "tf2_msgs/msg/TFMessage"
 POSE_TYPES = ("geometry_msgs/msg/PoseStamped", "geometry_msgs/msg/PoseWithCovarianceStamped",
@@ -161,9 +162,9 @@ def _read(
 ) -> BagFrames:
     available = reader.topics
     roles: dict[str, tuple[str, tuple[str, ...]]] = {
-        topics.depth: ("--depth-topic", (IMAGE,)),
-        topics.color: ("--color-topic", (IMAGE,)),
-        topics.instance: ("--instance-topic", (IMAGE,)),
+        topics.depth: ("--depth-topic", IMAGES),
+        topics.color: ("--color-topic", IMAGES),
+        topics.instance: ("--instance-topic", IMAGES),
         topics.camera_info: ("--camera-info-topic", (CAMERA_INFO,)),
     }
     if topics.pose is not None:

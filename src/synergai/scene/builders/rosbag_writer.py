@@ -9,6 +9,7 @@ instance ids ``mono16``, the depth camera's ``CameraInfo``, and the camera pose 
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -93,6 +94,16 @@ class _Messages:
                                                                child_frame_id=child, transform=transform)
         return self.t["tf2_msgs/msg/TFMessage"](transforms=[stamped])
 
+    def compressed(self, stamp: int, frame: str, pixels: np.ndarray, fmt: str, prefix: bytes = b"") -> Any:
+        """A CompressedImage holding ``prefix`` and the pixels as PNG (lossless; 16-bit for uint16)."""
+        from PIL import Image
+
+        buffer = io.BytesIO()
+        Image.fromarray(np.ascontiguousarray(pixels)).save(buffer, format="PNG")
+        data = np.frombuffer(prefix + buffer.getvalue(), dtype=np.uint8)
+        return self.t["sensor_msgs/msg/CompressedImage"](header=self.header(stamp, frame), format=fmt,
+                                                         data=data)
+
     def serialize(self, msg: Any) -> bytes:
         out = self.store.serialize_ros1(msg, msg.__msgtype__) if self.ros1 else \
             self.store.serialize_cdr(msg, msg.__msgtype__)
@@ -108,6 +119,7 @@ def write_rgbd_bag(
     depth_encoding: Literal["16UC1", "32FC1"] = "16UC1",
     poses: Sequence[np.ndarray] | None = None,
     lag_ns: Mapping[str, int] | None = None,
+    compressed: bool = False,
     start_ns: int = 1_700_000_000_000_000_000,
     period_ns: int = 100_000_000,
 ) -> Path:
@@ -115,7 +127,8 @@ def write_rgbd_bag(
 
     ``poses`` replaces the frames' camera-to-world poses in the bag (one per frame; any numbers);
     ``lag_ns`` delays the stamps of some streams (keys of ``BAG_TOPICS`` or ``"tf"``), as unsynchronised
-    sensors would.
+    sensors would. ``compressed`` writes the images as ``CompressedImage`` PNGs (depth in image_transport's
+    ``16UC1; compressedDepth png`` form).
     """
     from rosbags.rosbag1 import Writer as Writer1
     from rosbags.rosbag2 import StoragePlugin
@@ -133,10 +146,11 @@ def write_rgbd_bag(
         def connect(topic: str, msgtype: str) -> Any:
             return writer.add_connection(topic, msgtype, typestore=msgs.store)
 
+        image_type = "sensor_msgs/msg/CompressedImage" if compressed else "sensor_msgs/msg/Image"
         conn = {
-            "depth": connect(BAG_TOPICS["depth"], "sensor_msgs/msg/Image"),
-            "color": connect(BAG_TOPICS["color"], "sensor_msgs/msg/Image"),
-            "instance": connect(BAG_TOPICS["instance"], "sensor_msgs/msg/Image"),
+            "depth": connect(BAG_TOPICS["depth"], image_type),
+            "color": connect(BAG_TOPICS["color"], image_type),
+            "instance": connect(BAG_TOPICS["instance"], image_type),
             "camera_info": connect(BAG_TOPICS["camera_info"], "sensor_msgs/msg/CameraInfo"),
         }
         if pose == "topic":
@@ -153,12 +167,19 @@ def write_rgbd_bag(
                 depth = np.round(np.nan_to_num(f.depth) * 1000).clip(0, 65535).astype(np.uint16)
             else:
                 depth = f.depth.astype(np.float32)
-            out = [
-                ("camera_info", msgs.camera_info(t, optical, f.intrinsics, f.depth.shape)),
-                ("depth", msgs.image(t, optical, depth, depth_encoding)),
-                ("color", msgs.image(t, optical, f.color.astype(np.uint8), "rgb8")),
-                ("instance", msgs.image(t, optical, f.instance.astype(np.uint16), "mono16")),
-            ]
+            color, instance = f.color.astype(np.uint8), f.instance.astype(np.uint16)
+            out = [("camera_info", msgs.camera_info(t, optical, f.intrinsics, f.depth.shape))]
+            if compressed:
+                if depth_encoding != "16UC1":
+                    raise ValueError("compressed bags hold 16UC1 depth")
+                depth_png = msgs.compressed(t, optical, depth, "16UC1; compressedDepth png", bytes(12))
+                out += [("depth", depth_png),
+                        ("color", msgs.compressed(t, optical, color, "rgb8; png compressed rgb8")),
+                        ("instance", msgs.compressed(t, optical, instance, "mono16; png compressed mono16"))]
+            else:
+                out += [("depth", msgs.image(t, optical, depth, depth_encoding)),
+                        ("color", msgs.image(t, optical, color, "rgb8")),
+                        ("instance", msgs.image(t, optical, instance, "mono16"))]
             if pose == "topic":
                 out.append(("pose", msgs.pose_stamped(t, "world", cam_to_world)))
             else:
