@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sqlite3
 import struct
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -179,14 +179,14 @@ def _read(
             raise SceneError(f"{path}: --tf-frame needs /tf or /tf_static ({TF}); the bag has: "
                              f"{_topic_list(available)}")
 
-    depth, color, instance, poses = _Stream(), _Stream(), _Stream(), _Stream()
+    # pass 1: every message's stamp; poses, transforms and intrinsics kept; images only numbered
+    images = {topics.depth: _Stream(), topics.color: _Stream(), topics.instance: _Stream()}
+    poses = _Stream()
     tree = TransformTree()
     k: np.ndarray | None = None
     k_size = (0, 0)
     decoders: dict[str, Callable[[Any, int], None]] = {
-        topics.depth: lambda m, t: depth.add(_stamp(m, t), rm.depth_metres(m)),
-        topics.color: lambda m, t: color.add(_stamp(m, t), rm.color_rgb(m)),
-        topics.instance: lambda m, t: instance.add(_stamp(m, t), rm.instance_ids(m)),
+        name: _numbering(stream) for name, stream in images.items()
     }
     if topics.pose is not None:
         pose_topic = topics.pose
@@ -201,47 +201,83 @@ def _read(
 
         decoders[name] = add_tf
 
-    wanted = set(decoders) | {topics.camera_info}
-    connections = [c for c in reader.connections if c.topic in wanted]
-    for conn, record_ns, raw in reader.messages(connections=connections):
-        msg = _decode(reader, path, conn, raw)
-        try:
-            if conn.topic == topics.camera_info:
-                if k is None:
-                    k, k_size = rm.intrinsics(msg), (int(msg.height), int(msg.width))
-                continue
-            decoders[conn.topic](msg, record_ns)
-        except SceneError as exc:
-            raise SceneError(f"{path}: {exc}") from None
+    for conn, msg, record_ns in _messages(reader, path, set(decoders) | {topics.camera_info}):
+        if conn.topic == topics.camera_info:
+            if k is None:
+                k, k_size = _in(path, rm.intrinsics, msg), (int(msg.height), int(msg.width))
+            continue
+        _in(path, decoders[conn.topic], msg, record_ns)
     if k is None:
         raise SceneError(f"{path}: topic {topics.camera_info} has no messages")
-    if not depth.stamps:
+    if not images[topics.depth].stamps:
         raise SceneError(f"{path}: topic {topics.depth} has no messages")
     tree.sort()
-    return _synchronise(path, topics, labels, k, k_size, depth.sorted(), color.sorted(), instance.sorted(),
-                        poses.sorted(), tree, tol, every)
+    depth, color, instance = (images[t].sorted() for t in (topics.depth, topics.color, topics.instance))
+    picked, skipped = _synchronise(topics, depth, color, instance, poses.sorted(), tree, tol, every)
+    if not picked:
+        raise SceneError(f"{path}: no depth image has colour, instance mask and pose within the sync "
+                         f"tolerance ({tol / 1e9:g} s); missing: "
+                         + ", ".join(f"{v} without {kind}" for kind, v in skipped.items() if v))
 
-
-def _decode(reader: Any, path: Path, conn: Any, raw: bytes) -> Any:
-    try:
-        return reader.deserialize(raw, conn.msgtype)
-    except _bag_errors() as exc:  # rosbags raises several kinds on data it cannot decode
-        raise SceneError(f"{path}: topic {conn.topic}: message type {conn.msgtype} cannot be decoded "
-                         f"({_first_line(exc)})") from None
-
-
-def _synchronise(
-    path: Path, topics: BagTopics, labels: Mapping[int, str], k: np.ndarray, k_size: tuple[int, int],
-    depth: _Stream, color: _Stream, instance: _Stream, poses: _Stream, tree: TransformTree, tol: int,
-    every: int,
-) -> BagFrames:
-    skipped = {"colour": 0, "instance": 0, "pose": 0}
-    frames: list[RGBDFrame] = []
-    for n in range(0, len(depth.stamps), every):
-        stamp, d = depth.stamps[n], depth.items[n]
+    # pass 2: decode only the images of the kept frames
+    need = {topics.depth: {p[0] for p in picked}, topics.color: {p[1] for p in picked},
+            topics.instance: {p[2] for p in picked}}
+    decode: dict[str, Callable[[Any], np.ndarray]] = {
+        topics.depth: rm.depth_metres, topics.color: rm.color_rgb, topics.instance: rm.instance_ids}
+    pixels: dict[tuple[str, int], np.ndarray] = {}
+    seen = dict.fromkeys(need, 0)
+    for conn, msg, _ in _messages(reader, path, set(need)):
+        n = seen[conn.topic]
+        seen[conn.topic] += 1
+        if n in need[conn.topic]:
+            pixels[conn.topic, n] = _in(path, decode[conn.topic], msg)
+    frames = []
+    for d_n, c_n, i_n, pose in picked:
+        d, mask = pixels[topics.depth, d_n], pixels[topics.instance, i_n]
         if k_size != (0, 0) and k_size != d.shape:
             raise SceneError(f"{path}: camera info is for {k_size[1]}x{k_size[0]} images but the depth is "
                              f"{d.shape[1]}x{d.shape[0]}: give the depth camera's info topic")
+        if mask.shape != d.shape:
+            raise SceneError(f"{path}: instance masks are {mask.shape[1]}x{mask.shape[0]} but the depth is "
+                             f"{d.shape[1]}x{d.shape[0]}: masks must be aligned to the depth image")
+        frames.append(RGBDFrame(d, _resized(pixels[topics.color, c_n], d.shape), mask, k, pose, dict(labels)))
+    return BagFrames(frames, len(depth.stamps), {kind: v for kind, v in skipped.items() if v})
+
+
+def _numbering(stream: _Stream) -> Callable[[Any, int], None]:
+    """Records a message's stamp and its number on its topic (the images are decoded later)."""
+    return lambda msg, record_ns: stream.add(_stamp(msg, record_ns), len(stream.stamps))
+
+
+def _messages(reader: Any, path: Path, topics: set[str]) -> Iterator[tuple[Any, Any, int]]:
+    """(connection, decoded message, record time) of the topics' messages, in the bag's order."""
+    connections = [c for c in reader.connections if c.topic in topics]
+    for conn, record_ns, raw in reader.messages(connections=connections):
+        try:
+            msg = reader.deserialize(raw, conn.msgtype)
+        except _bag_errors() as exc:  # rosbags raises several kinds on data it cannot decode
+            raise SceneError(f"{path}: topic {conn.topic}: message type {conn.msgtype} cannot be decoded "
+                             f"({_first_line(exc)})") from None
+        yield conn, msg, record_ns
+
+
+def _in(path: Path, work: Callable[..., Any], *args: Any) -> Any:
+    """``work(*args)``, its SceneError prefixed with the bag's path."""
+    try:
+        return work(*args)
+    except SceneError as exc:
+        raise SceneError(f"{path}: {exc}") from None
+
+
+def _synchronise(
+    topics: BagTopics, depth: _Stream, color: _Stream, instance: _Stream, poses: _Stream,
+    tree: TransformTree, tol: int, every: int,
+) -> tuple[list[tuple[int, int, int, np.ndarray]], dict[str, int]]:
+    """(depth, colour, mask message numbers, pose) of every kept depth image, and the skipped counts."""
+    skipped = {"colour": 0, "instance": 0, "pose": 0}
+    picked = []
+    for n in range(0, len(depth.stamps), every):
+        stamp = depth.stamps[n]
         ci = rm.nearest(color.stamps, stamp, tol)
         ii = rm.nearest(instance.stamps, stamp, tol)
         if topics.pose is not None:
@@ -253,16 +289,8 @@ def _synchronise(
         if ci is None or ii is None or pose is None:
             skipped["colour" if ci is None else "instance" if ii is None else "pose"] += 1
             continue
-        mask = instance.items[ii]
-        if mask.shape != d.shape:
-            raise SceneError(f"{path}: instance masks are {mask.shape[1]}x{mask.shape[0]} but the depth is "
-                             f"{d.shape[1]}x{d.shape[0]}: masks must be aligned to the depth image")
-        frames.append(RGBDFrame(d, _resized(color.items[ci], d.shape), mask, k, pose, dict(labels)))
-    if not frames:
-        raise SceneError(f"{path}: no depth image has colour, instance mask and pose within the sync "
-                         f"tolerance ({tol / 1e9:g} s); missing: "
-                         + ", ".join(f"{v} without {kind}" for kind, v in skipped.items() if v))
-    return BagFrames(frames, len(depth.stamps), {kind: v for kind, v in skipped.items() if v})
+        picked.append((depth.items[n], color.items[ci], instance.items[ii], pose))
+    return picked, skipped
 
 
 def _resized(color: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
