@@ -186,6 +186,8 @@ def test_bad_input_is_one_line_exit_2_and_leaves_the_store(cloud, frames, tmp_pa
         (tmp_path / "missing.bag", TOPICS + POSE, labels, "file not found"),
         (good, TOPICS + POSE, tmp_path / "no_labels.json", "cannot read labels file"),
         (good, TOPICS + POSE, few_labels, "no label for instance id"),
+        (good, [*TOPICS, *POSE, "--sync-tolerance", "nan"], labels, "--sync-tolerance must be >= 0"),
+        (good, [*TOPICS, *POSE, "--every", "0"], labels, "--every >= 1"),
     ]
     for bag, argv, labels_path, message in cases:
         assert build(bag, tmp_path, labels_path, *argv) == 2, (bag, argv)

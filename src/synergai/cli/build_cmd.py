@@ -71,19 +71,22 @@ def register(ssub: argparse._SubParsersAction) -> None:
                    help="rgbd, rosbag: instance ids are scene-wide (ids) or per frame (overlap)")
     p.add_argument("--voxel", type=float, default=0.02, help="rgbd, rosbag: fusion voxel edge in metres")
     ros = p.add_argument_group("rosbag", "topics of `--from rosbag BAG` (ROS 1 .bag, ROS 2 .db3 / .mcap)")
-    ros.add_argument("--depth-topic", default=None, help="sensor_msgs/Image depth: 16UC1 in mm or 32FC1 in m")
-    ros.add_argument("--color-topic", default=None, help="sensor_msgs/Image colour: rgb8 or bgr8")
-    ros.add_argument("--camera-info-topic", default=None, help="sensor_msgs/CameraInfo of the depth image")
-    ros.add_argument("--instance-topic", default=None,
-                     help="sensor_msgs/Image instance ids per depth pixel: mono16 or 32SC1, 0 = background")
-    ros.add_argument("--pose-topic", default=None,
+    ros.add_argument("--depth-topic", metavar="T", default=None,
+                     help="depth Image (16UC1 in mm, 32FC1 in m) or compressedDepth CompressedImage")
+    ros.add_argument("--color-topic", metavar="T", default=None,
+                     help="colour Image (rgb8, bgr8, ...) or CompressedImage (JPEG, PNG)")
+    ros.add_argument("--camera-info-topic", metavar="T", default=None,
+                     help="sensor_msgs/CameraInfo of the depth image")
+    ros.add_argument("--instance-topic", metavar="T", default=None,
+                     help="instance ids per depth pixel: Image (mono16, 32SC1) or PNG; 0 = background")
+    ros.add_argument("--pose-topic", metavar="T", default=None,
                      help="the camera's optical-frame pose in the world: PoseStamped (or "
                           "PoseWithCovarianceStamped, TransformStamped, Odometry)")
-    ros.add_argument("--tf-frame", default=None,
+    ros.add_argument("--tf-frame", metavar="F", default=None,
                      help="instead of --pose-topic: the camera's optical frame in /tf and /tf_static")
-    ros.add_argument("--sync-tolerance", type=float, default=0.05,
+    ros.add_argument("--sync-tolerance", metavar="S", type=float, default=0.05,
                      help="seconds: colour, mask and pose nearest to each depth image must be this close")
-    ros.add_argument("--every", type=int, default=1, help="use every N-th depth image")
+    ros.add_argument("--every", metavar="N", type=int, default=1, help="use every N-th depth image")
     p.add_argument("--min-points", type=int, default=None, help="instances with fewer points are noise")
     p.add_argument("--trim", type=float, default=0.0, help="percentile trim of boxes (0..25)")
     p.add_argument("--replace", action="store_true",

@@ -73,6 +73,8 @@ class BagFrames:
 
 @dataclass
 class _Stream:
+    """Stamped items of one topic (a pose, or an image's number on its topic)."""
+
     stamps: list[int] = field(default_factory=list)
     items: list[Any] = field(default_factory=list)
 
@@ -134,7 +136,7 @@ def read_bag_frames(
         from rosbags.typesys import Stores, get_typestore
     except ImportError:
         raise SceneError("reading ROS bags needs the rosbags package: pip install 'synergai[ros]'") from None
-    if tolerance < 0 or every < 1:
+    if not 0 <= tolerance < 1e6 or every < 1:
         raise SceneError(f"--sync-tolerance must be >= 0 and --every >= 1, got {tolerance} and {every}")
     if not path.exists():
         raise SceneError(f"{path}: file not found")
