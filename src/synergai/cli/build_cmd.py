@@ -288,12 +288,12 @@ def build_rosbag(args: argparse.Namespace, scene_id: str) -> tuple[list, dict[st
     from synergai.scene.builders.rgbd import RGBDFrame, objects_from_rgbd
     from synergai.scene.builders.rosbag import INSTANCE_HINT, BagTopics, read_bag_frames
 
+    if args.instance_topic is None:  # the first thing a robot's own recording lacks
+        raise SceneError(INSTANCE_HINT)
     for flag in ("depth_topic", "color_topic", "camera_info_topic"):
         _need(getattr(args, flag), f"--{flag.replace('_', '-')} T", "rosbag")
     if args.pose_topic is None and args.tf_frame is None:
         raise SceneError("--from rosbag needs the camera pose: --pose-topic T or --tf-frame F")
-    if args.instance_topic is None:
-        raise SceneError(INSTANCE_HINT)
     topics = BagTopics(args.depth_topic, args.color_topic, args.camera_info_topic, args.instance_topic,
                        pose=args.pose_topic, tf_frame=args.tf_frame)
     labels = read_labels(_need(args.labels, "--labels FILE", "rosbag"), args.labels_offset)
