@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> list[dict]:
                                BAG_TOPICS["instance"], pose=BAG_TOPICS["pose"] if pose == "topic" else None,
                                tf_frame=None if pose == "topic" else BAG_TOPICS["tf_frame"])
             t0 = time.perf_counter()
-            got = read_bag_frames(bag, topics, labels)
+            got = read_bag_frames(bag, topics, labels)  # decoded, all held
             t_read = time.perf_counter() - t0
             argv = ["scene", "build", "--from", "rosbag", str(bag), "--depth-topic", BAG_TOPICS["depth"],
                     "--color-topic", BAG_TOPICS["color"], "--camera-info-topic", BAG_TOPICS["camera_info"],
@@ -98,10 +98,10 @@ def run(args: argparse.Namespace) -> list[dict]:
             if code != 0:
                 raise SystemExit(f"{name}: scene build exited {code}")
             summary = json.loads(out.getvalue())
-            rows.append({"bag": f"{name} ({fmt}, pose {pose})", "mb": size / 1e6, "frames": len(got.frames),
+            rows.append({"bag": f"{name} ({fmt}, pose {pose})", "mb": size / 1e6, "frames": len(got),
                          "objects": summary["objects"], "valid_px": valid, "read_s": t_read,
                          "build_s": t_build,
-                         "read_fps": len(got.frames) / t_read, "build_fps": summary["frames"] / t_build})
+                         "read_fps": len(got) / t_read, "build_fps": summary["frames"] / t_build})
     return rows
 
 

@@ -197,3 +197,19 @@ def test_bad_input_is_one_line_exit_2_and_leaves_the_store(cloud, frames, tmp_pa
         err = capsys.readouterr().err
         assert len(err.strip().splitlines()) == 1 and message in err, (bag, message, err)
     assert stored() == before
+
+
+def test_frames_are_decoded_one_by_one_in_stamp_order(frames, tmp_path):
+    from synergai.scene.builders.rosbag import BagTopics, open_bag_frames
+
+    bag = write_rgbd_bag(tmp_path / "scan", frames, fmt="mcap", pose="tf", lag_ns={"instance": 20_000_000})
+    topics = BagTopics(BAG_TOPICS["depth"], BAG_TOPICS["color"], BAG_TOPICS["camera_info"],
+                       BAG_TOPICS["instance"], tf_frame=BAG_TOPICS["tf_frame"])
+    with open_bag_frames(bag, topics, {}, every=2) as got:
+        assert (got.count, got.depth_images, got.skipped) == (3, 6, {})
+        first = next(got.frames)  # the bag is read lazily: one frame now, the rest on demand
+        rest = list(got.frames)
+    for frame, want in zip([first, *rest], frames[::2], strict=True):
+        np.testing.assert_allclose(frame.depth, want.depth, atol=5e-4)  # 16UC1: millimetres
+        np.testing.assert_allclose(frame.cam_to_world, want.cam_to_world, atol=1e-9)  # through /tf
+        assert np.array_equal(frame.color, want.color) and np.array_equal(frame.instance, want.instance)

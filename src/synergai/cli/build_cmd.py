@@ -286,7 +286,7 @@ def build_rgbd(args: argparse.Namespace, scene_id: str) -> list:
 def build_rosbag(args: argparse.Namespace, scene_id: str) -> tuple[list, dict[str, Any]]:
     """Objects fused from a ROS bag's synchronised depth, colour, instance-mask and pose messages."""
     from synergai.scene.builders.rgbd import RGBDFrame, objects_from_rgbd
-    from synergai.scene.builders.rosbag import INSTANCE_HINT, BagTopics, read_bag_frames
+    from synergai.scene.builders.rosbag import INSTANCE_HINT, BagTopics, open_bag_frames
 
     if args.instance_topic is None:  # the first thing a robot's own recording lacks
         raise SceneError(INSTANCE_HINT)
@@ -297,15 +297,14 @@ def build_rosbag(args: argparse.Namespace, scene_id: str) -> tuple[list, dict[st
     topics = BagTopics(args.depth_topic, args.color_topic, args.camera_info_topic, args.instance_topic,
                        pose=args.pose_topic, tf_frame=args.tf_frame)
     labels = read_labels(_need(args.labels, "--labels FILE", "rosbag"), args.labels_offset)
-    align = read_matrix(args.axis_alignment, scene_id) if args.axis_alignment is not None else None
-    bag = read_bag_frames(args.path, topics, labels, tolerance=args.sync_tolerance, every=args.every)
-    frames = bag.frames if align is None else [
-        RGBDFrame(f.depth, f.color, f.instance, f.intrinsics, align @ f.cam_to_world, f.labels)
-        for f in bag.frames]
-    objects = objects_from_rgbd(frames, labels, voxel=args.voxel, merge=args.merge,
-                                min_points=args.min_points or 20, trim=args.trim, provenance="rosbag")
+    align = read_matrix(args.axis_alignment, scene_id) if args.axis_alignment is not None else np.eye(4)
+    with open_bag_frames(args.path, topics, labels, tolerance=args.sync_tolerance, every=args.every) as bag:
+        frames = (RGBDFrame(f.depth, f.color, f.instance, f.intrinsics, align @ f.cam_to_world, f.labels)
+                  for f in bag.frames)
+        objects = objects_from_rgbd(frames, labels, voxel=args.voxel, merge=args.merge,
+                                    min_points=args.min_points or 20, trim=args.trim, provenance="rosbag")
     return objects, {"topics": {k: v for k, v in vars(topics).items() if v is not None},
-                     "frames": len(frames), "depth_images": bag.depth_images, "skipped": bag.skipped}
+                     "frames": bag.count, "depth_images": bag.depth_images, "skipped": bag.skipped}
 
 
 def build_scene(args: argparse.Namespace) -> tuple[SceneGraph, dict[str, Any]]:

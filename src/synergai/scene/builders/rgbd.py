@@ -20,7 +20,7 @@ handed to :func:`synergai.scene.builders.pointcloud.objects_from_points`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -189,7 +189,7 @@ def _label_of(frame_no: int, frame: RGBDFrame, iid: int, labels: Mapping[int, st
 
 
 def fuse_frames(
-    frames: Sequence[RGBDFrame],
+    frames: Iterable[RGBDFrame],
     labels: Mapping[int, str] | None = None,
     *,
     voxel: float = 0.02,
@@ -247,7 +247,7 @@ def fuse_frames(
 
 
 def objects_from_rgbd(
-    frames: Sequence[RGBDFrame],
+    frames: Iterable[RGBDFrame],
     labels: Mapping[int, str] | None = None,
     *,
     voxel: float = 0.02,

@@ -11,13 +11,18 @@ Synchronisation: every depth image is a candidate frame, stamped by its header (
 when the header stamp is zero). It takes the colour image, instance mask and pose nearest in time,
 each within ``tolerance`` seconds; a depth image lacking any of them is skipped (counted). The frames
 then go through the RGB-D fusion of :mod:`synergai.scene.builders.rgbd`.
+
+The bag is read twice: first for every message's stamp (poses, transforms and intrinsics are kept),
+then, as the frames are consumed, for the images of the kept frames only, each dropped once used.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import struct
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,9 +69,10 @@ class BagTopics:
 
 @dataclass
 class BagFrames:
-    """The synchronised frames and what was dropped on the way."""
+    """The synchronised frames (decoded as they are iterated, while the bag is open) and what was dropped."""
 
-    frames: list[RGBDFrame]
+    frames: Iterator[RGBDFrame]
+    count: int
     depth_images: int
     skipped: dict[str, int] = field(default_factory=dict)
 
@@ -123,14 +129,24 @@ def _stamp(msg: Any, record_ns: int) -> int:
 
 
 def read_bag_frames(
+    path: Path, topics: BagTopics, labels: Mapping[int, str], *, tolerance: float = 0.05, every: int = 1
+) -> list[RGBDFrame]:
+    """All the posed RGB-D frames of the bag at once (see :func:`open_bag_frames`)."""
+    with open_bag_frames(path, topics, labels, tolerance=tolerance, every=every) as bag:
+        return list(bag.frames)
+
+
+@contextmanager
+def open_bag_frames(
     path: Path,
     topics: BagTopics,
     labels: Mapping[int, str],
     *,
     tolerance: float = 0.05,
     every: int = 1,
-) -> BagFrames:
-    """Posed RGB-D frames of the bag (see the module doc); bad input raises a one-line SceneError."""
+) -> Iterator[BagFrames]:
+    """The bag's synchronised frames (see the module doc), decoded one by one as they are iterated inside
+    the ``with`` block; bad input raises a one-line SceneError."""
     try:
         from rosbags.highlevel import AnyReader
         from rosbags.typesys import Stores, get_typestore
@@ -149,7 +165,7 @@ def read_bag_frames(
     except errors as exc:
         raise SceneError(f"{path}: not a readable ROS bag ({_first_line(exc)})") from None
     try:
-        return _read(reader, path, topics, labels, int(tolerance * 1e9), every)
+        yield _read(reader, path, topics, labels, int(tolerance * 1e9), every)
     finally:
         reader.close()
 
@@ -221,29 +237,45 @@ def _read(
                          f"tolerance ({tol / 1e9:g} s); missing: "
                          + ", ".join(f"{v} without {kind}" for kind, v in skipped.items() if v))
 
-    # pass 2: decode only the images of the kept frames
-    need = {topics.depth: {p[0] for p in picked}, topics.color: {p[1] for p in picked},
-            topics.instance: {p[2] for p in picked}}
+    # pass 2 (lazy, as the frames are consumed): decode only the kept frames' images, each dropped once
+    # the last frame using it is out
+    frames = _decoded_frames(reader, path, topics, picked, k, k_size, labels)
+    return BagFrames(frames, len(picked), len(depth.stamps), {kind: v for kind, v in skipped.items() if v})
+
+
+def _decoded_frames(
+    reader: Any, path: Path, topics: BagTopics, picked: list[tuple[int, int, int, np.ndarray]],
+    k: np.ndarray, k_size: tuple[int, int], labels: Mapping[int, str],
+) -> Iterator[RGBDFrame]:
+    """The picked frames in depth-stamp order, decoding their images in one more pass over the bag."""
+    roles = (topics.depth, topics.color, topics.instance)
+    keys = [((topics.depth, d), (topics.color, c), (topics.instance, i)) for d, c, i, _ in picked]
+    uses: Counter[tuple[str, int]] = Counter(key for frame in keys for key in frame)
     decode: dict[str, Callable[[Any], np.ndarray]] = {
         topics.depth: rm.depth_metres, topics.color: rm.color_rgb, topics.instance: rm.instance_ids}
     pixels: dict[tuple[str, int], np.ndarray] = {}
-    seen = dict.fromkeys(need, 0)
-    for conn, msg, _ in _messages(reader, path, set(need)):
+    seen = dict.fromkeys(roles, 0)
+    ready = 0
+    for conn, msg, _ in _messages(reader, path, set(roles)):
         n = seen[conn.topic]
         seen[conn.topic] += 1
-        if n in need[conn.topic]:
+        if (conn.topic, n) in uses:
             pixels[conn.topic, n] = _in(path, decode[conn.topic], msg)
-    frames = []
-    for d_n, c_n, i_n, pose in picked:
-        d, mask = pixels[topics.depth, d_n], pixels[topics.instance, i_n]
-        if k_size != (0, 0) and k_size != d.shape:
-            raise SceneError(f"{path}: camera info is for {k_size[1]}x{k_size[0]} images but the depth is "
-                             f"{d.shape[1]}x{d.shape[0]}: give the depth camera's info topic")
-        if mask.shape != d.shape:
-            raise SceneError(f"{path}: instance masks are {mask.shape[1]}x{mask.shape[0]} but the depth is "
-                             f"{d.shape[1]}x{d.shape[0]}: masks must be aligned to the depth image")
-        frames.append(RGBDFrame(d, _resized(pixels[topics.color, c_n], d.shape), mask, k, pose, dict(labels)))
-    return BagFrames(frames, len(depth.stamps), {kind: v for kind, v in skipped.items() if v})
+        while ready < len(picked) and all(key in pixels for key in keys[ready]):
+            d, color, mask = (pixels[key] for key in keys[ready])
+            pose = picked[ready][3]
+            for key in keys[ready]:
+                uses[key] -= 1
+                if uses[key] == 0:
+                    del pixels[key]
+            ready += 1
+            if k_size != (0, 0) and k_size != d.shape:
+                raise SceneError(f"{path}: camera info is for {k_size[1]}x{k_size[0]} images but the depth "
+                                 f"is {d.shape[1]}x{d.shape[0]}: give the depth camera's info topic")
+            if mask.shape != d.shape:
+                raise SceneError(f"{path}: instance masks are {mask.shape[1]}x{mask.shape[0]} but the depth "
+                                 f"is {d.shape[1]}x{d.shape[0]}: masks must be aligned to the depth image")
+            yield RGBDFrame(d, _resized(color, d.shape), mask, k, pose, dict(labels))
 
 
 def _numbering(stream: _Stream) -> Callable[[Any, int], None]:
