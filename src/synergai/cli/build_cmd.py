@@ -1,6 +1,5 @@
-"""`synergai scene build --from scannet-raw DIR | pointcloud FILE | rgbd DIR | rosbag BAG`: your own scan into
-the store,
-and the readers `scene import --format json|sceneverse|conceptgraphs` uses.
+"""`synergai scene build --from scannet-raw DIR | pointcloud FILE | rgbd DIR | rosbag BAG`: your own scan
+into the store, and the readers `scene import --format json|sceneverse|conceptgraphs` uses.
 
 Input formats (docs/own-data.md has worked examples):
 
