@@ -117,15 +117,18 @@ class VoxelGrid:
 
     voxel: float
     batch: int = 2_000_000
-    _pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
-    _n_pending: int = 0
-    _keys: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    _sums: np.ndarray = field(default_factory=lambda: np.zeros((0, 7)))  # x y z r g b count
-    _pairs: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.int64))  # key, instance, count
+    _pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = field(init=False, repr=False)
+    _n_pending: int = field(init=False, repr=False)
+    _keys: np.ndarray = field(init=False, repr=False)  # sorted voxel keys
+    _sums: np.ndarray = field(init=False, repr=False)  # per voxel: x y z r g b count
+    _pairs: np.ndarray = field(init=False, repr=False)  # rows: voxel key, instance, count
 
     def __post_init__(self) -> None:
         if self.voxel <= 0:
             raise SceneError(f"voxel size must be positive, got {self.voxel}")
+        self._pending, self._n_pending = [], 0
+        self._keys, self._sums = np.zeros(0, np.int64), np.zeros((0, 7))
+        self._pairs = np.zeros((0, 3), np.int64)
 
     def add(self, xyz: np.ndarray, rgb: np.ndarray, instance: np.ndarray) -> None:
         """Add points (N, 3), their colours (N, 3) and instance ids (N,)."""
