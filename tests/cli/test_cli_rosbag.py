@@ -74,16 +74,24 @@ def test_bag_of_each_format_builds_boxes_inside_the_true_ones(
     assert summary["frames"] == summary["depth_images"] == len(frames) and summary["skipped"] == {}
     objects = shown(db, "bag", capsys)
     expected = expected_boxes(cloud, 1)
-    boxes = {o["id"]: (np.array(o["center"]) - np.array(o["size"]) / 2,
-                       np.array(o["center"]) + np.array(o["size"]) / 2) for o in objects}
+    boxes = boxes_of(objects)
     labels = {o["id"]: o["label"] for o in objects}
     assert len(objects) >= 8 and labels.get("1") == "floor" and set(labels) <= set(expected)
     for oid, (lo, hi) in boxes.items():  # seen parts of a real object: inside its true box
         assert np.all(lo >= expected[oid][0] - 0.05) and np.all(hi <= expected[oid][1] + 0.05), oid
     true_lo, true_hi = expected["1"]
     assert np.prod((boxes["1"][1] - boxes["1"][0])[:2]) > 0.3 * np.prod((true_hi - true_lo)[:2])
-    # the bag path feeds the RGB-D fusion exactly what the frames hold
-    direct = {o.id: o for o in objects_from_rgbd(frames, cloud["labels"], min_points=5)}
+    assert_same_as_direct_fusion(boxes, frames, cloud["labels"])
+
+
+def boxes_of(objects: list[dict]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    return {o["id"]: (np.array(o["center"]) - np.array(o["size"]) / 2,
+                      np.array(o["center"]) + np.array(o["size"]) / 2) for o in objects}
+
+
+def assert_same_as_direct_fusion(boxes: dict, frames: list, labels: dict[int, str]) -> None:
+    """The bag path fed the RGB-D fusion exactly what the frames hold (images and poses)."""
+    direct = {o.id: o for o in objects_from_rgbd(frames, labels, min_points=5)}
     assert set(direct) == set(boxes)
     for oid, o in direct.items():
         np.testing.assert_allclose(boxes[oid][0], o.min_corner, atol=1e-6)
@@ -99,11 +107,12 @@ def test_frames_are_matched_by_time_within_the_tolerance(cloud, frames, tmp_path
     err = capsys.readouterr().err
     assert "no depth image has colour, instance mask and pose within the sync tolerance (0.01 s)" in err
     assert "missing: 6 without colour" in err and len(err.strip().splitlines()) == 1
-    half = write_rgbd_bag(tmp_path / "half.bag", frames, fmt="ros1", pose="tf", lag_ns={"tf": 60_000_000},
-                          period_ns=120_000_000)  # each pose 60 ms after its image: none within 50 ms
-    assert build(half, tmp_path, labels, *TOPICS, *TF, "--sync-tolerance", "0.07", "--replace") == 0
+    late = write_rgbd_bag(tmp_path / "late.bag", frames, fmt="ros1", pose="tf", lag_ns={"tf": 60_000_000},
+                          period_ns=150_000_000)  # each pose 60 ms after its image (90 ms before the next)
+    assert build(late, tmp_path, labels, *TOPICS, *TF, "--sync-tolerance", "0.07", "--replace") == 0
     assert json.loads(capsys.readouterr().out)["frames"] == len(frames)
-    assert build(half, tmp_path, labels, *TOPICS, *TF, "--replace") == 2
+    assert_same_as_direct_fusion(boxes_of(shown(tmp_path / "s.db", "late", capsys)), frames, cloud["labels"])
+    assert build(late, tmp_path, labels, *TOPICS, *TF, "--replace") == 2
     assert f"missing: {len(frames)} without pose" in capsys.readouterr().err
 
 
