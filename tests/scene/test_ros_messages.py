@@ -203,3 +203,20 @@ def test_compressed_images_png_jpeg_and_compressed_depth() -> None:
         rm.color_rgb(compressed(ROS2, b"not an image", "jpeg"))
     with pytest.raises(SceneError, match="not a 16-bit single-channel image"):
         rm.depth_metres(compressed(ROS2, png(rgb), "png"))
+
+
+def test_pose_at_interpolates_between_samples_within_tolerance() -> None:
+    a, b = _move(1.0, 0.0), _move(2.0, np.pi / 2)
+    stamps, poses = [100, 200], [a, b]
+    np.testing.assert_allclose(rm.pose_at(stamps, poses, 150, 60), _move(1.5, np.pi / 4), atol=1e-12)
+    np.testing.assert_allclose(rm.pose_at(stamps, poses, 175, 80), _move(1.75, 3 * np.pi / 8), atol=1e-12)
+    assert rm.pose_at(stamps, poses, 200, 0) is b and rm.pose_at(stamps, poses, 100, 0) is a  # exact samples
+    assert rm.pose_at(stamps, poses, 170, 40) is b  # the earlier sample is too far: the nearest one
+    assert rm.pose_at(stamps, poses, 150, 40) is None and rm.pose_at(stamps, poses, 260, 50) is None
+    assert rm.pose_at(stamps, poses, 250, 50) is b and rm.pose_at([], [], 5, 10) is None
+    tree = TransformTree()
+    tree.add("world", "base", 100, a, static=False)
+    tree.add("world", "base", 200, b, static=False)
+    tree.add("base", "cam", 0, _move(0.1), static=True)
+    tree.sort()
+    np.testing.assert_allclose(tree.pose("cam", 150, 60), _move(1.5, np.pi / 4) @ _move(0.1), atol=1e-12)

@@ -47,6 +47,28 @@ def nearest(stamps: list[int] | np.ndarray, stamp: int, tolerance_ns: int) -> in
     return best if abs(int(arr[best]) - stamp) <= tolerance_ns else None
 
 
+def pose_at(stamps: list[int], poses: list[np.ndarray], stamp: int, tolerance_ns: int) -> np.ndarray | None:
+    """The pose at ``stamp`` from time-sorted samples: interpolated (linear position, spherical rotation)
+    between the samples on either side when both are within tolerance, else the nearest one within
+    tolerance, else None."""
+    arr = np.asarray(stamps, dtype=np.int64)
+    i = int(np.searchsorted(arr, stamp))
+    if 0 < i < arr.size and stamp - arr[i - 1] <= tolerance_ns and arr[i] - stamp <= tolerance_ns:
+        t0, t1 = int(arr[i - 1]), int(arr[i])
+        if stamp in (t0, t1):
+            return poses[i - 1] if stamp == t0 else poses[i]
+        from scipy.spatial.transform import Rotation, Slerp
+
+        w = (stamp - t0) / (t1 - t0)
+        a, b = poses[i - 1], poses[i]
+        out = np.eye(4)
+        out[:3, :3] = Slerp([0.0, 1.0], Rotation.from_matrix(np.stack([a[:3, :3], b[:3, :3]])))(w).as_matrix()
+        out[:3, 3] = (1 - w) * a[:3, 3] + w * b[:3, 3]
+        return out
+    k = nearest(arr, stamp, tolerance_ns)
+    return None if k is None else poses[k]
+
+
 def image_array(msg: Any, allowed: tuple[str, ...], what: str) -> np.ndarray:
     """The pixels of a sensor_msgs/Image as an (H, W) or (H, W, C) array in the encoding's dtype."""
     enc = str(msg.encoding)

@@ -1,8 +1,9 @@
 """A transform tree from ``/tf`` and ``/tf_static`` messages: the pose of a frame in the tree's root.
 
 Each transform gives the child frame's pose in its parent frame. Static transforms hold at every time;
-a dynamic edge is looked up at the sample nearest to the asked time, within a tolerance (no
-interpolation). The pose of a frame is the composition of its edges up to the root of its tree.
+a dynamic edge is interpolated between its samples on either side of the asked time when both are
+within a tolerance, else taken at the nearest sample within it (see ``ros_messages.pose_at``). The
+pose of a frame is the composition of its edges up to the root of its tree.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from synergai.scene.builders.ros_messages import nearest
+from synergai.scene.builders.ros_messages import pose_at
 from synergai.scene.model import SceneError
 
 
@@ -64,10 +65,10 @@ class TransformTree:
             if edge.static:
                 m = edge.poses[-1]
             else:
-                k = nearest(edge.stamps, stamp, tolerance_ns)
-                if k is None:
+                found = pose_at(edge.stamps, edge.poses, stamp, tolerance_ns)
+                if found is None:
                     return None
-                m = edge.poses[k]
+                m = found
             out = m @ out
         return out
 

@@ -8,8 +8,9 @@ come from a ``sensor_msgs/CameraInfo``; the camera's pose from a pose topic (``g
 frame in the world (x right, y down, z forward: ROS's ``*_optical_frame``, OpenCV's camera).
 
 Synchronisation: every depth image is a candidate frame, stamped by its header (the bag's record time
-when the header stamp is zero). It takes the colour image, instance mask and pose nearest in time,
-each within ``tolerance`` seconds; a depth image lacking any of them is skipped (counted). The frames
+when the header stamp is zero). It takes the colour image and instance mask nearest in time, and the
+pose interpolated between the samples on either side (or the nearest one), each within ``tolerance``
+seconds; a depth image lacking any of them is skipped (counted). The frames
 then go through the RGB-D fusion of :mod:`synergai.scene.builders.rgbd`.
 
 The bag is read twice: first for every message's stamp (poses, transforms and intrinsics are kept),
@@ -315,8 +316,7 @@ def _synchronise(
         ci = rm.nearest(color.stamps, stamp, tol)
         ii = rm.nearest(instance.stamps, stamp, tol)
         if topics.pose is not None:
-            pi = rm.nearest(poses.stamps, stamp, tol)
-            pose = None if pi is None else poses.items[pi]
+            pose = rm.pose_at(poses.stamps, poses.items, stamp, tol)
         else:
             assert topics.tf_frame is not None
             pose = tree.pose(topics.tf_frame, stamp, tol)
