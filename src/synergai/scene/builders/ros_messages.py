@@ -47,7 +47,9 @@ def nearest(stamps: list[int] | np.ndarray, stamp: int, tolerance_ns: int) -> in
     return best if abs(int(arr[best]) - stamp) <= tolerance_ns else None
 
 
-def pose_at(stamps: list[int], poses: list[np.ndarray], stamp: int, tolerance_ns: int) -> np.ndarray | None:
+def pose_at(
+    stamps: list[int] | np.ndarray, poses: list[np.ndarray], stamp: int, tolerance_ns: int
+) -> np.ndarray | None:
     """The pose at ``stamp`` from time-sorted samples: interpolated (linear position, spherical rotation)
     between the samples on either side when both are within tolerance, else the nearest one within
     tolerance, else None."""

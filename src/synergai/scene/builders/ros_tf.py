@@ -22,6 +22,7 @@ class _Edge:
     static: bool
     stamps: list[int] = field(default_factory=list)
     poses: list[np.ndarray] = field(default_factory=list)
+    times: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # stamps, sorted by sort()
 
 
 @dataclass
@@ -65,7 +66,7 @@ class TransformTree:
             if edge.static:
                 m = edge.poses[-1]
             else:
-                found = pose_at(edge.stamps, edge.poses, stamp, tolerance_ns)
+                found = pose_at(edge.times, edge.poses, stamp, tolerance_ns)
                 if found is None:
                     return None
                 m = found
@@ -78,3 +79,4 @@ class TransformTree:
             order = np.argsort(np.asarray(edge.stamps, dtype=np.int64), kind="stable")
             edge.stamps = [edge.stamps[i] for i in order]
             edge.poses = [edge.poses[i] for i in order]
+            edge.times = np.asarray(edge.stamps, dtype=np.int64)

@@ -311,12 +311,13 @@ def _synchronise(
     """(depth, colour, mask message numbers, pose) of every kept depth image, and the skipped counts."""
     skipped = {"colour": 0, "instance": 0, "pose": 0}
     picked = []
+    color_t, instance_t, pose_t = (np.asarray(s.stamps, dtype=np.int64) for s in (color, instance, poses))
     for n in range(0, len(depth.stamps), every):
         stamp = depth.stamps[n]
-        ci = rm.nearest(color.stamps, stamp, tol)
-        ii = rm.nearest(instance.stamps, stamp, tol)
+        ci = rm.nearest(color_t, stamp, tol)
+        ii = rm.nearest(instance_t, stamp, tol)
         if topics.pose is not None:
-            pose = rm.pose_at(poses.stamps, poses.items, stamp, tol)
+            pose = rm.pose_at(pose_t, poses.items, stamp, tol)
         else:
             assert topics.tf_frame is not None
             pose = tree.pose(topics.tf_frame, stamp, tol)
