@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from synergai.agent.context import TurnContext
-from synergai.agent.loop import AgentLoop, AgentResult, LoopLimits, is_question
+from synergai.agent.intent import is_question
+from synergai.agent.loop import AgentLoop, AgentResult, LoopLimits
 from synergai.geometry.frames import Viewpoint
 from synergai.llm.base import ChatModel
 from synergai.scene.model import SceneError
