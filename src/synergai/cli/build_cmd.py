@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from synergai.cli.common import print_json, settings
+from synergai.cli.safe_text import visible
 from synergai.scene.model import SceneError, SceneGraph
 
 SOURCES = ("scannet-raw", "pointcloud", "rgbd")
@@ -303,9 +304,9 @@ def cmd_build(args: argparse.Namespace) -> int:
     if args.json:
         print_json(summary)
     else:
-        print(f"built {graph.scene_id} from {args.source}: {len(graph)} objects, "
-              f"{len(graph.edges)} relations -> {path}")
-        print(f'next: synergai ask "What is here?" --scene {graph.scene_id}   (or synergai serve)')
+        print(visible(f"built {graph.scene_id} from {args.source}: {len(graph)} objects, "
+                      f"{len(graph.edges)} relations -> {path}"))
+        print(visible(f'next: synergai ask "What is here?" --scene {graph.scene_id}   (or synergai serve)'))
     return 0
 
 

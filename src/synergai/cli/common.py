@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from synergai.cli.config import KEYS, Settings, resolve_settings
+from synergai.cli.safe_text import json_safe
 from synergai.geometry.errors import GeometryError
 from synergai.geometry.frames import SQA3D_FACING, Viewpoint
 from synergai.llm.base import LLMError
@@ -140,9 +141,10 @@ def require_java(purpose: str) -> None:
 def print_json(data: Any, *, one_line: bool = False) -> None:
     """Machine-readable output on stdout, written whole: a string stdout cannot encode (eg. a lone
     surrogate in a model's reply) is escaped as \\uXXXX, never a half-written document. ``one_line``
-    writes a single line (the benchmarks' metrics, one JSON line per run)."""
+    writes a single line (the benchmarks' metrics, one JSON line per run). Control and bidi characters
+    are escaped (:func:`~synergai.cli.safe_text.json_safe`)."""
     indent = None if one_line else 2
-    text = json.dumps(data, indent=indent, ensure_ascii=False)
+    text = json_safe(json.dumps(data, indent=indent, ensure_ascii=False))
     try:
         text.encode(sys.stdout.encoding or "utf-8")
     except UnicodeEncodeError:
