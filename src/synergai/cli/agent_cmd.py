@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
+from synergai.agent.intent import check_length
 from synergai.agent.loop import AgentResult
 from synergai.agent.program.loop import ProgramLoop
 from synergai.agent.progress import StagedModel
@@ -77,6 +78,7 @@ def print_result(console: Console, result: AgentResult) -> None:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
+    check_length(args.question)  # a too long question is refused before the scene or model is opened
     display = StageDisplay(progress_mode(args))
     if args.mode == "program":
         graph = open_catalog(args).open(args.scene)
