@@ -69,7 +69,8 @@ def open_catalog(args: argparse.Namespace) -> SceneCatalog:
 
 
 def add_llm_options(p: argparse.ArgumentParser) -> None:
-    """--llm, --base-url, --threads, --no-cache (unset flags fall back to the config; see `config show`)."""
+    """--llm, --base-url, --threads, --timeout, --no-cache (unset flags fall back to the config; see
+    `config show`)."""
     p.add_argument("--llm", default=None,
                    help="embedded (default), openai:MODEL or scripted:FILE [env SYNERGAI_LLM, config llm]")
     p.add_argument("--base-url", default=None,
@@ -77,6 +78,9 @@ def add_llm_options(p: argparse.ArgumentParser) -> None:
                         "[env SYNERGAI_BASE_URL, config base_url]")
     p.add_argument("--threads", type=int, default=None,
                    help="CPU threads of the embedded model (default: all cores) [env SYNERGAI_THREADS]")
+    p.add_argument("--timeout", dest="llm_timeout", default=None, metavar="SECONDS",
+                   help="overall deadline of one call to an openai:MODEL endpoint, retries included "
+                        "(default 120) [env SYNERGAI_TIMEOUT, config timeout]")
     p.add_argument("--no-cache", action="store_true", help="do not reuse cached replies (temperature 0)")
 
 
@@ -90,7 +94,8 @@ def open_llm(args: argparse.Namespace, progress: Progress | None = None) -> Chat
     # threads from the environment or the file concern only the embedded model; a flag is always passed
     threads_flag = given.values["threads"].source.startswith("flag")
     threads = args.threads if args.llm.strip() == "embedded" or threads_flag else None
-    model = make_model(args.llm, base_url=args.base_url, cache=cache, threads=threads)
+    model = make_model(args.llm, base_url=args.base_url, cache=cache, threads=threads,
+                       timeout=given["timeout"])
     inner = getattr(model, "inner", model)  # under the reply cache
     if progress is not None and hasattr(inner, "progress"):
         inner.progress = progress
