@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import struct
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -244,11 +246,16 @@ def build_rgbd(args: argparse.Namespace, scene_id: str) -> list:
     frames = []
     for stem in stems:
         try:
-            depth = iio.imread(_one(d, "depth", stem, (".png",))).astype(np.float64) / args.depth_scale
+            raw_depth = iio.imread(_one(d, "depth", stem, (".png",)))
             mask = iio.imread(_one(d, "instance", stem, (".png",)))
             color = iio.imread(_one(d, "color", stem, (".jpg", ".png", ".jpeg")))
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, SyntaxError, EOFError, TypeError, struct.error, zlib.error) as exc:
+            # a truncated or broken PNG raises any of these from the decoder
             raise SceneError(f"{d}: frame {stem}: unreadable image ({exc})".splitlines()[0]) from None
+        if raw_depth.ndim != 2 or raw_depth.dtype.kind not in "uif" or raw_depth.dtype.itemsize < 2:
+            raise SceneError(f"{d}: frame {stem}: the depth image must be one channel of 16-bit depth units, "
+                             f"got {raw_depth.dtype} {'x'.join(map(str, raw_depth.shape))}")
+        depth = raw_depth.astype(np.float64) / args.depth_scale
         if color.ndim == 3 and color.shape[:2] != depth.shape:  # ScanNet's colour is 1296x968, depth 640x480
             from PIL import Image
 
