@@ -15,7 +15,7 @@ from synergai.scene.model import Edge, ObjectKind, Relation, SceneGraph, SceneOb
 from synergai.scene.serialization import dumps
 from synergai.scene.store import SceneStore
 
-ESC_ID = "evil\x1b]0;pwned\x07\u202eroom"
+BIDI_ID = "evil\u202eroom\u2066"
 CSI_LABEL = "\x1b[31mtable\x9b2J"
 #: Characters that must never reach a terminal raw.
 RAW = ["\x1b", "\x9b", "\u202e", "\u2066", "\x07", "\x00", "\x7f"]
@@ -40,7 +40,7 @@ def hostile_file(tmp_path: Path) -> Path:
         SceneObject("0", "floor", (2.0, 2.0, -0.05), (4.0, 4.0, 0.1), kind=ObjectKind.FLOOR),
         SceneObject("1\u202e", CSI_LABEL, (2.0, 2.0, 0.375), (1.2, 0.8, 0.75), attributes=("\x1b[5mred",)),
     ]
-    graph = SceneGraph(ESC_ID, objs, [Edge("1\u202e", Relation.SUPPORTED_BY, "0")], scene_type="\x9b1m")
+    graph = SceneGraph(BIDI_ID, objs, [Edge("1\u202e", Relation.SUPPORTED_BY, "0")], scene_type="\x9b1m")
     path = tmp_path / "scene.json"
     path.write_text(dumps(graph), encoding="utf-8")
     return path
@@ -54,12 +54,29 @@ def test_scene_commands_print_ids_and_labels_safely(
     flag = ["--json"] if json_mode else []
     assert main(["scene", "import", str(hostile_file), "--db", db, *flag]) == 0
     for cmd in ("list", "show", "edits", "reset"):
-        assert main(["scene", cmd, "--scene", ESC_ID, "--db", db, *flag]) == 0, cmd
+        assert main(["scene", cmd, "--scene", BIDI_ID, "--db", db, *flag]) == 0, cmd
     out, err = capsys.readouterr()
     assert _clean(out) and _clean(err)
     assert "\\x1b" in out or "\\u001b" in out
+    assert "\\u202e" in out
     assert main(["scene", "show", "--scene", "no\x1b[2Jsuch", "--db", db]) == 2
     assert _clean(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("scene_id", ["nul\x00id", "esc\x1b]0;pwned\x07id", "c1\x9bid"])
+def test_a_scene_id_holding_a_control_character_is_refused_at_import(
+    scene_id: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Such a scene could not be named (a command line holds no NUL) or dropped: it is never created."""
+    floor = SceneObject("0", "floor", (2.0, 2.0, -0.05), (4.0, 4.0, 0.1), kind=ObjectKind.FLOOR)
+    path = tmp_path / "scene.json"
+    path.write_text(dumps(SceneGraph(scene_id, [floor], [])), encoding="utf-8")
+    db = tmp_path / "s.sqlite3"
+    assert main(["scene", "import", str(path), "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert _clean(err) and "control character" in err and len(err.strip().splitlines()) == 1
+    with SceneStore(db) as store:
+        assert store.scenes() == []
 
 
 def test_sandbox_output_and_error_line_are_safe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -157,6 +157,21 @@ def print_json(data: Any, *, one_line: bool = False) -> None:
     sys.stdout.write(text + "\n")
 
 
+#: Most parallel workers a command may be given (a larger number is a typo, not a machine).
+MAX_CONCURRENCY = 256
+
+
+def concurrency(text: str) -> int:
+    """An argparse type: a whole number of parallel workers in 1..MAX_CONCURRENCY."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not 1 <= value <= MAX_CONCURRENCY:
+        raise argparse.ArgumentTypeError(f"expected 1..{MAX_CONCURRENCY} parallel workers, got {text!r}")
+    return value
+
+
 def seconds(text: str) -> float:
     """An argparse type: a finite number of seconds > 0."""
     try:
