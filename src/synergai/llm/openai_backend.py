@@ -150,7 +150,7 @@ class OpenAIModel:
 
         def call() -> None:
             try:
-                outcome["response"] = client.with_options(timeout=remaining).chat.completions.create(**kwargs)
+                outcome["response"] = client.chat.completions.create(**kwargs, timeout=remaining)
             except BaseException as exc:  # handed to the caller's thread, which handles it
                 outcome["error"] = exc
 
