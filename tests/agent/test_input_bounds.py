@@ -14,6 +14,7 @@ from synergai.agent.intent import MAX_INPUT_CHARS, InputTooLong, is_question
 from synergai.agent.referents import mentioned_ids
 from synergai.agent.session import AgentSession
 from synergai.cli.main import main
+from synergai.gui.chat import escape
 from synergai.llm import ScriptedModel
 from synergai.scene.grounding.vocabulary import relation_words, relations_said
 from synergai.scene.store import SceneStore
@@ -28,11 +29,14 @@ HOSTILE = {
     "what": "what " * (SIZE // 5),
     "ids": "id " * (SIZE // 3),
     "words": "which side of the chair, left or right, " * (SIZE // 40),
+    "blank lines": "\n" * SIZE,
+    "indented lines": " \n" * (SIZE // 2),
+    "rules": "\n=-" * (SIZE // 3),
 }
 FUNCTIONS = {
     "answer_form": answer_form, "choice_options": choice_options, "kind_asked_at": kind_asked_at,
     "is_question": is_question, "mentioned_ids": mentioned_ids, "relations_said": relations_said,
-    "relation_words": relation_words,
+    "relation_words": relation_words, "gui_chat_escape": escape,
 }
 
 
