@@ -29,3 +29,14 @@ def test_twenty_digit_threads_are_refused(tmp_path, capsys: pytest.CaptureFixtur
     err = capsys.readouterr().err
     assert code == 2 and "at most 1024 threads" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "s.sqlite3").exists()
+
+
+@pytest.mark.parametrize("value", [0, -1, True])
+def test_a_run_refuses_a_concurrency_below_one_before_any_work(tmp_path, value) -> None:
+    from synergai.eval.runner import ResumableRun
+
+    done: list[str] = []
+    with pytest.raises(ValueError, match="concurrency must be a whole number >= 1"):
+        ResumableRun(tmp_path).run(["a", "b"], str, lambda it: done.append(it) or {}, concurrency=value,
+                                   progress=False)
+    assert done == []
