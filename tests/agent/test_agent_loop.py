@@ -315,7 +315,7 @@ def test_after_a_clean_plan_the_model_answers_or_finishes_its_correction(store):
 
 
 def test_questions_are_told_apart_from_corrections():
-    from synergai.agent.loop import is_question
+    from synergai.agent.intent import is_question
 
     assert is_question("What is on the table?") and is_question("how many chairs are there")
     assert is_question("Is the lamp on?") and not is_question("The marked object is actually a stool.")

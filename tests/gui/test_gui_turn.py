@@ -164,3 +164,14 @@ def test_scenes_stored_after_start_join_every_tab_list(store: SceneStore) -> Non
                    {"builder": "test"})
     app.poll()
     assert lists[-1] == ["demo", "kitchen"]
+
+
+def test_a_too_long_chat_line_is_refused_in_the_chat_at_once(store: SceneStore) -> None:
+    llm = ScriptedModel([])
+    tab = Tab(store, "demo", llm)
+    tab.input = SimpleNamespace(value="x")
+    tab.chat_md = SimpleNamespace(content="")
+    assert tab.submit("What is on the table? " * 5000) is False
+    (turn,) = tab.chat.turns
+    assert turn.error and "limit is 4000" in turn.answer and "limit is 4000" in tab.chat_md.content
+    assert not tab.busy and llm.requests == [] and store.edits("demo", include_undone=True) == []

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from synergai.agent.matching import find_objects
+from synergai.agent.referents import referred_ids
 from synergai.geometry.frames import Viewpoint
 from synergai.scene.edits import EditRecord, EditRequest, apply_changes
 from synergai.scene.model import STRUCTURE_KINDS, SceneGraph
@@ -42,6 +43,7 @@ class TurnContext:
     clarification: str | None = None
     read_only: bool = False  # a question: every edit is refused, whatever the model replies
     _graph: SceneGraph | None = None
+    _referred: frozenset[str] | None = None
 
     @property
     def graph(self) -> SceneGraph:
@@ -54,6 +56,13 @@ class TurnContext:
         """Raise a ToolError when this turn may not edit the graph (it is a question)."""
         if self.read_only:
             raise ToolError(QUESTION_NEVER_EDITS)
+
+    def referred(self) -> frozenset[str]:
+        """The objects the utterance refers to (:func:`~synergai.agent.referents.referred_ids`), read from
+        the graph as the turn found it: the only objects this turn's edits may touch."""
+        if self._referred is None:
+            self._referred = referred_ids(self.graph, self.utterance, self.marked)
+        return self._referred
 
     def apply(self, request: EditRequest) -> None:
         """Make one edit in the turn's graph (checked now; refused on a question turn); the store gets it

@@ -35,6 +35,7 @@ from synergai.agent.answer_forms import AnswerForm, answer_form, choice_options,
 from synergai.agent.answer_sentence import compose_answer, copies_error, kind_phrase, with_article
 from synergai.agent.context import ToolError, TurnContext
 from synergai.agent.evidence import evidence_categories, evidence_colours, named_at, question_subject
+from synergai.agent.intent import is_question
 from synergai.agent.observation import Fact, render_full_graph
 from synergai.agent.prompt import (
     TurnVocabulary,
@@ -175,17 +176,6 @@ def parse_plan(text: str) -> tuple[list[str], str, list[tuple[Tool, Any]]]:
         return words, thought, steps
     words, thought, tool, args = parse_action(text, first=True)
     return words, thought, [(tool, args)]
-
-
-_QUESTION_WORDS = frozenset({"what", "where", "which", "who", "whose", "how", "why", "when", "is", "are",
-                             "does", "do", "can", "could", "would", "should", "will", "tell", "describe",
-                             "count", "find", "show", "name", "list"})
-
-
-def is_question(text: str) -> bool:
-    """Whether the input asks something (it then never edits the graph) rather than states a correction."""
-    words = text.strip().lower().split()
-    return text.rstrip().endswith("?") or (bool(words) and words[0].strip(",.!") in _QUESTION_WORDS)
 
 
 def _key(tool: Tool, args: Any) -> str:

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import struct
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -34,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from synergai.cli.common import print_json, settings
+from synergai.cli.safe_text import visible
 from synergai.scene.model import SceneError, SceneGraph
 
 SOURCES = ("scannet-raw", "pointcloud", "rgbd", "rosbag")
@@ -263,11 +266,16 @@ def build_rgbd(args: argparse.Namespace, scene_id: str) -> list:
     frames = []
     for stem in stems:
         try:
-            depth = iio.imread(_one(d, "depth", stem, (".png",))).astype(np.float64) / args.depth_scale
+            raw_depth = iio.imread(_one(d, "depth", stem, (".png",)))
             mask = iio.imread(_one(d, "instance", stem, (".png",)))
             color = iio.imread(_one(d, "color", stem, (".jpg", ".png", ".jpeg")))
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, SyntaxError, EOFError, TypeError, struct.error, zlib.error) as exc:
+            # a truncated or broken PNG raises any of these from the decoder
             raise SceneError(f"{d}: frame {stem}: unreadable image ({exc})".splitlines()[0]) from None
+        if raw_depth.ndim != 2 or raw_depth.dtype.kind not in "uif" or raw_depth.dtype.itemsize < 2:
+            raise SceneError(f"{d}: frame {stem}: the depth image must be one channel of 16-bit depth units, "
+                             f"got {raw_depth.dtype} {'x'.join(map(str, raw_depth.shape))}")
+        depth = raw_depth.astype(np.float64) / args.depth_scale
         if color.ndim == 3 and color.shape[:2] != depth.shape:  # ScanNet's colour is 1296x968, depth 640x480
             from PIL import Image
 
@@ -356,9 +364,9 @@ def cmd_build(args: argparse.Namespace) -> int:
             dropped = ", ".join(f"{n} without {what}" for what, n in source["skipped"].items())
             print(f"fused {source['frames']} of {source['depth_images']} depth images"
                   + (f" (skipped: {dropped})" if dropped else ""))
-        print(f"built {graph.scene_id} from {args.source}: {len(graph)} objects, "
-              f"{len(graph.edges)} relations -> {path}")
-        print(f'next: synergai ask "What is here?" --scene {graph.scene_id}   (or synergai serve)')
+        print(visible(f"built {graph.scene_id} from {args.source}: {len(graph)} objects, "
+                      f"{len(graph.edges)} relations -> {path}"))
+        print(visible(f'next: synergai ask "What is here?" --scene {graph.scene_id}   (or synergai serve)'))
     return 0
 
 

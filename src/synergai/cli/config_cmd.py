@@ -8,6 +8,7 @@ from pathlib import Path
 
 from synergai.cli.common import add_llm_options, print_json, settings
 from synergai.cli.config import API_KEY_ENV, KEYS, TEMPLATE, config_path
+from synergai.cli.safe_text import visible
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -54,14 +55,14 @@ def cmd_show(args: argparse.Namespace) -> int:
         })
         return 0
     state = "" if s.config_exists else " (absent: `synergai config init` writes a commented one)"
-    print(f"config file: {s.config_path}{state}")
+    print(visible(f"config file: {s.config_path}{state}"))
     width = max(len(k.name) for k in KEYS)
     for k in KEYS:
         setting = s.values[k.name]
-        print(f"{k.name:<{width}}  {_shown(k.name, setting.value)}  [{setting.source}]")
+        print(visible(f"{k.name:<{width}}  {_shown(k.name, setting.value)}  [{setting.source}]"))
     print(f"{'api key':<{width}}  {'set' if s.api_key_set else 'not set'}  [env {API_KEY_ENV}]")
     if s.values["base_url"].value is not None and s.llm_base_url() is None:
-        print(f"note: base_url is ignored while llm is {s['llm']!r} (it applies to openai:MODEL)")
+        print(visible(f"note: base_url is ignored while llm is {s['llm']!r} (it applies to openai:MODEL)"))
     return 0
 
 
@@ -71,5 +72,5 @@ def cmd_init(args: argparse.Namespace) -> int:
         raise ValueError(f"{path} already exists; edit it, or remove it first")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(TEMPLATE, encoding="utf-8")
-    print(f"wrote {path}")
+    print(visible(f"wrote {path}"))
     return 0

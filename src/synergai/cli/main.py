@@ -128,7 +128,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
+    """The error as one line, control characters made visible (a file's text may be in it)."""
+    from synergai.cli.safe_text import visible
+
+    return visible(" ".join(str(exc).split()) or type(exc).__name__)
 
 
 if __name__ == "__main__":

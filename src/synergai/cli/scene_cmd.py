@@ -14,6 +14,7 @@ from rich.text import Text
 from synergai.cli import build_cmd
 from synergai.cli.build_cmd import IMPORT_FORMATS, read_graph
 from synergai.cli.common import add_scene_options, open_catalog, print_json
+from synergai.cli.safe_text import visible
 from synergai.scene import serialization
 from synergai.scene.model import WORDING, SceneGraph
 
@@ -78,7 +79,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     table = Table("scene", "in store", "objects", "edits")
     for r in rows:
-        table.add_row(escape(str(r["id"])), "yes" if r["stored"] else "no", str(r["objects"] or "-"),
+        table.add_row(escape(visible(r["id"])), "yes" if r["stored"] else "no", str(r["objects"] or "-"),
                       str(r["edits"]))
     Console().print(table)
     return 0
@@ -91,16 +92,16 @@ def cmd_show(args: argparse.Namespace) -> int:
         return 0
     console = Console()
     table = Table("id", "label", "level", "center", "size", "attributes",
-                  title=escape(f"{graph.scene_id} ({graph.scene_type or 'scene'})"))
+                  title=escape(visible(f"{graph.scene_id} ({graph.scene_type or 'scene'})")))
     for o in graph:
-        table.add_row(escape(o.id), escape(o.category), str(graph.levels.get(o.id, "-")),
+        table.add_row(escape(visible(o.id)), escape(visible(o.category)), str(graph.levels.get(o.id, "-")),
                       ", ".join(f"{v:.2f}" for v in o.center), ", ".join(f"{v:.2f}" for v in o.size),
-                      escape(", ".join(o.attributes)))
+                      escape(visible(", ".join(o.attributes))))
     console.print(table)
     console.print(f"[bold]{len(graph.edges)} relations[/bold]")
     for e in sorted(graph.edges):
         s, o = graph.get(e.subject), graph.get(e.object)
-        console.print(Text(f"  {s.category} ({s.id}) {WORDING[e.relation]} {o.category} ({o.id})"))
+        console.print(Text(visible(f"  {s.category} ({s.id}) {WORDING[e.relation]} {o.category} ({o.id})")))
     return 0
 
 
@@ -117,9 +118,9 @@ def cmd_edits(args: argparse.Namespace) -> int:
         print_json({"scene": args.scene, "edits": [_edit_dict(r) for r in records]})
         return 0
     if not records:
-        print(f"{args.scene}: no edits")
+        print(visible(f"{args.scene}: no edits"))
     for r in records:
-        print(f"#{r.seq} [{r.state}] {r.timestamp} {r.summary()}")
+        print(visible(f"#{r.seq} [{r.state}] {r.timestamp} {r.summary()}"))
     return 0
 
 
@@ -131,7 +132,7 @@ def _undo_redo(args: argparse.Namespace, redo: bool) -> int:
     if args.json:
         print_json({"scene": args.scene, verb: _edit_dict(rec) if rec else None})
     else:
-        print(f"{verb}: {rec.summary()}" if rec else f"nothing to {'redo' if redo else 'undo'}")
+        print(visible(f"{verb}: {rec.summary()}") if rec else f"nothing to {'redo' if redo else 'undo'}")
     return 0
 
 
@@ -150,7 +151,7 @@ def cmd_reset(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"scene": args.scene, "reset": True})
     else:
-        print(f"{args.scene}: reset to the perceived graph")
+        print(visible(f"{args.scene}: reset to the perceived graph"))
     return 0
 
 
@@ -160,7 +161,7 @@ def cmd_drop(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"scene": args.scene, "dropped": True})
     else:
-        print(f"{args.scene}: dropped from {store.path}")
+        print(visible(f"{args.scene}: dropped from {store.path}"))
     return 0
 
 
@@ -182,7 +183,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         print(text)
     else:
         args.out.write_text(text + "\n", encoding="utf-8")
-        print(f"wrote {args.out}")
+        print(visible(f"wrote {args.out}"))
     return 0
 
 
@@ -201,5 +202,5 @@ def cmd_import(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"scene": graph.scene_id, "objects": len(graph), "relations": len(graph.edges)})
     else:
-        print(f"imported {graph.scene_id}: {len(graph)} objects, {len(graph.edges)} relations")
+        print(visible(f"imported {graph.scene_id}: {len(graph)} objects, {len(graph.edges)} relations"))
     return 0

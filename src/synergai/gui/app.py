@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING, Any
 from synergai.geometry.mesh import TriMesh
 from synergai.geometry.raycast import RayPicker
 from synergai.gui.client import ClientSession
-from synergai.gui.gate import AccessPolicy, check_bindable, guard, new_token
+from synergai.gui.gate import (
+    AccessPolicy,
+    PolicySlot,
+    check_bindable,
+    guarded_serving,
+    new_token,
+    quiet_malformed_messages,
+)
 from synergai.gui.picking import ScenePicker
 from synergai.llm.base import ChatModel
 from synergai.scene.model import SceneGraph
@@ -217,13 +224,12 @@ def serve(catalog: SceneCatalog, llm_factory: LLMFactory, host: str = "127.0.0.1
     catalog.open(scene_id)
     app = GuiApp(catalog, llm_factory, scene_id)
     check_bindable(host)
-    server = viser.ViserServer(host=host, port=port, label="SynergAI", verbose=verbose)
+    slot = PolicySlot()  # every request is refused until the policy knows the port bound
+    quiet_malformed_messages()
+    with guarded_serving(slot):
+        server = viser.ViserServer(host=host, port=port, label="SynergAI", verbose=verbose)
     policy = AccessPolicy(token or new_token(), server.get_port(), host)
-    try:
-        guard(server, policy)
-    except BaseException:
-        server.stop()
-        raise
+    slot.policy = policy
     server.on_client_connect(app.connect)
     server.on_client_disconnect(app.disconnect)
     shown_host = "127.0.0.1" if host in ("0.0.0.0", "") else ("[::1]" if host == "::" else host)

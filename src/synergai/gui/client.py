@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from synergai.agent.intent import InputTooLong, check_length
 from synergai.agent.progress import StagedModel, TurnCancelled
 from synergai.agent.session import AgentSession
 from synergai.geometry.frames import vec3
@@ -38,6 +39,8 @@ log = logging.getLogger(__name__)
 
 MAX_EDITS_SHOWN = 12
 TICK_SECONDS = 0.5  # how often the status line's elapsed seconds are refreshed
+#: Characters of a refused (too long) chat line that the chat shows.
+TOO_LONG_SHOWN = 80
 #: The 3D canvas's width / height assumed when the browser has not reported its camera: the canvas is the
 #: space between the side panels (612 x 850 pixels in a 1400 x 850 window), narrower than it is high.
 GUESSED_ASPECT = 0.72
@@ -299,6 +302,14 @@ class ClientSession:
         question = (text or "").strip()
         with self.lock:
             if not question or self.busy:
+                return False
+            try:
+                check_length(question)
+            except InputTooLong as exc:  # refused at once, in the chat; nothing runs
+                self.input.value = ""
+                self.chat.turns.append(ChatTurn(question[:TOO_LONG_SHOWN] + " …", f"Not asked: {exc}.",
+                                                error=True))
+                self.chat_md.content = self.chat.markdown()
                 return False
             self.busy = True
             self.chat.pending = question

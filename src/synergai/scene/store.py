@@ -440,6 +440,9 @@ class SceneStore:
             raise SceneError(f"register needs a SceneGraph, got {type(graph).__name__}")
         if not isinstance(graph.scene_id, str) or not graph.scene_id.strip():
             raise SceneError(f"scene id must be a non-empty string, got {graph.scene_id!r}")
+        if any(ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f for c in graph.scene_id):
+            # a NUL cannot be typed on a command line: such a scene could never be named or dropped
+            raise SceneError(f"scene id {graph.scene_id!r} holds a control character")
         src = _source_json(source)
         base = graph.copy()
         base.levels = compute_levels(base)
