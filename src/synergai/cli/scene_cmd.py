@@ -16,6 +16,7 @@ from synergai.cli.build_cmd import IMPORT_FORMATS, read_graph
 from synergai.cli.common import add_scene_options, open_catalog, print_json
 from synergai.scene import serialization
 from synergai.scene.model import WORDING, SceneGraph
+from synergai.scene.rooms import room_members
 
 EXPORT_FORMATS = ("json", "networkx", "sceneverse", "conceptgraphs")
 
@@ -54,7 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def graph_summary(graph: SceneGraph) -> dict[str, object]:
-    """The `scene show --json` document."""
+    """The `scene show --json` document (``rooms``: empty for a scene that is one room, as a scan)."""
+    members = room_members(graph)
     return {
         "scene": graph.scene_id,
         "objects": [
@@ -64,6 +66,8 @@ def graph_summary(graph: SceneGraph) -> dict[str, object]:
         ],
         "relations": [{"subject": e.subject, "relation": e.relation.value, "object": e.object}
                       for e in sorted(graph.edges)],
+        "rooms": [{"id": r.id, "name": r.name, "category": r.category, "object_ids": members[r.id]}
+                  for r in graph.rooms],
     }
 
 
@@ -90,13 +94,21 @@ def cmd_show(args: argparse.Namespace) -> int:
         print_json(graph_summary(graph))
         return 0
     console = Console()
-    table = Table("id", "label", "level", "center", "size", "attributes",
+    with_rooms = bool(graph.rooms)
+    table = Table("id", "label", "level", "center", "size", "attributes", *(["room"] if with_rooms else []),
                   title=escape(f"{graph.scene_id} ({graph.scene_type or 'scene'})"))
     for o in graph:
+        room = [escape(graph.room(o.room).name if o.room else "-")] if with_rooms else []
         table.add_row(escape(o.id), escape(o.category), str(graph.levels.get(o.id, "-")),
                       ", ".join(f"{v:.2f}" for v in o.center), ", ".join(f"{v:.2f}" for v in o.size),
-                      escape(", ".join(o.attributes)))
+                      escape(", ".join(o.attributes)), *room)
     console.print(table)
+    if graph.rooms:
+        members = room_members(graph)
+        console.print(f"[bold]{len(graph.rooms)} rooms[/bold]")
+        for r in graph.rooms:
+            console.print(Text(f"  {r.name} ({r.id}, {r.category}, {r.area:.1f} m²): "
+                               f"{len(members[r.id])} objects"))
     console.print(f"[bold]{len(graph.edges)} relations[/bold]")
     for e in sorted(graph.edges):
         s, o = graph.get(e.subject), graph.get(e.object)
