@@ -28,6 +28,7 @@ from synergai.scene.model import (
     Edge,
     ObjectKind,
     Relation,
+    Room,
     SceneError,
     SceneGraph,
     SceneObject,
@@ -46,6 +47,7 @@ from synergai.scene.relations.allocentric import (
 )
 from synergai.scene.relations.horizontal import horizontal_relations
 from synergai.scene.relations.thresholds import RelationThresholds
+from synergai.scene.rooms import assign_rooms
 from synergai.scene.relations.vertical import (
     above,
     choose_support,
@@ -379,13 +381,18 @@ def build_graph(
     *,
     scene_type: str | None = None,
     thresholds: RelationThresholds | None = None,
+    rooms: Sequence[Room] = (),
 ) -> SceneGraph:
     """The scene graph of ``objects``: structure kinds marked, a synthetic floor when none is
     labelled, stored relations computed and verified, levels from the support hierarchy, and only
-    edges joining the same or adjacent levels."""
+    edges joining the same or adjacent levels. With ``rooms``, an object without a room is put in the
+    room whose footprint holds its centre (:func:`synergai.scene.rooms.assign_rooms`)."""
     th = thresholds or RelationThresholds()
     objs = prepare_objects(objects)
-    graph = SceneGraph(scene_id, objs, scene_type=scene_type)
+    if rooms:
+        placed = assign_rooms(objs, rooms)
+        objs = [o if o.room is not None else p for o, p in zip(objs, placed, strict=True)]
+    graph = SceneGraph(scene_id, objs, scene_type=scene_type, rooms=rooms)
     if not objs:
         return graph
     idx = RelationIndex(th, list(graph.objects))
