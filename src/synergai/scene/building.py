@@ -386,12 +386,14 @@ def build_graph(
     """The scene graph of ``objects``: structure kinds marked, a synthetic floor when none is
     labelled, stored relations computed and verified, levels from the support hierarchy, and only
     edges joining the same or adjacent levels. With ``rooms``, an object without a room is put in the
-    room whose footprint holds its centre (:func:`synergai.scene.rooms.assign_rooms`)."""
+    room whose footprint holds its centre (:func:`synergai.scene.rooms.assign_rooms`; the synthetic
+    floor is in none)."""
     th = thresholds or RelationThresholds()
     objs = prepare_objects(objects)
-    if rooms:
+    if rooms:  # a synthetic floor lies under every room: it is in none
         placed = assign_rooms(objs, rooms)
-        objs = [o if o.room is not None else p for o, p in zip(objs, placed, strict=True)]
+        objs = [o if o.room is not None or o.provenance == SYNTHETIC_FLOOR_PROVENANCE else p
+                for o, p in zip(objs, placed, strict=True)]
     graph = SceneGraph(scene_id, objs, scene_type=scene_type, rooms=rooms)
     if not objs:
         return graph

@@ -301,7 +301,7 @@ def check_footprint(footprint: object, where: str) -> None:
             raise SceneError(f"{where}: footprint vertex {i} is not 2 finite numbers: {str(p)[:40]}")
     poly = shapely.Polygon(footprint)
     if not poly.is_valid or poly.area <= 0.0:
-        why = shapely.validation.explain_validity(poly) if not poly.is_valid else "zero area"
+        why = shapely.is_valid_reason(poly) if not poly.is_valid else "zero area"
         raise SceneError(f"{where}: footprint is not a polygon ({why.split('[')[0].strip().lower()})")
 
 
