@@ -34,7 +34,7 @@ from synergai.cli.common import print_json, settings
 from synergai.scene.model import SceneError, SceneGraph
 
 SOURCES = ("scannet-raw", "pointcloud", "rgbd")
-IMPORT_FORMATS = ("json", "sceneverse", "conceptgraphs")
+IMPORT_FORMATS = ("json", "sceneverse", "conceptgraphs", "spark-dsg")
 
 
 def register(ssub: argparse._SubParsersAction) -> None:
