@@ -72,7 +72,8 @@ def test_rooms_round_trip_and_version_1_documents_still_load():
 
 @pytest.mark.parametrize(("change", "message"), [
     (lambda d: d["objects"][0].update(room="nowhere"), "objects[0].room: unknown room id 'nowhere'"),
-    (lambda d: d["rooms"][0].update(footprint=[[0, 0], [1, 1]]), "rooms[0]: room k: footprint is not a polygon"),
+    (lambda d: d["rooms"][0].update(footprint=[[0, 0], [1, 1]]),
+     "rooms[0]: room k: footprint is not a polygon"),
     (lambda d: d["rooms"].append(dict(d["rooms"][0])), "rooms[2].id: duplicate room id 'k'"),
     (lambda d: d["rooms"][0].update(floor=1), "rooms[0]: unknown field(s) floor"),
 ])
@@ -109,7 +110,8 @@ def test_the_house_has_rooms_and_the_robot_teams_furniture(tmp_path):
     catalog = SceneCatalog(SceneStore(tmp_path / "s.db"))
     assert HOUSE_SCENE_ID in catalog.scene_ids()
     house = catalog.open(HOUSE_SCENE_ID)
-    assert {r.category for r in house.rooms} == {"kitchen", "dining room", "office", "living room", "bathroom"}
+    assert {r.category for r in house.rooms} == {"kitchen", "dining room", "office", "living room",
+                                                 "bathroom"}
     assert house.get("fridge").room == "kitchen" and house.get("tub").room == "bathroom"
     assert all(o.room is not None for o in house), "every object of the house is in a room"
     assert house.has_edge("ham", Relation.INSIDE, "drawer") and house.has_edge("apple", Relation.SUPPORTED_BY,

@@ -42,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_scene_options(p)
     p.add_argument("--format", choices=EXPORT_FORMATS, default="json")
     p.add_argument("--out", type=Path, default=None,
-                   help="output file (default: stdout; spark-dsg needs one: .json is JSON, else binary)")
+                   help="output file (default: stdout; spark-dsg needs one: .json is JSON, .sparkdsg binary)")
     p.set_defaults(func=cmd_export)
     p = ssub.add_parser("import", help="load a scene graph that `scene export` wrote into the store")
     p.add_argument("path", type=Path)
@@ -183,7 +183,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     from synergai.scene import export  # networkx: only when exporting
 
     if args.format == "spark-dsg" and args.out is None:
-        raise ValueError("--format spark-dsg needs --out FILE (.json for JSON, any other name for binary)")
+        raise ValueError("--format spark-dsg needs --out FILE (.json for JSON, .sparkdsg for the binary "
+                         "form)")
     graph = open_catalog(args).open(args.scene)
     if args.format == "spark-dsg":
         from synergai.scene.sparkdsg import save_spark_dsg

@@ -47,7 +47,6 @@ from synergai.scene.relations.allocentric import (
 )
 from synergai.scene.relations.horizontal import horizontal_relations
 from synergai.scene.relations.thresholds import RelationThresholds
-from synergai.scene.rooms import assign_rooms
 from synergai.scene.relations.vertical import (
     above,
     choose_support,
@@ -57,6 +56,7 @@ from synergai.scene.relations.vertical import (
     on_floor,
     volume_of,
 )
+from synergai.scene.rooms import assign_rooms
 from synergai.scene.verification import WALL_FIRST, category_in, normalize_category, verify_support
 
 #: Objects with a footprint half-diagonal above this are paired one-vs-all, not through the tree.

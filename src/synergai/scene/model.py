@@ -1,10 +1,12 @@
 """The scene graph model: object nodes, the canonical relation enum, typed edges, the graph.
 
 Relation edges read ``subject RELATION object`` ("cup supported_by table" = the cup is on the
-table). A graph may hold rooms (:class:`Room`: a category, a name, a footprint polygon in the floor
-plane); each object belongs to at most one room (``SceneObject.room``). A graph without rooms (a ScanNet
-scan) is one room, as it always was. Only viewpoint-independent relations are stored; allocentric ones (left, right, in front
+table). Only viewpoint-independent relations are stored; allocentric ones (left, right, in front
 of, behind, clock directions) are computed for a viewpoint on demand (``scene.relations``).
+
+A graph may hold rooms (:class:`Room`: a category, a name, a footprint polygon in the floor plane);
+each object belongs to at most one room (``SceneObject.room``). A graph without rooms (a ScanNet scan)
+is one room, as it always was.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import Any
 
 import numpy as np
 
@@ -270,7 +273,8 @@ class Room:
 
         return bool(shapely.intersects_xy(self.polygon(), x, y))
 
-    def polygon(self):  # type: ignore[no-untyped-def]  # shapely.Polygon (shapely is imported lazily)
+    def polygon(self) -> Any:
+        """The footprint as a ``shapely.Polygon`` (shapely is imported when first needed)."""
         import shapely
 
         return shapely.Polygon(self.footprint)

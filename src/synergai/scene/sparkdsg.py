@@ -25,6 +25,7 @@ places, agents, buildings, ...) and the mesh are left out; :attr:`SparkDsgImport
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -43,8 +44,6 @@ ROOMS_LAYER = 4
 #: Graph, node and edge metadata key of what Spark-DSG has no field for.
 META_KEY = "synergai"
 RELATIONS_KEY = "synergai_relations"
-#: File name endings written as JSON; any other is Spark-DSG's binary encoding.
-JSON_SUFFIXES = (".json",)
 
 
 def _dsg() -> Any:
@@ -77,7 +76,8 @@ def to_spark_dsg(graph: SceneGraph) -> Any:
     for k, o in enumerate(graph):
         attrs = dsg.ObjectNodeAttributes()
         attrs.position = np.asarray(o.center, dtype=float)
-        attrs.bounding_box = dsg.BoundingBox(np.asarray(o.size, dtype=float), np.asarray(o.center, dtype=float))
+        attrs.bounding_box = dsg.BoundingBox(np.asarray(o.size, dtype=float),
+                                             np.asarray(o.center, dtype=float))
         attrs.semantic_label = labels[o.category]
         attrs.name = o.id
         if o.color is not None:
@@ -119,7 +119,8 @@ def to_spark_dsg(graph: SceneGraph) -> Any:
 
 
 def save_spark_dsg(graph: SceneGraph, path: Path) -> None:
-    """Write ``graph`` as a Spark-DSG file: JSON for ``.json``, the binary encoding otherwise."""
+    """Write ``graph`` as a Spark-DSG file; the package picks the encoding by extension (``.json``: JSON,
+    ``.sparkdsg`` / ``.bson`` / none: binary) and refuses any other."""
     out = to_spark_dsg(graph)
     with _library_messages() as messages:
         try:
@@ -133,19 +134,20 @@ def save_spark_dsg(graph: SceneGraph, path: Path) -> None:
 def _library_messages() -> Iterator[Any]:
     """Capture what the library's C++ code prints on stdout and stderr (warnings about old encodings),
     so that an error stays one line; yields a function returning the captured text."""
-    captured = tempfile.TemporaryFile(mode="w+b")
-    saved = [os.dup(1), os.dup(2)]
-    text: list[str] = []
-    try:
-        for fd in (1, 2):
-            os.dup2(captured.fileno(), fd)
-        yield lambda: "".join(text) or _read(captured)
-    finally:
-        for fd, old in zip((1, 2), saved, strict=True):
-            os.dup2(old, fd)
-            os.close(old)
-        text.append(_read(captured))
-        captured.close()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    with tempfile.TemporaryFile(mode="w+b") as captured:
+        saved = [os.dup(1), os.dup(2)]
+        text: list[str] = []
+        try:
+            for fd in (1, 2):
+                os.dup2(captured.fileno(), fd)
+            yield lambda: "".join(text) or _read(captured)
+        finally:
+            for fd, old in zip((1, 2), saved, strict=True):
+                os.dup2(old, fd)
+                os.close(old)
+            text.append(_read(captured))
 
 
 def _read(f: Any) -> str:
@@ -204,7 +206,7 @@ def _category(labelspace: Any, attrs: Any, default: str) -> str:
 def _native_object(oid: str, attrs: Any, labelspace: Any) -> SceneObject:
     """An object from Spark-DSG's own fields (a graph Hydra or another tool wrote)."""
     box = attrs.bounding_box
-    if box.is_valid():
+    if box.type != _dsg().BoundingBoxType.INVALID:
         center = tuple(float(v) for v in box.world_P_center)
         size = tuple(abs(float(v)) for v in box.dimensions)
     else:
@@ -220,8 +222,8 @@ def _native_room(rid: str, attrs: Any, labelspace: Any, members: list[SceneObjec
     category = _category(labelspace, attrs, "room")
     name = (attrs.name or "").strip() or category
     box = attrs.bounding_box
-    lo = hi = None
-    if box.is_valid() and float(box.dimensions[0]) > 0 and float(box.dimensions[1]) > 0:
+    dims = np.asarray(box.dimensions, dtype=float)
+    if box.type != _dsg().BoundingBoxType.INVALID and np.all(np.isfinite(dims)) and np.all(dims[:2] > 0):
         c, d = np.asarray(box.world_P_center, dtype=float), np.asarray(box.dimensions, dtype=float)
         lo, hi = c[:2] - d[:2] / 2, c[:2] + d[:2] / 2
     elif members:
@@ -236,7 +238,8 @@ def _native_room(rid: str, attrs: Any, labelspace: Any, members: list[SceneObjec
     return Room(rid, category, name, ((x0, y0), (x1, y0), (x1, y1), (x0, y1)))
 
 
-def from_spark_dsg(loaded: Any, scene_id: str | None = None, *, default_id: str = "spark-dsg") -> SparkDsgImport:
+def from_spark_dsg(loaded: Any, scene_id: str | None = None, *,
+                   default_id: str = "spark-dsg") -> SparkDsgImport:
     """Our graph of a ``spark_dsg.DynamicSceneGraph`` (see the module doc-string). The scene id is
     ``scene_id``, else the one synergai wrote into the graph's metadata, else ``default_id``."""
     dsg = _dsg()
@@ -332,18 +335,27 @@ def _relations(loaded: Any, objects: dict[int, SceneObject], graph: SceneGraph) 
             graph.add_edge(Edge(fact[0], relation, fact[2], fact[3] if len(fact) == 4 else "spark-dsg"))
 
 
+def _layer_label(loaded: Any, layer: int, partition: int) -> str:
+    """A layer's name: the graph's name for it (two names can share a layer id, as OBJECTS and AGENTS
+    do: partition 0 takes the one that is not AGENTS, other partitions the other one)."""
+    names = [n for n, k in loaded.layer_names.items() if k.layer == layer]
+    primary = [n for n in names if n != "AGENTS"][:1] or names[:1]
+    others = [n for n in names if n not in primary]
+    if partition == 0 and primary:
+        return primary[0]
+    if partition and others:
+        return others[0]
+    return f"layer {layer}" + (f" partition {partition}" if partition else "")
+
+
 def _left_out(loaded: Any, dsg: Any) -> str:
     """One line naming the layers (and the mesh) not imported, with their node counts."""
-    names = {}
-    for name, key in loaded.layer_names.items():
-        names.setdefault((key.layer, key.partition), name)
     parts = []
     for layer in [*loaded.layers, *loaded.layer_partitions]:
         key = (layer.id, layer.partition)
         if key in ((OBJECTS_LAYER, 0), (ROOMS_LAYER, 0)) or layer.num_nodes() == 0:
             continue
-        label = names.get(key, f"layer {layer.id}" + (f" partition {layer.partition}" if layer.partition else ""))
-        parts.append(f"{label} ({layer.num_nodes()} nodes)")
+        parts.append(f"{_layer_label(loaded, *key)} ({layer.num_nodes()} nodes)")
     if loaded.has_mesh() and loaded.mesh is not None and loaded.mesh.num_vertices() > 0:
         parts.append(f"mesh ({loaded.mesh.num_vertices()} vertices)")
     return ("left out: " + ", ".join(parts)) if parts else ""

@@ -119,7 +119,8 @@ def house_rooms() -> list[Room]:
 def _floor(rid: str, box: tuple[float, float, float, float]) -> SceneObject:
     x0, y0, x1, y1 = box
     rgb = BEIGE if rid in ("office", "living_room") else LGRAY
-    return SceneObject(f"floor_{rid}", "floor", ((x0 + x1) / 2, (y0 + y1) / 2, -0.01), (x1 - x0, y1 - y0, 0.02),
+    return SceneObject(f"floor_{rid}", "floor", ((x0 + x1) / 2, (y0 + y1) / 2, -0.01),
+                       (x1 - x0, y1 - y0, 0.02),
                        color=rgb, attributes=(color_name(rgb),), provenance="house", kind=ObjectKind.FLOOR)
 
 
