@@ -88,7 +88,9 @@ def round_trips(objects_path: Path, tmp: Path) -> dict[str, object]:
         equal += ok
         if not ok:
             failures.append(graph.scene_id)
-        n_objects, n_edges, n_rooms = n_objects + len(graph), n_edges + len(graph.edges), n_rooms + len(graph.rooms)
+        n_objects += len(graph)
+        n_edges += len(graph.edges)
+        n_rooms += len(graph.rooms)
     return {"scenes": len(graphs), "equal": equal, "failures": failures, "objects": n_objects,
             "relations": n_edges, "rooms": n_rooms, "seconds": round(time.perf_counter() - start, 2)}
 
@@ -116,15 +118,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as d:
-        report = {"round_trip": round_trips(args.objects, Path(d)), "import": import_speed(args.size, Path(d))}
+        report = {"round_trip": round_trips(args.objects, Path(d)),
+                  "import": import_speed(args.size, Path(d))}
     if args.json:
         print(json.dumps(report, indent=2))
     else:
         rt, im = report["round_trip"], report["import"]
         print(f"round trip: {rt['equal']}/{rt['scenes']} scenes equal after export -> import "
               f"({rt['objects']} objects, {rt['relations']} relations, {rt['rooms']} rooms; {rt['seconds']} s)")
-        print(f"import: {im['objects']} objects, {im['rooms']} rooms ({im['in_a_room']} objects in a room) "
-              f"in {im['best_s']} s (best of 3: {im['times_s']}); {im['left_out']}")
+        print(f"import: {im['objects']} objects, {im['rooms']} rooms ({im['in_a_room']} objects in a "
+              f"room) in {im['best_s']} s (best of 3: {im['times_s']}); {im['left_out']}")
     return 0 if report["round_trip"]["equal"] == report["round_trip"]["scenes"] else 1  # type: ignore[index]
 
 
