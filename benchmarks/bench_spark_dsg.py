@@ -125,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         rt, im = report["round_trip"], report["import"]
         print(f"round trip: {rt['equal']}/{rt['scenes']} scenes equal after export -> import "
-              f"({rt['objects']} objects, {rt['relations']} relations, {rt['rooms']} rooms; {rt['seconds']} s)")
+              f"({rt['objects']} objects, {rt['relations']} relations, {rt['rooms']} rooms; "
+              f"{rt['seconds']} s)")
         print(f"import: {im['objects']} objects, {im['rooms']} rooms ({im['in_a_room']} objects in a "
               f"room) in {im['best_s']} s (best of 3: {im['times_s']}); {im['left_out']}")
     return 0 if report["round_trip"]["equal"] == report["round_trip"]["scenes"] else 1  # type: ignore[index]
