@@ -145,11 +145,11 @@ def test_cli_import_of_a_hydra_graph_and_export_round_trip(tmp_path):
     assert r.returncode == 0, r.stderr
     r = run("scene", "import", str(tmp_path / "house.sparkdsg"), "--format", "spark-dsg", "--db", db,
             "--scene-id", "house2", "--json")
-    assert json.loads(r.stdout) == {"scene": "house2", "objects": 52, "relations": 77, "rooms": 5,
-                                    "notes": []}
     with SceneStore(tmp_path / "s.db") as store:
         a, b = store.load("house"), store.load("house2")
-        assert b.objects == a.objects and b.rooms == a.rooms and set(b.edges) == set(a.edges)
+    assert json.loads(r.stdout) == {"scene": "house2", "objects": len(a), "relations": len(a.edges),
+                                    "rooms": 5, "notes": []}
+    assert b.objects == a.objects and b.rooms == a.rooms and set(b.edges) == set(a.edges)
 
 
 def _legacy_binary(path):
