@@ -43,6 +43,10 @@ class RoomAnswer:
     kind: str  # "which room" | "count" | "contents"
 
 
+def _labels(room: Room) -> set[str]:
+    return {" ".join(words_of(t)) for t in (room.category, room.name, room.id, plural(room.category))}
+
+
 def _room_phrase(words: list[str], graph: SceneGraph) -> tuple[list[Room], list[str]]:
     """The rooms the question names (longest phrase first) and the question's words without it."""
     for n in (3, 2, 1):
@@ -51,11 +55,10 @@ def _room_phrase(words: list[str], graph: SceneGraph) -> tuple[list[Room], list[
             short = n == 1 and len(phrase[0]) < 4
             if set(phrase) <= _GENERIC or phrase[0] in ("the", "a", "an") or short:
                 continue
-            rooms = rooms_named(graph, " ".join(phrase))
-            exact = [r for r in rooms if " ".join(phrase) in {" ".join(words_of(t)) for t in
-                                                               (r.category, r.name, r.id, plural(r.category))}]
+            said = " ".join(phrase)
+            exact = [r for r in rooms_named(graph, said) if said in _labels(r)]  # no spelling guesses here
             if exact:
-                return exact, words[:k] + ["somewhere"] + words[k + n:]
+                return exact, [*words[:k], "somewhere", *words[k + n:]]
     return [], words
 
 
