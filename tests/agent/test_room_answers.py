@@ -72,3 +72,23 @@ def test_other_questions_still_go_to_the_model(house_store, store):
                          final("There is no refrigerator here.", [], "none")])
     result = AgentSession(store, "room", llm).ask("Which room has the fridge?")
     assert result.llm_calls >= 1
+
+
+def test_the_tools_ground_a_room_anchor_and_a_place_answer_names_the_room(house_store):
+    from synergai.agent.prompt import turn_vocabulary
+
+    assert "kitchen" in turn_vocabulary(house_store.load("house")).categories
+    llm = ScriptedModel([
+        act("query_for_objects", {"category": "chair", "attributes": [], "superlative": "",
+                                  "relations": [{"relation": "inside", "anchors": [
+                                      {"category": "office", "attributes": [], "superlative": "",
+                                       "relations": []}]}]},
+            plan=["find the chairs in the office", "answer"]),
+        final("The office chair is black.", ["office_chair"], "office chair"),
+    ])
+    result = AgentSession(house_store, "house", llm).ask("Which chair in the office is black?")
+    observed = " ".join(t.get("observation", "") for t in result.trace if t.get("type") == "action")
+    assert "office_chair" in observed and "chair_5" in observed and "chair_0" not in observed
+    llm = ScriptedModel([act("query_for_objects", {"query": "refrigerator"}, plan=["find it", "answer"])])
+    result = AgentSession(house_store, "house", llm).ask("Where is the fridge?")
+    assert result.answer.endswith("in the kitchen.") and result.llm_calls == 1

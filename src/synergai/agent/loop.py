@@ -419,7 +419,8 @@ class AgentLoop:
                 return False
             short, shown = found[0].words(graph), [subject, *found[0].anchors]
             extra["other_places"] = [p.words(graph) for p in found[1:]]
-            sentence = f"The {obj.name} is {short}."
+            room = f" in the {graph.room(obj.room).name}" if obj.room is not None else ""
+            sentence = f"The {obj.name} is {short}{room}."
         elif turn.form is AnswerForm.SHAPE:
             short, shown = box_shape(obj.size), [subject]
             sentence = f"The {obj.name} is {short}."
