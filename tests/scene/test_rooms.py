@@ -132,3 +132,31 @@ def test_scene_show_lists_rooms(tmp_path, capsys):
     assert "5 rooms" in out and "living room (living_room, living room, 46.0 m²): 12 objects" in out
     assert main(["scene", "show", "--db", str(tmp_path / "s.db"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["rooms"] == []  # the demo apartment: no room layer yet
+
+
+def test_networkx_round_trip_keeps_rooms(tmp_path):
+    from synergai.scene.export import from_networkx, to_networkx
+
+    house = SceneCatalog(SceneStore(tmp_path / "s.db")).open("house")
+    back = from_networkx(to_networkx(house))
+    assert back == house and back.rooms == house.rooms
+
+
+def test_importing_a_room_that_is_not_a_polygon_is_one_line_exit_2_and_the_store_is_untouched(tmp_path):
+    import subprocess
+    import sys
+
+    db = tmp_path / "s.db"
+    doc = graph_to_dict(_two_rooms())
+    doc["scene"] = "bad"
+    doc["rooms"][1]["footprint"] = [[0, 0], [2, 2], [2, 0], [0, 2]]  # crosses itself
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(doc))
+    run = [sys.executable, "-m", "synergai"]
+    shown = subprocess.run([*run, "scene", "show", "--db", str(db), "--json"], capture_output=True)
+    assert shown.returncode == 0
+    before = db.read_bytes()
+    r = subprocess.run([*run, "scene", "import", str(path), "--db", str(db)], capture_output=True, text=True)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    assert "rooms[1]: room b: footprint is not a polygon (self-intersection" in r.stderr
+    assert db.read_bytes() == before
