@@ -160,3 +160,15 @@ def test_importing_a_room_that_is_not_a_polygon_is_one_line_exit_2_and_the_store
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
     assert "rooms[1]: room b: footprint is not a polygon (self-intersection" in r.stderr
     assert db.read_bytes() == before
+
+
+def test_an_object_moved_into_another_room_is_in_that_room(tmp_path):
+    from synergai.scene.edits import move_object
+
+    g = _two_rooms()
+    with SceneStore(tmp_path / "s.db") as store:
+        store.register(g, {"builder": "test"})
+        store.apply("two", move_object(store.load("two"), "1", (6.0, 3.0, 0.4)))
+        assert store.load("two").get("1").room == "b" and store.verify("two")
+        store.undo("two")
+        assert store.load("two").get("1").room == "k"
