@@ -129,6 +129,22 @@ def test_a_hydra_style_graph_imports_its_objects_and_rooms(tmp_path):
     assert rebuilt.get("O3").room == "R1"
 
 
+def test_a_rotated_box_gives_its_axis_aligned_bounds_and_the_oriented_box():
+    g = dsg.DynamicSceneGraph()
+    attrs = dsg.ObjectNodeAttributes()
+    attrs.position = np.array([1.0, 2.0, 0.5])
+    turn = np.pi / 6
+    rot = np.array([[np.cos(turn), -np.sin(turn), 0.0], [np.sin(turn), np.cos(turn), 0.0], [0.0, 0.0, 1.0]])
+    attrs.bounding_box = dsg.BoundingBox(dsg.BoundingBoxType.OBB, np.array([2.0, 1.0, 1.0]),
+                                         np.array([1.0, 2.0, 0.5]), rot)
+    g.add_node(2, dsg.NodeSymbol("O", 0), attrs)
+    obj = from_spark_dsg(g).graph.get("O0")
+    half = (2.0 * np.cos(turn) + 1.0 * np.sin(turn), 2.0 * np.sin(turn) + 1.0 * np.cos(turn))
+    assert obj.size == pytest.approx((half[0], half[1], 1.0), abs=1e-5)
+    assert obj.obb is not None and obj.obb.yaw == pytest.approx(turn, abs=1e-6)
+    assert obj.obb.size == pytest.approx((2.0, 1.0, 1.0)) and obj.center == pytest.approx((1.0, 2.0, 0.5))
+
+
 def test_cli_import_of_a_hydra_graph_and_export_round_trip(tmp_path):
     db = str(tmp_path / "s.db")
     hydra_style_graph().save(str(tmp_path / "office.json"), include_mesh=True)

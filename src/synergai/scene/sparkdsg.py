@@ -35,7 +35,17 @@ from typing import Any
 
 import numpy as np
 
-from synergai.scene.model import Edge, Relation, Room, SceneError, SceneGraph, SceneObject, is_stored
+from synergai.geometry.frames import vec3
+from synergai.scene.model import (
+    Edge,
+    OrientedBox,
+    Relation,
+    Room,
+    SceneError,
+    SceneGraph,
+    SceneObject,
+    is_stored,
+)
 from synergai.scene.rooms import room_index
 from synergai.scene.serialization import object_from_dict, object_to_dict, room_from_dict, room_to_dict
 
@@ -204,17 +214,27 @@ def _category(labelspace: Any, attrs: Any, default: str) -> str:
 
 
 def _native_object(oid: str, attrs: Any, labelspace: Any) -> SceneObject:
-    """An object from Spark-DSG's own fields (a graph Hydra or another tool wrote)."""
+    """An object from Spark-DSG's own fields (a graph Hydra or another tool wrote). A rotated box gives
+    the axis-aligned box around its corners and, when it turns about z only, the oriented box."""
+    dsg = _dsg()
     box = attrs.bounding_box
-    if box.type != _dsg().BoundingBoxType.INVALID:
-        center = tuple(float(v) for v in box.world_P_center)
-        size = tuple(abs(float(v)) for v in box.dimensions)
+    obb = None
+    if box.type == dsg.BoundingBoxType.INVALID:
+        center, size = vec3(attrs.position), (0.0, 0.0, 0.0)
+    elif box.has_rotation():
+        corners = np.asarray(box.corners(), dtype=float).reshape(8, 3)
+        lo, hi = corners.min(axis=0), corners.max(axis=0)
+        center, size = vec3((lo + hi) / 2), vec3(hi - lo)
+        rot = np.asarray(box.world_R_center, dtype=float)
+        if np.allclose(rot[2], [0.0, 0.0, 1.0], atol=1e-6):  # a turn about z: our oriented box
+            obb = OrientedBox(vec3(box.world_P_center), vec3(np.abs(box.dimensions)),
+                              float(np.arctan2(rot[1, 0], rot[0, 0])))
     else:
-        center, size = tuple(float(v) for v in attrs.position), (0.0, 0.0, 0.0)
+        center, size = vec3(box.world_P_center), vec3(np.abs(box.dimensions))
     color = tuple(int(c) for c in attrs.color)
-    return SceneObject(oid, _category(labelspace, attrs, "object"), center, size,  # type: ignore[arg-type]
+    return SceneObject(oid, _category(labelspace, attrs, "object"), center, size,
                        color=None if color == (0, 0, 0) else color,  # type: ignore[arg-type]
-                       provenance="spark-dsg")
+                       provenance="spark-dsg", obb=obb)
 
 
 def _native_room(rid: str, attrs: Any, labelspace: Any, members: list[SceneObject]) -> Room:
