@@ -92,3 +92,11 @@ def test_the_tools_ground_a_room_anchor_and_a_place_answer_names_the_room(house_
     llm = ScriptedModel([act("query_for_objects", {"query": "refrigerator"}, plan=["find it", "answer"])])
     result = AgentSession(house_store, "house", llm).ask("Where is the fridge?")
     assert result.answer.endswith("in the kitchen.") and result.llm_calls == 1
+
+
+def test_an_observation_names_the_objects_room(house_store):
+    llm = ScriptedModel([act("query_for_objects", {"query": "sofa"}, plan=["find the sofa", "answer"]),
+                         final("The sofa is gray.", ["sofa"], "gray")])
+    result = AgentSession(house_store, "house", llm).ask("What colour is the sofa?")
+    observed = " ".join(t.get("observation", "") for t in result.trace if t.get("type") == "action")
+    assert "The sofa (id: sofa) is in the living room." in observed
