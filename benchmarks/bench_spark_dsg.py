@@ -8,8 +8,9 @@ Round trip: each scene of the objects file (and the built-in house, which has ro
 graph, written with ``scene.sparkdsg.save_spark_dsg`` (JSON and binary) and read back with
 ``load_spark_dsg``; objects, relations and rooms must be equal. Import speed: a graph laid out the way
 Hydra lays one out (objects under places under rooms under a building, labelspaces, no synergai
-metadata), ``--size`` objects in 25 rooms, written in binary, then ``load_spark_dsg`` timed (best of 3).
-No model is involved.
+metadata), ``--size`` objects in 25 rooms, written in binary, then ``load_spark_dsg`` timed (best of 3);
+and the round trip of a synergai graph of that size (``bench_graph_speed``'s synthetic apartments, with
+its relations and metadata). No model is involved.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import spark_dsg as dsg
 
+from bench_graph_speed import synthetic_scene
 from synergai.scene.build import build_graph
 from synergai.scene.builders.house import HOUSE_SCENE_ID, house_objects, house_rooms
 from synergai.scene.builders.objects_json import load_objects_file
@@ -111,6 +113,21 @@ def import_speed(size: int, tmp: Path) -> dict[str, object]:
             "left_out": result.left_out}
 
 
+def own_round_trip(size: int, tmp: Path) -> dict[str, object]:
+    """A ``size``-object synergai graph (``bench_graph_speed``'s synthetic apartments, relations built)
+    exported in binary and imported again: seconds for each way and whether it came back equal."""
+    graph = build_graph("synthetic", synthetic_scene(size))
+    path = tmp / "synthetic.sparkdsg"
+    start = time.perf_counter()
+    save_spark_dsg(graph, path)
+    written = time.perf_counter() - start
+    start = time.perf_counter()
+    back = load_spark_dsg(path).graph
+    read = time.perf_counter() - start
+    return {"objects": len(graph), "relations": len(graph.edges), "export_s": round(written, 3),
+            "import_s": round(read, 3), "equal": back == graph}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--objects", type=Path, default=DEFAULT_OBJECTS)
@@ -119,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as d:
         report = {"round_trip": round_trips(args.objects, Path(d)),
-                  "import": import_speed(args.size, Path(d))}
+                  "import": import_speed(args.size, Path(d)), "own": own_round_trip(args.size, Path(d))}
     if args.json:
         print(json.dumps(report, indent=2))
     else:
@@ -129,6 +146,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{rt['seconds']} s)")
         print(f"import: {im['objects']} objects, {im['rooms']} rooms ({im['in_a_room']} objects in a "
               f"room) in {im['best_s']} s (best of 3: {im['times_s']}); {im['left_out']}")
+        own = report["own"]
+        print(f"synergai graph of {own['objects']} objects, {own['relations']} relations: export "
+              f"{own['export_s']} s, import {own['import_s']} s, equal: {own['equal']}")
     return 0 if report["round_trip"]["equal"] == report["round_trip"]["scenes"] else 1  # type: ignore[index]
 
 
