@@ -201,3 +201,22 @@ def test_bad_spark_dsg_input_is_one_line_exit_2_and_the_store_is_untouched(tmp_p
 def test_export_without_out_is_refused(tmp_path):
     r = run("scene", "export", "--format", "spark-dsg", "--db", str(tmp_path / "s.db"))
     assert r.returncode == 2 and "needs --out" in r.stderr
+
+
+def test_an_unlabelled_room_without_a_box_is_named_by_its_id_and_outlines_its_objects():
+    g = dsg.DynamicSceneGraph()
+    room = dsg.RoomNodeAttributes()
+    room.position = np.array([1.0, 1.0, 0.0])
+    g.add_node(4, dsg.NodeSymbol("R", 3), room)
+    place = dsg.PlaceNodeAttributes()
+    place.position = np.array([1.0, 1.0, 1.0])
+    g.add_node(3, dsg.NodeSymbol("p", 0), place)
+    g.insert_edge(dsg.NodeSymbol("R", 3), dsg.NodeSymbol("p", 0))
+    _object(g, dsg.NodeSymbol("O", 0), 0, (0.5, 0.5, 0.4), (1.0, 1.0, 0.8), dsg.NodeSymbol("p", 0))
+    _object(g, dsg.NodeSymbol("O", 1), 0, (2.0, 1.5, 0.4), (1.0, 1.0, 0.8), dsg.NodeSymbol("p", 0))
+    result = from_spark_dsg(g)
+    r = result.graph.room("R3")
+    assert (r.name, r.category) == ("R3", "room")
+    assert r.footprint == ((0.0, 0.0), (2.5, 0.0), (2.5, 2.0), (0.0, 2.0))
+    assert [o.category for o in result.graph] == ["object", "object"]  # no labelspace, no name
+    assert {o.room for o in result.graph} == {"R3"}

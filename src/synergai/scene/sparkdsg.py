@@ -240,7 +240,7 @@ def _native_object(oid: str, attrs: Any, labelspace: Any) -> SceneObject:
 def _native_room(rid: str, attrs: Any, labelspace: Any, members: list[SceneObject]) -> Room:
     """A room from Spark-DSG's own fields: footprint from its box, else around its objects."""
     category = _category(labelspace, attrs, "room")
-    name = (attrs.name or "").strip() or category
+    name = (attrs.name or "").strip() or (category if category != "room" else rid)  # unlabelled: its id
     box = attrs.bounding_box
     dims = np.asarray(box.dimensions, dtype=float)
     if box.type != _dsg().BoundingBoxType.INVALID and np.all(np.isfinite(dims)) and np.all(dims[:2] > 0):
