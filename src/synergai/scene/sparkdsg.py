@@ -262,7 +262,6 @@ def from_spark_dsg(loaded: Any, scene_id: str | None = None, *,
                    default_id: str = "spark-dsg") -> SparkDsgImport:
     """Our graph of a ``spark_dsg.DynamicSceneGraph`` (see the module doc-string). The scene id is
     ``scene_id``, else the one synergai wrote into the graph's metadata, else ``default_id``."""
-    dsg = _dsg()
     graph_meta = _meta(loaded).get(META_KEY, {})
     graph_meta = graph_meta if isinstance(graph_meta, dict) else {}
     written = graph_meta.get("scene")
@@ -299,7 +298,7 @@ def from_spark_dsg(loaded: Any, scene_id: str | None = None, *,
     levels = graph_meta.get("levels")
     if isinstance(levels, dict) and all(k in graph and isinstance(v, int) for k, v in levels.items()):
         graph.levels = dict(levels)
-    return SparkDsgImport(graph, _left_out(loaded, dsg))
+    return SparkDsgImport(graph, _left_out(loaded))
 
 
 def _rooms(loaded: Any, objects: dict[int, SceneObject]) -> tuple[list[Room], dict[str, str]]:
@@ -368,7 +367,7 @@ def _layer_label(loaded: Any, layer: int, partition: int) -> str:
     return f"layer {layer}" + (f" partition {partition}" if partition else "")
 
 
-def _left_out(loaded: Any, dsg: Any) -> str:
+def _left_out(loaded: Any) -> str:
     """One line naming the layers (and the mesh) not imported, with their node counts."""
     parts = []
     for layer in [*loaded.layers, *loaded.layer_partitions]:
