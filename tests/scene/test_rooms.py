@@ -129,7 +129,7 @@ def test_scene_show_lists_rooms(tmp_path, capsys):
     assert "fridge" in kitchen["object_ids"] and "sofa" not in kitchen["object_ids"]
     assert main(["scene", "show", "--scene", "house", "--db", str(tmp_path / "s.db")]) == 0
     out = capsys.readouterr().out
-    assert "5 rooms" in out and "living room (living_room, living room, 46.0 m²): 12 objects" in out
+    assert "5 rooms" in out and "living room (id living_room, 46.0 m²): 12 objects" in out
     assert main(["scene", "show", "--db", str(tmp_path / "s.db"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["rooms"] == []  # the demo apartment: no room layer yet
 

@@ -110,8 +110,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         members = room_members(graph)
         console.print(f"[bold]{len(graph.rooms)} rooms[/bold]")
         for r in graph.rooms:
-            console.print(Text(f"  {r.name} ({r.id}, {r.category}, {r.area:.1f} m²): "
-                               f"{len(members[r.id])} objects"))
+            kind = "" if r.category == r.name else f", {r.category}"
+            console.print(Text(f"  {r.name} (id {r.id}{kind}, {r.area:.1f} m²): {len(members[r.id])} objects"))
     console.print(f"[bold]{len(graph.edges)} relations[/bold]")
     for e in sorted(graph.edges):
         s, o = graph.get(e.subject), graph.get(e.object)
