@@ -172,3 +172,13 @@ def test_an_object_moved_into_another_room_is_in_that_room(tmp_path):
         assert store.load("two").get("1").room == "b" and store.verify("two")
         store.undo("two")
         assert store.load("two").get("1").room == "k"
+
+
+def test_an_added_object_is_put_in_the_room_holding_it(tmp_path):
+    from synergai.scene.edits import add_object
+
+    with SceneStore(tmp_path / "s.db") as store:
+        store.register(_two_rooms(), {"builder": "test"})
+        rug = SceneObject("9", "rug", (6.0, 1.0, 0.01), (1.0, 1.0, 0.02))
+        store.apply("two", add_object(store.load("two"), rug))
+        assert store.load("two").get("9").room == "b" and store.verify("two")

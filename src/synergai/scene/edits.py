@@ -450,11 +450,16 @@ def delete_relation(graph: SceneGraph, subject: str | int, relation: Relation | 
 
 def add_object(graph: SceneGraph, obj: SceneObject, actor: Actor | str = Actor.USER, utterance: str = "",
                relations: Iterable[Edge] = ()) -> EditRequest:
-    """Insert a new object, optionally with relations to existing objects (``add_object``)."""
+    """Insert a new object, optionally with relations to existing objects (``add_object``). In a scene
+    with rooms, an object given no room is put in the room whose footprint holds its centre."""
     if not isinstance(obj, SceneObject):
         raise SceneError(f"add_object needs a SceneObject, got {type(obj).__name__}")
     if obj.id in graph:
         raise SceneError(f"object id {obj.id!r} already exists in scene {graph.scene_id}")
+    if graph.rooms and obj.room is None:
+        from synergai.scene.rooms import assign_rooms
+
+        obj = assign_rooms([obj], graph.rooms)[0]
     changes: list[Change] = [ObjectChange(None, obj)]
     changes += [EdgeChange(e, True) for e in relations]
     req = EditRequest(_actor(actor), "add_object", tuple(changes), utterance)
