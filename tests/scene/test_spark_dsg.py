@@ -33,11 +33,20 @@ def _object(graph, symbol, label, center, size, parent=None, color=(200, 30, 30)
         graph.insert_edge(parent, symbol)
 
 
+#: Hydra's layers (spark_dsg ``DsgLayers::nameToLayerId``): objects and agents share layer 2 (agents in
+#: partitions), places are layer 3 and its partition 1 the 2D "mesh places", rooms 4, buildings 5.
+HYDRA_LAYERS = {"OBJECTS": (2, 0), "AGENTS": (2, 0), "PLACES": (3, 0), "MESH_PLACES": (3, 1), "ROOMS": (4, 0),
+                "BUILDINGS": (5, 0)}
+
+
 def hydra_style_graph() -> dsg.DynamicSceneGraph:
     """Two rooms as Hydra builds them: objects (layer 2) under places (layer 3) under rooms (layer 4)
-    under a building (layer 5), an agent trajectory in layer 2's partition 1, labelspaces for objects
-    and rooms, place-place edges, and a mesh. No synergai metadata anywhere."""
-    g = dsg.DynamicSceneGraph()
+    under a building (layer 5), 2D places in layer 3's partition 1, an agent trajectory in layer 2's
+    partition 1, labelspaces for objects and rooms, place-place edges, and a mesh. No synergai metadata
+    anywhere."""
+    keys = sorted({key for key in HYDRA_LAYERS.values()})
+    g = dsg.DynamicSceneGraph([dsg.LayerKey(*k) for k in keys],
+                              {name: dsg.LayerKey(*k) for name, k in HYDRA_LAYERS.items()})
     g.set_labelspace(dsg.Labelspace({0: "chair", 1: "table", 2: "refrigerator", 3: "bed"}), 2)
     g.set_labelspace(dsg.Labelspace({0: "kitchen", 1: "bedroom"}), 4)
     building = dsg.SemanticNodeAttributes()
@@ -65,6 +74,10 @@ def hydra_style_graph() -> dsg.DynamicSceneGraph:
     _object(g, dsg.NodeSymbol("O", 2), 2, (3.2, 3.4, 0.9), (0.7, 0.7, 1.8), p[1])
     _object(g, dsg.NodeSymbol("O", 3), 3, (6.5, 2.5, 0.3), (2.0, 1.6, 0.6), p[3])
     _object(g, dsg.NodeSymbol("O", 4), 0, (5.2, 1.0, 0.45), (0.5, 0.5, 0.9))  # no place above it
+    for k in range(2):
+        surface = dsg.Place2dNodeAttributes()
+        surface.position = np.array([2.0 + 4.0 * k, 2.0, 0.0])
+        g.add_node(3, dsg.NodeSymbol("Q", k), surface, 1)
     for k in range(3):
         agent = dsg.AgentNodeAttributes()
         agent.position = np.array([1.0 + k, 2.0, 1.2])
@@ -123,6 +136,7 @@ def test_a_hydra_style_graph_imports_its_objects_and_rooms(tmp_path):
     assert fridge.center == pytest.approx((3.2, 3.4, 0.9)) and fridge.size == pytest.approx((0.7, 0.7, 1.8))
     assert fridge.color == (200, 30, 30) and g.edges == []
     assert "PLACES (4 nodes)" in result.left_out and "BUILDINGS (1 nodes)" in result.left_out
+    assert "MESH_PLACES (2 nodes)" in result.left_out
     assert "AGENTS (3 nodes)" in result.left_out and "mesh (8 vertices)" in result.left_out
     # the relation engine can then build relations over the imported boxes
     rebuilt = build_graph(g.scene_id, g.objects, rooms=g.rooms)

@@ -355,14 +355,16 @@ def _relations(loaded: Any, objects: dict[int, SceneObject], graph: SceneGraph) 
 
 
 def _layer_label(loaded: Any, layer: int, partition: int) -> str:
-    """A layer's name: the graph's name for it (two names can share a layer id, as OBJECTS and AGENTS
-    do: partition 0 takes the one that is not AGENTS, other partitions the other one)."""
-    names = [n for n, k in loaded.layer_names.items() if k.layer == layer]
-    primary = [n for n in names if n != "AGENTS"][:1] or names[:1]
-    others = [n for n in names if n not in primary]
-    if partition == 0 and primary:
-        return primary[0]
-    if partition and others:
+    """A layer's name in the graph: the one given for exactly this layer and partition (OBJECTS and
+    AGENTS share layer 2: partition 0 is OBJECTS), else the layer's other name for a partition (Hydra's
+    agents live in partitions of layer 2), else ``layer L partition P``."""
+    keys = {n: (k.layer, k.partition) for n, k in loaded.layer_names.items()}
+    exact = [n for n, k in keys.items() if k == (layer, partition)]
+    if exact:
+        return ([n for n in exact if n != "AGENTS"] or exact)[0]
+    base = {n for n, k in keys.items() if k == (layer, 0) and n != "AGENTS"}
+    others = [n for n, k in keys.items() if k[0] == layer and n not in base]
+    if partition and len(others) == 1:
         return others[0]
     return f"layer {layer}" + (f" partition {partition}" if partition else "")
 
