@@ -158,12 +158,12 @@ def test_scenes_stored_after_start_join_every_tab_list(store: SceneStore) -> Non
     app = GuiApp(SceneCatalog(store), lambda: ScriptedModel([]), "demo")
     lists: list[list[str]] = []
     app.clients[1] = SimpleNamespace(set_scene_list=lists.append, scene_id="demo")  # type: ignore[assignment]
-    assert app.update_scene_lists() and lists == [["demo"]]
+    assert app.update_scene_lists() and lists == [["demo", "house"]]
     assert not app.update_scene_lists()  # unchanged: the tabs are left alone
     store.register(SceneGraph("kitchen", [SceneObject("1", "cup", (0, 0, 0.5), (0.1, 0.1, 0.1))]),
                    {"builder": "test"})
     app.poll()
-    assert lists[-1] == ["demo", "kitchen"]
+    assert lists[-1] == ["demo", "house", "kitchen"]
 
 
 def test_a_too_long_chat_line_is_refused_in_the_chat_at_once(store: SceneStore) -> None:

@@ -147,11 +147,14 @@ def missing(graph: SceneGraph, phrase: str) -> str:
 
 
 def _described(graph: SceneGraph, objs: list[SceneObject]) -> tuple[str, list[Fact]]:
-    """The paper's templates 1 and 2 for each object, and where it sits (3): what holds it, what it holds."""
+    """The paper's templates 1 and 2 for each object, its room (when the scene has rooms), and where it
+    sits (3): what holds it, what it holds."""
     lines: list[str] = []
     facts: list[Fact] = []
     for obj in objs:
         lines.append(describe_objects(graph, [obj.id]))
+        if obj.room is not None:  # a scene with rooms: which one it is in
+            lines.append(f"The {obj.name} (id: {obj.id}) is in the {graph.room(obj.room).name}.")
         support = [(r, o) for r, o in graph.relations_of(obj.id)  # resting on the floor says little
                    if r in HIERARCHY_RELATIONS and graph.get(o).kind != ObjectKind.FLOOR]
         lines.extend(relation_sentences(graph, obj, support, limit=MAX_LISTED))

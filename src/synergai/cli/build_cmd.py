@@ -40,7 +40,7 @@ from synergai.cli.safe_text import visible
 from synergai.scene.model import SceneError, SceneGraph
 
 SOURCES = ("scannet-raw", "pointcloud", "rgbd", "rosbag")
-IMPORT_FORMATS = ("json", "sceneverse", "conceptgraphs")
+IMPORT_FORMATS = ("json", "sceneverse", "conceptgraphs", "spark-dsg")
 
 
 def register(ssub: argparse._SubParsersAction) -> None:

@@ -17,8 +17,9 @@ from synergai.cli.common import add_scene_options, open_catalog, print_json
 from synergai.cli.safe_text import visible
 from synergai.scene import serialization
 from synergai.scene.model import WORDING, SceneGraph
+from synergai.scene.rooms import room_members
 
-EXPORT_FORMATS = ("json", "networkx", "sceneverse", "conceptgraphs")
+EXPORT_FORMATS = ("json", "networkx", "sceneverse", "conceptgraphs", "spark-dsg")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,21 +42,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = ssub.add_parser("export", help="write the scene graph in another format")
     add_scene_options(p)
     p.add_argument("--format", choices=EXPORT_FORMATS, default="json")
-    p.add_argument("--out", type=Path, default=None, help="output file (default: stdout)")
+    p.add_argument("--out", type=Path, default=None,
+                   help="output file (default: stdout; spark-dsg needs one: .json is JSON, .sparkdsg binary)")
     p.set_defaults(func=cmd_export)
     p = ssub.add_parser("import", help="load a scene graph that `scene export` wrote into the store")
     p.add_argument("path", type=Path)
     p.add_argument("--format", choices=IMPORT_FORMATS, default="json",
-                   help="json (default, synergai's own), sceneverse or conceptgraphs")
+                   help="json (default, synergai's own), sceneverse, conceptgraphs or spark-dsg "
+                        "(Hydra's graphs, JSON or binary)")
     p.add_argument("--scene-id", default=None,
-                   help="id in the store (default: the one in the file; conceptgraphs: the file name)")
+                   help="id in the store (default: the one in the file; conceptgraphs and graphs "
+                        "not written by synergai: the file name)")
     p.add_argument("--db", type=Path, default=None)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_import)
 
 
 def graph_summary(graph: SceneGraph) -> dict[str, object]:
-    """The `scene show --json` document."""
+    """The `scene show --json` document (``rooms``: empty for a scene that is one room, as a scan)."""
+    members = room_members(graph)
     return {
         "scene": graph.scene_id,
         "objects": [
@@ -65,6 +70,8 @@ def graph_summary(graph: SceneGraph) -> dict[str, object]:
         ],
         "relations": [{"subject": e.subject, "relation": e.relation.value, "object": e.object}
                       for e in sorted(graph.edges)],
+        "rooms": [{"id": r.id, "name": r.name, "category": r.category, "object_ids": members[r.id]}
+                  for r in graph.rooms],
     }
 
 
@@ -91,13 +98,22 @@ def cmd_show(args: argparse.Namespace) -> int:
         print_json(graph_summary(graph))
         return 0
     console = Console()
-    table = Table("id", "label", "level", "center", "size", "attributes",
+    with_rooms = bool(graph.rooms)
+    table = Table("id", "label", "level", "center", "size", "attributes", *(["room"] if with_rooms else []),
                   title=escape(visible(f"{graph.scene_id} ({graph.scene_type or 'scene'})")))
     for o in graph:
+        room = [escape(visible(graph.room(o.room).name if o.room else "-"))] if with_rooms else []
         table.add_row(escape(visible(o.id)), escape(visible(o.category)), str(graph.levels.get(o.id, "-")),
                       ", ".join(f"{v:.2f}" for v in o.center), ", ".join(f"{v:.2f}" for v in o.size),
-                      escape(visible(", ".join(o.attributes))))
+                      escape(visible(", ".join(o.attributes))), *room)
     console.print(table)
+    if graph.rooms:
+        members = room_members(graph)
+        console.print(f"[bold]{len(graph.rooms)} rooms[/bold]")
+        for r in graph.rooms:
+            kind = "" if r.category == r.name else f", {r.category}"
+            n = len(members[r.id])
+            console.print(Text(f"  {r.name} (id {r.id}{kind}, {r.area:.1f} m²): {n} objects"))
     console.print(f"[bold]{len(graph.edges)} relations[/bold]")
     for e in sorted(graph.edges):
         s, o = graph.get(e.subject), graph.get(e.object)
@@ -168,7 +184,16 @@ def cmd_drop(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from synergai.scene import export  # networkx: only when exporting
 
+    if args.format == "spark-dsg" and args.out is None:
+        raise ValueError("--format spark-dsg needs --out FILE (.json for JSON, .sparkdsg for the binary "
+                         "form)")
     graph = open_catalog(args).open(args.scene)
+    if args.format == "spark-dsg":
+        from synergai.scene.sparkdsg import save_spark_dsg
+
+        save_spark_dsg(graph, args.out)
+        print(f"wrote {args.out}")
+        return 0
     if args.format == "json":
         text = serialization.dumps(graph)
     elif args.format == "networkx":
@@ -190,17 +215,30 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     from synergai.scene.store import SceneStore
 
-    try:
-        text = args.path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"cannot read {args.path}: {exc.strerror}") from None
-    graph = read_graph(text, args.format, args.path, args.scene_id)
+    notes: list[str] = []
+    if args.format == "spark-dsg":
+        from synergai.scene.sparkdsg import load_spark_dsg
+
+        result = load_spark_dsg(args.path, args.scene_id)
+        graph = result.graph
+        notes = [n for n in (result.library_notes, result.left_out) if n]
+    else:
+        try:
+            text = args.path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ValueError(f"cannot read {args.path}: {exc.strerror}") from None
+        graph = read_graph(text, args.format, args.path, args.scene_id)
     store = SceneStore(args.db)
     if store.has_scene(graph.scene_id):
         raise ValueError(f"scene {graph.scene_id} is already in the store")
     store.register(graph, {"builder": "import", "path": str(args.path.resolve())})
     if args.json:
-        print_json({"scene": graph.scene_id, "objects": len(graph), "relations": len(graph.edges)})
+        print_json({"scene": graph.scene_id, "objects": len(graph), "relations": len(graph.edges),
+                    "rooms": len(graph.rooms), "notes": notes})
     else:
-        print(visible(f"imported {graph.scene_id}: {len(graph)} objects, {len(graph.edges)} relations"))
+        rooms = f", {len(graph.rooms)} rooms" if graph.rooms else ""
+        print(visible(f"imported {graph.scene_id}: {len(graph)} objects, "
+                      f"{len(graph.edges)} relations{rooms}"))
+        for note in notes:
+            print(visible(note))
     return 0

@@ -4,7 +4,8 @@ The project's own versioned JSON lives in ``synergai.scene.serialization``; this
 :class:`SceneGraph` to and from other tools' shapes.
 
 - networkx: a ``MultiDiGraph`` (a ``DiGraph`` subclass; several relations may join one ordered pair),
-  edge key = relation value, edge attribute ``relation``; every object field is a node attribute. Lossless.
+  edge key = relation value, edge attribute ``relation``; every object field is a node attribute, the
+  rooms a graph attribute (``rooms``: their documents). Lossless.
 - SceneVerse (``preprocess/ssg`` of scene-verse/SceneVerse): ``relationships`` is a list of
   ``[subject_id, object_id, "words"]`` read "subject words object" (``[3, 1, "support"]``: 3 supports 1;
   ``[1, 3, "on"]``: 1 is on 3), objects as in its ``objects.json`` (id, label, position, size).
@@ -36,14 +37,15 @@ from synergai.scene.model import (
     is_stored,
     parse_relation,
 )
-from synergai.scene.serialization import object_from_dict
+from synergai.scene.serialization import object_from_dict, room_to_dict, rooms_from_list
 
 # ----- networkx ----------------------------------------------------------------------------------
 
 
 def to_networkx(graph: SceneGraph) -> nx.MultiDiGraph:
     """A networkx multi-digraph: nodes = objects (every field an attribute), edges = relations."""
-    g = nx.MultiDiGraph(scene_id=graph.scene_id, scene_type=graph.scene_type)
+    g = nx.MultiDiGraph(scene_id=graph.scene_id, scene_type=graph.scene_type,
+                        rooms=[room_to_dict(r) for r in graph.rooms])
     for o in graph:
         g.add_node(
             o.id, category=o.category, center=tuple(o.center), size=tuple(o.size),
@@ -52,7 +54,7 @@ def to_networkx(graph: SceneGraph) -> nx.MultiDiGraph:
             front=tuple(o.front) if o.front is not None else None,
             obb=None if o.obb is None else {"center": tuple(o.obb.center), "size": tuple(o.obb.size),
                                             "yaw": o.obb.yaw},
-            level=graph.levels.get(o.id),
+            level=graph.levels.get(o.id), room=o.room,
         )
     for e in graph.edges:
         rel = e.relation.value
@@ -61,7 +63,7 @@ def to_networkx(graph: SceneGraph) -> nx.MultiDiGraph:
 
 
 #: Optional object fields a reader passes on when the source gives them (null means "not given").
-_OPTIONAL_FIELDS = ("color", "attributes", "confidence", "provenance", "kind", "front", "obb")
+_OPTIONAL_FIELDS = ("color", "attributes", "confidence", "provenance", "kind", "front", "obb", "room")
 
 
 def _object(oid: str, a: Mapping[str, Any], where: str | None = None) -> SceneObject:
@@ -126,7 +128,8 @@ def from_networkx(g: nx.DiGraph, scene_id: str | None = None) -> SceneGraph:
     levels = {str(n): _level(a["level"], f"object {n} level") for n, a in g.nodes(data=True)
               if a.get("level") is not None}
     scene_type = _scene_type(g.graph.get("scene_type"), "scene_type")
-    graph = SceneGraph(str(sid), objects, scene_type=scene_type, levels=levels)
+    rooms = rooms_from_list(g.graph.get("rooms") or [], "networkx graph attribute rooms")
+    graph = SceneGraph(str(sid), objects, scene_type=scene_type, levels=levels, rooms=rooms)
     for u, v, a in g.edges(data=True):
         rel = _relation(a.get("relation"), f"edge {u} -> {v}")
         graph.add_edge(Edge(str(u), rel, str(v), provenance=str(a.get("provenance", "import"))))

@@ -58,8 +58,14 @@ from synergai.scene.edits import (
     invert,
 )
 from synergai.scene.hierarchy import compute_levels
-from synergai.scene.model import Edge, Relation, SceneError, SceneGraph, SceneObject
-from synergai.scene.serialization import graph_to_dict, loads, object_from_dict, object_to_dict
+from synergai.scene.model import Edge, Relation, Room, SceneError, SceneGraph, SceneObject
+from synergai.scene.serialization import (
+    graph_to_dict,
+    loads,
+    object_from_dict,
+    object_to_dict,
+    rooms_from_list,
+)
 
 SCHEMA_VERSION = 2
 #: ``PRAGMA application_id`` of a synergai store ("SYNG"): a file without it is not written to.
@@ -402,10 +408,20 @@ class SceneStore:
                 c.execute("DELETE FROM edges WHERE scene_id = ? AND subject = ? AND relation = ? "
                           "AND object = ?", _edge_row(scene_id, ch.edge)[:4])
 
+    def _rooms(self, c: sqlite3.Connection, scene_id: str) -> list[Room]:
+        """The scene's rooms: kept in its base graph document (edits do not change rooms)."""
+        text = self._base(c, scene_id)
+        if '"rooms": [{' not in text:  # no rooms: skip parsing the base document
+            return []
+        try:
+            return rooms_from_list(json.loads(text).get("rooms", []))
+        except (ValueError, AttributeError) as exc:
+            raise StoreError(f"scene {scene_id}: the stored rooms are unreadable: {exc}") from None
+
     def _load_rows(self, c: sqlite3.Connection, scene_id: str) -> SceneGraph:
         """The current graph read from its rows (levels recomputed: they follow the support edges)."""
         scene_type = self._row(c, scene_id, "scene_type")
-        graph = SceneGraph(scene_id, scene_type=scene_type)
+        graph = SceneGraph(scene_id, scene_type=scene_type, rooms=self._rooms(c, scene_id))
         for oid, data in c.execute("SELECT id, data FROM objects WHERE scene_id = ? ORDER BY rowid",
                                    (scene_id,)):
             where = f"scene {scene_id}: stored object {oid!r}"

@@ -243,10 +243,14 @@ class ProgramLoop:
         counts = Counter(o.category for o in graph)
         named = SceneVocabulary(tuple(categories), ()).categories_said(question)
         anchor = named[0] if len(named) == 1 else None  # the one category the question names
-        grammars = {answer: reply_grammar(categories, form, options, program=not answer)
+        rooms = [r.name for r in graph.rooms]  # legal strings (room(name)) and answers ("which room")
+        grammars = {answer: reply_grammar([*categories, *rooms], form, options, program=not answer)
                     for answer in (False, True)} if self.constrained else {}
         question_prompt = P.user_prompt(scene_summary(graph), situation, question,
                                         P.answer_hint(form, options))
+        if rooms:
+            question_prompt = (f"The scene has rooms: {', '.join(rooms)} (see rooms(), room()).\n"
+                               f"{question_prompt}")
         messages = [{"role": "system", "content": self._system}, {"role": "user", "content": question_prompt}]
         failed: dict[str, str] = {}  # program text (whitespace-normalised) -> its error
         earlier: list[str] = []  # the programs written so far (their assignments can be carried)
