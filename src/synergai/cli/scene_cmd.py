@@ -13,9 +13,10 @@ from rich.text import Text
 
 from synergai.cli import build_cmd
 from synergai.cli.build_cmd import IMPORT_FORMATS, read_graph
-from synergai.cli.common import add_scene_options, open_catalog, print_json
+from synergai.cli.common import add_scene_options, open_catalog, print_json, settings
 from synergai.scene import serialization
 from synergai.scene.model import WORDING, SceneGraph
+from synergai.scene.store_db import store_location
 
 EXPORT_FORMATS = ("json", "networkx", "sceneverse", "conceptgraphs")
 
@@ -48,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="json (default, synergai's own), sceneverse or conceptgraphs")
     p.add_argument("--scene-id", default=None,
                    help="id in the store (default: the one in the file; conceptgraphs: the file name)")
-    p.add_argument("--db", type=Path, default=None)
+    p.add_argument("--db", type=store_location, default=None, help="scene store (a path or postgresql://...)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_import)
 
@@ -160,7 +161,7 @@ def cmd_drop(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"scene": args.scene, "dropped": True})
     else:
-        print(f"{args.scene}: dropped from {store.path}")
+        print(f"{args.scene}: dropped from {store.where}")
     return 0
 
 
@@ -194,6 +195,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise ValueError(f"cannot read {args.path}: {exc.strerror}") from None
     graph = read_graph(text, args.format, args.path, args.scene_id)
+    settings(args)
     store = SceneStore(args.db)
     if store.has_scene(graph.scene_id):
         raise ValueError(f"scene {graph.scene_id} is already in the store")
