@@ -32,7 +32,7 @@ import numpy as np
 
 from synergai.cli.common import print_json, settings
 from synergai.scene.model import SceneError, SceneGraph
-from synergai.scene.store_db import store_location
+from synergai.scene.store_location import store_location
 
 SOURCES = ("scannet-raw", "pointcloud", "rgbd")
 IMPORT_FORMATS = ("json", "sceneverse", "conceptgraphs")

@@ -17,7 +17,7 @@ from synergai.geometry.frames import SQA3D_FACING, Viewpoint
 from synergai.llm.base import LLMError
 from synergai.scene.catalog import DEMO_SCENE_ID, SceneCatalog
 from synergai.scene.model import SceneError
-from synergai.scene.store_db import mask_url, store_location
+from synergai.scene.store_location import mask_url, store_location
 
 if TYPE_CHECKING:
     from synergai.llm import ChatModel

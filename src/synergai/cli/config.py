@@ -17,7 +17,7 @@ from typing import Any
 
 import platformdirs
 
-from synergai.scene.store_db import store_location
+from synergai.scene.store_location import store_location
 
 CONFIG_ENV = "SYNERGAI_CONFIG"
 API_KEY_ENV = "OPENAI_API_KEY"

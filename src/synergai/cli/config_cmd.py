@@ -7,7 +7,7 @@ import os
 
 from synergai.cli.common import add_llm_options, print_json, settings
 from synergai.cli.config import API_KEY_ENV, KEYS, TEMPLATE, config_path
-from synergai.scene.store_db import mask_url, store_location
+from synergai.scene.store_location import mask_url, store_location
 
 
 def register(sub: argparse._SubParsersAction) -> None:

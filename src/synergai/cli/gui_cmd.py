@@ -10,7 +10,7 @@ from synergai.cli.common import add_llm_options, open_catalog, open_llm
 from synergai.cli.progress import StageDisplay, progress_mode
 from synergai.llm import check_model
 from synergai.scene.catalog import DEMO_SCENE_ID
-from synergai.scene.store_db import store_location
+from synergai.scene.store_location import store_location
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from synergai import __version__
-from synergai.scene.store_db import store_location
+from synergai.scene.store_location import store_location
 
 #: command -> (module under synergai.cli that registers it, help line). Kept in the help's order.
 COMMANDS: dict[str, tuple[str, str]] = {

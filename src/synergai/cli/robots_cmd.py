@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from synergai.cli.common import add_llm_options, open_llm, print_json, require_extra
-from synergai.scene.store_db import store_location
+from synergai.scene.store_location import store_location
 
 if TYPE_CHECKING:
     from synergai.robots.tabletop.multitalk import MultiTalkResult

@@ -9,19 +9,20 @@ migrating its schema, waking a change-feed reader).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
-from urllib.parse import urlsplit, urlunsplit
 
 from synergai.scene.model import SceneError
+from synergai.scene.store_location import is_url, mask_url, store_location
+
+__all__ = ["SCHEMA_VERSION", "Database", "StoreError", "StoreLost", "Transaction", "Waker", "is_url",
+           "mask_url", "open_database", "open_waker", "store_location"]
 
 #: The schema both databases hold: version 3 added the event log (the change feed).
 SCHEMA_VERSION = 3
 POSTGRES_SCHEMES = ("postgresql", "postgres")
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 class StoreError(SceneError):
@@ -81,31 +82,6 @@ class Waker(Protocol):
         """Return when something may have been committed, or after ``timeout`` seconds."""
 
     def close(self) -> None: ...
-
-
-def is_url(location: str | Path | None) -> bool:
-    """Whether a store location is a URL (``scheme://...``) rather than a file path."""
-    return isinstance(location, str) and bool(_URL.match(location.strip()))
-
-
-def mask_url(url: str) -> str:
-    """``url`` with its password replaced by ``***`` (for messages)."""
-    try:
-        parts = urlsplit(url)
-        if parts.password is None:
-            return url
-        netloc = parts.netloc.rsplit("@", 1)
-        user = (parts.username or "")
-        return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[-1]}"))
-    except ValueError:
-        return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
-
-
-def store_location(value: str | Path) -> str | Path:
-    """A ``--db`` / ``SYNERGAI_STORE`` / config ``store`` value: a URL as given, else a path (``~``
-    expanded)."""
-    text = str(value).strip()
-    return text if is_url(text) else Path(text).expanduser()
 
 
 def open_database(location: str | Path) -> Database:
