@@ -3,7 +3,7 @@ on a free port on 127.0.0.1, password authentication over TCP, stopped at the en
 
 Used by tests/conftest.py (when ``SYNERGAI_TEST_PG`` is not set) and by .ci/run::
 
-    python tests/pg_cluster.py start DIR   # prints the URL
+    python tests/pg_cluster.py start DIR [--durable]   # prints the URL (--durable: fsync on)
     python tests/pg_cluster.py stop DIR
 
 As root (CI), the server's tools run as the ``postgres`` user (``runuser -u postgres --``; initdb
@@ -52,8 +52,9 @@ def _as_server_user(cmd: list[str]) -> list[str]:
     return ["runuser", "-u", "postgres", "--", *cmd] if os.geteuid() == 0 else cmd
 
 
-def start(directory: Path) -> str:
-    """Initialise and start a cluster in ``directory`` (created); returns its URL."""
+def start(directory: Path, *, durable: bool = False) -> str:
+    """Initialise and start a cluster in ``directory`` (created); returns its URL. ``durable``: keep
+    PostgreSQL's default ``fsync=on`` (for benchmarks)."""
     tools = server_bin()
     directory.mkdir(parents=True, exist_ok=True)
     data, password = directory / "data", secrets.token_hex(12)
@@ -68,7 +69,7 @@ def start(directory: Path) -> str:
          "--auth-local=trust", "--auth-host=scram-sha-256", "--no-sync"],
         [str(tools / "pg_ctl"), "-D", str(data), "-l", str(directory / "log"), "-w", "-t", "60", "start",
          "-o", f"-c listen_addresses=127.0.0.1 -p {port} -c unix_socket_directories={directory} "
-               "-c fsync=off -c full_page_writes=off -c max_connections=200"],
+               + ("" if durable else "-c fsync=off -c full_page_writes=off ") + "-c max_connections=200"],
     ]
     for cmd in steps:
         done = subprocess.run(_as_server_user(cmd), capture_output=True, text=True, check=False)
@@ -91,11 +92,13 @@ def stop(directory: Path) -> None:
 
 
 def main(argv: list[str]) -> int:
+    durable = "--durable" in argv
+    argv = [a for a in argv if a != "--durable"]
     if len(argv) != 2 or argv[0] not in ("start", "stop"):
-        print("usage: pg_cluster.py start|stop DIR", file=sys.stderr)
+        print("usage: pg_cluster.py start|stop DIR [--durable]", file=sys.stderr)
         return 2
     if argv[0] == "start":
-        print(start(Path(argv[1])))
+        print(start(Path(argv[1]), durable=durable))
     else:
         stop(Path(argv[1]))
     return 0
