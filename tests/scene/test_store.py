@@ -579,8 +579,38 @@ def test_sqlite_a_version_1_store_is_migrated_with_its_edits(tmp_path: Path) -> 
     with SceneStore(path) as s:
         assert s.load("s1") == current and s.load("s1").scene_type == "kitchen" and s.verify("s1")
         assert s.undo("s1").seq == 1 and s.load("s1").get("9").category == "cup"
-    with SceneStore(path) as s:  # now a version-2 store
+    with SceneStore(path) as s:  # now a version-3 store
         assert s.load("s1").get("9").category == "cup" and s.source("s1") == SOURCE
+
+
+def test_sqlite_a_version_2_store_gets_the_event_log(tmp_path: Path) -> None:
+    path = tmp_path / "v2.sqlite3"
+    with SceneStore(path) as s:
+        s.register(_graph(), SOURCE)
+        s.apply("s1", E.rename_object(s.load("s1"), "9", "mug"))
+    with sqlite3.connect(path) as c:  # what version 2 looked like: no event log
+        c.execute("DROP TABLE events")
+        c.execute("PRAGMA user_version = 2")
+    c.close()
+    with SceneStore(path) as s:
+        assert s.load("s1").get("9").category == "mug" and s.verify("s1") and s.events() == []
+        s.undo("s1")
+        assert [(e.seq, e.kind) for e in s.events()] == [(1, "undo")]
+    with sqlite3.connect(path) as c:
+        assert c.execute("PRAGMA user_version").fetchone()[0] == 3
+    c.close()
+
+
+def test_postgres_another_schema_version_is_refused(pg_location: str) -> None:
+    import psycopg
+
+    with SceneStore(pg_location) as s:
+        s.register(_graph(), SOURCE)
+    with psycopg.connect(pg_location, autocommit=True) as c:
+        c.execute("UPDATE synergai_meta SET value = '99' WHERE key = 'schema_version'")
+    with pytest.raises(StoreError, match="schema version 99; this synergai reads version 3") as err:
+        SceneStore(pg_location)
+    assert "\n" not in str(err.value)
 
 
 def test_sqlite_a_corrupted_page_is_a_one_line_store_error(tmp_path: Path) -> None:
