@@ -73,8 +73,8 @@ from synergai.scene.store_db import (
     open_database,
 )
 
-__all__ = ["SCHEMA_VERSION", "ConflictError", "ReplayError", "SceneInfo", "SceneStore", "StoreError",
-           "StoreEvent", "StoreLost", "default_path"]
+__all__ = ["EVENT_KINDS", "SCHEMA_VERSION", "ConflictError", "ReplayError", "SceneInfo", "SceneStore",
+           "StoreError", "StoreEvent", "StoreLost", "default_path"]
 
 #: The kinds of event the change feed carries.
 EVENT_KINDS = ("edit", "undo", "redo", "reset", "register", "drop")

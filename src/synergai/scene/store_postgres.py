@@ -75,8 +75,6 @@ CREATE TABLE edges (
     UNIQUE (scene_id, subject, relation, object)
 );
 CREATE INDEX edges_by_object ON edges (scene_id, object);
-CREATE INDEX objects_by_pos ON objects (scene_id, pos);
-CREATE INDEX edges_by_pos ON edges (scene_id, pos);
 CREATE TABLE events (
     seq        BIGINT PRIMARY KEY,
     scene_id   TEXT NOT NULL,
