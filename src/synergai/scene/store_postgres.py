@@ -192,13 +192,22 @@ class PostgresDatabase:
         raise StoreError(f"{self.where} is not a synergai scene store (tables {names}); "
                          "nothing was written to it: choose another --db")
 
+    def _begin(self, begin: str, lock: bool) -> psycopg.Connection:
+        conn = self._db()
+        conn.execute(begin)
+        if lock:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+        return conn
+
     @contextmanager
     def _transaction(self, begin: str, lock: bool) -> Iterator[_Tx]:
         try:
-            conn = self._db()
-            conn.execute(begin)
-            if lock:
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            try:
+                conn = self._begin(begin, lock)
+            except psycopg.OperationalError:
+                if self._conn is None or not self._conn.broken:
+                    raise
+                conn = self._begin(begin, lock)  # the server closed an idle connection: nothing was sent yet
         except psycopg.Error as exc:
             raise self._error(exc) from None
         try:
