@@ -85,6 +85,15 @@ CREATE TABLE events (
 );
 CREATE INDEX events_by_scene ON events (scene_id, seq)
 """
+#: Every event row wakes the feed's listeners when its transaction commits (payload: its seq).
+_NOTIFY = [
+    f"""CREATE FUNCTION synergai_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('{CHANNEL}', NEW.seq::text);
+    RETURN NULL;
+END $$""",
+    "CREATE TRIGGER events_notify AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION synergai_notify()",
+]
 
 
 def _one_line(exc: BaseException, password: str | None) -> str:
@@ -130,9 +139,6 @@ class _Tx:
             for row in rows:
                 copy.write_row(row)
 
-    def notify(self, payload: str) -> None:
-        self.conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
-
 
 class PostgresDatabase:
     """One PostgreSQL database holding a synergai store (see the module doc-string)."""
@@ -170,7 +176,7 @@ class PostgresDatabase:
         if kind == "new":
             with self.write() as tx:
                 if self._kind(tx) == "new":  # another process may have initialised it meanwhile
-                    for stmt in _SCHEMA.split(";"):
+                    for stmt in [*_SCHEMA.split(";"), *_NOTIFY]:
                         tx.execute(stmt)
                     tx.executemany("INSERT INTO synergai_meta (key, value) VALUES (?, ?)",
                                    [("application", APPLICATION), ("schema_version", str(SCHEMA_VERSION))])
@@ -194,9 +200,7 @@ class PostgresDatabase:
 
     def _begin(self, begin: str, lock: bool) -> psycopg.Connection:
         conn = self._db()
-        conn.execute(begin)
-        if lock:
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+        conn.execute(f"{begin}; SELECT pg_advisory_xact_lock({WRITE_LOCK})" if lock else begin)
         return conn
 
     @contextmanager

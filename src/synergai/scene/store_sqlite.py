@@ -129,9 +129,6 @@ class _Tx:
         marks = ", ".join("?" for _ in columns)
         self.conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
 
-    def notify(self, payload: str) -> None:
-        """Nothing to do: readers see ``PRAGMA data_version`` change."""
-
 
 class SqliteDatabase:
     """One SQLite store file (see the module doc-string)."""
