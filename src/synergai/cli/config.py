@@ -18,6 +18,8 @@ from typing import Any
 
 import platformdirs
 
+from synergai.scene.store_location import store_location
+
 CONFIG_ENV = "SYNERGAI_CONFIG"
 API_KEY_ENV = "OPENAI_API_KEY"
 
@@ -28,7 +30,8 @@ TEMPLATE = """\
 # llm = "embedded"                          # SYNERGAI_LLM; or "openai:MODEL"
 # base_url = "http://localhost:11434/v1"    # SYNERGAI_BASE_URL; the OpenAI-compatible endpoint
 # threads = 4                               # SYNERGAI_THREADS; CPU threads of the embedded model
-# store = "~/synergai/scenes.sqlite3"       # SYNERGAI_STORE; the scene store (SQLite file)
+# store = "~/synergai/scenes.sqlite3"       # SYNERGAI_STORE; the scene store: a SQLite file or
+#                                           # postgresql://USER[:PASSWORD]@HOST[:PORT]/DBNAME
 # timeout = 120                             # SYNERGAI_TIMEOUT; seconds one model call may take (retries too)
 """
 
@@ -71,8 +74,8 @@ def _seconds(value: Any, where: str) -> float:
     return float(value)
 
 
-def _path(value: Any, where: str) -> Path:
-    return Path(_text(value, where)).expanduser()
+def _store(value: Any, where: str) -> Path | str:
+    return store_location(_text(value, where))
 
 
 @dataclass(frozen=True)
@@ -92,7 +95,8 @@ KEYS = (
     Key("base_url", "base_url", "--base-url", "SYNERGAI_BASE_URL", _text,
         "OpenAI-compatible endpoint for openai:MODEL"),
     Key("threads", "threads", "--threads", "SYNERGAI_THREADS", _threads, "CPU threads of the embedded model"),
-    Key("store", "db", "--db", "SYNERGAI_STORE", _path, "the scene store (SQLite file)"),
+    Key("store", "db", "--db", "SYNERGAI_STORE", _store,
+        "the scene store (a SQLite file or a postgresql:// URL)"),
     Key("timeout", "llm_timeout", "--timeout", "SYNERGAI_TIMEOUT", _seconds,
         "overall deadline of one model call to an endpoint, retries included (seconds)"),
 )

@@ -17,6 +17,7 @@ from rich.markup import escape
 
 from synergai.cli.common import add_llm_options, open_llm, print_json, require_extra
 from synergai.cli.safe_text import json_safe, visible
+from synergai.scene.store_location import store_location
 
 if TYPE_CHECKING:
     from synergai.robots.tabletop.multitalk import MultiTalkResult
@@ -65,7 +66,8 @@ def _add_save_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--save-scene", default=None, metavar="SCENE_ID",
                    help="store the final world's scene graph under this id (then e.g. `synergai ask "
                         "QUESTION --scene SCENE_ID`); single tasks only")
-    p.add_argument("--db", type=Path, default=None, help="scene store for --save-scene (default: user data)")
+    p.add_argument("--db", type=store_location, default=None,
+                   help="scene store for --save-scene (default: user data)")
 
 
 def _save_graph(graph: Any, args: argparse.Namespace, mode: str, task: Any) -> None:
