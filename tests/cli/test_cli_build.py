@@ -13,49 +13,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from real_frames import SCENE, expected_boxes, labelled_cloud, orbit_frames
 
 from synergai.cli.main import main
 from synergai.scene.store import SceneStore
-
-SCENE = "scene0000_00"
 
 
 @pytest.fixture(scope="module")
 def cloud(shared_data: Path) -> dict:
     """The real points (raw frame), their alignment, and instance ids / labels made in the aligned frame."""
-    path = shared_data / "geometry" / "scene0000_00_points_xyzrgb_float32.bin"
-    table = np.fromfile(path, dtype="<f4").reshape(-1, 6).astype(np.float64)
-    matrix = np.array(
-        json.loads((shared_data / "scannet" / "axis_alignment_matrices.json").read_text())[SCENE], dtype=float
-    ).reshape(4, 4)
-    aligned = table[:, :3] @ matrix[:3, :3].T + matrix[:3, 3]
-    inst = np.zeros(len(table), dtype=np.int64)
-    floor, upper = aligned[:, 2] < 0.05, aligned[:, 2] > 2.2
-    mid = ~floor & ~upper
-    inst[mid] = (
-        100 + (np.floor(aligned[mid, 0]).astype(int) + 10) * 100 + np.floor(aligned[mid, 1]).astype(int) + 10
-    )
-    inst[floor], inst[upper] = 1, 2
-    labels = {int(i): "box" for i in np.unique(inst)} | {1: "floor", 2: "ceiling"}
-    return {
-        "path": path,
-        "xyz": table[:, :3],
-        "rgb": table[:, 3:],
-        "aligned": aligned,
-        "matrix": matrix,
-        "inst": inst,
-        "labels": labels,
-        "alignments": shared_data / "scannet" / "axis_alignment_matrices.json",
-    }
-
-
-def expected_boxes(cloud: dict, min_points: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    out = {}
-    for i in np.unique(cloud["inst"]):
-        pts = cloud["aligned"][cloud["inst"] == i]
-        if len(pts) >= min_points:
-            out[str(int(i))] = (pts.min(axis=0), pts.max(axis=0))
-    return out
+    return labelled_cloud(shared_data)
 
 
 def shown(db: Path, scene: str, capsys) -> dict:
@@ -193,51 +160,25 @@ def test_scannet_raw_directory_gives_the_same_boxes(cloud, tmp_path, capsys):
         assert np.allclose(got[oid][0], lo, atol=1e-3) and np.allclose(got[oid][1], hi, atol=1e-3), oid
 
 
-def _look(eye: np.ndarray, forward: np.ndarray) -> np.ndarray:
-    f = forward / np.linalg.norm(forward)
-    right = np.cross(f, [0.0, 0.0, 1.0])
-    right /= np.linalg.norm(right)
-    pose = np.eye(4)
-    pose[:3, :3] = np.stack([right, np.cross(f, right), f], axis=1)  # OpenCV: x right, y down, z forward
-    pose[:3, 3] = eye
-    return pose
-
-
 def test_rgbd_frames_rendered_from_the_real_cloud(cloud, tmp_path, capsys):
     import imageio.v3 as iio
 
     d = tmp_path / "frames"
     for sub in ("depth", "color", "pose", "instance", "intrinsic"):
         (d / sub).mkdir(parents=True)
-    w, h, f = 160, 120, 80.0
-    k = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1.0]])
+    frames = orbit_frames(cloud)
     k4 = np.eye(4)
-    k4[:3, :3] = k  # ScanNet writes the intrinsics as a 4x4 matrix
+    k4[:3, :3] = frames[0].intrinsics  # ScanNet writes the intrinsics as a 4x4 matrix
     (d / "intrinsic" / "intrinsic_depth.txt").write_text(
         "\n".join(" ".join(map(str, r)) for r in k4.tolist())
     )
-    xyz, centre = cloud["aligned"], cloud["aligned"].mean(axis=0)
-    eye = np.array([centre[0], centre[1], 1.4])
-    for n, angle in enumerate(np.arange(8) * np.pi / 4):
-        pose = _look(eye, np.array([np.cos(angle), np.sin(angle), -0.5]))
-        cam = (xyz - pose[:3, 3]) @ pose[:3, :3]
-        ok = cam[:, 2] > 0.1
-        u = np.round(f * cam[ok, 0] / cam[ok, 2] + w / 2).astype(int)
-        v = np.round(f * cam[ok, 1] / cam[ok, 2] + h / 2).astype(int)
-        inside = (u >= 0) & (u < w) & (v >= 0) & (v < h)
-        idx = np.flatnonzero(ok)[inside]
-        u, v, z = u[inside], v[inside], cam[idx, 2]
-        order = np.argsort(-z)  # nearest point written last wins the pixel
-        depth = np.zeros((h, w), np.uint16)
-        color = np.zeros((h, w, 3), np.uint8)
-        inst = np.zeros((h, w), np.uint16)
-        depth[v[order], u[order]] = np.round(z[order] * 1000).astype(np.uint16)
-        color[v[order], u[order]] = cloud["rgb"][idx[order]].astype(np.uint8)
-        inst[v[order], u[order]] = cloud["inst"][idx[order]]
-        iio.imwrite(d / "depth" / f"{n}.png", depth)
-        iio.imwrite(d / "color" / f"{n}.png", color)
-        iio.imwrite(d / "instance" / f"{n}.png", inst)
-        (d / "pose" / f"{n}.txt").write_text("\n".join(" ".join(map(str, r)) for r in pose.tolist()))
+    for n, frame in enumerate(frames):
+        iio.imwrite(d / "depth" / f"{n}.png", np.round(frame.depth * 1000).astype(np.uint16))
+        iio.imwrite(d / "color" / f"{n}.png", frame.color)
+        iio.imwrite(d / "instance" / f"{n}.png", frame.instance.astype(np.uint16))
+        (d / "pose" / f"{n}.txt").write_text(
+            "\n".join(" ".join(map(str, r)) for r in frame.cam_to_world.tolist())
+        )
     db = tmp_path / "s.db"
     assert (
         main(

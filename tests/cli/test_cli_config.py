@@ -34,11 +34,11 @@ def test_each_level_overrides_the_ones_below(tmp_path):
     s = resolve_settings(none, {})
     assert {k: (v.value, v.source) for k, v in s.values.items()} == {
         "llm": ("embedded", "default"), "base_url": (None, "default"), "threads": (None, "default"),
-        "store": (None, "default")}
+        "store": (None, "default"), "timeout": (120.0, "default")}
     s = resolve_settings(none, {"SYNERGAI_CONFIG": cfg})
     assert (s["llm"], s["base_url"], s["threads"]) == ("openai:from-file", "http://file:1/v1", 3)
     assert s["store"] == Path("~/file.sqlite3").expanduser()
-    assert {v.source for v in s.values.values()} == {f"file {cfg}"}
+    assert {v.source for k, v in s.values.items() if k != "timeout"} == {f"file {cfg}"}
     env = {"SYNERGAI_CONFIG": cfg, "SYNERGAI_LLM": "openai:from-env", "SYNERGAI_THREADS": "2"}
     s = resolve_settings(none, env)
     assert (s["llm"], s.values["llm"].source) == ("openai:from-env", "env SYNERGAI_LLM")
@@ -64,6 +64,9 @@ def test_a_configured_endpoint_applies_only_to_openai_models(tmp_path):
     ("threads = 0\n", "threads: expected a positive whole number"),
     ('threads = "many"\n', "threads: expected a positive whole number"),
     ("llm = 3\n", "llm: expected a non-empty string"),
+    ("threads = 99999999999999999999\n", "threads: at most 1024 threads"),
+    ("timeout = 0\n", "timeout: expected a finite number of seconds > 0"),
+    ("timeout = inf\n", "timeout: expected a finite number of seconds > 0"),
 ])
 def test_bad_config_file_is_a_one_line_error(tmp_path, text, message):
     cfg = write_config(tmp_path, text)
@@ -93,6 +96,7 @@ def test_config_show_json_names_every_source_and_never_the_key(tmp_path):
         "base_url": {"value": "http://file:1/v1", "source": f"file {cfg}"},
         "threads": {"value": 3, "source": f"file {cfg}"},
         "store": {"value": str(tmp_path / "flag.db"), "source": "flag --db"},
+        "timeout": {"value": 120.0, "source": "default"},
     }
     assert data["api_key"] == {"set": True, "source": "env OPENAI_API_KEY"}
     text = run("config", "show", env=env)

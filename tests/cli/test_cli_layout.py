@@ -31,5 +31,6 @@ def test_no_command_module_imports_the_entry_point_or_agent_helpers():
         imports = cli_imports(path)
         assert "synergai.cli.main" not in imports, path.name
         assert "synergai.cli.agent_cmd" not in imports, path.name
-    assert cli_imports(CLI_DIR / "common.py") <= {"synergai.cli.config"}
+    assert cli_imports(CLI_DIR / "common.py") <= {"synergai.cli.config", "synergai.cli.safe_text"}
     assert cli_imports(CLI_DIR / "config.py") == set()
+    assert cli_imports(CLI_DIR / "safe_text.py") == set()

@@ -158,9 +158,20 @@ def test_scenes_stored_after_start_join_every_tab_list(store: SceneStore) -> Non
     app = GuiApp(SceneCatalog(store), lambda: ScriptedModel([]), "demo")
     lists: list[list[str]] = []
     app.clients[1] = SimpleNamespace(set_scene_list=lists.append, scene_id="demo")  # type: ignore[assignment]
-    assert app.update_scene_lists() and lists == [["demo"]]
+    assert app.update_scene_lists() and lists == [["demo", "house"]]
     assert not app.update_scene_lists()  # unchanged: the tabs are left alone
     store.register(SceneGraph("kitchen", [SceneObject("1", "cup", (0, 0, 0.5), (0.1, 0.1, 0.1))]),
                    {"builder": "test"})
     app.poll()
-    assert lists[-1] == ["demo", "kitchen"]
+    assert lists[-1] == ["demo", "house", "kitchen"]
+
+
+def test_a_too_long_chat_line_is_refused_in_the_chat_at_once(store: SceneStore) -> None:
+    llm = ScriptedModel([])
+    tab = Tab(store, "demo", llm)
+    tab.input = SimpleNamespace(value="x")
+    tab.chat_md = SimpleNamespace(content="")
+    assert tab.submit("What is on the table? " * 5000) is False
+    (turn,) = tab.chat.turns
+    assert turn.error and "limit is 4000" in turn.answer and "limit is 4000" in tab.chat_md.content
+    assert not tab.busy and llm.requests == [] and store.edits("demo", include_undone=True) == []

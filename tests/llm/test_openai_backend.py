@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -58,6 +59,22 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(401, {"error": {"message": "invalid api key", "type": "auth_error"}})
         if mode == "slow":
             time.sleep(1.5)
+        if mode == "never":  # holds the connection and never answers
+            time.sleep(30)
+            return None
+        if mode == "trickle":  # a byte every 0.2 s, never the whole reply
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            for _ in range(150):
+                try:
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                except OSError:
+                    return None
+                time.sleep(0.2)
+            return None
         reply: dict[str, Any] = {
             "id": "chatcmpl-1",
             "object": "chat.completion",
@@ -227,3 +244,38 @@ def test_a_grammar_is_not_sent_to_an_openai_endpoint(server: FakeServer) -> None
     model.chat(USER, grammar='root ::= "blue"')
     body = server.requests[0]["body"]
     assert "grammar" not in body and "response_format" not in body
+
+
+@pytest.mark.parametrize("mode", ["never", "trickle"])
+def test_a_stalled_endpoint_ends_at_the_overall_deadline_retries_included(
+    server: FakeServer, mode: str
+) -> None:
+    """An endpoint that never answers, or sends a byte every 0.2 s (the issue's byte every 20 s, scaled),
+    ends at the deadline of the whole call, not after 3 x the timeout or never."""
+    server.mode = mode
+    model = OpenAIModel("fake-model", base_url=server.url, timeout=1.0, max_retries=2)
+    start = time.monotonic()
+    with pytest.raises(LLMError, match="timed out: no reply within the 1 s deadline") as err:
+        model.chat(USER)
+    assert time.monotonic() - start < 2.0
+    assert server.url in str(err.value) and "\n" not in str(err.value)
+
+
+def test_ask_with_a_stalled_endpoint_is_a_one_line_error(
+    server: FakeServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from synergai.cli.main import main
+    from synergai.scene.model import ObjectKind, SceneGraph, SceneObject
+    from synergai.scene.store import SceneStore
+
+    server.mode = "trickle"
+    db = tmp_path / "s.sqlite3"
+    floor = SceneObject("0", "floor", (2.0, 2.0, -0.05), (4.0, 4.0, 0.1), kind=ObjectKind.FLOOR)
+    with SceneStore(db) as s:
+        s.register(SceneGraph("room", [floor], []), {"builder": "test"})
+    start = time.monotonic()
+    code = main(["ask", "What is here?", "--scene", "room", "--db", str(db), "--llm", "openai:fake-model",
+                 "--base-url", server.url, "--timeout", "1", "--no-cache"])
+    err = capsys.readouterr().err
+    assert code == 2 and time.monotonic() - start < 3.0
+    assert len(err.strip().splitlines()) == 1 and server.url in err and "deadline" in err

@@ -96,3 +96,18 @@ def test_cli_bad_task_file_is_a_one_line_error_with_exit_2(tmp_path, capsys, com
     assert code == 2 and err.count("\n") == 1 and err.startswith("synergai: error: ")
     missing = main(["robots", command, "--task-file", str(tmp_path / "nope.json")])
     assert missing == 2
+
+
+def test_every_task_is_validated_before_the_first_runs(tmp_path, capsys):
+    """A suite whose fifth task puts an object off the table is refused whole, before any task runs."""
+    tasks = [{**INLINE, "name": f"t{k}"} for k in range(1, 5)]
+    off = json.loads(json.dumps(INLINE))
+    off["name"] = "t5"
+    off["scene"]["objects"][1]["xy"] = [0.9, 0.0]
+    with pytest.raises(RobotError, match=r"task t5: object can at \[0\.9, 0\.0\] is off the table"):
+        parse_tasks({"mode": "tabletop", "tasks": [*tasks, off]}, "tabletop")
+    path = tmp_path / "suite.json"
+    path.write_text(json.dumps({"mode": "tabletop", "tasks": [*tasks, off]}))
+    assert main(["robots", "tabletop", "--task-file", str(path), "--llm", "scripted:/nonexistent"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1 and "off the table" in err

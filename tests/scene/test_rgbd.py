@@ -10,6 +10,7 @@ from synergai.geometry.mesh import TriMesh
 from synergai.geometry.raycast import RayPicker
 from synergai.scene.builders.rgbd import (
     RGBDFrame,
+    VoxelGrid,
     backproject,
     fuse_frames,
     objects_from_rgbd,
@@ -174,3 +175,25 @@ def test_bad_frames_and_options_raise() -> None:
         fuse_frames([frame], {3: "thing"}, merge="magic")  # type: ignore[arg-type]
     with pytest.raises(SceneError, match="no frames"):
         fuse_frames([])
+
+
+def test_voxel_grid_in_batches_equals_all_points_at_once() -> None:
+    rng = np.random.default_rng(7)
+    xyz = rng.uniform(-0.5, 0.5, size=(5000, 3))
+    rgb = rng.integers(0, 256, size=(5000, 3))
+    inst = rng.integers(0, 4, size=5000)  # few ids on few points a voxel: many ties
+    whole = voxel_downsample(xyz, rgb, inst, voxel=0.1)
+    grid = VoxelGrid(0.1, batch=333)
+    for lo in range(0, 5000, 250):
+        grid.add(xyz[lo : lo + 250], rgb[lo : lo + 250], inst[lo : lo + 250])
+    batched = grid.result()
+    np.testing.assert_allclose(batched[0], whole[0], atol=1e-12)
+    assert np.array_equal(batched[1], whole[1]) and np.array_equal(batched[2], whole[2])
+    # against a plain loop over voxels: mean position, and the most frequent id (ties: the larger)
+    keys = np.floor(xyz / 0.1).astype(int)
+    for k, (p, i) in enumerate(zip(batched[0], batched[2], strict=True)):
+        sel = np.all(keys == np.floor(p / 0.1).astype(int), axis=1)
+        np.testing.assert_allclose(p, xyz[sel].mean(axis=0), atol=1e-12)
+        ids, counts = np.unique(inst[sel], return_counts=True)
+        assert i == ids[counts == counts.max()].max(), k
+    assert len(grid) == len(whole[0]) and len(VoxelGrid(0.1)) == 0

@@ -118,7 +118,7 @@ _DELETE = object()
 
 MALFORMED = [
     ("format", "synergai.other", "graph.format"),
-    ("version", 2, "graph.version"),
+    ("version", 3, "graph.version"),
     ("version", "1", "graph.version"),
     ("version", True, "graph.version"),
     ("objects", _DELETE, "graph.objects: missing"),

@@ -59,7 +59,10 @@ _COLOR_Q = re.compile(r"\b(colou?r|colou?red)\b")
 _SHAPE_Q = re.compile(r"^(?:what|which) (?:is the )?shape\b|\bwhat shape\b")
 _COUNT_Q = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")
 _DIRECTION_Q = re.compile(r"\bwhich (?:direction|way|side)\b|\bwhat direction\b")
-_CHOICE_Q = re.compile(r"((?:[a-z'-]+, )*)([a-z'-]+),? or (?:the |an? )?([a-z'-]+)")
+#: "A or B" (the last two options); a word starts only where no word letter precedes, so a search is
+#: one pass (each word is read from its start only), and earlier "X, " options are read backwards.
+_CHOICE_Q = re.compile(r"(?<![a-z'-])([a-z'-]+),? or (?:the |an? )?([a-z'-]+)")
+_OPTION_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz'-")
 #: Words that cannot be an option of an "A or B" question ("... or are they ...", "... or not").
 _NOT_OPTIONS = frozenset({*_AUX_WORDS, "not", "the", "a", "an", "they", "it", "i", "he", "she", "we", "you",
                           "there", "this", "that", "these", "those", "to", "in", "of", "at", "my",
@@ -93,12 +96,27 @@ def kind_asked_at(question: str) -> int | None:
     return at if at < len(words) and words[at] not in _NO_KIND else None
 
 
+def _options_before(text: str, end: int) -> list[str]:
+    """The "X, Y, " options written just before ``end`` (read backwards, in order)."""
+    found: list[str] = []
+    while end >= 2 and text.startswith(", ", end - 2):
+        start = end - 2
+        while start > 0 and text[start - 1] in _OPTION_LETTERS:
+            start -= 1
+        if start == end - 2:
+            break
+        found.append(text[start:end - 2])
+        end = start
+    return found[::-1]
+
+
 def choice_options(question: str) -> tuple[str, ...]:
     """The one-word options of an "A, B or C" question ("odd or even" -> ("odd", "even")); () if none."""
-    m = _CHOICE_Q.search(" ".join(str(question).lower().replace("?", " ").split()))
+    text = " ".join(str(question).lower().replace("?", " ").split())
+    m = _CHOICE_Q.search(text)
     if m is None:
         return ()
-    options = [w.strip() for w in m.group(1).split(",") if w.strip()] + [m.group(2), m.group(3)]
+    options = [*_options_before(text, m.start(1)), m.group(1), m.group(2)]
     if any(o in _NOT_OPTIONS for o in options) or len(set(options)) < len(options):
         return ()
     return tuple(options)
@@ -127,9 +145,22 @@ def answer_form(question: str) -> AnswerForm:
         return AnswerForm.YES_NO
     if _PLACE_Q.search(q):
         return AnswerForm.PLACE
-    if (_CATEGORY_Q.match(q) or _TRAILING_WHAT_Q.search(q)) and not _OPEN_ATTRIBUTE_Q.search(q):
+    if (_CATEGORY_Q.match(q) or _TRAILING_WHAT_Q.search(_tail(q))) and not _OPEN_ATTRIBUTE_Q.search(q):
         return AnswerForm.CATEGORY
     return AnswerForm.PHRASE
+
+
+#: How much of a question's end a trailing "... across from what" is looked for in (characters).
+_TAIL_CHARS = 200
+
+
+def _tail(q: str) -> str:
+    """The question's last words (at most :data:`_TAIL_CHARS` characters, whole words): a pattern
+    anchored at the end is searched there, so its cost does not grow with the question."""
+    if len(q) <= _TAIL_CHARS:
+        return q
+    tail = q[-_TAIL_CHARS:]
+    return tail[tail.find(" ") + 1:]
 
 
 def _names_direction(q: str) -> bool:

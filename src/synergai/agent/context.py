@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from synergai.agent.matching import find_objects
+from synergai.agent.referents import referred_ids
 from synergai.geometry.frames import Viewpoint
 from synergai.scene.edits import EditRecord, EditRequest, apply_changes
-from synergai.scene.model import STRUCTURE_KINDS, SceneGraph
-from synergai.scene.store import SceneStore
+from synergai.scene.model import STRUCTURE_KINDS, SceneError, SceneGraph
+from synergai.scene.rebase import rebase
+from synergai.scene.store import ConflictError, SceneStore
 
 
 class ToolError(ValueError):
@@ -42,6 +44,7 @@ class TurnContext:
     clarification: str | None = None
     read_only: bool = False  # a question: every edit is refused, whatever the model replies
     _graph: SceneGraph | None = None
+    _referred: frozenset[str] | None = None
 
     @property
     def graph(self) -> SceneGraph:
@@ -55,6 +58,13 @@ class TurnContext:
         if self.read_only:
             raise ToolError(QUESTION_NEVER_EDITS)
 
+    def referred(self) -> frozenset[str]:
+        """The objects the utterance refers to (:func:`~synergai.agent.referents.referred_ids`), read from
+        the graph as the turn found it: the only objects this turn's edits may touch."""
+        if self._referred is None:
+            self._referred = referred_ids(self.graph, self.utterance, self.marked)
+        return self._referred
+
     def apply(self, request: EditRequest) -> None:
         """Make one edit in the turn's graph (checked now; refused on a question turn); the store gets it
         at :meth:`commit`, so a turn that does not finish (cancelled, failed) changes nothing."""
@@ -63,9 +73,22 @@ class TurnContext:
         self.pending.append(request)
 
     def commit(self) -> list[EditRecord]:
-        """Write the pending edits to the store in one transaction (all or none); returns them as logged."""
+        """Write the pending edits to the store in one transaction (all or none); returns them as logged.
+
+        When another writer changed the scene since the turn read it (:class:`ConflictError`), the edits
+        are re-made once on the new state (:func:`~synergai.scene.rebase.rebase`: the fields they change,
+        carried onto the objects as they are now) and written again; if that fails too, the first error
+        (naming the object and the newer edit) is raised."""
         if self.pending:
-            self.edits.extend(self.store.apply_all(self.scene_id, self.pending))
+            try:
+                records = self.store.apply_all(self.scene_id, self.pending)
+            except ConflictError as conflict:
+                try:
+                    retry = rebase(self.pending, self.store.load(self.scene_id))
+                    records = self.store.apply_all(self.scene_id, retry)
+                except SceneError:
+                    raise conflict from None
+            self.edits.extend(records)
             self.pending.clear()
             self._graph = None
         return self.edits

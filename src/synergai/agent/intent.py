@@ -1,13 +1,118 @@
-"""Whether a user's input asks something or states a correction (a question never edits the graph)."""
+"""What a user's input means to do: ask (a question never edits the graph) or correct the graph.
+
+The rule errs towards "question": an input is a correction only when nothing in it asks. It asks when it
+holds a question mark of any script (full-width "？" included), starts (after lead-ins such as "hey",
+"so", "please") with a question opener ("what", "is", "tell", "count" ...), has an interrogative at the
+start of a later clause ("Hey, what is on the table"), says a phrase that asks ("I wonder", "tell me",
+"let me know"), opens with a question word of another language ("Wo ist ...", "¿Dónde ...", "Combien
+..."), holds a Japanese or Chinese question word or particle, or is written in a script this rule
+cannot read at all. The word lists live in :mod:`synergai.scene.vocabulary`. Every step is one linear
+pass over the text (no backtracking pattern), and inputs are bounded by :data:`MAX_INPUT_CHARS`.
+"""
 
 from __future__ import annotations
 
-_QUESTION_WORDS = frozenset({"what", "where", "which", "who", "whose", "how", "why", "when", "is", "are",
-                             "does", "do", "can", "could", "would", "should", "will", "tell", "describe",
-                             "count", "find", "show", "name", "list"})
+import re
+import unicodedata
+
+from synergai.scene.vocabulary import (
+    CJK_QUESTION_MARKS,
+    FOREIGN_QUESTION_WORDS,
+    INTERROGATIVES,
+    NEGATED_OPENERS,
+    QUESTION_LEAD_INS,
+    QUESTION_MARKS,
+    QUESTION_OPENERS,
+    QUESTION_PHRASES,
+)
+
+#: Longest question or chat line accepted (characters); longer input is refused before any work.
+MAX_INPUT_CHARS = 4000
+
+#: A word: letters and digits, apostrophes inside ("what's", "isn't") kept together.
+_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
+#: Where a clause ends.
+_CLAUSE_END = re.compile(r"[,;:.!\u2026\u2014\u2013\n]+")
+#: Interrogatives that start a question after lead-ins only ("Hey, where is ..."), not after a statement
+#: (", which is red," is a relative clause).
+_RELATIVE = frozenset({"which", "who", "whom", "whose", "where", "wheres", "when"})
+
+
+class InputTooLong(ValueError):
+    """The input is longer than :data:`MAX_INPUT_CHARS`."""
+
+
+def check_length(text: str) -> None:
+    """Refuse an input longer than :data:`MAX_INPUT_CHARS` with a one-line message."""
+    if len(text) > MAX_INPUT_CHARS:
+        raise InputTooLong(f"the input is {len(text)} characters long; the limit is {MAX_INPUT_CHARS}")
+
+
+def _plain(word: str) -> str:
+    """A word without accents ("dónde" -> "donde")."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+_FOREIGN = FOREIGN_QUESTION_WORDS | frozenset(_plain(w) for w in FOREIGN_QUESTION_WORDS)
+
+
+def _words(clause: str) -> list[str]:
+    """The clause's words, apostrophes dropped ("what's" -> "whats")."""
+    return [w.replace("'", "").replace("\u2019", "") for w in _WORD.findall(clause)]
+
+
+def _foreign(clause: str, k: int) -> bool:
+    """Whether the clause's ``k``-th word, or its part before an apostrophe ("qu'est"), asks in another
+    language."""
+    words = _WORD.findall(clause)
+    if k >= len(words):
+        return False
+    word = words[k].replace("\u2019", "'")
+    return any(w in _FOREIGN or _plain(w) in _FOREIGN for w in (word, word.split("'")[0]))
+
+
+def _opening(words: list[str]) -> tuple[int, str]:
+    """How many lead-in words start the clause, and the first word after them ('' when none)."""
+    k = 0
+    while k < len(words) and words[k] in QUESTION_LEAD_INS:
+        k += 1
+    return k, words[k] if k < len(words) else ""
+
+
+def _clause_asks(clause: str, first: bool, after_lead_ins: bool) -> bool:
+    words = _words(clause)
+    k, head = _opening(words)
+    if not head:
+        return False
+    if first or after_lead_ins:
+        if head in NEGATED_OPENERS and k + 1 < len(words) and words[k + 1] == "not":
+            return False  # "Do not call it a table": an order
+        if head in QUESTION_OPENERS or _foreign(clause, k):
+            return True
+    return head in INTERROGATIVES and (head not in _RELATIVE or after_lead_ins)
 
 
 def is_question(text: str) -> bool:
-    """Whether the input asks something (it then never edits the graph) rather than states a correction."""
-    words = text.strip().lower().split()
-    return text.rstrip().endswith("?") or (bool(words) and words[0].strip(",.!") in _QUESTION_WORDS)
+    """Whether the input asks something (it then never edits the graph) rather than states a correction.
+
+    Errs towards "question" (see the module doc-string); an empty input is no question."""
+    norm = unicodedata.normalize("NFKC", str(text)).lower()
+    if not norm.strip():
+        return False
+    if any(mark in norm for mark in QUESTION_MARKS) or any(mark in norm for mark in CJK_QUESTION_MARKS):
+        return True
+    words = _words(norm)
+    if not any(w.isascii() for w in words) and any(c.isalpha() for c in norm):
+        return True  # a script this rule cannot read: unsure, so a question
+    spaced = f" {' '.join(words)} "
+    if any(f" {phrase} " in spaced for phrase in QUESTION_PHRASES):
+        return True
+    first, after_lead_ins = True, True  # every clause so far held lead-ins only ("Hey, so, what ...")
+    for clause in _CLAUSE_END.split(norm):
+        cw = _words(clause)
+        if not cw:
+            continue
+        if _clause_asks(clause, first, after_lead_ins):
+            return True
+        first, after_lead_ins = False, after_lead_ins and all(w in QUESTION_LEAD_INS for w in cw)
+    return False

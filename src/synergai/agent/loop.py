@@ -47,6 +47,7 @@ from synergai.agent.prompt import (
 )
 from synergai.agent.question import Question
 from synergai.agent.result import Answered
+from synergai.agent.room_answers import room_answer
 from synergai.agent.tools import TOOLS, Tool, cannot_succeed, tool_by_name
 from synergai.llm.base import ChatModel, ChatReply, ContextFullError
 from synergai.llm.trace import begin_turn
@@ -281,6 +282,8 @@ class AgentLoop:
                                 said=question if asked.asking else "")  # a correction may name any relation
         result.answer_form = form.value
         turn = _Turn(ctx, asked, result, messages, final, middle, vocab)
+        if asked.asking and self._answer_about_rooms(turn):
+            turn.phase = Phase.DONE
         handlers = {Phase.PLAN: self._plan, Phase.LOOK: self._next, Phase.CORRECT: self._next,
                     Phase.ANSWER: self._next, Phase.CLOSE: self._close}
         while turn.phase is not Phase.DONE:
@@ -395,7 +398,8 @@ class AgentLoop:
                 return False
             short, shown = found[0].words(graph), [subject, *found[0].anchors]
             extra["other_places"] = [p.words(graph) for p in found[1:]]
-            sentence = f"The {obj.name} is {short}."
+            room = f" in the {graph.room(obj.room).name}" if obj.room is not None else ""
+            sentence = f"The {obj.name} is {short}{room}."
         elif turn.form is AnswerForm.SHAPE:
             short, shown = box_shape(obj.size), [subject]
             sentence = f"The {obj.name} is {short}."
@@ -410,6 +414,21 @@ class AgentLoop:
                                   "short_answer": short, **extra})
         if not turn.ctx.highlights:
             turn.ctx.highlights = shown
+        return True
+
+    @staticmethod
+    def _answer_about_rooms(turn: _Turn) -> bool:
+        """A question about the scene's rooms ("which room has a fridge", "how many chairs are in the
+        living room", "what is in the kitchen") is answered from the graph before any model call
+        (:mod:`synergai.agent.room_answers`); False for any other question or a scene without rooms."""
+        found = room_answer(turn.ctx.graph, turn.question.text)
+        if found is None:
+            return False
+        turn.result.answer = found.sentence
+        turn.result.short_answer = found.short
+        turn.result.trace.append({"type": "final", "from_graph": True, "rooms": found.kind,
+                                  "short_answer": found.short})
+        turn.ctx.highlights = list(found.objects)
         return True
 
     def _schema(self, turn: _Turn) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from synergai.agent.context import TurnContext
-from synergai.agent.intent import is_question
+from synergai.agent.intent import check_length, is_question
 from synergai.agent.loop import AgentLoop, AgentResult, LoopLimits
 from synergai.geometry.frames import Viewpoint
 from synergai.llm.base import ChatModel
@@ -60,6 +60,7 @@ class AgentSession:
         """Answer one user input (and apply any correction it contains)."""
         if not question.strip():
             raise ValueError("the question is empty")
+        check_length(question)  # refused before any work (an InputTooLong, a ValueError)
         ctx = TurnContext(self.store, self.scene_id, question.strip(), marked=self.marked,
                           viewpoint=self.viewpoint, read_only=is_question(question))
         result = self._loop.run(ctx, question.strip(), self.history[-self.max_history:], self.session_note())

@@ -8,7 +8,6 @@ the action schema from the pydantic argument models.
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import partial
@@ -30,6 +29,7 @@ from synergai.agent.observation import (
     relation_facts,
     relation_sentences,
 )
+from synergai.agent.referents import mentioned_ids
 from synergai.scene import edits
 from synergai.scene.build import view_relation
 from synergai.scene.grounding import ObjectRef, ground
@@ -147,11 +147,14 @@ def missing(graph: SceneGraph, phrase: str) -> str:
 
 
 def _described(graph: SceneGraph, objs: list[SceneObject]) -> tuple[str, list[Fact]]:
-    """The paper's templates 1 and 2 for each object, and where it sits (3): what holds it, what it holds."""
+    """The paper's templates 1 and 2 for each object, its room (when the scene has rooms), and where it
+    sits (3): what holds it, what it holds."""
     lines: list[str] = []
     facts: list[Fact] = []
     for obj in objs:
         lines.append(describe_objects(graph, [obj.id]))
+        if obj.room is not None:  # a scene with rooms: which one it is in
+            lines.append(f"The {obj.name} (id: {obj.id}) is in the {graph.room(obj.room).name}.")
         support = [(r, o) for r, o in graph.relations_of(obj.id)  # resting on the floor says little
                    if r in HIERARCHY_RELATIONS and graph.get(o).kind != ObjectKind.FLOOR]
         lines.extend(relation_sentences(graph, obj, support, limit=MAX_LISTED))
@@ -422,6 +425,25 @@ def find_object_closest(ctx: TurnContext, args: PointArgs) -> str:
 
 
 # ----------------------------------------------------------------------------- alignment
+#: What the user is asked when a correction refers to no object at all.
+ASK_WHICH_OBJECT = ("I could not tell which object you mean, so I changed nothing. Please click it in the 3D "
+                    "view (or name it or give its id) and say it again.")
+
+
+def _ensure_referred(ctx: TurnContext, oid: str) -> None:
+    """Refuse to edit an object the utterance does not refer to (:meth:`TurnContext.referred`); when it
+    refers to none at all, ask the user which object they mean instead of editing."""
+    referred = ctx.referred()
+    if oid in referred:
+        return
+    if not referred:
+        ctx.clarification = ASK_WHICH_OBJECT
+        raise ToolError("the user's words refer to no object of the room; the user is asked which one")
+    named = ", ".join(name_id(ctx.graph.get(i)) for i in sorted(referred)[:MAX_LISTED])
+    raise ToolError(f"the user did not speak of the {name_id(ctx.graph.get(oid))}; edit only what the user "
+                    f"named: {named}")
+
+
 def _ensure_unambiguous(ctx: TurnContext, oid: str) -> None:
     """Refuse to edit on a guess: the target must be marked, named by id, or the only one of its kind."""
     if oid == ctx.marked or oid in mentioned_ids(ctx.utterance):
@@ -436,12 +458,6 @@ def _ensure_unambiguous(ctx: TurnContext, oid: str) -> None:
         "Please click it in the 3D view (or tell me its id) and say it again."
     )
     raise ToolError(f"ambiguous target: {n} {obj.category} objects; the user is asked which one")
-
-
-def mentioned_ids(text: str) -> set[str]:
-    """Object ids the user wrote ("id 12", "object 12")."""
-    low = text.lower()
-    return set(re.findall(r"\bid[:\s]*(\w+)", low)) | set(re.findall(r"\bobject\s+(\d+)\b", low))
 
 
 def _edit(ctx: TurnContext, build: Callable[[], edits.EditRequest]) -> None:
@@ -471,6 +487,7 @@ def update_name(ctx: TurnContext, args: UpdateNameArgs) -> str:
     out = []
     for raw, name in zip(args.item_id_list, args.new_name_list, strict=True):
         oid = _rename_target(ctx, raw, name)
+        _ensure_referred(ctx, oid)
         _ensure_unambiguous(ctx, oid)
         old = ctx.graph.get(oid).category
         _edit(ctx, partial(edits.rename_object, ctx.graph, oid, name, edits.Actor.USER, ctx.utterance))
@@ -510,6 +527,7 @@ def update_attributes(ctx: TurnContext, args: UpdateAttributesArgs) -> str:
     """
     ctx.check_writable()
     oid = ctx.check_id(args.object_id)
+    _ensure_referred(ctx, oid)
     _ensure_unambiguous(ctx, oid)
     _edit(ctx, lambda: edits.set_attributes(ctx.graph, oid, args.new_attributes_list, edits.Actor.USER,
                                              ctx.utterance))
@@ -527,6 +545,7 @@ def _relation_edit(ctx: TurnContext, args: RelationEditArgs, add: bool) -> str:
         raise ToolError(f"{rel.value} depends on the viewpoint and is never stored; use a relation such as "
                         "on, inside, near, above, mounted on")
     for oid in (s, o):
+        _ensure_referred(ctx, oid)
         _ensure_unambiguous(ctx, oid)
     build = edits.add_relation if add else edits.delete_relation
     _edit(ctx, lambda: build(ctx.graph, s, rel, o, edits.Actor.USER, ctx.utterance))

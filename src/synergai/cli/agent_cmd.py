@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
+from synergai.agent.intent import check_length
 from synergai.agent.loop import AgentResult
 from synergai.agent.program.loop import ProgramLoop
 from synergai.agent.progress import StagedModel
@@ -26,6 +27,7 @@ from synergai.cli.common import (
     print_json,
 )
 from synergai.cli.progress import StageDisplay, progress_mode
+from synergai.cli.safe_text import visible
 from synergai.llm import ChatModel
 
 
@@ -65,16 +67,18 @@ def staged_model(args: argparse.Namespace, display: StageDisplay) -> StagedModel
 
 def print_result(console: Console, result: AgentResult) -> None:
     """The answer, highlighted objects and edits, for people."""
-    console.print(Text(result.answer))  # the model's words, literally (no markup, no markdown)
+    # the model's words, literally (no markup, no markdown, control characters made visible)
+    console.print(Text(visible(result.answer, multiline=True)))
     if result.objects:
-        console.print(f"[dim]objects: {escape(', '.join(result.objects))}[/dim]", highlight=False)
+        console.print(f"[dim]objects: {escape(visible(', '.join(result.objects)))}[/dim]", highlight=False)
     for e in result.edits:
-        console.print(f"[green]edit #{e['seq']}:[/green] {escape(str(e['summary']))}", highlight=False)
+        console.print(f"[green]edit #{e['seq']}:[/green] {escape(visible(e['summary']))}", highlight=False)
     console.print(f"[dim]{result.usage.line()}, query ratio {100 * result.query_ratio:.1f} %, "
                   f"{result.seconds:.1f} s[/dim]")
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
+    check_length(args.question)  # a too long question is refused before the scene or model is opened
     display = StageDisplay(progress_mode(args))
     if args.mode == "program":
         graph = open_catalog(args).open(args.scene)
@@ -89,7 +93,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
                                           "trace")})
         else:
             console = Console()
-            console.print(program.answer, markup=False, highlight=False)
+            console.print(visible(program.answer, multiline=True), markup=False, highlight=False)
             console.print(f"[dim]{program.usage.line()}, {program.seconds:.1f} s[/dim]")
         return 0
     session = open_session(args, staged_model(args, display))
@@ -117,19 +121,19 @@ def _chat_command(console: Console, session: AgentSession, line: str) -> bool:
         return False
     if cmd == "mark":
         session.mark(arg or None)
-        console.print(Text(f"marked {arg}" if arg else "mark cleared"))
+        console.print(Text(visible(f"marked {arg}") if arg else "mark cleared"))
     elif cmd == "edits":
         records = store.edits(scene, include_undone=True)
         for r in records:
-            console.print(Text(f"#{r.seq} [{r.state}] {r.summary()}"))
+            console.print(Text(visible(f"#{r.seq} [{r.state}] {r.summary()}")))
         if not records:
             console.print("no edits")
     elif cmd in ("undo", "redo"):
         rec = store.undo(scene) if cmd == "undo" else store.redo(scene)
-        console.print(Text(f"{cmd}: {rec.summary()}" if rec else f"nothing to {cmd}"))
+        console.print(Text(visible(f"{cmd}: {rec.summary()}") if rec else f"nothing to {cmd}"))
     elif cmd == "scene":
         session.switch_scene(arg)
-        console.print(Text(f"now on scene {arg}"))
+        console.print(Text(visible(f"now on scene {arg}")))
     else:
         console.print(CHAT_HELP)
     return True
@@ -141,7 +145,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     model = staged_model(args, display)
     session = open_session(args, model)
     _enable_line_editing(Path(platformdirs.user_data_dir("synergai")) / "chat_history")
-    console.print(f"[bold]SynergAI[/bold] on scene [cyan]{escape(session.scene_id)}[/cyan] "
+    console.print(f"[bold]SynergAI[/bold] on scene [cyan]{escape(visible(session.scene_id))}[/cyan] "
                   f"({len(session.store.load(session.scene_id))} objects). {CHAT_HELP}")
     while True:
         try:
@@ -160,7 +164,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
                 result = session.ask(line)
             print_result(console, result)
         except USER_ERRORS as exc:
-            console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+            console.print(f"[red]error:[/red] {escape(visible(exc))}", highlight=False)
     return 0
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from synergai.cli.common import add_llm_options, open_llm, print_json
+from synergai.cli.common import add_llm_options, concurrency, open_llm, print_json
 from synergai.cli.progress import shows_bar
 from synergai.scene.model import SceneError
 from synergai.scene.serialization import parse_json
@@ -56,7 +56,8 @@ def register(esub: argparse._SubParsersAction) -> None:
         default=Path("benchmarks/results/alignment"),
         help="results.jsonl (resumable), metrics.json, report.md, plots, the two scene stores",
     )
-    p.add_argument("--concurrency", type=int, default=1, help="parallel tasks (remote endpoints)")
+    p.add_argument("--concurrency", type=concurrency, default=1,
+                   help="parallel tasks (remote endpoints), 1..256")
     add_llm_options(p)
     p.add_argument("--json", action="store_true", help="print the metrics as JSON")
     p.set_defaults(func=cmd_alignment)

@@ -1,5 +1,5 @@
-"""`synergai scene build --from scannet-raw DIR | pointcloud FILE | rgbd DIR`: your own scan into the store,
-and the readers `scene import --format json|sceneverse|conceptgraphs` uses.
+"""`synergai scene build --from scannet-raw DIR | pointcloud FILE | rgbd DIR | rosbag BAG`: your own scan
+into the store, and the readers `scene import --format json|sceneverse|conceptgraphs` uses.
 
 Input formats (docs/own-data.md has worked examples):
 
@@ -14,6 +14,9 @@ Input formats (docs/own-data.md has worked examples):
   ``color/*.jpg|png``, ``pose/*.txt`` (4x4 camera-to-world), ``instance/*.png`` (instance id per pixel,
   0 = background), matched by file stem; intrinsics from ``--intrinsics`` (default
   ``intrinsic/intrinsic_depth.txt``).
+- rosbag BAG: a ROS 1 ``.bag``, a ROS 2 ``.db3`` / ``.mcap`` file or bag directory: depth, colour,
+  camera info and instance-mask topics, poses from ``--pose-topic`` or ``/tf`` (``--tf-frame``), frames
+  matched by time (``synergai.scene.builders.rosbag``).
 
 Labels files: JSON ``{"<id>": "<label>", ...}`` or a ScanNet ``*.aggregation.json`` (``segGroups``;
 instance id = ``objectId + 1`` as ScanNet's 2D ``instance-filt`` images number them when
@@ -24,6 +27,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import struct
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -31,30 +36,32 @@ from typing import Any
 import numpy as np
 
 from synergai.cli.common import print_json, settings
+from synergai.cli.safe_text import visible
 from synergai.scene.model import SceneError, SceneGraph
+from synergai.scene.store_location import store_location
 
-SOURCES = ("scannet-raw", "pointcloud", "rgbd")
-IMPORT_FORMATS = ("json", "sceneverse", "conceptgraphs")
+SOURCES = ("scannet-raw", "pointcloud", "rgbd", "rosbag")
+IMPORT_FORMATS = ("json", "sceneverse", "conceptgraphs", "spark-dsg")
 
 
 def register(ssub: argparse._SubParsersAction) -> None:
     """Add `scene build` to the scene command group."""
     p = ssub.add_parser("build", help="build a scene graph from your own scan and store it",
                         description="Build a scene graph from a raw ScanNet scan, an instance-labelled "
-                                    "point cloud or posed RGB-D frames, and store it for `ask`, `chat` and "
-                                    "the GUI.")
+                                    "point cloud, posed RGB-D frames or a ROS bag, and store it for `ask`, "
+                                    "`chat` and the GUI.")
     p.add_argument("--from", dest="source", choices=SOURCES, required=True, help="input kind")
-    p.add_argument("path", type=Path, help="the scan directory or point file")
+    p.add_argument("path", type=Path, help="the scan directory, point file or ROS bag")
     p.add_argument("--scene-id", default=None, help="id in the store (default: the directory or file name)")
     p.add_argument("--scene-type", default=None, help='e.g. "Kitchen" (shown to the model)')
     p.add_argument("--labels", type=Path, default=None,
                    help="instance id -> label: JSON {id: label} or a ScanNet aggregation.json "
-                        "(pointcloud, rgbd)")
+                        "(pointcloud, rgbd, rosbag)")
     p.add_argument("--labels-offset", type=int, default=0,
                    help="added to an aggregation's objectId to give the instance id (ScanNet 2D masks: 1)")
     p.add_argument("--axis-alignment", type=Path, default=None,
                    help="4x4 matrix applied to the points: ScanNet <scene>.txt, or JSON (16 numbers, or "
-                        "{scene id: 16 numbers}) (pointcloud, rgbd)")
+                        "{scene id: 16 numbers}) (pointcloud, rgbd, rosbag)")
     p.add_argument("--no-align", action="store_true", help="scannet-raw: keep the raw scan frame")
     p.add_argument("--instances", type=Path, default=None,
                    help="pointcloud: per-point instance ids (.npy or text), when the file has no 7th column")
@@ -64,13 +71,31 @@ def register(ssub: argparse._SubParsersAction) -> None:
                    help="rgbd: 3x3 or 4x4 camera matrix (default DIR/intrinsic/intrinsic_depth.txt)")
     p.add_argument("--depth-scale", type=float, default=1000.0, help="rgbd: depth units per metre (1000)")
     p.add_argument("--merge", choices=("ids", "overlap"), default="ids",
-                   help="rgbd: instance ids are scene-wide (ids) or per frame (overlap)")
-    p.add_argument("--voxel", type=float, default=0.02, help="rgbd: fusion voxel edge in metres")
+                   help="rgbd, rosbag: instance ids are scene-wide (ids) or per frame (overlap)")
+    p.add_argument("--voxel", type=float, default=0.02, help="rgbd, rosbag: fusion voxel edge in metres")
+    ros = p.add_argument_group("rosbag", "topics of `--from rosbag BAG` (ROS 1 .bag, ROS 2 .db3 / .mcap)")
+    ros.add_argument("--depth-topic", metavar="T", default=None,
+                     help="depth Image (16UC1 in mm, 32FC1 in m) or compressedDepth CompressedImage")
+    ros.add_argument("--color-topic", metavar="T", default=None,
+                     help="colour Image (rgb8, bgr8, ...) or CompressedImage (JPEG, PNG)")
+    ros.add_argument("--camera-info-topic", metavar="T", default=None,
+                     help="sensor_msgs/CameraInfo of the depth image")
+    ros.add_argument("--instance-topic", metavar="T", default=None,
+                     help="instance ids per depth pixel: Image (mono16, 32SC1) or PNG; 0 = background")
+    ros.add_argument("--pose-topic", metavar="T", default=None,
+                     help="the camera's optical-frame pose in the world: PoseStamped (or "
+                          "PoseWithCovarianceStamped, TransformStamped, Odometry)")
+    ros.add_argument("--tf-frame", metavar="F", default=None,
+                     help="instead of --pose-topic: the camera's optical frame in /tf and /tf_static")
+    ros.add_argument("--sync-tolerance", metavar="S", type=float, default=0.05,
+                     help="seconds: colour, mask and pose nearest to each depth image must be this close")
+    ros.add_argument("--every", metavar="N", type=int, default=1, help="use every N-th depth image")
     p.add_argument("--min-points", type=int, default=None, help="instances with fewer points are noise")
     p.add_argument("--trim", type=float, default=0.0, help="percentile trim of boxes (0..25)")
     p.add_argument("--replace", action="store_true",
                    help="replace a stored scene of the same id (its edits stay in the log, discarded)")
-    p.add_argument("--db", type=Path, default=None, help="scene store (default: user data directory)")
+    p.add_argument("--db", type=store_location, default=None,
+                   help="scene store: a SQLite file or a postgresql:// URL (default: user data directory)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=cmd_build)
 
@@ -243,11 +268,16 @@ def build_rgbd(args: argparse.Namespace, scene_id: str) -> list:
     frames = []
     for stem in stems:
         try:
-            depth = iio.imread(_one(d, "depth", stem, (".png",))).astype(np.float64) / args.depth_scale
+            raw_depth = iio.imread(_one(d, "depth", stem, (".png",)))
             mask = iio.imread(_one(d, "instance", stem, (".png",)))
             color = iio.imread(_one(d, "color", stem, (".jpg", ".png", ".jpeg")))
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, SyntaxError, EOFError, TypeError, struct.error, zlib.error) as exc:
+            # a truncated or broken PNG raises any of these from the decoder
             raise SceneError(f"{d}: frame {stem}: unreadable image ({exc})".splitlines()[0]) from None
+        if raw_depth.ndim != 2 or raw_depth.dtype.kind not in "uif" or raw_depth.dtype.itemsize < 2:
+            raise SceneError(f"{d}: frame {stem}: the depth image must be one channel of 16-bit depth units, "
+                             f"got {raw_depth.dtype} {'x'.join(map(str, raw_depth.shape))}")
+        depth = raw_depth.astype(np.float64) / args.depth_scale
         if color.ndim == 3 and color.shape[:2] != depth.shape:  # ScanNet's colour is 1296x968, depth 640x480
             from PIL import Image
 
@@ -262,6 +292,30 @@ def build_rgbd(args: argparse.Namespace, scene_id: str) -> list:
                              min_points=args.min_points or 20, trim=args.trim)
 
 
+def build_rosbag(args: argparse.Namespace, scene_id: str) -> tuple[list, dict[str, Any]]:
+    """Objects fused from a ROS bag's synchronised depth, colour, instance-mask and pose messages."""
+    from synergai.scene.builders.rgbd import RGBDFrame, objects_from_rgbd
+    from synergai.scene.builders.rosbag import INSTANCE_HINT, BagTopics, open_bag_frames
+
+    if args.instance_topic is None:  # the first thing a robot's own recording lacks
+        raise SceneError(INSTANCE_HINT)
+    for flag in ("depth_topic", "color_topic", "camera_info_topic"):
+        _need(getattr(args, flag), f"--{flag.replace('_', '-')} T", "rosbag")
+    if args.pose_topic is None and args.tf_frame is None:
+        raise SceneError("--from rosbag needs the camera pose: --pose-topic T or --tf-frame F")
+    topics = BagTopics(args.depth_topic, args.color_topic, args.camera_info_topic, args.instance_topic,
+                       pose=args.pose_topic, tf_frame=args.tf_frame)
+    labels = read_labels(_need(args.labels, "--labels FILE", "rosbag"), args.labels_offset)
+    align = read_matrix(args.axis_alignment, scene_id) if args.axis_alignment is not None else np.eye(4)
+    with open_bag_frames(args.path, topics, labels, tolerance=args.sync_tolerance, every=args.every) as bag:
+        frames = (RGBDFrame(f.depth, f.color, f.instance, f.intrinsics, align @ f.cam_to_world, f.labels)
+                  for f in bag.frames)
+        objects = objects_from_rgbd(frames, labels, voxel=args.voxel, merge=args.merge,
+                                    min_points=args.min_points or 20, trim=args.trim, provenance="rosbag")
+    return objects, {"topics": {k: v for k, v in vars(topics).items() if v is not None},
+                     "frames": bag.count, "depth_images": bag.depth_images, "skipped": bag.skipped}
+
+
 def build_scene(args: argparse.Namespace) -> tuple[SceneGraph, dict[str, Any]]:
     """The graph and its store source for the options."""
     from synergai.scene.build import build_graph
@@ -269,6 +323,7 @@ def build_scene(args: argparse.Namespace) -> tuple[SceneGraph, dict[str, Any]]:
     path = args.path.expanduser()
     args.path = path
     scene_id = args.scene_id or (path.name if path.is_dir() else path.stem)
+    extra: dict[str, Any] = {}
     if args.source == "scannet-raw":
         from synergai.scene.builders.scannet_raw import load_scannet_scene
 
@@ -276,6 +331,8 @@ def build_scene(args: argparse.Namespace) -> tuple[SceneGraph, dict[str, Any]]:
             raise SceneError(f"{path}: not a directory (a ScanNet scan directory scans/<scene id>/)")
         raw = load_scannet_scene(path, args.scene_id or path.name, align=not args.no_align)
         objects = raw.objects
+    elif args.source == "rosbag":
+        objects, extra = build_rosbag(args, scene_id)
     else:
         builders: dict[str, Callable[[argparse.Namespace, str], list]] = {
             "pointcloud": build_pointcloud, "rgbd": build_rgbd}
@@ -283,7 +340,7 @@ def build_scene(args: argparse.Namespace) -> tuple[SceneGraph, dict[str, Any]]:
     if not objects:
         raise SceneError(f"{path}: no objects found (check the instance ids and --min-points)")
     graph = build_graph(scene_id, objects, scene_type=args.scene_type)
-    source = {"builder": args.source, "path": str(path.resolve()), "scene": scene_id}
+    source = {"builder": args.source, "path": str(path.resolve()), "scene": scene_id, **extra}
     return graph, source
 
 
@@ -297,15 +354,21 @@ def cmd_build(args: argparse.Namespace) -> int:
             raise SceneError(f"scene {graph.scene_id} is already in the store "
                              "(--replace, or another --scene-id)")
         store.register(graph, source, replace_existing=args.replace)
-        path = store.path
+        path = store.where
     summary = {"scene": graph.scene_id, "objects": len(graph), "relations": len(graph.edges),
                "labels": sorted({o.category for o in graph}), "store": str(path)}
+    if "frames" in source:
+        summary |= {k: source[k] for k in ("frames", "depth_images", "skipped")}
     if args.json:
         print_json(summary)
     else:
-        print(f"built {graph.scene_id} from {args.source}: {len(graph)} objects, "
-              f"{len(graph.edges)} relations -> {path}")
-        print(f'next: synergai ask "What is here?" --scene {graph.scene_id}   (or synergai serve)')
+        if "frames" in source:
+            dropped = ", ".join(f"{n} without {what}" for what, n in source["skipped"].items())
+            print(f"fused {source['frames']} of {source['depth_images']} depth images"
+                  + (f" (skipped: {dropped})" if dropped else ""))
+        print(visible(f"built {graph.scene_id} from {args.source}: {len(graph)} objects, "
+                      f"{len(graph.edges)} relations -> {path}"))
+        print(visible(f'next: synergai ask "What is here?" --scene {graph.scene_id}   (or synergai serve)'))
     return 0
 
 

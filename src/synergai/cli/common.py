@@ -13,12 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from synergai.cli.config import KEYS, Settings, resolve_settings
+from synergai.cli.safe_text import json_safe
 from synergai.geometry.errors import GeometryError
 from synergai.geometry.frames import SQA3D_FACING, Viewpoint
 from synergai.llm.base import LLMError
 from synergai.llm.trace import TRACE_ENV, TracedModel, TraceLog, check_trace_path
 from synergai.scene.catalog import DEMO_SCENE_ID, SceneCatalog
 from synergai.scene.model import SceneError
+from synergai.scene.store_location import mask_url, store_location
 
 if TYPE_CHECKING:
     from synergai.llm import ChatModel
@@ -35,7 +37,9 @@ def add_scene_options(p: argparse.ArgumentParser, *, objects_required: bool = Fa
     p.add_argument("--scene", default=DEMO_SCENE_ID, help="scene id (default: the built-in demo)")
     p.add_argument("--objects", type=Path, required=objects_required,
                    help="objects file (shared format, e.g. objects_gt.json)")
-    p.add_argument("--db", type=Path, default=None, help="scene store (default: user data directory)")
+    p.add_argument("--db", type=store_location, default=None,
+                   help="scene store: a SQLite file or postgresql://USER[:PASSWORD]@HOST[:PORT]/DBNAME "
+                        "(default: user data directory) [env SYNERGAI_STORE, config store]")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
@@ -61,7 +65,8 @@ def settings(args: argparse.Namespace) -> Settings:
             check_trace_path(args.trace)
     args.settings_in_force = resolved
     for name, setting in resolved.values.items():
-        log.info("%s = %s [%s]", name, setting.value, setting.source)
+        value = mask_url(setting.value) if isinstance(setting.value, str) else setting.value
+        log.info("%s = %s [%s]", name, value, setting.source)
     return resolved
 
 
@@ -74,8 +79,8 @@ def open_catalog(args: argparse.Namespace) -> SceneCatalog:
 
 
 def add_llm_options(p: argparse.ArgumentParser, *, trace: bool = True) -> None:
-    """--llm, --base-url, --threads, --no-cache (unset flags fall back to the config; see `config show`) and,
-    where the command calls the model, --trace."""
+    """--llm, --base-url, --threads, --timeout, --no-cache (unset flags fall back to the config; see
+    `config show`) and, where the command calls the model, --trace."""
     p.add_argument("--llm", default=None,
                    help="embedded (default), openai:MODEL or scripted:FILE [env SYNERGAI_LLM, config llm]")
     p.add_argument("--base-url", default=None,
@@ -83,6 +88,9 @@ def add_llm_options(p: argparse.ArgumentParser, *, trace: bool = True) -> None:
                         "[env SYNERGAI_BASE_URL, config base_url]")
     p.add_argument("--threads", type=int, default=None,
                    help="CPU threads of the embedded model (default: all cores) [env SYNERGAI_THREADS]")
+    p.add_argument("--timeout", dest="llm_timeout", default=None, metavar="SECONDS",
+                   help="overall deadline of one call to an openai:MODEL endpoint, retries included "
+                        "(default 120) [env SYNERGAI_TIMEOUT, config timeout]")
     p.add_argument("--no-cache", action="store_true", help="do not reuse cached replies (temperature 0)")
     if trace:
         p.add_argument("--trace", type=Path, default=None, metavar="FILE.jsonl",
@@ -100,7 +108,8 @@ def open_llm(args: argparse.Namespace, progress: Progress | None = None) -> Chat
     # threads from the environment or the file concern only the embedded model; a flag is always passed
     threads_flag = given.values["threads"].source.startswith("flag")
     threads = args.threads if args.llm.strip() == "embedded" or threads_flag else None
-    model = make_model(args.llm, base_url=args.base_url, cache=cache, threads=threads)
+    model = make_model(args.llm, base_url=args.base_url, cache=cache, threads=threads,
+                       timeout=given["timeout"])
     inner = getattr(model, "inner", model)  # under the reply cache
     if progress is not None and hasattr(inner, "progress"):
         inner.progress = progress
@@ -155,14 +164,30 @@ def require_java(purpose: str) -> None:
 def print_json(data: Any, *, one_line: bool = False) -> None:
     """Machine-readable output on stdout, written whole: a string stdout cannot encode (eg. a lone
     surrogate in a model's reply) is escaped as \\uXXXX, never a half-written document. ``one_line``
-    writes a single line (the benchmarks' metrics, one JSON line per run)."""
+    writes a single line (the benchmarks' metrics, one JSON line per run). Control and bidi characters
+    are escaped (:func:`~synergai.cli.safe_text.json_safe`)."""
     indent = None if one_line else 2
-    text = json.dumps(data, indent=indent, ensure_ascii=False)
+    text = json_safe(json.dumps(data, indent=indent, ensure_ascii=False))
     try:
         text.encode(sys.stdout.encoding or "utf-8")
     except UnicodeEncodeError:
         text = json.dumps(data, indent=indent, ensure_ascii=True)
     sys.stdout.write(text + "\n")
+
+
+#: Most parallel workers a command may be given (a larger number is a typo, not a machine).
+MAX_CONCURRENCY = 256
+
+
+def concurrency(text: str) -> int:
+    """An argparse type: a whole number of parallel workers in 1..MAX_CONCURRENCY."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not 1 <= value <= MAX_CONCURRENCY:
+        raise argparse.ArgumentTypeError(f"expected 1..{MAX_CONCURRENCY} parallel workers, got {text!r}")
+    return value
 
 
 def seconds(text: str) -> float:

@@ -8,6 +8,7 @@ printed).
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from collections.abc import Callable, Mapping
@@ -16,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
+
+from synergai.scene.store_location import store_location
 
 CONFIG_ENV = "SYNERGAI_CONFIG"
 API_KEY_ENV = "OPENAI_API_KEY"
@@ -27,7 +30,9 @@ TEMPLATE = """\
 # llm = "embedded"                          # SYNERGAI_LLM; or "openai:MODEL"
 # base_url = "http://localhost:11434/v1"    # SYNERGAI_BASE_URL; the OpenAI-compatible endpoint
 # threads = 4                               # SYNERGAI_THREADS; CPU threads of the embedded model
-# store = "~/synergai/scenes.sqlite3"       # SYNERGAI_STORE; the scene store (SQLite file)
+# store = "~/synergai/scenes.sqlite3"       # SYNERGAI_STORE; the scene store: a SQLite file or
+#                                           # postgresql://USER[:PASSWORD]@HOST[:PORT]/DBNAME
+# timeout = 120                             # SYNERGAI_TIMEOUT; seconds one model call may take (retries too)
 """
 
 
@@ -49,11 +54,28 @@ def _threads(value: Any, where: str) -> int:
             raise ConfigError(f"{where}: expected a positive whole number, got {value!r}") from None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigError(f"{where}: expected a positive whole number, got {value!r}")
+    if value > MAX_THREADS:
+        raise ConfigError(f"{where}: at most {MAX_THREADS} threads, got {value}")
     return value
 
 
-def _path(value: Any, where: str) -> Path:
-    return Path(_text(value, where)).expanduser()
+#: Most CPU threads the embedded model may be given (a larger number is a typo, not a machine).
+MAX_THREADS = 1024
+
+
+def _seconds(value: Any, where: str) -> float:
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            raise ConfigError(f"{where}: expected a number of seconds > 0, got {value!r}") from None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:
+        raise ConfigError(f"{where}: expected a finite number of seconds > 0, got {value!r}")
+    return float(value)
+
+
+def _store(value: Any, where: str) -> Path | str:
+    return store_location(_text(value, where))
 
 
 @dataclass(frozen=True)
@@ -73,9 +95,13 @@ KEYS = (
     Key("base_url", "base_url", "--base-url", "SYNERGAI_BASE_URL", _text,
         "OpenAI-compatible endpoint for openai:MODEL"),
     Key("threads", "threads", "--threads", "SYNERGAI_THREADS", _threads, "CPU threads of the embedded model"),
-    Key("store", "db", "--db", "SYNERGAI_STORE", _path, "the scene store (SQLite file)"),
+    Key("store", "db", "--db", "SYNERGAI_STORE", _store,
+        "the scene store (a SQLite file or a postgresql:// URL)"),
+    Key("timeout", "llm_timeout", "--timeout", "SYNERGAI_TIMEOUT", _seconds,
+        "overall deadline of one model call to an endpoint, retries included (seconds)"),
 )
-DEFAULTS: dict[str, Any] = {"llm": "embedded", "base_url": None, "threads": None, "store": None}
+DEFAULTS: dict[str, Any] = {"llm": "embedded", "base_url": None, "threads": None, "store": None,
+                            "timeout": 120.0}
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
-from pathlib import Path
 
 from synergai.cli.common import add_llm_options, print_json, settings
 from synergai.cli.config import API_KEY_ENV, KEYS, TEMPLATE, config_path
+from synergai.cli.safe_text import visible
+from synergai.scene.store_location import mask_url, store_location
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     csub = cfg.add_subparsers(dest="config_cmd", required=True)
     p = csub.add_parser("show", help="each setting in force and where it came from")
     add_llm_options(p, trace=False)
-    p.add_argument("--db", type=Path, default=None, help="scene store")
+    p.add_argument("--db", type=store_location, default=None, help="scene store")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=cmd_show)
     p = csub.add_parser("init", help="write a commented config file (not over an existing one)")
@@ -25,6 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _shown(name: str, value: object) -> str:
     """A value for people: what a default of None means."""
+    if name == "store" and isinstance(value, str):
+        return mask_url(value)  # never print a password
     if value is not None:
         return str(value)
     if name == "threads":
@@ -54,14 +57,14 @@ def cmd_show(args: argparse.Namespace) -> int:
         })
         return 0
     state = "" if s.config_exists else " (absent: `synergai config init` writes a commented one)"
-    print(f"config file: {s.config_path}{state}")
+    print(visible(f"config file: {s.config_path}{state}"))
     width = max(len(k.name) for k in KEYS)
     for k in KEYS:
         setting = s.values[k.name]
-        print(f"{k.name:<{width}}  {_shown(k.name, setting.value)}  [{setting.source}]")
+        print(visible(f"{k.name:<{width}}  {_shown(k.name, setting.value)}  [{setting.source}]"))
     print(f"{'api key':<{width}}  {'set' if s.api_key_set else 'not set'}  [env {API_KEY_ENV}]")
     if s.values["base_url"].value is not None and s.llm_base_url() is None:
-        print(f"note: base_url is ignored while llm is {s['llm']!r} (it applies to openai:MODEL)")
+        print(visible(f"note: base_url is ignored while llm is {s['llm']!r} (it applies to openai:MODEL)"))
     return 0
 
 
@@ -71,5 +74,5 @@ def cmd_init(args: argparse.Namespace) -> int:
         raise ValueError(f"{path} already exists; edit it, or remove it first")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(TEMPLATE, encoding="utf-8")
-    print(f"wrote {path}")
+    print(visible(f"wrote {path}"))
     return 0

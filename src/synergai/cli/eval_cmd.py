@@ -11,7 +11,14 @@ from rich.console import Console
 from rich.table import Table
 
 from synergai.cli import alignment_cmd
-from synergai.cli.common import add_llm_options, open_llm, print_json, require_extra, require_java
+from synergai.cli.common import (
+    add_llm_options,
+    concurrency,
+    open_llm,
+    print_json,
+    require_extra,
+    require_java,
+)
 from synergai.cli.progress import shows_bar
 from synergai.eval.report import format_figure, write_report
 from synergai.scene.builders.objects_json import load_objects_file
@@ -45,7 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--out", type=Path, default=default,
                        help="results.jsonl (resumable), metrics.json, report.md, plots "
                             f"(default: {default or 'benchmarks/results/sqa3d_MODE'})")
-        p.add_argument("--concurrency", type=int, default=1, help="parallel questions (remote endpoints)")
+        p.add_argument("--concurrency", type=concurrency, default=1,
+                       help="parallel questions (remote endpoints), 1..256")
         if name == "scanqa":
             p.add_argument("--no-meteor", action="store_true",
                            help="skip METEOR and use the pure-Python tokenizer (no Java needed)")

@@ -8,8 +8,10 @@ from pathlib import Path
 
 from synergai.cli.common import add_llm_options, open_catalog, open_llm
 from synergai.cli.progress import StageDisplay, progress_mode
+from synergai.cli.safe_text import visible
 from synergai.llm import check_model
 from synergai.scene.catalog import DEMO_SCENE_ID
+from synergai.scene.store_location import store_location
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -23,7 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scene", default=DEMO_SCENE_ID, help="scene shown first (default: the built-in demo)")
     p.add_argument("--objects", type=Path, default=None,
                    help="objects file (shared format, e.g. objects_gt.json): its scenes join the drop-down")
-    p.add_argument("--db", type=Path, default=None, help="scene store (default: user data directory)")
+    p.add_argument("--db", type=store_location, default=None,
+                   help="scene store: a SQLite file or a postgresql:// URL (default: user data directory)")
     add_llm_options(p)
     p.set_defaults(func=cmd_serve)
 
@@ -38,10 +41,12 @@ def _run(args: argparse.Namespace) -> int:
     model = open_llm(args, progress=display.model_progress)  # one model for every tab
     check_model(model)  # a dead endpoint is reported now, not as the first answer
     handle = serve(catalog, lambda: model, host=args.host, port=args.port, scene_id=args.scene, block=False)
-    print(f"SynergAI GUI on {handle.url}  (scene {args.scene}, model {args.llm}; Ctrl-C to stop)", flush=True)
+    print(visible(f"SynergAI GUI on {handle.url}  (scene {args.scene}, model {args.llm}; Ctrl-C to stop)"),
+          flush=True)
     if args.host not in LOOPBACK:
-        print(f"note: bound to {args.host}: the GUI is reachable from your network; every request still "
-              "needs the token in the URL above (keep it secret, share it only with people who may edit)",
+        print(f"note: bound to {visible(args.host)}: the GUI is reachable from your network; every request "
+              "still needs the token in the URL above (keep it secret, share it only with people who may "
+              "edit)",
               file=sys.stderr)
     handle.wait()
     return 0

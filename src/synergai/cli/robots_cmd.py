@@ -16,7 +16,9 @@ from rich.console import Console
 from rich.markup import escape
 
 from synergai.cli.common import add_llm_options, open_llm, print_json, require_extra
+from synergai.cli.safe_text import json_safe, visible
 from synergai.llm.usage import Outcome
+from synergai.scene.store_location import store_location
 
 if TYPE_CHECKING:
     from synergai.robots.tabletop.multitalk import MultiTalkResult
@@ -65,7 +67,8 @@ def _add_save_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--save-scene", default=None, metavar="SCENE_ID",
                    help="store the final world's scene graph under this id (then e.g. `synergai ask "
                         "QUESTION --scene SCENE_ID`); single tasks only")
-    p.add_argument("--db", type=Path, default=None, help="scene store for --save-scene (default: user data)")
+    p.add_argument("--db", type=store_location, default=None,
+                   help="scene store for --save-scene (default: user data)")
 
 
 def _save_graph(graph: Any, args: argparse.Namespace, mode: str, task: Any) -> None:
@@ -82,7 +85,7 @@ def _save_graph(graph: Any, args: argparse.Namespace, mode: str, task: Any) -> N
 
 def _ask_on_terminal(question: str) -> str | None:
     """Ask the person on stderr / stdin (stdout stays clean for --json)."""
-    print(f"Planner asks: {question}", file=sys.stderr)
+    print(f"Planner asks: {visible(question)}", file=sys.stderr)
     print("> ", end="", file=sys.stderr, flush=True)
     line = sys.stdin.readline()
     return line.strip() or None
@@ -94,7 +97,7 @@ def _one_of_task_or_file(args: argparse.Namespace) -> None:
 
 
 def _print_line(data: dict[str, Any]) -> None:
-    print(json.dumps(data, ensure_ascii=False), flush=True)
+    print(json_safe(json.dumps(data, ensure_ascii=False)), flush=True)
 
 
 def cmd_tabletop(args: argparse.Namespace) -> int:
@@ -172,8 +175,9 @@ def _run_suite(tasks: list[Any], run: Any, args: argparse.Namespace, count: str)
             _print_line(line)
         else:
             verdict = "[green]solved[/green]" if result.success else "[red]not solved[/red]"
-            console.print(f"{task.name}: {verdict}; {count} {line[count]}, {result.usage.calls} LLM calls "
-                          f"({_token_text(result)}), {line['seconds']} s ({result.check_reason})",
+            console.print(f"{_safe(task.name)}: {verdict}; {count} {line[count]}, {result.usage.calls} LLM "
+                          "calls "
+                          f"({_token_text(result)}), {line['seconds']} s ({_safe(result.check_reason)})",
                           highlight=False)
     if args.json:
         _print_line({"solved": solved, "n": len(tasks)})
@@ -238,31 +242,36 @@ def team_json(result: TeamResult) -> dict[str, Any]:
             **_tokens(result)}
 
 
+def _safe(value: object) -> str:
+    """Text from a task file or a model, for rich: control characters visible, markup escaped."""
+    return escape(visible(value, multiline=True))
+
+
 def _print_tabletop(console: Console, r: MultiTalkResult) -> None:
     for e in r.log:
-        console.rule(f"round {e['round']}: {escape(str(e['planner']))}")
+        console.rule(f"round {e['round']}: {_safe(str(e['planner']))}")
         for key in ("problem", "questions", "answers", "environment", "plan", "critique", "simulator"):
             if key in e:
                 value = e[key]
                 text = "\n  ".join(value) if isinstance(value, list) else str(value)
-                console.print(f"[bold]{key}[/bold]: {escape(text)}", highlight=False)
+                console.print(f"[bold]{key}[/bold]: {_safe(text)}", highlight=False)
     for q in r.pending_questions:
-        console.print(f"[yellow]unanswered question:[/yellow] {escape(str(q))}", highlight=False)
+        console.print(f"[yellow]unanswered question:[/yellow] {_safe(str(q))}", highlight=False)
     verdict = "[green]success[/green]" if r.success else "[red]not done[/red]"
-    check = (f" ({escape(str(r.check_reason))})" if r.checked
+    check = (f" ({_safe(str(r.check_reason))})" if r.checked
              else " (no checker for this task: executed = success)")
     console.print(f"{verdict}{check}; {r.rounds} rounds, {r.usage.calls} LLM calls ({_token_text(r)}), "
-                  f"{r.seconds:.1f} s; {escape(str(r.stop_reason))}", highlight=False)
+                  f"{r.seconds:.1f} s; {_safe(str(r.stop_reason))}", highlight=False)
 
 
 def _print_team(console: Console, r: TeamResult) -> None:
     for e in r.log:
         mark = "[green]ok[/green]" if e["ok"] else "[red]failed[/red]"
-        command = escape(str(e["command"] or "(no command)"))
-        console.print(f"[bold]{e['round']}.{escape(str(e['robot']))}[/bold] {command} {mark}: "
-                      f"{escape(str(e['feedback']))}", highlight=False)
+        command = _safe(str(e["command"] or "(no command)"))
+        console.print(f"[bold]{e['round']}.{_safe(str(e['robot']))}[/bold] {command} {mark}: "
+                      f"{_safe(str(e['feedback']))}", highlight=False)
     verdict = "[green]success[/green]" if r.success else "[red]not done[/red]"
-    console.print(f"{verdict} ({escape(str(r.check_reason))}); {r.steps} steps, {r.messages} messages, "
+    console.print(f"{verdict} ({_safe(str(r.check_reason))}); {r.steps} steps, {r.messages} messages, "
                   f"{r.usage.calls} LLM calls ({_token_text(r)}), {r.seconds:.1f} s; "
-                  f"{escape(str(r.stop_reason))}",
+                  f"{_safe(str(r.stop_reason))}",
                   highlight=False)

@@ -9,6 +9,7 @@ from pathlib import Path
 from synergai.agent.program.loop import API_FACTORY
 from synergai.agent.program.sandbox import SandboxLimits, run_program
 from synergai.cli.common import add_scene_options, open_catalog, parse_pose, print_json, seconds
+from synergai.cli.safe_text import visible
 from synergai.scene.serialization import graph_to_dict
 
 
@@ -39,7 +40,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_dict())
     else:
-        sys.stdout.write(result.stdout)
+        sys.stdout.write(visible(result.stdout, multiline=True))
         if result.error:
-            print(f"error: {result.error}", file=sys.stderr)
+            print(f"error: {visible(result.error)}", file=sys.stderr)
     return 0 if result.ok else 1

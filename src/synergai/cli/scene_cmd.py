@@ -1,9 +1,10 @@
-"""`synergai scene ...`: list, show, edits, undo, redo, reset, export, import."""
+"""`synergai scene ...`: list, show, edits, undo, redo, reset, drop, watch, export, import."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -13,11 +14,14 @@ from rich.text import Text
 
 from synergai.cli import build_cmd
 from synergai.cli.build_cmd import IMPORT_FORMATS, read_graph
-from synergai.cli.common import add_scene_options, open_catalog, print_json
+from synergai.cli.common import add_scene_options, open_catalog, print_json, settings
+from synergai.cli.safe_text import visible
 from synergai.scene import serialization
 from synergai.scene.model import WORDING, SceneGraph
+from synergai.scene.rooms import room_members
+from synergai.scene.store_location import store_location
 
-EXPORT_FORMATS = ("json", "networkx", "sceneverse", "conceptgraphs")
+EXPORT_FORMATS = ("json", "networkx", "sceneverse", "conceptgraphs", "spark-dsg")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,24 +41,64 @@ def register(sub: argparse._SubParsersAction) -> None:
         add_scene_options(p)
         p.set_defaults(func=command)
     build_cmd.register(ssub)
+    p = ssub.add_parser("watch", help="print the store's changes as they are committed (edits, undo, redo, "
+                                      "reset, registrations, drops), one line each, until Ctrl-C")
+    p.add_argument("--scene", default=None, help="only this scene's events (default: every scene)")
+    p.add_argument("--since", type=_event_seq, default=None, metavar="SEQ",
+                   help="start after event SEQ (0: the whole history; default: from now on)")
+    p.add_argument("--db", type=store_location, default=None, help="scene store (a path or postgresql://...)")
+    p.add_argument("--json", action="store_true", help="one JSON object per line: "
+                                                       "{scene, seq, kind, actor, object_ids, at}")
+    p.set_defaults(func=cmd_watch)
     p = ssub.add_parser("export", help="write the scene graph in another format")
     add_scene_options(p)
     p.add_argument("--format", choices=EXPORT_FORMATS, default="json")
-    p.add_argument("--out", type=Path, default=None, help="output file (default: stdout)")
+    p.add_argument("--out", type=Path, default=None,
+                   help="output file (default: stdout; spark-dsg needs one: .json is JSON, .sparkdsg binary)")
     p.set_defaults(func=cmd_export)
     p = ssub.add_parser("import", help="load a scene graph that `scene export` wrote into the store")
     p.add_argument("path", type=Path)
     p.add_argument("--format", choices=IMPORT_FORMATS, default="json",
-                   help="json (default, synergai's own), sceneverse or conceptgraphs")
+                   help="json (default, synergai's own), sceneverse, conceptgraphs or spark-dsg "
+                        "(Hydra's graphs, JSON or binary)")
     p.add_argument("--scene-id", default=None,
-                   help="id in the store (default: the one in the file; conceptgraphs: the file name)")
-    p.add_argument("--db", type=Path, default=None)
+                   help="id in the store (default: the one in the file; conceptgraphs and graphs "
+                        "not written by synergai: the file name)")
+    p.add_argument("--db", type=store_location, default=None, help="scene store (a path or postgresql://...)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_import)
 
 
+def _event_seq(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an event number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an event number >= 0, got {text!r}")
+    return value
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from synergai.scene.feed import follow
+
+    settings(args)
+    try:
+        for event in follow(args.db, since=args.since, scene_id=args.scene):
+            if args.json:
+                print_json(event.to_dict(), one_line=True)
+            else:
+                ids = ", ".join(event.object_ids) or "-"
+                print(visible(f"#{event.seq} {event.at} {event.scene} {event.kind} by {event.actor}: {ids}"))
+            sys.stdout.flush()
+    except KeyboardInterrupt:
+        return 0
+    return 0
+
+
 def graph_summary(graph: SceneGraph) -> dict[str, object]:
-    """The `scene show --json` document."""
+    """The `scene show --json` document (``rooms``: empty for a scene that is one room, as a scan)."""
+    members = room_members(graph)
     return {
         "scene": graph.scene_id,
         "objects": [
@@ -64,6 +108,8 @@ def graph_summary(graph: SceneGraph) -> dict[str, object]:
         ],
         "relations": [{"subject": e.subject, "relation": e.relation.value, "object": e.object}
                       for e in sorted(graph.edges)],
+        "rooms": [{"id": r.id, "name": r.name, "category": r.category, "object_ids": members[r.id]}
+                  for r in graph.rooms],
     }
 
 
@@ -78,7 +124,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     table = Table("scene", "in store", "objects", "edits")
     for r in rows:
-        table.add_row(escape(str(r["id"])), "yes" if r["stored"] else "no", str(r["objects"] or "-"),
+        table.add_row(escape(visible(r["id"])), "yes" if r["stored"] else "no", str(r["objects"] or "-"),
                       str(r["edits"]))
     Console().print(table)
     return 0
@@ -90,17 +136,26 @@ def cmd_show(args: argparse.Namespace) -> int:
         print_json(graph_summary(graph))
         return 0
     console = Console()
-    table = Table("id", "label", "level", "center", "size", "attributes",
-                  title=escape(f"{graph.scene_id} ({graph.scene_type or 'scene'})"))
+    with_rooms = bool(graph.rooms)
+    table = Table("id", "label", "level", "center", "size", "attributes", *(["room"] if with_rooms else []),
+                  title=escape(visible(f"{graph.scene_id} ({graph.scene_type or 'scene'})")))
     for o in graph:
-        table.add_row(escape(o.id), escape(o.category), str(graph.levels.get(o.id, "-")),
+        room = [escape(visible(graph.room(o.room).name if o.room else "-"))] if with_rooms else []
+        table.add_row(escape(visible(o.id)), escape(visible(o.category)), str(graph.levels.get(o.id, "-")),
                       ", ".join(f"{v:.2f}" for v in o.center), ", ".join(f"{v:.2f}" for v in o.size),
-                      escape(", ".join(o.attributes)))
+                      escape(visible(", ".join(o.attributes))), *room)
     console.print(table)
+    if graph.rooms:
+        members = room_members(graph)
+        console.print(f"[bold]{len(graph.rooms)} rooms[/bold]")
+        for r in graph.rooms:
+            kind = "" if r.category == r.name else f", {r.category}"
+            n = len(members[r.id])
+            console.print(Text(f"  {r.name} (id {r.id}{kind}, {r.area:.1f} m²): {n} objects"))
     console.print(f"[bold]{len(graph.edges)} relations[/bold]")
     for e in sorted(graph.edges):
         s, o = graph.get(e.subject), graph.get(e.object)
-        console.print(Text(f"  {s.category} ({s.id}) {WORDING[e.relation]} {o.category} ({o.id})"))
+        console.print(Text(visible(f"  {s.category} ({s.id}) {WORDING[e.relation]} {o.category} ({o.id})")))
     return 0
 
 
@@ -117,9 +172,9 @@ def cmd_edits(args: argparse.Namespace) -> int:
         print_json({"scene": args.scene, "edits": [_edit_dict(r) for r in records]})
         return 0
     if not records:
-        print(f"{args.scene}: no edits")
+        print(visible(f"{args.scene}: no edits"))
     for r in records:
-        print(f"#{r.seq} [{r.state}] {r.timestamp} {r.summary()}")
+        print(visible(f"#{r.seq} [{r.state}] {r.timestamp} {r.summary()}"))
     return 0
 
 
@@ -131,7 +186,7 @@ def _undo_redo(args: argparse.Namespace, redo: bool) -> int:
     if args.json:
         print_json({"scene": args.scene, verb: _edit_dict(rec) if rec else None})
     else:
-        print(f"{verb}: {rec.summary()}" if rec else f"nothing to {'redo' if redo else 'undo'}")
+        print(visible(f"{verb}: {rec.summary()}") if rec else f"nothing to {'redo' if redo else 'undo'}")
     return 0
 
 
@@ -150,7 +205,7 @@ def cmd_reset(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"scene": args.scene, "reset": True})
     else:
-        print(f"{args.scene}: reset to the perceived graph")
+        print(visible(f"{args.scene}: reset to the perceived graph"))
     return 0
 
 
@@ -160,14 +215,23 @@ def cmd_drop(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"scene": args.scene, "dropped": True})
     else:
-        print(f"{args.scene}: dropped from {store.path}")
+        print(visible(f"{args.scene}: dropped from {store.where}"))
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     from synergai.scene import export  # networkx: only when exporting
 
+    if args.format == "spark-dsg" and args.out is None:
+        raise ValueError("--format spark-dsg needs --out FILE (.json for JSON, .sparkdsg for the binary "
+                         "form)")
     graph = open_catalog(args).open(args.scene)
+    if args.format == "spark-dsg":
+        from synergai.scene.sparkdsg import save_spark_dsg
+
+        save_spark_dsg(graph, args.out)
+        print(f"wrote {args.out}")
+        return 0
     if args.format == "json":
         text = serialization.dumps(graph)
     elif args.format == "networkx":
@@ -182,24 +246,38 @@ def cmd_export(args: argparse.Namespace) -> int:
         print(text)
     else:
         args.out.write_text(text + "\n", encoding="utf-8")
-        print(f"wrote {args.out}")
+        print(visible(f"wrote {args.out}"))
     return 0
 
 
 def cmd_import(args: argparse.Namespace) -> int:
     from synergai.scene.store import SceneStore
 
-    try:
-        text = args.path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"cannot read {args.path}: {exc.strerror}") from None
-    graph = read_graph(text, args.format, args.path, args.scene_id)
+    notes: list[str] = []
+    if args.format == "spark-dsg":
+        from synergai.scene.sparkdsg import load_spark_dsg
+
+        result = load_spark_dsg(args.path, args.scene_id)
+        graph = result.graph
+        notes = [n for n in (result.library_notes, result.left_out) if n]
+    else:
+        try:
+            text = args.path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ValueError(f"cannot read {args.path}: {exc.strerror}") from None
+        graph = read_graph(text, args.format, args.path, args.scene_id)
+    settings(args)
     store = SceneStore(args.db)
     if store.has_scene(graph.scene_id):
         raise ValueError(f"scene {graph.scene_id} is already in the store")
     store.register(graph, {"builder": "import", "path": str(args.path.resolve())})
     if args.json:
-        print_json({"scene": graph.scene_id, "objects": len(graph), "relations": len(graph.edges)})
+        print_json({"scene": graph.scene_id, "objects": len(graph), "relations": len(graph.edges),
+                    "rooms": len(graph.rooms), "notes": notes})
     else:
-        print(f"imported {graph.scene_id}: {len(graph)} objects, {len(graph.edges)} relations")
+        rooms = f", {len(graph.rooms)} rooms" if graph.rooms else ""
+        print(visible(f"imported {graph.scene_id}: {len(graph)} objects, "
+                      f"{len(graph.edges)} relations{rooms}"))
+        for note in notes:
+            print(visible(note))
     return 0

@@ -126,7 +126,10 @@ class ResumableRun:
         progress: bool = True,
     ) -> list[dict[str, Any]]:
         """Run ``work`` on every item not done yet; returns all results (old and new) in item order.
-        With ``progress`` a bar on stderr shows how many are done, the time elapsed and the ETA."""
+        With ``progress`` a bar on stderr shows how many are done, the time elapsed and the ETA.
+        ``concurrency`` below 1 is a ValueError (nothing runs)."""
+        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+            raise ValueError(f"concurrency must be a whole number >= 1, got {concurrency!r}")
         done = self.done_ids()
         todo = [it for it in items if item_id(it) not in done]
         bar = tqdm(total=len(items), initial=len(items) - len(todo), desc=desc, disable=not progress,

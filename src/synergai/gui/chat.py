@@ -19,7 +19,10 @@ from synergai.scene.model import SceneGraph
 #: Markdown characters that could make links, images, emphasis, code or tables out of someone's words.
 _MARKDOWN = re.compile(r"([\\`*_\[\]~|])")
 #: What starts a heading, list, rule or setext underline at the beginning of a line.
-_LINE_START = re.compile(r"^(\s*)(#{1,6}(?=\s|$)|[=+-](?=\s|$|[=-]*\s*$)|\d+(?=[.)](?:\s|$)))", re.MULTILINE)
+#: (The indent is spaces and tabs of that line only: a run of blank lines is not read again from each of
+#: its line starts, so escaping stays linear in the text's length.)
+_LINE_START = re.compile(r"^([^\S\n]*)(#{1,6}(?=\s|$)|[=+-](?=\s|$|[=-]*\s*$)|\d+(?=[.)](?:\s|$)))",
+                         re.MULTILINE)
 
 
 def escape(text: str) -> str:

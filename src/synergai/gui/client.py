@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from synergai.agent.intent import InputTooLong, check_length
 from synergai.agent.progress import StagedModel, TurnCancelled
 from synergai.agent.session import AgentSession
 from synergai.geometry.frames import vec3
@@ -26,6 +27,7 @@ from synergai.gui.camera import CameraPose, overview
 from synergai.gui.chat import ChatLog, ChatTurn, escape, model_label
 from synergai.gui.legend import legend_html
 from synergai.gui.local_graph import local_graph, to_svg
+from synergai.gui.rooms import rooms_html
 from synergai.gui.scene_view import SceneView
 from synergai.gui.turn import TurnStatus
 from synergai.llm.base import LLMError
@@ -38,6 +40,8 @@ log = logging.getLogger(__name__)
 
 MAX_EDITS_SHOWN = 12
 TICK_SECONDS = 0.5  # how often the status line's elapsed seconds are refreshed
+#: Characters of a refused (too long) chat line that the chat shows.
+TOO_LONG_SHOWN = 80
 #: The 3D canvas's width / height assumed when the browser has not reported its camera: the canvas is the
 #: space between the side panels (612 x 850 pixels in a 1400 x 850 window), narrower than it is high.
 GUESSED_ASPECT = 0.72
@@ -94,6 +98,9 @@ class ClientSession:
             self.legend = gui.add_html("", visible=False)
             self.walls_checkbox = gui.add_checkbox("Walls", True)
             self.ceiling_checkbox = gui.add_checkbox("Ceiling", False)
+            self.rooms_checkbox = gui.add_checkbox("Rooms", True, hint="each room's floor in its colour",
+                                                   visible=False)
+            self.rooms_html = gui.add_html("", visible=False)
             self.reset_button = gui.add_button("Reset view")
             with gui.add_folder("Marked object"):
                 self.marked_md = gui.add_markdown("")
@@ -125,6 +132,7 @@ class ClientSession:
         self.seg_checkbox.on_update(lambda _e: self._on_view_switch())
         self.walls_checkbox.on_update(lambda _e: self._on_view_switch())
         self.ceiling_checkbox.on_update(lambda _e: self._on_view_switch())
+        self.rooms_checkbox.on_update(lambda _e: self._on_rooms_switch())
         self.reset_button.on_click(lambda _e: self.reset_camera())
         self.cancel_button.on_click(lambda _e: self.cancel())
         self.clear_button.on_click(lambda _e: self.mark(None))
@@ -161,6 +169,7 @@ class ClientSession:
         self.reset_camera(graph)
         self._show_mark_panels(graph)
         self._show_legend(graph)
+        self._show_rooms(graph)
         self.chat_md.content = self.chat.markdown()
         self._show_edits()
 
@@ -233,6 +242,15 @@ class ClientSession:
             self.view.set_structure(graph, self.walls_checkbox.value, self.ceiling_checkbox.value)
             self._show_legend(graph)
 
+    def _show_rooms(self, graph: SceneGraph) -> None:
+        """The rooms panel and toggle, shown when the scene has rooms (caller holds the lock)."""
+        self.rooms_html.content = rooms_html(graph)
+        self.rooms_html.visible = self.rooms_checkbox.visible = bool(graph.rooms)
+
+    def _on_rooms_switch(self) -> None:
+        with self.lock:
+            self.view.set_rooms(bool(self.rooms_checkbox.value))
+
     def _show_legend(self, graph: SceneGraph) -> None:
         """The segmentation legend of the visible objects, shown while that view is on (caller holds
         the lock)."""
@@ -299,6 +317,14 @@ class ClientSession:
         question = (text or "").strip()
         with self.lock:
             if not question or self.busy:
+                return False
+            try:
+                check_length(question)
+            except InputTooLong as exc:  # refused at once, in the chat; nothing runs
+                self.input.value = ""
+                self.chat.turns.append(ChatTurn(question[:TOO_LONG_SHOWN] + " …", f"Not asked: {exc}.",
+                                                error=True))
+                self.chat_md.content = self.chat.markdown()
                 return False
             self.busy = True
             self.chat.pending = question

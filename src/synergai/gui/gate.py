@@ -11,19 +11,19 @@ request handling; every HTTP and websocket request must
 * come from this server's origin when it names one (``Origin`` equal to ``http://`` + ``Host``).
 
 Anything else gets HTTP 403 and never reaches viser: a refused websocket opens no browser tab, so it
-receives nothing and can change nothing.
+receives nothing and can change nothing. The check is installed before the server listens
+(:func:`guarded_serving`): until the bound port is known every request is refused. A connection that
+sends a frame viser cannot read is logged in one line, without a traceback (:class:`MalformedMessageLog`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import errno
 import hmac
+import logging
 import secrets
 import socket
-import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.cookies import CookieError, SimpleCookie
@@ -117,10 +117,21 @@ def check_bindable(host: str) -> None:
             raise OSError(exc.errno, f"cannot serve the GUI on {host!r}: {exc.strerror or exc}") from None
 
 
-def _guarded(policy: AccessPolicy, inner: Callable[..., Any] | None) -> Callable[..., Any]:
+@dataclass
+class PolicySlot:
+    """Where a server being started finds its policy: None until the port it bound is known, and every
+    request is refused meanwhile, so none is answered before the check is in place."""
+
+    policy: AccessPolicy | None = None
+
+
+def _guarded(slot: PolicySlot, inner: Callable[..., Any] | None) -> Callable[..., Any]:
     """viser's request hook behind the policy: a refused request gets 403 and never reaches viser."""
 
     def process_request(connection: Any, request: Any) -> Any:
+        policy = slot.policy
+        if policy is None:
+            return connection.respond(HTTPStatus.FORBIDDEN, "synergai: forbidden: the server is starting\n")
         problem = policy.problem(request.path, request.headers)
         if problem is not None:
             return connection.respond(HTTPStatus.FORBIDDEN, f"synergai: forbidden: {problem}\n")
@@ -136,37 +147,44 @@ def _guarded(policy: AccessPolicy, inner: Callable[..., Any] | None) -> Callable
     return process_request
 
 
-def guard(server: Any, policy: AccessPolicy, timeout: float = 10.0) -> None:
-    """Put ``policy`` in front of a started viser server, for HTTP and websocket requests alike.
+@contextlib.contextmanager
+def guarded_serving(slot: PolicySlot) -> Iterator[None]:
+    """While a viser server is constructed inside this block, its websockets server is created with the
+    policy's hook in front of viser's own, so the check is in place before the port listens.
 
-    viser offers no hook for its handshake, so one websocket connection of our own finds the
-    websockets server behind it (``connection.server``) and wraps its ``process_request``; any
-    connection made before that is closed. Call it before registering the app's connect callbacks.
-    """
-    import websockets.asyncio.client
-    from viser import __version__ as viser_version
-    from websockets.typing import Subprotocol
+    viser offers no hook for its handshake: ``websockets.asyncio.server.serve``, which viser calls while
+    it starts, is wrapped for the duration of the block (viser's constructor returns once it listens)."""
+    import websockets.asyncio.server as ws_server
 
-    infra = server._websock_server  # viser's websocket server (private: viser has no public hook)
-    found = threading.Event()
+    original = ws_server.serve
 
-    async def capture(conn: Any) -> None:
-        live = infra._live_connections.get(conn.client_id)
-        if live is None or found.is_set():
-            return
-        ws_server = live.server
-        ws_server.process_request = _guarded(policy, ws_server.process_request)
-        found.set()
+    def serve(*args: Any, **kwargs: Any) -> Any:
+        kwargs["process_request"] = _guarded(slot, kwargs.get("process_request"))
+        return original(*args, **kwargs)
 
-    infra.on_client_connect(capture)
+    ws_server.serve = serve  # type: ignore[misc,assignment]
+    try:
+        yield
+    finally:
+        ws_server.serve = original  # type: ignore[misc]
 
-    async def probe() -> None:
-        async with websockets.asyncio.client.connect(
-                f"ws://127.0.0.1:{server.get_port()}/", subprotocols=[Subprotocol(f"viser-v{viser_version}")],
-                open_timeout=timeout):
-            await asyncio.get_running_loop().run_in_executor(None, found.wait, timeout)
 
-    asyncio.run(probe())
-    if not found.is_set():
-        raise OSError(errno.ETIMEDOUT, "could not put the access check in front of the GUI server")
-    infra.disconnect_all_clients()
+class MalformedMessageLog(logging.Filter):
+    """A connection that ends on a message viser cannot read (a client's malformed or text frame) is
+    logged as one warning line, without a traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.getMessage() == "connection handler failed" and record.exc_info:
+            exc = record.exc_info[1]
+            record.msg, record.args = "a browser connection closed on a malformed message: %s", (
+                " ".join(f"{type(exc).__name__}: {exc}".split())[:200],)
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+def quiet_malformed_messages(logger_name: str = "websockets.server") -> None:
+    """Install :class:`MalformedMessageLog` on the websockets server's logger (once)."""
+    logger = logging.getLogger(logger_name)
+    if not any(isinstance(f, MalformedMessageLog) for f in logger.filters):
+        logger.addFilter(MalformedMessageLog())

@@ -5,7 +5,8 @@ Two views of the same objects live side by side and one is shown at a time: the 
 segmentation view (every object in its instance colour, :func:`~synergai.gui.palette.instance_color`).
 Walls and the ceiling can be hidden; :meth:`SceneView.pickable` says what the user can click. The
 marked object gets a yellow box, the objects of the agent's last answer blue ones, both with labels that
-do not cover one another (:mod:`synergai.gui.labels`).
+do not cover one another (:mod:`synergai.gui.labels`). A scene with rooms shows each room as a
+translucent floor patch in its colour with its outline and name (:mod:`synergai.gui.rooms`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 from synergai.geometry.mesh import TriMesh
 from synergai.gui.labels import place_labels
 from synergai.gui.palette import ANSWER_COLOR, BOX_EDGE_COLOR, MARK_COLOR, display_color, instance_color
+from synergai.gui.rooms import PATCH_OPACITY, floor_height, outline, patch, room_color
 from synergai.scene.model import ObjectKind, SceneGraph, SceneObject
 
 RGB = tuple[int, int, int]
@@ -95,6 +97,8 @@ class SceneView:
         self.marked: str | None = None
         self.answer_ids: tuple[str, ...] = ()
         self._answer_nodes: list[Any] = []
+        self.show_rooms = True
+        self._room_nodes: list[Any] = []
 
     # ----- drawing
     def _node(self, object_id: str) -> str:
@@ -112,6 +116,7 @@ class SceneView:
         if self._edges is not None:
             self._edges.remove()
             self._edges = None
+        self._clear_rooms()
         self.show_mark(None)
         self.show_answer(None, ())
 
@@ -122,6 +127,36 @@ class SceneView:
         for obj in graph:
             self._draw_object(obj)
         self._draw_box_edges(graph)
+        self.draw_rooms(graph)
+
+    def _clear_rooms(self) -> None:
+        for h in self._room_nodes:
+            h.remove()
+        self._room_nodes = []
+
+    def draw_rooms(self, graph: SceneGraph) -> None:
+        """Each room's floor patch, outline and name in its colour (replacing earlier ones; hidden with
+        :attr:`show_rooms` off)."""
+        self._clear_rooms()
+        z = floor_height(graph)
+        for k, room in enumerate(graph.rooms):
+            rgb = room_color(room)
+            vertices, faces = patch(room, z)
+            self._room_nodes += [
+                self.scene.add_mesh_simple(f"/rooms/r{k}/patch", vertices=vertices, faces=faces, color=rgb,
+                                           opacity=PATCH_OPACITY, side="double", visible=self.show_rooms,
+                                           **_SURFACE),
+                self.scene.add_line_segments(f"/rooms/r{k}/outline", outline(room, z), rgb, thickness=3.0,
+                                             thickness_units="screen", visible=self.show_rooms),
+                self.scene.add_label(f"/rooms/r{k}/name", room.name, position=(*room.centroid, z + 0.05),
+                                     anchor="bottom-center", visible=self.show_rooms),
+            ]
+
+    def set_rooms(self, on: bool) -> None:
+        """Show or hide the rooms' patches, outlines and names."""
+        self.show_rooms = bool(on)
+        for h in self._room_nodes:
+            h.visible = self.show_rooms
 
     def _visible(self, kind: ObjectKind) -> bool:
         if kind is ObjectKind.WALL:

@@ -34,10 +34,11 @@ __all__ = [
 
 def make_model(
     spec: str = "embedded", *, base_url: str | None = None, cache: bool | Path = False,
-    threads: int | None = None,
+    threads: int | None = None, timeout: float | None = None,
 ) -> ChatModel:
     """Build a chat model from a spec string; ``cache`` True uses the default cache dir, a Path that dir;
-    ``threads`` sets the embedded model's CPU threads (an error for the other kinds)."""
+    ``threads`` sets the embedded model's CPU threads (an error for the other kinds); ``timeout`` is the
+    overall deadline of one call to an ``openai:`` endpoint (seconds; the other kinds have no endpoint)."""
     if not isinstance(spec, str):
         raise LLMError(f"model spec must be a string, one of {SPEC_FORMS}")
     kind, sep, arg = spec.strip().partition(":")
@@ -50,7 +51,8 @@ def make_model(
     elif kind == "openai" and arg.strip():
         from synergai.llm.openai_backend import OpenAIModel  # the SDK takes ~0.8 s to import
 
-        model = OpenAIModel(arg.strip(), base_url=base_url)
+        model = (OpenAIModel(arg.strip(), base_url=base_url) if timeout is None
+                 else OpenAIModel(arg.strip(), base_url=base_url, timeout=timeout))
     elif kind == "scripted" and arg.strip():
         _no_base_url(base_url, kind)
         model = ScriptedModel.from_file(Path(arg.strip()).expanduser())

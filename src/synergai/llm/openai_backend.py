@@ -4,14 +4,18 @@ A JSON schema goes out as ``response_format={"type": "json_schema", ...}`` with 
 endpoint that enforces schemas cannot send a reply outside it (eg. an edit tool on a question). An
 endpoint that rejects that (HTTP 400/422) is asked again with ``strict: false``, then with
 ``{"type": "json_object"}`` plus a final system message carrying the schema; the fallback is remembered.
-An error saying the context is full is a :class:`ContextFullError`. Timeouts and retries are bounded;
-every failure is an LLMError. A GBNF ``grammar`` is accepted and not sent (``supports_grammar`` is False):
-it is no OpenAI field and a remote server may reject the request for it.
+An error saying the context is full is a :class:`ContextFullError`. Every failure is an LLMError.
+One call has an overall deadline (``timeout``, default :data:`DEFAULT_TIMEOUT_S`): retries, adapted
+requests and a server that trickles its reply a byte at a time all count against it; when it passes, the
+call ends with a one-line error naming the endpoint (the request is abandoned and its connection closed).
+A GBNF ``grammar`` is accepted and not sent (``supports_grammar`` is False): it is no OpenAI field and a
+remote server may reject the request for it.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 import time
@@ -31,6 +35,8 @@ from synergai.llm.base import (
 )
 
 DUMMY_KEY = "sk-no-key-required"
+#: Default overall deadline of one chat call, retries included (seconds).
+DEFAULT_TIMEOUT_S = 120.0
 
 
 class OpenAIModel:
@@ -45,13 +51,13 @@ class OpenAIModel:
         base_url: str | None = None,
         api_key_env: str = "OPENAI_API_KEY",
         *,
-        timeout: float = 120.0,
+        timeout: float = DEFAULT_TIMEOUT_S,
         max_retries: int = 2,
     ):
         if not isinstance(model, str) or not model.strip():
             raise LLMError("model must be a non-empty model name")
-        if not timeout > 0:
-            raise LLMError(f"timeout must be > 0 seconds, got {timeout!r}")
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout < math.inf:
+            raise LLMError(f"timeout must be a finite number of seconds > 0, got {timeout!r}")
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or not 0 <= max_retries <= 10:
             raise LLMError(f"max_retries must be an int in 0..10, got {max_retries!r}")
         key = os.environ.get(api_key_env)
@@ -63,7 +69,10 @@ class OpenAIModel:
         self.model = model
         self.base_url = endpoint
         self.name = f"openai:{model}" if not endpoint else f"openai:{model}@{endpoint}"
-        self._client = openai.OpenAI(api_key=key, base_url=endpoint, timeout=timeout, max_retries=max_retries)
+        self.timeout = float(timeout)
+        self._client_args: dict[str, Any] = {"api_key": key, "base_url": endpoint, "timeout": self.timeout,
+                                             "max_retries": max_retries}
+        self._client = openai.OpenAI(**self._client_args)
         self._schema_mode = "strict"  # then "loose" (strict false), then "object" (json_object), as rejected
         self._token_param = "max_tokens"  # becomes max_completion_tokens for endpoints that demand it
         self._lock = threading.Lock()
@@ -82,6 +91,7 @@ class OpenAIModel:
         clean = check_request(messages, json_schema=json_schema, max_tokens=max_tokens,
                               temperature=temperature, stop=stop, grammar=grammar)
         started = time.perf_counter()
+        deadline = time.monotonic() + self.timeout
         mode, token_param = self._schema_mode, self._token_param
         for _attempt in range(4):  # strict -> loose -> json_object, max_tokens -> max_completion_tokens
             kwargs: dict[str, Any] = {
@@ -101,7 +111,7 @@ class OpenAIModel:
                     kwargs["response_format"] = {"type": "json_object"}
                     kwargs["messages"] = [*clean, _schema_instruction(json_schema)]
             try:
-                response = self._client.chat.completions.create(**kwargs)
+                response = self._create(kwargs, deadline)
             except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
                 detail = _detail(exc)
                 if says_context_full(f"{getattr(exc, 'code', '')} {detail}"):
@@ -116,7 +126,7 @@ class OpenAIModel:
             except openai.APIStatusError as exc:
                 raise LLMError(f"{self.name}: HTTP {exc.status_code}: {_detail(exc)}") from exc
             except openai.APITimeoutError as exc:
-                raise LLMError(f"{self.name}: timed out") from exc
+                raise self._expired() from exc
             except openai.APIConnectionError as exc:
                 raise LLMError(f"{self.name}: cannot connect: {_cause(exc)}") from exc
             except openai.OpenAIError as exc:
@@ -127,6 +137,39 @@ class OpenAIModel:
                     self._schema_mode = mode
             return self._reply(response, clean, time.perf_counter() - started)
         raise LLMError(f"{self.name}: request rejected after adapting parameters")  # pragma: no cover
+
+    def _create(self, kwargs: dict[str, Any], deadline: float) -> Any:
+        """One ``chat.completions.create`` (with the SDK's retries) that ends by ``deadline`` (monotonic):
+        it runs on a worker thread; past the deadline its connection is closed and an LLMError raised."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise self._expired()
+        with self._lock:
+            client = self._client
+        outcome: dict[str, Any] = {}
+
+        def call() -> None:
+            try:
+                outcome["response"] = client.chat.completions.create(**kwargs, timeout=remaining)
+            except BaseException as exc:  # handed to the caller's thread, which handles it
+                outcome["error"] = exc
+
+        worker = threading.Thread(target=call, name="synergai-openai-call", daemon=True)
+        worker.start()
+        worker.join(remaining)
+        if worker.is_alive():
+            with self._lock:  # later calls get a fresh connection pool; this one is closed under the worker
+                if self._client is client:
+                    self._client = openai.OpenAI(**self._client_args)
+            client.close()
+            raise self._expired()
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["response"]
+
+    def _expired(self) -> LLMError:
+        return LLMError(f"{self.name}: timed out: no reply within the {self.timeout:g} s deadline (retries "
+                        "included; set it with --timeout or the config key timeout)")
 
     def check(self, timeout: float = 10.0) -> None:
         """Raise a one-line LLMError when the endpoint cannot be reached or refuses us (GET /models)."""

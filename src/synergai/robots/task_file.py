@@ -26,7 +26,7 @@ from typing import Any
 
 from synergai.robots.errors import RobotError
 from synergai.robots.goals import GoalCheck, Names, Predicate, States, check_tabletop, parse_goal
-from synergai.robots.tabletop.objects import ObjectSpec
+from synergai.robots.tabletop.objects import ObjectSpec, TableBounds
 from synergai.robots.tabletop.scenes import object_from_entry, scene_objects
 from synergai.robots.team.flat import ROBOT_NAMES, HouseTask, furniture_names, scene_items
 
@@ -140,6 +140,11 @@ def _tabletop_task(entry: Any) -> TabletopTask:
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise RobotError(f"duplicate objects in the scene: {', '.join(dup)}")
+    bounds = TableBounds()  # the simulator's table: checked here, so a suite never stops half-way
+    off = [o for o in objects if not bounds.contains(*o.position)]
+    if off:
+        raise RobotError(f"object {off[0].name} at {list(off[0].position)} is off the table "
+                         f"({bounds.describe()})")
     goal = parse_goal(entry["goal"], "tabletop", Names(frozenset(names)))
     return TabletopTask(name, text, objects, goal, answers, label)
 

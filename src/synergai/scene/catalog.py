@@ -1,4 +1,5 @@
-"""Where scenes come from: the built-in demo, an objects file, or the store; one place to open them.
+"""Where scenes come from: the built-in demo apartment and house, an objects file, or the store; one
+place to open them.
 
 The first time a scene is opened it is built (objects -> relation graph) and registered in the store
 as its base state; afterwards the store's current state (base + edit log) is what every face sees.
@@ -20,6 +21,9 @@ if TYPE_CHECKING:  # building and meshes import scipy / trimesh: only when a sce
     from synergai.scene.builders.demo import DemoScene
 
 DEMO_SCENE_ID = "demo"
+#: The built-in several-room house (``synergai.scene.builders.house``).
+HOUSE_SCENE_ID = "house"
+BUILT_IN_SCENES = (DEMO_SCENE_ID, HOUSE_SCENE_ID)
 
 
 @dataclass
@@ -44,8 +48,8 @@ class SceneCatalog:
         return demo_scene()
 
     def scene_ids(self) -> list[str]:
-        """Every scene that can be opened: the demo, the objects file's, and the store's."""
-        ids = [DEMO_SCENE_ID]
+        """Every scene that can be opened: the built-in ones, the objects file's, and the store's."""
+        ids = list(BUILT_IN_SCENES)
         if self.objects_file is not None:
             ids += self.objects_file.scene_ids
         ids += [info.id for info in self.store.scenes()]
@@ -66,8 +70,11 @@ class SceneCatalog:
                     "scene": scene_id}
         if scene_id == DEMO_SCENE_ID:
             return {"builder": "demo", "version": 1}
+        if scene_id == HOUSE_SCENE_ID:
+            return {"builder": "house", "version": 1}
         raise SceneError(
-            f"unknown scene {scene_id!r}: not the demo, not in the objects file"
+            f"unknown scene {scene_id!r}: not a built-in scene ({', '.join(BUILT_IN_SCENES)}), "
+            "not in the objects file"
             f"{'' if self.objects_path else ' (none given: use --objects PATH)'}, and not in the store"
         )
 
@@ -78,6 +85,10 @@ class SceneCatalog:
         if objects_file is not None:
             objs = objects_file.objects(scene_id)
             return build_graph(scene_id, objs, scene_type=objects_file.scene_type(scene_id))
+        if scene_id == HOUSE_SCENE_ID:
+            from synergai.scene.builders.house import house_objects, house_rooms
+
+            return build_graph(HOUSE_SCENE_ID, house_objects(), scene_type="House", rooms=house_rooms())
         return build_graph(self.demo.scene_id, self.demo.objects, scene_type=self.demo.scene_type)
 
     def ensure(self, scene_id: str = DEMO_SCENE_ID) -> None:

@@ -450,11 +450,16 @@ def delete_relation(graph: SceneGraph, subject: str | int, relation: Relation | 
 
 def add_object(graph: SceneGraph, obj: SceneObject, actor: Actor | str = Actor.USER, utterance: str = "",
                relations: Iterable[Edge] = ()) -> EditRequest:
-    """Insert a new object, optionally with relations to existing objects (``add_object``)."""
+    """Insert a new object, optionally with relations to existing objects (``add_object``). In a scene
+    with rooms, an object given no room is put in the room whose footprint holds its centre."""
     if not isinstance(obj, SceneObject):
         raise SceneError(f"add_object needs a SceneObject, got {type(obj).__name__}")
     if obj.id in graph:
         raise SceneError(f"object id {obj.id!r} already exists in scene {graph.scene_id}")
+    if graph.rooms and obj.room is None:
+        from synergai.scene.rooms import assign_rooms
+
+        obj = assign_rooms([obj], graph.rooms)[0]
     changes: list[Change] = [ObjectChange(None, obj)]
     changes += [EdgeChange(e, True) for e in relations]
     req = EditRequest(_actor(actor), "add_object", tuple(changes), utterance)
@@ -475,7 +480,8 @@ def move_object(graph: SceneGraph, object_id: str | int, center: Sequence[float]
                 actor: Actor | str = Actor.USER, utterance: str = "",
                 size: Sequence[float] | None = None, *, refresh: bool = True,
                 thresholds: RelationThresholds | None = None) -> EditRequest:
-    """Move (and optionally resize) an object's box (``move_object``).
+    """Move (and optionally resize) an object's box (``move_object``); an object in a room that moves
+    into another room's footprint is in that room afterwards.
 
     With ``refresh`` (the default) the moved object's stored relations are recomputed
     (:func:`synergai.scene.refresh.refresh_object`: its holder, what it holds, its neighbours) and the
@@ -498,6 +504,11 @@ def move_object(graph: SceneGraph, object_id: str | int, center: Sequence[float]
         shift = [n - c for n, c in zip(new_center, obj.center, strict=True)]
         obb = replace(obb, center=vec3(c + d for c, d in zip(obb.center, shift, strict=True)))
     new = obj.with_changes(center=new_center, size=obj.size if size is None else vec(size, "size"), obb=obb)
+    if graph.rooms and obj.room is not None:  # a move into another room's footprint changes its room
+        from synergai.scene.rooms import assign_rooms
+
+        moved = assign_rooms([new], graph.rooms)[0]
+        new = moved if moved.room is not None else new
     if new == obj:
         raise SceneError(f"object {obj.id} is already there")
     if not refresh:

@@ -4,7 +4,8 @@ The project's own versioned JSON lives in ``synergai.scene.serialization``; this
 :class:`SceneGraph` to and from other tools' shapes.
 
 - networkx: a ``MultiDiGraph`` (a ``DiGraph`` subclass; several relations may join one ordered pair),
-  edge key = relation value, edge attribute ``relation``; every object field is a node attribute. Lossless.
+  edge key = relation value, edge attribute ``relation``; every object field is a node attribute, the
+  rooms a graph attribute (``rooms``: their documents). Lossless.
 - SceneVerse (``preprocess/ssg`` of scene-verse/SceneVerse): ``relationships`` is a list of
   ``[subject_id, object_id, "words"]`` read "subject words object" (``[3, 1, "support"]``: 3 supports 1;
   ``[1, 3, "on"]``: 1 is on 3), objects as in its ``objects.json`` (id, label, position, size).
@@ -36,13 +37,15 @@ from synergai.scene.model import (
     is_stored,
     parse_relation,
 )
+from synergai.scene.serialization import object_from_dict, room_to_dict, rooms_from_list
 
 # ----- networkx ----------------------------------------------------------------------------------
 
 
 def to_networkx(graph: SceneGraph) -> nx.MultiDiGraph:
     """A networkx multi-digraph: nodes = objects (every field an attribute), edges = relations."""
-    g = nx.MultiDiGraph(scene_id=graph.scene_id, scene_type=graph.scene_type)
+    g = nx.MultiDiGraph(scene_id=graph.scene_id, scene_type=graph.scene_type,
+                        rooms=[room_to_dict(r) for r in graph.rooms])
     for o in graph:
         g.add_node(
             o.id, category=o.category, center=tuple(o.center), size=tuple(o.size),
@@ -51,7 +54,7 @@ def to_networkx(graph: SceneGraph) -> nx.MultiDiGraph:
             front=tuple(o.front) if o.front is not None else None,
             obb=None if o.obb is None else {"center": tuple(o.obb.center), "size": tuple(o.obb.size),
                                             "yaw": o.obb.yaw},
-            level=graph.levels.get(o.id),
+            level=graph.levels.get(o.id), room=o.room,
         )
     for e in graph.edges:
         rel = e.relation.value
@@ -59,42 +62,49 @@ def to_networkx(graph: SceneGraph) -> nx.MultiDiGraph:
     return g
 
 
-def _vec3(value: Any, what: str) -> tuple[float, float, float]:
-    try:
-        x, y, z = (float(v) for v in value)
-    except (TypeError, ValueError):
-        raise SceneError(f"{what} must be 3 numbers, got {value!r}") from None
-    return (x, y, z)
+#: Optional object fields a reader passes on when the source gives them (null means "not given").
+_OPTIONAL_FIELDS = ("color", "attributes", "confidence", "provenance", "kind", "front", "obb", "room")
 
 
-def _obb(value: Any, oid: str) -> OrientedBox | None:
-    if value is None or isinstance(value, OrientedBox):
-        return value
-    if not isinstance(value, Mapping) or not {"center", "size", "yaw"} <= set(value):
-        raise SceneError(f"object {oid}: obb must have center, size and yaw")
-    return OrientedBox(_vec3(value["center"], f"object {oid} obb center"),
-                       _vec3(value["size"], f"object {oid} obb size"), float(value["yaw"]))
-
-
-def _object(oid: str, a: Mapping[str, Any]) -> SceneObject:
-    """A SceneObject from a mapping of its fields (networkx node attributes)."""
+def _object(oid: str, a: Mapping[str, Any], where: str | None = None) -> SceneObject:
+    """A SceneObject from a mapping of its fields (networkx node attributes, a SceneVerse or ConceptGraphs
+    object), each field's type checked by :func:`~synergai.scene.serialization.object_from_dict`: a
+    number where a list belongs, or ``attributes: "red"``, is an error, never coerced."""
+    where = where or f"object {oid}"
     for key in ("category", "center", "size"):
         if a.get(key) is None:
-            raise SceneError(f"object {oid}: missing {key!r}")
-    try:
-        kind = ObjectKind(a.get("kind") or ObjectKind.OBJECT.value)
-    except ValueError:
-        raise SceneError(f"object {oid}: unknown kind {a.get('kind')!r}") from None
-    color = a.get("color")
-    return SceneObject(
-        id=oid, category=str(a["category"]),
-        center=_vec3(a["center"], f"object {oid} center"), size=_vec3(a["size"], f"object {oid} size"),
-        color=None if color is None else tuple(int(c) for c in color),  # type: ignore[arg-type]
-        attributes=tuple(str(t) for t in a.get("attributes") or ()),
-        confidence=float(a.get("confidence", 1.0)), provenance=str(a.get("provenance", "import")),
-        kind=kind, front=None if a.get("front") is None else _vec3(a["front"], f"object {oid} front"),
-        obb=_obb(a.get("obb"), oid),
-    )
+            raise SceneError(f"{where}: missing {key!r}")
+    fields: dict[str, Any] = {"id": oid, "category": a["category"], "center": a["center"], "size": a["size"],
+                              "provenance": "import"}
+    fields.update({k: a[k] for k in _OPTIONAL_FIELDS if a.get(k) is not None})
+    obb = fields.get("obb")
+    if isinstance(obb, OrientedBox):
+        fields["obb"] = {"center": obb.center, "size": obb.size, "yaw": obb.yaw}
+    if isinstance(fields.get("kind"), ObjectKind):
+        fields["kind"] = fields["kind"].value
+    return object_from_dict(fields, where=where)
+
+
+def _source_id(value: Any, where: str) -> str:
+    """An object id as a source writes it: a whole number or a non-empty string (null, a boolean, a
+    fraction or a list is no id)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, str) and value.strip():
+        return value
+    raise SceneError(f"{where}: expected a whole number or a non-empty string, got {value!r}"[:200])
+
+
+def _level(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise SceneError(f"{where}: expected a non-negative whole number, got {value!r}"[:200])
+    return value
+
+
+def _scene_type(value: Any, where: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise SceneError(f"{where}: expected a string or null, got {value!r}"[:200])
+    return value
 
 
 def _relation(value: Any, where: str) -> Relation:
@@ -115,8 +125,11 @@ def from_networkx(g: nx.DiGraph, scene_id: str | None = None) -> SceneGraph:
     if not sid:
         raise SceneError("from_networkx: no scene_id given and none in the graph attributes")
     objects = [_object(str(n), a) for n, a in g.nodes(data=True)]
-    levels = {str(n): int(a["level"]) for n, a in g.nodes(data=True) if a.get("level") is not None}
-    graph = SceneGraph(str(sid), objects, scene_type=g.graph.get("scene_type"), levels=levels)
+    levels = {str(n): _level(a["level"], f"object {n} level") for n, a in g.nodes(data=True)
+              if a.get("level") is not None}
+    scene_type = _scene_type(g.graph.get("scene_type"), "scene_type")
+    rooms = rooms_from_list(g.graph.get("rooms") or [], "networkx graph attribute rooms")
+    graph = SceneGraph(str(sid), objects, scene_type=scene_type, levels=levels, rooms=rooms)
     for u, v, a in g.edges(data=True):
         rel = _relation(a.get("relation"), f"edge {u} -> {v}")
         graph.add_edge(Edge(str(u), rel, str(v), provenance=str(a.get("provenance", "import"))))
@@ -195,14 +208,14 @@ def sceneverse_relation(words: str) -> Relation | None:
     return rel if is_stored(rel) else None
 
 
-def _sceneverse_object(item: Any) -> SceneObject:
+def _sceneverse_object(k: int, item: Any) -> SceneObject:
     if not isinstance(item, Mapping) or "id" not in item:
         raise SceneError(f"SceneVerse object without an id: {item!r}"[:200])
-    oid = str(item["id"])
+    oid = _source_id(item["id"], f"SceneVerse objects[{k}].id")
     fields = dict(item)
     fields["category"] = item.get("label", item.get("category"))
     fields["center"] = item.get("position", item.get("center"))
-    return _object(oid, fields)
+    return _object(oid, fields, f"SceneVerse objects[{k}]")
 
 
 def from_sceneverse(
@@ -224,10 +237,17 @@ def from_sceneverse(
     sid = scene_id or data.get("scan_id") or data.get("scan")
     if not sid:
         raise SceneError("SceneVerse data has no scan_id and none was given")
-    objects = [_sceneverse_object(item) for item in items]
-    levels = {str(it["id"]): int(it["level"]) for it in items if it.get("level") is not None}
-    graph = SceneGraph(str(sid), objects, scene_type=data.get("scene_type"), levels=levels)
-    for k, rel_item in enumerate(data.get("relationships") or []):
+    if not isinstance(sid, str):
+        raise SceneError(f"SceneVerse scan_id: expected a string, got {sid!r}"[:200])
+    objects = [_sceneverse_object(k, item) for k, item in enumerate(items)]
+    levels = {o.id: _level(it["level"], f"SceneVerse objects[{k}].level")
+              for k, (o, it) in enumerate(zip(objects, items, strict=True)) if it.get("level") is not None}
+    graph = SceneGraph(sid, objects, scene_type=_scene_type(data.get("scene_type"), "SceneVerse scene_type"),
+                       levels=levels)
+    relationships = data.get("relationships")
+    if relationships is not None and not isinstance(relationships, list):
+        raise SceneError(f"SceneVerse relationships: expected a list, got {relationships!r}"[:200])
+    for k, rel_item in enumerate(relationships or []):
         if not isinstance(rel_item, list | tuple) or len(rel_item) != 3 or not isinstance(rel_item[2], str):
             raise SceneError(f"SceneVerse relationship {k} must be [subject_id, object_id, words]")
         s, o, words = str(rel_item[0]), str(rel_item[1]), rel_item[2]
@@ -279,19 +299,23 @@ def _cg_items(value: Any, what: str) -> Iterable[Mapping[str, Any]]:
 def from_conceptgraphs(data: Mapping[str, Any] | list[Any], scene_id: str) -> SceneGraph:
     """A :class:`SceneGraph` from ConceptGraphs output: the dict of :func:`to_conceptgraphs`, or just its
     ``scene_graph.json`` list. Boxes are taken as axis-aligned; "none of these" / "FAIL" are skipped."""
+    if not isinstance(data, list | Mapping):
+        raise SceneError(f"ConceptGraphs data must be a list or an object, got {data!r}"[:200])
     nodes = data if isinstance(data, list) else data.get("scene_graph")
     rels = [] if isinstance(data, list) else data.get("object_relations") or []
-    objects = []
+    objects: list[SceneObject] = []
     for n in _cg_items(nodes, "scene_graph"):
         if "id" not in n:
             raise SceneError("ConceptGraphs object without an id")
-        oid = str(n["id"])
+        oid = _source_id(n["id"], f"ConceptGraphs scene_graph[{len(objects)}].id")
         objects.append(_object(oid, {"category": n.get("object_tag"), "center": n.get("bbox_center"),
-                                     "size": n.get("bbox_extent"), "provenance": "conceptgraphs"}))
+                                     "size": n.get("bbox_extent"), "provenance": "conceptgraphs"},
+                               f"ConceptGraphs scene_graph[{len(objects)}]"))
     graph = SceneGraph(scene_id, objects)
     for r in _cg_items(rels, "object_relations"):
         try:
-            a, b = str(r["object1"]["id"]), str(r["object2"]["id"])
+            a = _source_id(r["object1"]["id"], "ConceptGraphs relation object1.id")
+            b = _source_id(r["object2"]["id"], "ConceptGraphs relation object2.id")
         except (KeyError, TypeError):
             raise SceneError("ConceptGraphs relation without object1.id / object2.id") from None
         words = str(r.get("object_relation", "")).strip().lower()

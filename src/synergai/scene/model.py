@@ -3,6 +3,10 @@
 Relation edges read ``subject RELATION object`` ("cup supported_by table" = the cup is on the
 table). Only viewpoint-independent relations are stored; allocentric ones (left, right, in front
 of, behind, clock directions) are computed for a viewpoint on demand (``scene.relations``).
+
+A graph may hold rooms (:class:`Room`: a category, a name, a footprint polygon in the floor plane);
+each object belongs to at most one room (``SceneObject.room``). A graph without rooms (a ScanNet scan)
+is one room, as it always was.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import Any
 
 import numpy as np
 
@@ -205,10 +210,13 @@ class SceneObject:
     kind: ObjectKind = ObjectKind.OBJECT
     front: Vec3 | None = None
     obb: OrientedBox | None = None
+    room: str | None = None  # the id of the room the object is in (None: no room / the scene's only one)
 
     def __post_init__(self) -> None:
         if not self.id:
             raise SceneError("object id must not be empty")
+        if self.room is not None and (not isinstance(self.room, str) or not self.room):
+            raise SceneError(f"object {self.id}: room must be a non-empty room id or None")
         if len(self.center) != 3 or len(self.size) != 3:
             raise SceneError(f"object {self.id}: center and size need 3 numbers")
         vals = np.asarray([*self.center, *self.size], dtype=float)
@@ -236,6 +244,69 @@ class SceneObject:
     def with_changes(self, **changes: object) -> SceneObject:
         """A copy with some fields replaced."""
         return replace(self, **changes)  # type: ignore[arg-type]
+
+
+Point2 = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Room:
+    """A room: stable id, category ("bedroom"), name ("Anna's bedroom") and its footprint, a simple
+    polygon in the floor plane (x, y vertices in order, not closed) of positive area."""
+
+    id: str
+    category: str
+    name: str
+    footprint: tuple[Point2, ...]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not self.id:
+            raise SceneError("room id must be a non-empty string")
+        for what in ("category", "name"):
+            if not isinstance(getattr(self, what), str) or not getattr(self, what).strip():
+                raise SceneError(f"room {self.id}: {what} must be a non-empty string")
+        check_footprint(self.footprint, f"room {self.id}")
+
+    def contains(self, x: float, y: float) -> bool:
+        """Whether the floor point (x, y) lies inside the footprint or on its border."""
+        import shapely
+
+        return bool(shapely.intersects_xy(self.polygon(), x, y))
+
+    def polygon(self) -> Any:
+        """The footprint as a ``shapely.Polygon`` (shapely is imported when first needed)."""
+        import shapely
+
+        return shapely.Polygon(self.footprint)
+
+    @property
+    def area(self) -> float:
+        """Floor area in square metres."""
+        return float(self.polygon().area)
+
+    @property
+    def centroid(self) -> Point2:
+        c = self.polygon().centroid
+        return (float(c.x), float(c.y))
+
+
+def check_footprint(footprint: object, where: str) -> None:
+    """Raise a one-line :class:`SceneError` unless ``footprint`` is a simple polygon: at least 3 (x, y)
+    pairs of finite numbers, not self-intersecting, of positive area."""
+    import shapely
+
+    if not isinstance(footprint, list | tuple) or len(footprint) < 3:
+        raise SceneError(f"{where}: footprint is not a polygon: need at least 3 (x, y) vertices, "
+                         f"got {str(footprint)[:80]}")
+    for i, p in enumerate(footprint):
+        ok = isinstance(p, list | tuple) and len(p) == 2 and all(
+            isinstance(v, int | float) and not isinstance(v, bool) and np.isfinite(v) for v in p)
+        if not ok:
+            raise SceneError(f"{where}: footprint vertex {i} is not 2 finite numbers: {str(p)[:40]}")
+    poly = shapely.Polygon(footprint)
+    if not poly.is_valid or poly.area <= 0.0:
+        why = shapely.is_valid_reason(poly) if not poly.is_valid else "zero area"
+        raise SceneError(f"{where}: footprint is not a polygon ({why.split('[')[0].strip().lower()})")
 
 
 @dataclass(frozen=True, order=True)
@@ -269,13 +340,18 @@ class SceneGraph:
         *,
         scene_type: str | None = None,
         levels: dict[str, int] | None = None,
+        rooms: Iterable[Room] = (),
     ) -> None:
         self.scene_id = scene_id
         self.scene_type = scene_type
+        self._rooms: dict[str, Room] = {}
+        for r in rooms:
+            self.add_room(r)
         self._objects: dict[str, SceneObject] = {}
         for o in objects:
             if o.id in self._objects:
                 raise SceneError(f"scene {scene_id}: duplicate object id {o.id}")
+            self._check_room(o)
             self._objects[o.id] = o
         self._edges: dict[tuple[str, str, str], Edge] = {}
         # support adjacency (subject -> holder -> number of support edges, and the reverse)
@@ -315,8 +391,40 @@ class SceneGraph:
             raise UnknownObjectError(f"scene {self.scene_id}: unknown object id {key!r}") from None
 
     def put(self, obj: SceneObject) -> None:
-        """Insert or replace an object (relations are not recomputed here)."""
+        """Insert or replace an object (relations are not recomputed here); its room must be known."""
+        self._check_room(obj)
         self._objects[obj.id] = obj
+
+    # ----- rooms
+    def _check_room(self, obj: SceneObject) -> None:
+        if obj.room is not None and obj.room not in self._rooms:
+            raise SceneError(f"scene {self.scene_id}: object {obj.id} is in unknown room {obj.room!r}")
+
+    def add_room(self, room: Room) -> None:
+        """Add a room (its id must be new)."""
+        if not isinstance(room, Room):
+            raise SceneError(f"add_room needs a Room, got {type(room).__name__}")
+        if room.id in self._rooms:
+            raise SceneError(f"scene {self.scene_id}: duplicate room id {room.id}")
+        self._rooms[room.id] = room
+
+    @property
+    def rooms(self) -> list[Room]:
+        """The rooms in insertion order (empty: the scene is one room, as a ScanNet scan)."""
+        return list(self._rooms.values())
+
+    def room(self, room_id: str) -> Room:
+        """The room with this id, or :class:`SceneError` naming the known ones."""
+        try:
+            return self._rooms[room_id]
+        except KeyError:
+            known = ", ".join(self._rooms) or "none"
+            raise SceneError(f"scene {self.scene_id}: unknown room {room_id!r}; rooms: {known}") from None
+
+    def room_objects(self, room_id: str) -> list[SceneObject]:
+        """The objects in a room, in insertion order."""
+        rid = self.room(room_id).id
+        return [o for o in self._objects.values() if o.room == rid]
 
     def remove(self, object_id: str) -> SceneObject:
         """Remove an object and every edge touching it."""
@@ -458,11 +566,13 @@ class SceneGraph:
             [e for e in self._edges.values() if e.subject in keep and e.object in keep],
             scene_type=self.scene_type,
             levels={k: v for k, v in self.levels.items() if k in keep},
+            rooms=self._rooms.values(),
         )
 
     def copy(self) -> SceneGraph:
         """An independent copy (objects are immutable, containers are not shared)."""
         g = SceneGraph(self.scene_id, scene_type=self.scene_type)
+        g._rooms = dict(self._rooms)
         g._objects = dict(self._objects)
         g._edges = dict(self._edges)
         g._holders = {k: dict(v) for k, v in self._holders.items()}
@@ -476,6 +586,7 @@ class SceneGraph:
         return (
             self.scene_id == other.scene_id
             and self._objects == other._objects
+            and self._rooms == other._rooms
             and set(self._edges) == set(other._edges)
             and self.levels == other.levels
         )

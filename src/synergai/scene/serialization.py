@@ -1,4 +1,7 @@
-"""Versioned JSON of a :class:`SceneGraph` (format ``synergai.scene_graph``, version 1).
+"""Versioned JSON of a :class:`SceneGraph` (format ``synergai.scene_graph``, version 2).
+
+Version 2 added rooms: ``rooms`` (a list of ``{id, category, name, footprint}``) and each object's
+``room`` (a room id or null). Version 1 documents (no rooms) are still read.
 
 Round trips are exact: floats are written with ``repr`` precision, tuples come back as tuples and
 enums as enums. Reading is strict: a wrong format or version, a missing, unknown or mistyped field,
@@ -18,6 +21,7 @@ from synergai.scene.model import (
     ObjectKind,
     OrientedBox,
     Relation,
+    Room,
     SceneError,
     SceneGraph,
     SceneObject,
@@ -25,14 +29,17 @@ from synergai.scene.model import (
 )
 
 FORMAT = "synergai.scene_graph"
-VERSION = 1
+VERSION = 2
+#: Versions this reader accepts (1: before rooms).
+READABLE_VERSIONS = (1, 2)
 
 _OBJECT_REQUIRED = ("id", "category", "center", "size")
-_OBJECT_OPTIONAL = ("color", "attributes", "confidence", "provenance", "kind", "front", "obb")
+_OBJECT_OPTIONAL = ("color", "attributes", "confidence", "provenance", "kind", "front", "obb", "room")
 _EDGE_REQUIRED = ("subject", "relation", "object")
 _EDGE_OPTIONAL = ("provenance",)
 _GRAPH_REQUIRED = ("format", "version", "scene", "objects", "edges")
-_GRAPH_OPTIONAL = ("scene_type", "levels")
+_GRAPH_OPTIONAL = ("scene_type", "levels", "rooms")
+_ROOM_REQUIRED = ("id", "category", "name", "footprint")
 
 
 # ----- writing
@@ -71,7 +78,14 @@ def object_to_dict(obj: SceneObject) -> dict[str, Any]:
             "size": _vec(obj.obb.size, f"{where}.obb.size"),
             "yaw": float(obj.obb.yaw),
         },
+        "room": obj.room,
     }
+
+
+def room_to_dict(room: Room) -> dict[str, Any]:
+    """A JSON-ready dict of a room (footprint as ``[[x, y], ...]``)."""
+    return {"id": room.id, "category": room.category, "name": room.name,
+            "footprint": [[float(x), float(y)] for x, y in room.footprint]}
 
 
 def edge_to_dict(edge: Edge) -> dict[str, Any]:
@@ -95,6 +109,7 @@ def graph_to_dict(graph: SceneGraph) -> dict[str, Any]:
         "edges": [edge_to_dict(e) for e in graph.edges],
         # in object order, however the levels were computed (in full or updated after an edit)
         "levels": {k: int(graph.levels[k]) for k in [*graph.ids, *graph.levels] if k in graph.levels},
+        "rooms": [room_to_dict(r) for r in graph.rooms],
     }
 
 
@@ -188,6 +203,7 @@ def object_from_dict(data: Any, *, where: str = "object") -> SceneObject:
             kind=kind,
             front=None if front is None else _vec3(front, f"{where}.front"),
             obb=_obb(d.get("obb"), f"{where}.obb"),
+            room=None if d.get("room") is None else _str(d["room"], f"{where}.room"),
         )
     except SceneError as exc:
         msg = str(exc)
@@ -213,13 +229,41 @@ def edge_from_dict(data: Any, *, where: str = "edge") -> Edge:
     )
 
 
+def room_from_dict(data: Any, *, where: str = "room") -> Room:
+    """Read a room dict strictly (a footprint that is not a polygon is a one-line error)."""
+    d = _mapping(data, where, _ROOM_REQUIRED, ())
+    footprint = d["footprint"]
+    if isinstance(footprint, list):
+        footprint = tuple(tuple(p) if isinstance(p, list) else p for p in footprint)
+    try:
+        return Room(_str(d["id"], f"{where}.id"), _str(d["category"], f"{where}.category"),
+                    _str(d["name"], f"{where}.name"), footprint)
+    except SceneError as exc:
+        msg = str(exc)
+        raise SceneError(msg if msg.startswith(f"{where}.") else f"{where}: {msg}") from None
+
+
+def rooms_from_list(items: Any, where: str = "graph.rooms") -> list[Room]:
+    """Rooms from a document's ``rooms`` list (ids unique)."""
+    if not isinstance(items, list):
+        raise SceneError(f"{where}: expected a list, got {type(items).__name__}")
+    rooms: dict[str, Room] = {}
+    for i, item in enumerate(items):
+        room = room_from_dict(item, where=f"rooms[{i}]")
+        if room.id in rooms:
+            raise SceneError(f"rooms[{i}].id: duplicate room id {room.id!r}")
+        rooms[room.id] = room
+    return list(rooms.values())
+
+
 def graph_from_dict(data: Any) -> SceneGraph:
-    """Read a versioned graph document strictly."""
+    """Read a versioned graph document strictly (version 1 or 2)."""
     d = _mapping(data, "graph", _GRAPH_REQUIRED, _GRAPH_OPTIONAL)
     if d["format"] != FORMAT:
         raise SceneError(f"graph.format: expected {FORMAT!r}, got {d['format']!r}")
-    if type(d["version"]) is not int or d["version"] != VERSION:
-        raise SceneError(f"graph.version: unsupported version {d['version']!r} (this reader knows {VERSION})")
+    if type(d["version"]) is not int or d["version"] not in READABLE_VERSIONS:
+        raise SceneError(f"graph.version: unsupported version {d['version']!r} "
+                         f"(this reader knows {', '.join(map(str, READABLE_VERSIONS))})")
     scene_id = _str(d["scene"], "graph.scene")
     scene_type = d.get("scene_type")
     if scene_type is not None:
@@ -227,11 +271,14 @@ def graph_from_dict(data: Any) -> SceneGraph:
     for key in ("objects", "edges"):
         if not isinstance(d[key], list):
             raise SceneError(f"graph.{key}: expected a list, got {type(d[key]).__name__}")
-    graph = SceneGraph(scene_id, scene_type=scene_type)
+    graph = SceneGraph(scene_id, scene_type=scene_type, rooms=rooms_from_list(d.get("rooms", [])))
+    room_ids = {r.id for r in graph.rooms}
     for i, item in enumerate(d["objects"]):
         obj = object_from_dict(item, where=f"objects[{i}]")
         if obj.id in graph:
             raise SceneError(f"objects[{i}].id: duplicate object id {obj.id!r}")
+        if obj.room is not None and obj.room not in room_ids:
+            raise SceneError(f"objects[{i}].room: unknown room id {obj.room!r}")
         graph.put(obj)
     for i, item in enumerate(d["edges"]):
         edge = edge_from_dict(item, where=f"edges[{i}]")

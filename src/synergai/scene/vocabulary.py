@@ -263,6 +263,56 @@ def color_agreement(said: str, named: str) -> float:
     return 0.5 if frozenset({a, b}) in COLOR_NEIGHBOURS else 0.0
 
 
+# ------------------------------------------------------------------------------- question words
+#: Words that open a question in English (after any ``QUESTION_LEAD_INS``): interrogatives, auxiliaries
+#: ("is the lamp on"), and requests for information ("tell", "show", "count").
+QUESTION_OPENERS = frozenset({
+    "what", "whats", "where", "wheres", "which", "who", "whos", "whom", "whose", "how", "hows", "why", "when",
+    "whether", "is", "isnt", "are", "arent", "am", "was", "wasnt", "were", "werent", "do", "does",
+    "doesnt", "did", "didnt", "can", "cant", "could", "couldnt", "would", "wouldnt", "should", "shouldnt",
+    "will", "wont", "shall", "may", "might", "must", "has", "hasnt", "have", "havent", "had", "hadnt",
+    "tell", "describe", "count", "find", "show", "name", "list", "explain", "identify", "locate", "point",
+    "guess", "any", "anything", "got",
+})
+#: Openers that give an order, not ask, when "not" follows ("Do not call it a table").
+NEGATED_OPENERS = frozenset({"do"})
+#: Interrogatives that open a question wherever a clause starts ("Hey, what is on the table").
+INTERROGATIVES = frozenset({"what", "whats", "where", "wheres", "which", "who", "whos", "whom", "whose",
+                            "how", "hows", "why", "when", "whether"})
+#: Words said before a question's first word ("Hey, so, please, what ...").
+QUESTION_LEAD_INS = frozenset({
+    "hey", "hi", "hello", "ok", "okay", "so", "well", "please", "and", "but", "also", "now", "then", "oh",
+    "um", "uh", "hmm", "erm", "right", "alright", "robot", "quick", "question", "excuse", "me", "sorry",
+    "pardon", "just", "yo", "say", "listen", "actually", "again", "one", "more", "thing", "kindly",
+})
+#: Phrases that ask wherever they stand ("I wonder ...", "... tell me which ...").
+QUESTION_PHRASES: tuple[str, ...] = (
+    "tell me", "tell us", "show me", "let me know", "i wonder", "wondering", "i want to know",
+    "like to know", "do you know", "you know if", "any idea", "curious", "can you", "could you",
+    "would you", "is there", "are there", "how many", "how much", "what about", "explain", "need to know",
+    "give me",
+)
+#: Question words of other languages, as whole words (German, French, Spanish, Italian, Portuguese,
+#: Dutch); accents are kept and also matched without them.
+FOREIGN_QUESTION_WORDS = frozenset({
+    "was", "wo", "wer", "wie", "wieso", "warum", "weshalb", "wann", "welche", "welcher", "welches", "welchen",
+    "welchem", "wieviel", "wieviele", "woher", "wohin", "worauf", "gibt", "ist", "sind", "kannst", "können",
+    "que", "qu", "quoi", "où", "qui", "quel", "quelle", "quels", "quelles", "comment", "pourquoi",
+    "quand", "combien", "est-ce", "qué", "dónde", "donde", "quién", "quien", "quiénes", "cuál", "cual",
+    "cuáles", "cómo", "como", "cuándo", "cuando", "cuánto", "cuánta", "cuántos", "cuántas", "cuantos",
+    "hay", "dove", "chi", "quale", "quali", "perché", "quanto", "quanti", "quante", "onde", "quem", "porque",
+    "quantos", "waar", "wat", "welk", "welke", "hoeveel", "waarom", "wanneer", "hoe",
+})
+#: Question words and particles of languages written without spaces (Japanese, Chinese), found anywhere.
+CJK_QUESTION_MARKS: tuple[str, ...] = (
+    "何", "なに", "なん", "どこ", "どれ", "どの", "どう", "どんな", "だれ", "誰", "いくつ", "いくら", "なぜ",
+    "ですか", "ますか", "か。", "什么", "什麼", "哪", "谁", "怎么", "怎麼", "多少", "几个", "幾個", "吗",
+    "嗎", "呢", "为什么", "為什麼", "是否", "有没有", "有沒有",
+)
+#: Question marks of all scripts (full-width "？" is folded to "?" before these are looked for).
+QUESTION_MARKS: tuple[str, ...] = ("?", "¿", "؟", "⸮")
+
+
 # ------------------------------------------------------------------------------------ size words
 #: Size words -> (measure, +1 for "more", -1 for "less"); measures: volume, height, length, width.
 SIZE_WORDS: MappingProxyType[str, tuple[str, int]] = MappingProxyType({

@@ -3,7 +3,8 @@
 Names and arguments follow the paper's documentation (``scene``, ``filter``, ``relate``,
 ``relate_agent``, ``query_relation``, ``query_relation_agent``, ``query_attribute``,
 ``query_state``): the paper's names are the contract inside the sandbox, even where they shadow
-Python builtins. Wrong arguments raise errors that list the legal values, which drive the repair.
+Python builtins. ``rooms()`` and ``room(name)`` are ours: the scene's rooms and the objects in one.
+Wrong arguments raise errors that list the legal values, which drive the repair.
 
 Object sets: with ``ordered_sets`` (the default) a set of objects iterates, prints and indexes nearest
 to the agent first (ties by id), so ``tables[0]`` and ``next(iter(tables))`` both mean "the nearest
@@ -37,6 +38,7 @@ from synergai.agent.matching import category_matches
 from synergai.geometry.frames import Viewpoint
 from synergai.scene import build
 from synergai.scene.attributes import closest_color, color_name
+from synergai.scene.grounding.rooms import rooms_named
 from synergai.scene.model import (
     SUPPORT_RELATIONS,
     Relation,
@@ -508,10 +510,27 @@ class SceneAPI:
         attrs = " ".join(obj.attributes).lower()
         return next((s for s in states if s in attrs), UNKNOWN)
 
+    def rooms(self) -> list[str]:
+        """Returns the names of the scene's rooms (an empty list when the scene is one room)."""
+        return [r.name for r in self.graph.rooms]
+
+    def room(self, name: Any) -> ObjectSet:
+        """Returns the set of objects in the room called `name` (one of rooms(); a room's category or a
+        close spelling also names it)."""
+        if not isinstance(name, str) or not name.strip():
+            raise TypeError(f"name must be a room name (one of {self.rooms()}), got {name!r}")
+        if not self.graph.rooms:
+            raise ValueError("this scene has no rooms (rooms() is empty): it is one room; use scene()")
+        found = rooms_named(self.graph, name)
+        if not found:
+            raise ValueError(f"name must be one of {self.rooms()}, got {name!r}")
+        ids = {r.id for r in found}
+        return self._wrap(o.id for o in self.graph if o.room in ids)
+
     def names(self) -> dict[str, Any]:
         """The names a program sees."""
-        functions = (self.scene, self.filter, self.relate, self.relate_agent, self.query_relation,
-                     self.query_relation_agent, self.query_attribute, self.query_state)
+        functions = (self.scene, self.rooms, self.room, self.filter, self.relate, self.relate_agent,
+                     self.query_relation, self.query_relation_agent, self.query_attribute, self.query_state)
         # ObjectAttribute is named in the documentation: type hints and isinstance work
         return {f.__name__: _lenient_keywords(f) for f in functions} | {"ObjectAttribute": ObjectAttribute}
 

@@ -40,10 +40,10 @@ from synergai.scene.grounding.vocabulary import relations_said
 from synergai.scene.vocabulary import singular
 
 #: The functions programs may call, in the order the documentation lists them.
-API_FUNCTIONS = ("scene", "filter", "relate_agent", "relate", "query_relation_agent", "query_relation",
-                 "query_attribute", "query_state")
+API_FUNCTIONS = ("scene", "rooms", "room", "filter", "relate_agent", "relate", "query_relation_agent",
+                 "query_relation", "query_attribute", "query_state")
 #: Functions that return a set of objects.
-SET_FUNCTIONS = frozenset({"scene", "filter", "relate", "relate_agent"})
+SET_FUNCTIONS = frozenset({"scene", "room", "filter", "relate", "relate_agent"})
 #: Arguments that must be one object, per function.
 OBJECT_ARGUMENTS = {"query_relation": ("object", "reference_object"),
                     "query_relation_agent": ("object",), "query_attribute": ("object",),

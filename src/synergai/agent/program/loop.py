@@ -267,11 +267,14 @@ class ProgramLoop:
                                                "forward": list(viewpoint.forward)}
         api_args: dict[str, Any] = {"graph": graph_to_dict(graph), "viewpoint": pose,
                                     "ordered_sets": self.limits.ordered_sets}
-        grammars = {phase: reply_grammar(sorted(counts), question.form, question.options,
+        rooms = [r.name for r in graph.rooms]  # legal strings (room(name)) and answers ("which room")
+        grammars = {phase: reply_grammar([*sorted(counts), *rooms], question.form, question.options,
                                          program=phase is Phase.PROGRAM)
                     for phase in (Phase.PROGRAM, Phase.ANSWER)} if self.constrained else {}
         prompt = P.user_prompt(scene_summary(graph), situation, text,
                                P.answer_hint(question.form, question.options))
+        if rooms:
+            prompt = f"The scene has rooms: {', '.join(rooms)} (see rooms(), room()).\n{prompt}"
         messages = [{"role": "system", "content": self._system}, {"role": "user", "content": prompt}]
         result = ProgramResult(answer="", answer_form=question.form.value, constrained=self.constrained)
         return _Attempt(question, result, prompt, messages, api_args, counts, grammars,

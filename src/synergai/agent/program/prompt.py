@@ -50,6 +50,17 @@ class ObjectAttribute:  # objects come from scene(), filter() and relate(); neve
 scene() -> Set[ObjectAttribute]:
     """Returns a set of objects in the scene. {set_order}"""
 
+rooms() -> List[str]:
+    """Returns the names of the scene's rooms (an empty list when the scene is one room).
+    >>> print(rooms())
+    ['kitchen', 'living room', 'bedroom']"""
+
+room(name: str) -> Set[ObjectAttribute]:
+    """Returns the set of objects in the room called `name` (one of rooms()).
+    >>> for name in rooms():
+    >>>     print(name, len(filter(object_set=room(name=name), category="chair")))
+    kitchen 4"""
+
 filter(object_set: Set[ObjectAttribute], category: str) -> Set[ObjectAttribute]:
     """Returns a set of objects whose category is `category` (a category of the scene, or a list of
     them: objects of any of them; or a predicate: the objects it is true of).

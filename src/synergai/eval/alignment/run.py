@@ -124,7 +124,8 @@ def fresh_scene(store: SceneStore, graph: SceneGraph, scene_id: str, source: Map
     if store.has_scene(scene_id):
         store.drop(scene_id)
     copy = SceneGraph(
-        scene_id, graph.objects, graph.edges, scene_type=graph.scene_type, levels=dict(graph.levels)
+        scene_id, graph.objects, graph.edges, scene_type=graph.scene_type, levels=dict(graph.levels),
+        rooms=graph.rooms,
     )
     store.register(copy, {"builder": "alignment-benchmark", "scene": graph.scene_id, **source})
 

@@ -13,13 +13,14 @@ Instance ids across frames are merged in one of two ways:
   Overlap is counted on a coarser grid (``match_voxel``, 5 cm) than the output one: two views sample
   a surface at different points, so fine voxels of the same surface rarely coincide.
 
-The fused cloud is voxel down-sampled (mean position and colour per voxel, majority instance) and
+The fused cloud is voxel down-sampled (mean position and colour per voxel, majority instance; frames
+are added to a :class:`VoxelGrid` one by one, so memory holds the voxels, not every frame's points) and
 handed to :func:`synergai.scene.builders.pointcloud.objects_from_points`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -105,28 +106,81 @@ def voxel_keys(xyz: np.ndarray, voxel: float) -> np.ndarray:
     return (idx[:, 0] << 42) | (idx[:, 1] << 21) | idx[:, 2]
 
 
+@dataclass(eq=False)
+class VoxelGrid:
+    """Points added in batches, reduced to one point per occupied voxel of edge ``voxel`` metres: the mean
+    position, the mean colour and the instance most of its points have (ties: the larger id).
+
+    Sums and counts are kept per voxel and per (voxel, instance), so the result is that of all the points
+    at once, while memory holds the voxels and at most ``batch`` pending points.
+    """
+
+    voxel: float
+    batch: int = 2_000_000
+    _pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = field(init=False, repr=False)
+    _n_pending: int = field(init=False, repr=False)
+    _keys: np.ndarray = field(init=False, repr=False)  # sorted voxel keys
+    _sums: np.ndarray = field(init=False, repr=False)  # per voxel: x y z r g b count
+    _pairs: np.ndarray = field(init=False, repr=False)  # rows: voxel key, instance, count
+
+    def __post_init__(self) -> None:
+        if self.voxel <= 0:
+            raise SceneError(f"voxel size must be positive, got {self.voxel}")
+        self._pending, self._n_pending = [], 0
+        self._keys, self._sums = np.zeros(0, np.int64), np.zeros((0, 7))
+        self._pairs = np.zeros((0, 3), np.int64)
+
+    def add(self, xyz: np.ndarray, rgb: np.ndarray, instance: np.ndarray) -> None:
+        """Add points (N, 3), their colours (N, 3) and instance ids (N,)."""
+        if len(xyz):
+            self._pending.append((np.asarray(xyz, np.float64), np.asarray(rgb, np.float64),
+                                  np.asarray(instance, np.int64)))
+            self._n_pending += len(xyz)
+        if self._n_pending >= self.batch:
+            self._reduce()
+
+    def _reduce(self) -> None:
+        if not self._pending:
+            return
+        xyz = np.concatenate([p[0] for p in self._pending])
+        rgb = np.concatenate([p[1] for p in self._pending])
+        inst = np.concatenate([p[2] for p in self._pending])
+        self._pending, self._n_pending = [], 0
+        keys = np.concatenate([self._keys, voxel_keys(xyz, self.voxel)])
+        rows = np.concatenate([self._sums, np.column_stack([xyz, rgb, np.ones(len(xyz))])])
+        self._keys, inv = np.unique(keys, return_inverse=True)
+        self._sums = np.stack([np.bincount(inv, rows[:, a], len(self._keys)) for a in range(7)], axis=1)
+        new_pairs = np.column_stack([keys[len(keys) - len(xyz):], inst, np.ones(len(xyz), np.int64)])
+        pairs = np.concatenate([self._pairs, new_pairs])
+        order = np.lexsort((pairs[:, 1], pairs[:, 0]))
+        pairs = pairs[order]
+        start = np.r_[True, np.any(pairs[1:, :2] != pairs[:-1, :2], axis=1)]
+        counts = np.add.reduceat(pairs[:, 2], np.flatnonzero(start))
+        self._pairs = np.column_stack([pairs[start, 0], pairs[start, 1], counts])
+
+    def __len__(self) -> int:
+        self._reduce()
+        return len(self._keys)
+
+    def result(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Points (V, 3), colours (V, 3) uint8 and majority instance ids (V,), one per voxel in key order."""
+        self._reduce()
+        n = self._sums[:, 6:7]
+        if len(self._keys) == 0:
+            return np.zeros((0, 3)), np.zeros((0, 3), np.uint8), np.zeros(0, np.int64)
+        p = self._pairs[np.lexsort((self._pairs[:, 1], self._pairs[:, 2], self._pairs[:, 0]))]
+        last = np.r_[p[1:, 0] != p[:-1, 0], True]  # per voxel, the most frequent (then largest) instance
+        return (self._sums[:, :3] / n, np.clip(np.round(self._sums[:, 3:6] / n), 0, 255).astype(np.uint8),
+                p[last, 1])
+
+
 def voxel_downsample(
     xyz: np.ndarray, rgb: np.ndarray, instance: np.ndarray, voxel: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One point per occupied voxel: mean position, mean colour, and the instance most of its points have."""
-    if voxel <= 0:
-        raise SceneError(f"voxel size must be positive, got {voxel}")
-    if len(xyz) == 0:
-        return np.zeros((0, 3)), np.zeros((0, 3), np.uint8), np.zeros(0, np.int64)
-    keys = voxel_keys(xyz, voxel)
-    _, inv, counts = np.unique(keys, return_inverse=True, return_counts=True)
-    n = len(counts)
-    mean_xyz = np.stack([np.bincount(inv, xyz[:, a], n) for a in range(3)], axis=1) / counts[:, None]
-    col = np.asarray(rgb, dtype=np.float64)
-    mean_rgb = np.stack([np.bincount(inv, col[:, a], n) for a in range(3)], axis=1) / counts[:, None]
-    inst_vals, inst_idx = np.unique(instance, return_inverse=True)
-    pair, pair_n = np.unique(inv.astype(np.int64) * len(inst_vals) + inst_idx, return_counts=True)
-    vox, which = pair // len(inst_vals), pair % len(inst_vals)
-    order = np.lexsort((pair_n, vox))  # per voxel, the most frequent instance comes last
-    last = np.r_[vox[order][1:] != vox[order][:-1], True]
-    majority = np.empty(n, dtype=np.int64)
-    majority[vox[order][last]] = inst_vals[which[order][last]]
-    return mean_xyz, np.clip(np.round(mean_rgb), 0, 255).astype(np.uint8), majority
+    grid = VoxelGrid(voxel, batch=max(len(xyz), 1))
+    grid.add(xyz, rgb, instance)
+    return grid.result()
 
 
 def _label_of(frame_no: int, frame: RGBDFrame, iid: int, labels: Mapping[int, str] | None) -> str:
@@ -138,7 +192,7 @@ def _label_of(frame_no: int, frame: RGBDFrame, iid: int, labels: Mapping[int, st
 
 
 def fuse_frames(
-    frames: Sequence[RGBDFrame],
+    frames: Iterable[RGBDFrame],
     labels: Mapping[int, str] | None = None,
     *,
     voxel: float = 0.02,
@@ -155,7 +209,8 @@ def fuse_frames(
         raise SceneError(f"voxel sizes must be positive, got {voxel} and {match_voxel}")
     fused_labels: dict[int, str] = {}
     fused_voxels: dict[int, np.ndarray] = {}
-    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    grid = VoxelGrid(voxel)
+    n_frames = 0
     for n, frame in enumerate(frames):
         xyz, rgb, inst = backproject(frame, depth_range=depth_range)
         out = np.full(len(inst), background, dtype=np.int64)
@@ -186,18 +241,16 @@ def fuse_frames(
             fused_labels[gid] = label
             fused_voxels[gid] = np.union1d(fused_voxels.get(gid, np.zeros(0, np.int64)), mine)
             out[sel] = gid
-        parts.append((xyz, rgb, out))
-    if not parts:
+        grid.add(xyz, rgb, out)
+        n_frames += 1
+    if not n_frames:
         raise SceneError("no frames to fuse")
-    xyz, rgb, inst = voxel_downsample(
-        np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
-        np.concatenate([p[2] for p in parts]), voxel,
-    )
+    xyz, rgb, inst = grid.result()
     return FusedCloud(xyz, rgb, inst, fused_labels)
 
 
 def objects_from_rgbd(
-    frames: Sequence[RGBDFrame],
+    frames: Iterable[RGBDFrame],
     labels: Mapping[int, str] | None = None,
     *,
     voxel: float = 0.02,

@@ -32,6 +32,7 @@ from synergai.geometry.frames import Viewpoint
 from synergai.scene.attributes import color_name
 from synergai.scene.build import between, facing_viewpoint, far, view_relation, within_reach
 from synergai.scene.grounding.expression import ObjectRef, RelationRef
+from synergai.scene.grounding.rooms import room_anchor, room_parts
 from synergai.scene.grounding.vocabulary import map_word_to, nearest_categories
 from synergai.scene.model import (
     SUPPORT_RELATIONS,
@@ -193,7 +194,12 @@ class _Resolver:
                              tuple(nearest_categories(ref.category, self.categories)))
         relations: list[tuple[RelationRef, list[list[str]]]] = []
         anchor_ids: set[str] = set()
+        in_rooms = []  # "in the kitchen": rooms as anchors (synergai.scene.grounding.rooms)
         for r in ref.relations:
+            rooms = room_anchor(self.graph, r, self.categories)
+            if rooms is not None:
+                in_rooms.append(rooms)
+                continue
             sets = []
             for a in r.anchors:
                 g = self.ground(a)
@@ -219,6 +225,9 @@ class _Resolver:
                     parts[i].append(part)
         for word in ref.attributes:
             for i, part in self._attribute(word, pool).items():
+                parts[i].append(part)
+        for rooms in in_rooms:
+            for i, part in room_parts(self.graph, rooms, ids).items():
                 parts[i].append(part)
         base = {i: (sum(s for s, _ in p) / len(p) if p else 1.0) for i, p in parts.items()}
         best = max(base.values())

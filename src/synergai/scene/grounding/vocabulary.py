@@ -199,10 +199,12 @@ class SceneVocabulary:
 
 
 def scene_vocabulary(graph: SceneGraph) -> SceneVocabulary:
-    """The categories present (sorted, distinct), the attribute words present (colour names of the
-    objects' colours and the names a person would accept for them, stored attribute words, the size
-    words) and the relation names."""
-    cats = sorted({o.category for o in graph})
+    """The categories present (objects' and rooms'; sorted, distinct), the attribute words present
+    (colour names of the objects' colours and the names a person would accept for them, stored attribute
+    words, the size words) and the relation names."""
+    # room categories too: a description may anchor on a room ("the chair in the kitchen",
+    # synergai.scene.grounding.rooms)
+    cats = sorted({o.category for o in graph} | {r.category for r in graph.rooms})
     attrs: set[str] = set(SIZE_WORDS)
     for o in graph:
         named = [" ".join(words_of(a)) for a in o.attributes]

@@ -1,0 +1,59 @@
+"""The objects a correction refers to: the only ones its edits may touch.
+
+A correction ("That is not a table, it is a desk.") may edit the object the user marked, the objects
+whose ids it writes ("id 12"), and the objects its words ground to through the grounding engine
+(:func:`synergai.scene.grounding.ground` of each phrase of up to three words that could name a
+category: "table", "coffee table", "the chair"). Relations may be edited only between those objects.
+Words that name any object at all ("object", "thing") ground to nothing here: they would name the
+whole room.
+"""
+
+from __future__ import annotations
+
+import re
+
+from synergai.scene.grounding import ObjectRef, ground
+from synergai.scene.model import SceneGraph
+from synergai.scene.vocabulary import OPEN_QUERY_WORDS, singular, words_of
+
+#: Longest phrase (words) looked up as a category name ("kitchen cabinet door").
+MAX_PHRASE_WORDS = 3
+#: Shortest word that may name a category unless it spells one exactly ("tv" does, "is" does not).
+MIN_WORD = 3
+
+_ID_WORD = re.compile(r"\bid[:\s]*(\w+)")
+_OBJECT_NUMBER = re.compile(r"\bobject\s+(\d+)\b")
+
+
+def mentioned_ids(text: str) -> set[str]:
+    """Object ids the user wrote ("id 12", "object 12")."""
+    low = text.lower()
+    return set(_ID_WORD.findall(low)) | set(_OBJECT_NUMBER.findall(low))
+
+
+def _phrases(words: list[str], categories: set[str]) -> set[str]:
+    """The phrases of a sentence that could name a category (no open word such as "object" in them)."""
+    out: set[str] = set()
+    for n in range(1, MAX_PHRASE_WORDS + 1):
+        for k in range(len(words) - n + 1):
+            phrase = words[k:k + n]
+            if any(w in OPEN_QUERY_WORDS or singular(w) in OPEN_QUERY_WORDS for w in phrase):
+                continue
+            text = " ".join(phrase)
+            if len(phrase[-1]) < MIN_WORD and text not in categories:
+                continue
+            out.add(text)
+    return out
+
+
+def referred_ids(graph: SceneGraph, utterance: str, marked: str | None = None) -> frozenset[str]:
+    """The ids of the objects ``utterance`` refers to in ``graph`` (the marked one included)."""
+    ids = {i for i in mentioned_ids(utterance) if i in graph}
+    if marked is not None and marked in graph:
+        ids.add(marked)
+    categories = {" ".join(words_of(c)) for c in graph.categories()}
+    for phrase in _phrases(words_of(utterance), categories):
+        found = ground(graph, ObjectRef(category=phrase))
+        if not found.missing:
+            ids.update(c.id for c in found.candidates)
+    return frozenset(ids)

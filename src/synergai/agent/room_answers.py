@@ -1,0 +1,157 @@
+"""Questions about rooms, answered from the graph (no model call): "which room has a fridge", "how many
+chairs are in the living room", "what is in the kitchen".
+
+A scene with rooms (:attr:`SceneGraph.rooms`) answers three forms of question:
+
+* which / what room + object words: the rooms that hold objects of the categories named;
+* how many + object words + a room: the number of those objects in that room;
+* what (objects / things) + in / does + a room, naming no object: what the room holds, by category;
+* how many rooms: the rooms.
+
+Anything else (and every question in a scene without rooms) is left to the agent: :func:`room_answer`
+returns None, as it does for a question that relates objects to one another ("the cups on the table in
+the kitchen") or counts several kinds at once. Object words are matched as the grounding engine matches
+them (:func:`synergai.scene.grounding.vocabulary.map_word_to`: plurals, synonyms, "fridge" for
+refrigerator, the best match only); room words by :func:`synergai.scene.grounding.rooms.rooms_named`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from synergai.scene.grounding.rooms import rooms_named
+from synergai.scene.grounding.vocabulary import MIN_WORD, map_word_to
+from synergai.scene.model import STRUCTURE_KINDS, Room, SceneGraph
+from synergai.scene.vocabulary import RELATION_CUES, VERB_NOUNS, plural, words_of
+
+_WHICH_ROOM = re.compile(r"\b(?:which|what) rooms?\b|\bin (?:which|what) (?:room|part of the house)\b")
+_HOW_MANY = re.compile(r"^how many\b")
+_HOW_MANY_ROOMS = re.compile(r"^how many rooms\b")
+_WHAT_IN = re.compile(r"^(?:what|which) (?:objects? |things? |items? |furniture )?"
+                      r"(?:is|are|can i find|do you see|does|do)\b")
+#: Words that name a room in general, not one room ("room" alone must not stand for "living room").
+_GENERIC = frozenset({"room", "rooms", "house", "home", "flat", "apartment"})
+#: Words that never name an object here (question words, articles, "can" in "can I find").
+_NOT_OBJECT = frozenset({*_GENERIC, *VERB_NOUNS, "what", "which", "how", "many", "the", "a", "an", "is",
+                         "are", "there", "somewhere", "has", "have", "does", "do", "object", "objects",
+                         "thing", "things", "in", "and", "or", "of", "to", "for", "i", "find", "see"})
+#: Words that relate one object to another (not "in", "has", "with": they relate an object to a room).
+_RELATION_WORDS = frozenset(w for name, cue in RELATION_CUES.items() if name not in ("supporting", "inside")
+                            for w in cue) - {"by"}
+
+
+@dataclass(frozen=True)
+class RoomAnswer:
+    """A sentence, its short answer and the objects to show."""
+
+    sentence: str
+    short: str
+    objects: tuple[str, ...]
+    kind: str  # "which room" | "count" | "contents"
+
+
+def _labels(room: Room) -> set[str]:
+    return {" ".join(words_of(t)) for t in (room.category, room.name, room.id, plural(room.category))}
+
+
+def _room_phrase(words: list[str], graph: SceneGraph) -> tuple[list[Room], list[str]]:
+    """The rooms the question names (longest phrase first) and the question's words without it."""
+    for n in (3, 2, 1):
+        for k in range(len(words) - n + 1):
+            phrase = words[k:k + n]
+            short = n == 1 and len(phrase[0]) < 4
+            if set(phrase) <= _GENERIC or phrase[0] in ("the", "a", "an") or short:
+                continue
+            said = " ".join(phrase)
+            exact = [r for r in rooms_named(graph, said) if said in _labels(r)]  # no spelling guesses here
+            if exact:
+                return exact, [*words[:k], "somewhere", *words[k + n:]]
+    return [], words
+
+
+def _categories_named(graph: SceneGraph, words: list[str]) -> list[tuple[str, list[str]]]:
+    """The object words of the question and the scene categories each names (best match only:
+    "table" is the table, not the coffee table, when the scene has one), in the order said."""
+    cats = sorted({o.category for o in graph if o.kind not in STRUCTURE_KINDS})
+    out: list[tuple[str, list[str]]] = []
+    k = 0
+    while k < len(words):
+        for n in (3, 2, 1):
+            phrase = words[k:k + n]
+            if len(phrase) < n or any(w in _NOT_OBJECT for w in phrase) or len(phrase[-1]) < MIN_WORD:
+                continue
+            hits = map_word_to(" ".join(phrase), cats)
+            if hits:
+                out.append((" ".join(phrase), hits))
+                k += n
+                break
+        else:
+            k += 1
+    return out
+
+
+def _relational(words: list[str]) -> bool:
+    """Whether the question relates objects to one another ("the cups on the table", "near the door"):
+    then it is not a plain question about a room."""
+    return any(w in _RELATION_WORDS for w in words)
+
+
+def _names(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _counted(category: str, n: int) -> str:
+    return f"{'an' if category[0] in 'aeiou' else 'a'} {category}" if n == 1 else f"{n} {plural(category)}"
+
+
+def room_answer(graph: SceneGraph, question: str) -> RoomAnswer | None:
+    """The graph's answer to a question about rooms, or None when the question is not one of the three
+    forms (see the module doc-string) or the scene has no rooms."""
+    if not graph.rooms:
+        return None
+    text = " ".join(words_of(question))
+    rooms, rest = _room_phrase(words_of(question), graph)
+    if _relational(rest):
+        return None
+    named = _categories_named(graph, rest)
+    cats = list(dict.fromkeys(c for _, hits in named for c in hits))
+    said = [w for w, _ in named]
+    if _WHICH_ROOM.search(text) and not rooms:
+        if not cats:
+            return None
+        holding = [o for o in graph if o.category in cats and o.room is not None]
+        where = list(dict.fromkeys(graph.room(o.room).name for o in holding if o.room))
+        if not where:
+            return RoomAnswer(f"No room has {_names([plural(c) for c in cats])}.", "none", (), "which room")
+        what = _names(cats if len(holding) == 1 else [plural(c) for c in cats]) if len(cats) == len(said) \
+            else _names(said)
+        return RoomAnswer(f"The {what} {'is' if len(holding) == 1 else 'are'} in the {_names(where)}.",
+                          ", ".join(where), tuple(o.id for o in holding), "which room")
+    if _HOW_MANY_ROOMS.search(text):
+        names = [r.name for r in graph.rooms]
+        return RoomAnswer(f"There {'is' if len(names) == 1 else 'are'} {len(names)} "
+                          f"room{'' if len(names) == 1 else 's'}: the {_names(names)}.", str(len(names)), (),
+                          "count")
+    if len(rooms) != 1:
+        return None
+    room = rooms[0]
+    inside = [o for o in graph.room_objects(room.id) if o.kind not in STRUCTURE_KINDS]
+    if _HOW_MANY.search(text):
+        if len(named) != 1:  # one kind of object counted ("how many chairs and tables": the agent's)
+            return None
+        hits = [o for o in inside if o.category in cats]
+        what = plural(cats[0]) if len(cats) == 1 else said[0]
+        return RoomAnswer(f"There {'is' if len(hits) == 1 else 'are'} {len(hits)} "
+                          f"{what if len(hits) != 1 else cats[0]} in the {room.name}.",
+                          str(len(hits)), tuple(o.id for o in hits), "count")
+    if _WHAT_IN.search(text) and not named:
+        counts: dict[str, int] = {}
+        for o in inside:
+            counts[o.category] = counts.get(o.category, 0) + 1
+        if not counts:
+            return RoomAnswer(f"The {room.name} is empty.", "nothing", (), "contents")
+        listed = [_counted(c, n) for c, n in counts.items()]
+        return RoomAnswer(f"The {room.name} has {_names(listed)}.", ", ".join(counts),
+                          tuple(o.id for o in inside), "contents")
+    return None
