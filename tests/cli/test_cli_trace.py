@@ -66,14 +66,15 @@ def test_robots_team_writes_its_calls(tmp_path: Path, capsys) -> None:
 def test_trace_show_prints_a_turn_literally_and_says_what_it_skipped(tmp_path: Path, capsys) -> None:
     trace = tmp_path / "t.jsonl"
     assert _ask(tmp_path, "--trace", str(trace)) == 0
-    main(["ask", "Is the \x1b[31mlamp\x1b[0m [bold]on[/]?", "--db", str(tmp_path / "s.db"),
+    main(["ask", "Is the \x1b[31mlamp\x1b[0m [bold]on[/]\u202e?", "--db", str(tmp_path / "s.db"),
           "--llm", f"scripted:{_script(tmp_path)}", "--trace", str(trace)])
     with trace.open("a") as f:
         f.write('{"old": "format"}\n{"turn": 2, "messages": [{"role": "user", "content": "cut')
     capsys.readouterr()
     assert main(["trace", "show", str(trace), "--turn", "2"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("turn 2: Is the \\x1b[31mlamp\\x1b[0m [bold]on[/]?") and "\x1b" not in out
+    assert out.startswith("turn 2: Is the \\x1b[31mlamp\\x1b[0m [bold]on[/]\\u202e?")
+    assert "\x1b" not in out and "\u202e" not in out
     assert "step 1 (" in out and "step 2 (" in out and "reply: {" in out
     assert "skipped 2 lines" in out and "line 5: not a model call" in out and "line 6: not JSON" in out
     assert main(["trace", "show", str(trace)]) == 0

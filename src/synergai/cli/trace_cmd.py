@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-#: Control characters other than newline and tab (ANSI escapes, carriage returns, C1 controls).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+from synergai.cli.safe_text import visible
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -33,8 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def literal(text: object) -> str:
-    """Text printed as it is, with control characters escaped (``\\x1b`` shows as ``\\x1b``)."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", str(text))
+    """Text printed as it is, control and bidi characters escaped (:func:`synergai.cli.safe_text.visible`)."""
+    return visible(text, multiline=True)
 
 
 @dataclass
