@@ -45,7 +45,6 @@ from urllib.parse import quote
 import platformdirs
 
 from synergai.scene.edits import (
-    Actor,
     Change,
     EditRecord,
     EditRequest,
@@ -56,12 +55,13 @@ from synergai.scene.edits import (
     change_to_dict,
     check_changes,
     invert,
+    parse_actor,
 )
 from synergai.scene.hierarchy import compute_levels
 from synergai.scene.model import Edge, Relation, SceneError, SceneGraph, SceneObject
 from synergai.scene.serialization import graph_to_dict, loads, object_from_dict, object_to_dict
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: ``PRAGMA application_id`` of a synergai store ("SYNG"): a file without it is not written to.
 APPLICATION_ID = 0x53594E47
 BUSY_TIMEOUT_S = 30.0
@@ -79,7 +79,7 @@ CREATE TABLE scenes (
 CREATE TABLE edits (
     scene_id  TEXT NOT NULL REFERENCES scenes(id) ON DELETE CASCADE,
     seq       INTEGER NOT NULL CHECK (seq > 0),
-    actor     TEXT NOT NULL CHECK (actor IN ('perception', 'user', 'agent')),
+    actor     TEXT NOT NULL CHECK (actor IN ('perception', 'user', 'agent') OR actor LIKE 'robot:_%'),
     op        TEXT NOT NULL,
     utterance TEXT NOT NULL,
     ts        TEXT NOT NULL,
@@ -239,7 +239,7 @@ class SceneStore:
                 self._conn = sqlite3.connect(f"file:{where}?{options}", uri=True, timeout=BUSY_TIMEOUT_S,
                                              isolation_level=None, check_same_thread=False)
                 self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-                if self._kind(self._conn) != "ours":
+                if self._kind(self._conn) not in ("ours", "v2"):  # version 2 reads the same
                     raise StoreError(f"scene store {self.path} cannot be written and is not initialised")
                 self.read_only = True
                 return
@@ -261,14 +261,16 @@ class SceneStore:
             conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
-        if kind in ("new", "v1"):
+        if kind in ("new", "v1", "v2"):
             with self._write() as c:
                 kind = self._kind(c)  # another process may have initialised it meanwhile
                 if kind == "new":
                     for stmt in _statements(_SCHEMA + _ROWS_SCHEMA):
                         c.execute(stmt)
-                elif kind == "v1":
+                if kind == "v1":
                     self._migrate_v1(c)
+                if kind in ("v1", "v2"):
+                    self._migrate_v2(c)
                 c.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -277,6 +279,8 @@ class SceneStore:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if app == APPLICATION_ID:
+            if version == 2:
+                return "v2"
             if version != SCHEMA_VERSION:
                 raise StoreError(f"scene store {self.path} has schema version {version}; "
                                  f"this synergai reads version {SCHEMA_VERSION}")
@@ -301,6 +305,17 @@ class SceneStore:
             c.execute("UPDATE scenes SET scene_type = ? WHERE id = ?", (graph.scene_type, scene_id))
         c.execute("ALTER TABLE scenes DROP COLUMN current")
         c.execute("ALTER TABLE scenes DROP COLUMN base")
+
+    @staticmethod
+    def _migrate_v2(c: sqlite3.Connection) -> None:
+        """Version 2's log accepted only the actors perception, user and agent: rebuild it to accept
+        ``robot:<name>`` too (SQLite cannot alter a CHECK constraint in place)."""
+        create = next(stmt for stmt in _statements(_SCHEMA) if "CREATE TABLE edits" in stmt)
+        c.execute(create.replace("CREATE TABLE edits", "CREATE TABLE edits_v3"))
+        c.execute("INSERT INTO edits_v3 SELECT scene_id, seq, actor, op, utterance, ts, changes, state "
+                  "FROM edits")
+        c.execute("DROP TABLE edits")
+        c.execute("ALTER TABLE edits_v3 RENAME TO edits")
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -555,10 +570,11 @@ class SceneStore:
             raise StoreError(f"scene {scene_id}: edit {seq} has unreadable changes: {exc}") from None
         if not isinstance(items, list):
             raise StoreError(f"scene {scene_id}: edit {seq} changes are not a list")
-        return EditRecord(seq, scene_id, Actor(actor), op, utterance, ts,
+        kind, robot = parse_actor(actor)
+        return EditRecord(seq, scene_id, kind, op, utterance, ts,
                           tuple(change_from_dict(d, where=f"edit {seq} change {i + 1}")
                                 for i, d in enumerate(items)),
-                          EditState(state))
+                          EditState(state), robot)
 
     _COLUMNS = "scene_id, seq, actor, op, utterance, ts, changes, state"
 
@@ -641,10 +657,10 @@ class SceneStore:
                 self._change(c, scene_id, graph, request.changes)
                 seq += 1
                 c.execute(f"INSERT INTO edits ({self._COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, 'active')",
-                          (scene_id, seq, request.actor.value, request.op, request.utterance, now, payload))
+                          (scene_id, seq, request.who, request.op, request.utterance, now, payload))
                 revision = self._save(c, scene_id, request.changes, now)
                 records.append(EditRecord(seq, scene_id, request.actor, request.op, request.utterance, now,
-                                          request.changes, EditState.ACTIVE))
+                                          request.changes, EditState.ACTIVE, request.robot))
         self._remember(scene_id, revision, graph)
         return records
 
