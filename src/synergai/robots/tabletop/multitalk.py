@@ -30,7 +30,7 @@ from synergai.llm.json_reply import JsonAnswer, ask_json
 from synergai.robots.errors import RobotError
 from synergai.robots.goals import GoalCheck, States
 from synergai.robots.tabletop import prompts as P
-from synergai.robots.tabletop.objects import TableBounds
+from synergai.robots.tabletop.objects import ObjectState, TableBounds
 from synergai.robots.tabletop.perception import (
     TabletopPerception,
     environment_text,
@@ -357,6 +357,7 @@ class MultiTalkResult:
     prompt_tokens: int = 0  # summed over every LLM reply of the episode (planner and critic, retries too)
     new_prompt_tokens: int = 0  # of those, the ones not served from the model's prefix cache
     completion_tokens: int = 0
+    placed: list[ObjectState] = field(default_factory=list)  # the executed plan's moves, in order
 
     def count_tokens(self, replies: Sequence[ChatReply], entry: dict[str, Any]) -> None:
         """Add ``replies``' tokens to the episode's sums and to one round's log ``entry``."""
@@ -483,7 +484,7 @@ def run_multitalk(
         result.dialogue_messages += 1
         entry["simulator"] = report.feedback()
         if report.ok:
-            result.executed, result.final_plan = True, entry["plan"]
+            result.executed, result.final_plan, result.placed = True, entry["plan"], report.placed
             result.stop_reason = "plan executed"
             break
         bad = report.failure

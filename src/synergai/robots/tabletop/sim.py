@@ -64,6 +64,7 @@ class ExecutionReport:
     steps: list[StepReport] = field(default_factory=list)
     sim_steps: int = 0
     seconds: float = 0.0
+    placed: list[ObjectState] = field(default_factory=list)  # each move's object where it came to rest
 
     @property
     def ok(self) -> bool:
@@ -299,12 +300,15 @@ class TabletopSim:
         self.at_home = False  # a new plan starts from wherever the arm rests
         try:
             for index, step in enumerate(steps, start=1):
+                carried = self.holding
                 try:
                     message = self._do(step)
                 except _StepFailed as failed:
                     report.steps.append(StepReport(index, step, failed.kind, failed.message))
                     break
                 report.steps.append(StepReport(index, step, None, message))
+                if step.action == "move" and carried is not None:
+                    report.placed.append(self.state(carried))
             if not report.ok or not commit:
                 pb.restoreState(stateId=state, physicsClientId=self._cid)
                 self.holding, self.at_home = holding, at_home
