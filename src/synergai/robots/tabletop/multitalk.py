@@ -30,7 +30,7 @@ from synergai.llm.json_reply import JsonAnswer, ask_json
 from synergai.robots.errors import RobotError
 from synergai.robots.goals import GoalCheck, States
 from synergai.robots.tabletop import prompts as P
-from synergai.robots.tabletop.objects import ObjectState, TableBounds
+from synergai.robots.tabletop.objects import GRIPPER_OPENING, ObjectState, TableBounds, fits_gripper
 from synergai.robots.tabletop.perception import (
     TabletopPerception,
     environment_text,
@@ -256,11 +256,11 @@ def resolve_steps(items: Sequence[Any], graph: SceneGraph, bounds: TableBounds |
     return out
 
 
-def feasible_grasps(graph: SceneGraph, sim: TabletopSim, gripper: float = 0.08) -> list[str]:
+def feasible_grasps(graph: SceneGraph, sim: TabletopSim, gripper: float = GRIPPER_OPENING) -> list[str]:
     """The perceived objects the arm can grip (narrow enough) and reach from above right now."""
     out = []
     for o in movable_objects(graph):
-        if min(o.size[:2]) > gripper:
+        if not fits_gripper(o.size, gripper):
             continue
         top = o.center[2] + o.size[2] / 2
         z = top - min(0.03, o.size[2] / 2)

@@ -2,7 +2,8 @@
 
 The mapping (only stored objects and their stored ``supported_by`` / ``inside`` edges are read):
 
-* **furniture**: every object that stands on the floor (or on nothing) or holds another object; it opens
+* **furniture**: every object that stands on the floor (or on nothing stored; not one hung or mounted on a
+  wall) or holds another object; it opens
   when its attributes say ``open`` or ``closed`` (open now when ``open``); things go inside it when it is
   openable or something is stored ``inside`` it. Stand poses are the middles of its four sides, 0.45 m out,
   facing it, that are on a floor of the scene (when it has floors) and clear of other furniture; the two
@@ -30,7 +31,7 @@ from synergai.robots.errors import RobotError
 from synergai.robots.recorder import CLOSED, OPEN, SceneRecorder
 from synergai.robots.team.flat import team_robots
 from synergai.robots.team.house import Command, Feedback, Furniture, House, Item, Pose
-from synergai.scene.model import ObjectKind, Relation, SceneGraph, SceneObject
+from synergai.scene.model import SUPPORT_RELATIONS, ObjectKind, Relation, SceneGraph, SceneObject
 
 STAND_OFF = 0.45  # metres from a furniture's side to its stand pose
 GRIPPER_HEIGHT = 1.0  # where a held item is recorded (metres above the floor)
@@ -114,9 +115,11 @@ def house_from_scene(graph: SceneGraph) -> StoredHouse:
     objects = [o for o in graph if o.kind is ObjectKind.OBJECT]
     held_ids = {h for _, h in holders.values()}
     held_things = {oid for oid, (_, h) in holders.items() if graph.get(h).kind is ObjectKind.OBJECT}
+    attached = {e.subject for e in graph.edges if e.relation in SUPPORT_RELATIONS and e.object in graph
+                and graph.get(e.object).kind is not ObjectKind.FLOOR}  # on a wall, on a piece, in a piece
 
-    def stands_free(o: SceneObject) -> bool:
-        return o.id not in holders or graph.get(holders[o.id][1]).kind is not ObjectKind.OBJECT
+    def stands_free(o: SceneObject) -> bool:  # on the floor, or on nothing stored
+        return o.id not in attached
 
     furn_objs = [o for o in objects if stands_free(o) or o.id in held_ids]
     furn_ids = {o.id for o in furn_objs}
