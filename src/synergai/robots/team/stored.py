@@ -5,7 +5,7 @@ The mapping (only stored objects and their stored ``supported_by`` / ``inside`` 
 * **furniture**: every object that stands on the floor (or on nothing stored; not one hung or mounted on a
   wall) or holds another object; it opens
   when its attributes say ``open`` or ``closed`` (open now when ``open``); things go inside it when it is
-  openable or something is stored ``inside`` it. Stand poses are the middles of its four sides, 0.45 m out,
+  openable or something is stored ``inside`` it. Stand poses are the middles of its four sides, 0.3 m out,
   facing it, that are on a floor of the scene (when it has floors) and clear of other furniture; the two
   on its longest sides first, at most two.
 * **items**: every object resting on or inside a piece of furniture that holds nothing itself.
@@ -33,7 +33,7 @@ from synergai.robots.team.flat import team_robots
 from synergai.robots.team.house import Command, Feedback, Furniture, House, Item, Pose
 from synergai.scene.model import SUPPORT_RELATIONS, ObjectKind, Relation, SceneGraph, SceneObject
 
-STAND_OFF = 0.45  # metres from a furniture's side to its stand pose
+STAND_OFF = 0.3  # metres from a furniture's side to its stand pose
 GRIPPER_HEIGHT = 1.0  # where a held item is recorded (metres above the floor)
 _HOLDS = (Relation.SUPPORTED_BY, Relation.INSIDE)
 
