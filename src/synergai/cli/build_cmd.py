@@ -32,6 +32,7 @@ import numpy as np
 
 from synergai.cli.common import print_json, settings
 from synergai.scene.model import SceneError, SceneGraph
+from synergai.scene.store_location import store_location
 
 SOURCES = ("scannet-raw", "pointcloud", "rgbd")
 IMPORT_FORMATS = ("json", "sceneverse", "conceptgraphs")
@@ -70,7 +71,8 @@ def register(ssub: argparse._SubParsersAction) -> None:
     p.add_argument("--trim", type=float, default=0.0, help="percentile trim of boxes (0..25)")
     p.add_argument("--replace", action="store_true",
                    help="replace a stored scene of the same id (its edits stay in the log, discarded)")
-    p.add_argument("--db", type=Path, default=None, help="scene store (default: user data directory)")
+    p.add_argument("--db", type=store_location, default=None,
+                   help="scene store: a SQLite file or a postgresql:// URL (default: user data directory)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=cmd_build)
 
@@ -297,7 +299,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             raise SceneError(f"scene {graph.scene_id} is already in the store "
                              "(--replace, or another --scene-id)")
         store.register(graph, source, replace_existing=args.replace)
-        path = store.path
+        path = store.where
     summary = {"scene": graph.scene_id, "objects": len(graph), "relations": len(graph.edges),
                "labels": sorted({o.category for o in graph}), "store": str(path)}
     if args.json:

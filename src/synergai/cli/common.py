@@ -17,6 +17,7 @@ from synergai.geometry.frames import SQA3D_FACING, Viewpoint
 from synergai.llm.base import LLMError
 from synergai.scene.catalog import DEMO_SCENE_ID, SceneCatalog
 from synergai.scene.model import SceneError
+from synergai.scene.store_location import mask_url, store_location
 
 if TYPE_CHECKING:
     from synergai.llm import ChatModel
@@ -33,7 +34,9 @@ def add_scene_options(p: argparse.ArgumentParser, *, objects_required: bool = Fa
     p.add_argument("--scene", default=DEMO_SCENE_ID, help="scene id (default: the built-in demo)")
     p.add_argument("--objects", type=Path, required=objects_required,
                    help="objects file (shared format, e.g. objects_gt.json)")
-    p.add_argument("--db", type=Path, default=None, help="scene store (default: user data directory)")
+    p.add_argument("--db", type=store_location, default=None,
+                   help="scene store: a SQLite file or postgresql://USER[:PASSWORD]@HOST[:PORT]/DBNAME "
+                        "(default: user data directory) [env SYNERGAI_STORE, config store]")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
@@ -55,7 +58,8 @@ def settings(args: argparse.Namespace) -> Settings:
         args.db = resolved["store"]
     args.settings_in_force = resolved
     for name, setting in resolved.values.items():
-        log.info("%s = %s [%s]", name, setting.value, setting.source)
+        value = mask_url(setting.value) if isinstance(setting.value, str) else setting.value
+        log.info("%s = %s [%s]", name, value, setting.source)
     return resolved
 
 

@@ -17,6 +17,8 @@ from typing import Any
 
 import platformdirs
 
+from synergai.scene.store_location import store_location
+
 CONFIG_ENV = "SYNERGAI_CONFIG"
 API_KEY_ENV = "OPENAI_API_KEY"
 
@@ -27,7 +29,8 @@ TEMPLATE = """\
 # llm = "embedded"                          # SYNERGAI_LLM; or "openai:MODEL"
 # base_url = "http://localhost:11434/v1"    # SYNERGAI_BASE_URL; the OpenAI-compatible endpoint
 # threads = 4                               # SYNERGAI_THREADS; CPU threads of the embedded model
-# store = "~/synergai/scenes.sqlite3"       # SYNERGAI_STORE; the scene store (SQLite file)
+# store = "~/synergai/scenes.sqlite3"       # SYNERGAI_STORE; the scene store: a SQLite file or
+#                                           # postgresql://USER[:PASSWORD]@HOST[:PORT]/DBNAME
 """
 
 
@@ -52,8 +55,8 @@ def _threads(value: Any, where: str) -> int:
     return value
 
 
-def _path(value: Any, where: str) -> Path:
-    return Path(_text(value, where)).expanduser()
+def _store(value: Any, where: str) -> Path | str:
+    return store_location(_text(value, where))
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,8 @@ KEYS = (
     Key("base_url", "base_url", "--base-url", "SYNERGAI_BASE_URL", _text,
         "OpenAI-compatible endpoint for openai:MODEL"),
     Key("threads", "threads", "--threads", "SYNERGAI_THREADS", _threads, "CPU threads of the embedded model"),
-    Key("store", "db", "--db", "SYNERGAI_STORE", _path, "the scene store (SQLite file)"),
+    Key("store", "db", "--db", "SYNERGAI_STORE", _store,
+        "the scene store (a SQLite file or a postgresql:// URL)"),
 )
 DEFAULTS: dict[str, Any] = {"llm": "embedded", "base_url": None, "threads": None, "store": None}
 

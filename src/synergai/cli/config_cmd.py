@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
-from pathlib import Path
 
 from synergai.cli.common import add_llm_options, print_json, settings
 from synergai.cli.config import API_KEY_ENV, KEYS, TEMPLATE, config_path
+from synergai.scene.store_location import mask_url, store_location
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,7 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     csub = cfg.add_subparsers(dest="config_cmd", required=True)
     p = csub.add_parser("show", help="each setting in force and where it came from")
     add_llm_options(p)
-    p.add_argument("--db", type=Path, default=None, help="scene store")
+    p.add_argument("--db", type=store_location, default=None, help="scene store")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=cmd_show)
     p = csub.add_parser("init", help="write a commented config file (not over an existing one)")
@@ -25,6 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _shown(name: str, value: object) -> str:
     """A value for people: what a default of None means."""
+    if name == "store" and isinstance(value, str):
+        return mask_url(value)  # never print a password
     if value is not None:
         return str(value)
     if name == "threads":

@@ -10,6 +10,7 @@ from synergai.cli.common import add_llm_options, open_catalog, open_llm
 from synergai.cli.progress import StageDisplay, progress_mode
 from synergai.llm import check_model
 from synergai.scene.catalog import DEMO_SCENE_ID
+from synergai.scene.store_location import store_location
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -23,7 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scene", default=DEMO_SCENE_ID, help="scene shown first (default: the built-in demo)")
     p.add_argument("--objects", type=Path, default=None,
                    help="objects file (shared format, e.g. objects_gt.json): its scenes join the drop-down")
-    p.add_argument("--db", type=Path, default=None, help="scene store (default: user data directory)")
+    p.add_argument("--db", type=store_location, default=None,
+                   help="scene store: a SQLite file or a postgresql:// URL (default: user data directory)")
     add_llm_options(p)
     p.set_defaults(func=cmd_serve)
 

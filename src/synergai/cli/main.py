@@ -12,10 +12,10 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import NoReturn
 
 from synergai import __version__
+from synergai.scene.store_location import store_location
 
 #: command -> (module under synergai.cli that registers it, help line). Kept in the help's order.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -61,7 +61,8 @@ def register_demo(sub: argparse._SubParsersAction) -> None:
 
     demo = sub.add_parser("demo", help=COMMANDS["demo"][1])
     add_llm_options(demo)
-    demo.add_argument("--db", type=Path, default=None, help="scene store (default: user data directory)")
+    demo.add_argument("--db", type=store_location, default=None,
+                      help="scene store: a SQLite file or a postgresql:// URL (default: user data directory)")
     demo.add_argument("--host", default="127.0.0.1")
     demo.add_argument("--port", type=int, default=8080)
     demo.set_defaults(func=gui_cmd.run_demo)

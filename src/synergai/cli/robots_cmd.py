@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from synergai.cli.common import add_llm_options, open_llm, print_json, require_extra
+from synergai.scene.store_location import store_location
 
 if TYPE_CHECKING:
     from synergai.robots.tabletop.multitalk import MultiTalkResult
@@ -78,8 +79,9 @@ def _add_save_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--save-scene", default=None, metavar="SCENE_ID",
                    help="store the final world's scene graph under this id (then e.g. `synergai ask "
                         "QUESTION --scene SCENE_ID`); single tasks only")
-    p.add_argument("--db", type=Path, default=None,
-                   help="scene store for --scene and --save-scene (default: user data directory)")
+    p.add_argument("--db", type=store_location, default=None,
+                   help="scene store for --scene and --save-scene: a path (SQLite) or a postgresql:// URL "
+                        "(default: user data directory)")
 
 
 def _save_graph(graph: Any, args: argparse.Namespace, mode: str, task: Any) -> None:
@@ -113,7 +115,7 @@ def _open_stored(args: argparse.Namespace, task_text: str) -> tuple[Any, Any]:
     try:
         if args.scene != DEMO_SCENE_ID and not store.has_scene(args.scene):
             known = ", ".join(info.id for info in store.scenes()) or "none"
-            raise SceneError(f"unknown scene {args.scene!r} in the scene store {store.path} "
+            raise SceneError(f"unknown scene {args.scene!r} in the scene store {store.where} "
                              f"(scenes: {known})")
         SceneCatalog(store).ensure(args.scene)
         return store, SceneRecorder(store, args.scene, task_text)

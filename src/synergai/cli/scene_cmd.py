@@ -1,9 +1,10 @@
-"""`synergai scene ...`: list, show, edits, undo, redo, reset, export, import."""
+"""`synergai scene ...`: list, show, edits, undo, redo, reset, drop, watch, export, import."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -13,9 +14,10 @@ from rich.text import Text
 
 from synergai.cli import build_cmd
 from synergai.cli.build_cmd import IMPORT_FORMATS, read_graph
-from synergai.cli.common import add_scene_options, open_catalog, print_json
+from synergai.cli.common import add_scene_options, open_catalog, print_json, settings
 from synergai.scene import serialization
 from synergai.scene.model import WORDING, SceneGraph
+from synergai.scene.store_location import store_location
 
 EXPORT_FORMATS = ("json", "networkx", "sceneverse", "conceptgraphs")
 
@@ -37,6 +39,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         add_scene_options(p)
         p.set_defaults(func=globals()[f"cmd_{name}"])
     build_cmd.register(ssub)
+    p = ssub.add_parser("watch", help="print the store's changes as they are committed (edits, undo, redo, "
+                                      "reset, registrations, drops), one line each, until Ctrl-C")
+    p.add_argument("--scene", default=None, help="only this scene's events (default: every scene)")
+    p.add_argument("--since", type=_event_seq, default=None, metavar="SEQ",
+                   help="start after event SEQ (0: the whole history; default: from now on)")
+    p.add_argument("--db", type=store_location, default=None, help="scene store (a path or postgresql://...)")
+    p.add_argument("--json", action="store_true", help="one JSON object per line: "
+                                                       "{scene, seq, kind, actor, object_ids, at}")
+    p.set_defaults(func=cmd_watch)
     p = ssub.add_parser("export", help="write the scene graph in another format")
     add_scene_options(p)
     p.add_argument("--format", choices=EXPORT_FORMATS, default="json")
@@ -48,9 +59,36 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="json (default, synergai's own), sceneverse or conceptgraphs")
     p.add_argument("--scene-id", default=None,
                    help="id in the store (default: the one in the file; conceptgraphs: the file name)")
-    p.add_argument("--db", type=Path, default=None)
+    p.add_argument("--db", type=store_location, default=None, help="scene store (a path or postgresql://...)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_import)
+
+
+def _event_seq(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an event number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an event number >= 0, got {text!r}")
+    return value
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from synergai.scene.feed import follow
+
+    settings(args)
+    try:
+        for event in follow(args.db, since=args.since, scene_id=args.scene):
+            if args.json:
+                print_json(event.to_dict(), one_line=True)
+            else:
+                ids = ", ".join(event.object_ids) or "-"
+                print(f"#{event.seq} {event.at} {event.scene!r} {event.kind} by {event.actor}: {ids}")
+            sys.stdout.flush()
+    except KeyboardInterrupt:
+        return 0
+    return 0
 
 
 def graph_summary(graph: SceneGraph) -> dict[str, object]:
@@ -160,7 +198,7 @@ def cmd_drop(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"scene": args.scene, "dropped": True})
     else:
-        print(f"{args.scene}: dropped from {store.path}")
+        print(f"{args.scene}: dropped from {store.where}")
     return 0
 
 
@@ -194,6 +232,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise ValueError(f"cannot read {args.path}: {exc.strerror}") from None
     graph = read_graph(text, args.format, args.path, args.scene_id)
+    settings(args)
     store = SceneStore(args.db)
     if store.has_scene(graph.scene_id):
         raise ValueError(f"scene {graph.scene_id} is already in the store")

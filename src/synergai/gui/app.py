@@ -3,10 +3,12 @@
 ``serve(catalog, llm_factory)`` binds 127.0.0.1 by default (viser's own default is 0.0.0.0). viser itself
 answers only same-origin requests that carry the session's token (see :mod:`synergai.gui.gate`; the URL
 printed at start holds the token). Tabs share
-the catalog, its store and the scene assets (meshes, ray pickers); edits go through the store and every
-tab on the edited scene is refreshed, also when another process (``synergai chat`` on the same store)
-made the edit: a watcher thread polls the store's scene list, which also brings scenes stored since the
-start (``synergai scene build``, ``import``) into every tab's drop-down.
+the catalog, its store and the scene assets (meshes, ray pickers); each tab keeps its own marked object,
+chat and viewpoint. Edits go through the store and every tab on the edited scene is refreshed, also when
+another process or another server on the same store (``synergai chat``, a robot, a second ``serve`` on
+one PostgreSQL database) made the edit: a watcher thread follows the store's change feed
+(:mod:`synergai.scene.feed`), which also brings scenes stored since the start (``synergai scene build``,
+``import``) into every tab's drop-down.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from synergai.scene.model import SceneGraph
 
 if TYPE_CHECKING:
     from synergai.scene.catalog import SceneCatalog
+    from synergai.scene.store import StoreEvent
 
 log = logging.getLogger(__name__)
 
@@ -135,6 +138,18 @@ class GuiApp:
         return {info.id: (info.updated_at, info.n_active_edits) for info in self.catalog.store.scenes()
                 if wanted is None or info.id in wanted}
 
+    def apply_events(self, events: Iterable[StoreEvent]) -> list[str]:
+        """Bring the tabs up to date with committed events: the scenes on screen that changed are
+        refreshed (each once); registrations and drops update every drop-down. Returns the refreshed."""
+        events = list(events)
+        if any(e.kind in ("register", "drop") for e in events):
+            self.update_scene_lists()
+        shown = {s.scene_id for s in self.sessions()}
+        changed = sorted({e.scene for e in events if e.kind != "drop"} & shown)
+        for sid in changed:
+            self.scene_changed(sid)
+        return changed
+
     def poll(self) -> list[str]:
         """Scenes on screen whose stored state changed since last seen; their tabs are refreshed (and
         every tab's drop-down lists the scenes stored since)."""
@@ -194,12 +209,20 @@ class GuiHandle:
         raise TimeoutError(f"no browser tab connected within {timeout:.0f} s")
 
 
-def _watch(app: GuiApp, stop: threading.Event, every: float) -> None:
-    while not stop.wait(every):
+def _watch(app: GuiApp, stop: threading.Event, retry: float) -> None:
+    """Follow the store's change feed: refresh the tabs on a changed scene once per batch of events,
+    and the drop-downs when scenes come or go. A store that stays unreachable is retried."""
+    from synergai.scene.feed import follow_batches
+
+    since: int | None = None
+    while not stop.is_set():
         try:
-            app.poll()
-        except Exception:  # a closed or busy store must not kill the watcher
-            log.debug("store poll failed", exc_info=True)
+            for batch in follow_batches(app.catalog.store.location, since=since, stop=stop):
+                since = batch[-1].seq
+                app.apply_events(batch)
+        except Exception:  # a closed or unreachable store must not kill the watcher
+            log.warning("the store's change feed failed; retrying", exc_info=True)
+            stop.wait(retry)
 
 
 def serve(catalog: SceneCatalog, llm_factory: LLMFactory, host: str = "127.0.0.1", port: int = 8080,
@@ -210,7 +233,8 @@ def serve(catalog: SceneCatalog, llm_factory: LLMFactory, host: str = "127.0.0.1
     The scene is opened (and registered) before the server starts, so a bad id fails here with a
     :class:`~synergai.scene.model.SceneError`; an address that cannot be served fails with an OSError.
     ``token`` (default: a random one) is required by every request; ``handle.url`` carries it. With
-    ``block`` it runs until Ctrl-C, then stops.
+    ``block`` it runs until Ctrl-C, then stops. ``poll_seconds`` > 0 starts the watcher that follows
+    the store's change feed (the value is how long it waits before retrying a failed feed); 0: none.
     """
     import viser
 

@@ -25,7 +25,7 @@ class SceneRecorder:
 
     def __init__(self, store: SceneStore, scene_id: str, task: str = "") -> None:
         if store.read_only:
-            raise StoreError(f"scene store {store.path} cannot be written by this user: the robots' actions "
+            raise StoreError(f"scene store {store.where} cannot be written by this user: the robots' actions "
                              "could not be recorded; nothing was changed")
         self.store, self.scene_id, self.task = store, scene_id, task
         self.graph = store.load(scene_id)

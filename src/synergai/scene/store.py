@@ -1,25 +1,30 @@
-"""The persistent scene store: base graphs, current graphs as rows, and an undoable edit log in SQLite.
+"""The persistent scene store: base graphs, current graphs as rows, an undoable edit log and the
+event log behind the live change feed, over SQLite (one file, the default) or PostgreSQL (a server
+several machines share).
 
-One file (default ``platformdirs.user_data_dir("synergai")/synergai.sqlite3``) holds every scene the
-user has opened. Each scene keeps the graph it was built as (``base``, one JSON document written at
-registration), how it was built (``source``), the current graph as one row per object and
-per edge (rowid order = insertion order; levels are recomputed from the support edges on reading) and
-its edits, numbered ``seq`` = 1, 2, ... per scene. The current graph always equals ``base`` plus the
-active edits in order (:meth:`SceneStore.verify`).
+A store location is a path (SQLite; default ``platformdirs.user_data_dir("synergai")/synergai.sqlite3``)
+or a ``postgresql://USER[:PASSWORD]@HOST[:PORT]/DBNAME`` URL. This module holds the store's logic,
+written once; :mod:`~synergai.scene.store_sqlite` and :mod:`~synergai.scene.store_postgres` hold what
+differs per database (connection, schema and migrations, locking, the change feed's wake-up).
 
-A file is recognised before anything is written to it (``PRAGMA application_id``): a new empty file
-is initialised, a version-1 store (one JSON snapshot per scene) is migrated, anything else (another
-program's SQLite file) is refused untouched. A store this user cannot write is opened for reading only
-(:attr:`SceneStore.read_only`).
+Each scene keeps the graph it was built as (``base``, one JSON document written at registration), how
+it was built (``source``), the current graph as one row per object and per edge (insertion order kept;
+levels are recomputed from the support edges on reading) and its edits, numbered ``seq`` = 1, 2, ...
+per scene. The current graph always equals ``base`` plus the active edits in order
+(:meth:`SceneStore.verify`).
 
-Concurrency and crashes: WAL journal, ``synchronous=FULL``. Readers use plain read transactions and
-never wait for a writer (nor does opening a store). Every write is one ``BEGIN IMMEDIATE``
-transaction that validates the edit against the committed graph, appends the log row and writes only
-the object and edge rows the edit changes before ``COMMIT``; a killed process leaves either all of
-an edit or none of it, and an edit built on a state another writer has changed is refused. Several
-processes can open the same file (a busy timeout waits for another writer); one :class:`SceneStore`
-may be shared between threads (a lock serialises its connection). The parsed graph is kept per
-committed revision, so a store sees edits other processes committed and an edit costs what it changes.
+Concurrency and crashes: every write is one transaction holding the store's write lock; it validates
+the edit against the committed graph, appends the log row and an event row and writes only the object
+and edge rows the edit changes before it commits. A killed process leaves either all of an edit or none
+of it, and an edit built on a state another writer has changed is refused with a message naming the
+object and the newer edit. Readers see one committed snapshot and never wait for a writer. One
+:class:`SceneStore` may be shared between threads (a lock serialises its connection). The parsed graph
+is kept per committed revision, so a store sees edits other processes committed and an edit costs what
+it changes.
+
+The event log: each committed edit, undo, redo, reset, registration and drop appends one event
+``{scene, seq, kind, actor, object_ids, at}`` (one sequence for the whole store, so a reader resuming
+"after seq N" misses nothing; events outlive a dropped scene). :mod:`~synergai.scene.feed` follows it.
 
 Undo / redo: undo reverts the newest active edit (state ``undone``); redo re-applies the oldest undone
 one. A new edit after an undo discards the redo stack: those records stay in the log, marked
@@ -30,8 +35,6 @@ one. A new edit after an undo discards the redo stack: those records stay in the
 from __future__ import annotations
 
 import json
-import os
-import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -40,12 +43,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
-from urllib.parse import quote
 
 import platformdirs
 
 from synergai.scene.edits import (
     Change,
+    EdgeChange,
     EditRecord,
     EditRequest,
     EditState,
@@ -60,61 +63,21 @@ from synergai.scene.edits import (
 from synergai.scene.hierarchy import compute_levels
 from synergai.scene.model import Edge, Relation, SceneError, SceneGraph, SceneObject
 from synergai.scene.serialization import graph_to_dict, loads, object_from_dict, object_to_dict
+from synergai.scene.store_db import (
+    SCHEMA_VERSION,
+    Database,
+    StoreError,
+    StoreLost,
+    Transaction,
+    is_url,
+    open_database,
+)
 
-SCHEMA_VERSION = 3
-#: ``PRAGMA application_id`` of a synergai store ("SYNG"): a file without it is not written to.
-APPLICATION_ID = 0x53594E47
-BUSY_TIMEOUT_S = 30.0
+__all__ = ["SCHEMA_VERSION", "ConflictError", "ReplayError", "SceneInfo", "SceneStore", "StoreError",
+           "StoreEvent", "StoreLost", "default_path"]
 
-_SCHEMA = """
-CREATE TABLE scenes (
-    id         TEXT PRIMARY KEY,
-    source     TEXT NOT NULL,
-    n_objects  INTEGER NOT NULL,
-    revision   INTEGER NOT NULL DEFAULT 0,
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    scene_type TEXT
-);
-CREATE TABLE edits (
-    scene_id  TEXT NOT NULL REFERENCES scenes(id) ON DELETE CASCADE,
-    seq       INTEGER NOT NULL CHECK (seq > 0),
-    actor     TEXT NOT NULL CHECK (actor IN ('perception', 'user', 'agent') OR actor LIKE 'robot:_%'),
-    op        TEXT NOT NULL,
-    utterance TEXT NOT NULL,
-    ts        TEXT NOT NULL,
-    changes   TEXT NOT NULL,
-    state     TEXT NOT NULL CHECK (state IN ('active', 'undone', 'discarded')),
-    PRIMARY KEY (scene_id, seq)
-);
-"""
-#: The base graph (apart from the scene row, which every edit updates), and the current graph: one
-#: row per object and per edge (rowid order = the graph's insertion order).
-_ROWS_SCHEMA = """
-CREATE TABLE bases (
-    scene_id TEXT PRIMARY KEY REFERENCES scenes(id) ON DELETE CASCADE,
-    graph    TEXT NOT NULL
-);
-CREATE TABLE objects (
-    scene_id TEXT NOT NULL REFERENCES scenes(id) ON DELETE CASCADE,
-    id       TEXT NOT NULL,
-    data     TEXT NOT NULL,
-    UNIQUE (scene_id, id)
-);
-CREATE TABLE edges (
-    scene_id   TEXT NOT NULL REFERENCES scenes(id) ON DELETE CASCADE,
-    subject    TEXT NOT NULL,
-    relation   TEXT NOT NULL,
-    object     TEXT NOT NULL,
-    provenance TEXT NOT NULL,
-    UNIQUE (scene_id, subject, relation, object)
-);
-CREATE INDEX edges_by_object ON edges (scene_id, object);
-"""
-
-
-class StoreError(SceneError):
-    """The store file cannot be used (not a database, newer schema, closed store)."""
+#: The kinds of event the change feed carries.
+EVENT_KINDS = ("edit", "undo", "redo", "reset", "register", "drop")
 
 
 class ReplayError(StoreError):
@@ -158,10 +121,6 @@ def _canonical(graph: SceneGraph) -> dict[str, Any]:
     return d
 
 
-def _statements(script: str) -> list[str]:
-    return [stmt for stmt in script.split(";") if stmt.strip()]
-
-
 def _object_row(scene_id: str, obj: SceneObject) -> tuple[str, str, str]:
     return (scene_id, obj.id, json.dumps(object_to_dict(obj), allow_nan=False, ensure_ascii=False))
 
@@ -175,7 +134,7 @@ class _StoredRows:
     """A scene's committed rows as :class:`~synergai.scene.edits.GraphLookup` (reads only what an
     edit touches)."""
 
-    c: sqlite3.Connection
+    c: Transaction
     scene_id: str
 
     def object(self, object_id: str) -> SceneObject | None:
@@ -200,176 +159,109 @@ class _StoredRows:
         return {(s, r, o) for s, r, o in rows}
 
 
-class SceneStore:
-    """Scenes, their current graphs (rows) and their edit logs in one SQLite file; see the module
-    doc-string."""
+class ConflictError(SceneError):
+    """An edit built on a state another writer has changed since: nothing was written."""
 
-    def __init__(self, path: Path | str | None = None) -> None:
-        self.path = Path(path) if path is not None else default_path()
+
+@dataclass(frozen=True)
+class StoreEvent:
+    """One entry of the store's event log (what the change feed publishes)."""
+
+    scene: str
+    seq: int
+    kind: str
+    actor: str
+    object_ids: tuple[str, ...]
+    at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{scene, seq, kind, actor, object_ids, at}`` (the feed's JSON line)."""
+        return {"scene": self.scene, "seq": self.seq, "kind": self.kind, "actor": self.actor,
+                "object_ids": list(self.object_ids), "at": self.at}
+
+
+def _touched(changes: Sequence[Change]) -> tuple[str, ...]:
+    """The ids of the objects ``changes`` change, or whose relations they change."""
+    ids: set[str] = set()
+    for ch in changes:
+        if isinstance(ch, ObjectChange):
+            ids.add(ch.object_id)
+        elif isinstance(ch, EdgeChange):
+            ids.update((ch.edge.subject, ch.edge.object))
+    return tuple(sorted(ids))
+
+
+class SceneStore:
+    """Scenes, their current graphs (rows), their edit logs and the event log in one SQLite file or
+    PostgreSQL database; see the module doc-string.
+
+    ``location``: a path (SQLite), a ``postgresql://`` URL, or None (the default SQLite file).
+    """
+
+    def __init__(self, location: Path | str | None = None) -> None:
+        if location is None:
+            location = default_path()
+        #: the store's location as given (a URL keeps its password: never print it; see :attr:`where`)
+        self.location: Path | str = location if is_url(location) else Path(location)
+        #: the SQLite file, or None on a server
+        self.path: Path | None = None if is_url(location) else Path(location)
         self._lock = threading.RLock()
-        self._conn: sqlite3.Connection | None = None
         # scene id -> ((created_at, revision), the current graph of that revision); owned by the store
         self._cache: dict[str, tuple[tuple[str, int], SceneGraph]] = {}
-        #: True when the file cannot be written (it can still be read: listed, shown, exported)
-        self.read_only = False
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(
-                self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
-            )
-            self._setup()
-        except StoreError:
-            self.close()
-            raise
-        except (sqlite3.Error, OSError) as exc:
-            self.close()
-            unwritable = isinstance(exc, sqlite3.OperationalError) and self.path.is_file() and (
-                not os.access(self.path, os.W_OK) or "readonly" in str(exc) or "unable to open" in str(exc))
-            if not unwritable:
-                raise StoreError(f"cannot open scene store {self.path}: {exc}") from None
-            self._open_read_only(exc)
-
-    def _open_read_only(self, why: Exception) -> None:
-        """Open a store this process cannot write, for reading only. Without write access to the
-        store's directory SQLite cannot make the WAL index; the file is then read as it is on disk
-        (``immutable``: what another process commits meanwhile is not seen)."""
-        where = quote(str(self.path.resolve()))
-        for options in ("mode=ro", "mode=ro&immutable=1"):
-            try:
-                self._conn = sqlite3.connect(f"file:{where}?{options}", uri=True, timeout=BUSY_TIMEOUT_S,
-                                             isolation_level=None, check_same_thread=False)
-                self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-                if self._kind(self._conn) not in ("ours", "v2"):  # version 2 reads the same
-                    raise StoreError(f"scene store {self.path} cannot be written and is not initialised")
-                self.read_only = True
-                return
-            except sqlite3.Error:
-                self.close()
-            except StoreError:
-                self.close()
-                raise
-        raise StoreError(f"cannot open scene store {self.path}: {why}")
+        self._database: Database | None = open_database(self.location)
+        #: the location for messages (a URL's password masked)
+        self.where: str = self._database.where
+        #: True when the store cannot be written (it can still be read: listed, shown, exported)
+        self.read_only: bool = self._database.read_only
 
     # ----- connection
-    def _setup(self) -> None:
-        """Recognise the file before writing to it: ours (any version check), new and empty
-        (initialised), a version-1 store (migrated), or anything else (refused, untouched)."""
-        conn = self._db()
-        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-        kind = self._kind(conn)
-        if kind == "new":
-            conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = FULL")
-        conn.execute("PRAGMA foreign_keys = ON")
-        if kind in ("new", "v1", "v2"):
-            with self._write() as c:
-                kind = self._kind(c)  # another process may have initialised it meanwhile
-                if kind == "new":
-                    for stmt in _statements(_SCHEMA + _ROWS_SCHEMA):
-                        c.execute(stmt)
-                if kind == "v1":
-                    self._migrate_v1(c)
-                if kind in ("v1", "v2"):
-                    self._migrate_v2(c)
-                c.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-
-    def _kind(self, conn: sqlite3.Connection) -> str:
-        app = conn.execute("PRAGMA application_id").fetchone()[0]
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if app == APPLICATION_ID:
-            if version == 2:
-                return "v2"
-            if version != SCHEMA_VERSION:
-                raise StoreError(f"scene store {self.path} has schema version {version}; "
-                                 f"this synergai reads version {SCHEMA_VERSION}")
-            return "ours"
-        if app == 0 and version == 0 and not tables:
-            return "new"
-        if app == 0 and version == 1 and tables == {"scenes", "edits"}:
-            return "v1"
-        what = f"tables {', '.join(sorted(tables))}" if tables else f"application id {app}"
-        raise StoreError(f"{self.path} is not a synergai scene store ({what}); "
-                         "nothing was written to it: choose another --db")
-
-    def _migrate_v1(self, c: sqlite3.Connection) -> None:
-        """Version 1 kept the current graph as one JSON snapshot per scene: split it into rows."""
-        for stmt in _statements(_ROWS_SCHEMA):
-            c.execute(stmt)
-        c.execute("ALTER TABLE scenes ADD COLUMN scene_type TEXT")
-        for scene_id, base, current in c.execute("SELECT id, base, current FROM scenes").fetchall():
-            graph = loads(current)
-            self._insert_rows(c, scene_id, graph)
-            c.execute("INSERT INTO bases (scene_id, graph) VALUES (?, ?)", (scene_id, base))
-            c.execute("UPDATE scenes SET scene_type = ? WHERE id = ?", (graph.scene_type, scene_id))
-        c.execute("ALTER TABLE scenes DROP COLUMN current")
-        c.execute("ALTER TABLE scenes DROP COLUMN base")
-
-    @staticmethod
-    def _migrate_v2(c: sqlite3.Connection) -> None:
-        """Version 2's log accepted only the actors perception, user and agent: rebuild it to accept
-        ``robot:<name>`` too (SQLite cannot alter a CHECK constraint in place)."""
-        create = next(stmt for stmt in _statements(_SCHEMA) if "CREATE TABLE edits" in stmt)
-        c.execute(create.replace("CREATE TABLE edits", "CREATE TABLE edits_v3"))
-        c.execute("INSERT INTO edits_v3 SELECT scene_id, seq, actor, op, utterance, ts, changes, state "
-                  "FROM edits")
-        c.execute("DROP TABLE edits")
-        c.execute("ALTER TABLE edits_v3 RENAME TO edits")
-
-    def _db(self) -> sqlite3.Connection:
-        if self._conn is None:
-            raise StoreError(f"scene store {self.path} is closed")
-        return self._conn
-
-    def _error(self, exc: sqlite3.Error) -> StoreError:
-        return StoreError(f"scene store {self.path}: {exc}")
+    def _db(self) -> Database:
+        if self._database is None:
+            raise StoreError(f"scene store {self.where} is closed")
+        return self._database
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction: committed on success, rolled back on any error."""
-        with self._lock:
-            conn = self._db()
-            if self.read_only:
-                raise StoreError(f"scene store {self.path} cannot be written by this user: "
-                                 "nothing was changed")
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.Error as exc:
-                raise self._error(exc) from exc
-            try:
-                yield conn
-                conn.execute("COMMIT")
-            except BaseException as exc:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                if isinstance(exc, sqlite3.Error):
-                    raise self._error(exc) from exc
-                raise
+    def _write(self) -> Iterator[Transaction]:
+        """One write transaction (the store's write lock held): committed on success, rolled back on
+        any error."""
+        with self._lock, self._db().write() as c:
+            yield c
 
     @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
-        """One read transaction (no write lock: WAL readers never wait for a writer)."""
-        with self._lock:
-            conn = self._db()
-            try:
-                conn.execute("BEGIN DEFERRED")
-                yield conn
-            except sqlite3.Error as exc:
-                raise self._error(exc) from exc
-            finally:
-                if conn.in_transaction:
-                    try:
-                        conn.execute("COMMIT")
-                    except sqlite3.Error as exc:
-                        raise self._error(exc) from exc
+    def _read(self) -> Iterator[Transaction]:
+        """One read transaction (one committed snapshot; it never waits for a writer)."""
+        with self._lock, self._db().read() as c:
+            yield c
+
+    def _event(self, c: Transaction, scene_id: str, kind: str, actor: str,
+               object_ids: Sequence[str], at: str) -> None:
+        """Append one event to the log (in the writer's transaction) and wake the feed's readers."""
+        seq = int(c.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM events").fetchone()[0])
+        c.execute("INSERT INTO events (seq, scene_id, kind, actor, object_ids, at) VALUES (?, ?, ?, ?, ?, ?)",
+                  (seq, scene_id, kind, actor, json.dumps(list(object_ids), ensure_ascii=False), at))
+        c.notify(str(seq))
+
+    def events(self, since: int = 0, scene_id: str | None = None, limit: int = 1000) -> list[StoreEvent]:
+        """The logged events after ``since`` (of one scene, or all), oldest first, at most ``limit``."""
+        where, params = ("seq > ?", [since]) if scene_id is None else \
+            ("seq > ? AND scene_id = ?", [since, scene_id])
+        with self._read() as c:
+            rows = c.execute(f"SELECT scene_id, seq, kind, actor, object_ids, at FROM events WHERE {where} "
+                             f"ORDER BY seq LIMIT {int(limit)}", params).fetchall()
+        return [StoreEvent(r[0], int(r[1]), r[2], r[3], tuple(self._json(r[4], f"event {r[1]}: object ids")),
+                           r[5]) for r in rows]
+
+    def last_event(self) -> int:
+        """The newest event's seq (0 when none)."""
+        with self._read() as c:
+            return int(c.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
 
     def close(self) -> None:
         """Close the connection (idempotent)."""
         with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+            if self._database is not None:
+                self._database.close()
+                self._database = None
             self._cache.clear()
 
     def __enter__(self) -> SceneStore:
@@ -381,7 +273,7 @@ class SceneStore:
 
     # ----- rows of the current graph
     @staticmethod
-    def _insert_rows(c: sqlite3.Connection, scene_id: str, graph: SceneGraph,
+    def _insert_rows(c: Transaction, scene_id: str, graph: SceneGraph,
                      documents: list[dict[str, Any]] | None = None) -> None:
         """Replace the scene's object and edge rows by ``graph`` (``documents``: its objects' dicts,
         when already made)."""
@@ -392,12 +284,12 @@ class SceneStore:
         else:
             rows = ((scene_id, d["id"], json.dumps(d, allow_nan=False, ensure_ascii=False))
                     for d in documents)
-        c.executemany("INSERT INTO objects (scene_id, id, data) VALUES (?, ?, ?)", rows)
-        c.executemany("INSERT INTO edges (scene_id, subject, relation, object, provenance) "
-                      "VALUES (?, ?, ?, ?, ?)", (_edge_row(scene_id, e) for e in graph.edges))
+        c.copy_rows("objects", ("scene_id", "id", "data"), rows)
+        c.copy_rows("edges", ("scene_id", "subject", "relation", "object", "provenance"),
+                    (_edge_row(scene_id, e) for e in graph.edges))
 
     @staticmethod
-    def _write_changes(c: sqlite3.Connection, scene_id: str, changes: tuple[Change, ...]) -> None:
+    def _write_changes(c: Transaction, scene_id: str, changes: tuple[Change, ...]) -> None:
         """The rows one edit changes, in the order the graph applied them."""
         for ch in changes:
             if isinstance(ch, ObjectChange):
@@ -417,11 +309,12 @@ class SceneStore:
                 c.execute("DELETE FROM edges WHERE scene_id = ? AND subject = ? AND relation = ? "
                           "AND object = ?", _edge_row(scene_id, ch.edge)[:4])
 
-    def _load_rows(self, c: sqlite3.Connection, scene_id: str) -> SceneGraph:
+    def _load_rows(self, c: Transaction, scene_id: str) -> SceneGraph:
         """The current graph read from its rows (levels recomputed: they follow the support edges)."""
         scene_type = self._row(c, scene_id, "scene_type")
         graph = SceneGraph(scene_id, scene_type=scene_type)
-        for oid, data in c.execute("SELECT id, data FROM objects WHERE scene_id = ? ORDER BY rowid",
+        order = self._db().order
+        for oid, data in c.execute(f"SELECT id, data FROM objects WHERE scene_id = ? ORDER BY {order}",
                                    (scene_id,)):
             where = f"scene {scene_id}: stored object {oid!r}"
             try:
@@ -429,7 +322,8 @@ class SceneStore:
             except ValueError as exc:  # SceneError included
                 raise StoreError(f"{where} is unreadable: {exc}") from None
         for subject, relation, obj, provenance in c.execute(
-                "SELECT subject, relation, object, provenance FROM edges WHERE scene_id = ? ORDER BY rowid",
+                "SELECT subject, relation, object, provenance FROM edges WHERE scene_id = ? "
+                f"ORDER BY {order}",
                 (scene_id,)):
             try:
                 graph.add_edge(Edge(subject, Relation(relation), obj, provenance))
@@ -440,7 +334,8 @@ class SceneStore:
         return graph
 
     # ----- scenes
-    def register(self, graph: SceneGraph, source: dict[str, Any], *, replace_existing: bool = False) -> None:
+    def register(self, graph: SceneGraph, source: dict[str, Any], *, replace_existing: bool = False,
+                 actor: str = "perception") -> None:
         """Store ``graph`` as the base of scene ``graph.scene_id`` the first time it is seen.
 
         The graph is checked completely first (it must read back exactly as written: non-empty ids,
@@ -481,8 +376,10 @@ class SceneStore:
                           (graph.scene_id,))
             else:
                 return
-            c.execute("INSERT OR REPLACE INTO bases (scene_id, graph) VALUES (?, ?)", (graph.scene_id, text))
+            c.execute("INSERT INTO bases (scene_id, graph) VALUES (?, ?) "
+                      "ON CONFLICT (scene_id) DO UPDATE SET graph = excluded.graph", (graph.scene_id, text))
             self._insert_rows(c, graph.scene_id, base, doc["objects"])
+            self._event(c, graph.scene_id, "register", actor, (), now)
         self._cache.pop(graph.scene_id, None)
 
     def has_scene(self, scene_id: str) -> bool:
@@ -513,13 +410,13 @@ class SceneStore:
         return self._json(text, f"scene {scene_id}: source")
 
     @staticmethod
-    def _row(c: sqlite3.Connection, scene_id: str, column: str) -> Any:
+    def _row(c: Transaction, scene_id: str, column: str) -> Any:
         row = c.execute(f"SELECT {column} FROM scenes WHERE id = ?", (scene_id,)).fetchone()
         if row is None:
             raise SceneError(f"unknown scene {scene_id!r} in the scene store")
         return row[0]
 
-    def _base(self, c: sqlite3.Connection, scene_id: str) -> str:
+    def _base(self, c: Transaction, scene_id: str) -> str:
         self._row(c, scene_id, "id")
         row = c.execute("SELECT graph FROM bases WHERE scene_id = ?", (scene_id,)).fetchone()
         if row is None:
@@ -531,7 +428,7 @@ class SceneStore:
         with self._read() as c:
             return self._current(c, scene_id).copy()
 
-    def _current(self, c: sqlite3.Connection, scene_id: str) -> SceneGraph:
+    def _current(self, c: Transaction, scene_id: str) -> SceneGraph:
         """The store's own graph of the committed revision (read from the rows once per revision);
         callers outside the store get copies."""
         key = self._revision(c, scene_id)
@@ -542,7 +439,7 @@ class SceneStore:
         self._cache[scene_id] = (key, graph)
         return graph
 
-    def _revision(self, c: sqlite3.Connection, scene_id: str) -> tuple[str, int]:
+    def _revision(self, c: Transaction, scene_id: str) -> tuple[str, int]:
         """Identifies one committed state (created_at tells a dropped and re-registered scene apart)."""
         row = c.execute("SELECT created_at, revision FROM scenes WHERE id = ?", (scene_id,)).fetchone()
         if row is None:
@@ -587,7 +484,7 @@ class SceneStore:
                              (scene_id,)).fetchall()
         return [self._record(r) for r in rows]
 
-    def _save(self, c: sqlite3.Connection, scene_id: str, changes: tuple[Change, ...],
+    def _save(self, c: Transaction, scene_id: str, changes: tuple[Change, ...],
               now: str) -> tuple[str, int]:
         """Write the rows ``changes`` touch; returns the new revision key."""
         self._write_changes(c, scene_id, changes)
@@ -598,7 +495,7 @@ class SceneStore:
         return self._revision(c, scene_id)
 
     @contextmanager
-    def _editing(self, scene_id: str) -> Iterator[tuple[sqlite3.Connection, SceneGraph | None]]:
+    def _editing(self, scene_id: str) -> Iterator[tuple[Transaction, SceneGraph | None]]:
         """A write transaction and the store's graph of the scene when it holds the committed revision
         (None otherwise: the edit is then checked against the rows, without reading the whole graph);
         on any error the graph (which the caller may have changed) is forgotten."""
@@ -612,7 +509,7 @@ class SceneStore:
                 self._cache.pop(scene_id, None)
                 raise
 
-    def _change(self, c: sqlite3.Connection, scene_id: str, graph: SceneGraph | None,
+    def _change(self, c: Transaction, scene_id: str, graph: SceneGraph | None,
                 changes: tuple[Change, ...]) -> None:
         """Check ``changes`` against the committed state (and apply them to the held graph)."""
         if graph is not None:
@@ -654,17 +551,41 @@ class SceneStore:
             c.execute("UPDATE edits SET state = 'discarded' WHERE scene_id = ? AND state = 'undone'",
                       (scene_id,))
             for request, payload in zip(requests, payloads, strict=True):
-                self._change(c, scene_id, graph, request.changes)
+                try:
+                    self._change(c, scene_id, graph, request.changes)
+                except SceneError as exc:
+                    raise self._conflict(c, scene_id, request.changes, exc) from None
                 seq += 1
                 c.execute(f"INSERT INTO edits ({self._COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, 'active')",
                           (scene_id, seq, request.who, request.op, request.utterance, now, payload))
                 revision = self._save(c, scene_id, request.changes, now)
+                self._event(c, scene_id, "edit", request.who, _touched(request.changes), now)
                 records.append(EditRecord(seq, scene_id, request.actor, request.op, request.utterance, now,
                                           request.changes, EditState.ACTIVE, request.robot))
         self._remember(scene_id, revision, graph)
         return records
 
-    def _step(self, scene_id: str, undo: bool) -> EditRecord | None:
+    #: how far back the log is searched for the edit that made another one a conflict
+    _CONFLICT_LOOKBACK = 500
+
+    def _conflict(self, c: Transaction, scene_id: str, changes: Sequence[Change],
+                  exc: SceneError) -> SceneError:
+        """The error for an edit the committed state refuses: when a logged edit changed one of its
+        objects, a :class:`ConflictError` naming the object and that (newer) edit; else ``exc``."""
+        touched = set(_touched(changes))
+        rows = c.execute(f"SELECT {self._COLUMNS} FROM edits WHERE scene_id = ? ORDER BY seq DESC "
+                         f"LIMIT {self._CONFLICT_LOOKBACK}", (scene_id,)).fetchall()
+        for row in rows:
+            record = self._record(row)
+            hit = sorted(touched & set(_touched(record.changes)))
+            if hit:
+                return ConflictError(
+                    f"{exc}: object {hit[0]} was changed by edit #{record.seq} ({record.who}, "
+                    f"{record.state}, {record.timestamp}: {record.summary()}) since this edit was made; "
+                    "nothing was written")
+        return exc
+
+    def _step(self, scene_id: str, undo: bool, actor: str) -> EditRecord | None:
         if undo:
             order, state, new = "DESC", "active", EditState.UNDONE
         else:
@@ -679,37 +600,43 @@ class SceneStore:
             self._change(c, scene_id, graph, changes)
             c.execute("UPDATE edits SET state = ? WHERE scene_id = ? AND seq = ?",
                       (new.value, scene_id, record.seq))
-            revision = self._save(c, scene_id, changes, _now())
+            now = _now()
+            revision = self._save(c, scene_id, changes, now)
+            self._event(c, scene_id, "undo" if undo else "redo", actor, _touched(changes), now)
         self._remember(scene_id, revision, graph)
         return replace(record, state=new)
 
-    def undo(self, scene_id: str) -> EditRecord | None:
+    def undo(self, scene_id: str, *, actor: str = "user") -> EditRecord | None:
         """Revert the newest active edit; returns it (now ``undone``), or None when there is none."""
-        return self._step(scene_id, undo=True)
+        return self._step(scene_id, undo=True, actor=actor)
 
-    def redo(self, scene_id: str) -> EditRecord | None:
+    def redo(self, scene_id: str, *, actor: str = "user") -> EditRecord | None:
         """Re-apply the oldest undone edit; returns it (active again), or None when there is none."""
-        return self._step(scene_id, undo=False)
+        return self._step(scene_id, undo=False, actor=actor)
 
-    def reset(self, scene_id: str) -> None:
+    def reset(self, scene_id: str, *, actor: str = "user") -> None:
         """Return the scene to its base graph; every edit stays in the log marked ``discarded``."""
         with self._editing(scene_id) as (c, _):
             base = loads(self._base(c, scene_id))
             self._insert_rows(c, scene_id, base)
+            now = _now()
             c.execute("UPDATE scenes SET n_objects = ?, updated_at = ?, revision = revision + 1 "
-                      "WHERE id = ?", (len(base), _now(), scene_id))
+                      "WHERE id = ?", (len(base), now, scene_id))
             c.execute("UPDATE edits SET state = 'discarded' WHERE scene_id = ? AND state != 'discarded'",
                       (scene_id,))
             revision = self._revision(c, scene_id)
+            self._event(c, scene_id, "reset", actor, (), now)
         self._cache[scene_id] = (revision, base)
 
-    def drop(self, scene_id: str) -> None:
-        """Delete a scene, its base graph and its whole edit log (the only operation that forgets edits)."""
+    def drop(self, scene_id: str, *, actor: str = "user") -> None:
+        """Delete a scene, its base graph and its whole edit log (the only operation that forgets edits;
+        the event log keeps that it was dropped)."""
         with self._write() as c:
             self._row(c, scene_id, "id")
             for table, column in (("edits", "scene_id"), ("edges", "scene_id"), ("objects", "scene_id"),
                                   ("bases", "scene_id"), ("scenes", "id")):
                 c.execute(f"DELETE FROM {table} WHERE {column} = ?", (scene_id,))
+            self._event(c, scene_id, "drop", actor, (), _now())
         self._cache.pop(scene_id, None)
 
     def replay(self, scene_id: str) -> SceneGraph:
@@ -717,7 +644,7 @@ class SceneStore:
         with self._read() as c:
             return self._replay(c, scene_id)
 
-    def _replay(self, c: sqlite3.Connection, scene_id: str) -> SceneGraph:
+    def _replay(self, c: Transaction, scene_id: str) -> SceneGraph:
         graph = loads(self._base(c, scene_id))
         rows = c.execute(f"SELECT {self._COLUMNS} FROM edits WHERE scene_id = ? AND state = 'active' "
                          "ORDER BY seq", (scene_id,)).fetchall()

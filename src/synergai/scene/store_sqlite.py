@@ -1,0 +1,353 @@
+"""The scene store's SQLite layer: one file, WAL journal, ``synchronous=FULL``.
+
+A file is recognised before anything is written to it (``PRAGMA application_id``): a new empty file
+is initialised, an older synergai store is migrated (version 1 kept one JSON snapshot per scene,
+version 2 had no event log), anything else (another program's SQLite file) is refused untouched. A
+store this user cannot write is opened for reading only.
+
+Writers take turns (``BEGIN IMMEDIATE``; a busy timeout waits for another process's writer); readers
+use plain read transactions and never wait. Before a write commits, the file's identity (device and
+inode) is compared with the one opened: a file removed or replaced under a running session is
+detected, the write rolled back and the store refuses every later write (:class:`StoreLost`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from synergai.scene.serialization import loads, object_to_dict
+from synergai.scene.store_db import SCHEMA_VERSION, StoreError, StoreLost
+
+#: ``PRAGMA application_id`` of a synergai store ("SYNG"): a file without it is not written to.
+APPLICATION_ID = 0x53594E47
+BUSY_TIMEOUT_S = 30.0
+#: How often a change-feed reader looks at ``PRAGMA data_version`` (a read of a shared-memory counter).
+POLL_S = 0.02
+
+_SCHEMA_V2 = """
+CREATE TABLE scenes (
+    id         TEXT PRIMARY KEY,
+    source     TEXT NOT NULL,
+    n_objects  INTEGER NOT NULL,
+    revision   INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    scene_type TEXT
+);
+CREATE TABLE edits (
+    scene_id  TEXT NOT NULL REFERENCES scenes(id) ON DELETE CASCADE,
+    seq       INTEGER NOT NULL CHECK (seq > 0),
+    actor     TEXT NOT NULL CHECK (actor IN ('perception', 'user', 'agent') OR actor LIKE 'robot:_%'),
+    op        TEXT NOT NULL,
+    utterance TEXT NOT NULL,
+    ts        TEXT NOT NULL,
+    changes   TEXT NOT NULL,
+    state     TEXT NOT NULL CHECK (state IN ('active', 'undone', 'discarded')),
+    PRIMARY KEY (scene_id, seq)
+);
+"""
+#: The base graph and the current graph: one row per object and per edge (rowid order = the graph's
+#: insertion order).
+_ROWS_SCHEMA = """
+CREATE TABLE bases (
+    scene_id TEXT PRIMARY KEY REFERENCES scenes(id) ON DELETE CASCADE,
+    graph    TEXT NOT NULL
+);
+CREATE TABLE objects (
+    scene_id TEXT NOT NULL REFERENCES scenes(id) ON DELETE CASCADE,
+    id       TEXT NOT NULL,
+    data     TEXT NOT NULL,
+    UNIQUE (scene_id, id)
+);
+CREATE TABLE edges (
+    scene_id   TEXT NOT NULL REFERENCES scenes(id) ON DELETE CASCADE,
+    subject    TEXT NOT NULL,
+    relation   TEXT NOT NULL,
+    object     TEXT NOT NULL,
+    provenance TEXT NOT NULL,
+    UNIQUE (scene_id, subject, relation, object)
+);
+CREATE INDEX edges_by_object ON edges (scene_id, object);
+"""
+#: Version 3: the event log behind the change feed (one global sequence; it outlives a dropped scene).
+_EVENTS_SCHEMA = """
+CREATE TABLE events (
+    seq        INTEGER PRIMARY KEY,
+    scene_id   TEXT NOT NULL,
+    kind       TEXT NOT NULL,
+    actor      TEXT NOT NULL,
+    object_ids TEXT NOT NULL,
+    at         TEXT NOT NULL
+);
+CREATE INDEX events_by_scene ON events (scene_id, seq);
+"""
+
+
+def _statements(script: str) -> list[str]:
+    return [stmt for stmt in script.split(";") if stmt.strip()]
+
+
+class _Tx:
+    """A transaction on the SQLite connection (``?`` placeholders are SQLite's own)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        return self.conn.execute(sql, params)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        self.conn.executemany(sql, rows)
+
+    def copy_rows(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+        marks = ", ".join("?" for _ in columns)
+        self.conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
+
+    def notify(self, payload: str) -> None:
+        """Nothing to do: readers see ``PRAGMA data_version`` change."""
+
+
+class SqliteDatabase:
+    """One SQLite store file (see the module doc-string)."""
+
+    order = "rowid"
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.where = str(path)
+        self.read_only = False
+        self._conn: sqlite3.Connection | None = None
+        self._identity: tuple[int, int] | None = None
+        self._lost: str | None = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None,
+                                         check_same_thread=False)
+            self._setup()
+        except StoreError:
+            self.close()
+            raise
+        except (sqlite3.Error, OSError) as exc:
+            self.close()
+            unwritable = isinstance(exc, sqlite3.OperationalError) and self.path.is_file() and (
+                not os.access(self.path, os.W_OK) or "readonly" in str(exc) or "unable to open" in str(exc))
+            if not unwritable:
+                raise StoreError(f"cannot open scene store {self.path}: {exc}") from None
+            self._open_read_only(exc)
+        self._identity = self._stat()
+
+    def _stat(self) -> tuple[int, int] | None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino)
+
+    def _open_read_only(self, why: Exception) -> None:
+        """Open a store this process cannot write, for reading only. Without write access to the
+        store's directory SQLite cannot make the WAL index; the file is then read as it is on disk
+        (``immutable``: what another process commits meanwhile is not seen)."""
+        where = quote(str(self.path.resolve()))
+        for options in ("mode=ro", "mode=ro&immutable=1"):
+            try:
+                self._conn = sqlite3.connect(f"file:{where}?{options}", uri=True, timeout=BUSY_TIMEOUT_S,
+                                             isolation_level=None, check_same_thread=False)
+                self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+                if self._kind(self._conn) != "ours":
+                    raise StoreError(f"scene store {self.path} cannot be written and is not initialised "
+                                     "(or has an older schema)")
+                self.read_only = True
+                return
+            except sqlite3.Error:
+                self.close()
+            except StoreError:
+                self.close()
+                raise
+        raise StoreError(f"cannot open scene store {self.path}: {why}")
+
+    def _setup(self) -> None:
+        """Recognise the file before writing to it: ours, new and empty (initialised), an older
+        synergai store (migrated), or anything else (refused, untouched)."""
+        conn = self._db()
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        kind = self._kind(conn)
+        if kind == "new":
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        if kind != "ours" or self._actors_without_robots(conn):
+            with self.write() as tx:
+                kind = self._kind(tx.conn)  # another process may have initialised it meanwhile
+                if kind == "new":
+                    for stmt in _statements(_SCHEMA_V2 + _ROWS_SCHEMA):
+                        tx.conn.execute(stmt)
+                if kind == "v1":
+                    self._migrate_v1(tx.conn)
+                if kind in ("new", "v1", "v2"):
+                    for stmt in _statements(_EVENTS_SCHEMA):
+                        tx.conn.execute(stmt)
+                if self._actors_without_robots(tx.conn):
+                    self._migrate_actors(tx.conn)
+                tx.conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                tx.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _kind(self, conn: sqlite3.Connection) -> str:
+        app = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if app == APPLICATION_ID:
+            if version == 2:
+                return "v2"
+            if version != SCHEMA_VERSION:
+                raise StoreError(f"scene store {self.path} has schema version {version}; "
+                                 f"this synergai reads version {SCHEMA_VERSION}")
+            return "ours"
+        if app == 0 and version == 0 and not tables:
+            return "new"
+        if app == 0 and version == 1 and tables == {"scenes", "edits"}:
+            return "v1"
+        what = f"tables {', '.join(sorted(tables))}" if tables else f"application id {app}"
+        raise StoreError(f"{self.path} is not a synergai scene store ({what}); "
+                         "nothing was written to it: choose another --db")
+
+    @staticmethod
+    def _actors_without_robots(conn: sqlite3.Connection) -> bool:
+        """Whether the log's actor CHECK predates robot actors (``robot:<name>``; versions 1 and 2, and
+        version-3 files written before robots logged their actions)."""
+        row = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'edits'").fetchone()
+        return row is not None and "robot:" not in row[0]
+
+    @staticmethod
+    def _migrate_actors(c: sqlite3.Connection) -> None:
+        """Rebuild the log with the CHECK that accepts ``robot:<name>`` (SQLite cannot alter a CHECK in
+        place); every row is kept."""
+        create = next(stmt for stmt in _statements(_SCHEMA_V2) if "CREATE TABLE edits" in stmt)
+        c.execute(create.replace("CREATE TABLE edits", "CREATE TABLE edits_with_robots"))
+        c.execute("INSERT INTO edits_with_robots (scene_id, seq, actor, op, utterance, ts, changes, state) "
+                  "SELECT scene_id, seq, actor, op, utterance, ts, changes, state FROM edits")
+        c.execute("DROP TABLE edits")
+        c.execute("ALTER TABLE edits_with_robots RENAME TO edits")
+
+    @staticmethod
+    def _migrate_v1(c: sqlite3.Connection) -> None:
+        """Version 1 kept the current graph as one JSON snapshot per scene: split it into rows."""
+        for stmt in _statements(_ROWS_SCHEMA):
+            c.execute(stmt)
+        c.execute("ALTER TABLE scenes ADD COLUMN scene_type TEXT")
+        for scene_id, base, current in c.execute("SELECT id, base, current FROM scenes").fetchall():
+            graph = loads(current)
+            objects = ((scene_id, o.id, json.dumps(object_to_dict(o), ensure_ascii=False)) for o in graph)
+            edges = ((scene_id, e.subject, e.relation.value, e.object, e.provenance) for e in graph.edges)
+            c.executemany("INSERT INTO objects (scene_id, id, data) VALUES (?, ?, ?)", objects)
+            c.executemany("INSERT INTO edges (scene_id, subject, relation, object, provenance) "
+                          "VALUES (?, ?, ?, ?, ?)", edges)
+            c.execute("INSERT INTO bases (scene_id, graph) VALUES (?, ?)", (scene_id, base))
+            c.execute("UPDATE scenes SET scene_type = ? WHERE id = ?", (graph.scene_type, scene_id))
+        c.execute("ALTER TABLE scenes DROP COLUMN current")
+        c.execute("ALTER TABLE scenes DROP COLUMN base")
+
+    def _db(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StoreError(f"scene store {self.path} is closed")
+        return self._conn
+
+    def _error(self, exc: sqlite3.Error) -> StoreError:
+        return StoreError(f"scene store {self.path}: {exc}")
+
+    def _check_identity(self) -> None:
+        """Refuse to acknowledge a write into a file that is no longer the one this session opened."""
+        if self._lost is None and self._identity is not None and self._stat() != self._identity:
+            self._lost = (f"scene store {self.path} was removed or replaced while this session had it open; "
+                          "nothing more is saved: restart to open the store again")
+        if self._lost is not None:
+            raise StoreLost(self._lost)
+
+    @contextmanager
+    def write(self) -> Iterator[_Tx]:
+        """One ``BEGIN IMMEDIATE`` transaction: committed on success, rolled back on any error."""
+        conn = self._db()
+        if self.read_only:
+            raise StoreError(f"scene store {self.path} cannot be written by this user: nothing was changed")
+        self._check_identity()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+        try:
+            yield _Tx(conn)
+            self._check_identity()
+            conn.execute("COMMIT")
+        except BaseException as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise self._error(exc) from exc
+            raise
+
+    @contextmanager
+    def read(self) -> Iterator[_Tx]:
+        """One read transaction (no write lock: WAL readers never wait for a writer)."""
+        conn = self._db()
+        try:
+            conn.execute("BEGIN DEFERRED")
+            yield _Tx(conn)
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+        finally:
+            if conn.in_transaction:
+                try:
+                    conn.execute("COMMIT")
+                except sqlite3.Error as exc:
+                    raise self._error(exc) from exc
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+class SqliteWaker:
+    """Wakes a change-feed reader when another connection commits to the file (``PRAGMA data_version``
+    on a connection of its own)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self._conn: sqlite3.Connection | None = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S,
+                                                                    isolation_level=None,
+                                                                    check_same_thread=False)
+            self._version = self._data_version()
+        except sqlite3.Error as exc:
+            raise StoreError(f"scene store {path}: {exc}") from None
+
+    def _data_version(self) -> int:
+        assert self._conn is not None
+        return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def wait(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while self._conn is not None:
+            try:
+                version = self._data_version()
+            except sqlite3.Error as exc:
+                raise StoreError(f"scene store {self.path}: {exc}") from None
+            if version != self._version:
+                self._version = version
+                return
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            time.sleep(min(POLL_S, left))
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
