@@ -50,7 +50,8 @@ def _script(tmp_path: Path, name: str, replies: list[Any]) -> str:
     return f"scripted:{path}"
 
 
-def _ask_where(tmp_path: Path, db: Path, scene: str, thing: str, capsys: pytest.CaptureFixture[str]) -> str:
+def _ask_where(tmp_path: Path, db: Path | str, scene: str, thing: str,
+               capsys: pytest.CaptureFixture[str]) -> str:
     """`synergai ask "Where is the THING?" --json` with a scripted plan; the place is read from the graph."""
     plan = {"plan": [{"action": "query_for_objects", "action_input": {"query": thing}}]}
     capsys.readouterr()
@@ -94,6 +95,7 @@ def test_the_demo_apartment_becomes_a_house_for_the_team(tmp_path: Path) -> None
     assert stored.ids["dining_table"] == "17" and stored.ids["bowl"] == "26"
     assert house.items["bowl"].location == "dining_table" and house.items["book_0"].location == "bookshelf"
     assert house.furniture["bookshelf"].holds_inside and not house.furniture["sofa"].openable
+    assert house.furniture["refrigerator"].openable and not house.is_open("refrigerator")
     assert "tv" not in house.furniture and "clock" not in house.furniture  # on walls: neither
     assert house.robots["Bob"].station == "dining_table"  # the furniture holding the most items
     for f in house.furniture.values():
@@ -112,6 +114,23 @@ def test_openable_furniture_comes_from_its_stored_state() -> None:
     house = house_from_scene(graph).house
     assert set(house.furniture) == {"table_0", "fridge"} and set(house.items) == {"apple", "ham"}
     assert house.furniture["fridge"].openable and not house.is_open("fridge")
+
+
+def test_what_opens_or_receives_things_is_furniture_even_on_other_furniture() -> None:
+    graph = build_graph("kitchen", [
+        SceneObject("0", "floor", (3.0, 3.0, -0.01), (6.0, 6.0, 0.02), kind=ObjectKind.FLOOR),
+        SceneObject("10", "kitchen counter", (1.0, 1.0, 0.45), (2.0, 0.6, 0.9)),
+        SceneObject("11", "microwave", (0.5, 1.0, 1.05), (0.5, 0.35, 0.3)),
+        SceneObject("12", "tray", (1.5, 1.0, 0.91), (0.4, 0.3, 0.02)),
+        SceneObject("13", "cup", (1.1, 1.0, 0.95), (0.08, 0.08, 0.1)),
+        SceneObject("14", "cup", (1.2, 0.9, 0.95), (0.08, 0.08, 0.1)),
+    ])
+    stored = house_from_scene(graph)
+    house = stored.house
+    assert set(house.furniture) == {"kitchen_counter", "microwave", "tray"}
+    assert set(house.items) == {"cup_0", "cup_1"} and stored.ids["cup_1"] == "14"  # named in id order
+    assert house.furniture["microwave"].openable and not house.is_open("microwave")  # opens: closed
+    assert house.furniture["tray"].holds_inside and not house.furniture["tray"].openable
 
 
 # ----- tabletop
@@ -184,8 +203,9 @@ def _alice_moves_the_bowl(done: bool) -> _TeamModel:
 
 
 def test_a_team_episode_on_a_stored_scene_writes_robot_edits_and_changes_what_ask_answers(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    db = _store(tmp_path)
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        store_location: str | Path) -> None:
+    db = store_location  # both backends: a SQLite file, a PostgreSQL schema
     assert _ask_where(tmp_path, db, "demo", "bowl", capsys) == "on the dining table"
     monkeypatch.setattr(robots_cmd, "open_llm", lambda args: _alice_moves_the_bowl(done=True))
     code = main(["robots", "team", "Put the bowl on the kitchen counter", "--scene", "demo", "--db", str(db),

@@ -3,14 +3,14 @@
 The mapping (only stored objects and their stored ``supported_by`` / ``inside`` edges are read):
 
 * **furniture**: every object that stands on the floor (or on nothing stored; not one hung or mounted on a
-  wall) or holds another object; it opens
-  when its attributes say ``open`` or ``closed`` (open now when ``open``); things go inside it when it is
-  openable or something is stored ``inside`` it. Stand poses are the middles of its four sides, 0.3 m out,
-  facing it, that are on a floor of the scene (when it has floors) and clear of other furniture; the two
-  on its longest sides first, at most two.
-* **items**: every object resting on or inside a piece of furniture that holds nothing itself.
-* **names**: an object whose id already reads as a name of its category (``table_0``, ``fridge``, as the
-  demo house's ids do) keeps it; the others are named by category with ``_`` for spaces, numbered from 0 in
+  wall), holds another object, opens or is a receptacle (``scene.vocabulary``: a microwave on the counter,
+  a tray on the table). It opens when its attributes say ``open`` / ``closed`` or its category is one that
+  opens (closed unless ``open``); things go inside it when it opens, is a receptacle or something is stored
+  ``inside`` it. Stand poses are the middles of its four sides, 0.3 m out, facing it, that are on a floor
+  of the scene (when it has floors) and clear of other furniture; the two on its longest sides first.
+* **items**: every other object resting on or inside a piece of furniture and holding nothing itself.
+* **names**: the stored id when it reads as a name (``table_0``, ``fridge``: letters, digits and ``_``,
+  starting with a letter); the others (numeric ids) by category with ``_`` for spaces, numbered from 0 in
   id order when the category repeats (``cup_0``, ``cup_1``).
 * **robots**: Bob is fixed at the furniture that holds the most items (his arm at its centre), Alice starts
   at its first stand pose, David at the first stand pose of the furniture farthest from it.
@@ -32,6 +32,8 @@ from synergai.robots.recorder import CLOSED, OPEN, SceneRecorder
 from synergai.robots.team.flat import team_robots
 from synergai.robots.team.house import Command, Feedback, Furniture, House, Item, Pose
 from synergai.scene.model import SUPPORT_RELATIONS, ObjectKind, Relation, SceneGraph, SceneObject
+from synergai.scene.verification import category_in
+from synergai.scene.vocabulary import OPENABLE_WORDS, RECEPTACLE_WORDS
 
 STAND_OFF = 0.3  # metres from a furniture's side to its stand pose
 GRIPPER_HEIGHT = 1.0  # where a held item is recorded (metres above the floor)
@@ -62,8 +64,7 @@ def _names(objects: Sequence[SceneObject]) -> dict[str, str]:
         return "_".join(text.split())
 
     def reads_as_name(o: SceneObject) -> bool:
-        return (re.fullmatch(r"[A-Za-z][\w]*", o.id) is not None
-                and re.sub(r"_\d+$", "", o.id).replace("_", " ") == o.category)
+        return re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", o.id) is not None
 
     count: dict[str, int] = {}
     for o in objects:
@@ -121,9 +122,15 @@ def house_from_scene(graph: SceneGraph) -> StoredHouse:
     def stands_free(o: SceneObject) -> bool:  # on the floor, or on nothing stored
         return o.id not in attached
 
-    furn_objs = [o for o in objects if stands_free(o) or o.id in held_ids]
+    def opens(o: SceneObject) -> bool:
+        return bool({OPEN, CLOSED} & set(o.attributes)) or category_in(o.category, OPENABLE_WORDS)
+
+    def receptacle(o: SceneObject) -> bool:
+        return category_in(o.category, RECEPTACLE_WORDS)
+
+    furn_objs = [o for o in objects if stands_free(o) or o.id in held_ids or opens(o) or receptacle(o)]
     furn_ids = {o.id for o in furn_objs}
-    item_objs = [o for o in objects if o.id in held_things and o.id not in held_ids
+    item_objs = [o for o in objects if o.id in held_things and o.id not in furn_ids
                  and holders[o.id][1] in furn_ids]
     if not item_objs:
         raise RobotError(f"scene {graph.scene_id} has no object resting on or in furniture (no stored "
@@ -135,10 +142,10 @@ def house_from_scene(graph: SceneGraph) -> StoredHouse:
     furniture: list[Furniture] = []
     opened: set[str] = set()
     for o in furn_objs:
-        openable = bool({OPEN, CLOSED} & set(o.attributes))
+        openable = opens(o)
         name = names[o.id]
         furniture.append(Furniture(name, o.center, o.size, _stand_poses(o, furn_objs, floors), openable,
-                                   openable or o.id in has_inside))
+                                   openable or receptacle(o) or o.id in has_inside))
         if openable and OPEN in o.attributes:
             opened.add(name)
     items = [Item(names[o.id], names[holders[o.id][1]], o.center, o.size) for o in item_objs]
