@@ -184,16 +184,19 @@ TABLETOP_ROBOT = "panda"  # the tabletop arm's name in the edit log (robot:panda
 
 
 def _tabletop_on_stored_scene(args: argparse.Namespace, config: Any) -> int:
-    """A free-text task on the table of a stored scene; each executed move is written to the scene."""
+    """A task in words (a packaged task's words, without its goal) on the table of a stored scene, with
+    no checker; each move of the executed plan is written to the scene."""
     from synergai.robots.tabletop.stored import table_from_scene
     from synergai.robots.task_file import TabletopTask
 
     if args.table is not None:
         raise ValueError("give --scene (a stored scene) or --table (a built-in table), not both")
-    store, recorder = _open_stored(args, args.task)
+    packaged = _packaged_tabletop_task(args.task)  # its words only: its goal belongs to its own table
+    text = packaged.text if packaged is not None else args.task
+    store, recorder = _open_stored(args, text)
     with store:
         stored = table_from_scene(recorder.graph)
-        task = TabletopTask("free text", args.task, stored.objects, (), (), args.scene)
+        task = TabletopTask("free text", text, stored.objects, (), (), args.scene)
         model = open_llm(args)
         ask = _ask_on_terminal if sys.stdin.isatty() else None
         result = run_tabletop_task(task, model, config, answers=args.answers, ask_user=ask)
@@ -221,16 +224,26 @@ def _print_recorded(console: Console, scene: str, recorded: list[dict[str, Any]]
         console.print(f"  {r['seq']}. {escape(r['summary'])}", highlight=False)
 
 
-def _tabletop_task_from_words(words: str, scene: str | None) -> Any:  # scene: a built-in table
-    """A packaged task named by its name or exact words, else a free-text task on ``scene`` (no goal)."""
-    from synergai.robots.tabletop.scenes import scene_objects
-    from synergai.robots.task_file import TabletopTask, load_task_file, packaged_task_file
+def _packaged_tabletop_task(words: str, scene: str | None = None) -> Any:
+    """The packaged task named by its name or exact words (on built-in table ``scene`` if given), or None."""
+    from synergai.robots.task_file import load_task_file, packaged_task_file
 
     norm = " ".join(words.lower().replace(".", " ").split())
     for task in load_task_file(packaged_task_file("tabletop_suite.json"), "tabletop"):
         if norm in (task.name.lower(), " ".join(task.text.lower().replace(".", " ").split())) and (
                 scene is None or scene == task.scene):
             return task
+    return None
+
+
+def _tabletop_task_from_words(words: str, scene: str | None) -> Any:  # scene: a built-in table
+    """A packaged task named by its name or exact words, else a free-text task on ``scene`` (no goal)."""
+    from synergai.robots.tabletop.scenes import scene_objects
+    from synergai.robots.task_file import TabletopTask
+
+    task = _packaged_tabletop_task(words, scene)
+    if task is not None:
+        return task
     name = scene or "pairs"
     return TabletopTask("free text", words, scene_objects(name), (), (), name)
 
