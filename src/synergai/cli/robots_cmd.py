@@ -97,11 +97,12 @@ def _save_graph(graph: Any, args: argparse.Namespace, mode: str, task: Any) -> N
 
 
 def _open_stored(args: argparse.Namespace, task_text: str) -> tuple[Any, Any]:
-    """The store, the recorder and the current graph of ``--scene`` (the demo is built on first use);
-    checked before any model runs: an unknown scene or a store this user cannot write is an error."""
+    """The store and a recorder holding the current graph of ``--scene`` (a built-in scene is built on
+    first use); checked before any model runs: an unknown scene or a store this user cannot write is an
+    error."""
     from synergai.cli.common import settings
     from synergai.robots.recorder import SceneRecorder
-    from synergai.scene.catalog import DEMO_SCENE_ID, SceneCatalog
+    from synergai.scene.catalog import SceneCatalog
     from synergai.scene.model import SceneError
     from synergai.scene.store import SceneStore
 
@@ -113,11 +114,12 @@ def _open_stored(args: argparse.Namespace, task_text: str) -> tuple[Any, Any]:
     settings(args)
     store = SceneStore(args.db)
     try:
-        if args.scene != DEMO_SCENE_ID and not store.has_scene(args.scene):
-            known = ", ".join(info.id for info in store.scenes()) or "none"
+        catalog = SceneCatalog(store)
+        known = catalog.scene_ids()  # the built-in scenes (built on first use) and the store's
+        if args.scene not in known:
             raise SceneError(f"unknown scene {args.scene!r} in the scene store {store.where} "
-                             f"(scenes: {known})")
-        SceneCatalog(store).ensure(args.scene)
+                             f"(scenes: {', '.join(known)})")
+        catalog.ensure(args.scene)
         return store, SceneRecorder(store, args.scene, task_text)
     except BaseException:
         store.close()
