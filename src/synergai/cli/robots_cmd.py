@@ -128,8 +128,6 @@ def _open_stored(args: argparse.Namespace, task_text: str) -> tuple[Any, Any]:
 
 def _recorded(recorder: Any) -> list[dict[str, Any]]:
     """The edits an episode wrote, for --json and the text report."""
-    if recorder is None:
-        return []
     return [{"seq": r.seq, "actor": r.who, "op": r.op, "summary": r.summary()} for r in recorder.records]
 
 
