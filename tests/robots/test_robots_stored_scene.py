@@ -131,6 +131,11 @@ def test_what_opens_or_receives_things_is_furniture_even_on_other_furniture() ->
     assert set(house.items) == {"cup_0", "cup_1"} and stored.ids["cup_1"] == "14"  # named in id order
     assert house.furniture["microwave"].openable and not house.is_open("microwave")  # opens: closed
     assert house.furniture["tray"].holds_inside and not house.furniture["tray"].openable
+    # a cup a robot left held up in its gripper (no support, 1 m up) is neither furniture nor an item
+    held = graph.copy()
+    held.put(SceneObject("15", "cup", (2.5, 2.5, 1.0), (0.08, 0.08, 0.1)))
+    house = house_from_scene(held).house
+    assert set(house.furniture) == {"kitchen_counter", "microwave", "tray"} and len(house.items) == 2
 
 
 # ----- tabletop

@@ -2,12 +2,13 @@
 
 The mapping (only stored objects and their stored ``supported_by`` / ``inside`` edges are read):
 
-* **furniture**: every object that stands on the floor (or on nothing stored; not one hung or mounted on a
-  wall), holds another object, opens or is a receptacle (``scene.vocabulary``: a microwave on the counter,
-  a tray on the table). It opens when its attributes say ``open`` / ``closed`` or its category is one that
-  opens (closed unless ``open``); things go inside it when it opens, is a receptacle or something is stored
-  ``inside`` it. Stand poses are the middles of its four sides, 0.3 m out, facing it, that are on a floor
-  of the scene (when it has floors) and clear of other furniture; the two on its longest sides first.
+* **furniture**: every object that stands on the floor (or on nothing stored, its bottom within 0.3 m of
+  z = 0; not one hung or mounted on a wall, nor one a gripper still holds up), holds another object,
+  opens or is a receptacle (``scene.vocabulary``: a microwave on the counter, a tray on the table). It
+  opens when its attributes say ``open`` / ``closed`` or its category is one that opens (closed unless
+  ``open``); things go inside it when it opens, is a receptacle or something is stored ``inside`` it.
+  Stand poses are the middles of its four sides, 0.3 m out, facing it, that are on a floor of the scene
+  (when it has floors) and clear of other furniture; the two on its longest sides first.
 * **items**: every other object resting on or inside a piece of furniture and holding nothing itself.
 * **names**: the stored id when it reads as a name (``table_0``, ``fridge``: letters, digits and ``_``,
   starting with a letter); the others (numeric ids) by category with ``_`` for spaces, numbered from 0 in
@@ -37,6 +38,7 @@ from synergai.scene.vocabulary import OPENABLE_WORDS, RECEPTACLE_WORDS
 
 STAND_OFF = 0.3  # metres from a furniture's side to its stand pose
 GRIPPER_HEIGHT = 1.0  # where a held item is recorded (metres above the floor)
+FLOOR_BAND = 0.3  # an object with no stored support stands on the floor when its bottom is this low
 _HOLDS = (Relation.SUPPORTED_BY, Relation.INSIDE)
 
 
@@ -116,11 +118,15 @@ def house_from_scene(graph: SceneGraph) -> StoredHouse:
     objects = [o for o in graph if o.kind is ObjectKind.OBJECT]
     held_ids = {h for _, h in holders.values()}
     held_things = {oid for oid, (_, h) in holders.items() if graph.get(h).kind is ObjectKind.OBJECT}
-    attached = {e.subject for e in graph.edges if e.relation in SUPPORT_RELATIONS and e.object in graph
-                and graph.get(e.object).kind is not ObjectKind.FLOOR}  # on a wall, on a piece, in a piece
+    supports = {e.subject: graph.get(e.object).kind for e in graph.edges
+                if e.relation in SUPPORT_RELATIONS and e.object in graph}
 
-    def stands_free(o: SceneObject) -> bool:  # on the floor, or on nothing stored
-        return o.id not in attached
+    def stands_free(o: SceneObject) -> bool:
+        """On a floor (not on a wall, a piece or in one), or on nothing stored with its bottom near the
+        floor (an item still held up in a gripper is neither furniture nor item)."""
+        if o.id in supports:
+            return supports[o.id] is ObjectKind.FLOOR
+        return float(o.min_corner[2]) < FLOOR_BAND
 
     def opens(o: SceneObject) -> bool:
         return bool({OPEN, CLOSED} & set(o.attributes)) or category_in(o.category, OPENABLE_WORDS)
