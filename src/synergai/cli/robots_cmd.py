@@ -379,12 +379,12 @@ def _team_on_stored_scene(args: argparse.Namespace, config: Any, packaged: Any) 
 
 
 def team_json(result: TeamResult) -> dict[str, Any]:
-    """The `robots team --json` document (``verified`` false: no goal was checked, ``success`` is the
-    team's own claim)."""
+    """The `robots team --json` document (``verified`` false: no goal was checked, success is the claim)."""
     return {"success": result.success, "verified": result.verified, "steps": result.steps,
-            "messages": result.messages, "log": result.log, "task": result.task, "rounds": result.rounds,
-            "check": result.check_reason, "stop_reason": result.stop_reason,
-            "failed_actions": result.failed_actions, "llm_calls": result.llm_calls, **_tokens(result)}
+            "messages": result.messages, "log": result.log,
+            "task": result.task, "rounds": result.rounds, "check": result.check_reason,
+            "stop_reason": result.stop_reason, "failed_actions": result.failed_actions,
+            "llm_calls": result.llm_calls, **_tokens(result)}
 
 
 def _print_tabletop(console: Console, r: MultiTalkResult) -> None:
@@ -411,8 +411,6 @@ def _print_team(console: Console, r: TeamResult) -> None:
         console.print(f"[bold]{e['round']}.{escape(str(e['robot']))}[/bold] {command} {mark}: "
                       f"{escape(str(e['feedback']))}", highlight=False)
     verdict = "[green]success[/green]" if r.success else "[red]not done[/red]"
-    if not r.verified:
-        verdict += " [yellow](the team's own claim, not verified)[/yellow]" if r.success else ""
     console.print(f"{verdict} ({escape(str(r.check_reason))}); {r.steps} steps, {r.messages} messages, "
                   f"{r.llm_calls} LLM calls ({_token_text(r)}), {r.seconds:.1f} s; "
                   f"{escape(str(r.stop_reason))}",

@@ -348,6 +348,7 @@ class MultiTalkResult:
     dialogue_messages: int = 0
     questions: list[tuple[str, str]] = field(default_factory=list)
     pending_questions: list[str] = field(default_factory=list)
+    placed: list[ObjectState] = field(default_factory=list)  # the executed plan's moves, in order
     final_plan: list[str] = field(default_factory=list)
     log: list[dict[str, Any]] = field(default_factory=list)
     sim_steps: int = 0
@@ -357,7 +358,6 @@ class MultiTalkResult:
     prompt_tokens: int = 0  # summed over every LLM reply of the episode (planner and critic, retries too)
     new_prompt_tokens: int = 0  # of those, the ones not served from the model's prefix cache
     completion_tokens: int = 0
-    placed: list[ObjectState] = field(default_factory=list)  # the executed plan's moves, in order
 
     def count_tokens(self, replies: Sequence[ChatReply], entry: dict[str, Any]) -> None:
         """Add ``replies``' tokens to the episode's sums and to one round's log ``entry``."""

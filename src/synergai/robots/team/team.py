@@ -24,10 +24,10 @@ with its feedback: how a recorder writes the robots' progress to a stored scene.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
 
 from synergai.llm.base import TOKEN_KEYS, ChatModel, token_sums
 from synergai.llm.json_reply import ask_json
@@ -42,6 +42,12 @@ TURN_ORDER = ("Bob", "Alice", "David")
 _ARGS = MappingProxyType({"navigate": ("target", "stand_pose"), "open": ("target",), "pick": ("target",),
                           "place": ("target", "location"), "move": ("delta_x", "delta_y"),
                           "communicate": ("content", "robot_name"), "wait": ()})
+
+
+class ActionListener(Protocol):
+    """Hears each action the house ran, with its feedback."""
+
+    def __call__(self, robot: str, command: Command, feedback: Feedback) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -96,6 +102,7 @@ class TeamResult:
 
     task: str
     success: bool = False
+    verified: bool = True  # False: no goal was checked, ``success`` is the team's own claim
     check_reason: str = ""
     rounds: int = 0
     steps: int = 0
@@ -108,14 +115,9 @@ class TeamResult:
     prompt_tokens: int = 0  # summed over every LLM reply of the episode (retries too)
     new_prompt_tokens: int = 0  # of those, the ones not served from the model's prefix cache
     completion_tokens: int = 0
-    verified: bool = True  # False: no goal was checked, ``success`` is the team's own claim
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-#: Hears each action the house ran: (robot, command, feedback).
-ActionListener = Callable[[str, Command, Feedback], None]
 
 
 class Team:
@@ -305,8 +307,9 @@ class Team:
             result.success, result.check_reason = verdict.success, verdict.reason
         else:  # nothing to check against: the team's own word, not verified
             result.success, result.verified = done, False
-            result.check_reason = ("no goal to check: the team says the task is done (not verified)" if done
-                                   else "no goal to check, and no robot said the task is done")
+            result.check_reason = (
+                f"no goal to check: {result.stop_reason} (the team's own claim, not verified)" if done
+                else "no goal to check, and no robot said the task is done")
         result.messages = self.house.messages_sent
         result.seconds = time.perf_counter() - start
         return result
