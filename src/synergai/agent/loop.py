@@ -316,7 +316,7 @@ class AgentLoop:
             result.answer = (f"Sorry, I could not save that change ({exc}); nothing was changed. "
                              "Please say it again.")
         result.objects = list(ctx.highlights)
-        result.edits = [{"seq": r.seq, "op": r.op, "actor": r.who, "utterance": r.utterance,
+        result.edits = [{"seq": r.seq, "op": r.op, "actor": str(r.actor), "utterance": r.utterance,
                          "summary": r.summary()} for r in ctx.edits]
         result.seconds = time.perf_counter() - start
         return result

@@ -169,7 +169,7 @@ class AlignmentRunner:
             session = AgentSession(self.robot_store, task.id, self.llm)
             record |= self.user.align(session, task, self.max_turns)
             record["edits"] = [
-                {"op": r.op, "actor": r.who, "utterance": r.utterance, "summary": r.summary()}
+                {"op": r.op, "actor": str(r.actor), "utterance": r.utterance, "summary": r.summary()}
                 for r in self.robot_store.edits(task.id)
             ]
             record["transfer"] = self.run_transfer(task) if task.transfer is not None else None
