@@ -692,3 +692,10 @@ def test_sqlite_a_store_this_user_cannot_write_can_still_be_read(tmp_path: Path)
     finally:
         for cmd in reversed(undo):
             subprocess.run(cmd, check=True)
+
+
+def test_any_actor_the_edit_model_accepts_can_be_logged(store: SceneStore) -> None:
+    with raw_sql(store.location) as sql:  # the database itself fixes no list of actors
+        sql("INSERT INTO edits (scene_id, seq, actor, op, utterance, ts, changes, state) "
+            "VALUES ('s1', 99, 'robot', 'move_object', '', 't', '[]', 'discarded')")
+        assert sql("SELECT actor FROM edits WHERE seq = 99") == [("robot",)]

@@ -73,8 +73,8 @@ from synergai.scene.store_db import (
     open_database,
 )
 
-__all__ = ["SCHEMA_VERSION", "ConflictError", "ReplayError", "SceneInfo", "SceneStore", "StoreError",
-           "StoreEvent", "StoreLost", "default_path"]
+__all__ = ["EVENT_KINDS", "SCHEMA_VERSION", "ConflictError", "ReplayError", "SceneInfo", "SceneStore",
+           "StoreError", "StoreEvent", "StoreLost", "default_path"]
 
 #: The kinds of event the change feed carries.
 EVENT_KINDS = ("edit", "undo", "redo", "reset", "register", "drop")
@@ -235,11 +235,11 @@ class SceneStore:
 
     def _event(self, c: Transaction, scene_id: str, kind: str, actor: str,
                object_ids: Sequence[str], at: str) -> None:
-        """Append one event to the log (in the writer's transaction) and wake the feed's readers."""
-        seq = int(c.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM events").fetchone()[0])
-        c.execute("INSERT INTO events (seq, scene_id, kind, actor, object_ids, at) VALUES (?, ?, ?, ?, ?, ?)",
-                  (seq, scene_id, kind, actor, json.dumps(list(object_ids), ensure_ascii=False), at))
-        c.notify(str(seq))
+        """Append one event to the log, in the writer's transaction (the database layer wakes the feed's
+        readers when it commits)."""
+        c.execute("INSERT INTO events (seq, scene_id, kind, actor, object_ids, at) "
+                  "SELECT COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM events",
+                  (scene_id, kind, actor, json.dumps(list(object_ids), ensure_ascii=False), at))
 
     def events(self, since: int = 0, scene_id: str | None = None, limit: int = 1000) -> list[StoreEvent]:
         """The logged events after ``since`` (of one scene, or all), oldest first, at most ``limit``."""
@@ -490,9 +490,10 @@ class SceneStore:
         self._write_changes(c, scene_id, changes)
         delta = sum((ch.after is None) - (ch.before is None)
                     for ch in changes if isinstance(ch, ObjectChange))
-        c.execute("UPDATE scenes SET n_objects = n_objects - ?, updated_at = ?, revision = revision + 1 "
-                  "WHERE id = ?", (delta, now, scene_id))
-        return self._revision(c, scene_id)
+        row = c.execute("UPDATE scenes SET n_objects = n_objects - ?, updated_at = ?, "
+                        "revision = revision + 1 WHERE id = ? RETURNING created_at, revision",
+                        (delta, now, scene_id)).fetchone()
+        return (row[0], int(row[1]))
 
     @contextmanager
     def _editing(self, scene_id: str) -> Iterator[tuple[Transaction, SceneGraph | None]]:

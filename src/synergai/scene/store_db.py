@@ -53,9 +53,6 @@ class Transaction(Protocol):
     def copy_rows(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
         """Insert many rows fast (COPY on PostgreSQL)."""
 
-    def notify(self, payload: str) -> None:
-        """Wake the change feed's readers once this transaction commits."""
-
 
 class Database(Protocol):
     """A connection to one store: a write transaction holds the store's write lock (writers take

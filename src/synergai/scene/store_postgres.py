@@ -75,8 +75,6 @@ CREATE TABLE edges (
     UNIQUE (scene_id, subject, relation, object)
 );
 CREATE INDEX edges_by_object ON edges (scene_id, object);
-CREATE INDEX objects_by_pos ON objects (scene_id, pos);
-CREATE INDEX edges_by_pos ON edges (scene_id, pos);
 CREATE TABLE events (
     seq        BIGINT PRIMARY KEY,
     scene_id   TEXT NOT NULL,
@@ -87,6 +85,15 @@ CREATE TABLE events (
 );
 CREATE INDEX events_by_scene ON events (scene_id, seq)
 """
+#: Every event row wakes the feed's listeners when its transaction commits (payload: its seq).
+_NOTIFY = [
+    f"""CREATE FUNCTION synergai_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('{CHANNEL}', NEW.seq::text);
+    RETURN NULL;
+END $$""",
+    "CREATE TRIGGER events_notify AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION synergai_notify()",
+]
 
 
 def _one_line(exc: BaseException, password: str | None) -> str:
@@ -132,9 +139,6 @@ class _Tx:
             for row in rows:
                 copy.write_row(row)
 
-    def notify(self, payload: str) -> None:
-        self.conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
-
 
 class PostgresDatabase:
     """One PostgreSQL database holding a synergai store (see the module doc-string)."""
@@ -172,7 +176,7 @@ class PostgresDatabase:
         if kind == "new":
             with self.write() as tx:
                 if self._kind(tx) == "new":  # another process may have initialised it meanwhile
-                    for stmt in _SCHEMA.split(";"):
+                    for stmt in [*_SCHEMA.split(";"), *_NOTIFY]:
                         tx.execute(stmt)
                     tx.executemany("INSERT INTO synergai_meta (key, value) VALUES (?, ?)",
                                    [("application", APPLICATION), ("schema_version", str(SCHEMA_VERSION))])
@@ -194,13 +198,20 @@ class PostgresDatabase:
         raise StoreError(f"{self.where} is not a synergai scene store (tables {names}); "
                          "nothing was written to it: choose another --db")
 
+    def _begin(self, begin: str, lock: bool) -> psycopg.Connection:
+        conn = self._db()
+        conn.execute(f"{begin}; SELECT pg_advisory_xact_lock({WRITE_LOCK})" if lock else begin)
+        return conn
+
     @contextmanager
     def _transaction(self, begin: str, lock: bool) -> Iterator[_Tx]:
         try:
-            conn = self._db()
-            conn.execute(begin)
-            if lock:
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            try:
+                conn = self._begin(begin, lock)
+            except psycopg.OperationalError:
+                if self._conn is None or not self._conn.broken:
+                    raise
+                conn = self._begin(begin, lock)  # the server closed an idle connection: nothing was sent yet
         except psycopg.Error as exc:
             raise self._error(exc) from None
         try:

@@ -77,7 +77,25 @@ CREATE TABLE edges (
 );
 CREATE INDEX edges_by_object ON edges (scene_id, object);
 """
-#: Version 3: the event log behind the change feed (one global sequence; it outlives a dropped scene).
+#: Version 3: the edit log without a fixed list of actors (who may edit is checked by
+#: :class:`~synergai.scene.edits.Actor`), and the event log behind the change feed (one global sequence;
+#: it outlives a dropped scene).
+_V3_EDITS = """
+CREATE TABLE edits_v3 (
+    scene_id  TEXT NOT NULL REFERENCES scenes(id) ON DELETE CASCADE,
+    seq       INTEGER NOT NULL CHECK (seq > 0),
+    actor     TEXT NOT NULL,
+    op        TEXT NOT NULL,
+    utterance TEXT NOT NULL,
+    ts        TEXT NOT NULL,
+    changes   TEXT NOT NULL,
+    state     TEXT NOT NULL CHECK (state IN ('active', 'undone', 'discarded')),
+    PRIMARY KEY (scene_id, seq)
+);
+INSERT INTO edits_v3 SELECT scene_id, seq, actor, op, utterance, ts, changes, state FROM edits;
+DROP TABLE edits;
+ALTER TABLE edits_v3 RENAME TO edits
+"""
 _EVENTS_SCHEMA = """
 CREATE TABLE events (
     seq        INTEGER PRIMARY KEY,
@@ -110,9 +128,6 @@ class _Tx:
     def copy_rows(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
         marks = ", ".join("?" for _ in columns)
         self.conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
-
-    def notify(self, payload: str) -> None:
-        """Nothing to do: readers see ``PRAGMA data_version`` change."""
 
 
 class SqliteDatabase:
@@ -192,7 +207,7 @@ class SqliteDatabase:
                 if kind == "v1":
                     self._migrate_v1(tx.conn)
                 if kind in ("new", "v1", "v2"):
-                    for stmt in _statements(_EVENTS_SCHEMA):
+                    for stmt in _statements(_V3_EDITS + ";" + _EVENTS_SCHEMA):
                         tx.conn.execute(stmt)
                 if self._actors_without_robots(tx.conn):
                     self._migrate_actors(tx.conn)
