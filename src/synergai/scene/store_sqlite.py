@@ -45,7 +45,7 @@ CREATE TABLE scenes (
 CREATE TABLE edits (
     scene_id  TEXT NOT NULL REFERENCES scenes(id) ON DELETE CASCADE,
     seq       INTEGER NOT NULL CHECK (seq > 0),
-    actor     TEXT NOT NULL CHECK (actor IN ('perception', 'user', 'agent') OR actor LIKE 'robot:_%'),
+    actor     TEXT NOT NULL CHECK (actor IN ('perception', 'user', 'agent')),
     op        TEXT NOT NULL,
     utterance TEXT NOT NULL,
     ts        TEXT NOT NULL,
@@ -198,7 +198,7 @@ class SqliteDatabase:
             conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
-        if kind != "ours" or self._actors_without_robots(conn):
+        if kind != "ours":
             with self.write() as tx:
                 kind = self._kind(tx.conn)  # another process may have initialised it meanwhile
                 if kind == "new":
@@ -209,8 +209,6 @@ class SqliteDatabase:
                 if kind in ("new", "v1", "v2"):
                     for stmt in _statements(_V3_EDITS + ";" + _EVENTS_SCHEMA):
                         tx.conn.execute(stmt)
-                if self._actors_without_robots(tx.conn):
-                    self._migrate_actors(tx.conn)
                 tx.conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 tx.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -232,24 +230,6 @@ class SqliteDatabase:
         what = f"tables {', '.join(sorted(tables))}" if tables else f"application id {app}"
         raise StoreError(f"{self.path} is not a synergai scene store ({what}); "
                          "nothing was written to it: choose another --db")
-
-    @staticmethod
-    def _actors_without_robots(conn: sqlite3.Connection) -> bool:
-        """Whether the log's actor CHECK predates robot actors (``robot:<name>``; versions 1 and 2, and
-        version-3 files written before robots logged their actions)."""
-        row = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'edits'").fetchone()
-        return row is not None and "robot:" not in row[0]
-
-    @staticmethod
-    def _migrate_actors(c: sqlite3.Connection) -> None:
-        """Rebuild the log with the CHECK that accepts ``robot:<name>`` (SQLite cannot alter a CHECK in
-        place); every row is kept."""
-        create = next(stmt for stmt in _statements(_SCHEMA_V2) if "CREATE TABLE edits" in stmt)
-        c.execute(create.replace("CREATE TABLE edits", "CREATE TABLE edits_with_robots"))
-        c.execute("INSERT INTO edits_with_robots (scene_id, seq, actor, op, utterance, ts, changes, state) "
-                  "SELECT scene_id, seq, actor, op, utterance, ts, changes, state FROM edits")
-        c.execute("DROP TABLE edits")
-        c.execute("ALTER TABLE edits_with_robots RENAME TO edits")
 
     @staticmethod
     def _migrate_v1(c: sqlite3.Connection) -> None:
