@@ -271,6 +271,22 @@ def test_team_takes_an_instruction_in_words_and_reports_an_unverified_claim(
     assert "the team's own claim, not verified" in text
 
 
+def test_an_instruction_in_words_names_what_to_fetch_and_where_it_goes(tmp_path: Path) -> None:
+    from synergai.robots.team.flat import HouseTask
+    from synergai.robots.team.team import Team
+
+    with SceneStore(tmp_path / "s.db") as store:
+        graph = SceneCatalog(store).open("demo")
+    for words, where in (("Put the bowl on the kitchen counter", {"kitchen_counter"}),
+                         ("Move the bowl from the dining table to the desk", {"desk"})):
+        house = house_from_scene(graph).house
+        team = Team(house, _TeamModel({}), HouseTask("free text", words, tuple(house.items.values()), ()))
+        assert team.targets == ("bowl",) and team.destinations() == {"bowl": where}
+    house = house_from_scene(graph).house
+    team = Team(house, _TeamModel({}), HouseTask("free text", "Tidy up", tuple(house.items.values()), ()))
+    assert team.targets is None and team.destinations() == {}  # any item, anywhere
+
+
 def test_a_team_that_never_claims_the_task_done_has_not_succeeded(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(robots_cmd, "open_llm", lambda args: _TeamModel({}))

@@ -17,8 +17,9 @@ prefix cache) and wrote, over every reply (retries included).
 A task with no goal (an instruction in words) has no checker: each reply then also says whether the robot
 holds the task done (``task_done``); the run stops at the first such claim and its success is that claim,
 reported as not verified (``TeamResult.verified``). The items the instruction's words name are the ones
-worth fetching (every item when it names none). ``on_action`` (if given) hears every action the house ran,
-with its feedback: how a recorder writes the robots' progress to a stored scene.
+worth fetching (every item when it names none), and the furniture it names where they are not yet is
+where they go ("from the dining table to the desk": the desk). ``on_action`` (if given) hears every
+action the house ran, with its feedback: how a recorder writes the robots' progress to a stored scene.
 """
 
 from __future__ import annotations
@@ -150,6 +151,11 @@ class Team:
             n for n, item in house.items.items()
             if f" {' '.join(words_of(n))} " in said or f" {' '.join(words_of(item.category))} " in said_one
         ) or None
+        if not task.goal:  # "put the bowl on the kitchen counter": the named furniture it is not on yet
+            for name in self._targets or ():
+                places = {f for f in self._goal_furniture if f != house.items[name].location}
+                if places:
+                    self._destinations[name] = places
 
     @property
     def targets(self) -> tuple[str, ...] | None:
