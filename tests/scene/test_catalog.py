@@ -1,4 +1,4 @@
-"""The scene catalog: scenes are built once, then read from the store."""
+"""The scene catalog: scenes are built once, then read from the store (on both databases)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,11 @@ OBJECTS = {"s1": [{"id": 1, "label": "table", "center_position": [0, 0, 0.375], 
                   {"id": 2, "label": "cup", "center_position": [0.1, 0, 0.8], "size": [0.08, 0.08, 0.1]}]}
 
 
-def test_a_registered_scene_is_not_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_registered_scene_is_not_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           store_location: str | Path) -> None:
     path = tmp_path / "objects.json"
     path.write_text(json.dumps(OBJECTS), encoding="utf-8")
-    with SceneStore(tmp_path / "s.db") as store:
+    with SceneStore(store_location) as store:
         catalog = SceneCatalog(store, path)
         assert catalog.open("s1").has_edge("2", Relation.SUPPORTED_BY, "1")
 

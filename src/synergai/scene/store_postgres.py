@@ -7,8 +7,9 @@ holding synergai's tables (``synergai_meta`` names the schema version) is used, 
 Writers take turns: each write is one transaction that first takes a transaction-level advisory
 lock, so every edit is checked against the latest committed state and the event log's sequence is
 gap-free and committed in order. Readers use ``REPEATABLE READ READ ONLY`` transactions (one snapshot,
-MVCC: they never wait for a writer). Each committed write sends ``NOTIFY synergai_events`` in its
-transaction; a change-feed reader LISTENs (the notification only wakes it; it then reads the log).
+MVCC: they never wait for a writer). A trigger on the event log sends ``NOTIFY synergai_events`` for
+each event row, delivered when its transaction commits; a change-feed reader LISTENs (the notification
+only wakes it; it then reads the log).
 A connection the server closed is opened again at the next transaction.
 """
 
