@@ -79,6 +79,20 @@ def test_a_stored_table_becomes_the_arms_workspace_and_back() -> None:
     assert back == pytest.approx((1.8, 1.85, 0.775))
 
 
+def test_the_table_is_the_one_whose_objects_the_arm_can_take() -> None:
+    graph = build_graph("office", [
+        SceneObject("0", "floor", (5.0, 5.0, -0.01), (10.0, 10.0, 0.02), kind=ObjectKind.FLOOR),
+        SceneObject("1", "counter", (2.0, 2.0, 0.45), (4.0, 0.6, 0.9)),  # its cups stand at its far ends
+        SceneObject("2", "cup", (0.2, 2.0, 0.95), (0.08, 0.08, 0.1)),
+        SceneObject("3", "cup", (3.8, 2.0, 0.95), (0.08, 0.08, 0.1)),
+        SceneObject("4", "desk", (6.0, 6.0, 0.375), (1.2, 0.8, 0.75)),
+        SceneObject("5", "stapler", (6.1, 6.1, 0.78), (0.05, 0.15, 0.06)),
+    ])
+    stored = table_from_scene(graph)
+    assert stored.table.id == "4" and stored.ids == {"stapler": "5"}
+    assert (Relation.SUPPORTED_BY, "1") in graph.relations_of("2")  # the counter holds more, out of reach
+
+
 def test_a_scene_with_nothing_on_a_table_is_refused() -> None:
     bare = build_graph("bare", [SceneObject("1", "table", (2.0, 2.0, 0.375), (1.2, 0.8, 0.75))])
     with pytest.raises(RobotError, match="nothing for the arm to act on"):

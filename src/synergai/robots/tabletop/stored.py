@@ -1,11 +1,12 @@
 """A stored scene as the tabletop's world, and the simulator's positions back in the scene's frame.
 
-The table is the scene's surface that holds the most objects (stored ``supported_by`` edges; floors,
-walls and ceilings are not surfaces). The objects it holds become the simulator's objects: boxes of their
-stored size and colour (cylinders when their attributes say ``cylindrical`` or ``round``), named by
-category (numbered in id order when a category repeats: ``cup 1``, ``cup 2``). The frame puts the table
-top's centre at the centre of the arm's workspace, its top at z = 0, and turns the scene a quarter turn
-when the table is longer along the scene's x than along its y (the workspace is longest along the arm's y).
+The table is the scene's surface whose objects (stored ``supported_by`` edges; floors, walls and ceilings
+are not surfaces) the arm's workspace takes the most of (then the one holding the most; the first of
+equals). The objects it holds become the simulator's objects: boxes of their stored size and colour
+(cylinders when their attributes say ``cylindrical`` or ``round``), named by category (numbered in id
+order when a category repeats: ``cup 1``, ``cup 2``). The frame puts the table top's centre at the centre
+of the arm's workspace, its top at z = 0, and turns the scene a quarter turn when the table is longer
+along the scene's x than along its y (the workspace is longest along the arm's y).
 Objects whose centre falls outside the workspace, or whose footprint overlaps an object already placed,
 are left out (listed in :attr:`StoredTable.left_out`).
 """
@@ -88,20 +89,13 @@ def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float,
     return abs(a[0] - b[0]) * 2 < a[2] + b[2] and abs(a[1] - b[1]) * 2 < a[3] + b[3]
 
 
-def table_from_scene(graph: SceneGraph, bounds: TableBounds | None = None) -> StoredTable:
-    """The tabletop world of a stored scene (see the module doc-string); RobotError when the scene has no
-    surface holding an object the arm's workspace can take."""
-    bounds = bounds or TableBounds()
-    held = _held_by(graph)
-    if not held:
-        raise RobotError(f"scene {graph.scene_id} has no table with objects on it (no stored "
-                         "'supported_by' relation between two objects): nothing for the arm to act on")
-    table_id = max(held, key=lambda k: len(held[k]))  # the first of equals, in edge order
-    table = graph.get(table_id)
+def _on_table(graph: SceneGraph, table: SceneObject, held: Sequence[SceneObject],
+              bounds: TableBounds) -> StoredTable:
+    """The world ``table`` and the objects it holds make (those the workspace cannot take left out)."""
     top = (table.center[0], table.center[1], table.center[2] + table.size[2] / 2)
     frame = TableFrame(top, ((bounds.x[0] + bounds.x[1]) / 2, (bounds.y[0] + bounds.y[1]) / 2),
                        table.size[0] > table.size[1])
-    on_table = sorted(held[table_id], key=lambda o: (len(o.id), o.id))
+    on_table = sorted(held, key=lambda o: (len(o.id), o.id))
     names = _names(on_table)
     specs: list[ObjectSpec] = []
     footprints: list[tuple[float, float, float, float]] = []
@@ -129,7 +123,21 @@ def table_from_scene(graph: SceneGraph, bounds: TableBounds | None = None) -> St
         specs.append(spec)
         footprints.append(box)
         ids[spec.name] = o.id
-    if not specs:
-        raise RobotError(f"scene {graph.scene_id}: none of the objects on {table.category} {table.id} can be "
-                         f"put in the arm's workspace ({'; '.join(left_out)})")
     return StoredTable(graph.scene_id, table, frame, tuple(specs), ids, tuple(left_out))
+
+
+def table_from_scene(graph: SceneGraph, bounds: TableBounds | None = None) -> StoredTable:
+    """The tabletop world of a stored scene (see the module doc-string); RobotError when the scene has no
+    surface holding an object the arm's workspace can take."""
+    bounds = bounds or TableBounds()
+    held = _held_by(graph)
+    if not held:
+        raise RobotError(f"scene {graph.scene_id} has no table with objects on it (no stored "
+                         "'supported_by' relation between two objects): nothing for the arm to act on")
+    worlds = [_on_table(graph, graph.get(k), objs, bounds) for k, objs in held.items()]
+    best = max(worlds, key=lambda w: (len(w.objects), len(w.objects) + len(w.left_out)))  # first of equals
+    if not best.objects:
+        raise RobotError(f"scene {graph.scene_id}: no object on a table fits the arm's workspace (e.g. on "
+                         f"{best.table.category} {best.table.id}: {'; '.join(best.left_out)}): nothing for "
+                         "the arm to act on")
+    return best
