@@ -190,8 +190,7 @@ class Team:
         done = [p.describe() for p in self.task.goal if check_house((p,), h).success]
         todo = [p.describe() for p in self.task.goal if p.describe() not in done]
         progress = (f"done: {'; '.join(done) or 'nothing yet'}. To do: {'; '.join(todo) or 'nothing'}."
-                    if self.task.goal else "no checker: the team judges when the task is done; set "
-                    "\"task_done\": true in your reply once it is.")
+                    if self.task.goal else self._claim_hint())
         named = list(self.targets) if self.targets is not None else "none in particular"
         lines = [
             f"Scene graph now: furniture states: {states}.",
@@ -211,6 +210,21 @@ class Team:
         lines.append(f"Action history: {'; '.join(mem.actions[-n:]) or 'none'}")
         lines.append("Your next action:")
         return "\n".join(lines)
+
+    def _claim_hint(self) -> str:
+        """A goal-less task's progress line: where the items the words name are now, and where the words
+        put them (the robots judge; set ``task_done`` once it is done)."""
+        where = []
+        for name in self.targets or ():
+            item = self.house.items[name]
+            held = item.location in self.house.robots
+            now = f"in {item.location}'s gripper" if held else f"at {item.location}"
+            wanted = self._destinations.get(name)
+            where.append(f"{name} {now}" + (f" (the task wants it at {' or '.join(sorted(wanted))})"
+                                            if wanted else ""))
+        state = f" Now: {'; '.join(where)}." if where else ""
+        return f"no checker: the team judges when the task is done.{state} Once it is done, reply with " \
+               "\"task_done\": true."
 
     def settled(self) -> set[str]:
         """Items every goal predicate that names them already holds for (picking one up undoes work)."""
