@@ -205,7 +205,7 @@ class _TeamModel(ScriptedModel):
         system = messages[0]["content"]
         robot = next(n for n in ("Alice", "Bob", "David") if f"You are {n}." in system)
         queue = self.queues.get(robot) or []
-        wait = {"analysis": "wait", "command": {"skill": "wait"}, "task_done": False}
+        wait = {"analysis": "wait", "command": {"skill": "wait"}}
         reply = queue.pop(0) if queue else wait
         self.requests.append(kwargs)
         return ChatReply(json.dumps(reply), 10, 5, "stop", "team-script")
@@ -213,11 +213,12 @@ class _TeamModel(ScriptedModel):
 
 def _alice_moves_the_bowl(done: bool) -> _TeamModel:
     return _TeamModel({"Alice": [
-        {"analysis": "bowl here", "command": {"skill": "pick", "target": "bowl"}, "task_done": False},
+        {"analysis": "bowl here", "command": {"skill": "pick", "target": "bowl"}},
         {"analysis": "to the counter", "command": {"skill": "navigate", "target": "kitchen_counter",
-                                                   "stand_pose": "stand_pose_0"}, "task_done": False},
+                                                   "stand_pose": "stand_pose_0"}},
         {"analysis": "put it down", "command": {"skill": "place", "target": "bowl",
-                                                "location": "kitchen_counter"}, "task_done": done},
+                                                "location": "kitchen_counter"}},
+        *([{"analysis": "it is there", "command": {"skill": "done"}}] if done else []),
     ]})
 
 
@@ -254,8 +255,9 @@ def test_opening_is_recorded_as_the_furnitures_state(tmp_path: Path, capsys: pyt
     db = _store(tmp_path, graph)
     model = _TeamModel({"Alice": [
         {"analysis": "go", "command": {"skill": "navigate", "target": "fridge", "stand_pose": "stand_pose_0"},
-         "task_done": False},
-        {"analysis": "open it", "command": {"skill": "open", "target": "fridge"}, "task_done": True}]})
+         },
+        {"analysis": "open it", "command": {"skill": "open", "target": "fridge"}},
+        {"analysis": "open now", "command": {"skill": "done"}}]})
     monkeypatch.setattr(robots_cmd, "open_llm", lambda args: model)
     code = main(["robots", "team", "Open the fridge", "--scene", "flat", "--db", str(db), "--json"])
     out = json.loads(capsys.readouterr().out)
@@ -268,18 +270,22 @@ def test_opening_is_recorded_as_the_furnitures_state(tmp_path: Path, capsys: pyt
 
 def test_team_takes_an_instruction_in_words_and_reports_an_unverified_claim(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    pick = {"analysis": "apple here", "command": {"skill": "pick", "target": "apple"}, "task_done": True}
-    model = _TeamModel({"Bob": [pick]})
+    bob = [{"analysis": "apple here", "command": {"skill": "pick", "target": "apple"}},
+           {"analysis": "holding it", "command": {"skill": "done"}}]
+    model = _TeamModel({"Bob": bob})
     monkeypatch.setattr(robots_cmd, "open_llm", lambda args: model)
     code = main(["robots", "team", "Bob, hold the apple please", "--json"])
     out = json.loads(capsys.readouterr().out)
-    assert code == 0 and out["success"] is True and out["verified"] is False and out["steps"] == 1
-    assert out["log"][0]["task_done"] is True
-    schema = model.requests[0]["json_schema"]
-    assert "task_done" in schema["required"]  # only a goal-less task asks for the claim
+    assert code == 0 and out["success"] is True and out["verified"] is False and out["steps"] == 4
+    assert out["log"][0]["task_done"] is False and out["log"][0]["command"] == "pick(apple)"
+    assert out["log"][-1]["task_done"] is True and out["log"][-1]["command"] == "done()"
+    assert out["stop_reason"] == "Bob said the task is done"
+    offered = [v["properties"]["skill"]["const"] for v in model.requests[0]["json_schema"]["properties"]
+               ["command"]["anyOf"]]
+    assert "done" in offered  # only a goal-less task offers the claim
     assert "edits" not in out  # no --scene: nothing written
     # the text report says the success is the team's own claim
-    model = _TeamModel({"Bob": [pick]})
+    model = _TeamModel({"Bob": bob})
     assert main(["robots", "team", "Bob, hold the apple please"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "the team's own claim, not verified" in text
@@ -319,12 +325,16 @@ def test_a_packaged_task_keeps_its_goal_on_a_scene_that_has_its_names(
     alice = [{"analysis": "closer", "command": {"skill": "navigate", "target": "table_0",
                                                 "stand_pose": "stand_pose_1"}},
              {"analysis": "phone here", "command": {"skill": "pick", "target": "phone"}}]
-    monkeypatch.setattr(robots_cmd, "open_llm", lambda args: _TeamModel({"Alice": alice}))
+    model = _TeamModel({"Alice": alice})
+    monkeypatch.setattr(robots_cmd, "open_llm", lambda args: model)
     code = main(["robots", "team", "hold_phone", "--scene", "house", "--db", str(db), "--max-rounds", "2",
                  "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["verified"] is True and out["success"] is True  # the goal checker's verdict
-    assert "task_done" not in out["log"][0]  # a goal is checked: no claim asked for
+    assert "task_done" not in out["log"][0]  # a goal is checked: no claim offered
+    for request in model.requests:
+        assert "done" not in [v["properties"]["skill"]["const"]
+                              for v in request["json_schema"]["properties"]["command"]["anyOf"]]
     assert [e["actor"] for e in out["edits"]] == ["robot:Alice"]
     with SceneStore(db) as store:
         assert store.edits("house")[0].summary().startswith("robot:Alice moved phone phone")

@@ -276,7 +276,7 @@ def command_schema(house: House, robot: str, known_items: Sequence[str],
     """The reply schema of one robot at this step: a short analysis (logged; it also lets the model think
     before it commits) and one of the commands it can carry out now. MHRC's free-text "reasoning" is not
     asked for (nothing reads it); a reply that still carries it is accepted. With ``claims`` (a task with
-    no goal to check) the reply also says whether the robot holds the task done (``task_done``)."""
+    no goal to check) the command ``done`` is offered too: the robot says the task is done."""
     schema: dict[str, Any] = {
         "type": "object",
         "properties": {
@@ -287,6 +287,6 @@ def command_schema(house: House, robot: str, known_items: Sequence[str],
         "required": ["analysis", "command"],
     }
     if claims:
-        schema["properties"]["task_done"] = {"type": "boolean"}
-        schema["required"].append("task_done")
+        schema["properties"]["command"]["anyOf"].append(
+            {"type": "object", "properties": {"skill": {"const": "done"}}, "required": ["skill"]})
     return schema

@@ -14,12 +14,13 @@ robots share findings only by messages; ``shared_map=False`` restores that).
 Every step's log entry and the result count the tokens the model read (all, and those not served from its
 prefix cache) and wrote, over every reply (retries included).
 
-A task with no goal (an instruction in words) has no checker: each reply then also says whether the robot
-holds the task done (``task_done``); the run stops at the first such claim and its success is that claim,
-reported as not verified (``TeamResult.verified``). The items the instruction's words name are the ones
-worth fetching (every item when it names none), and the furniture it names where they are not yet is
-where they go ("from the dining table to the desk": the desk). ``on_action`` (if given) hears every
-action the house ran, with its feedback: how a recorder writes the robots' progress to a stored scene.
+A task with no goal (an instruction in words) has no checker: a robot may then also reply with the
+command ``done`` (it holds the task done; the house runs nothing); the run stops at the first such claim
+and its success is that claim, reported as not verified (``TeamResult.verified``). The items the
+instruction's words name are the ones worth fetching (every item when it names none), and the furniture
+it names where they are not yet is where they go ("from the dining table to the desk": the desk).
+``on_action`` (if given) hears every action the house ran, with its feedback: how a recorder writes the
+robots' progress to a stored scene.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from synergai.scene.vocabulary import singular, words_of
 TURN_ORDER = ("Bob", "Alice", "David")
 _ARGS = MappingProxyType({"navigate": ("target", "stand_pose"), "open": ("target",), "pick": ("target",),
                           "place": ("target", "location"), "move": ("delta_x", "delta_y"),
-                          "communicate": ("content", "robot_name"), "wait": ()})
+                          "communicate": ("content", "robot_name"), "wait": (), "done": ()})
 
 
 class ActionListener(Protocol):
@@ -213,7 +214,7 @@ class Team:
 
     def _claim_hint(self) -> str:
         """A goal-less task's progress line: where the items the words name are now, and where the words
-        put them (the robots judge; set ``task_done`` once it is done)."""
+        put them (the robots judge; a robot replies ``done`` once it is done)."""
         where = []
         for name in self.targets or ():
             item = self.house.items[name]
@@ -224,7 +225,7 @@ class Team:
                                             if wanted else ""))
         state = f" Now: {'; '.join(where)}." if where else ""
         return f"no checker: the team judges when the task is done.{state} Once it is done, reply with " \
-               "\"task_done\": true."
+               "the command done."
 
     def settled(self) -> set[str]:
         """Items every goal predicate that names them already holds for (picking one up undoes work)."""
@@ -251,7 +252,7 @@ class Team:
                                   self.settled(), self.targets, self.destinations(),
                                   self._goal_furniture, claims=not self.task.goal)
         offered = {v["properties"]["skill"]["const"] for v in schema["properties"]["command"]["anyOf"]}
-        if offered <= {"communicate", "wait"} and not mem.latest_messages and mem.actions:
+        if offered - {"done"} <= {"communicate", "wait"} and not mem.latest_messages and mem.actions:
             # nothing it can do in the world and nothing new to read: it waits without a model call
             fb = self.house.execute(robot, Command("wait"))
             mem.actions.append("wait()")
@@ -273,6 +274,11 @@ class Team:
             entry.update(command=None, ok=False, feedback=fb.text)
             mem.feedback.append(fb.text)
             return entry
+        if command.skill == "done" and not self.task.goal:  # the robot's claim: nothing runs in the house
+            mem.actions.append("done()")
+            entry.update(command="done()", ok=True, feedback="You said the task is done.", task_done=True,
+                         analysis=str(answer.data.get("analysis", ""))[:240])
+            return entry
         fb = self.house.execute(robot, command)
         if self.on_action is not None:
             self.on_action(robot, command, fb)
@@ -286,7 +292,7 @@ class Team:
         entry.update(command=command.render(), ok=fb.ok, feedback=fb.text,
                      analysis=str(answer.data.get("analysis", ""))[:240])
         if not self.task.goal:
-            entry["task_done"] = answer.data.get("task_done") is True
+            entry["task_done"] = False
         return entry
 
     # ----- the run
