@@ -227,7 +227,8 @@ def test_a_team_episode_on_a_stored_scene_writes_robot_edits_and_changes_what_as
         store_location: str | Path) -> None:
     db = store_location  # both backends: a SQLite file, a PostgreSQL schema
     assert _ask_where(tmp_path, db, "demo", "bowl", capsys) == "on the dining table"
-    monkeypatch.setattr(robots_cmd, "open_llm", lambda args: _alice_moves_the_bowl(done=True))
+    model = _alice_moves_the_bowl(done=True)
+    monkeypatch.setattr(robots_cmd, "open_llm", lambda args: model)
     code = main(["robots", "team", "Put the bowl on the kitchen counter", "--scene", "demo", "--db", str(db),
                  "--max-rounds", "4", "--json"])
     out = json.loads(capsys.readouterr().out)
@@ -241,6 +242,9 @@ def test_a_team_episode_on_a_stored_scene_writes_robot_edits_and_changes_what_as
     assert "pick(bowl)" in pick.utterance and "place(bowl, kitchen_counter)" in place.utterance
     assert (Relation.SUPPORTED_BY, "13") in graph.relations_of("26")  # on the counter now
     assert _ask_where(tmp_path, db, "demo", "bowl", capsys) == "on the kitchen counter"
+    offered = [[v["properties"]["skill"]["const"] for v in r["json_schema"]["properties"]["command"]["anyOf"]]
+               for r in model.requests]
+    assert offered[0][-1] == "done" and offered[-1][0] == "done"  # first once the bowl is on the counter
 
 
 def test_opening_is_recorded_as_the_furnitures_state(tmp_path: Path, capsys: pytest.CaptureFixture[str],

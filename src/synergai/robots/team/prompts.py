@@ -272,11 +272,13 @@ def command_schema(house: House, robot: str, known_items: Sequence[str],
                    last_failed: Command | None = None, last_done: Command | None = None,
                    settled: Collection[str] = (), targets: Collection[str] | None = None,
                    destinations: Mapping[str, Collection[str]] | None = None,
-                   goal_furniture: Collection[str] = (), claims: bool = False) -> dict[str, Any]:
+                   goal_furniture: Collection[str] = (), claims: bool = False,
+                   claim_first: bool = False) -> dict[str, Any]:
     """The reply schema of one robot at this step: a short analysis (logged; it also lets the model think
     before it commits) and one of the commands it can carry out now. MHRC's free-text "reasoning" is not
     asked for (nothing reads it); a reply that still carries it is accepted. With ``claims`` (a task with
-    no goal to check) the command ``done`` is offered too: the robot says the task is done."""
+    no goal to check) the command ``done`` is offered too: the robot says the task is done (first among
+    the commands with ``claim_first``, else last: the embedded model tends to take the first)."""
     schema: dict[str, Any] = {
         "type": "object",
         "properties": {
@@ -287,6 +289,7 @@ def command_schema(house: House, robot: str, known_items: Sequence[str],
         "required": ["analysis", "command"],
     }
     if claims:
-        schema["properties"]["command"]["anyOf"].append(
-            {"type": "object", "properties": {"skill": {"const": "done"}}, "required": ["skill"]})
+        done = {"type": "object", "properties": {"skill": {"const": "done"}}, "required": ["skill"]}
+        variants = schema["properties"]["command"]["anyOf"]
+        variants.insert(0 if claim_first else len(variants), done)
     return schema

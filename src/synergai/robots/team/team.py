@@ -227,6 +227,13 @@ class Team:
         return f"no checker: the team judges when the task is done.{state} Once it is done, reply with " \
                "the command done."
 
+    def _where_words_put_them(self) -> bool:
+        """With no goal: whether every item the words name and place is where they put it (then ``done``
+        is offered first; still only the robots' claim)."""
+        placed = {n: d for n, d in self._destinations.items() if n in (self.targets or ())}
+        return not self.task.goal and bool(placed) and all(
+            self.house.items[n].location in d for n, d in placed.items())
+
     def settled(self) -> set[str]:
         """Items every goal predicate that names them already holds for (picking one up undoes work)."""
         named: dict[str, bool] = {}
@@ -250,7 +257,8 @@ class Team:
         known = [n for n in self._seen(robot) if n not in self.house.robots]
         schema = T.command_schema(self.house, robot, known, mem.last_failed, mem.last_done,
                                   self.settled(), self.targets, self.destinations(),
-                                  self._goal_furniture, claims=not self.task.goal)
+                                  self._goal_furniture, claims=not self.task.goal,
+                                  claim_first=self._where_words_put_them())
         offered = {v["properties"]["skill"]["const"] for v in schema["properties"]["command"]["anyOf"]}
         if offered - {"done"} <= {"communicate", "wait"} and not mem.latest_messages and mem.actions:
             # nothing it can do in the world and nothing new to read: it waits without a model call
