@@ -98,8 +98,8 @@ def test_bad_options_raise_user_errors(tmp_path, capsys):
     with pytest.raises(RobotError, match="max_rounds"):
         run_cli(["robots", "team", "seed", "--max-rounds", "0", "--llm", script(tmp_path, "e.json", []),
                  "--json"], capsys)
-    with pytest.raises(ValueError, match="unknown house task 'dance'"):
-        run_cli(["robots", "team", "dance", "--llm", script(tmp_path, "e.json", []), "--json"], capsys)
+    with pytest.raises(ValueError, match="the task must not be empty"):
+        run_cli(["robots", "team", " ", "--llm", script(tmp_path, "e.json", []), "--json"], capsys)
 
 
 def test_task_file_suites_print_one_json_line_per_task_and_a_summary(tmp_path, capsys):

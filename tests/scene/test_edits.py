@@ -196,7 +196,9 @@ def test_stale_request_is_rejected_after_a_competing_edit() -> None:
     (lambda g: E.move_object(g, "9", (1.0, float("nan"), 0.0)), SceneError, "finite"),
     (lambda g: E.move_object(g, "9", (1.0, 2.0)), SceneError, "3 numbers"),
     (lambda g: E.move_object(g, "9", (1.1, 0.9, 0.8)), SceneError, "already there"),
-    (lambda g: E.rename_object(g, "9", "mug", actor="robot"), SceneError, "unknown actor 'robot'"),
+    (lambda g: E.rename_object(g, "9", "mug", actor="wizard"), SceneError, "unknown actor 'wizard'"),
+    (lambda g: E.rename_object(g, "9", "mug", actor="robot"), SceneError, "a robot actor needs a name"),
+    (lambda g: E.rename_object(g, "9", "mug", actor="robot:"), SceneError, "a robot actor needs a name"),
 ])
 def test_builders_validate(build: Builder, error: type[Exception], message: str) -> None:
     g = _graph()

@@ -1,7 +1,12 @@
 """`synergai robots tabletop` (MultiTalk: planner, critic, pybullet simulator) and `synergai robots team`
 (MHRC: Alice, Bob and David in a house). Exit code 0 when the task checker accepts the final world
 (every task of a --task-file), 1 when not, 2 on bad input (a task file naming an unknown object, kind,
-scene or predicate).
+scene or predicate; a --scene the store does not hold or that has nothing to act on; a store that cannot
+be written).
+
+With ``--scene ID`` the episode starts from that stored scene (``robots/tabletop/stored.py`` and
+``robots/team/stored.py`` say how a scene becomes the robots' world) and every action that changes the
+world is written to it as an edit by ``robot:<name>`` (``robots/recorder.py``).
 """
 
 from __future__ import annotations
@@ -40,8 +45,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="a JSON task file: run every task in it (see README, 'Robot tasks as data')")
     t.add_argument("--answers", nargs="+", action="extend", default=[], metavar="ANSWER",
                    help="answers to the planner's questions, in order (else asked on a terminal)")
-    t.add_argument("--scene", default=None,
-                   help="table scene for a free-text task (default: 'pairs')")
+    t.add_argument("--table", default=None, metavar="NAME",
+                   help="built-in table scene for a free-text task: pairs (default), snack, toys")
+    _add_scene_option(t, "the objects on its table")
     t.add_argument("--no-critic", action="store_true", help="skip the Analyzer (the papers' ablation)")
     t.add_argument("--max-rounds", type=int, default=8, help="planner rounds at most (default 8)")
     t.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -51,16 +57,24 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     m = rsub.add_parser("team", help="Alice, Bob and David act in a house")
     m.add_argument("task", nargs="?", default=None,
-                   help='a packaged house task name, e.g. "seed", "snack", "evening" (or use --task-file)')
+                   help='a packaged house task name, e.g. "seed", "snack", "evening", or an instruction in '
+                        'words, e.g. "Put the apple in the fridge" (or use --task-file)')
     m.add_argument("--task-file", type=Path, default=None, help="a JSON task file: run every task in it")
     m.add_argument("--no-feedback", action="store_true", help="robots do not see their actions' feedback")
     m.add_argument("--no-shared-map", action="store_true",
                    help="each robot knows only what it has seen (MHRC's setting; default: one team map)")
     m.add_argument("--max-rounds", type=int, default=12, help="rounds of three turns at most (default 12)")
     m.add_argument("--json", action="store_true", help="print JSON instead of text")
+    _add_scene_option(m, "its furniture and the objects on or in it")
     _add_save_options(m)
     add_llm_options(m)
     m.set_defaults(func=cmd_team)
+
+
+def _add_scene_option(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--scene", default=None, metavar="SCENE_ID",
+                   help=f"start from this stored scene ({what}) and record every action as an edit by "
+                        "robot:<name> (default: the built-in world, nothing written)")
 
 
 def _add_save_options(p: argparse.ArgumentParser) -> None:
@@ -68,7 +82,8 @@ def _add_save_options(p: argparse.ArgumentParser) -> None:
                    help="store the final world's scene graph under this id (then e.g. `synergai ask "
                         "QUESTION --scene SCENE_ID`); single tasks only")
     p.add_argument("--db", type=store_location, default=None,
-                   help="scene store for --save-scene (default: user data)")
+                   help="scene store for --scene and --save-scene: a path (SQLite) or a postgresql:// URL "
+                        "(default: user data directory)")
 
 
 def _save_graph(graph: Any, args: argparse.Namespace, mode: str, task: Any) -> None:
@@ -81,6 +96,41 @@ def _save_graph(graph: Any, args: argparse.Namespace, mode: str, task: Any) -> N
               "saved_at": datetime.now(UTC).isoformat()}
     with SceneStore(args.db) as store:
         store.register(graph, source, replace_existing=True)
+
+
+def _open_stored(args: argparse.Namespace, task_text: str) -> tuple[Any, Any]:
+    """The store and a recorder holding the current graph of ``--scene`` (a built-in scene is built on
+    first use); checked before any model runs: an unknown scene or a store this user cannot write is an
+    error."""
+    from synergai.cli.common import settings
+    from synergai.robots.recorder import SceneRecorder
+    from synergai.scene.catalog import SceneCatalog
+    from synergai.scene.model import SceneError
+    from synergai.scene.store import SceneStore
+
+    if args.save_scene is not None:
+        raise ValueError("--scene records the robots' actions in that scene; --save-scene is for the "
+                         "built-in worlds")
+    if args.task_file is not None:
+        raise ValueError("--scene runs one task: give a task, not --task-file")
+    settings(args)
+    store = SceneStore(args.db)
+    try:
+        catalog = SceneCatalog(store)
+        known = catalog.scene_ids()  # the built-in scenes (built on first use) and the store's
+        if args.scene not in known:
+            raise SceneError(f"unknown scene {args.scene!r} in the scene store {store.where} "
+                             f"(scenes: {', '.join(known)})")
+        catalog.ensure(args.scene)
+        return store, SceneRecorder(store, args.scene, task_text)
+    except BaseException:
+        store.close()
+        raise
+
+
+def _recorded(recorder: Any) -> list[dict[str, Any]]:
+    """The edits an episode wrote, for --json and the text report."""
+    return [{"seq": r.seq, "actor": r.who, "op": r.op, "summary": r.summary()} for r in recorder.records]
 
 
 def _ask_on_terminal(question: str) -> str | None:
@@ -114,7 +164,9 @@ def cmd_tabletop(args: argparse.Namespace) -> int:
         tasks = load_task_file(args.task_file, "tabletop")
         return _run_suite(tasks, lambda task, model: run_tabletop_task(
             task, model, config, ask_user=lambda question: NOTHING_TO_ADD), args, "rounds")
-    task = _tabletop_task_from_words(args.task, args.scene)
+    if args.scene is not None:
+        return _tabletop_on_stored_scene(args, config)
+    task = _tabletop_task_from_words(args.task, args.table)
     model = open_llm(args)
     ask = _ask_on_terminal if sys.stdin.isatty() else None
     save = None
@@ -130,16 +182,70 @@ def cmd_tabletop(args: argparse.Namespace) -> int:
     return 0 if result.success else 1
 
 
-def _tabletop_task_from_words(words: str, scene: str | None) -> Any:
-    """A packaged task named by its name or exact words, else a free-text task on ``scene`` (no goal)."""
-    from synergai.robots.tabletop.scenes import scene_objects
-    from synergai.robots.task_file import TabletopTask, load_task_file, packaged_task_file
+TABLETOP_ROBOT = "panda"  # the tabletop arm's name in the edit log (robot:panda)
+
+
+def _tabletop_on_stored_scene(args: argparse.Namespace, config: Any) -> int:
+    """A task in words (a packaged task's words, without its goal) on the table of a stored scene, with
+    no checker; each move of the executed plan is written to the scene."""
+    from synergai.robots.tabletop.stored import table_from_scene
+    from synergai.robots.task_file import TabletopTask
+
+    if args.table is not None:
+        raise ValueError("give --scene (a stored scene) or --table (a built-in table), not both")
+    packaged = _packaged_tabletop_task(args.task)  # its words only: its goal belongs to its own table
+    text = packaged.text if packaged is not None else args.task
+    store, recorder = _open_stored(args, text)
+    with store:
+        stored = table_from_scene(recorder.graph)
+        task = TabletopTask("free text", text, stored.objects, (), (), args.scene)
+        model = open_llm(args)
+        ask = _ask_on_terminal if sys.stdin.isatty() else None
+        result = run_tabletop_task(task, model, config, answers=args.answers, ask_user=ask)
+        if result.executed:
+            for state in result.placed:
+                recorder.move(TABLETOP_ROBOT, stored.ids[state.name], stored.frame.to_scene(state.center),
+                              f"{TABLETOP_ROBOT}: move {state.name}")
+        recorded = _recorded(recorder)
+    if args.json:
+        print_json({**tabletop_json(result), "scene": args.scene, "table": stored.table.id,
+                    "left_out": list(stored.left_out), "edits": recorded})
+    else:
+        console = Console()
+        _print_tabletop(console, result)
+        _print_recorded(console, args.scene, recorded, stored.left_out)
+    return 0 if result.success else 1
+
+
+def _print_recorded(console: Console, scene: str, recorded: list[dict[str, Any]],
+                    left_out: Any = ()) -> None:
+    for why in left_out:
+        console.print(f"[yellow]left out:[/yellow] {escape(str(why))}", highlight=False)
+    console.print(f"{len(recorded)} edit(s) written to scene {escape(scene)}", highlight=False)
+    for r in recorded:
+        console.print(f"  {r['seq']}. {escape(r['summary'])}", highlight=False)
+
+
+def _packaged_tabletop_task(words: str, scene: str | None = None) -> Any:
+    """The packaged task named by its name or exact words (on built-in table ``scene`` if given), or None."""
+    from synergai.robots.task_file import load_task_file, packaged_task_file
 
     norm = " ".join(words.lower().replace(".", " ").split())
     for task in load_task_file(packaged_task_file("tabletop_suite.json"), "tabletop"):
         if norm in (task.name.lower(), " ".join(task.text.lower().replace(".", " ").split())) and (
                 scene is None or scene == task.scene):
             return task
+    return None
+
+
+def _tabletop_task_from_words(words: str, scene: str | None) -> Any:  # scene: a built-in table
+    """A packaged task named by its name or exact words, else a free-text task on ``scene`` (no goal)."""
+    from synergai.robots.tabletop.scenes import scene_objects
+    from synergai.robots.task_file import TabletopTask
+
+    task = _packaged_tabletop_task(words, scene)
+    if task is not None:
+        return task
     name = scene or "pairs"
     return TabletopTask("free text", words, scene_objects(name), (), (), name)
 
@@ -219,10 +325,11 @@ def cmd_team(args: argparse.Namespace) -> int:
         tasks = load_task_file(args.task_file, "house")
         return _run_suite(tasks, lambda task, model: run_team(task, model, config), args, "steps")
     known = {t.name: t for t in load_task_file(packaged_task_file("house_suite.json"), "house")}
-    if args.task not in known:
-        raise ValueError(f"unknown house task {args.task!r}; packaged tasks: {', '.join(known)} "
-                         "(or use --task-file FILE)")
-    task = known[args.task]
+    if not args.task.strip():
+        raise ValueError("the task must not be empty")
+    if args.scene is not None:
+        return _team_on_stored_scene(args, config, known.get(args.task))
+    task = known.get(args.task) or _house_task_from_words(args.task)
     house = task.make_house()
     result = run_team(task, open_llm(args), config, house=house)
     if args.save_scene is not None:
@@ -234,9 +341,50 @@ def cmd_team(args: argparse.Namespace) -> int:
     return 0 if result.success else 1
 
 
+def _house_task_from_words(words: str, items: Any = None) -> Any:
+    """An instruction in words: no goal (success is the team's claim), on the seed house unless ``items``."""
+    from synergai.robots.team.flat import HouseTask, seed_items
+
+    return HouseTask("free text", words, seed_items() if items is None else tuple(items), (), (), "words")
+
+
+def _team_on_stored_scene(args: argparse.Namespace, config: Any, packaged: Any) -> int:
+    """The team in the house a stored scene gives; each action that changes it is written to the scene.
+    A packaged task keeps its goal when the scene has every furniture and item it names."""
+    from dataclasses import replace
+
+    from synergai.robots.errors import RobotError
+    from synergai.robots.team.stored import HouseChanges, house_from_scene
+    from synergai.robots.team.team import run_team
+
+    text = packaged.text if packaged is not None else args.task
+    store, recorder = _open_stored(args, text)
+    with store:
+        stored = house_from_scene(recorder.graph)
+        house = stored.house
+        task = _house_task_from_words(text, house.items.values())
+        if packaged is not None:
+            names = {n for p in packaged.goal for n in p.objects()} - set(house.robots)
+            missing = sorted(names - set(house.furniture) - set(house.items))
+            if missing:
+                raise RobotError(f"task {packaged.name!r} names {', '.join(missing)}, which scene "
+                                 f"{args.scene} does not have: give the instruction in words instead")
+            task = replace(task, name=packaged.name, goal=packaged.goal)
+        result = run_team(task, open_llm(args), config, house=house, on_action=HouseChanges(stored, recorder))
+        recorded = _recorded(recorder)
+    if args.json:
+        print_json({**team_json(result), "scene": args.scene, "edits": recorded})
+    else:
+        console = Console()
+        _print_team(console, result)
+        _print_recorded(console, args.scene, recorded)
+    return 0 if result.success else 1
+
+
 def team_json(result: TeamResult) -> dict[str, Any]:
-    """The `robots team --json` document."""
-    return {"success": result.success, "steps": result.steps, "messages": result.messages, "log": result.log,
+    """The `robots team --json` document (``verified`` false: no goal was checked, success is the claim)."""
+    return {"success": result.success, "verified": result.verified, "steps": result.steps,
+            "messages": result.messages, "log": result.log,
             "task": result.task, "rounds": result.rounds, "check": result.check_reason,
             "stop_reason": result.stop_reason, "failed_actions": result.failed_actions,
             **_tokens(result)}

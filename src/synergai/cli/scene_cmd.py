@@ -160,7 +160,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def _edit_dict(rec) -> dict[str, object]:
-    return {"seq": rec.seq, "actor": str(rec.actor), "op": rec.op, "utterance": rec.utterance,
+    return {"seq": rec.seq, "actor": rec.who, "op": rec.op, "utterance": rec.utterance,
             "timestamp": rec.timestamp, "state": str(rec.state), "summary": rec.summary()}
 
 

@@ -33,11 +33,17 @@ from synergai.scene.serialization import edge_from_dict, edge_to_dict, object_fr
 
 
 class Actor(StrEnum):
-    """Who made a change."""
+    """Who made a change (a robot also has a name: its label is ``robot:<name>``)."""
 
     PERCEPTION = "perception"
     USER = "user"
     AGENT = "agent"
+    ROBOT = "robot"
+
+
+#: A robot's actor label is this prefix and its name, e.g. ``robot:Alice``.
+ROBOT_PREFIX = "robot:"
+ROBOT_NAME_MAX = 64
 
 
 class EditState(StrEnum):
@@ -79,11 +85,39 @@ class EdgeChange:
 Change = ObjectChange | EdgeChange
 
 
-def _actor(actor: Actor | str) -> Actor:
+def parse_actor(actor: Actor | str, robot: str = "") -> tuple[Actor, str]:
+    """An actor kind and its name from a kind (``user``) or a label (``robot:Alice``); only a robot has a
+    name (one line, at most 64 characters)."""
+    if isinstance(actor, str) and not isinstance(actor, Actor) and actor.startswith(ROBOT_PREFIX):
+        if robot and robot != actor[len(ROBOT_PREFIX):]:
+            raise SceneError(f"actor {actor!r} names another robot than {robot!r}")
+        actor, robot = Actor.ROBOT, actor[len(ROBOT_PREFIX):]
     try:
-        return Actor(actor)
+        kind = Actor(actor)
     except ValueError:
-        raise SceneError(f"unknown actor {actor!r}; legal: {', '.join(a.value for a in Actor)}") from None
+        legal = ", ".join(a.value for a in Actor if a is not Actor.ROBOT)
+        raise SceneError(f"unknown actor {actor!r}; legal: {legal}, robot:NAME") from None
+    if not isinstance(robot, str):
+        raise SceneError(f"a robot's name must be a string, got {robot!r}")
+    if kind is not Actor.ROBOT:
+        if robot:
+            raise SceneError(f"only a robot actor has a name, not {kind.value} ({robot!r})")
+        return kind, ""
+    name = robot.strip()
+    if not name or len(name) > ROBOT_NAME_MAX or not name.isprintable():
+        raise SceneError(f"a robot actor needs a name of 1 to {ROBOT_NAME_MAX} printable characters, "
+                         f"got {robot!r}")
+    return kind, name
+
+
+def actor_label(actor: Actor, robot: str = "") -> str:
+    """``user``, ``agent``, ``perception`` or ``robot:<name>`` (what the log stores and shows)."""
+    return f"{ROBOT_PREFIX}{robot}" if actor is Actor.ROBOT else actor.value
+
+
+def _actor(actor: Actor | str) -> str:
+    """A builder's actor argument, checked, as its label (an edge's provenance)."""
+    return actor_label(*parse_actor(actor))
 
 
 @dataclass(frozen=True)
@@ -94,9 +128,12 @@ class EditRequest:
     op: str
     changes: tuple[Change, ...]
     utterance: str = ""
+    robot: str = ""  # the robot's name when ``actor`` is ROBOT (``actor`` may also be ``"robot:<name>"``)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "actor", _actor(self.actor))
+        kind, name = parse_actor(self.actor, self.robot)
+        object.__setattr__(self, "actor", kind)
+        object.__setattr__(self, "robot", name)
         if not isinstance(self.op, str) or not self.op.strip():
             raise SceneError("edit op must be a non-empty string")
         object.__setattr__(self, "changes", tuple(self.changes))
@@ -107,6 +144,11 @@ class EditRequest:
                 raise SceneError(f"edit {self.op}: not a change: {c!r}")
         if not isinstance(self.utterance, str):
             raise SceneError("edit utterance must be a string")
+
+    @property
+    def who(self) -> str:
+        """The actor's label: ``user``, ``agent``, ``perception`` or ``robot:<name>``."""
+        return actor_label(self.actor, self.robot)
 
 
 @dataclass(frozen=True)
@@ -129,6 +171,12 @@ class EditRecord:
     timestamp: str  # UTC ISO 8601
     changes: tuple[Change, ...]
     state: EditState = EditState.ACTIVE
+    robot: str = ""  # the robot's name when ``actor`` is ROBOT
+
+    @property
+    def who(self) -> str:
+        """The actor's label: ``user``, ``agent``, ``perception`` or ``robot:<name>``."""
+        return actor_label(self.actor, self.robot)
 
     @property
     def before(self) -> EditView:
@@ -149,11 +197,11 @@ class EditRecord:
     @property
     def request(self) -> EditRequest:
         """The request this record logged."""
-        return EditRequest(self.actor, self.op, self.changes, self.utterance)
+        return EditRequest(self.actor, self.op, self.changes, self.utterance, self.robot)
 
     def summary(self) -> str:
         """One line for listings, e.g. ``user renamed 12 chair -> stool: 'that is a stool'``."""
-        text = f"{self.actor.value} {describe(self.changes, self.op)}"
+        text = f"{self.who} {describe(self.changes, self.op)}"
         if self.utterance:
             text += f": {self.utterance!r}"
         if self.state is not EditState.ACTIVE:
@@ -199,6 +247,12 @@ def describe(changes: Sequence[Change], op: str = "") -> str:
     if removed:
         parts.append(f"{len(removed)} relation(s) removed")
     return f"{op or 'edit'}: {', '.join(parts)}"
+
+
+def _request(actor: Actor | str, op: str, changes: Iterable[Change], utterance: str) -> EditRequest:
+    """An edit request by ``actor`` (a kind, or a robot's label ``robot:<name>``)."""
+    kind, name = parse_actor(actor)
+    return EditRequest(kind, op, tuple(changes), utterance, name)
 
 
 # ----- applying
@@ -394,7 +448,7 @@ def rename_object(graph: SceneGraph, object_id: str | int, new_category: str,
     name = _text(new_category, "new category")
     if name == obj.category:
         raise SceneError(f"object {obj.id} is already called {name!r}")
-    return EditRequest(_actor(actor), "update_name", (ObjectChange(obj, obj.with_changes(category=name)),),
+    return _request(actor, "update_name", (ObjectChange(obj, obj.with_changes(category=name)),),
                        utterance)
 
 
@@ -407,7 +461,7 @@ def set_attributes(graph: SceneGraph, object_id: str | int, attributes: Iterable
     attrs = tuple(dict.fromkeys(_text(a, "attribute") for a in attributes))
     if attrs == obj.attributes:
         raise SceneError(f"object {obj.id} already has attributes [{', '.join(attrs)}]")
-    return EditRequest(_actor(actor), "update_attributes",
+    return _request(actor, "update_attributes",
                        (ObjectChange(obj, obj.with_changes(attributes=attrs)),), utterance)
 
 
@@ -426,8 +480,8 @@ def add_relation(graph: SceneGraph, subject: str | int, relation: Relation | str
         raise SceneError(f"a relation needs two different objects, got {s} twice")
     if graph.has_edge(s, rel, o):
         raise SceneError(f"relation {s} {rel.value} {o} is already stored")
-    act = _actor(actor)
-    return EditRequest(act, "add_relation", (EdgeChange(Edge(s, rel, o, act.value), True),), utterance)
+    who = _actor(actor)
+    return _request(actor, "add_relation", (EdgeChange(Edge(s, rel, o, who), True),), utterance)
 
 
 def _stored_edge(graph: SceneGraph, s: str, rel: Relation, o: str) -> Edge | None:
@@ -445,7 +499,7 @@ def delete_relation(graph: SceneGraph, subject: str | int, relation: Relation | 
     edge = _stored_edge(graph, s, rel, o)
     if edge is None:
         raise SceneError(f"no stored relation {s} {rel.value} {o} in scene {graph.scene_id}")
-    return EditRequest(_actor(actor), "delete_relation", (EdgeChange(edge, False),), utterance)
+    return _request(actor, "delete_relation", (EdgeChange(edge, False),), utterance)
 
 
 def add_object(graph: SceneGraph, obj: SceneObject, actor: Actor | str = Actor.USER, utterance: str = "",
@@ -462,7 +516,7 @@ def add_object(graph: SceneGraph, obj: SceneObject, actor: Actor | str = Actor.U
         obj = assign_rooms([obj], graph.rooms)[0]
     changes: list[Change] = [ObjectChange(None, obj)]
     changes += [EdgeChange(e, True) for e in relations]
-    req = EditRequest(_actor(actor), "add_object", tuple(changes), utterance)
+    req = _request(actor, "add_object", tuple(changes), utterance)
     _check(graph, req.changes)
     return req
 
@@ -473,7 +527,7 @@ def remove_object(graph: SceneGraph, object_id: str | int, actor: Actor | str = 
     obj = graph.get(object_id)
     changes: list[Change] = [EdgeChange(e, False) for e in graph.edges if obj.id in (e.subject, e.object)]
     changes.append(ObjectChange(obj, None))
-    return EditRequest(_actor(actor), "remove_object", tuple(changes), utterance)
+    return _request(actor, "remove_object", tuple(changes), utterance)
 
 
 def move_object(graph: SceneGraph, object_id: str | int, center: Sequence[float],
@@ -512,7 +566,7 @@ def move_object(graph: SceneGraph, object_id: str | int, center: Sequence[float]
     if new == obj:
         raise SceneError(f"object {obj.id} is already there")
     if not refresh:
-        return EditRequest(_actor(actor), "move_object", (ObjectChange(obj, new),), utterance)
+        return _request(actor, "move_object", (ObjectChange(obj, new),), utterance)
     work = graph.copy()
     work.put(new)
     from synergai.scene.refresh import refresh_object  # lazy: the relation engine loads scipy
@@ -525,4 +579,4 @@ def move_object(graph: SceneGraph, object_id: str | int, center: Sequence[float]
     changes: list[Change] = [ObjectChange(obj, work.get(obj.id))]
     changes += [EdgeChange(e, False) for e in gone]
     changes += [EdgeChange(e, True) for e in came]
-    return EditRequest(_actor(actor), "move_object", tuple(changes), utterance)
+    return _request(actor, "move_object", tuple(changes), utterance)

@@ -47,7 +47,6 @@ from typing import Any
 import platformdirs
 
 from synergai.scene.edits import (
-    Actor,
     Change,
     EdgeChange,
     EditRecord,
@@ -59,6 +58,7 @@ from synergai.scene.edits import (
     change_to_dict,
     check_changes,
     invert,
+    parse_actor,
 )
 from synergai.scene.hierarchy import compute_levels
 from synergai.scene.model import Edge, Relation, Room, SceneError, SceneGraph, SceneObject
@@ -486,10 +486,11 @@ class SceneStore:
             raise StoreError(f"scene {scene_id}: edit {seq} has unreadable changes: {exc}") from None
         if not isinstance(items, list):
             raise StoreError(f"scene {scene_id}: edit {seq} changes are not a list")
-        return EditRecord(seq, scene_id, Actor(actor), op, utterance, ts,
+        kind, robot = parse_actor(actor)
+        return EditRecord(seq, scene_id, kind, op, utterance, ts,
                           tuple(change_from_dict(d, where=f"edit {seq} change {i + 1}")
                                 for i, d in enumerate(items)),
-                          EditState(state))
+                          EditState(state), robot)
 
     _COLUMNS = "scene_id, seq, actor, op, utterance, ts, changes, state"
 
@@ -576,11 +577,11 @@ class SceneStore:
                     raise self._conflict(c, scene_id, request.changes, exc) from None
                 seq += 1
                 c.execute(f"INSERT INTO edits ({self._COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, 'active')",
-                          (scene_id, seq, request.actor.value, request.op, request.utterance, now, payload))
+                          (scene_id, seq, request.who, request.op, request.utterance, now, payload))
                 revision = self._save(c, scene_id, request.changes, now)
-                self._event(c, scene_id, "edit", request.actor.value, _touched(request.changes), now)
+                self._event(c, scene_id, "edit", request.who, _touched(request.changes), now)
                 records.append(EditRecord(seq, scene_id, request.actor, request.op, request.utterance, now,
-                                          request.changes, EditState.ACTIVE))
+                                          request.changes, EditState.ACTIVE, request.robot))
         self._remember(scene_id, revision, graph)
         return records
 
@@ -599,7 +600,7 @@ class SceneStore:
             hit = sorted(touched & set(_touched(record.changes)))
             if hit:
                 return ConflictError(
-                    f"{exc}: object {hit[0]} was changed by edit #{record.seq} ({record.actor}, "
+                    f"{exc}: object {hit[0]} was changed by edit #{record.seq} ({record.who}, "
                     f"{record.state}, {record.timestamp}: {record.summary()}) since this edit was made; "
                     "nothing was written")
         return exc

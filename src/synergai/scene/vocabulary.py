@@ -68,6 +68,13 @@ def is_seat(category: str) -> bool:
     return bool(words) and words[-1] in SEAT_WORDS
 
 
+#: Furniture that opens (a robot opens it before it can see or reach inside) and receptacles things are
+#: put in or on (a tray, a basket): a robot team treats both as furniture, never as items to carry.
+OPENABLE_WORDS = frozenset({"refrigerator", "fridge", "freezer", "drawer", "dishwasher", "microwave", "oven",
+                            "cabinet", "cupboard", "wardrobe", "closet", "dresser", "locker", "safe"})
+RECEPTACLE_WORDS = frozenset({"tray", "basket", "hamper", "crate"})
+
+
 # --------------------------------------------------------------------------------- other attributes
 SHAPE_WORDS = frozenset({"round", "square", "rectangular", "circular", "oval", "cylindrical", "cuboid",
                          "l-shaped"})

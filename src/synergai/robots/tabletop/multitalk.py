@@ -33,7 +33,7 @@ from synergai.llm.usage import Outcome
 from synergai.robots.errors import RobotError
 from synergai.robots.goals import GoalCheck, States
 from synergai.robots.tabletop import prompts as P
-from synergai.robots.tabletop.objects import TableBounds
+from synergai.robots.tabletop.objects import GRIPPER_OPENING, ObjectState, TableBounds, fits_gripper
 from synergai.robots.tabletop.perception import (
     TabletopPerception,
     environment_text,
@@ -259,11 +259,11 @@ def resolve_steps(items: Sequence[Any], graph: SceneGraph, bounds: TableBounds |
     return out
 
 
-def feasible_grasps(graph: SceneGraph, sim: TabletopSim, gripper: float = 0.08) -> list[str]:
+def feasible_grasps(graph: SceneGraph, sim: TabletopSim, gripper: float = GRIPPER_OPENING) -> list[str]:
     """The perceived objects the arm can grip (narrow enough) and reach from above right now."""
     out = []
     for o in movable_objects(graph):
-        if min(o.size[:2]) > gripper:
+        if not fits_gripper(o.size, gripper):
             continue
         top = o.center[2] + o.size[2] / 2
         z = top - min(0.03, o.size[2] / 2)
@@ -350,6 +350,7 @@ class MultiTalkResult(Outcome):
     dialogue_messages: int = 0
     questions: list[tuple[str, str]] = field(default_factory=list)
     pending_questions: list[str] = field(default_factory=list)
+    placed: list[ObjectState] = field(default_factory=list)  # the executed plan's moves, in order
     final_plan: list[str] = field(default_factory=list)
     log: list[dict[str, Any]] = field(default_factory=list)
     sim_steps: int = 0
@@ -484,7 +485,7 @@ def run_multitalk(
         result.dialogue_messages += 1
         entry["simulator"] = report.feedback()
         if report.ok:
-            result.executed, result.final_plan = True, entry["plan"]
+            result.executed, result.final_plan, result.placed = True, entry["plan"], report.placed
             result.stop_reason = "plan executed"
             break
         bad = report.failure

@@ -10,6 +10,12 @@ from synergai.robots.errors import RobotError
 
 SHAPES = ("box", "cylinder", "sphere", "urdf")
 STACK_MARGIN = 0.005  # a move stacks on an object when its z is at least this far above that object's top
+GRIPPER_OPENING = 0.08  # the Panda's fingers open this wide (metres)
+
+
+def fits_gripper(size: tuple[float, ...], opening: float = GRIPPER_OPENING) -> bool:
+    """Whether a box of ``size`` is narrow enough to grip (to the millimetre: an 8 cm cup fits 8 cm)."""
+    return round(min(size[:2]), 3) <= opening
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,14 @@ import pybullet_data
 
 from synergai.geometry.frames import vec3
 from synergai.robots.errors import RobotError
-from synergai.robots.tabletop.objects import STACK_MARGIN, ObjectSpec, ObjectState, TableBounds
+from synergai.robots.tabletop.objects import (
+    GRIPPER_OPENING,
+    STACK_MARGIN,
+    ObjectSpec,
+    ObjectState,
+    TableBounds,
+    fits_gripper,
+)
 from synergai.robots.tabletop.plan import ArmStep
 
 ERROR_KINDS = ("collision", "out_of_bounds", "unreachable", "no_object", "invalid", "unstable")
@@ -64,6 +71,7 @@ class ExecutionReport:
     steps: list[StepReport] = field(default_factory=list)
     sim_steps: int = 0
     seconds: float = 0.0
+    placed: list[ObjectState] = field(default_factory=list)  # each move's object where it came to rest
 
     @property
     def ok(self) -> bool:
@@ -299,12 +307,15 @@ class TabletopSim:
         self.at_home = False  # a new plan starts from wherever the arm rests
         try:
             for index, step in enumerate(steps, start=1):
+                carried = self.holding
                 try:
                     message = self._do(step)
                 except _StepFailed as failed:
                     report.steps.append(StepReport(index, step, failed.kind, failed.message))
                     break
                 report.steps.append(StepReport(index, step, None, message))
+                if step.action == "move" and carried is not None:
+                    report.placed.append(self.state(carried))
             if not report.ok or not commit:
                 pb.restoreState(stateId=state, physicsClientId=self._cid)
                 self.holding, self.at_home = holding, at_home
@@ -376,9 +387,10 @@ class TabletopSim:
         if name is None:
             raise _StepFailed("no_object", f"there is no object at ({x:g}, {y:g})")
         st = self.state(name)
-        if min(st.size[:2]) > 0.08:
+        if not fits_gripper(st.size):
             width = min(st.size[:2])
-            raise _StepFailed("invalid", f"{name} is too wide for the gripper ({width:.2f} m > 0.08 m)")
+            raise _StepFailed("invalid", f"{name} is too wide for the gripper ({width:.2f} m > "
+                                         f"{GRIPPER_OPENING:g} m)")
         cx, cy, _ = st.center
         z = self._grasp_height(name)
         q = self._reach([(cx, cy, z + 0.12), (cx, cy, z)], f"grasping {name}")

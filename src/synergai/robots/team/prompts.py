@@ -79,6 +79,13 @@ _DAVID = {
 ROLES = MappingProxyType({"Alice": _ALICE, "Bob": _BOB, "David": _DAVID})
 
 
+def role(house: House, robot: str) -> dict[str, str]:
+    """``robot``'s texts of :data:`ROLES`, naming the furniture Bob is fixed at in this house (MHRC's
+    ``table_0`` in the paper's flat)."""
+    station = next((r.station for r in house.robots.values() if r.station is not None), None) or "table_0"
+    return {k: v.replace("table_0", station) for k, v in ROLES[robot].items()}
+
+
 def furniture_text(house: House) -> str:
     """The static part of the scene graph: each furniture's position and stand poses."""
     lines = []
@@ -106,7 +113,7 @@ def shared_system(house: House) -> str:
 def robot_system(house: House, robot: str) -> str:
     """One robot's full system prompt: the shared part, then its role, background, profile, constraints
     (its skills are in the shared part's list of the team)."""
-    r = ROLES[robot]
+    r = role(house, robot)
     return (f"{shared_system(house)}\n\nYou are {robot}.\nRole: {r['role']}\nBackground: {r['background']}\n"
             f"Profile: {r['profile']}\nConstraints: {r['constraints']}")
 
@@ -265,11 +272,14 @@ def command_schema(house: House, robot: str, known_items: Sequence[str],
                    last_failed: Command | None = None, last_done: Command | None = None,
                    settled: Collection[str] = (), targets: Collection[str] | None = None,
                    destinations: Mapping[str, Collection[str]] | None = None,
-                   goal_furniture: Collection[str] = ()) -> dict[str, Any]:
+                   goal_furniture: Collection[str] = (), claims: bool = False,
+                   claim_first: bool = False) -> dict[str, Any]:
     """The reply schema of one robot at this step: a short analysis (logged; it also lets the model think
     before it commits) and one of the commands it can carry out now. MHRC's free-text "reasoning" is not
-    asked for (nothing reads it); a reply that still carries it is accepted."""
-    return {
+    asked for (nothing reads it); a reply that still carries it is accepted. With ``claims`` (a task with
+    no goal to check) the command ``done`` is offered too: the robot says the task is done (first among
+    the commands with ``claim_first``, else last: the embedded model tends to take the first)."""
+    schema: dict[str, Any] = {
         "type": "object",
         "properties": {
             "analysis": {"type": "string", "maxLength": 80},
@@ -278,3 +288,8 @@ def command_schema(house: House, robot: str, known_items: Sequence[str],
         },
         "required": ["analysis", "command"],
     }
+    if claims:
+        done = {"type": "object", "properties": {"skill": {"const": "done"}}, "required": ["skill"]}
+        variants = schema["properties"]["command"]["anyOf"]
+        variants.insert(0 if claim_first else len(variants), done)
+    return schema

@@ -13,6 +13,14 @@ every robot knows at its next turn, and furniture one robot has looked into is e
 robots share findings only by messages; ``shared_map=False`` restores that).
 Every step's log entry and the result count the tokens the model read (all, and those not served from its
 prefix cache) and wrote, over every reply (retries included).
+
+A task with no goal (an instruction in words) has no checker: a robot may then also reply with the
+command ``done`` (it holds the task done; the house runs nothing); the run stops at the first such claim
+and its success is that claim, reported as not verified (``TeamResult.verified``). The items the
+instruction's words name are the ones worth fetching (every item when it names none), and the furniture
+it names where they are not yet is where they go ("from the dining table to the desk": the desk).
+``on_action`` (if given) hears every action the house ran, with its feedback: how a recorder writes the
+robots' progress to a stored scene.
 """
 
 from __future__ import annotations
@@ -21,7 +29,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
 
 from synergai.llm.base import TOKEN_KEYS, ChatModel
 from synergai.llm.json_reply import ask_json
@@ -32,12 +40,18 @@ from synergai.robots.goals import check_house
 from synergai.robots.team import prompts as T
 from synergai.robots.team.flat import HouseTask
 from synergai.robots.team.house import Command, Feedback, House
-from synergai.scene.vocabulary import words_of
+from synergai.scene.vocabulary import singular, words_of
 
 TURN_ORDER = ("Bob", "Alice", "David")
 _ARGS = MappingProxyType({"navigate": ("target", "stand_pose"), "open": ("target",), "pick": ("target",),
                           "place": ("target", "location"), "move": ("delta_x", "delta_y"),
-                          "communicate": ("content", "robot_name"), "wait": ()})
+                          "communicate": ("content", "robot_name"), "wait": (), "done": ()})
+
+
+class ActionListener(Protocol):
+    """Hears each action the house ran, with its feedback."""
+
+    def __call__(self, robot: str, command: Command, feedback: Feedback) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -92,6 +106,7 @@ class TeamResult(Outcome):
 
     task: str
     success: bool = False
+    verified: bool = True  # False: no goal was checked, ``success`` is the team's own claim
     check_reason: str = ""
     rounds: int = 0
     steps: int = 0
@@ -104,12 +119,14 @@ class TeamResult(Outcome):
 class Team:
     """Three LLM agents acting in one :class:`House`."""
 
-    def __init__(self, house: House, model: ChatModel, task: HouseTask, config: TeamConfig | None = None):
+    def __init__(self, house: House, model: ChatModel, task: HouseTask, config: TeamConfig | None = None,
+                 on_action: ActionListener | None = None):
         missing = [n for n in TURN_ORDER if n not in house.robots]
         if missing:
             raise RobotError(f"the house has no robot named {', '.join(missing)}")
         self.house, self.model, self.task = house, model, task
         self.config = config or TeamConfig()
+        self.on_action = on_action
         self.memory = {n: RobotMemory() for n in TURN_ORDER}
         self._system = {n: T.robot_system(house, n) for n in TURN_ORDER}
         if self.config.shared_map:
@@ -123,6 +140,22 @@ class Team:
         for p in task.goal:
             if p.name in ("in", "on") and len(p.args) >= 2 and p.args[0] in house.items:
                 self._destinations.setdefault(str(p.args[0]), set()).add(str(p.args[1]))
+        # the items worth fetching: the goal's; with no goal, the ones the words name (else any: None)
+        said_one = f" {' '.join(singular(w) for w in words_of(task.text))} "
+        self._targets: tuple[str, ...] | None = task.targets if task.goal else tuple(
+            n for n, item in house.items.items()
+            if f" {' '.join(words_of(n))} " in said or f" {' '.join(words_of(item.category))} " in said_one
+        ) or None
+        if not task.goal:  # "put the bowl on the kitchen counter": the named furniture it is not on yet
+            for name in self._targets or ():
+                places = {f for f in self._goal_furniture if f != house.items[name].location}
+                if places:
+                    self._destinations[name] = places
+
+    @property
+    def targets(self) -> tuple[str, ...] | None:
+        """The items worth fetching (None: every item the team knows of)."""
+        return self._targets
 
     # ----- prompt
     def _seen(self, robot: str) -> list[str]:
@@ -148,18 +181,20 @@ class Team:
         grip = f"The gripper holds {state.holding}." if state.holding else "The gripper is empty."
         if "pick" not in h.robots[robot].skills:
             grip = "You have no gripper."
-        role = T.ROLES[robot]
+        role = T.role(h, robot)
         done = [p.describe() for p in self.task.goal if check_house((p,), h).success]
         todo = [p.describe() for p in self.task.goal if p.describe() not in done]
+        progress = (f"done: {'; '.join(done) or 'nothing yet'}. To do: {'; '.join(todo) or 'nothing'}."
+                    if self.task.goal else self._claim_hint())
+        named = list(self.targets) if self.targets is not None else "none in particular"
         lines = [
             f"Scene graph now: furniture states: {states}.",
             f"Objects {'the team has' if self.config.shared_map else 'you have'} seen: "
             f"{'; '.join(seen) if seen else 'none yet'}.",
             f"Robot status: position [{x:.2f}, {y:.2f}], orientation {yaw:.2f}. {grip}",
-            f"Task (the person said): {self.task.text}. The objects it names: {list(self.task.targets)}.",
+            f"Task (the person said): {self.task.text}. The objects it names: {named}.",
             f"Your part: Brief: {role['brief']} Detailed: {role['detailed']}",
-            f"Latest task progress: done: {'; '.join(done) or 'nothing yet'}. "
-            f"To do: {'; '.join(todo) or 'nothing'}.",
+            f"Latest task progress: {progress}",
         ]
         if self.config.use_feedback:
             lines.append(f"Feedback history: {' '.join(mem.feedback[-n:-1]) or 'none'}")
@@ -170,6 +205,28 @@ class Team:
         lines.append(f"Action history: {'; '.join(mem.actions[-n:]) or 'none'}")
         lines.append("Your next action:")
         return "\n".join(lines)
+
+    def _claim_hint(self) -> str:
+        """A goal-less task's progress line: where the items the words name are now, and where the words
+        put them (the robots judge; a robot replies ``done`` once it is done)."""
+        where = []
+        for name in self.targets or ():
+            item = self.house.items[name]
+            held = item.location in self.house.robots
+            now = f"in {item.location}'s gripper" if held else f"at {item.location}"
+            wanted = self._destinations.get(name)
+            where.append(f"{name} {now}" + (f" (the task wants it at {' or '.join(sorted(wanted))})"
+                                            if wanted else ""))
+        state = f" Now: {'; '.join(where)}." if where else ""
+        return f"no checker: the team judges when the task is done.{state} Once it is done, reply with " \
+               "the command done."
+
+    def _where_words_put_them(self) -> bool:
+        """With no goal: whether every item the words name and place is where they put it (then ``done``
+        is offered first; still only the robots' claim)."""
+        placed = {n: d for n, d in self._destinations.items() if n in (self.targets or ())}
+        return not self.task.goal and bool(placed) and all(
+            self.house.items[n].location in d for n, d in placed.items())
 
     def settled(self) -> set[str]:
         """Items every goal predicate that names them already holds for (picking one up undoes work)."""
@@ -194,10 +251,11 @@ class Team:
         mem.latest_messages = [f"{m.content} (from {m.sender})" for m in self.house.take_messages(robot)]
         known = [n for n in self._seen(robot) if n not in self.house.robots]
         schema = T.command_schema(self.house, robot, known, mem.last_failed, mem.last_done,
-                                  self.settled(), self.task.targets, self.destinations(),
-                                  self._goal_furniture)
+                                  self.settled(), self.targets, self.destinations(),
+                                  self._goal_furniture, claims=not self.task.goal,
+                                  claim_first=self._where_words_put_them())
         offered = {v["properties"]["skill"]["const"] for v in schema["properties"]["command"]["anyOf"]}
-        if offered <= {"communicate", "wait"} and not mem.latest_messages and mem.actions:
+        if offered - {"done"} <= {"communicate", "wait"} and not mem.latest_messages and mem.actions:
             # nothing it can do in the world and nothing new to read: it waits without a model call
             fb = self.house.execute(robot, Command("wait"))
             mem.actions.append("wait()")
@@ -220,7 +278,14 @@ class Team:
             entry.update(command=None, ok=False, feedback=fb.text)
             mem.feedback.append(fb.text)
             return entry
+        if command.skill == "done" and not self.task.goal:  # the robot's claim: nothing runs in the house
+            mem.actions.append("done()")
+            entry.update(command="done()", ok=True, feedback="You said the task is done.", task_done=True,
+                         analysis=str(answer.data.get("analysis", ""))[:240])
+            return entry
         fb = self.house.execute(robot, command)
+        if self.on_action is not None:
+            self.on_action(robot, command, fb)
         if self.config.shared_map:
             self.house.share_knowledge()
         mem.last_failed = None if fb.ok else command
@@ -230,6 +295,8 @@ class Team:
         mem.feedback.append(fb.text)
         entry.update(command=command.render(), ok=fb.ok, feedback=fb.text,
                      analysis=str(answer.data.get("analysis", ""))[:240])
+        if not self.task.goal:
+            entry["task_done"] = False
         return entry
 
     # ----- the run
@@ -250,11 +317,12 @@ class Team:
                     result.steps += 1
                     acted = acted or not entry["command"].startswith("wait")
                 result.failed_actions += 0 if entry["ok"] else 1
-                if self.task.check(self.house).success:
+                if entry.get("task_done") if not self.task.goal else self.task.check(self.house).success:
                     done = True
                     break
             if done:
-                result.stop_reason = "task done"
+                result.stop_reason = ("task done" if self.task.goal
+                                      else f"{entry['robot']} said the task is done")
                 break
             idle_rounds = 0 if acted else idle_rounds + 1
             if idle_rounds >= 2:
@@ -262,14 +330,20 @@ class Team:
                 break
         else:
             result.stop_reason = f"stopped after {self.config.max_rounds} rounds"
-        verdict = self.task.check(self.house)
-        result.success, result.check_reason = verdict.success, verdict.reason
+        if self.task.goal:
+            verdict = self.task.check(self.house)
+            result.success, result.check_reason = verdict.success, verdict.reason
+        else:  # nothing to check against: the team's own word, not verified
+            result.success, result.verified = done, False
+            result.check_reason = (
+                f"no goal to check: {result.stop_reason} (the team's own claim, not verified)" if done
+                else "no goal to check, and no robot said the task is done")
         result.messages = self.house.messages_sent
         result.seconds = time.perf_counter() - start
         return result
 
 
 def run_team(task: HouseTask, model: ChatModel, config: TeamConfig | None = None,
-             house: House | None = None) -> TeamResult:
+             house: House | None = None, on_action: ActionListener | None = None) -> TeamResult:
     """Build the task's house (unless given) and run the team on it."""
-    return Team(house or task.make_house(), model, task, config).run()
+    return Team(house or task.make_house(), model, task, config, on_action).run()
