@@ -138,11 +138,11 @@ def test_viewpoint_left_and_right_and_the_flip_when_seen_from_the_other_side() -
     assert ground(_room(), one("stool", "behind", "table"), south).top.id == "13"
 
 
-def test_without_viewpoint_the_anchors_own_front_is_used_else_the_relation_fails_with_a_reason() -> None:
+def test_without_viewpoint_the_anchors_own_front_is_used_else_the_view_from_the_rooms_centre() -> None:
     left = one("chair", "left of", "table")
+    # no front: a person at the room's centre (2, 2) looks south at the table, so left is +x
     g = ground(_room(), left)
-    assert g.tied == 2 and g.top.score == 0.0
-    assert "no viewpoint and no known front" in g.top.reason
+    assert g.top.id == "5" and g.unique and "room's centre" in g.top.reason
     # table facing south: someone looking at its front looks north, so left is -x
     g = ground(_room(table_front=(0.0, -1.0, 0.0)), left)
     assert g.top.id == "4" and g.unique and "facing its front" in g.top.reason

@@ -15,9 +15,15 @@ How a candidate is scored:
   ``0.5 * base``). Extremes within the relation engine's epsilon share the top: ambiguity is reported
   as :attr:`Grounding.tied`, never hidden by picking the first.
 
-Left / right / in front of / behind use the given viewpoint; without one, the anchor's own front
-(someone looking at the anchor's front, as Sr3D phrases them). An anchor without a known front and no
-viewpoint makes those relations fail, with that reason.
+Left / right / in front of / behind use the viewpoint the expression sets ("facing the door") or the
+given one; without one, the anchor's own front (someone looking at the anchor's front, as Sr3D phrases
+them); for an anchor without a known front, a person at the room's centre looking at it.
+
+People's own words add (:mod:`~synergai.scene.grounding.room`): a room position (center, corner, wall),
+an order within the group (left, middle, second from the right ...), isolation ("the lone chair"), each
+a comparative over the candidates that share the best base score; a count of anchors ("with three
+computers under it"); a negated clause ("not the one in the corner"), which scores the candidates the
+clause singles out 0 and the others 1.
 """
 
 from __future__ import annotations
@@ -32,6 +38,15 @@ from synergai.geometry.frames import Viewpoint
 from synergai.scene.attributes import color_name
 from synergai.scene.build import between, facing_viewpoint, far, view_relation, within_reach
 from synergai.scene.grounding.expression import ObjectRef, RelationRef
+from synergai.scene.grounding.room import (
+    ORDER_TIE_M,
+    Room,
+    back_to,
+    graded,
+    looking_at,
+    order_keys,
+    position_keys,
+)
 from synergai.scene.grounding.vocabulary import map_word_to, nearest_categories
 from synergai.scene.model import (
     SUPPORT_RELATIONS,
@@ -149,6 +164,11 @@ def ground(graph: SceneGraph, ref: ObjectRef, viewpoint: Viewpoint | None = None
     return _Resolver(graph, viewpoint, thresholds or RelationThresholds()).ground(ref)
 
 
+def _negated(part: tuple[float, str]) -> tuple[float, str]:
+    score, why = part
+    return 1.0 - score, why[4:] if why.startswith("not ") else f"not: {why}"
+
+
 def _label(o: SceneObject) -> str:
     return f"{o.category} {o.id}"
 
@@ -182,6 +202,7 @@ class _Resolver:
         self.viewpoint = viewpoint
         self.th = th
         self.categories = sorted({o.category for o in graph})
+        self.room = Room.of(graph)
 
     # ------------------------------------------------------------------ expression
     def ground(self, ref: ObjectRef) -> Grounding:
@@ -202,6 +223,10 @@ class _Resolver:
                 sets.append(g.tied_ids())
                 anchor_ids.update(g.tied_ids())
             relations.append((r, sets))
+        view = self._stance(ref)
+        if view is not None and isinstance(view, Grounding):
+            return view
+        vp: Viewpoint | None = view if isinstance(view, Viewpoint) else self.viewpoint
         pool = [o for o in self.graph if o.category in matched and o.id not in anchor_ids
                 and (not anything or o.kind is ObjectKind.OBJECT)]
         if not pool and relations and all(o.id in anchor_ids for o in self.graph if o.category in matched):
@@ -215,8 +240,14 @@ class _Resolver:
         parts: dict[str, list[tuple[float, str]]] = {i: [] for i in ids}
         for r, sets in relations:
             if r.relation not in _COMPARATIVE:
-                for i, part in self._relation(r, sets, ids).items():
-                    parts[i].append(part)
+                for i, part in self._relation(r, sets, ids, vp).items():
+                    parts[i].append(_negated(part) if r.negated else part)
+            elif r.negated:  # "not the one closest to the door": every candidate but the closest
+                for i, (sc, why) in self._comparative(r, sets, ids).items():
+                    parts[i].append((0.0, f"is the one {why}") if sc >= 1.0 else (1.0, f"not the one: {why}"))
+        if ref.position and ref.position.startswith("not "):
+            for i, (sc, why) in self._position(ref.position[4:], ids).items():
+                parts[i].append((0.0, f"is the one {why}") if sc >= 1.0 else (1.0, f"not the one {why}"))
         for word in ref.attributes:
             for i, part in self._attribute(word, pool).items():
                 parts[i].append(part)
@@ -226,11 +257,17 @@ class _Resolver:
         comps: list[dict[str, tuple[float, str]]] = [
             self._comparative(r, sets, group) for r, sets in relations if r.relation in _COMPARATIVE
         ]
-        if len(group) > 1:  # a tie on a relation that holds by degree: the degree decides
-            comps += [self._comparative(r.model_copy(update={"relation": _GRADED[r.relation]}), sets, group)
-                      for r, sets in relations if r.relation in _GRADED]
+        if ref.position and not ref.position.startswith("not "):
+            comps.append(self._position(ref.position, group))
+        if ref.alone:
+            comps.append(self._alone(group, matched))
+        if ref.order:
+            comps.append(self._order(ref.order, group, vp))
         if ref.superlative:
             comps.append(self._superlative(ref.superlative, group))
+        if len(group) > 1:  # a tie on a relation that holds by degree: the degree decides
+            comps += [self._comparative(r.model_copy(update={"relation": _GRADED[r.relation]}), sets, group)
+                      for r, sets in relations if r.relation in _GRADED and not r.negated]
         scores: dict[str, float] = {}
         reasons: dict[str, list[str]] = {i: [t for _, t in parts[i]] for i in ids}
         for i in ids:
@@ -258,8 +295,11 @@ class _Resolver:
     def _names(self, anchors: Sequence[str]) -> str:
         return " or ".join(_label(self.graph.get(a)) for a in anchors)
 
-    def _relation(self, r: RelationRef, sets: list[list[str]], ids: list[str]) -> Parts:
+    def _relation(self, r: RelationRef, sets: list[list[str]], ids: list[str],
+                  vp: Viewpoint | None = None) -> Parts:
         name = r.relation
+        if name in _EDGES and r.count:
+            return {i: self._counted(name, i, sets[0], r.count) for i in ids}
         if name in _EDGES:
             return {i: self._edge_score(name, i, sets[0]) for i in ids}
         if name == "between":
@@ -280,7 +320,7 @@ class _Resolver:
             return {i: (1.0, f"{name} {where}") if i in hits else (0.0, f"not {name} {where}") for i in ids}
         rel = r.meaning
         if rel in VIEW_DEPENDENT:
-            return self._view(name, rel, sets[0], ids)
+            return self._view(name, rel, sets[0], ids, vp)
         raise AssertionError(f"relation {name!r} has no resolver")  # RELATION_MEANING and this module agree
 
     def _edge_score(self, name: str, subject: str, anchors: list[str]) -> tuple[float, str]:
@@ -297,26 +337,72 @@ class _Resolver:
                         "" if w == 1.0 else f" (stored: {stored})")
         return (best, why) if best > 0 else (0.0, f"not {name} {self._names(anchors)}")
 
-    def _view(self, name: str, rel: Relation, anchors: list[str], ids: list[str]) -> Parts:
+    def _view(self, name: str, rel: Relation, anchors: list[str], ids: list[str],
+              given: Viewpoint | None = None) -> Parts:
         hits: set[str] = set()
-        unknown: list[str] = []
         for a in anchors:
-            vp = self.viewpoint or facing_viewpoint(self.graph.get(a))
-            if vp is None:
-                unknown.append(a)
-                continue
+            # the viewpoint said or given; else facing the anchor's front; else from the room's centre
+            vp = given or facing_viewpoint(self.graph.get(a)) or looking_at(
+                self.room, np.asarray(self.graph.get(a).center))
             hits.update(view_relation(self.graph, ids, a, rel, vp, self.th))
-        frame = "from the viewpoint" if self.viewpoint else "facing its front"
+        fronts = all(facing_viewpoint(self.graph.get(a)) is not None for a in anchors)
+        frame = "from the viewpoint" if given else "facing its front" if fronts else "from the room's centre"
         where = self._names(anchors)
         out = {}
         for i in ids:
             if i in hits:
                 out[i] = (1.0, f"{name} {where} ({frame})")
-            elif unknown and len(unknown) == len(anchors):
-                out[i] = (0.0, f"{name} {where} unknown (no viewpoint and no known front)")
             else:
                 out[i] = (0.0, f"not {name} {where} ({frame})")
         return out
+
+    def _counted(self, name: str, subject: str, anchors: list[str], count: int) -> tuple[float, str]:
+        """ "with three computers under it": how many of the anchors hold the relation, against ``count``."""
+        n = sum(1 for a in anchors if self._edge_score(name, subject, [a])[0] >= 1.0)
+        what = f"{name} {n} of {self._names(anchors[:1]).split()[0]} (asked {count})"
+        return (1.0 if n == count else 0.5 if n else 0.0), what
+
+    def _stance(self, ref: ObjectRef) -> Viewpoint | Grounding | None:
+        """The viewpoint the expression sets ("facing the door", "back to the window"), a Grounding saying
+        what is missing, or None when it sets none."""
+        for anchor, facing in ((ref.facing, True), (ref.back_to, False)):
+            if anchor is None:
+                continue
+            g = self.ground(anchor)
+            if g.missing:
+                return g
+            at = np.mean([self.graph.get(i).center for i in g.tied_ids()], axis=0)
+            return looking_at(self.room, at) if facing else back_to(self.room, at)
+        return None
+
+    def _ranked(self, keys: dict[str, float], word: str, unit: str = "m") -> Parts:
+        scores = graded(keys)
+        return {i: (s, f"{word} ({keys[i]:.2f} {unit} from the best)" if s < 1.0 else word)
+                for i, s in scores.items()}
+
+    def _position(self, position: str, group: list[str]) -> Parts:
+        keys = position_keys(self.graph, self.room, group, position)
+        return self._ranked(keys, f"nearest the room's {position}")
+
+    def _order(self, order: str, group: list[str], vp: Viewpoint | None) -> Parts:
+        if len(group) == 1:
+            return {group[0]: (1.0, f"{order} (the only one)")}
+        centre = np.mean([self.graph.get(i).center for i in group], axis=0)
+        view = vp or looking_at(self.room, centre)
+        return self._ranked(order_keys(self.graph, group, order, view), f"{order} of the group")
+
+    def _alone(self, group: list[str], categories: set[str]) -> Parts:
+        """ "the lone chair": the candidate farthest from any other object of its categories."""
+        kin = [o.id for o in self.graph if o.category in categories]
+        b = self.graph.box_array([*group, *kin])
+        n = len(group)
+        keys: dict[str, float] = {}
+        for k, i in enumerate(group):
+            others = np.array([n + j for j, o in enumerate(kin) if o != i], dtype=int)
+            gap = float(object_distance(b, np.full(len(others), k), others).min()) if len(others) else 99.0
+            keys[i] = -gap
+        scores = graded(keys, ORDER_TIE_M)
+        return {i: (s, f"{-keys[i]:.1f} m from the nearest of its kind") for i, s in scores.items()}
 
     def _comparative(self, r: RelationRef, sets: list[list[str]], group: list[str]) -> Parts:
         anchors = sets[0]
