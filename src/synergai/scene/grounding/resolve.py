@@ -339,22 +339,16 @@ class _Resolver:
 
     def _view(self, name: str, rel: Relation, anchors: list[str], ids: list[str],
               given: Viewpoint | None = None) -> Parts:
-        hits: set[str] = set()
+        hits: dict[str, str] = {}  # candidate -> the anchor and frame it holds for
         for a in anchors:
             # the viewpoint said or given; else facing the anchor's front; else from the room's centre
-            vp = given or facing_viewpoint(self.graph.get(a)) or looking_at(
-                self.room, np.asarray(self.graph.get(a).center))
-            hits.update(view_relation(self.graph, ids, a, rel, vp, self.th))
-        fronts = all(facing_viewpoint(self.graph.get(a)) is not None for a in anchors)
-        frame = "from the viewpoint" if given else "facing its front" if fronts else "from the room's centre"
+            front = facing_viewpoint(self.graph.get(a))
+            vp = given or front or looking_at(self.room, np.asarray(self.graph.get(a).center))
+            frame = "from the viewpoint" if given else "facing its front" if front else "from the room's centre"
+            for i in view_relation(self.graph, ids, a, rel, vp, self.th):
+                hits.setdefault(i, f"{name} {_label(self.graph.get(a))} ({frame})")
         where = self._names(anchors)
-        out = {}
-        for i in ids:
-            if i in hits:
-                out[i] = (1.0, f"{name} {where} ({frame})")
-            else:
-                out[i] = (0.0, f"not {name} {where} ({frame})")
-        return out
+        return {i: (1.0, hits[i]) if i in hits else (0.0, f"not {name} {where}") for i in ids}
 
     def _counted(self, name: str, subject: str, anchors: list[str], count: int) -> tuple[float, str]:
         """ "with three computers under it": how many of the anchors hold the relation, against ``count``."""
