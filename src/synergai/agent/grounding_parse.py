@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from synergai.llm.base import ChatModel, ChatReply
 from synergai.llm.json_reply import ask_json
 from synergai.scene.grounding import RELATION_NAMES, SUPERLATIVES, ObjectRef, RelationRef, SceneVocabulary
+from synergai.scene.grounding.expression import MAX_COUNT, ORDERS, POSITIONS
 from synergai.scene.vocabulary import (
     CANONICAL_CATEGORY,
     OPEN_QUERY_WORDS,
@@ -54,6 +55,18 @@ SYSTEM_PROMPT = (
     "mean 'on'; 'with X on it' and 'holding X' mean 'supporting' X; 'over' means 'above'; 'under', "
     "'beneath', 'underneath' mean 'under'; 'in the middle / center of A and B' means 'between' A and B. "
     "Left / right / in front of / behind are kept as said, to the anchor named with them.\n"
+    "Fields present only when the description can say them:\n"
+    "position: where in the room: center, corner, wall (against a wall); 'not corner' etc. when the "
+    "description says it is not there; else \"\".\n"
+    f"order: its place among the objects of its own category: {', '.join(ORDERS)} ('the middle one', "
+    "'the chair on the far left', 'second from the right', 'the end of the row'); else \"\". 'On the left' "
+    "with no anchor is order 'left', not a relation.\n"
+    "alone: true for 'by itself', 'lone', 'away from the others'.\n"
+    "facing / back_to: the object the speaker stands facing ('facing the door', 'looking at the bed') or "
+    "with their back to; else null.\n"
+    "negated: true for a relation said with 'not'. count: how many anchors hold it ('with three "
+    "computers under it': relation 'above', anchor computer, count 3); else 0.\n"
+    "'with Y under it' means 'above' Y; 'with Y in front of it' means 'behind' Y.\n"
     "Example: \"the small white cup on the table next to the window\" -> "
     '{"category": "cup", "attributes": ["small", "white"], "superlative": "", "relations": '
     '[{"relation": "on", "anchors": [{"category": "table", "attributes": [], "superlative": "", '
@@ -64,7 +77,7 @@ SYSTEM_PROMPT = (
 
 def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
                       any_object: bool = False, exact_between: bool = False,
-                      keep_fields: bool = False) -> dict[str, Any]:
+                      keep_fields: bool = False, target: bool = True) -> dict[str, Any]:
     """JSON schema of an :class:`ObjectRef` whose words are this scene's (anchors nested ``depth`` deep);
     ``any_object`` adds the category "object" (any ordinary object: "what is on the desk?");
     ``exact_between`` gives "between" its own branch with exactly two anchors (every other relation
@@ -93,16 +106,26 @@ def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
     elif keep_fields:
         obj["properties"]["superlative"] = {"const": ""}
         obj["required"].append("superlative")
+    if target:
+        _add_features(obj, vocab, expression_schema(vocab, 0, any_object=any_object, target=False))
     if depth > 0:
         anchor = expression_schema(vocab, depth - 1, any_object=any_object, exact_between=exact_between,
-                                   keep_fields=keep_fields)
+                                   keep_fields=keep_fields, target=False)
         # anchors 0: one or two, whatever the relation
         def relation_item(names: list[str], anchors: int) -> dict[str, Any]:
-            return {"type": "object",
-                    "properties": {"relation": {"type": "string", "enum": names},
-                                   "anchors": {"type": "array", "items": anchor, "minItems": anchors or 1,
-                                               "maxItems": anchors or 2}},
-                    "required": ["relation", "anchors"], "additionalProperties": False}
+            item: dict[str, Any] = {
+                "type": "object",
+                "properties": {"relation": {"type": "string", "enum": names},
+                               "anchors": {"type": "array", "items": anchor, "minItems": anchors or 1,
+                                           "maxItems": anchors or 2}},
+                "required": ["relation", "anchors"], "additionalProperties": False}
+            if "negation" in vocab.features:
+                item["properties"]["negated"] = {"type": "boolean"}
+                item["required"].append("negated")
+            if "count" in vocab.features:
+                item["properties"]["count"] = {"type": "integer", "enum": list(range(MAX_COUNT + 1))}
+                item["required"].append("count")
+            return item
 
         if exact_between:
             one = [r for r in vocab.relations if r != "between"]
@@ -115,6 +138,26 @@ def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
                                           "items": items[0] if len(items) == 1 else {"anyOf": items}}
         obj["required"].append("relations")
     return obj
+
+
+def _add_features(obj: dict[str, Any], vocab: SceneVocabulary, anchor: dict[str, Any]) -> None:
+    """The target's fields for the features the sentence's words can mean (``vocab.features``): a room
+    position (negated forms only when it negates), an order in its group, isolation, a viewpoint."""
+    props, required = obj["properties"], obj["required"]
+    if "position" in vocab.features:
+        negated = [f"not {p}" for p in POSITIONS] if "negation" in vocab.features else []
+        props["position"] = {"type": "string", "enum": ["", *POSITIONS, *negated]}
+        required.append("position")
+    if "order" in vocab.features:
+        props["order"] = {"type": "string", "enum": ["", *ORDERS]}
+        required.append("order")
+    if "alone" in vocab.features:
+        props["alone"] = {"type": "boolean"}
+        required.append("alone")
+    if "view" in vocab.features:
+        for key in ("facing", "back_to"):
+            props[key] = {"anyOf": [{"type": "null"}, anchor]}
+            required.append(key)
 
 
 def synonym_hints(sentence: str, vocab: SceneVocabulary) -> list[str]:
@@ -197,6 +240,29 @@ def head_first(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
         *anchor.relations, RelationRef(relation=rel.relation, anchors=[old_target])]})
 
 
+#: A relation to an anchor of the target's own category, said of no object in particular, that means the
+#: target's place in its group ("the chair on the left" written as "chair left of chair").
+_OWN_GROUP_ORDER = {"left of": "left", "right of": "right", "in front of": "front", "behind": "back",
+                    "between": "middle"}
+
+
+def group_order(ref: ObjectRef) -> ObjectRef:
+    """The expression with a relation to bare anchors of its own category read as an order in its group.
+
+    "The chair on the left" has no anchor; a small model, given only relations, writes "chair left of
+    chair", which every chair satisfies against another. A left / right / front / behind / between
+    relation whose anchors are all bare (no attribute, relation or feature) and of the target's own
+    category becomes the order left / right / front / back / middle, when no order is set."""
+    if ref.order is not None:
+        return ref
+    for k, r in enumerate(ref.relations):
+        bare = all(a.category == ref.category and a == ObjectRef(category=a.category) for a in r.anchors)
+        if r.relation in _OWN_GROUP_ORDER and bare and not r.negated:
+            rest = [x for j, x in enumerate(ref.relations) if j != k]
+            return ref.model_copy(update={"order": _OWN_GROUP_ORDER[r.relation], "relations": rest})
+    return ref
+
+
 @dataclass
 class ParsedExpression:
     """The expression (None when the reply could not be used), the replies it cost and the problem."""
@@ -222,11 +288,16 @@ def _normalised(data: dict[str, Any]) -> dict[str, Any]:
             continue
         anchors = [_normalised(a) for a in r.get("anchors", []) if isinstance(a, dict)]
         name = " ".join(str(r.get("relation", "")).replace("_", " ").split())
+        if not r.get("count"):  # 0: no count said
+            r = {k: v for k, v in r.items() if k != "count"}
         if name != "between" and len(anchors) > 1:
             rels += [{**r, "anchors": [a]} for a in anchors]
         else:
             rels.append({**r, "anchors": anchors})
     out["relations"] = rels
+    for key in ("facing", "back_to"):
+        if isinstance(out.get(key), dict):
+            out[key] = _normalised(out[key])
     return out
 
 
@@ -249,5 +320,8 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
         return ParsedExpression(None, answer.replies, f"invalid expression at {where}: {first.get('msg')}",
                                 answer.data)
     fixed = head_first(ref, sentence, words)
-    return ParsedExpression(fixed, answer.replies, "", answer.data, reordered=fixed is not ref)
+    reordered = fixed is not ref
+    if "order" in words.features:
+        fixed = group_order(fixed)
+    return ParsedExpression(fixed, answer.replies, "", answer.data, reordered=reordered)
 

@@ -125,7 +125,7 @@ class ObjectRef(BaseModel):
     @field_validator("attributes")
     @classmethod
     def _clean_attributes(cls, v: list[str]) -> list[str]:
-        return [w for w in (" ".join(a.strip().lower().split()) for a in v) if w]
+        return list(dict.fromkeys(w for w in (" ".join(a.strip().lower().split()) for a in v) if w))
 
     @field_validator("superlative")
     @classmethod

@@ -165,8 +165,9 @@ def ground(graph: SceneGraph, ref: ObjectRef, viewpoint: Viewpoint | None = None
 
 
 def _negated(part: tuple[float, str]) -> tuple[float, str]:
+    """A clause said with "not": what held now fails (and says so), what failed now holds."""
     score, why = part
-    return 1.0 - score, why[4:] if why.startswith("not ") else f"not: {why}"
+    return 1.0 - score, why if score < 0.5 else f"{why}, asked not"
 
 
 def _label(o: SceneObject) -> str:
@@ -344,7 +345,8 @@ class _Resolver:
             # the viewpoint said or given; else facing the anchor's front; else from the room's centre
             front = facing_viewpoint(self.graph.get(a))
             vp = given or front or looking_at(self.room, np.asarray(self.graph.get(a).center))
-            frame = "from the viewpoint" if given else "facing its front" if front else "from the room's centre"
+            frame = ("from the viewpoint" if given else "facing its front" if front
+                     else "from the room's centre")
             for i in view_relation(self.graph, ids, a, rel, vp, self.th):
                 hits.setdefault(i, f"{name} {_label(self.graph.get(a))} ({frame})")
         where = self._names(anchors)
