@@ -300,7 +300,8 @@ def _row_room(store) -> TurnContext:
     objs += [SceneObject("t1", "table", (2.0, 1.8, 0.375), (1.2, 0.6, 0.75)),
              SceneObject("t2", "table", (6.0, 5.0, 0.375), (0.8, 0.8, 0.75)),
              SceneObject("cup", "cup", (6.0, 5.0, 0.8), (0.08, 0.08, 0.1))]
-    store.register(SceneGraph("row", objs, [Edge("cup", Relation.SUPPORTED_BY, "t2")]), {"builder": "test-row"})
+    graph = SceneGraph("row", objs, [Edge("cup", Relation.SUPPORTED_BY, "t2")])
+    store.register(graph, {"builder": "test-row"})
     return TurnContext(store, "row", "")
 
 
