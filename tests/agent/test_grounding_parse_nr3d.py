@@ -138,3 +138,11 @@ def test_a_count_of_anchors_tells_two_holders_apart(shared_data: Path) -> None:
     more = asked.relations[0].model_copy(update={"count": len(held) + 1})
     wrong = asked.model_copy(update={"relations": [more]})
     assert ground(graph, wrong).top.score < g.top.score
+
+
+def test_a_10_kb_description_is_refused_in_one_line_without_a_model_call(shared_data: Path) -> None:
+    model = ScriptedModel([])
+    vocab = scene_vocabulary(_graph(shared_data, "scene0565_00"))
+    parsed = parse_expression(model, "the chair next to the desk " * 400, vocab)
+    assert parsed.ref is None and parsed.calls == 0 and model.requests == []
+    assert parsed.problem.startswith("description too long") and "\n" not in parsed.problem

@@ -34,6 +34,8 @@ MAX_ATTRIBUTES = 3
 MAX_RELATIONS = 2
 #: The category word for "any object" ("what is on the table?").
 ANY_OBJECT = "object"
+#: Longest description read (Nr3D's longest is 128 characters): a longer text is refused, not sent.
+MAX_SENTENCE_CHARS = 500
 #: Token budget of the reply (a two-level expression is ~80 tokens).
 MAX_TOKENS = 220
 
@@ -303,7 +305,11 @@ def _normalised(data: dict[str, Any]) -> dict[str, Any]:
 
 def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
                      max_tokens: int = MAX_TOKENS, retries: int = 1) -> ParsedExpression:
-    """One model call (a retry only when the reply is cut off or not JSON) -> a validated expression."""
+    """One model call (a retry only when the reply is cut off or not JSON) -> a validated expression; a
+    description longer than ``MAX_SENTENCE_CHARS`` is refused without a call."""
+    if len(sentence) > MAX_SENTENCE_CHARS:
+        return ParsedExpression(None, [], f"description too long ({len(sentence)} characters, at most "
+                                          f"{MAX_SENTENCE_CHARS}): describe one object in a sentence")
     words = vocab.narrowed(sentence)  # only what the sentence can mean: no invented colour, no other category
     # "object" (any object) only for a sentence that asks about an object it does not name
     any_object = bool(OPEN_QUERY_WORDS & set(words_of(sentence))) or words.categories == vocab.categories

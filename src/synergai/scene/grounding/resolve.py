@@ -111,6 +111,11 @@ _COMPARATIVE = frozenset({"closest to", "farthest from"})
 #: singles out one object means the one they hold for most (the nearest, the farthest).
 _GRADED = MappingProxyType({"near": "closest to", "next to": "closest to", "beside": "closest to",
                            "far from": "farthest from"})
+#: Relations read from stored edges that, when no candidate holds them at all, still say where to look:
+#: the stored edge is missing (a desk against the wall under a window, a box on a box it barely touches),
+#: so the candidate nearest the anchor is the one meant.
+_NEAREST_WHEN_NONE = frozenset({"on", "supporting", "inside", "under", "below", "above", "hanging on",
+                                "mounted on", "embedded in", "affixed on"})
 #: Per candidate id: (component score in [0, 1], reason fragment).
 Parts = dict[str, tuple[float, str]]
 
@@ -239,10 +244,15 @@ class _Resolver:
                              tuple(nearest_categories(ref.category, self.categories)))
         ids = [o.id for o in pool]
         parts: dict[str, list[tuple[float, str]]] = {i: [] for i in ids}
+        unmet: list[tuple[RelationRef, list[list[str]]]] = []  # held by no candidate (see _NEAREST_WHEN_NONE)
         for r, sets in relations:
             if r.relation not in _COMPARATIVE:
-                for i, part in self._relation(r, sets, ids, vp).items():
+                scored = self._relation(r, sets, ids, vp)
+                for i, part in scored.items():
                     parts[i].append(_negated(part) if r.negated else part)
+                if r.relation in _NEAREST_WHEN_NONE and not r.negated and not any(
+                        sc > 0 for sc, _ in scored.values()):
+                    unmet.append((r, sets))
             elif r.negated:  # "not the one closest to the door": every candidate but the closest
                 for i, (sc, why) in self._comparative(r, sets, ids).items():
                     parts[i].append((0.0, f"is the one {why}") if sc >= 1.0 else (1.0, f"not the one: {why}"))
@@ -269,6 +279,8 @@ class _Resolver:
         if len(group) > 1:  # a tie on a relation that holds by degree: the degree decides
             comps += [self._comparative(r.model_copy(update={"relation": _GRADED[r.relation]}), sets, group)
                       for r, sets in relations if r.relation in _GRADED and not r.negated]
+            comps += [self._comparative(r.model_copy(update={"relation": "closest to"}), sets, group)
+                      for r, sets in unmet]
         scores: dict[str, float] = {}
         reasons: dict[str, list[str]] = {i: [t for _, t in parts[i]] for i in ids}
         for i in ids:
