@@ -346,7 +346,7 @@ FEATURE_CUES: MappingProxyType[str, frozenset[str]] = MappingProxyType({name: fr
     "position": "center centre middle central corner corners wall walls",
     # order within its own category: "the middle one", "second from the left", "at the end of the row"
     "order": "left right leftmost rightmost middle center centre second third first last end ends row "
-             "front back nearest farthest furthest closest",
+             "front back",
     # isolation: "the one by itself", "away from the others", "the lone chair"
     "alone": "alone itself lone lonely isolated separate apart single solitary away others",
     # a viewpoint the sentence sets: "facing the door", "with your back to the window"
