@@ -65,7 +65,7 @@ SYSTEM_PROMPT = (
     "with no anchor is order 'left', not a relation.\n"
     "alone: true for 'by itself', 'lone', 'away from the others'.\n"
     "facing / back_to: the object the speaker stands facing ('facing the door', 'looking at the bed') or "
-    "with their back to; else null.\n"
+    "with their back to ('with your back to the window', 'as you enter the door'); else null.\n"
     "negated: true for a relation said with 'not'. count: how many anchors hold it ('with three "
     "computers under it': relation 'above', anchor computer, count 3); else 0.\n"
     "'with Y under it' means 'above' Y; 'with Y in front of it' means 'behind' Y.\n"
