@@ -229,10 +229,7 @@ class _Resolver:
                 sets.append(g.tied_ids())
                 anchor_ids.update(g.tied_ids())
             relations.append((r, sets))
-        view = self._stance(ref)
-        if view is not None and isinstance(view, Grounding):
-            return view
-        vp: Viewpoint | None = view if isinstance(view, Viewpoint) else self.viewpoint
+        vp = self._stance(ref) or self.viewpoint
         pool = [o for o in self.graph if o.category in matched and o.id not in anchor_ids
                 and (not anything or o.kind is ObjectKind.OBJECT)]
         if not pool and relations and all(o.id in anchor_ids for o in self.graph if o.category in matched):
@@ -370,15 +367,15 @@ class _Resolver:
         what = f"{name} {n} of {self._names(anchors[:1]).split()[0]} (asked {count})"
         return (1.0 if n == count else 0.5 if n else 0.0), what
 
-    def _stance(self, ref: ObjectRef) -> Viewpoint | Grounding | None:
-        """The viewpoint the expression sets ("facing the door", "back to the window"), a Grounding saying
-        what is missing, or None when it sets none."""
+    def _stance(self, ref: ObjectRef) -> Viewpoint | None:
+        """The viewpoint the expression sets ("facing the door", "back to the window"); None when it sets
+        none, or names an object the room does not hold (the default view then stands)."""
         for anchor, facing in ((ref.facing, True), (ref.back_to, False)):
             if anchor is None:
                 continue
             g = self.ground(anchor)
-            if g.missing:
-                return g
+            if g.missing or not g.candidates:
+                continue
             at = np.mean([self.graph.get(i).center for i in g.tied_ids()], axis=0)
             return looking_at(self.room, at) if facing else back_to(self.room, at)
         return None
