@@ -23,7 +23,9 @@ People's own words add (:mod:`~synergai.scene.grounding.room`): a room position 
 an order within the group (left, middle, second from the right ...), isolation ("the lone chair"), each
 a comparative over the candidates that share the best base score; a count of anchors ("with three
 computers under it"); a negated clause ("not the one in the corner"), which scores the candidates the
-clause singles out 0 and the others 1.
+clause singles out 0 and the others 1. A holding or vertical relation (on, under, above ...) that no
+candidate holds in the stored graph ranks the tied candidates by their distance to its anchor: the edge
+is missing (a desk under a window on the wall), and the nearest is what the words point at.
 """
 
 from __future__ import annotations
