@@ -146,3 +146,11 @@ def test_a_10_kb_description_is_refused_in_one_line_without_a_model_call(shared_
     parsed = parse_expression(model, "the chair next to the desk " * 400, vocab)
     assert parsed.ref is None and parsed.calls == 0 and model.requests == []
     assert parsed.problem.startswith("description too long") and "\n" not in parsed.problem
+
+
+def test_an_order_that_repeats_a_relations_direction_is_dropped() -> None:
+    ref = ObjectRef.model_validate({"category": "bag", "order": "right", "relations": [
+        {"relation": "right of", "anchors": [{"category": "desk"}]}]})
+    assert group_order(ref).order is None and group_order(ref).relations == ref.relations
+    kept = ref.model_copy(update={"order": "middle"})
+    assert group_order(kept) == kept

@@ -254,9 +254,13 @@ def group_order(ref: ObjectRef) -> ObjectRef:
     "The chair on the left" has no anchor; a small model, given only relations, writes "chair left of
     chair", which every chair satisfies against another. A left / right / front / behind / between
     relation whose anchors are all bare (no attribute, relation or feature) and of the target's own
-    category becomes the order left / right / front / back / middle, when no order is set."""
+    category becomes the order left / right / front / back / middle, when no order is set. Conversely,
+    an order that repeats the direction of a relation to another object ("the bag on the right of the
+    desk" written with order "right" too) is dropped: the words said it once, of the anchor."""
     if ref.order is not None:
-        return ref
+        said = {_OWN_GROUP_ORDER[r.relation] for r in ref.relations if r.relation in _OWN_GROUP_ORDER
+                and any(a.category != ref.category for a in r.anchors)}
+        return ref.model_copy(update={"order": None}) if ref.order in said else ref
     for k, r in enumerate(ref.relations):
         bare = all(a.category == ref.category and a == ObjectRef(category=a.category) for a in r.anchors)
         if r.relation in _OWN_GROUP_ORDER and bare and not r.negated:
