@@ -154,3 +154,20 @@ def test_an_order_that_repeats_a_relations_direction_is_dropped() -> None:
     assert group_order(ref).order is None and group_order(ref).relations == ref.relations
     kept = ref.model_copy(update={"order": "middle"})
     assert group_order(kept) == kept
+
+
+def test_with_an_order_set_a_directional_relation_to_its_own_category_is_dropped() -> None:
+    ref = ObjectRef.model_validate({"category": "chair", "order": "right", "relations": [
+        {"relation": "right of", "count": 1, "anchors": [{"category": "chair"}]},
+        {"relation": "near", "anchors": [{"category": "table"}]}]})
+    fixed = group_order(ref)
+    assert fixed.order == "right" and [r.relation for r in fixed.relations] == ["near"]
+
+
+def test_a_size_word_ranks_the_candidates_that_fit_the_rest(shared_data: Path) -> None:
+    record = _record(shared_data, "Pick the larger of the two whiteboards.")
+    graph = _graph(shared_data, record["scene_id"])
+    larger = ground(graph, ObjectRef(category="whiteboard", attributes=["larger"]))
+    smaller = ground(graph, ObjectRef(category="whiteboard", attributes=["smaller"]))
+    assert larger.unique and smaller.unique and larger.top.id != smaller.top.id
+    assert larger.top.id == str(record["target_id"])

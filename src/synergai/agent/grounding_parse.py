@@ -254,13 +254,18 @@ def group_order(ref: ObjectRef) -> ObjectRef:
     "The chair on the left" has no anchor; a small model, given only relations, writes "chair left of
     chair", which every chair satisfies against another. A left / right / front / behind / between
     relation whose anchors are all bare (no attribute, relation or feature) and of the target's own
-    category becomes the order left / right / front / back / middle, when no order is set. Conversely,
-    an order that repeats the direction of a relation to another object ("the bag on the right of the
+    category becomes the order left / right / front / back / middle, when no order is set; with an
+    order set, such a relation to its own category is dropped (it says the group again). An order that
+    repeats the direction of a relation to another object ("the bag on the right of the
     desk" written with order "right" too) is dropped: the words said it once, of the anchor."""
     if ref.order is not None:
-        said = {_OWN_GROUP_ORDER[r.relation] for r in ref.relations if r.relation in _OWN_GROUP_ORDER
+        # the order already says where in its group: a left / right ... relation to its own category
+        # repeats it ("chair right of chair" beside order "right")
+        rest = [r for r in ref.relations if not (r.relation in _OWN_GROUP_ORDER and not r.negated and all(
+            a.category == ref.category for a in r.anchors))]
+        said = {_OWN_GROUP_ORDER[r.relation] for r in rest if r.relation in _OWN_GROUP_ORDER
                 and any(a.category != ref.category for a in r.anchors)}
-        return ref.model_copy(update={"order": None}) if ref.order in said else ref
+        return ref.model_copy(update={"order": None if ref.order in said else ref.order, "relations": rest})
     for k, r in enumerate(ref.relations):
         bare = all(a.category == ref.category and a == ObjectRef(category=a.category) for a in r.anchors)
         if r.relation in _OWN_GROUP_ORDER and bare and not r.negated:

@@ -21,7 +21,8 @@ them); for an anchor without a known front, a person at the room's centre lookin
 
 People's own words add (:mod:`~synergai.scene.grounding.room`): a room position (center, corner, wall),
 an order within the group (left, middle, second from the right ...), isolation ("the lone chair"), each
-a comparative over the candidates that share the best base score; a count of anchors ("with three
+a comparative over the candidates that share the best base score (so are size words: "the bigger of
+the two", "the tall shelf"); a count of anchors ("with three
 computers under it"); a negated clause ("not the one in the corner"), which scores the candidates the
 clause singles out 0 and the others 1. A holding or vertical relation (on, under, above ...) that no
 candidate holds in the stored graph ranks the tied candidates by their distance to its anchor: the edge
@@ -258,9 +259,11 @@ class _Resolver:
         if ref.position and ref.position.startswith("not "):
             for i, (sc, why) in self._position(ref.position[4:], ids).items():
                 parts[i].append((0.0, f"is the one {why}") if sc >= 1.0 else (1.0, f"not the one {why}"))
+        sizes = [w for w in ref.attributes if " ".join(words_of(w)) in SIZE_WORDS]
         for word in ref.attributes:
-            for i, part in self._attribute(word, pool).items():
-                parts[i].append(part)
+            if word not in sizes:
+                for i, part in self._attribute(word, pool).items():
+                    parts[i].append(part)
         base = {i: (sum(s for s, _ in p) / len(p) if p else 1.0) for i, p in parts.items()}
         best = max(base.values())
         group = [i for i in ids if base[i] >= best - TIE_TOLERANCE]
@@ -275,6 +278,7 @@ class _Resolver:
             comps.append(self._order(ref.order, group, vp))
         if ref.superlative:
             comps.append(self._superlative(ref.superlative, group))
+        comps += [self._size(word, group) for word in sizes]
         if len(group) > 1:  # a tie on a relation that holds by degree: the degree decides
             comps += [self._comparative(r.model_copy(update={"relation": _GRADED[r.relation]}), sets, group)
                       for r, sets in relations if r.relation in _GRADED and not r.negated]
@@ -443,6 +447,18 @@ class _Resolver:
         for i in group:
             out.setdefault(i, (0.0, f"is the anchor of {r.relation}"))
         return out
+
+    def _size(self, word: str, group: list[str]) -> Parts:
+        """ "the bigger of the two", "the tall shelf": a size word ranks the candidates that fit the rest
+        (the larger the better, or the smaller), the extremes within ``SIZE_TIE_FRACTION`` tied."""
+        key = " ".join(words_of(word))
+        measure, sign = SIZE_WORDS[key]
+        vals = {i: _measure(self.graph.get(i), measure) for i in group}
+        best = max(vals.values()) if sign > 0 else min(vals.values())
+        scores = graded({i: -sign * v for i, v in vals.items()}, SIZE_TIE_FRACTION * abs(best))
+        lo, hi = min(vals.values()), max(vals.values())
+        return {i: (sc, f"{key}: {measure} {vals[i]:.2f} (range {lo:.2f}-{hi:.2f})")
+                for i, sc in scores.items()}
 
     def _superlative(self, word: str, group: list[str]) -> Parts:
         measure, sign, tol = _SUPERLATIVE[word]
