@@ -11,7 +11,12 @@ from typing import Any
 
 import pytest
 
-from synergai.agent.grounding_parse import expression_schema, group_order, parse_expression
+from synergai.agent.grounding_parse import (
+    drop_self_reference,
+    expression_schema,
+    group_order,
+    parse_expression,
+)
 from synergai.llm import ScriptedModel
 from synergai.scene.build import build_graph
 from synergai.scene.builders.objects_json import load_objects_file
@@ -171,3 +176,17 @@ def test_a_size_word_ranks_the_candidates_that_fit_the_rest(shared_data: Path) -
     smaller = ground(graph, ObjectRef(category="whiteboard", attributes=["smaller"]))
     assert larger.unique and smaller.unique and larger.top.id != smaller.top.id
     assert larger.top.id == str(record["target_id"])
+
+
+def test_a_relation_to_only_its_own_category_is_dropped_not_turned_into_another_category(
+        shared_data: Path) -> None:
+    record = _record(shared_data, "The door that's open.")
+    graph = _graph(shared_data, record["scene_id"])
+    reply = _reply(category="door", relations=[{"relation": "on", "anchors": [{"category": "door"}]}])
+    parsed = parse_expression(ScriptedModel([reply]), record["utterance"], scene_vocabulary(graph))
+    assert parsed.ref == ObjectRef(category="door")
+    g = ground(graph, parsed.ref)
+    assert {graph.get(i).category for i in g.tied_ids()} == {"door"} and g.tied > 1  # a tie, said
+    kept = ObjectRef.model_validate({"category": "chair", "relations": [
+        {"relation": "next to", "anchors": [{"category": "chair", "attributes": ["red"]}]}]})
+    assert drop_self_reference(kept) == kept

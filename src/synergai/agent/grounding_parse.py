@@ -274,6 +274,26 @@ def group_order(ref: ObjectRef) -> ObjectRef:
     return ref
 
 
+def _only_itself(anchor: ObjectRef, category: str) -> bool:
+    """Whether an anchor names nothing but the target's own category: no attribute, feature or relation
+    to anything else ("the trash can inside the trash can")."""
+    plain = anchor.model_copy(update={"relations": []}) == ObjectRef(category=anchor.category)
+    return anchor.category == category and plain and all(
+        _only_itself(a, category) for r in anchor.relations for a in r.anchors)
+
+
+def drop_self_reference(ref: ObjectRef) -> ObjectRef:
+    """The expression without relations whose anchors name only the target's own category.
+
+    A small model that cannot place a phrase ("the door that's open", "in the washroom") writes the
+    target as its own anchor ("door on door"); such a relation holds of every object of the category
+    against another, so it says nothing, and it would leave no candidate that is not an anchor. Not
+    for a sentence about an unnamed object ("what is on the table", where the model copies the anchor
+    into the target): the caller decides."""
+    rest = [r for r in ref.relations if not all(_only_itself(a, ref.category) for a in r.anchors)]
+    return ref if len(rest) == len(ref.relations) else ref.model_copy(update={"relations": rest})
+
+
 @dataclass
 class ParsedExpression:
     """The expression (None when the reply could not be used), the replies it cost and the problem."""
@@ -338,5 +358,7 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
     reordered = fixed is not ref
     if "order" in words.features:
         fixed = group_order(fixed)
+    if not any_object:
+        fixed = drop_self_reference(fixed)
     return ParsedExpression(fixed, answer.replies, "", answer.data, reordered=reordered)
 
