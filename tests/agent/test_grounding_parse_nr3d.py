@@ -190,3 +190,16 @@ def test_a_relation_to_only_its_own_category_is_dropped_not_turned_into_another_
     kept = ObjectRef.model_validate({"category": "chair", "relations": [
         {"relation": "next to", "anchors": [{"category": "chair", "attributes": ["red"]}]}]})
     assert drop_self_reference(kept) == kept
+
+
+def test_the_object_faced_in_an_opening_clause_is_the_viewpoint_not_the_target(shared_data: Path) -> None:
+    utterance = "Facing the door, the cart on the far left."
+    record = _record(shared_data, utterance)
+    graph = _graph(shared_data, record["scene_id"])
+    # the 1.5B model's reply at 5d95a18: the door as target, the cart as its anchor
+    reply = _reply(category="door", order="", alone=False, facing=None, back_to=None, relations=[
+        {"relation": "on", "anchors": [{"category": "cart", "order": "left"}]}])
+    parsed = parse_expression(ScriptedModel([reply]), utterance, scene_vocabulary(graph))
+    assert parsed.ref.category == "cart" and parsed.ref.facing == ObjectRef(category="door")
+    g = ground(graph, parsed.ref)
+    assert g.unique and g.top.id == str(record["target_id"])

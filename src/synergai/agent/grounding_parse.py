@@ -20,6 +20,7 @@ from synergai.scene.grounding import RELATION_NAMES, SUPERLATIVES, ObjectRef, Re
 from synergai.scene.grounding.expression import MAX_COUNT, ORDERS, POSITIONS
 from synergai.scene.vocabulary import (
     CANONICAL_CATEGORY,
+    FEATURE_CUES,
     OPEN_QUERY_WORDS,
     QUERY_SYNONYMS,
     RELATION_SYNONYMS,
@@ -274,6 +275,36 @@ def group_order(ref: ObjectRef) -> ObjectRef:
     return ref
 
 
+#: Words of an opening clause that sets the viewpoint from where the speaker stands ("standing at the
+#: door, ...", "as you enter, ...") rather than what they face.
+_STANDING_AT = frozenset({"back", "standing", "stand", "enter", "entering", "walk", "walking"})
+
+
+def view_first(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
+    """The expression with a viewpoint object taken for the target put back as the viewpoint.
+
+    "Facing the door, the cart on the far left": an opening clause (up to the first comma) that sets a
+    viewpoint (its words can mean ``view``) names the object faced; the described object comes after.
+    When the model made an object named only in that clause the target, and an anchor of it is named
+    after the clause, the anchor becomes the target, with the old target as what the speaker faces (or
+    has their back to: "standing at the door", "with your back to", "as you enter")."""
+    head, comma, rest = sentence.partition(",")
+    if not comma or not (set(words_of(head)) & FEATURE_CUES["view"]) or ref.facing or ref.back_to:
+        return ref
+    before, after = words_of(head), words_of(rest)
+    if _first_mention(before, ref.category, vocab) is None or _first_mention(
+            after, ref.category, vocab) is not None:
+        return ref
+    for k, r in enumerate(ref.relations):
+        anchor = r.anchors[0]
+        if len(r.anchors) == 1 and anchor.category != ref.category and _first_mention(
+                after, anchor.category, vocab) is not None:
+            viewed = ref.model_copy(update={"relations": [x for j, x in enumerate(ref.relations) if j != k]})
+            key = "back_to" if set(before) & _STANDING_AT else "facing"
+            return anchor.model_copy(update={key: viewed})
+    return ref
+
+
 def _only_itself(anchor: ObjectRef, category: str) -> bool:
     """Whether an anchor names nothing but the target's own category: no attribute, feature or relation
     to anything else ("the trash can inside the trash can")."""
@@ -355,6 +386,8 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
         return ParsedExpression(None, answer.replies, f"invalid expression at {where}: {first.get('msg')}",
                                 answer.data)
     fixed = head_first(ref, sentence, words)
+    if "view" in words.features:
+        fixed = view_first(fixed, sentence, words)
     reordered = fixed is not ref
     if "order" in words.features:
         fixed = group_order(fixed)
