@@ -47,6 +47,7 @@ from synergai.scene.grounding.room import (
     back_to,
     graded,
     looking_at,
+    main_cluster,
     order_keys,
     position_keys,
 )
@@ -398,9 +399,11 @@ class _Resolver:
     def _order(self, order: str, group: list[str], vp: Viewpoint | None) -> Parts:
         if len(group) == 1:
             return {group[0]: (1.0, f"{order} (the only one)")}
-        centre = np.mean([self.graph.get(i).center for i in group], axis=0)
+        row = main_cluster(self.graph, group)  # the row they stand in, not a stray one across the room
+        centre = np.mean([self.graph.get(i).center for i in row], axis=0)
         view = vp or looking_at(self.room, centre)
-        return self._ranked(order_keys(self.graph, group, order, view), f"{order} of the group")
+        out = self._ranked(order_keys(self.graph, row, order, view), f"{order} of the group")
+        return {i: out.get(i, (0.0, f"apart from the group of {len(row)}")) for i in group}
 
     def _alone(self, group: list[str], categories: set[str]) -> Parts:
         """ "the lone chair": the candidate farthest from any other object of its categories."""

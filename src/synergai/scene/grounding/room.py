@@ -27,6 +27,8 @@ from synergai.scene.model import SceneGraph
 ORDER_TIE_M = 0.1
 #: A group centre closer than this to the viewer gives no line of sight of its own.
 MIN_SIGHT_M = 0.3
+#: Objects of a group whose boxes come closer than this stand together (a row, a cluster).
+CLUSTER_GAP_M = 1.0
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,29 @@ def back_to(room: Room, anchor: np.ndarray) -> Viewpoint:
     if float(np.linalg.norm(sight)) < MIN_SIGHT_M:
         sight = np.array([0.0, 1.0])
     return Viewpoint((float(anchor[0]), float(anchor[1]), 0.0), (float(sight[0]), float(sight[1]), 0.0))
+
+
+def main_cluster(graph: SceneGraph, ids: Sequence[str], gap: float = CLUSTER_GAP_M) -> list[str]:
+    """The largest cluster of the objects (single linkage: boxes within ``gap``): "the three windows",
+    "the group of trash cans" is the row they stand in, not a stray one across the room. All of them
+    when no cluster is larger than every other."""
+    n = len(ids)
+    if n < 3:
+        return list(ids)
+    b = graph.box_array(list(ids))
+    d = np.maximum(0.0, np.maximum(b.mins[:, None, :2] - b.maxs[None, :, :2],
+                                   b.mins[None, :, :2] - b.maxs[:, None, :2])).max(axis=2)
+    label = list(range(n))
+    for i in range(n):
+        for j in range(i + 1, n):
+            if d[i, j] <= gap and label[i] != label[j]:
+                old, new = label[j], label[i]
+                label = [new if x == old else x for x in label]
+    sizes = {x: label.count(x) for x in set(label)}
+    best = max(sizes.values())
+    if list(sizes.values()).count(best) > 1 or best < 2:
+        return list(ids)
+    return [i for i, x in zip(ids, label, strict=True) if sizes[x] == best]
 
 
 def order_keys(graph: SceneGraph, ids: Sequence[str], order: str, viewpoint: Viewpoint) -> dict[str, float]:
