@@ -206,3 +206,14 @@ def test_the_object_faced_in_an_opening_clause_is_the_viewpoint_not_the_target(s
     assert parsed.ref.category == "cart" and parsed.ref.facing == ObjectRef(category="door")
     g = ground(graph, parsed.ref)
     assert g.unique and g.top.id == str(record["target_id"])
+
+
+def test_a_direction_that_takes_an_anchor_or_a_category_word_offers_no_order(shared_data: Path) -> None:
+    vocab = scene_vocabulary(_graph(shared_data, "scene0565_00"))
+    assert "order" not in vocab.narrowed("the backpack that is on the left side of the desk").features
+    assert "order" not in vocab.narrowed("the chair to the right of the desk").features
+    assert "order" in vocab.narrowed("the chair on the far left").features
+    from synergai.scene.grounding.vocabulary import features_said
+
+    assert "order" not in features_said("the lamp on the end table", ("end table", "lamp"))
+    assert "order" in features_said("the lamp at the end of the row", ("end table", "lamp"))

@@ -136,9 +136,28 @@ def relations_said(sentence: str, names: tuple[str, ...] = RELATION_NAMES) -> tu
 FEATURES: tuple[str, ...] = ("position", "order", "alone", "view", "negation", "count")
 
 
-def features_said(sentence: str) -> tuple[str, ...]:
-    """The :data:`FEATURES` a sentence's words can mean (``FEATURE_CUES``; a count needs a number)."""
-    words = set(words_of(sentence))
+#: Direction words that take an anchor when "of" follows ("on the left side of it", "to the right of the
+#: desk"): then a relation, not an order in the group ("the chair on the left").
+_DIRECTIONS = frozenset({"left", "right", "front", "back"})
+_BEFORE_OF = frozenset({"side", "hand", "handside"})
+
+
+def features_said(sentence: str, categories: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The :data:`FEATURES` a sentence's words can mean (``FEATURE_CUES``; a count needs a number). Words
+    of a category said ("end table") are not cues, nor a direction word that "of" follows (it takes an
+    anchor: "on the left side of it")."""
+    text = f" {' '.join(words_of(sentence))} "
+    for c in sorted(categories, key=len, reverse=True):
+        name = " ".join(words_of(c))
+        if " " in name:  # a one-word category ("middle"?) keeps its word
+            text = text.replace(f" {name} ", " ")
+    seq = text.split()
+
+    def takes_anchor(k: int) -> bool:  # "left of", "left side of", "left hand side of"
+        rest = [x for x in seq[k + 1:k + 4] if x not in _BEFORE_OF]
+        return seq[k] in _DIRECTIONS and rest[:1] == ["of"]
+
+    words = {w for k, w in enumerate(seq) if not takes_anchor(k)}
     said = [f for f in FEATURES if FEATURE_CUES.get(f, frozenset()) & words]
     if any((w in WORD_TO_NUMBER and WORD_TO_NUMBER[w] > 1) or w.isdigit() for w in words):  # not "the one"
         said.append("count")
@@ -209,7 +228,7 @@ class SceneVocabulary:
         sups = tuple(dict.fromkeys(SUPERLATIVE_WORDS[w] for w in words if w in SUPERLATIVE_WORDS))
         return SceneVocabulary(categories=cats or self.categories, attributes=attrs,
                                relations=relations_said(sentence, self.relations) or self.relations,
-                               superlatives=sups, features=features_said(sentence))
+                               superlatives=sups, features=features_said(sentence, self.categories))
 
     def nearest(self, word: str, n: int = NEAREST_SHOWN) -> list[str]:
         """The scene's categories most like ``word``."""
