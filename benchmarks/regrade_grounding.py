@@ -18,6 +18,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from synergai.eval.grounding import breakdown
 from synergai.scene.build import build_graph
 from synergai.scene.builders.objects_json import load_objects_file
 from synergai.scene.grounding import ObjectRef, ground
@@ -45,7 +46,11 @@ def main() -> None:
         rows[r["relation"]].append((bool(r["correct"]), now))
     table = Table("relation", "n", "recorded", "re-resolved", title=f"grounding, {args.results}")
     every = [x for v in rows.values() for x in v]
-    for name, v in [*sorted(rows.items()), ("all", every)]:
+    buckets: dict[str, list[tuple[bool, bool]]] = collections.defaultdict(list)
+    for name, v in rows.items():
+        for b in breakdown(name):  # Nr3D: easy / hard, view-dependent / view-independent
+            buckets[b] += v
+    for name, v in [*sorted(rows.items()), *sorted(buckets.items()), ("all", every)]:
         table.add_row(name, str(len(v)), f"{100 * sum(a for a, _ in v) / len(v):.1f} %",
                       f"{100 * sum(b for _, b in v) / len(v):.1f} %")
     Console().print(table)

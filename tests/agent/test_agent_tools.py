@@ -294,3 +294,33 @@ def test_query_for_relations_shows_the_other_relations_when_the_asked_one_is_mis
     bare = T.query_for_relations(ctx(store), T.RelationsArgs(item_id_list=["6"], relation="inside"))
     text = str(bare)
     assert "has no inside relations recorded; its other relations:" in text and "mounted on wall" in text
+
+
+def _row_room(store) -> TurnContext:
+    """Three chairs in a row along x, two tables: one among the chairs, one alone with a cup on it."""
+    from synergai.scene.model import Edge, SceneGraph, SceneObject
+
+    objs = [SceneObject(f"c{k}", "chair", (1.0 + k, 1.0, 0.45), (0.5, 0.5, 0.9)) for k in range(3)]
+    objs += [SceneObject("t1", "table", (2.0, 1.8, 0.375), (1.2, 0.6, 0.75)),
+             SceneObject("t2", "table", (6.0, 5.0, 0.375), (0.8, 0.8, 0.75)),
+             SceneObject("cup", "cup", (6.0, 5.0, 0.8), (0.08, 0.08, 0.1))]
+    graph = SceneGraph("row", objs, [Edge("cup", Relation.SUPPORTED_BY, "t2")])
+    store.register(graph, {"builder": "test-row"})
+    return TurnContext(store, "row", "")
+
+
+def test_the_agent_grounds_order_and_isolation_with_the_same_engine(store):
+    c = _row_room(store)
+    obs = str(T.query_for_objects(c, T.QueryArgs(category="chair", order="middle")))
+    assert obs.startswith("Best match for 'chair (middle of its kind)': chair c1:")
+    obs = str(T.query_for_objects(c, T.QueryArgs(category="object", relations=[
+        {"relation": "on", "anchors": [{"category": "table", "alone": True}]}])))
+    assert "cup" in obs.split(".")[0] and c.clarification is None
+
+
+def test_a_tie_on_a_description_of_one_object_makes_the_agent_ask_which(store):
+    c = _row_room(store)
+    obs = str(T.query_for_objects(c, T.QueryArgs(category="chair", order="end")))
+    assert obs.startswith("2 objects match")
+    assert c.clarification is not None and "Which one do you mean?" in c.clarification
+    assert "c0" in c.clarification and "c2" in c.clarification

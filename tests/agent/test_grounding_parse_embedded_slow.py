@@ -28,3 +28,23 @@ def test_free_sentences_ground_to_the_right_objects() -> None:
     held = {graph.get(i).category for i in ground(graph, on_table.ref).tied_ids()}
     assert {"laptop", "remote control"} <= held, on_table.ref
     assert couch.ref is not None and couch.ref.category == "sofa"
+
+
+def test_nr3d_dev_utterances_of_three_kinds_ground_to_their_targets(shared_data) -> None:
+    """People's own words with the real model: an order in the group, isolation, a relation with a colour."""
+    import json
+
+    from synergai.scene.builders.objects_json import load_objects_file
+
+    records = json.loads((shared_data / "nr3d" / "nr3d_test_dev.json").read_text(encoding="utf-8"))
+    objects = load_objects_file(shared_data / "scannet" / "objects_gt.json")
+    said = ("The cup in the middle", "The box all by itself.", "the monitor is beside the white printer")
+    with EmbeddedModel() as model:
+        for utterance in said:
+            record = next(r for r in records if r["utterance"] == utterance)
+            sid = record["scene_id"]
+            graph = build_graph(sid, objects.objects(sid), scene_type=objects.scene_type(sid))
+            parsed = parse_expression(model, utterance, scene_vocabulary(graph))
+            assert parsed.calls == 1 and parsed.ref is not None, parsed.problem
+            g = ground(graph, parsed.ref)
+            assert g.unique and g.top.id == str(record["target_id"]), (utterance, parsed.ref, g.message())

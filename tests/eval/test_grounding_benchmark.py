@@ -90,3 +90,20 @@ def test_cli_json_keys_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixtu
     code = main(["eval", "grounding", "--utterances", str(utt), "--objects", str(objects), "--oracle",
                  "--out", str(tmp_path / "x")])
     assert code == 2 and "lacks" in capsys.readouterr().err
+
+
+def test_nr3d_labels_add_the_referit3d_buckets() -> None:
+    from synergai.eval.grounding import breakdown, grounding_metrics
+
+    assert breakdown("hard-view-dependent") == ("hard", "view-dependent")
+    assert breakdown("closest") == () and breakdown("supported-by") == ()
+    row = {"llm_calls": 1, "new_prompt_tokens": 20, "completion_tokens": 40, "latency_s": 1.0,
+           "expression": {}, "tied": 1}
+    results = [{**row, "relation": "easy-view-dependent", "correct": True},
+               {**row, "relation": "hard-view-dependent", "correct": False},
+               {**row, "relation": "hard-view-independent", "correct": True}]
+    buckets = grounding_metrics(results)["by_bucket"]
+    assert buckets["easy"] == {"n": 1, "accuracy": 1.0} and buckets["hard"] == {"n": 2, "accuracy": 0.5}
+    assert buckets["view-dependent"] == {"n": 2, "accuracy": 0.5}
+    assert buckets["view-independent"] == {"n": 1, "accuracy": 1.0}
+    assert grounding_metrics([{**row, "relation": "closest", "correct": True}])["by_bucket"] == {}

@@ -138,11 +138,11 @@ def test_viewpoint_left_and_right_and_the_flip_when_seen_from_the_other_side() -
     assert ground(_room(), one("stool", "behind", "table"), south).top.id == "13"
 
 
-def test_without_viewpoint_the_anchors_own_front_is_used_else_the_relation_fails_with_a_reason() -> None:
+def test_without_viewpoint_the_anchors_own_front_is_used_else_the_view_from_the_rooms_centre() -> None:
     left = one("chair", "left of", "table")
+    # no front: a person at the room's centre (2, 2) looks south at the table, so left is +x
     g = ground(_room(), left)
-    assert g.tied == 2 and g.top.score == 0.0
-    assert "no viewpoint and no known front" in g.top.reason
+    assert g.top.id == "5" and g.unique and "room's centre" in g.top.reason
     # table facing south: someone looking at its front looks north, so left is -x
     g = ground(_room(table_front=(0.0, -1.0, 0.0)), left)
     assert g.top.id == "4" and g.unique and "facing its front" in g.top.reason
@@ -250,3 +250,21 @@ def test_a_tie_on_a_relation_that_holds_by_degree_goes_to_the_nearest_or_farthes
 def test_a_target_that_names_only_its_own_anchor_is_read_as_any_object() -> None:
     g = ground(_room(), one("tv", "below", "tv"))  # one tv: what is below it
     assert not g.missing and g.top is not None and g.top.id == "13" and g.tied == 1
+
+
+def test_order_position_alone_negation_on_the_hand_made_room() -> None:
+    room = _room()
+    # from the room's centre (2, 2) looking at the chairs (2, 1.5): looking south, so left is +x
+    assert ground(room, ref({"category": "chair", "order": "left"})).top.id == "5"
+    # with one's back to the stool 14 (2, -0.8), looking north: left is -x
+    back = {"category": "stool", "relations": [{"relation": "far from", "anchors": [{"category": "tv"}]}]}
+    assert ground(room, ref({"category": "chair", "order": "left", "back_to": back})).top.id == "4"
+    # a viewpoint on an object the room lacks leaves the default view, never an error
+    g = ground(room, ref({"category": "chair", "order": "left", "facing": {"category": "piano"}}))
+    assert g.top.id == "5" and not g.missing
+    assert ground(room, ref({"category": "stool", "position": "center"})).top.id == "13"
+    assert ground(room, ref({"category": "cup", "alone": True})).top.id == "16"  # the others share a table
+    assert ground(room, ref({"category": "stool", "position": "not center"})).top.id == "14"
+    near = {"relation": "near", "anchors": [{"category": "table"}]}
+    g = ground(room, ref({"category": "chair", "relations": [{**near, "negated": True}]}))
+    assert g.tied == 2 and g.top.score == 0.0  # both chairs are near a table: "not near" fits none

@@ -17,8 +17,10 @@ from pydantic import ValidationError
 from synergai.llm.base import ChatModel, ChatReply
 from synergai.llm.json_reply import ask_json
 from synergai.scene.grounding import RELATION_NAMES, SUPERLATIVES, ObjectRef, RelationRef, SceneVocabulary
+from synergai.scene.grounding.expression import MAX_COUNT, ORDERS, POSITIONS
 from synergai.scene.vocabulary import (
     CANONICAL_CATEGORY,
+    FEATURE_CUES,
     OPEN_QUERY_WORDS,
     QUERY_SYNONYMS,
     RELATION_SYNONYMS,
@@ -33,6 +35,8 @@ MAX_ATTRIBUTES = 3
 MAX_RELATIONS = 2
 #: The category word for "any object" ("what is on the table?").
 ANY_OBJECT = "object"
+#: Longest description read (Nr3D's longest is 128 characters): a longer text is refused, not sent.
+MAX_SENTENCE_CHARS = 500
 #: Token budget of the reply (a two-level expression is ~80 tokens).
 MAX_TOKENS = 220
 
@@ -54,6 +58,18 @@ SYSTEM_PROMPT = (
     "mean 'on'; 'with X on it' and 'holding X' mean 'supporting' X; 'over' means 'above'; 'under', "
     "'beneath', 'underneath' mean 'under'; 'in the middle / center of A and B' means 'between' A and B. "
     "Left / right / in front of / behind are kept as said, to the anchor named with them.\n"
+    "Fields present only when the description can say them:\n"
+    "position: where in the room: center, corner, wall (against a wall); 'not corner' etc. when the "
+    "description says it is not there; else \"\".\n"
+    f"order: its place among the objects of its own category: {', '.join(ORDERS)} ('the middle one', "
+    "'the chair on the far left', 'second from the right', 'the end of the row'); else \"\". 'On the left' "
+    "with no anchor is order 'left', not a relation.\n"
+    "alone: true for 'by itself', 'lone', 'away from the others'.\n"
+    "facing / back_to: the object the speaker stands facing ('facing the door', 'looking at the bed') or "
+    "with their back to ('with your back to the window', 'as you enter the door'); else null.\n"
+    "negated: true for a relation said with 'not'. count: how many anchors hold it ('with three "
+    "computers under it': relation 'above', anchor computer, count 3); else 0.\n"
+    "'with Y under it' means 'above' Y; 'with Y in front of it' means 'behind' Y.\n"
     "Example: \"the small white cup on the table next to the window\" -> "
     '{"category": "cup", "attributes": ["small", "white"], "superlative": "", "relations": '
     '[{"relation": "on", "anchors": [{"category": "table", "attributes": [], "superlative": "", '
@@ -64,7 +80,7 @@ SYSTEM_PROMPT = (
 
 def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
                       any_object: bool = False, exact_between: bool = False,
-                      keep_fields: bool = False) -> dict[str, Any]:
+                      keep_fields: bool = False, target: bool = True) -> dict[str, Any]:
     """JSON schema of an :class:`ObjectRef` whose words are this scene's (anchors nested ``depth`` deep);
     ``any_object`` adds the category "object" (any ordinary object: "what is on the desk?");
     ``exact_between`` gives "between" its own branch with exactly two anchors (every other relation
@@ -93,16 +109,26 @@ def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
     elif keep_fields:
         obj["properties"]["superlative"] = {"const": ""}
         obj["required"].append("superlative")
+    if target:
+        _add_features(obj, vocab, expression_schema(vocab, 0, any_object=any_object, target=False))
     if depth > 0:
         anchor = expression_schema(vocab, depth - 1, any_object=any_object, exact_between=exact_between,
-                                   keep_fields=keep_fields)
+                                   keep_fields=keep_fields, target=False)
         # anchors 0: one or two, whatever the relation
         def relation_item(names: list[str], anchors: int) -> dict[str, Any]:
-            return {"type": "object",
-                    "properties": {"relation": {"type": "string", "enum": names},
-                                   "anchors": {"type": "array", "items": anchor, "minItems": anchors or 1,
-                                               "maxItems": anchors or 2}},
-                    "required": ["relation", "anchors"], "additionalProperties": False}
+            item: dict[str, Any] = {
+                "type": "object",
+                "properties": {"relation": {"type": "string", "enum": names},
+                               "anchors": {"type": "array", "items": anchor, "minItems": anchors or 1,
+                                           "maxItems": anchors or 2}},
+                "required": ["relation", "anchors"], "additionalProperties": False}
+            if "negation" in vocab.features:
+                item["properties"]["negated"] = {"type": "boolean"}
+                item["required"].append("negated")
+            if "count" in vocab.features:
+                item["properties"]["count"] = {"type": "integer", "enum": list(range(MAX_COUNT + 1))}
+                item["required"].append("count")
+            return item
 
         if exact_between:
             one = [r for r in vocab.relations if r != "between"]
@@ -115,6 +141,26 @@ def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
                                           "items": items[0] if len(items) == 1 else {"anyOf": items}}
         obj["required"].append("relations")
     return obj
+
+
+def _add_features(obj: dict[str, Any], vocab: SceneVocabulary, anchor: dict[str, Any]) -> None:
+    """The target's fields for the features the sentence's words can mean (``vocab.features``): a room
+    position (negated forms only when it negates), an order in its group, isolation, a viewpoint."""
+    props, required = obj["properties"], obj["required"]
+    if "position" in vocab.features:
+        negated = [f"not {p}" for p in POSITIONS] if "negation" in vocab.features else []
+        props["position"] = {"type": "string", "enum": ["", *POSITIONS, *negated]}
+        required.append("position")
+    if "order" in vocab.features:
+        props["order"] = {"type": "string", "enum": ["", *ORDERS]}
+        required.append("order")
+    if "alone" in vocab.features:
+        props["alone"] = {"type": "boolean"}
+        required.append("alone")
+    if "view" in vocab.features:
+        for key in ("facing", "back_to"):
+            props[key] = {"anyOf": [{"type": "null"}, anchor]}
+            required.append(key)
 
 
 def synonym_hints(sentence: str, vocab: SceneVocabulary) -> list[str]:
@@ -197,6 +243,88 @@ def head_first(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
         *anchor.relations, RelationRef(relation=rel.relation, anchors=[old_target])]})
 
 
+#: A relation to an anchor of the target's own category, said of no object in particular, that means the
+#: target's place in its group ("the chair on the left" written as "chair left of chair").
+_OWN_GROUP_ORDER = {"left of": "left", "right of": "right", "in front of": "front", "behind": "back",
+                    "between": "middle"}
+
+
+def group_order(ref: ObjectRef) -> ObjectRef:
+    """The expression with a relation to bare anchors of its own category read as an order in its group.
+
+    "The chair on the left" has no anchor; a small model, given only relations, writes "chair left of
+    chair", which every chair satisfies against another. A left / right / front / behind / between
+    relation whose anchors are all bare (no attribute, relation or feature) and of the target's own
+    category becomes the order left / right / front / back / middle, when no order is set; with an
+    order set, such a relation to its own category is dropped (it says the group again). An order that
+    repeats the direction of a relation to another object ("the bag on the right of the
+    desk" written with order "right" too) is dropped: the words said it once, of the anchor."""
+    if ref.order is not None:
+        # the order already says where in its group: a left / right ... relation to its own category
+        # repeats it ("chair right of chair" beside order "right")
+        rest = [r for r in ref.relations if not (r.relation in _OWN_GROUP_ORDER and not r.negated and all(
+            a.category == ref.category for a in r.anchors))]
+        said = {_OWN_GROUP_ORDER[r.relation] for r in rest if r.relation in _OWN_GROUP_ORDER
+                and any(a.category != ref.category for a in r.anchors)}
+        return ref.model_copy(update={"order": None if ref.order in said else ref.order, "relations": rest})
+    for k, r in enumerate(ref.relations):
+        bare = all(a.category == ref.category and a == ObjectRef(category=a.category) for a in r.anchors)
+        if r.relation in _OWN_GROUP_ORDER and bare and not r.negated:
+            rest = [x for j, x in enumerate(ref.relations) if j != k]
+            return ref.model_copy(update={"order": _OWN_GROUP_ORDER[r.relation], "relations": rest})
+    return ref
+
+
+#: Words of an opening clause that sets the viewpoint from where the speaker stands ("standing at the
+#: door, ...", "as you enter, ...") rather than what they face.
+_STANDING_AT = frozenset({"back", "standing", "stand", "enter", "entering", "walk", "walking"})
+
+
+def view_first(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
+    """The expression with a viewpoint object taken for the target put back as the viewpoint.
+
+    "Facing the door, the cart on the far left": an opening clause (up to the first comma) that sets a
+    viewpoint (its words can mean ``view``) names the object faced; the described object comes after.
+    When the model made an object named only in that clause the target, and an anchor of it is named
+    after the clause, the anchor becomes the target, with the old target as what the speaker faces (or
+    has their back to: "standing at the door", "with your back to", "as you enter")."""
+    head, comma, rest = sentence.partition(",")
+    if not comma or not (set(words_of(head)) & FEATURE_CUES["view"]) or ref.facing or ref.back_to:
+        return ref
+    before, after = words_of(head), words_of(rest)
+    if _first_mention(before, ref.category, vocab) is None or _first_mention(
+            after, ref.category, vocab) is not None:
+        return ref
+    for k, r in enumerate(ref.relations):
+        anchor = r.anchors[0]
+        if len(r.anchors) == 1 and anchor.category != ref.category and _first_mention(
+                after, anchor.category, vocab) is not None:
+            viewed = ref.model_copy(update={"relations": [x for j, x in enumerate(ref.relations) if j != k]})
+            key = "back_to" if set(before) & _STANDING_AT else "facing"
+            return anchor.model_copy(update={key: viewed})
+    return ref
+
+
+def _only_itself(anchor: ObjectRef, category: str) -> bool:
+    """Whether an anchor names nothing but the target's own category: no attribute, feature or relation
+    to anything else ("the trash can inside the trash can")."""
+    plain = anchor.model_copy(update={"relations": []}) == ObjectRef(category=anchor.category)
+    return anchor.category == category and plain and all(
+        _only_itself(a, category) for r in anchor.relations for a in r.anchors)
+
+
+def drop_self_reference(ref: ObjectRef) -> ObjectRef:
+    """The expression without relations whose anchors name only the target's own category.
+
+    A small model that cannot place a phrase ("the door that's open", "in the washroom") writes the
+    target as its own anchor ("door on door"); such a relation holds of every object of the category
+    against another, so it says nothing, and it would leave no candidate that is not an anchor. Not
+    for a sentence about an unnamed object ("what is on the table", where the model copies the anchor
+    into the target): the caller decides."""
+    rest = [r for r in ref.relations if not all(_only_itself(a, ref.category) for a in r.anchors)]
+    return ref if len(rest) == len(ref.relations) else ref.model_copy(update={"relations": rest})
+
+
 @dataclass
 class ParsedExpression:
     """The expression (None when the reply could not be used), the replies it cost and the problem."""
@@ -222,17 +350,26 @@ def _normalised(data: dict[str, Any]) -> dict[str, Any]:
             continue
         anchors = [_normalised(a) for a in r.get("anchors", []) if isinstance(a, dict)]
         name = " ".join(str(r.get("relation", "")).replace("_", " ").split())
+        if not r.get("count"):  # 0: no count said
+            r = {k: v for k, v in r.items() if k != "count"}
         if name != "between" and len(anchors) > 1:
             rels += [{**r, "anchors": [a]} for a in anchors]
         else:
             rels.append({**r, "anchors": anchors})
     out["relations"] = rels
+    for key in ("facing", "back_to"):
+        if isinstance(out.get(key), dict):
+            out[key] = _normalised(out[key])
     return out
 
 
 def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
                      max_tokens: int = MAX_TOKENS, retries: int = 1) -> ParsedExpression:
-    """One model call (a retry only when the reply is cut off or not JSON) -> a validated expression."""
+    """One model call (a retry only when the reply is cut off or not JSON) -> a validated expression; a
+    description longer than ``MAX_SENTENCE_CHARS`` is refused without a call."""
+    if len(sentence) > MAX_SENTENCE_CHARS:
+        return ParsedExpression(None, [], f"description too long ({len(sentence)} characters, at most "
+                                          f"{MAX_SENTENCE_CHARS}): describe one object in a sentence")
     words = vocab.narrowed(sentence)  # only what the sentence can mean: no invented colour, no other category
     # "object" (any object) only for a sentence that asks about an object it does not name
     any_object = bool(OPEN_QUERY_WORDS & set(words_of(sentence))) or words.categories == vocab.categories
@@ -249,5 +386,12 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
         return ParsedExpression(None, answer.replies, f"invalid expression at {where}: {first.get('msg')}",
                                 answer.data)
     fixed = head_first(ref, sentence, words)
-    return ParsedExpression(fixed, answer.replies, "", answer.data, reordered=fixed is not ref)
+    if "view" in words.features:
+        fixed = view_first(fixed, sentence, words)
+    reordered = fixed is not ref
+    if "order" in words.features:
+        fixed = group_order(fixed)
+    if not any_object:
+        fixed = drop_self_reference(fixed)
+    return ParsedExpression(fixed, answer.replies, "", answer.data, reordered=reordered)
 

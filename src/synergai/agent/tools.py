@@ -80,6 +80,13 @@ class QueryArgs(_Args):
     superlative: Annotated[str, StringConstraints(max_length=12)] = ""
     # relations as the grounding engine's RelationRef (validated by the tool: the schema is built per turn)
     relations: Annotated[list[dict[str, Any]], Field(max_length=3)] = []
+    # people's own words (offered only when the user's words can mean them): where in the room, the
+    # order in its group, isolation, the viewpoint the user sets
+    position: Annotated[str, StringConstraints(max_length=12)] = ""
+    order: Annotated[str, StringConstraints(max_length=20)] = ""
+    alone: bool = False
+    facing: dict[str, Any] | None = None
+    back_to: dict[str, Any] | None = None
     query: Annotated[str, StringConstraints(max_length=60)] = ""  # free text: the fallback
 
     @model_validator(mode="after")
@@ -167,11 +174,21 @@ def _expression(args: QueryArgs) -> ObjectRef:
         # the relations arrive as dicts; validation turns them into RelationRef
         return ObjectRef.model_validate({"category": args.category, "attributes": args.attributes,
                                          "superlative": args.superlative or None,
-                                         "relations": args.relations})
+                                         "relations": args.relations, "position": args.position or None,
+                                         "order": args.order or None, "alone": args.alone,
+                                         "facing": args.facing, "back_to": args.back_to})
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
         raise ToolError(f"bad description: {where}: {err['msg']}") from None
+
+
+def _singles_out(ref: ObjectRef) -> bool:
+    """Whether the description claims one object: an order in its group, a room position, isolation, a
+    superlative or a closest / farthest relation ("the chair in the middle", "the lone table")."""
+    return bool(ref.order or (ref.position and not ref.position.startswith("not ")) or ref.alone
+                or ref.superlative or any(r.relation in ("closest to", "farthest from") and not r.negated
+                                          for r in ref.relations))
 
 
 def _grounded(ctx: TurnContext, ref: ObjectRef) -> Observed:
@@ -193,6 +210,11 @@ def _grounded(ctx: TurnContext, ref: ObjectRef) -> Observed:
         lone = [Fact((top.id,))] if len(g.candidates) == 1 else []
         return Observed(f"No object matches {desc!r} fully: {shown}.", tuple(lone))
     ids = g.tied_ids()
+    if len(ids) > 1 and _singles_out(ref):
+        # "the chair in the middle" means one chair: when two fit, the user is asked, not answered
+        ctx.clarification = (f"{len(ids)} objects fit {desc!r}: " + ", ".join(
+            labelled(graph.get(i)) for i in ids[:MAX_LISTED]) + ". Which one do you mean? Please click it in "
+            "the 3D view (or tell me its id).")
     if len(ids) > 1:
         head = f"{len(ids)} objects match {desc!r} equally: " + "; ".join(
             c.reason for c in g.candidates[:min(len(ids), MAX_LISTED)]) + ". "
@@ -232,7 +254,7 @@ def query_for_objects(ctx: TurnContext, args: QueryArgs) -> str | Observed:
     """
     if args.category.strip():
         ref = _expression(args)
-        if ref.attributes or ref.relations or ref.superlative:
+        if ref.attributes or ref.relations or ref.superlative or ref.order or ref.position or ref.alone:
             return _grounded(ctx, ref)
         g = ground(ctx.graph, ref, ctx.viewpoint)
         if g.missing:

@@ -60,10 +60,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         add_llm_options(p)
         p.add_argument("--json", action="store_true")
         p.set_defaults(func=cmd_scanqa if name == "scanqa" else cmd_sqa3d)
-    p = esub.add_parser("grounding", help="Sr3D utterances: is the grounded expression's top candidate the "
-                                          "target, among all objects of the scene?")
+    p = esub.add_parser("grounding", help="Sr3D / Nr3D utterances: is the grounded expression's top "
+                                          "candidate the target, among all objects of the scene?")
     p.add_argument("--utterances", type=Path, required=True,
-                   help="Sr3D records (utterance, target_id, scene_id)")
+                   help="Sr3D or Nr3D records (utterance, target_id, scene_id, relation)")
     p.add_argument("--objects", type=Path, required=True, help="objects file (objects_gt.json)")
     p.add_argument("--limit", type=int, default=None, help="a fixed spread-out subset of N utterances")
     p.add_argument("--out", type=Path, default=None,
@@ -155,7 +155,7 @@ def cmd_grounding(args: argparse.Namespace) -> int:
     results = run_grounding(records, args.objects, model, out, limit=args.limit, progress=shows_bar(args))
     metrics = grounding_metrics(results)
     source = "scripted oracle" if model is None else f"model {model.name}"
-    title = f"Sr3D utterance grounding ({source})"
+    title = f"utterance grounding ({source})"
     write_report(out, title, metrics, _command())
     if args.json:
         print_json(metrics, one_line=True)
@@ -163,9 +163,11 @@ def cmd_grounding(args: argparse.Namespace) -> int:
     table = Table("relation", "n", "accuracy", title=f"{title}, {out / 'report.md'}")
     for rel, row in metrics["by_relation"].items():
         table.add_row(rel, str(row["n"]), f"{100 * row['accuracy']:.1f} %")
+    for bucket, row in metrics["by_bucket"].items():
+        table.add_row(f"[italic]{bucket}[/italic]", str(row["n"]), f"{100 * row['accuracy']:.1f} %")
     table.add_row("[bold]all[/bold]", str(metrics["n"]), f"{100 * metrics['accuracy']:.1f} %")
     Console().print(table)
-    _print_table("costs", {k: v for k, v in metrics.items() if k not in ("n", "accuracy")})
+    _print_table("costs", {k: v for k, v in metrics.items() if k not in ("n", "accuracy", "by_bucket")})
     return 0
 
 

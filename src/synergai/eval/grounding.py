@@ -1,4 +1,7 @@
-"""Sr3D utterance grounding: does the top candidate of the grounded expression name the target?
+"""Utterance grounding (Sr3D, Nr3D): does the top candidate of the grounded expression name the target?
+
+Nr3D records carry the same fields, with ``relation`` the ReferIt3D breakdown ("easy-view-dependent"):
+the metrics add those buckets (easy / hard, view-dependent / view-independent).
 
 Each Sr3D record (``utterance``, ``target_id``, ``scene_id``, ``relation``, ``target_label``,
 ``anchor_labels``) is turned into a typed referring expression, either
@@ -148,6 +151,13 @@ def run_grounding(
                    desc="grounding", progress=progress)
 
 
+def breakdown(relation: str) -> tuple[str, ...]:
+    """The buckets a combined ReferIt3D label counts in: "hard-view-dependent" -> ("hard",
+    "view-dependent"); () for a plain relation (Sr3D's "closest")."""
+    head, sep, rest = relation.partition("-")
+    return (head, rest) if sep and head in ("easy", "hard") else ()
+
+
 def grounding_metrics(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """``n``, ``accuracy``, ``by_relation``, the costs and how the failures split."""
     if not results:
@@ -156,10 +166,15 @@ def grounding_metrics(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     for r in results:
         by.setdefault(str(r["relation"]), []).append(bool(r["correct"]))
     n = len(results)
+    buckets: dict[str, list[bool]] = {}
+    for r in results:
+        for b in breakdown(str(r["relation"])):
+            buckets.setdefault(b, []).append(bool(r["correct"]))
     return {
         "n": n,
         "accuracy": sum(bool(r["correct"]) for r in results) / n,
         "by_relation": {k: {"n": len(v), "accuracy": sum(v) / len(v)} for k, v in sorted(by.items())},
+        "by_bucket": {k: {"n": len(v), "accuracy": sum(v) / len(v)} for k, v in sorted(buckets.items())},
         "llm_calls_per_question": statistics.fmean(r["llm_calls"] for r in results),
         "mean_new_prompt_tokens": statistics.fmean(r["new_prompt_tokens"] for r in results),
         "mean_completion_tokens": statistics.fmean(r["completion_tokens"] for r in results),

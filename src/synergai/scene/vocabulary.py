@@ -400,3 +400,22 @@ LINE_WORDS = frozenset({"line", "lines", "lined", "row", "align", "aligned", "st
 ATTRIBUTE_TYPE_SYNONYMS: MappingProxyType[str, str] = MappingProxyType({
     "colour": "color", "size": "lwh", "dimensions": "lwh", "dimension": "lwh",
 })
+
+
+# ------------------------------------------------------------------------ how people single one out
+#: Words after which a sentence can mean each feature of a referring expression beyond its relations
+#: (``synergai.scene.grounding``): the schema a model fills offers a feature only when its words are said.
+FEATURE_CUES: MappingProxyType[str, frozenset[str]] = MappingProxyType({name: frozenset(words.split()) for
+                                                                        name, words in {
+    # where in the room: "in the center of the room", "in the corner", "against the wall"
+    "position": "center centre middle central corner corners wall walls",
+    # order within its own category: "the middle one", "second from the left", "at the end of the row"
+    "order": "left right leftmost rightmost middle center centre second third first last end ends row "
+             "front back",
+    # isolation: "the one by itself", "away from the others", "the lone chair"
+    "alone": "alone itself lone lonely isolated separate apart single solitary away others",
+    # a viewpoint the sentence sets: "facing the door", "with your back to the window"
+    "view": "facing face faces facing looking look looks stand standing back enter entering walk",
+    # negation of one clause: "NOT the one in the corner"
+    "negation": "not no nt isnt isn arent aren t never nor",
+}.items()})

@@ -46,8 +46,26 @@ RELATION_MEANING: MappingProxyType[str, Relation] = MappingProxyType({
 RELATION_NAMES: tuple[str, ...] = tuple(RELATION_MEANING)
 #: Superlatives over the candidates that satisfy everything else.
 SUPERLATIVES: tuple[str, ...] = ("largest", "smallest", "tallest", "shortest", "highest", "lowest")
+#: Where in the room an object is (from the extent of the room's objects), and each said negated.
+POSITIONS: tuple[str, ...] = ("center", "corner", "wall")
+POSITION_NAMES: tuple[str, ...] = (*POSITIONS, *(f"not {p}" for p in POSITIONS))
+#: Order within the group of same-category candidates, seen from the viewpoint ("the middle window",
+#: "second from the left", "the one at the end of the row").
+ORDERS: tuple[str, ...] = ("left", "right", "middle", "second from left", "second from right", "front",
+                           "back", "end")
+#: Most anchors a count may ask for ("with three computers under it").
+MAX_COUNT = 20
 #: How many levels of anchors an expression may nest (a guard against pathological input).
 MAX_DEPTH = 4
+
+
+def _clean(v: str | None, legal: tuple[str, ...], what: str) -> str | None:
+    if v is None or not v.strip():
+        return None
+    s = " ".join(v.strip().lower().replace("_", " ").split())
+    if s not in legal:
+        raise ValueError(f"unknown {what} {v!r}; legal: {', '.join(legal)}")
+    return s
 
 
 class RelationRef(BaseModel):
@@ -57,6 +75,8 @@ class RelationRef(BaseModel):
 
     relation: str
     anchors: list[ObjectRef] = Field(min_length=1, max_length=2)
+    negated: bool = False  # "NOT the one next to the door"
+    count: int | None = Field(default=None, ge=1, le=MAX_COUNT)  # "with three computers under it"
 
     @field_validator("relation")
     @classmethod
@@ -88,6 +108,11 @@ class ObjectRef(BaseModel):
     attributes: list[str] = Field(default_factory=list)
     superlative: str | None = None
     relations: list[RelationRef] = Field(default_factory=list)
+    position: str | None = None  # one of POSITION_NAMES: "in the corner", "not in the center"
+    order: str | None = None  # one of ORDERS, within the same-category group
+    alone: bool = False  # "by itself", "away from the others"
+    facing: ObjectRef | None = None  # the viewpoint: "facing the door"
+    back_to: ObjectRef | None = None  # the viewpoint: "with your back to the window"
 
     @field_validator("category")
     @classmethod
@@ -100,7 +125,7 @@ class ObjectRef(BaseModel):
     @field_validator("attributes")
     @classmethod
     def _clean_attributes(cls, v: list[str]) -> list[str]:
-        return [w for w in (" ".join(a.strip().lower().split()) for a in v) if w]
+        return list(dict.fromkeys(w for w in (" ".join(a.strip().lower().split()) for a in v) if w))
 
     @field_validator("superlative")
     @classmethod
@@ -112,6 +137,16 @@ class ObjectRef(BaseModel):
             raise ValueError(f"unknown superlative {v!r}; legal: {', '.join(SUPERLATIVES)}")
         return s
 
+    @field_validator("position")
+    @classmethod
+    def _known_position(cls, v: str | None) -> str | None:
+        return _clean(v, POSITION_NAMES, "position")
+
+    @field_validator("order")
+    @classmethod
+    def _known_order(cls, v: str | None) -> str | None:
+        return _clean(v, ORDERS, "order")
+
     @model_validator(mode="after")
     def _not_too_deep(self) -> ObjectRef:
         if self.depth() > MAX_DEPTH:
@@ -120,13 +155,27 @@ class ObjectRef(BaseModel):
 
     def depth(self) -> int:
         """Levels of anchors below this expression (0 = no relations)."""
-        return max((1 + a.depth() for r in self.relations for a in r.anchors), default=0)
+        below = [a for r in self.relations for a in r.anchors]
+        below += [v for v in (self.facing, self.back_to) if v is not None]
+        return max((1 + a.depth() for a in below), default=0)
 
     def describe(self) -> str:
         """The expression in words: "white cup on table next to window"."""
-        head = " ".join([*(s for s in [self.superlative] if s), *self.attributes, self.category])
+        head = " ".join([*(s for s in [self.superlative] if s), *(["lone"] if self.alone else []),
+                         *self.attributes, self.category])
+        if self.order:
+            head += f" ({self.order} of its kind)"
+        if self.position:
+            head += f" in the room's {self.position}" if not self.position.startswith("not ") else \
+                f" not in the room's {self.position[4:]}"
         for r in self.relations:
-            head += f" {r.relation} " + " and ".join(a.describe() for a in r.anchors)
+            count = f"{r.count} " if r.count else ""
+            head += f" {'not ' if r.negated else ''}{r.relation} {count}" + " and ".join(
+                a.describe() for a in r.anchors)
+        if self.facing is not None:
+            head += f", facing {self.facing.describe()}"
+        if self.back_to is not None:
+            head += f", back to {self.back_to.describe()}"
         return head
 
 

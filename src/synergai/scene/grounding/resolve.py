@@ -15,9 +15,18 @@ How a candidate is scored:
   ``0.5 * base``). Extremes within the relation engine's epsilon share the top: ambiguity is reported
   as :attr:`Grounding.tied`, never hidden by picking the first.
 
-Left / right / in front of / behind use the given viewpoint; without one, the anchor's own front
-(someone looking at the anchor's front, as Sr3D phrases them). An anchor without a known front and no
-viewpoint makes those relations fail, with that reason.
+Left / right / in front of / behind use the viewpoint the expression sets ("facing the door") or the
+given one; without one, the anchor's own front (someone looking at the anchor's front, as Sr3D phrases
+them); for an anchor without a known front, a person at the room's centre looking at it.
+
+People's own words add (:mod:`~synergai.scene.grounding.layout`): a room position (center, corner, wall),
+an order within the group (left, middle, second from the right ...), isolation ("the lone chair"), each
+a comparative over the candidates that share the best base score (so are size words: "the bigger of
+the two", "the tall shelf"); a count of anchors ("with three
+computers under it"); a negated clause ("not the one in the corner"), which scores the candidates the
+clause singles out 0 and the others 1. A holding or vertical relation (on, under, above ...) that no
+candidate holds in the stored graph ranks the tied candidates by their distance to its anchor: the edge
+is missing (a desk under a window on the wall), and the nearest is what the words point at.
 """
 
 from __future__ import annotations
@@ -32,6 +41,16 @@ from synergai.geometry.frames import Viewpoint
 from synergai.scene.attributes import color_name
 from synergai.scene.build import between, facing_viewpoint, far, view_relation, within_reach
 from synergai.scene.grounding.expression import ObjectRef, RelationRef
+from synergai.scene.grounding.layout import (
+    ORDER_TIE_M,
+    RoomExtent,
+    back_to,
+    graded,
+    looking_at,
+    main_cluster,
+    order_keys,
+    position_keys,
+)
 from synergai.scene.grounding.rooms import room_anchor, room_parts
 from synergai.scene.grounding.vocabulary import map_word_to, nearest_categories
 from synergai.scene.model import (
@@ -97,6 +116,11 @@ _COMPARATIVE = frozenset({"closest to", "farthest from"})
 #: singles out one object means the one they hold for most (the nearest, the farthest).
 _GRADED = MappingProxyType({"near": "closest to", "next to": "closest to", "beside": "closest to",
                            "far from": "farthest from"})
+#: Relations read from stored edges that, when no candidate holds them at all, still say where to look:
+#: the stored edge is missing (a desk against the wall under a window, a box on a box it barely touches),
+#: so the candidate nearest the anchor is the one meant.
+_NEAREST_WHEN_NONE = frozenset({"on", "supporting", "inside", "under", "below", "above", "hanging on",
+                                "mounted on", "embedded in", "affixed on"})
 #: Per candidate id: (component score in [0, 1], reason fragment).
 Parts = dict[str, tuple[float, str]]
 
@@ -150,6 +174,12 @@ def ground(graph: SceneGraph, ref: ObjectRef, viewpoint: Viewpoint | None = None
     return _Resolver(graph, viewpoint, thresholds or RelationThresholds()).ground(ref)
 
 
+def _negated(part: tuple[float, str]) -> tuple[float, str]:
+    """A clause said with "not": what held now fails (and says so), what failed now holds."""
+    score, why = part
+    return 1.0 - score, why if score < 0.5 else f"{why}, asked not"
+
+
 def _label(o: SceneObject) -> str:
     return f"{o.category} {o.id}"
 
@@ -183,6 +213,7 @@ class _Resolver:
         self.viewpoint = viewpoint
         self.th = th
         self.categories = sorted({o.category for o in graph})
+        self.room = RoomExtent.of(graph)
 
     # ------------------------------------------------------------------ expression
     def ground(self, ref: ObjectRef) -> Grounding:
@@ -208,6 +239,7 @@ class _Resolver:
                 sets.append(g.tied_ids())
                 anchor_ids.update(g.tied_ids())
             relations.append((r, sets))
+        vp = self._stance(ref) or self.viewpoint
         pool = [o for o in self.graph if o.category in matched and o.id not in anchor_ids
                 and (not anything or o.kind is ObjectKind.OBJECT)]
         if not pool and relations and all(o.id in anchor_ids for o in self.graph if o.category in matched):
@@ -219,13 +251,26 @@ class _Resolver:
                              tuple(nearest_categories(ref.category, self.categories)))
         ids = [o.id for o in pool]
         parts: dict[str, list[tuple[float, str]]] = {i: [] for i in ids}
+        unmet: list[tuple[RelationRef, list[list[str]]]] = []  # held by no candidate (see _NEAREST_WHEN_NONE)
         for r, sets in relations:
             if r.relation not in _COMPARATIVE:
-                for i, part in self._relation(r, sets, ids).items():
-                    parts[i].append(part)
+                scored = self._relation(r, sets, ids, vp)
+                for i, part in scored.items():
+                    parts[i].append(_negated(part) if r.negated else part)
+                if r.relation in _NEAREST_WHEN_NONE and not r.negated and not any(
+                        sc > 0 for sc, _ in scored.values()):
+                    unmet.append((r, sets))
+            elif r.negated:  # "not the one closest to the door": every candidate but the closest
+                for i, (sc, why) in self._comparative(r, sets, ids).items():
+                    parts[i].append((0.0, f"is the one {why}") if sc >= 1.0 else (1.0, f"not the one: {why}"))
+        if ref.position and ref.position.startswith("not "):
+            for i, (sc, why) in self._position(ref.position[4:], ids).items():
+                parts[i].append((0.0, f"is the one {why}") if sc >= 1.0 else (1.0, f"not the one {why}"))
+        sizes = [w for w in ref.attributes if " ".join(words_of(w)) in SIZE_WORDS]
         for word in ref.attributes:
-            for i, part in self._attribute(word, pool).items():
-                parts[i].append(part)
+            if word not in sizes:
+                for i, part in self._attribute(word, pool).items():
+                    parts[i].append(part)
         for rooms in in_rooms:
             for i, part in room_parts(self.graph, rooms, ids).items():
                 parts[i].append(part)
@@ -235,11 +280,20 @@ class _Resolver:
         comps: list[dict[str, tuple[float, str]]] = [
             self._comparative(r, sets, group) for r, sets in relations if r.relation in _COMPARATIVE
         ]
-        if len(group) > 1:  # a tie on a relation that holds by degree: the degree decides
-            comps += [self._comparative(r.model_copy(update={"relation": _GRADED[r.relation]}), sets, group)
-                      for r, sets in relations if r.relation in _GRADED]
+        if ref.position and not ref.position.startswith("not "):
+            comps.append(self._position(ref.position, group))
+        if ref.alone:
+            comps.append(self._alone(group, matched))
+        if ref.order:
+            comps.append(self._order(ref.order, group, vp))
         if ref.superlative:
             comps.append(self._superlative(ref.superlative, group))
+        comps += [self._size(word, group) for word in sizes]
+        if len(group) > 1:  # a tie on a relation that holds by degree: the degree decides
+            comps += [self._comparative(r.model_copy(update={"relation": _GRADED[r.relation]}), sets, group)
+                      for r, sets in relations if r.relation in _GRADED and not r.negated]
+            comps += [self._comparative(r.model_copy(update={"relation": "closest to"}), sets, group)
+                      for r, sets in unmet]
         scores: dict[str, float] = {}
         reasons: dict[str, list[str]] = {i: [t for _, t in parts[i]] for i in ids}
         for i in ids:
@@ -267,8 +321,11 @@ class _Resolver:
     def _names(self, anchors: Sequence[str]) -> str:
         return " or ".join(_label(self.graph.get(a)) for a in anchors)
 
-    def _relation(self, r: RelationRef, sets: list[list[str]], ids: list[str]) -> Parts:
+    def _relation(self, r: RelationRef, sets: list[list[str]], ids: list[str],
+                  vp: Viewpoint | None = None) -> Parts:
         name = r.relation
+        if name in _EDGES and r.count:
+            return {i: self._counted(name, i, sets[0], r.count) for i in ids}
         if name in _EDGES:
             return {i: self._edge_score(name, i, sets[0]) for i in ids}
         if name == "between":
@@ -289,7 +346,7 @@ class _Resolver:
             return {i: (1.0, f"{name} {where}") if i in hits else (0.0, f"not {name} {where}") for i in ids}
         rel = r.meaning
         if rel in VIEW_DEPENDENT:
-            return self._view(name, rel, sets[0], ids)
+            return self._view(name, rel, sets[0], ids, vp)
         raise AssertionError(f"relation {name!r} has no resolver")  # RELATION_MEANING and this module agree
 
     def _edge_score(self, name: str, subject: str, anchors: list[str]) -> tuple[float, str]:
@@ -306,26 +363,69 @@ class _Resolver:
                         "" if w == 1.0 else f" (stored: {stored})")
         return (best, why) if best > 0 else (0.0, f"not {name} {self._names(anchors)}")
 
-    def _view(self, name: str, rel: Relation, anchors: list[str], ids: list[str]) -> Parts:
-        hits: set[str] = set()
-        unknown: list[str] = []
+    def _view(self, name: str, rel: Relation, anchors: list[str], ids: list[str],
+              given: Viewpoint | None = None) -> Parts:
+        hits: dict[str, str] = {}  # candidate -> the anchor and frame it holds for
         for a in anchors:
-            vp = self.viewpoint or facing_viewpoint(self.graph.get(a))
-            if vp is None:
-                unknown.append(a)
-                continue
-            hits.update(view_relation(self.graph, ids, a, rel, vp, self.th))
-        frame = "from the viewpoint" if self.viewpoint else "facing its front"
+            # the viewpoint said or given; else facing the anchor's front; else from the room's centre
+            front = facing_viewpoint(self.graph.get(a))
+            vp = given or front or looking_at(self.room, np.asarray(self.graph.get(a).center))
+            frame = ("from the viewpoint" if given else "facing its front" if front
+                     else "from the room's centre")
+            for i in view_relation(self.graph, ids, a, rel, vp, self.th):
+                hits.setdefault(i, f"{name} {_label(self.graph.get(a))} ({frame})")
         where = self._names(anchors)
-        out = {}
-        for i in ids:
-            if i in hits:
-                out[i] = (1.0, f"{name} {where} ({frame})")
-            elif unknown and len(unknown) == len(anchors):
-                out[i] = (0.0, f"{name} {where} unknown (no viewpoint and no known front)")
-            else:
-                out[i] = (0.0, f"not {name} {where} ({frame})")
-        return out
+        return {i: (1.0, hits[i]) if i in hits else (0.0, f"not {name} {where}") for i in ids}
+
+    def _counted(self, name: str, subject: str, anchors: list[str], count: int) -> tuple[float, str]:
+        """ "with three computers under it": how many of the anchors hold the relation, against ``count``."""
+        n = sum(1 for a in anchors if self._edge_score(name, subject, [a])[0] >= 1.0)
+        what = f"{name} {n} of {self._names(anchors[:1]).split()[0]} (asked {count})"
+        return (1.0 if n == count else 0.5 if n else 0.0), what
+
+    def _stance(self, ref: ObjectRef) -> Viewpoint | None:
+        """The viewpoint the expression sets ("facing the door", "back to the window"); None when it sets
+        none, or names an object the room does not hold (the default view then stands)."""
+        for anchor, facing in ((ref.facing, True), (ref.back_to, False)):
+            if anchor is None:
+                continue
+            g = self.ground(anchor)
+            if g.missing or not g.candidates:
+                continue
+            at = np.mean([self.graph.get(i).center for i in g.tied_ids()], axis=0)
+            return looking_at(self.room, at) if facing else back_to(self.room, at)
+        return None
+
+    def _ranked(self, keys: dict[str, float], word: str, unit: str = "m") -> Parts:
+        scores = graded(keys)
+        return {i: (s, f"{word} ({keys[i]:.2f} {unit} from the best)" if s < 1.0 else word)
+                for i, s in scores.items()}
+
+    def _position(self, position: str, group: list[str]) -> Parts:
+        keys = position_keys(self.graph, self.room, group, position)
+        return self._ranked(keys, f"nearest the room's {position}")
+
+    def _order(self, order: str, group: list[str], vp: Viewpoint | None) -> Parts:
+        if len(group) == 1:
+            return {group[0]: (1.0, f"{order} (the only one)")}
+        row = main_cluster(self.graph, group)  # the row they stand in, not a stray one across the room
+        centre = np.mean([self.graph.get(i).center for i in row], axis=0)
+        view = vp or looking_at(self.room, centre)
+        out = self._ranked(order_keys(self.graph, row, order, view), f"{order} of the group")
+        return {i: out.get(i, (0.0, f"apart from the group of {len(row)}")) for i in group}
+
+    def _alone(self, group: list[str], categories: set[str]) -> Parts:
+        """ "the lone chair": the candidate farthest from any other object of its categories."""
+        kin = [o.id for o in self.graph if o.category in categories]
+        b = self.graph.box_array([*group, *kin])
+        n = len(group)
+        keys: dict[str, float] = {}
+        for k, i in enumerate(group):
+            others = np.array([n + j for j, o in enumerate(kin) if o != i], dtype=int)
+            gap = float(object_distance(b, np.full(len(others), k), others).min()) if len(others) else 99.0
+            keys[i] = -gap
+        scores = graded(keys, ORDER_TIE_M)
+        return {i: (s, f"{-keys[i]:.1f} m from the nearest of its kind") for i, s in scores.items()}
 
     def _comparative(self, r: RelationRef, sets: list[list[str]], group: list[str]) -> Parts:
         anchors = sets[0]
@@ -359,6 +459,18 @@ class _Resolver:
         for i in group:
             out.setdefault(i, (0.0, f"is the anchor of {r.relation}"))
         return out
+
+    def _size(self, word: str, group: list[str]) -> Parts:
+        """ "the bigger of the two", "the tall shelf": a size word ranks the candidates that fit the rest
+        (the larger the better, or the smaller), the extremes within ``SIZE_TIE_FRACTION`` tied."""
+        key = " ".join(words_of(word))
+        measure, sign = SIZE_WORDS[key]
+        vals = {i: _measure(self.graph.get(i), measure) for i in group}
+        best = max(vals.values()) if sign > 0 else min(vals.values())
+        scores = graded({i: -sign * v for i, v in vals.items()}, SIZE_TIE_FRACTION * abs(best))
+        lo, hi = min(vals.values()), max(vals.values())
+        return {i: (sc, f"{key}: {measure} {vals[i]:.2f} (range {lo:.2f}-{hi:.2f})")
+                for i, sc in scores.items()}
 
     def _superlative(self, word: str, group: list[str]) -> Parts:
         measure, sign, tol = _SUPERLATIVE[word]

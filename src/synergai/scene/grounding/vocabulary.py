@@ -27,6 +27,7 @@ from synergai.scene.vocabulary import (
     COLOR_ALIASES,
     COLOR_NAMES,
     COLOR_WORDS,
+    FEATURE_CUES,
     MATERIAL_WORDS,
     NOUN_MARKERS,
     QUERY_SYNONYMS,
@@ -129,6 +130,40 @@ def relations_said(sentence: str, names: tuple[str, ...] = RELATION_NAMES) -> tu
     return tuple(n for n in names if RELATION_CUES.get(n, frozenset()) & said)
 
 
+#: Features of an expression beyond category, attributes, superlative and relations, each offered to a
+#: model only when a sentence's words can mean it: a room position, an order within the group,
+#: isolation, a viewpoint, a negated clause, a count of anchors.
+FEATURES: tuple[str, ...] = ("position", "order", "alone", "view", "negation", "count")
+
+
+#: Direction words that take an anchor when "of" follows ("on the left side of it", "to the right of the
+#: desk"): then a relation, not an order in the group ("the chair on the left").
+_DIRECTIONS = frozenset({"left", "right", "front", "back"})
+_BEFORE_OF = frozenset({"side", "hand", "handside"})
+
+
+def features_said(sentence: str, categories: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The :data:`FEATURES` a sentence's words can mean (``FEATURE_CUES``; a count needs a number). Words
+    of a category said ("end table") are not cues, nor a direction word that "of" follows (it takes an
+    anchor: "on the left side of it")."""
+    text = f" {' '.join(words_of(sentence))} "
+    for c in sorted(categories, key=len, reverse=True):
+        name = " ".join(words_of(c))
+        if " " in name:  # a one-word category ("middle"?) keeps its word
+            text = text.replace(f" {name} ", " ")
+    seq = text.split()
+
+    def takes_anchor(k: int) -> bool:  # "left of", "left side of", "left hand side of"
+        rest = [x for x in seq[k + 1:k + 4] if x not in _BEFORE_OF]
+        return seq[k] in _DIRECTIONS and rest[:1] == ["of"]
+
+    words = {w for k, w in enumerate(seq) if not takes_anchor(k)}
+    said = [f for f in FEATURES if FEATURE_CUES.get(f, frozenset()) & words]
+    if any((w in WORD_TO_NUMBER and WORD_TO_NUMBER[w] > 1) or w.isdigit() for w in words):  # not "the one"
+        said.append("count")
+    return tuple(f for f in FEATURES if f in said)
+
+
 @dataclass(frozen=True)
 class SceneVocabulary:
     """What a query about one scene may name."""
@@ -137,6 +172,8 @@ class SceneVocabulary:
     attributes: tuple[str, ...]
     relations: tuple[str, ...] = RELATION_NAMES
     superlatives: tuple[str, ...] = SUPERLATIVES
+    #: Features beyond relations the words can mean (:data:`FEATURES`); () for a scene's whole vocabulary.
+    features: tuple[str, ...] = ()
 
     def map_word(self, word: str) -> list[str]:
         """The scene's categories that a person's word names (see :func:`map_word_to`)."""
@@ -191,7 +228,7 @@ class SceneVocabulary:
         sups = tuple(dict.fromkeys(SUPERLATIVE_WORDS[w] for w in words if w in SUPERLATIVE_WORDS))
         return SceneVocabulary(categories=cats or self.categories, attributes=attrs,
                                relations=relations_said(sentence, self.relations) or self.relations,
-                               superlatives=sups)
+                               superlatives=sups, features=features_said(sentence, self.categories))
 
     def nearest(self, word: str, n: int = NEAREST_SHOWN) -> list[str]:
         """The scene's categories most like ``word``."""
