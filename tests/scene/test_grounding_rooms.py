@@ -94,3 +94,24 @@ def test_inside_an_object_is_still_an_object_relation(three_rooms):
     plain = build_graph("plain", _furnished("k", 0.0))
     g = ground(plain, _ref("cup", "kitchen"))
     assert g.missing == "there is no kitchen in this room"
+
+
+def test_a_room_position_is_measured_in_the_candidate_s_own_room(three_rooms):
+    """"The chair in the corner": in a house, the corner of the chair's room, not of the whole house."""
+    from synergai.scene.grounding.layout import RoomExtent, position_keys
+
+    objects = [o for o in three_rooms if o.id != "kitchen_chair_1"]
+    cornered = SceneObject("kitchen_chair_1", "chair", (4.3, 3.7, 0.45), (0.45, 0.45, 0.9))
+    rooms = list(three_rooms.rooms)
+    g = build_graph("three-corner", [*objects, cornered], rooms=rooms)
+    chairs = [o.id for o in g if o.category == "chair"]
+    whole = RoomExtent.of(g)
+    keys = position_keys(g, whole, chairs, "corner")
+    assert min(keys, key=keys.__getitem__) == "kitchen_chair_1" and keys["kitchen_chair_1"] < 0.2
+    from dataclasses import replace
+
+    flat = build_graph("three-flat", [replace(o, room=None) for o in (*objects, cornered)])  # the house's
+    flat_keys = position_keys(flat, RoomExtent.of(flat), chairs, "corner")
+    assert flat_keys["kitchen_chair_1"] > 3.0
+    centre = position_keys(g, whole, chairs, "center")
+    assert centre["office_chair_1"] == pytest.approx(centre["dining_chair_1"])  # same place in its room

@@ -55,20 +55,34 @@ class RoomExtent:
                          [self.hi[0], self.hi[1]]])
 
 
+def extent_of(graph: SceneGraph, object_id: str, whole: RoomExtent) -> RoomExtent:
+    """The room ``object_id`` stands in: its room's footprint where the graph has rooms, else ``whole``
+    (a scan is one room)."""
+    obj = graph.get(object_id)
+    if obj is None or obj.room is None:
+        return whole
+    points = np.asarray(graph.room(obj.room).footprint, dtype=float)
+    return RoomExtent(points.min(axis=0), points.max(axis=0))
+
+
 def position_keys(graph: SceneGraph, room: RoomExtent, ids: Sequence[str], position: str) -> dict[str, float]:
-    """Per candidate, how far it is from the room ``position`` (center / corner / wall), in metres."""
-    b = graph.box_array(list(ids))
-    lo, hi = b.mins[:, :2], b.maxs[:, :2]
-    if position == "center":
-        d = np.linalg.norm((lo + hi) / 2.0 - room.center, axis=1)
-    elif position == "corner":
-        near = np.clip(room.corners()[None, :, :], lo[:, None, :], hi[:, None, :])  # box point nearest
-        d = np.linalg.norm(near - room.corners()[None, :, :], axis=2).min(axis=1)
-    elif position == "wall":
-        d = np.maximum(0.0, np.minimum(lo - room.lo, room.hi - hi).min(axis=1))
-    else:
+    """Per candidate, how far it is from the room ``position`` (center / corner / wall), in metres: the
+    room is the candidate's own where the graph has rooms, else ``room``."""
+    if position not in ("center", "corner", "wall"):
         raise ValueError(f"unknown room position {position!r}")
-    return {i: float(v) for i, v in zip(ids, d, strict=True)}
+    b = graph.box_array(list(ids))
+    keys: dict[str, float] = {}
+    for k, oid in enumerate(ids):
+        lo, hi, r = b.mins[k, :2], b.maxs[k, :2], extent_of(graph, oid, room)
+        if position == "center":
+            d = float(np.linalg.norm((lo + hi) / 2.0 - r.center))
+        elif position == "corner":
+            corners = r.corners()
+            d = float(np.linalg.norm(np.clip(corners, lo, hi) - corners, axis=1).min())  # box point nearest
+        else:
+            d = max(0.0, float(np.minimum(lo - r.lo, r.hi - hi).min()))
+        keys[oid] = d
+    return keys
 
 
 def looking_at(room: RoomExtent, target: np.ndarray, fallback: Viewpoint | None = None) -> Viewpoint:
