@@ -13,12 +13,13 @@ import json
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from browser import ARGS, CHROMIUM, wait_for
 
 from synergai.gui import GuiHandle, serve
 from synergai.gui.palette import ANSWER_COLOR, MARK_COLOR
@@ -31,9 +32,6 @@ from synergai.scene.store import SceneStore
 
 pytestmark = pytest.mark.slow  # a real browser on software WebGL: 35-40 s on this machine
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 VIEWPORT = {"width": 1400, "height": 850}
 BIG_SCENE = "scene0208_00"  # the largest scene of objects_gt.json (107 objects)
 
@@ -61,16 +59,6 @@ class SlowModel:
 
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
-
-
-def wait_for(pred: Callable[[], Any], timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = pred()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
 def tidy(page: Any) -> None:

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
+from browser import ARGS, CHROMIUM
+from browser import wait_for as _wait_for
 
 from synergai.gui import GuiHandle, serve
 from synergai.llm import ScriptedModel
@@ -19,20 +20,12 @@ from synergai.scene.store import SceneStore
 
 pytestmark = pytest.mark.slow  # a real browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 VIEWPORT = {"width": 1200, "height": 800}
 
 
 def wait_for(pred: Callable[[], Any], timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = pred()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+    """Polled every 20 ms: the test measures how soon an edit shows."""
+    return _wait_for(pred, timeout, what, poll=0.02)
 
 
 def test_two_sessions_on_one_server_see_each_others_edits(pg_location: str) -> None:
