@@ -5,13 +5,12 @@ about the room as the robots left it. Scripted models; a real SQLite store in a 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from file_modes import unwritable
 from synergai.cli import robots_cmd
 from synergai.cli.main import main
 from synergai.llm import ChatReply, ScriptedModel
@@ -393,34 +392,16 @@ def test_conflicting_options_are_refused(tmp_path: Path, capsys: pytest.CaptureF
         assert why in capsys.readouterr().err
 
 
-def _unwritable(paths: list[Path]) -> list[list[str]]:
-    """Make files unwritable (root ignores modes: the immutable attribute); returns the undo commands."""
-    if os.geteuid() != 0:
-        for p in paths:
-            p.chmod(0o555 if p.is_dir() else 0o444)
-        return [["chmod", "755" if p.is_dir() else "644", str(p)] for p in paths]
-    try:
-        for p in paths:
-            subprocess.run(["chattr", "+i", str(p)], check=True, capture_output=True)
-    except (OSError, subprocess.CalledProcessError):
-        pytest.skip("cannot make a file unwritable for root here (no chattr)")
-    return [["chattr", "-i", str(p)] for p in paths]
-
-
 def test_a_read_only_store_is_refused_before_the_episode(tmp_path: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "ro"
     folder.mkdir()
     db = _store(folder, _table_scene())
     before = _state(db, "kitchen")
-    undo = _unwritable([db, folder])
-    try:
+    with unwritable([db, folder]):
         capsys.readouterr()
         code = main(["robots", "tabletop", "Tidy up", "--scene", "kitchen", "--db", str(db), "--llm",
                      _script(tmp_path, "never.json", [])])  # no reply: the model is never asked
         err = capsys.readouterr().err.strip().splitlines()
         assert code == 2 and len(err) == 1 and "cannot be written" in err[0]
-    finally:
-        for cmd in reversed(undo):
-            subprocess.run(cmd, check=True)
     assert _state(db, "kitchen") == before

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from file_modes import unwritable
 from synergai.scene import edits as E
 from synergai.scene.edits import Actor, EditState
 from synergai.scene.hierarchy import compute_levels
@@ -657,20 +658,6 @@ def test_a_fresh_process_edits_without_reading_the_whole_graph(store: SceneStore
     assert store.load("s1") == g and store.verify("s1")
 
 
-def _make_unwritable(paths: list[Path]) -> list[list[str]]:
-    """Commands that undo it; root is not stopped by modes, so it uses the immutable attribute."""
-    if os.geteuid() != 0:
-        for p in paths:
-            p.chmod(0o555 if p.is_dir() else 0o444)
-        return [["chmod", "755" if p.is_dir() else "644", str(p)] for p in paths]
-    try:
-        for p in paths:
-            subprocess.run(["chattr", "+i", str(p)], check=True, capture_output=True)
-    except (OSError, subprocess.CalledProcessError):
-        pytest.skip("cannot make a file unwritable for root here (no chattr)")
-    return [["chattr", "-i", str(p)] for p in paths]
-
-
 def test_sqlite_a_store_this_user_cannot_write_can_still_be_read(tmp_path: Path) -> None:
     folder = tmp_path / "ro"
     folder.mkdir()
@@ -679,8 +666,7 @@ def test_sqlite_a_store_this_user_cannot_write_can_still_be_read(tmp_path: Path)
         s.register(_graph(), SOURCE)
         s.apply("s1", E.rename_object(s.load("s1"), "9", "mug"))
     assert sorted(p.name for p in folder.iterdir()) == ["store.sqlite3"]  # WAL checkpointed on close
-    undo = _make_unwritable([path, folder])
-    try:
+    with unwritable([path, folder]):
         with sqlite3.connect(path) as c, pytest.raises(sqlite3.OperationalError):
             c.execute("PRAGMA application_id").fetchone()  # plain SQLite cannot even read it
         with SceneStore(path) as s:
@@ -689,9 +675,6 @@ def test_sqlite_a_store_this_user_cannot_write_can_still_be_read(tmp_path: Path)
             with pytest.raises(StoreError, match="cannot be written by this user") as err:
                 s.undo("s1")
             assert "\n" not in str(err.value)
-    finally:
-        for cmd in reversed(undo):
-            subprocess.run(cmd, check=True)
 
 
 def test_any_actor_the_edit_model_accepts_can_be_logged(store: SceneStore) -> None:
