@@ -325,10 +325,12 @@ class SceneStore:
         except (ValueError, AttributeError) as exc:
             raise StoreError(f"scene {scene_id}: the stored rooms are unreadable: {exc}") from None
 
-    def _load_rows(self, c: Transaction, scene_id: str) -> SceneGraph:
-        """The current graph read from its rows (levels recomputed: they follow the support edges)."""
+    def _load_rows(self, c: Transaction, scene_id: str, rooms: list[Room] | None = None) -> SceneGraph:
+        """The current graph read from its rows (levels recomputed: they follow the support edges);
+        ``rooms`` when already known, else read from the base graph."""
         scene_type = self._row(c, scene_id, "scene_type")
-        graph = SceneGraph(scene_id, scene_type=scene_type, rooms=self._rooms(c, scene_id))
+        rooms = self._rooms(c, scene_id) if rooms is None else rooms
+        graph = SceneGraph(scene_id, scene_type=scene_type, rooms=rooms)
         order = self._db().order
         for oid, data in c.execute(f"SELECT id, data FROM objects WHERE scene_id = ? ORDER BY {order}",
                                    (scene_id,)):
@@ -454,7 +456,9 @@ class SceneStore:
         hit = self._cache.get(scene_id)
         if hit is not None and hit[0] == key:
             return hit[1]
-        graph = self._load_rows(c, scene_id)
+        # Rooms change only when a scene is registered (created_at): an edit does not re-read the base.
+        same_scene = hit is not None and hit[0][0] == key[0]
+        graph = self._load_rows(c, scene_id, hit[1].rooms if hit is not None and same_scene else None)
         self._cache[scene_id] = (key, graph)
         return graph
 
