@@ -114,33 +114,36 @@ def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
     if depth > 0:
         anchor = expression_schema(vocab, depth - 1, any_object=any_object, exact_between=exact_between,
                                    keep_fields=keep_fields, target=False)
-        # anchors 0: one or two, whatever the relation
-        def relation_item(names: list[str], anchors: int) -> dict[str, Any]:
-            item: dict[str, Any] = {
-                "type": "object",
-                "properties": {"relation": {"type": "string", "enum": names},
-                               "anchors": {"type": "array", "items": anchor, "minItems": anchors or 1,
-                                           "maxItems": anchors or 2}},
-                "required": ["relation", "anchors"], "additionalProperties": False}
-            if "negation" in vocab.features:
-                item["properties"]["negated"] = {"type": "boolean"}
-                item["required"].append("negated")
-            if "count" in vocab.features:
-                item["properties"]["count"] = {"type": "integer", "enum": list(range(MAX_COUNT + 1))}
-                item["required"].append("count")
-            return item
-
         if exact_between:
             one = [r for r in vocab.relations if r != "between"]
-            items = [relation_item(one, 1)] if one else []
+            items = [_relation_item(vocab, anchor, one, 1)] if one else []
             if "between" in vocab.relations:
-                items.append(relation_item(["between"], 2))
+                items.append(_relation_item(vocab, anchor, ["between"], 2))
         else:
-            items = [relation_item(list(vocab.relations), 0)]
+            items = [_relation_item(vocab, anchor, list(vocab.relations), 0)]
         obj["properties"]["relations"] = {"type": "array", "maxItems": MAX_RELATIONS,
                                           "items": items[0] if len(items) == 1 else {"anyOf": items}}
         obj["required"].append("relations")
     return obj
+
+
+def _relation_item(vocab: SceneVocabulary, anchor: dict[str, Any], names: list[str],
+                   anchors: int) -> dict[str, Any]:
+    """The schema of one relation among ``names`` with its ``anchors`` (0: one or two, whatever the
+    relation), and the negation and count fields when the sentence's words can mean them."""
+    item: dict[str, Any] = {
+        "type": "object",
+        "properties": {"relation": {"type": "string", "enum": names},
+                       "anchors": {"type": "array", "items": anchor, "minItems": anchors or 1,
+                                   "maxItems": anchors or 2}},
+        "required": ["relation", "anchors"], "additionalProperties": False}
+    if "negation" in vocab.features:
+        item["properties"]["negated"] = {"type": "boolean"}
+        item["required"].append("negated")
+    if "count" in vocab.features:
+        item["properties"]["count"] = {"type": "integer", "enum": list(range(MAX_COUNT + 1))}
+        item["required"].append("count")
+    return item
 
 
 def _add_features(obj: dict[str, Any], vocab: SceneVocabulary, anchor: dict[str, Any]) -> None:
