@@ -34,9 +34,9 @@ from synergai.scene.model import (
     SceneObject,
 )
 from synergai.scene.relation_index import (
-    _FLOOR,
-    _OBJ,
-    _WALL,
+    KIND_FLOOR,
+    KIND_OBJECT,
+    KIND_WALL,
     SYNTHETIC_FLOOR_ID,
     SYNTHETIC_FLOOR_PROVENANCE,
     RelationIndex,
@@ -315,13 +315,13 @@ def _structure_candidates(
     if len(s) == 0:
         return
     kind = idx.kind[t]
-    fl = kind == _FLOOR
+    fl = kind == KIND_FLOOR
     unbounded = np.isin(t, idx.unbounded_floors)
     m = fl & on_floor(b, s, t, ground_level(b, t, th), th, unbounded)
     cands.add(s[m], t[m], 0, _P_FLOOR, -box_gap(b, s[m], t[m], dims=slice(0, 2)))
     m = ~fl & hanging_contact(b, s, t, th)
     if m.any():
-        first = _flags([idx.objs[r].category for r in s[m]], WALL_FIRST) & (kind[m] == _WALL)
+        first = _flags([idx.objs[r].category for r in s[m]], WALL_FIRST) & (kind[m] == KIND_WALL)
         cands.add(s[m], t[m], 3, np.where(first, _P_WALL_FIRST, _P_STRUCT), -box_gap(b, s[m], t[m]))
 
 
@@ -346,7 +346,7 @@ def _choose(idx: RelationIndex, cands: _Candidates) -> dict[int, tuple[Relation,
 def support_of(idx: RelationIndex, rows: Iterable[int], th: RelationThresholds,
                 memo: dict[int, np.ndarray] | None = None) -> dict[int, tuple[Relation, int]]:
     """Chosen holders of some rows, each computed one-vs-all."""
-    rows = [r for r in rows if idx.kind[r] == _OBJ]
+    rows = [r for r in rows if idx.kind[r] == KIND_OBJECT]
     cands = _Candidates()
     if rows:
         parts = [partners(idx, r, th, memo) for r in rows]
@@ -361,7 +361,7 @@ def dependents(idx: RelationIndex, row: int, th: RelationThresholds,
                 memo: dict[int, np.ndarray] | None = None) -> set[int]:
     """Rows that could be held by ``row`` (so their holder may change when it moves)."""
     b = idx.boxes
-    if idx.kind[row] == _OBJ:
+    if idx.kind[row] == KIND_OBJECT:
         part = partners(idx, row, th, memo)
         if len(part) == 0:
             return set()

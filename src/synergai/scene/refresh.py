@@ -24,8 +24,8 @@ from synergai.scene.model import (
     SceneGraph,
 )
 from synergai.scene.relation_index import (
-    _FLOOR,
-    _OBJ,
+    KIND_FLOOR,
+    KIND_OBJECT,
     RelationIndex,
     Triples,
     index_of,
@@ -35,12 +35,12 @@ from synergai.scene.relations.thresholds import RelationThresholds
 
 # ----------------------------------------------------------------------------- refresh
 def _level_from(graph: SceneGraph, idx: RelationIndex, row: int, sup: tuple[Relation, int] | None) -> int:
-    if idx.kind[row] != _OBJ or sup is None:
+    if idx.kind[row] != KIND_OBJECT or sup is None:
         return 0
     holder = sup[1]
-    if idx.kind[holder] == _FLOOR:
+    if idx.kind[holder] == KIND_FLOOR:
         return 0
-    if idx.kind[holder] != _OBJ:
+    if idx.kind[holder] != KIND_OBJECT:
         return 1
     return graph.levels.get(idx.objs[holder].id, 0) + 1
 
@@ -48,7 +48,7 @@ def _level_from(graph: SceneGraph, idx: RelationIndex, row: int, sup: tuple[Rela
 def _edges_of_row(idx: RelationIndex, row: int, th: RelationThresholds,
                   memo: dict[int, np.ndarray] | None = None) -> Triples:
     """Stored non-holder edges between ``row`` and its partners (before the level filter)."""
-    if idx.kind[row] != _OBJ:
+    if idx.kind[row] != KIND_OBJECT:
         return []
     part = partners(idx, row, th, memo)
     return pair_edges(pair_facts(idx.boxes, np.full(len(part), row), part, th), idx.holder_row)
@@ -138,7 +138,7 @@ def refresh_object(
             put(t)
 
     settle(idx.pairs.get(x, set()), _edges_of_row(idx, x, th, memo))
-    pairs = [(r, h) for r, h in rehung if x not in (r, h) and idx.kind[h] == _OBJ]
+    pairs = [(r, h) for r, h in rehung if x not in (r, h) and idx.kind[h] == KIND_OBJECT]
     if pairs:  # a pair that gained or lost a holder link may gain or lose ABOVE / NEAR ...
         p = np.array([r for r, _ in pairs], dtype=np.intp)
         q = np.array([h for _, h in pairs], dtype=np.intp)

@@ -23,9 +23,10 @@ from synergai.scene.model import (
 )
 from synergai.scene.relations.thresholds import RelationThresholds
 
-_OBJ, _FLOOR, _WALL, _CEILING = 0, 1, 2, 3
-_KIND_CODE = {ObjectKind.OBJECT: _OBJ, ObjectKind.FLOOR: _FLOOR, ObjectKind.WALL: _WALL,
-              ObjectKind.CEILING: _CEILING}
+#: The index's code for each kind of object (``RelationIndex.kind``).
+KIND_OBJECT, KIND_FLOOR, KIND_WALL, KIND_CEILING = 0, 1, 2, 3
+_KIND_CODE = {ObjectKind.OBJECT: KIND_OBJECT, ObjectKind.FLOOR: KIND_FLOOR, ObjectKind.WALL: KIND_WALL,
+              ObjectKind.CEILING: KIND_CEILING}
 _SYMMETRIC = frozenset({Relation.NEAR, Relation.BESIDE, Relation.NEXT_TO})
 SYNTHETIC_FLOOR_ID = "floor"
 #: Provenance of the floor added when none is labelled; it lies under everything, wherever it is.
@@ -73,10 +74,10 @@ class RelationIndex:
         self._kinds_changed()
 
     def _kinds_changed(self) -> None:
-        self.is_ordinary = self.kind == _OBJ
+        self.is_ordinary = self.kind == KIND_OBJECT
         self.structure = np.flatnonzero(~self.is_ordinary)
         self.ordinary = np.flatnonzero(self.is_ordinary)
-        floors = np.flatnonzero(self.kind == _FLOOR)
+        floors = np.flatnonzero(self.kind == KIND_FLOOR)
         synthetic = [self.objs[k].provenance == SYNTHETIC_FLOOR_PROVENANCE for k in floors]
         self.unbounded_floors = floors[np.array(synthetic, dtype=bool)]
 
