@@ -13,6 +13,7 @@ import pytest
 
 from synergai.agent.grounding_parse import (
     drop_self_reference,
+    expression_messages,
     expression_schema,
     group_order,
     parse_expression,
@@ -66,6 +67,11 @@ CASES: list[tuple[str, str, str]] = [
      "reverse relation"),
     ("Pick the larger of the two whiteboards.", _reply(category="whiteboard", attributes=["larger"]),
      "loose comparative"),
+    ("The door to the bathroom",
+     _reply(category="door", relations=[{"relation": "closest to", "anchors": [{"category": "toilet"}]}]),
+     "a part of the home named by what makes it"),
+    ("The lower of the two windows.", _reply(category="window", superlative="lowest"),
+     "a comparative among the candidates"),
 ]
 
 
@@ -217,3 +223,13 @@ def test_a_direction_that_takes_an_anchor_or_a_category_word_offers_no_order(sha
 
     assert "order" not in features_said("the lamp on the end table", ("end table", "lamp"))
     assert "order" in features_said("the lamp at the end of the row", ("end table", "lamp"))
+
+
+def test_a_place_the_scan_has_no_label_for_is_offered_as_what_makes_it(shared_data: Path) -> None:
+    record = _record(shared_data, "The door to the bathroom")
+    vocab = scene_vocabulary(_graph(shared_data, record["scene_id"]))
+    assert "bathroom" not in vocab.categories
+    narrowed = vocab.narrowed(record["utterance"])
+    assert {"door", "toilet"} <= set(narrowed.categories)
+    user = expression_messages(record["utterance"], narrowed)[1]["content"]
+    assert "Synonyms: bathroom = toilet" in user

@@ -208,6 +208,12 @@ def test_everyday_words_map_to_the_scenes_categories() -> None:
     assert map_word_to("whiteboard", cats) == ["whiteboard"]
     assert map_word_to("ofice chair", cats) == ["office chair"]
     assert map_word_to("piano", cats) == []
+    home = ["door", "sink", "toilet", "kitchen counter", "shower curtain", "bathtub"]
+    assert map_word_to("bathroom", home) == ["toilet", "bathtub", "sink"]  # what makes it, most first
+    assert map_word_to("entrance", home) == ["door"]
+    assert map_word_to("shower", home) == ["shower curtain", "bathtub"]
+    assert map_word_to("kitchen counter", home) == ["kitchen counter"]  # a label that says it wins
+    assert map_word_to("kitchen", ["chair", "table"]) == []
     assert ground(_room(), ObjectRef(category="couch")).top.id == "12"
 
 

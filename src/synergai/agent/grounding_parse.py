@@ -19,6 +19,7 @@ from synergai.llm.json_reply import ask_json
 from synergai.scene.grounding import RELATION_NAMES, SUPERLATIVES, ObjectRef, RelationRef, SceneVocabulary
 from synergai.scene.grounding.expression import MAX_COUNT, ORDERS, POSITIONS
 from synergai.scene.vocabulary import (
+    AREA_WORDS,
     CANONICAL_CATEGORY,
     FEATURE_CUES,
     OPEN_QUERY_WORDS,
@@ -168,14 +169,15 @@ def _add_features(obj: dict[str, Any], vocab: SceneVocabulary, anchor: dict[str,
 
 def synonym_hints(sentence: str, vocab: SceneVocabulary) -> list[str]:
     """"word = category" for the sentence's everyday words that are not this scene's categories but
-    name some of them through the synonym table ("couch = sofa", "bin = trash can")."""
+    name some of them through the synonym or area tables ("couch = sofa", "bathroom = toilet or sink")."""
     words = words_of(sentence)
     own = {c.lower() for c in vocab.categories}
     hints: list[str] = []
     for n in (2, 1):
         for k in range(len(words) - n + 1):
             phrase = " ".join(words[k:k + n])
-            if phrase in own or (phrase not in QUERY_SYNONYMS and phrase not in CANONICAL_CATEGORY):
+            if phrase in own or (phrase not in QUERY_SYNONYMS and phrase not in CANONICAL_CATEGORY
+                                 and phrase not in AREA_WORDS):
                 continue
             cats = vocab.map_word(phrase)
             if cats and not any(phrase in h for h in hints):

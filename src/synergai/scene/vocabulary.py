@@ -211,6 +211,24 @@ QUERY_SYNONYMS: MappingProxyType[str, tuple[str, ...]] = MappingProxyType({
     "bath": ("bathtub", "tub"),
     "clothing": ("clothes", "clothing"),
 })
+#: Parts of a home that people name as places ("the door to the bathroom", "the towel in the shower"), but
+#: that a scan of one room labels by what makes them: each names the categories that stand for it. Looked
+#: up after the synonyms, so a scene whose labels include the word itself ("kitchen counter") keeps it.
+AREA_WORDS: MappingProxyType[str, tuple[str, ...]] = MappingProxyType({
+    "bathroom": ("toilet", "bathtub", "shower", "shower walls", "sink", "bathroom vanity"),
+    "washroom": ("toilet", "bathtub", "shower", "shower walls", "sink", "bathroom vanity"),
+    "restroom": ("toilet", "sink", "bathroom vanity"),
+    "shower": ("shower", "shower walls", "shower curtain", "bathtub"),
+    "kitchen": ("kitchen counter", "kitchen cabinets", "kitchen cabinet", "stove", "oven", "refrigerator",
+                "microwave", "dishwasher"),
+    "closet": ("closet", "wardrobe", "closet door", "closet doors", "wardrobe closet"),
+    "entrance": ("door", "doorframe"),
+    "entry": ("door", "doorframe"),
+    "entryway": ("door", "doorframe"),
+    "doorway": ("door", "doorframe"),
+    "hallway": ("door", "doorframe"),
+    "bedroom": ("bed",),
+})
 #: Whole-phrase synonyms folded to one canonical category name (applied after singularising).
 CANONICAL_CATEGORY: MappingProxyType[str, str] = MappingProxyType({
     "television": "tv", "tv set": "tv", "telly": "tv", "flat screen": "tv", "flatscreen": "tv",
@@ -336,6 +354,8 @@ SUPERLATIVE_WORDS: MappingProxyType[str, str] = MappingProxyType({
     "largest": "largest", "biggest": "largest", "smallest": "smallest", "tiniest": "smallest",
     "tallest": "tallest", "shortest": "shortest", "highest": "highest", "topmost": "highest",
     "lowest": "lowest", "bottommost": "lowest",
+    # a comparative among the candidates ("the lower of the two windows") picks the same one
+    "higher": "highest", "upper": "highest", "lower": "lowest",
 })
 
 

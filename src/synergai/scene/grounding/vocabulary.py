@@ -23,6 +23,7 @@ from synergai.scene.grounding.expression import RELATION_NAMES, SUPERLATIVES
 from synergai.scene.model import SceneGraph
 from synergai.scene.verification import normalize_category
 from synergai.scene.vocabulary import (
+    AREA_WORDS,
     CANONICAL_CATEGORY,
     COLOR_ALIASES,
     COLOR_NAMES,
@@ -70,7 +71,9 @@ def map_word_to(word: str, categories: list[str]) -> list[str]:
     2. a category a synonym names ("bin" -> "trash can", "recycling bin");
     3. categories sharing the word's head noun, or that the words end with ("chair" -> "office chair";
        "coffee table" -> "table"; "wooden nightstand" -> "nightstand");
-    4. close spellings ("chiar" -> "chair").
+    4. the categories that make a part of a home the word names (``AREA_WORDS``: "bathroom" -> "toilet",
+       "sink"; "entrance" -> "door");
+    5. close spellings ("chiar" -> "chair").
     An empty list when none fits.
     """
     literal = " ".join(word.lower().split())
@@ -96,6 +99,10 @@ def map_word_to(word: str, categories: list[str]) -> list[str]:
                                                    or f" {said}".endswith(f" {raw[c]}"))]
     if heads:
         return heads
+    area = [normalize_category(a) for a in AREA_WORDS.get(said, AREA_WORDS.get(target, ()))]
+    places = sorted((c for c in categories if norm[c] in area), key=lambda c: area.index(norm[c]))
+    if places:  # in the table's order: what makes the place most
+        return places
     close = difflib.get_close_matches(target, list(dict.fromkeys(norm.values())), n=NEAREST_SHOWN,
                                       cutoff=SPELLING_CUTOFF)
     return [c for c in categories if norm[c] in close]
