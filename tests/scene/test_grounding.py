@@ -209,11 +209,14 @@ def test_everyday_words_map_to_the_scenes_categories() -> None:
     assert map_word_to("ofice chair", cats) == ["office chair"]
     assert map_word_to("piano", cats) == []
     home = ["door", "sink", "toilet", "kitchen counter", "shower curtain", "bathtub"]
-    assert map_word_to("bathroom", home) == ["toilet", "bathtub", "sink"]  # what makes it, most first
-    assert map_word_to("entrance", home) == ["door"]
-    assert map_word_to("shower", home) == ["shower curtain", "bathtub"]
-    assert map_word_to("kitchen counter", home) == ["kitchen counter"]  # a label that says it wins
-    assert map_word_to("kitchen", ["chair", "table"]) == []
+    # reading a sentence, a part of the home names what makes it (most first); an expression's anchor
+    # is resolved as written ("there is no bathroom in this room")
+    assert map_word_to("bathroom", home, areas=True) == ["toilet", "bathtub", "sink"]
+    assert map_word_to("bathroom", home) == []
+    assert map_word_to("entrance", home, areas=True) == ["door"]
+    assert map_word_to("shower", home, areas=True) == ["shower curtain", "bathtub"]
+    assert map_word_to("kitchen counter", home, areas=True) == ["kitchen counter"]  # a label says it
+    assert map_word_to("kitchen", ["chair", "table"], areas=True) == []
     assert ground(_room(), ObjectRef(category="couch")).top.id == "12"
 
 

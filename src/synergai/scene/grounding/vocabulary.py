@@ -61,7 +61,7 @@ def _synonym_forms(word: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def map_word_to(word: str, categories: list[str]) -> list[str]:
+def map_word_to(word: str, categories: list[str], *, areas: bool = False) -> list[str]:
     """The categories (of ``categories``) that ``word`` names, best tier only:
 
     0. the same category, letter for letter (case and spacing aside): a word taken from the scene's
@@ -71,8 +71,8 @@ def map_word_to(word: str, categories: list[str]) -> list[str]:
     2. a category a synonym names ("bin" -> "trash can", "recycling bin");
     3. categories sharing the word's head noun, or that the words end with ("chair" -> "office chair";
        "coffee table" -> "table"; "wooden nightstand" -> "nightstand");
-    4. the categories that make a part of a home the word names (``AREA_WORDS``: "bathroom" -> "toilet",
-       "sink"; "entrance" -> "door");
+    4. with ``areas`` (reading a sentence, not resolving an expression), the categories that make a part
+       of a home the word names (``AREA_WORDS``: "bathroom" -> "toilet", "sink"; "entrance" -> "door");
     5. close spellings ("chiar" -> "chair").
     An empty list when none fits.
     """
@@ -99,7 +99,7 @@ def map_word_to(word: str, categories: list[str]) -> list[str]:
                                                    or f" {said}".endswith(f" {raw[c]}"))]
     if heads:
         return heads
-    area = [normalize_category(a) for a in AREA_WORDS.get(said, AREA_WORDS.get(target, ()))]
+    area = [normalize_category(a) for a in AREA_WORDS.get(said, AREA_WORDS.get(target, ()))] if areas else []
     places = sorted((c for c in categories if norm[c] in area), key=lambda c: area.index(norm[c]))
     if places:  # in the table's order: what makes the place most
         return places
@@ -183,8 +183,9 @@ class SceneVocabulary:
     features: tuple[str, ...] = ()
 
     def map_word(self, word: str) -> list[str]:
-        """The scene's categories that a person's word names (see :func:`map_word_to`)."""
-        return map_word_to(word, list(self.categories))
+        """The scene's categories that a person's word names, a part of the home included (see
+        :func:`map_word_to`): what a sentence's words can mean, offered to the parse."""
+        return map_word_to(word, list(self.categories), areas=True)
 
     def _known(self, word: str) -> bool:
         """Whether a short word ("tv") is a category here or a known other word for one."""
