@@ -14,34 +14,30 @@ kind it cannot tell is never reported), and the sandbox remains the security bou
 from __future__ import annotations
 
 import ast
-import builtins
 import difflib
 import inspect
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
 from types import MappingProxyType
 
 from synergai.agent.matching import category_matches
 from synergai.agent.program.api import (
     AGENT_RELATIONS,
-    ATTRIBUTE_TYPES,
+    API_FUNCTIONS,
     DIRECTIONS,
+    FIELDS,
     LENIENT_ONLY,
-    OBJECT_FIELDS,
+    QUERY_RELATIONS,
     RELATE_RELATIONS,
-    SceneAPI,
+    api_signatures,
     clock_hour,
     full_keyword,
     legal_value,
 )
-from synergai.scene.grounding.vocabulary import relations_said
+from synergai.agent.program.names import bound_names, undefined_names
 from synergai.scene.vocabulary import singular
 
-#: The functions programs may call, in the order the documentation lists them.
-API_FUNCTIONS = ("scene", "rooms", "room", "filter", "relate_agent", "relate", "query_relation_agent",
-                 "query_relation", "query_attribute", "query_state")
 #: Functions that return a set of objects.
 SET_FUNCTIONS = frozenset({"scene", "room", "filter", "relate", "relate_agent"})
 #: Arguments that must be one object, per function.
@@ -50,14 +46,19 @@ OBJECT_ARGUMENTS = {"query_relation": ("object", "reference_object"),
                     "query_state": ("object",)}
 #: Arguments that take one object or a set of them (``relate()``: related to any of the set).
 SET_OR_OBJECT_ARGUMENTS = {"relate": ("reference_object",)}
-#: What programs see on an object.
+#: The modules programs may import.
 MODULES = ("math", "itertools", "collections", "statistics")
-_VALUE_TYPES: tuple[type, ...] = (set, frozenset, list, tuple, dict, str, int, float, bool)
-_KNOWN_ATTRIBUTES = frozenset(a for t in _VALUE_TYPES for a in dir(t) if not a.startswith("_"))
 _CATEGORY_LIST_MAX = 60
-#: Fields models expect on objects that are not there (reported whatever the object's kind).
-_TEMPTING_FIELDS = frozenset({*ATTRIBUTE_TYPES, "size", "position", "center", "centroid", "name", "label",
-                              "state", "location", "relation", "relations", "attributes", "pos"})
+#: The relations each function takes (a clock direction too where it is a key of ``_CLOCK_ARGUMENT``).
+_RELATIONS = MappingProxyType({"relate": RELATE_RELATIONS, "relate_agent": AGENT_RELATIONS,
+                               "query_relation": QUERY_RELATIONS, "query_relation_agent": DIRECTIONS})
+#: The argument that holds the relations, per function; with a reference object the agent's functions are
+#: the object ones (``_AS_OBJECT``).
+_RELATION_ARGUMENT = MappingProxyType({"relate": "relation", "relate_agent": "relation",
+                                       "query_relation": "candidate_relations",
+                                       "query_relation_agent": "candidate_relations"})
+_AS_OBJECT = MappingProxyType({"relate_agent": "relate", "query_relation_agent": "query_relation"})
+_CLOCK_ARGUMENT = ("relate_agent", "query_relation_agent")
 
 
 @dataclass(frozen=True)
@@ -73,16 +74,6 @@ class Finding:
 
     def render(self) -> str:
         return f"line {self.line}: {self.hint}" if self.line else self.hint
-
-
-@cache
-def api_signatures() -> Mapping[str, inspect.Signature]:
-    """The API functions' signatures as programs call them (without ``self``); read once."""
-    out = {}
-    for name in API_FUNCTIONS:
-        sig = inspect.signature(getattr(SceneAPI, name))
-        out[name] = sig.replace(parameters=list(sig.parameters.values())[1:])  # without self
-    return MappingProxyType(out)
 
 
 def call_arguments(node: ast.Call, params: Sequence[str]) -> dict[str, ast.expr] | None:
@@ -106,6 +97,12 @@ def one_object_code(category: str, ordered_sets: bool) -> str:
     return f"{found}[0]" if ordered_sets else f"next(iter({found}))"
 
 
+def _takes(function: str, value: str) -> bool:
+    """Whether ``function`` takes the relation ``value``."""
+    return legal_value(value, _RELATIONS[function]) is not None or (
+        function in _CLOCK_ARGUMENT and clock_hour(value) is not None)
+
+
 def _signature_text(name: str, sig: inspect.Signature) -> str:
     """The documented signature (without the parameters accepted only to be lenient)."""
     return f"{name}({', '.join(p for p in sig.parameters if p not in LENIENT_ONLY.get(name, ()))})"
@@ -123,9 +120,8 @@ def _legal_list(values: Sequence[str]) -> str:
 class _Checker(ast.NodeVisitor):
     """Walks the program in source order, tracking which names hold object sets and single objects."""
 
-    def __init__(self, categories: Sequence[str], ordered_sets: bool, named: Sequence[str] = ()) -> None:
+    def __init__(self, categories: Sequence[str], ordered_sets: bool) -> None:
         self.categories = sorted({c for c in categories if c})
-        self.named = tuple(named)
         self.ordered_sets = ordered_sets
         self.sigs = api_signatures()
         self.findings: list[Finding] = []
@@ -176,9 +172,6 @@ class _Checker(ast.NodeVisitor):
             self.visit(node.value)
             self.bind(node.target, self.kind_of(node.value))
 
-    def visit_AugAssign(self, node: ast.AugAssign) -> None:
-        self.generic_visit(node)
-
     def visit_For(self, node: ast.For) -> None:
         self.visit(node.iter)
         self.bind(node.target, "object" if self.kind_of(node.iter) == "set" else "other")
@@ -215,20 +208,17 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
         if isinstance(node.value, ast.Name) and node.value.id in MODULES:
             return
-        if self.kind_of(node.value) == "set" and node.attr in OBJECT_FIELDS:
+        field = legal_value(node.attr, FIELDS) is not None
+        if self.kind_of(node.value) == "set" and field:
             what = ast.unparse(node.value)
             one = f"{what}[0]" if self.ordered_sets else f"next(iter({what}))"
             self.add("set-as-object", node, f"{what} is a set of objects, it has no .{node.attr}: take one "
                      f"with {one}.{node.attr} (the nearest) after checking len({what}) > 0, or loop over it "
                      f"(for obj in {what}: ...)")
-        elif self.kind_of(node.value) == "object" and node.attr not in OBJECT_FIELDS:
-            self.add("object-field", node, f"objects have only .category, .xyz and .id, not .{node.attr}: "
-                     "use query_attribute(obj, attribute_type) with attribute_type one of "
-                     f"{_legal_list(ATTRIBUTE_TYPES)}")
-        elif node.attr in _TEMPTING_FIELDS and node.attr not in _KNOWN_ATTRIBUTES:
-            self.add("object-field", node, f".{node.attr} is not an attribute of objects or sets: objects "
-                     "have only .category, .xyz and .id; ask for the rest with query_attribute, "
-                     "query_relation or query_state")
+        elif self.kind_of(node.value) == "object" and not field:
+            self.add("object-field", node, f"objects have no .{node.attr}: their fields are "
+                     f"{', '.join('.' + f for f in FIELDS)}; ask for relations and states with "
+                     "query_relation() and query_state()")
 
     def visit_Call(self, node: ast.Call) -> None:
         self.generic_visit(node)
@@ -271,31 +261,33 @@ class _Checker(ast.NodeVisitor):
                          f"with next(iter({what}))")
         if name == "filter" and "category" in args:
             self.check_category(args["category"])
-        if name in ("relate", "relate_agent") and "relation" in args:
-            to_object = name == "relate" or args.get("reference_object") is not None  # relate_agent: relate()
-            legal: tuple[str, ...] = RELATE_RELATIONS if to_object else AGENT_RELATIONS
-            self.check_value(args["relation"], legal, f"a relation of {name}()", "relation",
-                             advice=_relation_advice(name, args["relation"], self.named, args),
-                             clock=not to_object)
-        if name in ("query_relation", "query_relation_agent") and "candidate_relations" in args:
-            legal = DIRECTIONS if name == "query_relation_agent" else ("left", "right", "front", "back")
-            node_ = args["candidate_relations"]
-            items = node_.elts if isinstance(node_, ast.List | ast.Tuple | ast.Set) else [node_]
-            for item in items:
-                self.check_value(item, legal, f"a candidate relation of {name}()", "relation",
-                                 advice=_relation_advice(name, item, self.named, args),
-                                 clock=name == "query_relation_agent")
+        if name in _RELATIONS:
+            function = _AS_OBJECT.get(name, name) if args.get("reference_object") is not None else name
+            value = args.get(_RELATION_ARGUMENT[name])
+            for item in value.elts if isinstance(value, ast.List | ast.Tuple | ast.Set) else [value]:
+                self.check_relation(item, function, "relation" if _RELATION_ARGUMENT[name] == "relation"
+                                    else "candidate relation")
         if name == "query_attribute" and "attribute_type" in args:
-            self.check_value(args["attribute_type"], (*ATTRIBUTE_TYPES, *OBJECT_FIELDS), "an attribute_type",
-                             "attribute")
+            self.check_value(args["attribute_type"], FIELDS, "an attribute_type", "attribute")
 
-    def check_value(self, node: ast.expr, legal: Sequence[str], what: str, kind: str,
-                    advice: str = "", clock: bool = False) -> None:
-        """Report a string constant outside ``legal`` (a clock direction is legal where ``clock``)."""
+    def check_value(self, node: ast.expr | None, legal: Sequence[str], what: str, kind: str,
+                    more: str = "") -> None:
+        """Report a string constant outside ``legal`` with the legal values (and ``more``)."""
         if isinstance(node, ast.Constant) and isinstance(node.value, str) \
-                and legal_value(node.value, legal) is None and not (clock and clock_hour(node.value)):
+                and legal_value(node.value, legal) is None:
             self.add(kind, node, f"{node.value!r} is not {what}{_closest(node.value, legal)}; "
-                     f"use one of: {_legal_list(legal)}{advice}")
+                     f"use one of: {_legal_list(legal)}{more}")
+
+    def check_relation(self, node: ast.expr | None, function: str, what: str) -> None:
+        """Report a relation ``function`` does not take, saying which functions take it."""
+        if not isinstance(node, ast.Constant) or not isinstance(node.value, str) or _takes(function,
+                                                                                          node.value):
+            return
+        more = ", or a clock direction such as \"7 o'clock\"" if function in _CLOCK_ARGUMENT else ""
+        elsewhere = [f"{f}()" for f in _RELATIONS if f != function and _takes(f, node.value)]
+        if elsewhere:
+            more += f"; {node.value!r} is a relation of {' and '.join(elsewhere)}"
+        self.check_value(node, _RELATIONS[function], f"a {what} of {function}()", "relation", more)
 
     def check_category(self, node: ast.expr) -> None:
         if isinstance(node, ast.List | ast.Tuple | ast.Set):  # any of several categories
@@ -319,150 +311,6 @@ class _Checker(ast.NodeVisitor):
         self.add("category", node, f"{hint}, so filter() would return an empty set; its categories are: "
                  f"{_legal_list(listed)}. Use one of them, or give your Final Answer if what you look for "
                  "is not in the scene")
-
-
-#: Relations a word such as "sitting" or "beside" can mean, named as relate() names them.
-_SUPPORT_AND_NEAR = ("on", "under", "inside", "near", "next to", "above", "below")
-
-
-def _relation_advice(function: str, node: ast.expr, named: Sequence[str] = (),
-                     args: Mapping[str, ast.expr] | None = None) -> str:
-    """What to use instead of a relation ``function`` does not have, when the value says it: an
-    object-to-object relation asked of relate_agent() (with the object the question ``named``, when it
-    names one), support or nearness asked of query_relation() ("sitting", "next to": a membership test
-    of relate(), written with the call's own ``args``), or a clock direction without its hour."""
-    if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
-        return ""
-    value = node.value.strip().lower()
-    args = args or {}
-    if "clock" in value:
-        if function == "relate_agent":
-            return ("; say the hour: relation=\"7 o'clock\" holds the objects within an hour of your "
-                    "7 o'clock")
-        return ("; clock directions are relative to you: use "
-                "relate_agent(object_set, relation=\"7 o'clock\") or "
-                "query_relation_agent(obj, [\"7 o'clock\"])")
-    if function == "relate_agent" and legal_value(value, RELATE_RELATIONS) is not None:
-        where = ast.unparse(args["object_set"]) if "object_set" in args else "scene()"
-        if len(named) == 1:
-            refs = "_".join(named[0].split()) + "_set"
-            return (f"; {value!r} relates two objects: {refs} = filter(object_set=scene(), "
-                    f"category={named[0]!r}), then relate(object_set={where}, reference_object={refs}, "
-                    f"relation={value!r})")
-        return (f"; {value!r} relates two objects: use relate(object_set={where}, reference_object=obj, "
-                f"relation={value!r})")
-    if function == "query_relation":
-        said = relations_said(value, _SUPPORT_AND_NEAR)
-        relation = legal_value(value, RELATE_RELATIONS) or (said[0] if said else None)
-        if relation is not None:
-            obj = ast.unparse(args["object"]) if "object" in args else "obj"
-            other = ast.unparse(args["reference_object"]) if "reference_object" in args else "other"
-            return (f"; to test whether {obj} is {relation!r} {other}, use {obj} in "
-                    f"relate(object_set=scene(), reference_object={other}, relation={relation!r})")
-    return ""
-
-
-def bound_names(tree: ast.Module) -> set[str]:
-    """Every name the program binds anywhere (flow-insensitive)."""
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
-            names.add(node.id)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(node.name)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-        elif isinstance(node, ast.alias):
-            names.add((node.asname or node.name).split(".")[0])
-        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
-            names.add(node.name)
-        elif isinstance(node, ast.Global | ast.Nonlocal):
-            names.update(node.names)
-    return names
-
-
-def undefined_names(tree: ast.Module) -> list[ast.Name]:
-    """The names ``tree`` reads that nothing binds (not the program, the builtins or the API), and the
-    names its top level reads before it first assigns them (:func:`read_before_assigned`)."""
-    known = bound_names(tree) | set(dir(builtins)) | set(API_FUNCTIONS) | {"ObjectAttribute"}
-    unbound = [node for node in ast.walk(tree)
-               if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in known]
-    return unbound + read_before_assigned(tree)
-
-
-_Position = tuple[int, int]
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp,
-           ast.DictComp, ast.GeneratorExp)
-
-
-def _top_level(node: ast.AST) -> Iterable[ast.AST]:
-    """The nodes under ``node`` that run in the module's scope (not inside functions, lambdas, classes or
-    comprehensions, whose names are their own)."""
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, _SCOPES):
-            if isinstance(child, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
-                yield from _top_level(child.generators[0].iter)  # evaluated in the module's scope
-                yield child.generators[0].iter
-            continue
-        yield child
-        yield from _top_level(child)
-
-
-def _bindings(nodes: Sequence[ast.AST]) -> dict[str, _Position]:
-    """Where a statement's module-scope ``nodes`` (the statement and :func:`_top_level` of it) first bind
-    each name, as the order of evaluation sees it: an assignment's targets after its value, a loop's target
-    after its iterable."""
-    first: dict[str, _Position] = {}
-
-    def bind(name: str, after: ast.AST) -> None:
-        at = (getattr(after, "end_lineno", 0) or 0, getattr(after, "end_col_offset", 0) or 0)
-        first[name] = min(first.get(name, at), at)
-
-    for node in nodes:
-        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                for name in ast.walk(target):
-                    if isinstance(name, ast.Name):
-                        bind(name.id, node)
-        elif isinstance(node, ast.For | ast.AsyncFor):
-            for name in ast.walk(node.target):
-                if isinstance(name, ast.Name):
-                    bind(name.id, node.iter)
-        elif isinstance(node, ast.NamedExpr):
-            bind(node.target.id, node)
-        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            for name in ast.walk(node.optional_vars):
-                if isinstance(name, ast.Name):
-                    bind(name.id, node.context_expr)
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            for alias in node.names:
-                bind((alias.asname or alias.name).split(".")[0], node)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            bind(node.name, node)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            first.setdefault(node.name, (node.lineno, node.col_offset))
-    return first
-
-
-def read_before_assigned(tree: ast.Module) -> list[ast.Name]:
-    """The reads of module-level names that come before the program first assigns them, e.g. ``door`` in
-    ``if len(door) > 0: door = list(door)`` (a repair that dropped the line defining it) or ``print(x)``
-    before ``x = ...``; names the program never binds are :func:`undefined_names`' own. An assignment under
-    a condition counts as an assignment."""
-    scopes = [[statement, *_top_level(statement)] for statement in tree.body]
-    per_statement = [_bindings(nodes) for nodes in scopes]
-    module_names = {name for binds in per_statement for name in binds}
-    assigned: set[str] = set()
-    early: list[ast.Name] = []
-    for nodes, binds in zip(scopes, per_statement, strict=True):
-        for node in nodes:
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in module_names \
-                    and node.id not in assigned \
-                    and (node.id not in binds or (node.lineno, node.col_offset) < binds[node.id]):
-                early.append(node)
-        assigned.update(binds)
-    return early
 
 
 def category_named(name: str, categories: Sequence[str]) -> str | None:
@@ -519,8 +367,8 @@ def _syntax_hint(exc: SyntaxError, code: str) -> Finding:
 def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bool = True,
                   named: Sequence[str] = (), require_named: bool = False) -> list[Finding]:
     """Findings for ``code`` against the scene API and the scene's ``categories`` ([] when it looks right);
-    ``named``: the categories the question names, which hints use in their examples; with
-    ``require_named`` a program that never names one of them is a ``question-object`` finding."""
+    with ``require_named`` a program that never names one of the categories the question ``named`` is a
+    ``question-object`` finding."""
     copied = _copied_signature(code)
     if copied is not None:
         return [copied]
@@ -530,7 +378,7 @@ def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bo
         if isinstance(exc, SyntaxError):
             return [_syntax_hint(exc, code)]
         return [Finding("syntax", 0, f"the program cannot be parsed: {exc}")]
-    checker = _Checker(categories, ordered_sets, named)
+    checker = _Checker(categories, ordered_sets)
     bound = bound_names(tree)
     checker.defined = bound
     checker.shadowed = bound & set(API_FUNCTIONS)

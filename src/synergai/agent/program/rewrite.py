@@ -40,18 +40,16 @@ import tokenize
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from synergai.agent.program.api import API_FUNCTIONS, FIELDS, api_signatures, legal_value
 from synergai.agent.program.check import (
-    API_FUNCTIONS,
     API_NAMES_PATTERN,
     OBJECT_ARGUMENTS,
-    OBJECT_FIELDS,
     SET_OR_OBJECT_ARGUMENTS,
-    api_signatures,
     call_arguments,
     category_named,
     one_object_code,
-    undefined_names,
 )
+from synergai.agent.program.names import assignments, undefined_names
 
 
 def _params(name: str) -> list[str]:
@@ -59,7 +57,11 @@ def _params(name: str) -> list[str]:
     return list(api_signatures()[name].parameters)
 
 
-_PREFIX = re.compile(r"(?<![\w'\"])([rRbBuU]?[fF][rR]?|[rR]?[fF])(\"\"\"|'''|\"|')")
+_QUOTE = r"(\"\"\"|'''|\"|')"
+#: An f-string's opening: its prefix and quote.
+_PREFIX = re.compile(rf"(?<![\w'\"])(?:[rRbBuU]?[fF][rR]?|[rR]?[fF]){_QUOTE}")
+#: What the requoting scanner steps over outside f-strings: a comment, an f-string's or a string's opening.
+_OUTER = re.compile(rf"(#[^\n]*)|{_PREFIX.pattern}|{_QUOTE}")
 _OTHER = {'"': "'", "'": '"'}
 
 
@@ -75,83 +77,46 @@ def parses(code: str) -> bool:
 def _scan_fstring(code: str, start: int, quote: str, out: list[str]) -> int:
     """Copy the f-string body from ``start`` (after its opening quote) to ``out``; return the index after
     its closing quote. Literals inside replacement fields that reuse ``quote`` get the other quotes."""
-    i, n, depth = start, len(code), 0
-    other = _OTHER[quote[0]]
-    while i < n:
+    i, depth, other = start, 0, _OTHER[quote[0]]
+    while i < len(code) and not (code[i] == "\n" and len(quote) == 1):
         ch = code[i]
-        if depth == 0:
-            if code.startswith(quote, i):
-                out.append(quote)
-                return i + len(quote)
-            if ch == "\\" and i + 1 < n:
-                out.append(code[i:i + 2])
-                i += 2
-                continue
-            if code.startswith("{{", i):
-                out.append("{{")
-                i += 2
-                continue
-            if ch == "{":
-                depth = 1
-            elif ch == "\n" and len(quote) == 1:
-                raise ValueError("unterminated f-string")
-            out.append(ch)
-            i += 1
-            continue
-        if ch in "\"'":  # a string literal inside a replacement field
+        if depth == 0 and code.startswith(quote, i):
+            out.append(quote)
+            return i + len(quote)
+        if depth == 0 and (ch == "\\" or code.startswith("{{", i)):  # an escape, a literal brace
+            out.append(code[i:i + 2])
+            i += 2
+        elif depth and ch in "\"'":  # a string literal inside a replacement field
             delim = code[i:i + 3] if code.startswith(ch * 3, i) else ch
             end = code.find(delim, i + len(delim))
-            if end < 0:
-                raise ValueError("unterminated literal")
             body = code[i + len(delim):end]
-            inner = delim
-            if delim[0] == quote[0]:
-                if other in body or "\\" in body or len(delim) == 3:
-                    raise ValueError("cannot requote")
-                inner = other
+            if end < 0 or (delim[0] == quote[0] and (other in body or "\\" in body or len(delim) == 3)):
+                raise ValueError("cannot requote")
+            inner = other if delim[0] == quote[0] else delim
             out.append(inner + body + inner)
             i = end + len(delim)
-            continue
-        if ch in "{[(":
-            depth += 1
-        elif ch in "}])":
-            depth -= 1
-        elif ch == "\n" and len(quote) == 1:
-            raise ValueError("unterminated f-string")
-        out.append(ch)
-        i += 1
+        else:
+            depth += (ch in "{[(") - (ch in "}])") if depth or ch == "{" else 0
+            out.append(ch)
+            i += 1
     raise ValueError("unterminated f-string")
 
 
 def requote_fstrings(code: str) -> str:
     """``code`` with string literals inside f-string replacement fields using the other kind of quotes
     where they reuse the f-string's own (PEP 701 code made valid for Python 3.11)."""
-    out: list[str] = []
-    i = 0
-    while i < len(code):
-        ch = code[i]
-        if ch == "#":  # a comment runs to the end of the line
-            end = code.find("\n", i)
-            end = len(code) if end < 0 else end
-            out.append(code[i:end])
-            i = end
-            continue
-        match = _PREFIX.match(code, i)
-        if match and (i == 0 or not (code[i - 1].isalnum() or code[i - 1] == "_")):
-            out.append(match.group(0))
-            i = _scan_fstring(code, match.end(), match.group(2), out)
-            continue
-        if ch in "\"'":  # a plain string: copy it whole
-            quote = code[i:i + 3] if code.startswith(ch * 3, i) else ch
-            j = i + len(quote)
-            while j < len(code) and not code.startswith(quote, j):
-                j += 2 if code[j] == "\\" else 1
-            out.append(code[i:j + len(quote)])
-            i = j + len(quote)
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
+    out, i = [], 0
+    while (m := _OUTER.search(code, i)) is not None:
+        out.append(code[i:m.end()])
+        i = m.end()
+        if m[2]:
+            i = _scan_fstring(code, i, m[2], out)
+        elif m[3]:  # a plain string: copy it whole
+            while i < len(code) and not code.startswith(m[3], i):
+                i += 2 if code[i] == "\\" else 1
+            out.append(code[m.end():i + len(m[3])])
+            i += len(m[3])
+    return "".join(out) + code[i:]
 
 
 def _spells(names: tuple[str, ...], words: tuple[str, ...]) -> bool:
@@ -296,19 +261,6 @@ def make_parse(code: str, categories: Sequence[str] = ()) -> tuple[str, list[str
     return None
 
 
-def _assignments(code: str) -> dict[str, ast.Assign]:
-    """The last top-level ``name = ...`` statement of each name in ``code`` ({} when it does not parse)."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
-        return {}
-    found: dict[str, ast.Assign] = {}
-    for stmt in tree.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            found[stmt.targets[0].id] = stmt
-    return found
-
-
 def carry_definitions(code: str, earlier: Sequence[str]) -> tuple[str, list[str]] | None:
     """``code`` with the top-level assignments of the ``earlier`` programs that its undefined names need
     put in front (each one's own needs before it; a later program's assignment wins), and the names
@@ -323,7 +275,7 @@ def carry_definitions(code: str, earlier: Sequence[str]) -> tuple[str, list[str]
         return None
     definitions: dict[str, ast.Assign] = {}
     for program in earlier:  # earliest first, so a later program's assignment wins
-        definitions.update(_assignments(program))
+        definitions.update(assignments(program))
     order: list[str] = []
 
     def need(name: str, path: tuple[str, ...]) -> bool:
@@ -368,7 +320,7 @@ def _uses(tree: ast.Module) -> dict[str, set[str]]:
             note(node.iter, "set")
         elif isinstance(node, ast.Subscript):
             note(node.value, "set")
-        elif isinstance(node, ast.Attribute) and node.attr in OBJECT_FIELDS:
+        elif isinstance(node, ast.Attribute) and legal_value(node.attr, FIELDS) is not None:
             note(node.value, "object")
     return uses
 
