@@ -76,20 +76,6 @@ class Finding:
         return f"line {self.line}: {self.hint}" if self.line else self.hint
 
 
-def call_arguments(node: ast.Call, params: Sequence[str]) -> dict[str, ast.expr] | None:
-    """A call's arguments by name, the positional ones named by ``params`` in order (keywords outside
-    ``params`` kept as written); None for more positional arguments than ``params``, a ``**mapping`` or
-    an argument given twice."""
-    if len(node.args) > len(params) or any(k.arg is None for k in node.keywords):
-        return None
-    given: dict[str, ast.expr] = dict(zip(params, node.args, strict=False))
-    for k in node.keywords:
-        if k.arg in given:
-            return None
-        given[str(k.arg)] = k.value
-    return given
-
-
 def one_object_code(category: str, ordered_sets: bool) -> str:
     """The code that takes the nearest object of a category (``filter(...)[0]``, or
     ``next(iter(filter(...)))`` when sets are not indexable)."""
@@ -118,16 +104,17 @@ def _legal_list(values: Sequence[str]) -> str:
 
 
 class _Checker(ast.NodeVisitor):
-    """Walks the program in source order, tracking which names hold object sets and single objects."""
+    """Walks the program in source order, tracking which names hold object sets and single objects, and
+    how the program uses each name (``uses``: as a set, as one object)."""
 
-    def __init__(self, categories: Sequence[str], ordered_sets: bool) -> None:
+    def __init__(self, categories: Sequence[str], ordered_sets: bool, shadowed: set[str]) -> None:
         self.categories = sorted({c for c in categories if c})
         self.ordered_sets = ordered_sets
+        self.shadowed = shadowed  # API names the program binds itself
         self.sigs = api_signatures()
         self.findings: list[Finding] = []
         self.kinds: dict[str, str] = {}  # name -> "set" | "object" | "other"
-        self.defined: set[str] = set()
-        self.shadowed: set[str] = set()
+        self.uses: dict[str, set[str]] = {}  # name -> {"set", "object"}
 
     # ----- bookkeeping
     def add(self, kind: str, node: ast.AST | None, hint: str) -> None:
@@ -159,6 +146,19 @@ class _Checker(ast.NodeVisitor):
             if isinstance(node, ast.Name):
                 self.kinds[node.id] = kind if node is target else "other"
 
+    def use(self, node: ast.expr, kind: str, needs: str = "") -> None:
+        """Note that ``node`` is used as ``kind`` ("set" or "object"); a set where ``needs`` (what the
+        program does with it) wants one object is a finding."""
+        if isinstance(node, ast.Name):
+            self.uses.setdefault(node.id, set()).add(kind)
+        if needs and kind == "object" and self.kind_of(node) == "set":
+            what = ast.unparse(node)
+            one = f"{what}[0]" if self.ordered_sets else f"next(iter({what}))"
+            one += needs * needs.startswith(".")  # cups[0].category
+            self.add("set-as-object", node, f"{what} is a set of objects, but {needs} needs one object: take "
+                     f"the nearest with {one} after checking len({what}) > 0, or loop over it (for obj in "
+                     f"{what}: ...)")
+
     # ----- statements that bind names
     def visit_Assign(self, node: ast.Assign) -> None:
         self.visit(node.value)
@@ -172,17 +172,14 @@ class _Checker(ast.NodeVisitor):
             self.visit(node.value)
             self.bind(node.target, self.kind_of(node.value))
 
-    def visit_For(self, node: ast.For) -> None:
+    def visit_For(self, node: ast.For | ast.comprehension) -> None:
         self.visit(node.iter)
+        self.use(node.iter, "set")
         self.bind(node.target, "object" if self.kind_of(node.iter) == "set" else "other")
-        for stmt in (*node.body, *node.orelse):
+        for stmt in (*node.ifs,) if isinstance(node, ast.comprehension) else (*node.body, *node.orelse):
             self.visit(stmt)
 
-    def visit_comprehension(self, node: ast.comprehension) -> None:
-        self.visit(node.iter)
-        self.bind(node.target, "object" if self.kind_of(node.iter) == "set" else "other")
-        for cond in node.ifs:
-            self.visit(cond)
+    visit_comprehension = visit_For
 
     def _visit_comp(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
         outer = dict(self.kinds)  # a comprehension's variables do not leak out of it
@@ -198,6 +195,7 @@ class _Checker(ast.NodeVisitor):
     # ----- expressions
     def visit_Subscript(self, node: ast.Subscript) -> None:
         self.generic_visit(node)
+        self.use(node.value, "set")
         if not self.ordered_sets and self.kind_of(node.value) == "set":
             what = ast.unparse(node.value)
             self.add("set-index", node, f"{what} is a set of objects and cannot be indexed: loop over it "
@@ -208,33 +206,27 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
         if isinstance(node.value, ast.Name) and node.value.id in MODULES:
             return
-        field = legal_value(node.attr, FIELDS) is not None
-        if self.kind_of(node.value) == "set" and field:
-            what = ast.unparse(node.value)
-            one = f"{what}[0]" if self.ordered_sets else f"next(iter({what}))"
-            self.add("set-as-object", node, f"{what} is a set of objects, it has no .{node.attr}: take one "
-                     f"with {one}.{node.attr} (the nearest) after checking len({what}) > 0, or loop over it "
-                     f"(for obj in {what}: ...)")
-        elif self.kind_of(node.value) == "object" and not field:
+        if legal_value(node.attr, FIELDS) is not None:
+            self.use(node.value, "object", f".{node.attr}")
+        elif self.kind_of(node.value) == "object":
             self.add("object-field", node, f"objects have no .{node.attr}: their fields are "
                      f"{', '.join('.' + f for f in FIELDS)}; ask for relations and states with "
                      "query_relation() and query_state()")
 
     def visit_Call(self, node: ast.Call) -> None:
         self.generic_visit(node)
-        if not isinstance(node.func, ast.Name):
-            return
-        name = node.func.id
+        name = node.func.id if isinstance(node.func, ast.Name) else ""
         if name == "ObjectAttribute":
             self.add("hand-built-object", node, "do not build ObjectAttribute(...) yourself: get objects "
-                     "from "
-                     "scene(), filter() or relate(), e.g. tables = filter(object_set=scene(), "
+                     "from scene(), filter() or relate(), e.g. tables = filter(object_set=scene(), "
                      "category='table')")
-            return
-        if name == "len" and node.args and self.kind_of(node.args[0]) == "object":
-            self.add("set-as-object", node, f"{ast.unparse(node.args[0])} is one object, it has no len(): "
-                     "count a set of objects instead, e.g. len(filter(object_set=scene(), category='chair'))")
-        if name in self.sigs and name not in self.shadowed:
+        elif name == "len" and node.args:
+            self.use(node.args[0], "set")
+            if self.kind_of(node.args[0]) == "object":
+                self.add("set-as-object", node, f"{ast.unparse(node.args[0])} is one object, it has no "
+                         "len(): count a set of objects instead, e.g. len(filter(object_set=scene(), "
+                         "category='chair'))")
+        elif name in self.sigs and name not in self.shadowed:
             self.check_api_call(name, node)
 
     def check_api_call(self, name: str, node: ast.Call) -> None:
@@ -245,20 +237,18 @@ class _Checker(ast.NodeVisitor):
         if len(keywords) < len(node.keywords):  # two keywords name one parameter: as written
             keywords = {k.arg: k.value for k in node.keywords if k.arg}
         try:
-            bound = sig.bind(*node.args, **keywords)
+            args = sig.bind(*node.args, **keywords).arguments
         except TypeError as exc:
             params = list(sig.parameters)
             bad = [k.arg for k in node.keywords if k.arg not in params]
             detail = f"there is no argument {bad[0]!r}{_closest(bad[0] or '', params)}" if bad else str(exc)
             self.add("arguments", node, f"{name}() takes {_signature_text(name, sig)}: {detail}")
             return
-        args = bound.arguments
-        for arg in OBJECT_ARGUMENTS.get(name, ()):
-            if arg in args and self.kind_of(args[arg]) == "set":
-                what = ast.unparse(args[arg])
-                self.add("set-as-object", node, f"{name}() needs one object as {arg}, but {what} is a set: "
-                         f"loop over it (for obj in {what}: ...) and pass each object, or pass the nearest "
-                         f"with next(iter({what}))")
+        for arg, value in args.items():
+            if arg == "object_set" or arg in SET_OR_OBJECT_ARGUMENTS.get(name, ()):
+                self.use(value, "set")
+            elif arg in OBJECT_ARGUMENTS.get(name, ()):
+                self.use(value, "object", f"{name}()'s {arg}")
         if name == "filter" and "category" in args:
             self.check_category(args["category"])
         if name in _RELATIONS:
@@ -378,10 +368,8 @@ def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bo
         if isinstance(exc, SyntaxError):
             return [_syntax_hint(exc, code)]
         return [Finding("syntax", 0, f"the program cannot be parsed: {exc}")]
-    checker = _Checker(categories, ordered_sets)
     bound = bound_names(tree)
-    checker.defined = bound
-    checker.shadowed = bound & set(API_FUNCTIONS)
+    checker = _Checker(categories, ordered_sets, bound & set(API_FUNCTIONS))
     for node in undefined_names(tree):
         called = any(isinstance(p, ast.Call) and p.func is node for p in ast.walk(tree))
         if called:
@@ -397,6 +385,15 @@ def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bo
                     f"program never takes them: e.g. {var} = filter(object_set=scene(), "
                     f"category={named[0]!r}), then answer from {var}")
     return sorted(checker.findings, key=lambda f: f.line)
+
+
+def name_uses(tree: ast.Module, ordered_sets: bool = True) -> dict[str, set[str]]:
+    """How the program uses each name it reads: as a "set" (an ``object_set`` argument or ``relate()``'s
+    reference, a loop, ``len()``, an index) or as one "object" (an object argument of the API, a field:
+    ``name.category``); other uses say nothing."""
+    checker = _Checker((), ordered_sets, bound_names(tree) & set(API_FUNCTIONS))
+    checker.visit(tree)
+    return checker.uses
 
 
 def _takes_named(tree: ast.Module, named: Sequence[str]) -> bool:

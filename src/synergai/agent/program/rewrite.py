@@ -40,15 +40,8 @@ import tokenize
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from synergai.agent.program.api import API_FUNCTIONS, FIELDS, api_signatures, legal_value
-from synergai.agent.program.check import (
-    API_NAMES_PATTERN,
-    OBJECT_ARGUMENTS,
-    SET_OR_OBJECT_ARGUMENTS,
-    call_arguments,
-    category_named,
-    one_object_code,
-)
+from synergai.agent.program.api import api_signatures
+from synergai.agent.program.check import API_NAMES_PATTERN, category_named, name_uses, one_object_code
 from synergai.agent.program.names import assignments, undefined_names
 
 
@@ -295,36 +288,6 @@ def carry_definitions(code: str, earlier: Sequence[str]) -> tuple[str, list[str]
     return head + code, order
 
 
-def _uses(tree: ast.Module) -> dict[str, set[str]]:
-    """How the program uses each name it reads: "set" (an ``object_set`` argument or ``relate()``'s
-    reference, a loop, ``len()``, an index) or "object" (an object argument of the API,
-    ``name.category``); other uses say nothing."""
-    uses: dict[str, set[str]] = {}
-
-    def note(node: ast.AST, kind: str) -> None:
-        if isinstance(node, ast.Name):
-            uses.setdefault(node.id, set()).add(kind)
-
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            name = node.func.id
-            if name in API_FUNCTIONS:
-                for param, value in (call_arguments(node, _params(name)) or {}).items():
-                    if param == "object_set" or param in SET_OR_OBJECT_ARGUMENTS.get(name, ()):
-                        note(value, "set")
-                    elif param in OBJECT_ARGUMENTS.get(name, ()):
-                        note(value, "object")
-            elif name == "len" and node.args:
-                note(node.args[0], "set")
-        elif isinstance(node, ast.For | ast.comprehension):
-            note(node.iter, "set")
-        elif isinstance(node, ast.Subscript):
-            note(node.value, "set")
-        elif isinstance(node, ast.Attribute) and legal_value(node.attr, FIELDS) is not None:
-            note(node.value, "object")
-    return uses
-
-
 def define_categories(code: str, counts: Mapping[str, int], *,
                       ordered_sets: bool = True) -> tuple[str, list[str]] | None:
     """``code`` with an assignment put in front for each name it reads but never assigns that spells a
@@ -337,7 +300,7 @@ def define_categories(code: str, counts: Mapping[str, int], *,
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
         return None
-    uses = _uses(tree)
+    uses = name_uses(tree, ordered_sets)
     lines, names = [], []
     for name in dict.fromkeys(n.id for n in undefined_names(tree)):
         category = category_named(name, list(counts))
