@@ -8,13 +8,8 @@ from agent_scripting import room
 
 from synergai.agent.program.check import check_program
 from synergai.agent.program.loop import ProgramLimits, ProgramLoop
-from synergai.agent.program.rewrite import (
-    carry_definitions,
-    join_category_names,
-    make_parse,
-    parses,
-    requote_fstrings,
-)
+from synergai.agent.program.names import carry_definitions
+from synergai.agent.program.rewrite import join_category_names, make_parse, parses, requote_fstrings
 from synergai.llm import ScriptedModel
 
 

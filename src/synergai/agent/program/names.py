@@ -125,3 +125,37 @@ def assignments(code: str) -> dict[str, ast.Assign]:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             found[stmt.targets[0].id] = stmt
     return found
+
+
+def carry_definitions(code: str, earlier: Sequence[str]) -> tuple[str, list[str]] | None:
+    """``code`` with the top-level assignments of the ``earlier`` programs that its undefined names need
+    put in front (each one's own needs before it; a later program's assignment wins), and the names
+    carried; None when it needs none, or when one of them was never assigned before (then the check's
+    hint goes back as usual)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+    missing = list(dict.fromkeys(n.id for n in undefined_names(tree)))
+    if not missing:
+        return None
+    definitions: dict[str, ast.Assign] = {}
+    for program in earlier:  # earliest first, so a later program's assignment wins
+        definitions.update(assignments(program))
+    order: list[str] = []
+
+    def need(name: str, path: tuple[str, ...]) -> bool:
+        if name in order:
+            return True
+        if name not in definitions or name in path:
+            return False
+        probe = ast.Module(body=[definitions[name]], type_ignores=[])
+        if not all(need(n, (*path, name)) for n in dict.fromkeys(u.id for u in undefined_names(probe))):
+            return False
+        order.append(name)
+        return True
+
+    if not all(need(name, ()) for name in missing):
+        return None
+    head = "".join(ast.unparse(definitions[name]) + "\n" for name in order)
+    return head + code, order
