@@ -1,14 +1,9 @@
 """Static check of a program before it runs (Python ``ast``, nothing executed).
 
-Finds what the model gets wrong most often and what the scene API would only report one error at a
-time, after a sandbox round trip: syntax, undefined names, unknown API functions, wrong argument counts
-or keywords, objects built by hand, category strings the scene does not hold, relation and attribute
-names outside the API's legal values, attributes objects do not have, and indexing an object set (under
-LLM-TPC's set contract) or passing a set where one object is wanted. Each :class:`Finding` carries a
-repair hint that names the legal values, so the repair call needs no sandbox run.
-
-The check is advisory and conservative: it reports only what is certain from the text (a name whose
-kind it cannot tell is never reported), and the sandbox remains the security boundary.
+Finds at once what the scene API would report one error at a time, after a sandbox run (the classes are
+:class:`Finding`'s); each finding's repair hint names the legal values and the closest one. The check
+reports only what is certain from the text (a name whose kind it cannot tell is never reported); the
+sandbox remains the security boundary.
 """
 
 from __future__ import annotations
@@ -44,21 +39,16 @@ SET_FUNCTIONS = frozenset({"scene", "room", "filter", "relate", "relate_agent"})
 OBJECT_ARGUMENTS = {"query_relation": ("object", "reference_object"),
                     "query_relation_agent": ("object",), "query_attribute": ("object",),
                     "query_state": ("object",)}
-#: Arguments that take one object or a set of them (``relate()``: related to any of the set).
-SET_OR_OBJECT_ARGUMENTS = {"relate": ("reference_object",)}
 #: The modules programs may import.
 MODULES = ("math", "itertools", "collections", "statistics")
 _CATEGORY_LIST_MAX = 60
-#: The relations each function takes (a clock direction too where it is a key of ``_CLOCK_ARGUMENT``).
-_RELATIONS = MappingProxyType({"relate": RELATE_RELATIONS, "relate_agent": AGENT_RELATIONS,
-                               "query_relation": QUERY_RELATIONS, "query_relation_agent": DIRECTIONS})
-#: The argument that holds the relations, per function; with a reference object the agent's functions are
-#: the object ones (``_AS_OBJECT``).
-_RELATION_ARGUMENT = MappingProxyType({"relate": "relation", "relate_agent": "relation",
-                                       "query_relation": "candidate_relations",
-                                       "query_relation_agent": "candidate_relations"})
-_AS_OBJECT = MappingProxyType({"relate_agent": "relate", "query_relation_agent": "query_relation"})
-_CLOCK_ARGUMENT = ("relate_agent", "query_relation_agent")
+#: Per function that takes relations: the argument that holds them, their legal values, whether a clock
+#: direction is one too, and the function it is when given a ``reference_object``.
+_RELATIONS = MappingProxyType({
+    "relate": ("relation", RELATE_RELATIONS, False, "relate"),
+    "relate_agent": ("relation", AGENT_RELATIONS, True, "relate"),
+    "query_relation": ("candidate_relations", QUERY_RELATIONS, False, "query_relation"),
+    "query_relation_agent": ("candidate_relations", DIRECTIONS, True, "query_relation")})
 
 
 @dataclass(frozen=True)
@@ -85,8 +75,8 @@ def one_object_code(category: str, ordered_sets: bool) -> str:
 
 def _takes(function: str, value: str) -> bool:
     """Whether ``function`` takes the relation ``value``."""
-    return legal_value(value, _RELATIONS[function]) is not None or (
-        function in _CLOCK_ARGUMENT and clock_hour(value) is not None)
+    _, legal, clock, _ = _RELATIONS[function]
+    return legal_value(value, legal) is not None or (clock and clock_hour(value) is not None)
 
 
 def _signature_text(name: str, sig: inspect.Signature) -> str:
@@ -160,17 +150,14 @@ class _Checker(ast.NodeVisitor):
                      f"{what}: ...)")
 
     # ----- statements that bind names
-    def visit_Assign(self, node: ast.Assign) -> None:
-        self.visit(node.value)
-        kind = self.kind_of(node.value)
-        for t in node.targets:
-            self.visit(t)
-            self.bind(t, kind)
-
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+    def visit_Assign(self, node: ast.Assign | ast.AnnAssign) -> None:
         if node.value is not None:
             self.visit(node.value)
-            self.bind(node.target, self.kind_of(node.value))
+        for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+            self.visit(t)
+            self.bind(t, self.kind_of(node.value) if node.value is not None else "other")
+
+    visit_AnnAssign = visit_Assign
 
     def visit_For(self, node: ast.For | ast.comprehension) -> None:
         self.visit(node.iter)
@@ -244,19 +231,19 @@ class _Checker(ast.NodeVisitor):
             detail = f"there is no argument {bad[0]!r}{_closest(bad[0] or '', params)}" if bad else str(exc)
             self.add("arguments", node, f"{name}() takes {_signature_text(name, sig)}: {detail}")
             return
-        for arg, value in args.items():
-            if arg == "object_set" or arg in SET_OR_OBJECT_ARGUMENTS.get(name, ()):
-                self.use(value, "set")
-            elif arg in OBJECT_ARGUMENTS.get(name, ()):
+        for arg, value in args.items():  # relate()'s reference_object may be a set too
+            if arg in OBJECT_ARGUMENTS.get(name, ()):
                 self.use(value, "object", f"{name}()'s {arg}")
+            elif arg in ("object_set", "reference_object"):
+                self.use(value, "set")
         if name == "filter" and "category" in args:
             self.check_category(args["category"])
         if name in _RELATIONS:
-            function = _AS_OBJECT.get(name, name) if args.get("reference_object") is not None else name
-            value = args.get(_RELATION_ARGUMENT[name])
+            arg, _, _, as_object = _RELATIONS[name]
+            function = as_object if args.get("reference_object") is not None else name
+            value = args.get(arg)
             for item in value.elts if isinstance(value, ast.List | ast.Tuple | ast.Set) else [value]:
-                self.check_relation(item, function, "relation" if _RELATION_ARGUMENT[name] == "relation"
-                                    else "candidate relation")
+                self.check_relation(item, function, "relation" if arg == "relation" else "candidate relation")
         if name == "query_attribute" and "attribute_type" in args:
             self.check_value(args["attribute_type"], FIELDS, "an attribute_type", "attribute")
 
@@ -270,37 +257,32 @@ class _Checker(ast.NodeVisitor):
 
     def check_relation(self, node: ast.expr | None, function: str, what: str) -> None:
         """Report a relation ``function`` does not take, saying which functions take it."""
-        if not isinstance(node, ast.Constant) or not isinstance(node.value, str) or _takes(function,
-                                                                                          node.value):
+        value = node.value if isinstance(node, ast.Constant) else None
+        if not isinstance(value, str) or _takes(function, value):
             return
-        more = ", or a clock direction such as \"7 o'clock\"" if function in _CLOCK_ARGUMENT else ""
-        elsewhere = [f"{f}()" for f in _RELATIONS if f != function and _takes(f, node.value)]
+        _, legal, clock, _ = _RELATIONS[function]
+        more = ", or a clock direction such as \"7 o'clock\"" if clock else ""
+        elsewhere = [f"{f}()" for f in _RELATIONS if f != function and _takes(f, value)]
         if elsewhere:
-            more += f"; {node.value!r} is a relation of {' and '.join(elsewhere)}"
-        self.check_value(node, _RELATIONS[function], f"a {what} of {function}()", "relation", more)
+            more += f"; {value!r} is a relation of {' and '.join(elsewhere)}"
+        self.check_value(node, legal, f"a {what} of {function}()", "relation", more)
 
     def check_category(self, node: ast.expr) -> None:
-        if isinstance(node, ast.List | ast.Tuple | ast.Set):  # any of several categories
-            for item in node.elts:
-                self.check_category(item)
-            return
-        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
-            return
-        value = node.value.strip()
-        if not value:
-            self.add("category", node, "category is empty: name one of the scene's categories, e.g. "
-                     f"{self.categories[0]!r}" if self.categories else "category is empty")
-            return
-        if not self.categories or any(category_matches(value, c) for c in self.categories):
-            return
-        near = difflib.get_close_matches(value.lower(), self.categories, n=3, cutoff=0.5)
-        listed = self.categories if len(self.categories) <= _CATEGORY_LIST_MAX else near
-        hint = f"the scene has no {value!r}"
-        if near:
-            hint += f" (closest: {_legal_list(near)})"
-        self.add("category", node, f"{hint}, so filter() would return an empty set; its categories are: "
-                 f"{_legal_list(listed)}. Use one of them, or give your Final Answer if what you look for "
-                 "is not in the scene")
+        """Report a category the scene does not hold (each of a list of them)."""
+        for item in node.elts if isinstance(node, ast.List | ast.Tuple | ast.Set) else [node]:
+            if not (isinstance(item, ast.Constant) and isinstance(item.value, str)):
+                continue
+            value = item.value.strip()
+            if not value:
+                self.add("category", item, "category is empty: name one of the scene's categories, e.g. "
+                         f"{self.categories[0]!r}" if self.categories else "category is empty")
+            elif self.categories and not any(category_matches(value, c) for c in self.categories):
+                near = difflib.get_close_matches(value.lower(), self.categories, n=3, cutoff=0.5)
+                listed = self.categories if len(self.categories) <= _CATEGORY_LIST_MAX else near
+                closest = f" (closest: {_legal_list(near)})" if near else ""
+                self.add("category", item, f"the scene has no {value!r}{closest}, so filter() would return an "
+                         f"empty set; its categories are: {_legal_list(listed)}. Use one of them, or give your "
+                         "Final Answer if what you look for is not in the scene")
 
 
 def category_named(name: str, categories: Sequence[str]) -> str | None:
@@ -335,19 +317,17 @@ def _copied_signature(code: str) -> Finding | None:
     match = _COPIED.search(code)
     if match is None:
         return None
-    name = match.group(1) or match.group(2)
-    line = code.count("\n", 0, match.start(1) if match.group(1) else match.start(2)) + 1
-    return Finding("api-copied", line, f"{name}() already exists: call it with values, do not define it or "
-                   "copy its signature from the documentation (e.g. chairs = filter(object_set=scene(), "
-                   "category='chair'), then print what the question needs)")
+    group = 1 if match[1] else 2
+    return Finding("api-copied", code.count("\n", 0, match.start(group)) + 1, f"{match[group]}() already "
+                   "exists: call it with values, do not define it or copy its signature from the documentation "
+                   "(e.g. chairs = filter(object_set=scene(), category='chair'), then print what the question "
+                   "needs)")
 
 
 def _syntax_hint(exc: SyntaxError, code: str) -> Finding:
     line = exc.lineno or 0
     text = (code.splitlines()[line - 1].strip() if 0 < line <= len(code.splitlines()) else "")[:120]
-    hint = f"SyntaxError: {exc.msg}"
-    if text:
-        hint += f" in: {text}"
+    hint = f"SyntaxError: {exc.msg}" + (f" in: {text}" if text else "")
     if "f-string" in (exc.msg or "") or ("f'" in text or 'f"' in text):
         hint += ("; inside an f-string use the other kind of quotes (f\"{obj.category}\" with 'x' inside), "
                  "no backslashes, or build the text with str() and +")
@@ -364,15 +344,14 @@ def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bo
         return [copied]
     try:
         tree = ast.parse(code)
-    except (SyntaxError, ValueError) as exc:
-        if isinstance(exc, SyntaxError):
-            return [_syntax_hint(exc, code)]
+    except SyntaxError as exc:
+        return [_syntax_hint(exc, code)]
+    except ValueError as exc:
         return [Finding("syntax", 0, f"the program cannot be parsed: {exc}")]
     bound = bound_names(tree)
     checker = _Checker(categories, ordered_sets, bound & set(API_FUNCTIONS))
     for node in undefined_names(tree):
-        called = any(isinstance(p, ast.Call) and p.func is node for p in ast.walk(tree))
-        if called:
+        if any(isinstance(p, ast.Call) and p.func is node for p in ast.walk(tree)):
             checker.add("unknown-function", node, f"{node.id}() is not an API function"
                         f"{_closest(node.id, API_FUNCTIONS)}; the functions are: "
                         + ", ".join(_signature_text(n, s) for n, s in checker.sigs.items()))
