@@ -64,6 +64,9 @@ from synergai.scene.vocabulary import (
 #: The functions programs may call, in the order the documentation lists them.
 API_FUNCTIONS = ("scene", "rooms", "room", "filter", "relate_agent", "relate", "query_relation_agent",
                  "query_relation", "query_attribute", "query_state")
+#: A regular expression's alternation of the API functions' names, longest first (``relate_agent``
+#: before ``relate``).
+API_NAMES_PATTERN = "|".join(sorted(API_FUNCTIONS, key=len, reverse=True))
 RELATE_RELATIONS = (
     "on",
     "under",
@@ -569,14 +572,20 @@ def full_keyword(keyword: str, params: Iterable[str]) -> str:
     return keyword if keyword in params or len(fits) != 1 else fits[0]
 
 
+def full_keywords(keywords: Mapping[str, Any], params: Iterable[str]) -> dict[str, Any]:
+    """``keywords`` by the parameters they name (:func:`full_keyword`); as given when two name one."""
+    params = tuple(params)
+    named = {full_keyword(k, params): v for k, v in keywords.items()}
+    return named if len(named) == len(keywords) else dict(keywords)
+
+
 def _lenient_keywords(function: Callable[..., Any]) -> Callable[..., Any]:
     """``function`` taking a keyword that begins exactly one of its parameters as that parameter."""
     params = tuple(inspect.signature(function).parameters)
 
     @functools.wraps(function)
     def call(*args: Any, **kwargs: Any) -> Any:
-        named = {full_keyword(k, params): v for k, v in kwargs.items()}
-        return function(*args, **(named if len(named) == len(kwargs) else kwargs))
+        return function(*args, **full_keywords(kwargs, params))
 
     return call
 

@@ -20,6 +20,7 @@ from synergai.agent.matching import category_matches
 from synergai.agent.program.api import (
     AGENT_RELATIONS,
     API_FUNCTIONS,
+    API_NAMES_PATTERN,
     DIRECTIONS,
     FIELDS,
     LENIENT_ONLY,
@@ -27,7 +28,7 @@ from synergai.agent.program.api import (
     RELATE_RELATIONS,
     api_signatures,
     clock_hour,
-    full_keyword,
+    full_keywords,
     legal_value,
 )
 from synergai.agent.program.names import bound_names, undefined_names
@@ -39,8 +40,6 @@ SET_FUNCTIONS = frozenset({"scene", "room", "filter", "relate", "relate_agent"})
 OBJECT_ARGUMENTS = {"query_relation": ("object", "reference_object"),
                     "query_relation_agent": ("object",), "query_attribute": ("object",),
                     "query_state": ("object",)}
-#: The modules programs may import.
-MODULES = ("math", "itertools", "collections", "statistics")
 _CATEGORY_LIST_MAX = 60
 #: Per function that takes relations: the argument that holds them, their legal values, whether a clock
 #: direction is one too, and the function it is when given a ``reference_object``.
@@ -67,8 +66,7 @@ class Finding:
 
 
 def one_object_code(category: str, ordered_sets: bool) -> str:
-    """The code that takes the nearest object of a category (``filter(...)[0]``, or
-    ``next(iter(filter(...)))`` when sets are not indexable)."""
+    """The code that takes the nearest object of a category (``next(iter(...))`` for unordered sets)."""
     found = f"filter(object_set=scene(), category={category!r})"
     return f"{found}[0]" if ordered_sets else f"next(iter({found}))"
 
@@ -191,8 +189,6 @@ class _Checker(ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.generic_visit(node)
-        if isinstance(node.value, ast.Name) and node.value.id in MODULES:
-            return
         if legal_value(node.attr, FIELDS) is not None:
             self.use(node.value, "object", f".{node.attr}")
         elif self.kind_of(node.value) == "object":
@@ -220,9 +216,7 @@ class _Checker(ast.NodeVisitor):
         sig = self.sigs[name]
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             return
-        keywords = {full_keyword(k.arg, sig.parameters): k.value for k in node.keywords if k.arg}
-        if len(keywords) < len(node.keywords):  # two keywords name one parameter: as written
-            keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        keywords = full_keywords({str(k.arg): k.value for k in node.keywords}, sig.parameters)
         try:
             args = sig.bind(*node.args, **keywords).arguments
         except TypeError as exc:
@@ -280,9 +274,9 @@ class _Checker(ast.NodeVisitor):
                 near = difflib.get_close_matches(value.lower(), self.categories, n=3, cutoff=0.5)
                 listed = self.categories if len(self.categories) <= _CATEGORY_LIST_MAX else near
                 closest = f" (closest: {_legal_list(near)})" if near else ""
-                self.add("category", item, f"the scene has no {value!r}{closest}, so filter() would return an "
-                         f"empty set; its categories are: {_legal_list(listed)}. Use one of them, or give your "
-                         "Final Answer if what you look for is not in the scene")
+                self.add("category", item, f"the scene has no {value!r}{closest}, so filter() would return "
+                         f"an empty set; its categories are: {_legal_list(listed)}. Use one of them, or give "
+                         "your Final Answer if what you look for is not in the scene")
 
 
 def category_named(name: str, categories: Sequence[str]) -> str | None:
@@ -302,9 +296,6 @@ def _undefined_hint(name: str, bound: set[str], categories: Sequence[str], order
     return f"name {name!r} is not defined{_closest(name, sorted(bound))}: assign it before use"
 
 
-#: A regular expression's alternation of the API functions' names, longest first (``relate_agent``
-#: before ``relate``).
-API_NAMES_PATTERN = "|".join(sorted(API_FUNCTIONS, key=len, reverse=True))
 #: ``def relate_agent(`` or ``query_relation_agent(object: ObjectAttribute, ...``: the documentation copied.
 _COPIED = re.compile(rf"^\s*def\s+({API_NAMES_PATTERN})\s*\([^)]*\)\s*->|"
                      rf"\b({API_NAMES_PATTERN})\s*\(\s*\w+\s*:\s*[A-Z]", re.MULTILINE)
@@ -318,10 +309,10 @@ def _copied_signature(code: str) -> Finding | None:
     if match is None:
         return None
     group = 1 if match[1] else 2
-    return Finding("api-copied", code.count("\n", 0, match.start(group)) + 1, f"{match[group]}() already "
-                   "exists: call it with values, do not define it or copy its signature from the documentation "
-                   "(e.g. chairs = filter(object_set=scene(), category='chair'), then print what the question "
-                   "needs)")
+    line = code.count("\n", 0, match.start(group)) + 1
+    return Finding("api-copied", line, f"{match[group]}() already exists: call it with values, do not "
+                   "define it or copy its signature from the documentation (e.g. chairs = filter(object_set="
+                   "scene(), category='chair'), then print what the question needs)")
 
 
 def _syntax_hint(exc: SyntaxError, code: str) -> Finding:

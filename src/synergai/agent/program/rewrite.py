@@ -18,8 +18,8 @@ import tokenize
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from synergai.agent.program.api import api_signatures
-from synergai.agent.program.check import API_NAMES_PATTERN, category_named, name_uses, one_object_code
+from synergai.agent.program.api import API_NAMES_PATTERN, api_signatures
+from synergai.agent.program.check import category_named, name_uses, one_object_code
 from synergai.agent.program.names import undefined_names
 
 _QUOTE = r"(\"\"\"|'''|\"|')"
@@ -212,21 +212,14 @@ def define_categories(code: str, counts: Mapping[str, int], *,
     when the scene holds exactly one of them (``sink = filter(...)[0]``, ``next(iter(...))`` without
     ordered sets: with several, which one is the model's choice and the check's hint goes back). None
     when no name qualifies."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
+    if not parses(code):
         return None
-    uses = name_uses(tree, ordered_sets)
-    lines, names = [], []
+    tree = ast.parse(code)
+    uses, found = name_uses(tree, ordered_sets), {}
     for name in dict.fromkeys(n.id for n in undefined_names(tree)):
-        category = category_named(name, list(counts))
-        kinds = uses.get(name, set())
-        if category is None or len(kinds) != 1:
-            continue
-        if kinds == {"object"} and counts[category] != 1:
-            continue
-        found = one_object_code(category, ordered_sets) if kinds == {"object"} else \
-            f"filter(object_set=scene(), category={category!r})"
-        lines.append(f"{name} = {found}\n")
-        names.append(name)
-    return ("".join(lines) + code, names) if names else None
+        category, kinds = category_named(name, list(counts)), uses.get(name, set())
+        if category is not None and kinds == {"set"}:
+            found[name] = f"filter(object_set=scene(), category={category!r})"
+        elif category is not None and kinds == {"object"} and counts[category] == 1:
+            found[name] = one_object_code(category, ordered_sets)
+    return ("".join(f"{n} = {v}\n" for n, v in found.items()) + code, list(found)) if found else None
