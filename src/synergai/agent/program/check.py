@@ -37,9 +37,8 @@ from synergai.scene.vocabulary import singular
 #: Functions that return a set of objects.
 SET_FUNCTIONS = frozenset({"scene", "room", "filter", "relate", "relate_agent"})
 #: Arguments that must be one object, per function.
-OBJECT_ARGUMENTS = {"query_relation": ("object", "reference_object"),
-                    "query_relation_agent": ("object",), "query_attribute": ("object",),
-                    "query_state": ("object",)}
+OBJECT_ARGUMENTS = {"query_relation": ("object", "reference_object"), "query_relation_agent": ("object",),
+                    "query_attribute": ("object",), "query_state": ("object",)}
 _CATEGORY_LIST_MAX = 60
 #: Per function that takes relations: the argument that holds them, their legal values, whether a clock
 #: direction is one too, and the function it is when given a ``reference_object``.
@@ -315,11 +314,12 @@ def _copied_signature(code: str) -> Finding | None:
                    "scene(), category='chair'), then print what the question needs)")
 
 
-def _syntax_hint(exc: SyntaxError, code: str) -> Finding:
-    line = exc.lineno or 0
+def _syntax_hint(exc: SyntaxError | ValueError, code: str) -> Finding:
+    """A syntax error (or a program Python cannot read: ValueError), with the line it is on."""
+    line, msg = getattr(exc, "lineno", 0) or 0, getattr(exc, "msg", str(exc))
     text = (code.splitlines()[line - 1].strip() if 0 < line <= len(code.splitlines()) else "")[:120]
-    hint = f"SyntaxError: {exc.msg}" + (f" in: {text}" if text else "")
-    if "f-string" in (exc.msg or "") or ("f'" in text or 'f"' in text):
+    hint = f"SyntaxError: {msg}" + (f" in: {text}" if text else "")
+    if "f-string" in (msg or "") or ("f'" in text or 'f"' in text):
         hint += ("; inside an f-string use the other kind of quotes (f\"{obj.category}\" with 'x' inside), "
                  "no backslashes, or build the text with str() and +")
     return Finding("syntax", line, hint)
@@ -335,10 +335,8 @@ def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bo
         return [copied]
     try:
         tree = ast.parse(code)
-    except SyntaxError as exc:
+    except (SyntaxError, ValueError) as exc:
         return [_syntax_hint(exc, code)]
-    except ValueError as exc:
-        return [Finding("syntax", 0, f"the program cannot be parsed: {exc}")]
     bound = bound_names(tree)
     checker = _Checker(categories, ordered_sets, bound & set(API_FUNCTIONS))
     for node in undefined_names(tree):
