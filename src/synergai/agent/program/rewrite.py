@@ -160,8 +160,8 @@ def close_fields(code: str) -> str:
 
     def fix(m: re.Match[str]) -> str:
         closers = _closers(m[1])
-        return "{" + m[1] + closers + "}" + ("" if m[2] and closers.endswith(m[2]) else m[2]) if closers \
-            else m[0]
+        after = "" if closers and m[2] and closers.endswith(m[2]) else m[2]  # a "]" after the "}" moves in
+        return "{" + m[1] + closers + "}" + after if closers else m[0]
 
     lines = code.splitlines(keepends=True)
     return "".join(_FIELD.sub(fix, line) if _PREFIX.search(line) else line for line in lines)
