@@ -89,8 +89,8 @@ RELATE_RELATIONS = (
 )
 #: What query_relation() answers: the directions as seen by the agent, and relate()'s relations that
 #: hold between two objects.
-QUERY_RELATIONS = ("left", "right", "front", "back", "behind", "on", "under", "above", "below", "inside",
-                   "supporting", "near", "far", "next to", "hanging on", "within reach", "around")
+QUERY_RELATIONS = ("left", "right", "front", "back", "behind", *(
+    r for r in RELATE_RELATIONS if r not in ("left", "right", "front", "behind", "closest", "farthest")))
 AGENT_RELATIONS = ("left", "right", "front", "behind", "within reach", "around", "closest", "farthest")
 DIRECTIONS = ("left", "right", "front", "back", "o'clock")
 ATTRIBUTE_TYPES = ("lwh", "distance", "color", "shape", "material")

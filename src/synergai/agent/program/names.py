@@ -1,6 +1,6 @@
 """Which names a Python program reads before it binds them (``ast``, nothing executed): every name it
 binds, the names it reads that nothing binds, the module-level reads that come before the first
-assignment, and the last top-level assignment of each name."""
+assignment; and the assignments of earlier programs that give a repair back the names it dropped."""
 
 from __future__ import annotations
 
@@ -114,7 +114,7 @@ def read_before_assigned(tree: ast.Module) -> list[ast.Name]:
     return early
 
 
-def assignments(code: str) -> dict[str, ast.Assign]:
+def _assignments(code: str) -> dict[str, ast.Assign]:
     """The last top-level ``name = ...`` statement of each name in ``code`` ({} when it does not parse)."""
     try:
         tree = ast.parse(code)
@@ -141,7 +141,7 @@ def carry_definitions(code: str, earlier: Sequence[str]) -> tuple[str, list[str]
         return None
     definitions: dict[str, ast.Assign] = {}
     for program in earlier:  # earliest first, so a later program's assignment wins
-        definitions.update(assignments(program))
+        definitions.update(_assignments(program))
     order: list[str] = []
 
     def need(name: str, path: tuple[str, ...]) -> bool:
