@@ -84,22 +84,22 @@ def test_a_set_of_reference_objects_is_legal_in_relate() -> None:
          ["'up' is not a candidate relation of query_relation_agent()", "\"o'clock\""]),
         ("c = filter(scene(), 'cup')[0]\nt = filter(scene(), 'table')[0]\n"
          "print(query_relation(c, t, 'sitting'))",
-         "relation", ["'sitting' is not a candidate relation of query_relation()",
-                      "to test whether c is 'on' t, use c in "
-                      "relate(object_set=scene(), reference_object=t, relation='on')"]),
+         "relation", ["'sitting' is not a candidate relation of query_relation()", "'on', 'under'",
+                      "'within reach'"]),
         ("c = filter(scene(), 'cup')[0]\nprint(query_attribute(c, 'weight'))", "attribute",
          ["'weight' is not an attribute_type", "'lwh', 'distance', 'color', 'shape', 'material'"]),
-        ("for c in filter(scene(), 'cup'):\n    print(c.color)", "object-field",
-         ["objects have only .category, .xyz and .id, not .color", "query_attribute(obj, attribute_type)"]),
+        ("for c in filter(scene(), 'cup'):\n    print(c.weight)", "object-field",
+         ["objects have no .weight: their fields are .category, .xyz, .id, .lwh, .distance, .color",
+          "query_state()"]),
         ("chairs = filter(scene(), 'chair')\nprint(query_attribute(chairs, 'color'))", "set-as-object",
-         ["query_attribute() needs one object as object, but chairs is a set", "next(iter(chairs))"]),
+         ["chairs is a set of objects, but query_attribute()'s object needs one object", "with chairs[0]"]),
         ("t = filter(scene(), 'table')\nc = filter(scene(), 'cup')[0]\n"
          "print(query_relation(object=c, reference_object=t))",
-         "set-as-object", ["query_relation() needs one object as reference_object, but t is a set"]),
+         "set-as-object", ["t is a set of objects, but query_relation()'s reference_object needs one"]),
         ("for t in filter(scene(), 'table'):\n    print(len(t))", "set-as-object",
          ["t is one object, it has no len()"]),
         ("cups = relate(scene(), filter(scene(), 'table')[0], 'on')\nprint(cups.category)", "set-as-object",
-         ["cups is a set of objects, it has no .category", "cups[0].category (the nearest)"]),
+         ["cups is a set of objects, but .category needs one object", "the nearest with cups[0].category"]),
     ],
 )
 def test_each_check_class_yields_a_precise_hint(code: str, kind: str, hint_parts: list[str]) -> None:

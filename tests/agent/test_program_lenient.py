@@ -81,3 +81,27 @@ def test_a_keyword_that_begins_one_parameter_is_that_parameter(api) -> None:
     # given twice, or fitting no parameter: the check says so
     twice = "c = scene()[0]\nprint(query_attribute(c, obj=c, attribute_type='x'))"
     assert [f.kind for f in check_program(twice, CATEGORIES)] == ["arguments"]
+
+
+def test_an_object_reads_the_attribute_types_and_their_synonyms_as_fields() -> None:
+    assert run("cup = filter(scene(), 'cup')[0]\n"
+               "print(cup.color, cup.lwh == cup.size, cup.position == cup.xyz, cup.name, cup.distance > 0)"
+               ) == "red True True cup True"
+    # what no field means goes to the sandbox as an error that names the fields (and a set's to its objects)
+    assert [f.kind for f in check_program("c = filter(scene(), 'cup')[0]\nprint(c.state)", CATEGORIES)] \
+        == ["object-field"]
+    api = SceneAPI(room(), NORTH).names()
+    with pytest.raises(AttributeError, match="their fields are category, xyz, id, lwh"):
+        _ = api["scene"]()[0].state
+    with pytest.raises(AttributeError, match=r"a set of objects has no \.color: take one of its objects"):
+        _ = api["scene"]().color
+
+
+def test_query_relation_answers_the_relations_of_relate_among_its_candidates(api) -> None:
+    cup = api["filter"](api["scene"](), "cup")[0]
+    table = api["filter"](api["scene"](), "table")[0]
+    assert api["query_relation"](cup, table, ["on", "under", "inside"]) == ["on"]
+    assert api["query_relation"](cup, table, "on top of") == ["on"]  # a synonym, as relate() reads it
+    assert run("c = filter(scene(), 'cup')[0]\nt = filter(scene(), 'table')[0]\n"
+               "print('on' in query_relation(c, t, ['on']), query_relation(t, c, ['on', 'supporting']))"
+               ) == "True ['supporting']"

@@ -8,13 +8,8 @@ from agent_scripting import room
 
 from synergai.agent.program.check import check_program
 from synergai.agent.program.loop import ProgramLimits, ProgramLoop
-from synergai.agent.program.rewrite import (
-    carry_definitions,
-    join_category_names,
-    make_parse,
-    parses,
-    requote_fstrings,
-)
+from synergai.agent.program.names import carry_definitions
+from synergai.agent.program.rewrite import join_category_names, make_parse, parses, requote_fstrings
 from synergai.llm import ScriptedModel
 
 
@@ -85,17 +80,17 @@ def test_relation_hints_point_to_the_function_or_direction_that_exists():
     cats = ["table", "chair"]
     on = check_program('x = relate_agent(object_set=scene(), relation="on")', cats)
     assert on[0].kind == "relation"
-    assert "relate(object_set=scene(), reference_object=obj, relation='on')" in on[0].hint
+    assert on[0].hint.endswith("; 'on' is a relation of relate() and query_relation()")
     assert check_program("x = relate_agent(object_set=scene(), relation=\"3 o'clock\")", cats) == []
     bare = check_program("x = relate_agent(object_set=scene(), relation=\"o'clock\")", cats)
-    assert bare[0].kind == "relation" and "say the hour" in bare[0].hint
-    assert "relate_agent(object_set, relation=\"7 o'clock\")" in check_program(
+    assert bare[0].kind == "relation" and "or a clock direction such as \"7 o'clock\"" in bare[0].hint
+    assert "\"7 o'clock\" is a relation of relate_agent() and query_relation_agent()" in check_program(
         "t = filter(scene(), 'table')[0]\nx = relate(scene(), t, \"7 o'clock\")", cats)[0].hint
     # given a reference object, relate_agent() is relate(): no finding (see test_program_lenient.py)
     given = 't = filter(scene(), "table")[0]\nx = relate_agent(scene(), reference_object=t, relation="on")'
     assert check_program(given, cats) == []
     plain = check_program('x = relate_agent(object_set=scene(), relation="sideways")', cats)
-    assert "relate(" not in plain[0].hint and "clock" not in plain[0].hint
+    assert "is a relation of" not in plain[0].hint  # no function takes it
 
 
 def test_assignments_an_earlier_attempt_made_are_carried_into_a_repair_that_dropped_them():
@@ -129,14 +124,16 @@ def test_the_loop_runs_a_repair_with_the_carried_assignments_without_another_rou
     assert programs[1]["carried"] == ["chairs"] and programs[1]["stdout"].strip() == "2"
 
 
-def test_an_object_relation_asked_of_relate_agent_gets_the_object_the_question_names():
+def test_a_relation_another_function_takes_is_named_with_the_functions_that_take_it():
     cats = ["stove", "cabinet", "sink"]
-    code = 'above = relate_agent(object_set=scene(), relation="above")'
-    hint = check_program(code, cats, named=["stove"])[0].hint
-    assert "stove_set = filter(object_set=scene(), category='stove')," in hint  # every stove, none picked
-    assert "relate(object_set=scene(), reference_object=stove_set, relation='above')" in hint
-    two = check_program(code, cats, named=["stove", "sink"])[0].hint
-    assert "reference_object=obj" in two and "category='stove'" not in two
+    hint = check_program('above = relate_agent(object_set=scene(), relation="above")', cats)[0].hint
+    assert hint.startswith("'above' is not a relation of relate_agent(); use one of: 'left', 'right'")
+    assert hint.endswith("'above' is a relation of relate() and query_relation()")
+    # query_relation_agent() given a reference object is query_relation(): its relations are the legal ones
+    given = ("s = filter(scene(), 'stove')[0]\nc = filter(scene(), 'sink')[0]\n"
+             "print(query_relation_agent(s, ['above', 'diagonal'], reference_object=c))")
+    (found,) = check_program(given, cats)
+    assert found.hint.startswith("'diagonal' is not a candidate relation of query_relation()")
 
 
 def test_oclock_inside_a_name_is_rewritten_so_the_program_parses():

@@ -17,7 +17,9 @@ def test_repairs_and_lenient_forms_are_counted_per_program() -> None:
              "print(query_attribute(obj=t, attribute_type='category'))", ["requote-fstrings"]),
         _run("objs = scene()\nobjs.sort(key=lambda o: o.xyz[2])\n"
              "print(list(filter(lambda o: o.category == 'cup', objs)))\n"
-             "print(filter(scene(), category=lambda o: True))", ["requote-fstrings", "close-fields"],
+             "print(filter(scene(), category=lambda o: True), objs[0].color, objs[0].size)\n"
+             "print(query_relation(objs[0], objs[1], ['on', 'left']), query_relation(objs[0], objs[1]))",
+             ["requote-fstrings", "close-fields"],
              carried=("objs",)),
         {"trace": [{"type": "program", "stage": "check", "program": "x = relate_agent(scene(), "
                     "relation='on', reference_object=t)", "repairs": []}], "llm_calls": 1},
@@ -25,4 +27,5 @@ def test_repairs_and_lenient_forms_are_counted_per_program() -> None:
     assert repair_counts(rows) == {"requote-fstrings": 2, "close-fields": 1, "carry-definitions": 1}
     assert lenient_counts(rows) == {"relate_agent-reference-object": 1, "query-attribute-field": 1,
                                     "keyword-prefix": 1, "sort": 1, "filter-function-first": 1,
-                                    "filter-predicate": 1}
+                                    "filter-predicate": 1, "object-attribute-field": 2,
+                                    "query-relation-relate-relation": 1}

@@ -11,8 +11,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from synergai.agent.program.api import OBJECT_FIELDS, full_keyword
-from synergai.agent.program.check import api_signatures
+from synergai.agent.program.api import FIELDS, OBJECT_FIELDS, api_signatures, full_keyword, legal_value
 from synergai.agent.program.prompt import EMPTY_OUTPUT
 
 
@@ -75,6 +74,9 @@ def repair_counts(results: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     return dict(counts.most_common())
 
 
+_DIRECTIONS = ("left", "right", "front", "back", "behind")
+
+
 def _lenient_forms(code: str) -> list[str]:
     """The lenient forms of the scene API a program uses (see :mod:`synergai.agent.program.api`)."""
     try:
@@ -83,6 +85,9 @@ def _lenient_forms(code: str) -> list[str]:
         return []
     found = []
     for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr not in OBJECT_FIELDS \
+                and legal_value(node.attr, FIELDS) is not None:
+            found.append("object-attribute-field")  # obj.color, obj.size (on a set it is an error)
         if not isinstance(node, ast.Call):
             continue
         func = node.func
@@ -101,6 +106,11 @@ def _lenient_forms(code: str) -> list[str]:
         if name == "query_attribute" and any(isinstance(a, ast.Constant) and a.value in OBJECT_FIELDS
                                              for a in [*node.args[1:2], *(k.value for k in node.keywords)]):
             found.append("query-attribute-field")
+        asked = [*node.args[2:], *(k.value for k in node.keywords if k.arg == "candidate_relations")]
+        if name == "query_relation" and any(isinstance(c, ast.Constant) and isinstance(c.value, str)
+                                            and legal_value(c.value, _DIRECTIONS) is None
+                                            for a in asked for c in ast.walk(a)):
+            found.append("query-relation-relate-relation")
         if isinstance(func, ast.Attribute) and func.attr == "sort" and not node.args:
             found.append("sort")  # on a list too: the trace does not say which
         if params and any(k not in params and full_keyword(k, params) != k for k in keywords):

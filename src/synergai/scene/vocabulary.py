@@ -419,6 +419,9 @@ LINE_WORDS = frozenset({"line", "lines", "lined", "row", "align", "aligned", "st
 #: Other words for the attribute types the program API knows.
 ATTRIBUTE_TYPE_SYNONYMS: MappingProxyType[str, str] = MappingProxyType({
     "colour": "color", "size": "lwh", "dimensions": "lwh", "dimension": "lwh",
+    # an object's own fields, as programs name them (``obj.position``, ``obj.name``)
+    "position": "xyz", "pos": "xyz", "center": "xyz", "centre": "xyz", "centroid": "xyz", "location": "xyz",
+    "coordinates": "xyz", "name": "category", "label": "category", "type": "category",
 })
 
 

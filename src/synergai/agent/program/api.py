@@ -17,8 +17,10 @@ the API text the model reads, :data:`synergai.agent.program.prompt.API_DOC`): ``
 ``candidate_relations`` beside the one ``relation`` of ``relate()`` / ``relate_agent()`` is ignored;
 ``filter()`` takes a category, a list of categories or a predicate, and Python's own order
 ``filter(function, items)``; ``query_attribute(obj, "category")`` (or ``"xyz"``, ``"id"``) is the
-field; an object set sorts in place (``objects.sort(key=...)``) and then iterates and indexes in that
-order; a keyword that begins exactly one parameter is that parameter (``obj=`` for ``object=``);
+field, and an object reads every attribute type as a field (``obj.color``, ``obj.size``,
+``obj.position``); ``query_relation()`` answers relate()'s relations among its candidates; an object
+set sorts in place (``objects.sort(key=...)``) and then iterates and indexes in that order; a keyword
+that begins exactly one parameter is that parameter (``obj=`` for ``object=``);
 relation and attribute names forgive case, underscores and synonyms (:func:`legal_value`).
 """
 
@@ -59,6 +61,12 @@ from synergai.scene.vocabulary import (
     WORD_TO_NUMBER,
 )
 
+#: The functions programs may call, in the order the documentation lists them.
+API_FUNCTIONS = ("scene", "rooms", "room", "filter", "relate_agent", "relate", "query_relation_agent",
+                 "query_relation", "query_attribute", "query_state")
+#: A regular expression's alternation of the API functions' names, longest first (``relate_agent``
+#: before ``relate``).
+API_NAMES_PATTERN = "|".join(sorted(API_FUNCTIONS, key=len, reverse=True))
 RELATE_RELATIONS = (
     "on",
     "under",
@@ -79,6 +87,10 @@ RELATE_RELATIONS = (
     "within reach",
     "around",
 )
+#: What query_relation() answers: the directions as seen by the agent, and relate()'s relations that
+#: hold between two objects.
+QUERY_RELATIONS = ("left", "right", "front", "back", "behind", *(
+    r for r in RELATE_RELATIONS if r not in ("left", "right", "front", "behind", "closest", "farthest")))
 AGENT_RELATIONS = ("left", "right", "front", "behind", "within reach", "around", "closest", "farthest")
 DIRECTIONS = ("left", "right", "front", "back", "o'clock")
 ATTRIBUTE_TYPES = ("lwh", "distance", "color", "shape", "material")
@@ -88,6 +100,8 @@ LENIENT_ONLY = MappingProxyType({"relate_agent": ("reference_object", "candidate
                                  "query_relation_agent": ("reference_object",)})
 #: The fields every object has; query_attribute() returns them too.
 OBJECT_FIELDS = ("category", "xyz", "id")
+#: Every field an object answers: its own, and query_attribute()'s attribute types (``obj.color``).
+FIELDS = (*OBJECT_FIELDS, *ATTRIBUTE_TYPES)
 #: The vocabulary's words ``query_attribute`` reads an object's attributes with, per attribute type.
 ATTRIBUTE_WORDS = MappingProxyType({"color": COLOR_WORDS, "shape": SHAPE_WORDS, "material": MATERIAL_WORDS})
 #: What ``query_attribute`` and ``query_state`` return when the object's attributes do not say.
@@ -110,13 +124,24 @@ _CLOCK = {
 
 
 class ObjectAttribute:
-    """One object as programs see it: ``category`` and ``xyz`` (its centre), plus ``id``."""
+    """One object as programs see it: ``category`` and ``xyz`` (its centre), plus ``id``; the attribute
+    types of ``query_attribute`` and their synonyms read as fields too (``obj.color``, ``obj.size``,
+    ``obj.position``), answered by ``query``."""
 
-    def __init__(self, object_id: str, category: str, xyz: list[float], rank: float = 0.0) -> None:
+    def __init__(self, object_id: str, category: str, xyz: list[float], rank: float = 0.0,
+                 query: Callable[[ObjectAttribute, str], Any] | None = None) -> None:
         self.id = object_id
         self.category = category
         self.xyz = xyz
         self._rank = (rank, object_id)  # the order of sets: distance from the agent, then id
+        self._query = query
+
+    def __getattr__(self, name: str) -> Any:
+        query = None if name.startswith("_") else self.__dict__.get("_query")
+        if query is None or legal_value(name, FIELDS) is None:
+            raise AttributeError(f"objects have no .{name}: their fields are {', '.join(FIELDS)}; ask for "
+                                 "relations and states with query_relation() and query_state()")
+        return query(self, name)
 
     def __repr__(self) -> str:
         return f"{self.category} (id: {self.id})"
@@ -151,6 +176,12 @@ class ObjectSet(set):
 
     def __iter__(self) -> Iterator[ObjectAttribute]:
         return iter(self._ordered())
+
+    def __getattr__(self, name: str) -> Any:
+        if not name.startswith("_") and legal_value(name, FIELDS) is not None:
+            raise AttributeError(f"a set of objects has no .{name}: take one of its objects (for obj in "
+                                 f"objects: ...) and read obj.{name}")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __repr__(self) -> str:  # as a set prints, so programs' output reads the same
         return "{" + ", ".join(map(repr, self._ordered())) + "}" if self else "set()"
@@ -212,6 +243,9 @@ class StrictObjectSet(ObjectSet):
     indexable = False
 
 
+#: The relations of the graph that each direction, as seen by the agent, is.
+_VIEW = MappingProxyType({"left": Relation.LEFT_OF, "right": Relation.RIGHT_OF, "front": Relation.IN_FRONT_OF,
+                          "back": Relation.BEHIND, "behind": Relation.BEHIND})
 _VALUE_SYNONYMS = MappingProxyType({**RELATION_SYNONYMS, **ATTRIBUTE_TYPE_SYNONYMS})
 _AFFIXES = re.compile(r"^(?:to |on )?(?:the |my )|(?: of| side)$")
 
@@ -276,7 +310,8 @@ class SceneAPI:
         ids = [o.id for o in graph]
         dist: np.ndarray | list[float] = self._agent_distance(ids) if ids else []
         self.objects = {
-            o.id: ObjectAttribute(o.id, o.category, [round(float(c), 3) for c in o.center], float(d))
+            o.id: ObjectAttribute(o.id, o.category, [round(float(c), 3) for c in o.center], float(d),
+                                  self.query_attribute)
             for o, d in zip(graph, dist, strict=True)
         }
 
@@ -379,14 +414,8 @@ class SceneAPI:
         if not ids:
             return []
         g = self.graph
-        if rel in ("left", "right", "front", "behind"):
-            view = {
-                "left": Relation.LEFT_OF,
-                "right": Relation.RIGHT_OF,
-                "front": Relation.IN_FRONT_OF,
-                "behind": Relation.BEHIND,
-            }[rel]
-            return list(build.view_relation(g, ids, ref, view, self.viewpoint))
+        if rel in _VIEW:
+            return list(build.view_relation(g, ids, ref, _VIEW[rel], self.viewpoint))
         if rel in ("closest", "farthest"):
             pick = build.closest if rel == "closest" else build.farthest
             best = pick(g, ref, ids, self.thresholds)
@@ -446,23 +475,14 @@ class SceneAPI:
         reference_object: Any,
         candidate_relations: Any = ("left", "right", "front", "back"),
     ) -> list[str]:
-        """Returns a list of allocentric relations between the object and the reference_object."""
+        """Returns a list of allocentric relations between the object and the reference_object; a relation
+        of relate() among the candidates ("on", "near") is returned when it holds."""
         oid = self._obj(object).id
         ref = self._obj(reference_object, "reference_object").id
-        cands = [
-            _choose(c, ("left", "right", "front", "back", "behind"), "candidate_relations")
-            for c in _strings(candidate_relations)
-        ]
-        names = {
-            "left": Relation.LEFT_OF,
-            "right": Relation.RIGHT_OF,
-            "front": Relation.IN_FRONT_OF,
-            "back": Relation.BEHIND,
-            "behind": Relation.BEHIND,
-        }
-        return [
-            c for c in cands if oid in build.view_relation(self.graph, [oid], ref, names[c], self.viewpoint)
-        ]
+        cands = [_choose(c, QUERY_RELATIONS, "candidate_relations") for c in _strings(candidate_relations)]
+        return [c for c in cands if oid in (
+            build.view_relation(self.graph, [oid], ref, _VIEW[c], self.viewpoint) if c in _VIEW
+            else self._related([oid], ref, c))]
 
     def query_attribute(
         self, object: Any, attribute_type: str, candidate_attribute_values: Any = None
@@ -535,11 +555,28 @@ class SceneAPI:
         return {f.__name__: _lenient_keywords(f) for f in functions} | {"ObjectAttribute": ObjectAttribute}
 
 
+@functools.cache
+def api_signatures() -> Mapping[str, inspect.Signature]:
+    """The API functions' signatures as programs call them (without ``self``); read once."""
+    out = {}
+    for name in API_FUNCTIONS:
+        sig = inspect.signature(getattr(SceneAPI, name))
+        out[name] = sig.replace(parameters=list(sig.parameters.values())[1:])  # without self
+    return MappingProxyType(out)
+
+
 def full_keyword(keyword: str, params: Iterable[str]) -> str:
     """The parameter a keyword names: itself, or the one parameter it begins (``obj`` -> ``object``)."""
     params = tuple(params)
     fits = [p for p in params if p.startswith(keyword)]
     return keyword if keyword in params or len(fits) != 1 else fits[0]
+
+
+def full_keywords(keywords: Mapping[str, Any], params: Iterable[str]) -> dict[str, Any]:
+    """``keywords`` by the parameters they name (:func:`full_keyword`); as given when two name one."""
+    params = tuple(params)
+    named = {full_keyword(k, params): v for k, v in keywords.items()}
+    return named if len(named) == len(keywords) else dict(keywords)
 
 
 def _lenient_keywords(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -548,8 +585,7 @@ def _lenient_keywords(function: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(function)
     def call(*args: Any, **kwargs: Any) -> Any:
-        named = {full_keyword(k, params): v for k, v in kwargs.items()}
-        return function(*args, **(named if len(named) == len(kwargs) else kwargs))
+        return function(*args, **full_keywords(kwargs, params))
 
     return call
 

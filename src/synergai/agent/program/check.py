@@ -1,63 +1,52 @@
 """Static check of a program before it runs (Python ``ast``, nothing executed).
 
-Finds what the model gets wrong most often and what the scene API would only report one error at a
-time, after a sandbox round trip: syntax, undefined names, unknown API functions, wrong argument counts
-or keywords, objects built by hand, category strings the scene does not hold, relation and attribute
-names outside the API's legal values, attributes objects do not have, and indexing an object set (under
-LLM-TPC's set contract) or passing a set where one object is wanted. Each :class:`Finding` carries a
-repair hint that names the legal values, so the repair call needs no sandbox run.
-
-The check is advisory and conservative: it reports only what is certain from the text (a name whose
-kind it cannot tell is never reported), and the sandbox remains the security boundary.
+Finds at once what the scene API would report one error at a time, after a sandbox run (the classes are
+:class:`Finding`'s); each finding's repair hint names the legal values and the closest one. The check
+reports only what is certain from the text (a name whose kind it cannot tell is never reported); the
+sandbox remains the security boundary.
 """
 
 from __future__ import annotations
 
 import ast
-import builtins
 import difflib
 import inspect
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
 from types import MappingProxyType
 
 from synergai.agent.matching import category_matches
 from synergai.agent.program.api import (
     AGENT_RELATIONS,
-    ATTRIBUTE_TYPES,
+    API_FUNCTIONS,
+    API_NAMES_PATTERN,
     DIRECTIONS,
+    FIELDS,
     LENIENT_ONLY,
-    OBJECT_FIELDS,
+    QUERY_RELATIONS,
     RELATE_RELATIONS,
-    SceneAPI,
+    api_signatures,
     clock_hour,
-    full_keyword,
+    full_keywords,
     legal_value,
 )
-from synergai.scene.grounding.vocabulary import relations_said
+from synergai.agent.program.names import bound_names, undefined_names
 from synergai.scene.vocabulary import singular
 
-#: The functions programs may call, in the order the documentation lists them.
-API_FUNCTIONS = ("scene", "rooms", "room", "filter", "relate_agent", "relate", "query_relation_agent",
-                 "query_relation", "query_attribute", "query_state")
 #: Functions that return a set of objects.
 SET_FUNCTIONS = frozenset({"scene", "room", "filter", "relate", "relate_agent"})
 #: Arguments that must be one object, per function.
-OBJECT_ARGUMENTS = {"query_relation": ("object", "reference_object"),
-                    "query_relation_agent": ("object",), "query_attribute": ("object",),
-                    "query_state": ("object",)}
-#: Arguments that take one object or a set of them (``relate()``: related to any of the set).
-SET_OR_OBJECT_ARGUMENTS = {"relate": ("reference_object",)}
-#: What programs see on an object.
-MODULES = ("math", "itertools", "collections", "statistics")
-_VALUE_TYPES: tuple[type, ...] = (set, frozenset, list, tuple, dict, str, int, float, bool)
-_KNOWN_ATTRIBUTES = frozenset(a for t in _VALUE_TYPES for a in dir(t) if not a.startswith("_"))
+OBJECT_ARGUMENTS = {"query_relation": ("object", "reference_object"), "query_relation_agent": ("object",),
+                    "query_attribute": ("object",), "query_state": ("object",)}
 _CATEGORY_LIST_MAX = 60
-#: Fields models expect on objects that are not there (reported whatever the object's kind).
-_TEMPTING_FIELDS = frozenset({*ATTRIBUTE_TYPES, "size", "position", "center", "centroid", "name", "label",
-                              "state", "location", "relation", "relations", "attributes", "pos"})
+#: Per function that takes relations: the argument that holds them, their legal values, whether a clock
+#: direction is one too, and the function it is when given a ``reference_object``.
+_RELATIONS = MappingProxyType({
+    "relate": ("relation", RELATE_RELATIONS, False, "relate"),
+    "relate_agent": ("relation", AGENT_RELATIONS, True, "relate"),
+    "query_relation": ("candidate_relations", QUERY_RELATIONS, False, "query_relation"),
+    "query_relation_agent": ("candidate_relations", DIRECTIONS, True, "query_relation")})
 
 
 @dataclass(frozen=True)
@@ -75,35 +64,16 @@ class Finding:
         return f"line {self.line}: {self.hint}" if self.line else self.hint
 
 
-@cache
-def api_signatures() -> Mapping[str, inspect.Signature]:
-    """The API functions' signatures as programs call them (without ``self``); read once."""
-    out = {}
-    for name in API_FUNCTIONS:
-        sig = inspect.signature(getattr(SceneAPI, name))
-        out[name] = sig.replace(parameters=list(sig.parameters.values())[1:])  # without self
-    return MappingProxyType(out)
-
-
-def call_arguments(node: ast.Call, params: Sequence[str]) -> dict[str, ast.expr] | None:
-    """A call's arguments by name, the positional ones named by ``params`` in order (keywords outside
-    ``params`` kept as written); None for more positional arguments than ``params``, a ``**mapping`` or
-    an argument given twice."""
-    if len(node.args) > len(params) or any(k.arg is None for k in node.keywords):
-        return None
-    given: dict[str, ast.expr] = dict(zip(params, node.args, strict=False))
-    for k in node.keywords:
-        if k.arg in given:
-            return None
-        given[str(k.arg)] = k.value
-    return given
-
-
 def one_object_code(category: str, ordered_sets: bool) -> str:
-    """The code that takes the nearest object of a category (``filter(...)[0]``, or
-    ``next(iter(filter(...)))`` when sets are not indexable)."""
+    """The code that takes the nearest object of a category (``next(iter(...))`` for unordered sets)."""
     found = f"filter(object_set=scene(), category={category!r})"
     return f"{found}[0]" if ordered_sets else f"next(iter({found}))"
+
+
+def _takes(function: str, value: str) -> bool:
+    """Whether ``function`` takes the relation ``value``."""
+    _, legal, clock, _ = _RELATIONS[function]
+    return legal_value(value, legal) is not None or (clock and clock_hour(value) is not None)
 
 
 def _signature_text(name: str, sig: inspect.Signature) -> str:
@@ -121,17 +91,17 @@ def _legal_list(values: Sequence[str]) -> str:
 
 
 class _Checker(ast.NodeVisitor):
-    """Walks the program in source order, tracking which names hold object sets and single objects."""
+    """Walks the program in source order, tracking which names hold object sets and single objects, and
+    how the program uses each name (``uses``: as a set, as one object)."""
 
-    def __init__(self, categories: Sequence[str], ordered_sets: bool, named: Sequence[str] = ()) -> None:
+    def __init__(self, categories: Sequence[str], ordered_sets: bool, shadowed: set[str]) -> None:
         self.categories = sorted({c for c in categories if c})
-        self.named = tuple(named)
         self.ordered_sets = ordered_sets
+        self.shadowed = shadowed  # API names the program binds itself
         self.sigs = api_signatures()
         self.findings: list[Finding] = []
         self.kinds: dict[str, str] = {}  # name -> "set" | "object" | "other"
-        self.defined: set[str] = set()
-        self.shadowed: set[str] = set()
+        self.uses: dict[str, set[str]] = {}  # name -> {"set", "object"}
 
     # ----- bookkeeping
     def add(self, kind: str, node: ast.AST | None, hint: str) -> None:
@@ -163,33 +133,37 @@ class _Checker(ast.NodeVisitor):
             if isinstance(node, ast.Name):
                 self.kinds[node.id] = kind if node is target else "other"
 
-    # ----- statements that bind names
-    def visit_Assign(self, node: ast.Assign) -> None:
-        self.visit(node.value)
-        kind = self.kind_of(node.value)
-        for t in node.targets:
-            self.visit(t)
-            self.bind(t, kind)
+    def use(self, node: ast.expr, kind: str, needs: str = "") -> None:
+        """Note that ``node`` is used as ``kind`` ("set" or "object"); a set where ``needs`` (what the
+        program does with it) wants one object is a finding."""
+        if isinstance(node, ast.Name):
+            self.uses.setdefault(node.id, set()).add(kind)
+        if needs and kind == "object" and self.kind_of(node) == "set":
+            what = ast.unparse(node)
+            one = f"{what}[0]" if self.ordered_sets else f"next(iter({what}))"
+            one += needs * needs.startswith(".")  # cups[0].category
+            self.add("set-as-object", node, f"{what} is a set of objects, but {needs} needs one object: take "
+                     f"the nearest with {one} after checking len({what}) > 0, or loop over it (for obj in "
+                     f"{what}: ...)")
 
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+    # ----- statements that bind names
+    def visit_Assign(self, node: ast.Assign | ast.AnnAssign) -> None:
         if node.value is not None:
             self.visit(node.value)
-            self.bind(node.target, self.kind_of(node.value))
+        for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+            self.visit(t)
+            self.bind(t, self.kind_of(node.value) if node.value is not None else "other")
 
-    def visit_AugAssign(self, node: ast.AugAssign) -> None:
-        self.generic_visit(node)
+    visit_AnnAssign = visit_Assign
 
-    def visit_For(self, node: ast.For) -> None:
+    def visit_For(self, node: ast.For | ast.comprehension) -> None:
         self.visit(node.iter)
+        self.use(node.iter, "set")
         self.bind(node.target, "object" if self.kind_of(node.iter) == "set" else "other")
-        for stmt in (*node.body, *node.orelse):
+        for stmt in (*node.ifs,) if isinstance(node, ast.comprehension) else (*node.body, *node.orelse):
             self.visit(stmt)
 
-    def visit_comprehension(self, node: ast.comprehension) -> None:
-        self.visit(node.iter)
-        self.bind(node.target, "object" if self.kind_of(node.iter) == "set" else "other")
-        for cond in node.ifs:
-            self.visit(cond)
+    visit_comprehension = visit_For
 
     def _visit_comp(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
         outer = dict(self.kinds)  # a comprehension's variables do not leak out of it
@@ -205,6 +179,7 @@ class _Checker(ast.NodeVisitor):
     # ----- expressions
     def visit_Subscript(self, node: ast.Subscript) -> None:
         self.generic_visit(node)
+        self.use(node.value, "set")
         if not self.ordered_sets and self.kind_of(node.value) == "set":
             what = ast.unparse(node.value)
             self.add("set-index", node, f"{what} is a set of objects and cannot be indexed: loop over it "
@@ -213,256 +188,94 @@ class _Checker(ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.generic_visit(node)
-        if isinstance(node.value, ast.Name) and node.value.id in MODULES:
-            return
-        if self.kind_of(node.value) == "set" and node.attr in OBJECT_FIELDS:
-            what = ast.unparse(node.value)
-            one = f"{what}[0]" if self.ordered_sets else f"next(iter({what}))"
-            self.add("set-as-object", node, f"{what} is a set of objects, it has no .{node.attr}: take one "
-                     f"with {one}.{node.attr} (the nearest) after checking len({what}) > 0, or loop over it "
-                     f"(for obj in {what}: ...)")
-        elif self.kind_of(node.value) == "object" and node.attr not in OBJECT_FIELDS:
-            self.add("object-field", node, f"objects have only .category, .xyz and .id, not .{node.attr}: "
-                     "use query_attribute(obj, attribute_type) with attribute_type one of "
-                     f"{_legal_list(ATTRIBUTE_TYPES)}")
-        elif node.attr in _TEMPTING_FIELDS and node.attr not in _KNOWN_ATTRIBUTES:
-            self.add("object-field", node, f".{node.attr} is not an attribute of objects or sets: objects "
-                     "have only .category, .xyz and .id; ask for the rest with query_attribute, "
-                     "query_relation or query_state")
+        if legal_value(node.attr, FIELDS) is not None:
+            self.use(node.value, "object", f".{node.attr}")
+        elif self.kind_of(node.value) == "object":
+            self.add("object-field", node, f"objects have no .{node.attr}: their fields are "
+                     f"{', '.join('.' + f for f in FIELDS)}; ask for relations and states with "
+                     "query_relation() and query_state()")
 
     def visit_Call(self, node: ast.Call) -> None:
         self.generic_visit(node)
-        if not isinstance(node.func, ast.Name):
-            return
-        name = node.func.id
+        name = node.func.id if isinstance(node.func, ast.Name) else ""
         if name == "ObjectAttribute":
             self.add("hand-built-object", node, "do not build ObjectAttribute(...) yourself: get objects "
-                     "from "
-                     "scene(), filter() or relate(), e.g. tables = filter(object_set=scene(), "
+                     "from scene(), filter() or relate(), e.g. tables = filter(object_set=scene(), "
                      "category='table')")
-            return
-        if name == "len" and node.args and self.kind_of(node.args[0]) == "object":
-            self.add("set-as-object", node, f"{ast.unparse(node.args[0])} is one object, it has no len(): "
-                     "count a set of objects instead, e.g. len(filter(object_set=scene(), category='chair'))")
-        if name in self.sigs and name not in self.shadowed:
+        elif name == "len" and node.args:
+            self.use(node.args[0], "set")
+            if self.kind_of(node.args[0]) == "object":
+                self.add("set-as-object", node, f"{ast.unparse(node.args[0])} is one object, it has no "
+                         "len(): count a set of objects instead, e.g. len(filter(object_set=scene(), "
+                         "category='chair'))")
+        elif name in self.sigs and name not in self.shadowed:
             self.check_api_call(name, node)
 
     def check_api_call(self, name: str, node: ast.Call) -> None:
         sig = self.sigs[name]
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             return
-        keywords = {full_keyword(k.arg, sig.parameters): k.value for k in node.keywords if k.arg}
-        if len(keywords) < len(node.keywords):  # two keywords name one parameter: as written
-            keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        keywords = full_keywords({str(k.arg): k.value for k in node.keywords}, sig.parameters)
         try:
-            bound = sig.bind(*node.args, **keywords)
+            args = sig.bind(*node.args, **keywords).arguments
         except TypeError as exc:
             params = list(sig.parameters)
             bad = [k.arg for k in node.keywords if k.arg not in params]
             detail = f"there is no argument {bad[0]!r}{_closest(bad[0] or '', params)}" if bad else str(exc)
             self.add("arguments", node, f"{name}() takes {_signature_text(name, sig)}: {detail}")
             return
-        args = bound.arguments
-        for arg in OBJECT_ARGUMENTS.get(name, ()):
-            if arg in args and self.kind_of(args[arg]) == "set":
-                what = ast.unparse(args[arg])
-                self.add("set-as-object", node, f"{name}() needs one object as {arg}, but {what} is a set: "
-                         f"loop over it (for obj in {what}: ...) and pass each object, or pass the nearest "
-                         f"with next(iter({what}))")
+        for arg, value in args.items():  # relate()'s reference_object may be a set too
+            if arg in OBJECT_ARGUMENTS.get(name, ()):
+                self.use(value, "object", f"{name}()'s {arg}")
+            elif arg in ("object_set", "reference_object"):
+                self.use(value, "set")
         if name == "filter" and "category" in args:
             self.check_category(args["category"])
-        if name in ("relate", "relate_agent") and "relation" in args:
-            to_object = name == "relate" or args.get("reference_object") is not None  # relate_agent: relate()
-            legal: tuple[str, ...] = RELATE_RELATIONS if to_object else AGENT_RELATIONS
-            self.check_value(args["relation"], legal, f"a relation of {name}()", "relation",
-                             advice=_relation_advice(name, args["relation"], self.named, args),
-                             clock=not to_object)
-        if name in ("query_relation", "query_relation_agent") and "candidate_relations" in args:
-            legal = DIRECTIONS if name == "query_relation_agent" else ("left", "right", "front", "back")
-            node_ = args["candidate_relations"]
-            items = node_.elts if isinstance(node_, ast.List | ast.Tuple | ast.Set) else [node_]
-            for item in items:
-                self.check_value(item, legal, f"a candidate relation of {name}()", "relation",
-                                 advice=_relation_advice(name, item, self.named, args),
-                                 clock=name == "query_relation_agent")
+        if name in _RELATIONS:
+            arg, _, _, as_object = _RELATIONS[name]
+            function = as_object if args.get("reference_object") is not None else name
+            value = args.get(arg)
+            for item in value.elts if isinstance(value, ast.List | ast.Tuple | ast.Set) else [value]:
+                self.check_relation(item, function, "relation" if arg == "relation" else "candidate relation")
         if name == "query_attribute" and "attribute_type" in args:
-            self.check_value(args["attribute_type"], (*ATTRIBUTE_TYPES, *OBJECT_FIELDS), "an attribute_type",
-                             "attribute")
+            self.check_value(args["attribute_type"], FIELDS, "an attribute_type", "attribute")
 
-    def check_value(self, node: ast.expr, legal: Sequence[str], what: str, kind: str,
-                    advice: str = "", clock: bool = False) -> None:
-        """Report a string constant outside ``legal`` (a clock direction is legal where ``clock``)."""
+    def check_value(self, node: ast.expr | None, legal: Sequence[str], what: str, kind: str,
+                    more: str = "") -> None:
+        """Report a string constant outside ``legal`` with the legal values (and ``more``)."""
         if isinstance(node, ast.Constant) and isinstance(node.value, str) \
-                and legal_value(node.value, legal) is None and not (clock and clock_hour(node.value)):
+                and legal_value(node.value, legal) is None:
             self.add(kind, node, f"{node.value!r} is not {what}{_closest(node.value, legal)}; "
-                     f"use one of: {_legal_list(legal)}{advice}")
+                     f"use one of: {_legal_list(legal)}{more}")
+
+    def check_relation(self, node: ast.expr | None, function: str, what: str) -> None:
+        """Report a relation ``function`` does not take, saying which functions take it."""
+        value = node.value if isinstance(node, ast.Constant) else None
+        if not isinstance(value, str) or _takes(function, value):
+            return
+        _, legal, clock, _ = _RELATIONS[function]
+        more = ", or a clock direction such as \"7 o'clock\"" if clock else ""
+        elsewhere = [f"{f}()" for f in _RELATIONS if f != function and _takes(f, value)]
+        if elsewhere:
+            more += f"; {value!r} is a relation of {' and '.join(elsewhere)}"
+        self.check_value(node, legal, f"a {what} of {function}()", "relation", more)
 
     def check_category(self, node: ast.expr) -> None:
-        if isinstance(node, ast.List | ast.Tuple | ast.Set):  # any of several categories
-            for item in node.elts:
-                self.check_category(item)
-            return
-        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
-            return
-        value = node.value.strip()
-        if not value:
-            self.add("category", node, "category is empty: name one of the scene's categories, e.g. "
-                     f"{self.categories[0]!r}" if self.categories else "category is empty")
-            return
-        if not self.categories or any(category_matches(value, c) for c in self.categories):
-            return
-        near = difflib.get_close_matches(value.lower(), self.categories, n=3, cutoff=0.5)
-        listed = self.categories if len(self.categories) <= _CATEGORY_LIST_MAX else near
-        hint = f"the scene has no {value!r}"
-        if near:
-            hint += f" (closest: {_legal_list(near)})"
-        self.add("category", node, f"{hint}, so filter() would return an empty set; its categories are: "
-                 f"{_legal_list(listed)}. Use one of them, or give your Final Answer if what you look for "
-                 "is not in the scene")
-
-
-#: Relations a word such as "sitting" or "beside" can mean, named as relate() names them.
-_SUPPORT_AND_NEAR = ("on", "under", "inside", "near", "next to", "above", "below")
-
-
-def _relation_advice(function: str, node: ast.expr, named: Sequence[str] = (),
-                     args: Mapping[str, ast.expr] | None = None) -> str:
-    """What to use instead of a relation ``function`` does not have, when the value says it: an
-    object-to-object relation asked of relate_agent() (with the object the question ``named``, when it
-    names one), support or nearness asked of query_relation() ("sitting", "next to": a membership test
-    of relate(), written with the call's own ``args``), or a clock direction without its hour."""
-    if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
-        return ""
-    value = node.value.strip().lower()
-    args = args or {}
-    if "clock" in value:
-        if function == "relate_agent":
-            return ("; say the hour: relation=\"7 o'clock\" holds the objects within an hour of your "
-                    "7 o'clock")
-        return ("; clock directions are relative to you: use "
-                "relate_agent(object_set, relation=\"7 o'clock\") or "
-                "query_relation_agent(obj, [\"7 o'clock\"])")
-    if function == "relate_agent" and legal_value(value, RELATE_RELATIONS) is not None:
-        where = ast.unparse(args["object_set"]) if "object_set" in args else "scene()"
-        if len(named) == 1:
-            refs = "_".join(named[0].split()) + "_set"
-            return (f"; {value!r} relates two objects: {refs} = filter(object_set=scene(), "
-                    f"category={named[0]!r}), then relate(object_set={where}, reference_object={refs}, "
-                    f"relation={value!r})")
-        return (f"; {value!r} relates two objects: use relate(object_set={where}, reference_object=obj, "
-                f"relation={value!r})")
-    if function == "query_relation":
-        said = relations_said(value, _SUPPORT_AND_NEAR)
-        relation = legal_value(value, RELATE_RELATIONS) or (said[0] if said else None)
-        if relation is not None:
-            obj = ast.unparse(args["object"]) if "object" in args else "obj"
-            other = ast.unparse(args["reference_object"]) if "reference_object" in args else "other"
-            return (f"; to test whether {obj} is {relation!r} {other}, use {obj} in "
-                    f"relate(object_set=scene(), reference_object={other}, relation={relation!r})")
-    return ""
-
-
-def bound_names(tree: ast.Module) -> set[str]:
-    """Every name the program binds anywhere (flow-insensitive)."""
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
-            names.add(node.id)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(node.name)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-        elif isinstance(node, ast.alias):
-            names.add((node.asname or node.name).split(".")[0])
-        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
-            names.add(node.name)
-        elif isinstance(node, ast.Global | ast.Nonlocal):
-            names.update(node.names)
-    return names
-
-
-def undefined_names(tree: ast.Module) -> list[ast.Name]:
-    """The names ``tree`` reads that nothing binds (not the program, the builtins or the API), and the
-    names its top level reads before it first assigns them (:func:`read_before_assigned`)."""
-    known = bound_names(tree) | set(dir(builtins)) | set(API_FUNCTIONS) | {"ObjectAttribute"}
-    unbound = [node for node in ast.walk(tree)
-               if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in known]
-    return unbound + read_before_assigned(tree)
-
-
-_Position = tuple[int, int]
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp,
-           ast.DictComp, ast.GeneratorExp)
-
-
-def _top_level(node: ast.AST) -> Iterable[ast.AST]:
-    """The nodes under ``node`` that run in the module's scope (not inside functions, lambdas, classes or
-    comprehensions, whose names are their own)."""
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, _SCOPES):
-            if isinstance(child, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
-                yield from _top_level(child.generators[0].iter)  # evaluated in the module's scope
-                yield child.generators[0].iter
-            continue
-        yield child
-        yield from _top_level(child)
-
-
-def _bindings(nodes: Sequence[ast.AST]) -> dict[str, _Position]:
-    """Where a statement's module-scope ``nodes`` (the statement and :func:`_top_level` of it) first bind
-    each name, as the order of evaluation sees it: an assignment's targets after its value, a loop's target
-    after its iterable."""
-    first: dict[str, _Position] = {}
-
-    def bind(name: str, after: ast.AST) -> None:
-        at = (getattr(after, "end_lineno", 0) or 0, getattr(after, "end_col_offset", 0) or 0)
-        first[name] = min(first.get(name, at), at)
-
-    for node in nodes:
-        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                for name in ast.walk(target):
-                    if isinstance(name, ast.Name):
-                        bind(name.id, node)
-        elif isinstance(node, ast.For | ast.AsyncFor):
-            for name in ast.walk(node.target):
-                if isinstance(name, ast.Name):
-                    bind(name.id, node.iter)
-        elif isinstance(node, ast.NamedExpr):
-            bind(node.target.id, node)
-        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            for name in ast.walk(node.optional_vars):
-                if isinstance(name, ast.Name):
-                    bind(name.id, node.context_expr)
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            for alias in node.names:
-                bind((alias.asname or alias.name).split(".")[0], node)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            bind(node.name, node)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            first.setdefault(node.name, (node.lineno, node.col_offset))
-    return first
-
-
-def read_before_assigned(tree: ast.Module) -> list[ast.Name]:
-    """The reads of module-level names that come before the program first assigns them, e.g. ``door`` in
-    ``if len(door) > 0: door = list(door)`` (a repair that dropped the line defining it) or ``print(x)``
-    before ``x = ...``; names the program never binds are :func:`undefined_names`' own. An assignment under
-    a condition counts as an assignment."""
-    scopes = [[statement, *_top_level(statement)] for statement in tree.body]
-    per_statement = [_bindings(nodes) for nodes in scopes]
-    module_names = {name for binds in per_statement for name in binds}
-    assigned: set[str] = set()
-    early: list[ast.Name] = []
-    for nodes, binds in zip(scopes, per_statement, strict=True):
-        for node in nodes:
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in module_names \
-                    and node.id not in assigned \
-                    and (node.id not in binds or (node.lineno, node.col_offset) < binds[node.id]):
-                early.append(node)
-        assigned.update(binds)
-    return early
+        """Report a category the scene does not hold (each of a list of them)."""
+        for item in node.elts if isinstance(node, ast.List | ast.Tuple | ast.Set) else [node]:
+            if not (isinstance(item, ast.Constant) and isinstance(item.value, str)):
+                continue
+            value = item.value.strip()
+            if not value:
+                self.add("category", item, "category is empty: name one of the scene's categories, e.g. "
+                         f"{self.categories[0]!r}" if self.categories else "category is empty")
+            elif self.categories and not any(category_matches(value, c) for c in self.categories):
+                near = difflib.get_close_matches(value.lower(), self.categories, n=3, cutoff=0.5)
+                listed = self.categories if len(self.categories) <= _CATEGORY_LIST_MAX else near
+                closest = f" (closest: {_legal_list(near)})" if near else ""
+                self.add("category", item, f"the scene has no {value!r}{closest}, so filter() would return "
+                         f"an empty set; its categories are: {_legal_list(listed)}. Use one of them, or give "
+                         "your Final Answer if what you look for is not in the scene")
 
 
 def category_named(name: str, categories: Sequence[str]) -> str | None:
@@ -482,9 +295,6 @@ def _undefined_hint(name: str, bound: set[str], categories: Sequence[str], order
     return f"name {name!r} is not defined{_closest(name, sorted(bound))}: assign it before use"
 
 
-#: A regular expression's alternation of the API functions' names, longest first (``relate_agent``
-#: before ``relate``).
-API_NAMES_PATTERN = "|".join(sorted(API_FUNCTIONS, key=len, reverse=True))
 #: ``def relate_agent(`` or ``query_relation_agent(object: ObjectAttribute, ...``: the documentation copied.
 _COPIED = re.compile(rf"^\s*def\s+({API_NAMES_PATTERN})\s*\([^)]*\)\s*->|"
                      rf"\b({API_NAMES_PATTERN})\s*\(\s*\w+\s*:\s*[A-Z]", re.MULTILINE)
@@ -497,20 +307,19 @@ def _copied_signature(code: str) -> Finding | None:
     match = _COPIED.search(code)
     if match is None:
         return None
-    name = match.group(1) or match.group(2)
-    line = code.count("\n", 0, match.start(1) if match.group(1) else match.start(2)) + 1
-    return Finding("api-copied", line, f"{name}() already exists: call it with values, do not define it or "
-                   "copy its signature from the documentation (e.g. chairs = filter(object_set=scene(), "
-                   "category='chair'), then print what the question needs)")
+    group = 1 if match[1] else 2
+    line = code.count("\n", 0, match.start(group)) + 1
+    return Finding("api-copied", line, f"{match[group]}() already exists: call it with values, do not "
+                   "define it or copy its signature from the documentation (e.g. chairs = filter(object_set="
+                   "scene(), category='chair'), then print what the question needs)")
 
 
-def _syntax_hint(exc: SyntaxError, code: str) -> Finding:
-    line = exc.lineno or 0
+def _syntax_hint(exc: SyntaxError | ValueError, code: str) -> Finding:
+    """A syntax error (or a program Python cannot read: ValueError), with the line it is on."""
+    line, msg = getattr(exc, "lineno", 0) or 0, getattr(exc, "msg", str(exc))
     text = (code.splitlines()[line - 1].strip() if 0 < line <= len(code.splitlines()) else "")[:120]
-    hint = f"SyntaxError: {exc.msg}"
-    if text:
-        hint += f" in: {text}"
-    if "f-string" in (exc.msg or "") or ("f'" in text or 'f"' in text):
+    hint = f"SyntaxError: {msg}" + (f" in: {text}" if text else "")
+    if "f-string" in (msg or "") or ("f'" in text or 'f"' in text):
         hint += ("; inside an f-string use the other kind of quotes (f\"{obj.category}\" with 'x' inside), "
                  "no backslashes, or build the text with str() and +")
     return Finding("syntax", line, hint)
@@ -519,24 +328,19 @@ def _syntax_hint(exc: SyntaxError, code: str) -> Finding:
 def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bool = True,
                   named: Sequence[str] = (), require_named: bool = False) -> list[Finding]:
     """Findings for ``code`` against the scene API and the scene's ``categories`` ([] when it looks right);
-    ``named``: the categories the question names, which hints use in their examples; with
-    ``require_named`` a program that never names one of them is a ``question-object`` finding."""
+    with ``require_named`` a program that never names one of the categories the question ``named`` is a
+    ``question-object`` finding."""
     copied = _copied_signature(code)
     if copied is not None:
         return [copied]
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError) as exc:
-        if isinstance(exc, SyntaxError):
-            return [_syntax_hint(exc, code)]
-        return [Finding("syntax", 0, f"the program cannot be parsed: {exc}")]
-    checker = _Checker(categories, ordered_sets, named)
+        return [_syntax_hint(exc, code)]
     bound = bound_names(tree)
-    checker.defined = bound
-    checker.shadowed = bound & set(API_FUNCTIONS)
+    checker = _Checker(categories, ordered_sets, bound & set(API_FUNCTIONS))
     for node in undefined_names(tree):
-        called = any(isinstance(p, ast.Call) and p.func is node for p in ast.walk(tree))
-        if called:
+        if any(isinstance(p, ast.Call) and p.func is node for p in ast.walk(tree)):
             checker.add("unknown-function", node, f"{node.id}() is not an API function"
                         f"{_closest(node.id, API_FUNCTIONS)}; the functions are: "
                         + ", ".join(_signature_text(n, s) for n, s in checker.sigs.items()))
@@ -549,6 +353,15 @@ def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bo
                     f"program never takes them: e.g. {var} = filter(object_set=scene(), "
                     f"category={named[0]!r}), then answer from {var}")
     return sorted(checker.findings, key=lambda f: f.line)
+
+
+def name_uses(tree: ast.Module, ordered_sets: bool = True) -> dict[str, set[str]]:
+    """How the program uses each name it reads: as a "set" (an ``object_set`` argument or ``relate()``'s
+    reference, a loop, ``len()``, an index) or as one "object" (an object argument of the API, a field:
+    ``name.category``); other uses say nothing."""
+    checker = _Checker((), ordered_sets, bound_names(tree) & set(API_FUNCTIONS))
+    checker.visit(tree)
+    return checker.uses
 
 
 def _takes_named(tree: ast.Module, named: Sequence[str]) -> bool:

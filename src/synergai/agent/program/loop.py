@@ -1,26 +1,25 @@
 """Program mode (LLM-TPC): Think -> Program -> check -> run in the sandbox -> reCtify, then a typed answer.
 
 The model writes short Python against the scene APIs (:mod:`synergai.agent.program.api`). Each program is
-first made to parse where one mechanical rewrite does it, given back the assignments of earlier attempts it
-uses but dropped (:mod:`synergai.agent.program.rewrite`), and checked statically
-(:mod:`synergai.agent.program.check`): a program with findings is not run, and the repair prompt carries the
-findings' hints at once. A program that never takes any object the question names is sent back once with a
-hint that names them (a count of "chairs on my right" that counts every object on the right); if the repair
-still takes none, it runs. A program that passes runs in the sandbox; on an error (its last traceback line)
-or an empty output the model is asked to rectify it (a program cut off by the token budget is told so
-instead, and the next reply is sampled: the cut is a loop greedy decoding repeats); on a malformed reply
-it gets the parse-error prompt (a reply cut off by the token budget before its action, a loop greedy
-decoding repeats, starts the conversation over from the question, and the next reply is sampled; a
-``Final Answer: X`` line without ``Action:``, or a bare short reply in the round that asks for the answer
-only, is read as the answer when it fits the question's form); a program that already failed is not run
-again: the conversation starts over from the question, which now says what failed (the model copies a
-program it can see), the next reply is sampled at ``repeat_temperature`` instead of greedily, and a second
-repeat ends the rounds. The final answer is read as the question's answer form
-(:mod:`synergai.agent.answer_forms`). After a program prints, the next call asks for the Final Answer only,
-with a small token budget (``ProgramLimits.answer_after_output``). When the rounds run out, or the model
-does not answer when asked to, a model that saw a program's output is asked once for the answer as JSON
-under the form's schema; one that never saw a program run answers "could not be computed", and the result
-records the last error.
+first made to parse where one mechanical rewrite does it (:mod:`synergai.agent.program.rewrite`), given back
+the assignments of earlier attempts it uses but dropped (:mod:`synergai.agent.program.names`), and checked
+statically (:mod:`synergai.agent.program.check`): a program with findings is not run, and the repair prompt
+carries the findings' hints at once. A program that never takes any object the question names is sent back
+once with a hint that names them (a count of "chairs on my right" that counts every object on the right); if
+the repair still takes none, it runs. A program that passes runs in the sandbox; on an error (its last
+traceback line) or an empty output the model is asked to rectify it (a program cut off by the token budget is
+told so instead, and the next reply is sampled: the cut is a loop greedy decoding repeats); on a malformed
+reply it gets the parse-error prompt (a reply cut off by the token budget before its action, a loop greedy
+decoding repeats, starts the conversation over from the question, and the next reply is sampled; a ``Final
+Answer: X`` line without ``Action:``, or a bare short reply in the round that asks for the answer only, is
+read as the answer when it fits the question's form); a program that already failed is not run again: the
+conversation starts over from the question, which now says what failed (the model copies a program it can
+see), the next reply is sampled at ``repeat_temperature`` instead of greedily, and a second repeat ends the
+rounds. The final answer is read as the question's answer form (:mod:`synergai.agent.answer_forms`). After a
+program prints, the next call asks for the Final Answer only, with a small token budget
+(``ProgramLimits.answer_after_output``). When the rounds run out, or the model does not answer when asked to,
+a model that saw a program's output is asked once for the answer as JSON under the form's schema; one that
+never saw a program run answers "could not be computed", and the result records the last error.
 
 The loop is a small phase machine (:class:`Phase`): PROGRAM asks for a program (or the answer), checks
 and runs it; ANSWER, after a program printed, asks for the final answer only; FINISH, when the rounds
@@ -48,11 +47,8 @@ from synergai.agent.answer_forms import answer_schema, normalise_answer, render_
 from synergai.agent.program import prompt as P
 from synergai.agent.program.check import check_program, repair_hint
 from synergai.agent.program.grammar import reply_grammar
-from synergai.agent.program.rewrite import (
-    carry_definitions,
-    define_categories,
-    make_parse,
-)
+from synergai.agent.program.names import carry_definitions
+from synergai.agent.program.rewrite import define_categories, make_parse
 from synergai.agent.program.sandbox import SandboxLimits, run_program
 from synergai.agent.question import Question
 from synergai.agent.result import Answered
@@ -368,7 +364,8 @@ class ProgramLoop:
     def _prepare(self, at: _Attempt, code: str) -> tuple[str, dict[str, Any]]:
         """The program as it will be checked: made to parse by the registered repairs, given back
         assignments an earlier attempt made, names of categories defined
-        (:mod:`~synergai.agent.program.rewrite`); and what was done, for the trace."""
+        (:mod:`~synergai.agent.program.rewrite`, :mod:`~synergai.agent.program.names`); and what was done, for
+        the trace."""
         if not self.limits.static_check:
             at.earlier.append(code)
             return code, {"rewritten": False, "repairs": [], "carried": [], "defined": []}

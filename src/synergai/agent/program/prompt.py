@@ -46,6 +46,7 @@ class ObjectAttribute:  # objects come from scene(), filter() and relate(); neve
     category: str # category of the object
     xyz: List[float] # center coordinates of the object
     id: str # the object's id
+    # also query_attribute()'s types: obj.color, obj.lwh, ...
 
 scene() -> Set[ObjectAttribute]:
     """Returns a set of objects in the scene. {set_order}"""
@@ -95,6 +96,7 @@ query_relation_agent(object: ObjectAttribute, candidate_relations: Optional[List
 query_relation(object: ObjectAttribute, reference_object: ObjectAttribute, candidate_relations: \
 Optional[List[str]]=["left", "right", "front", "back"]) -> List:
     """Returns a list of allocentric relations between the object and the reference_object, as seen by you.
+    Candidates may also be relations of relate(), e.g. "on".
     >>> relation = query_relation(object=chair, reference_object=table, candidate_relations=["left", "right"])
     >>> print(relation)
     ['left']"""

@@ -1,0 +1,161 @@
+"""Which names a Python program reads before it binds them (``ast``, nothing executed): every name it
+binds, the names it reads that nothing binds, the module-level reads that come before the first
+assignment; and the assignments of earlier programs that give a repair back the names it dropped."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Iterable, Sequence
+
+from synergai.agent.program.api import API_FUNCTIONS
+
+
+def bound_names(tree: ast.Module) -> set[str]:
+    """Every name the program binds anywhere (flow-insensitive)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            names.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            names.update(node.names)
+    return names
+
+
+def undefined_names(tree: ast.Module) -> list[ast.Name]:
+    """The names ``tree`` reads that nothing binds (not the program, the builtins or the API), and the
+    names its top level reads before it first assigns them (:func:`read_before_assigned`)."""
+    known = bound_names(tree) | set(dir(builtins)) | set(API_FUNCTIONS) | {"ObjectAttribute"}
+    unbound = [node for node in ast.walk(tree)
+               if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in known]
+    return unbound + read_before_assigned(tree)
+
+
+_Position = tuple[int, int]
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp,
+           ast.DictComp, ast.GeneratorExp)
+
+
+def _top_level(node: ast.AST) -> Iterable[ast.AST]:
+    """The nodes under ``node`` that run in the module's scope (not inside functions, lambdas, classes or
+    comprehensions, whose names are their own)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, _SCOPES):
+            if isinstance(child, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+                yield from _top_level(child.generators[0].iter)  # evaluated in the module's scope
+                yield child.generators[0].iter
+            continue
+        yield child
+        yield from _top_level(child)
+
+
+def _bindings(nodes: Sequence[ast.AST]) -> dict[str, _Position]:
+    """Where a statement's module-scope ``nodes`` (the statement and :func:`_top_level` of it) first bind
+    each name, as the order of evaluation sees it: an assignment's targets after its value, a loop's target
+    after its iterable."""
+    first: dict[str, _Position] = {}
+
+    def bind(name: str, after: ast.AST) -> None:
+        at = (getattr(after, "end_lineno", 0) or 0, getattr(after, "end_col_offset", 0) or 0)
+        first[name] = min(first.get(name, at), at)
+
+    for node in nodes:
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        bind(name.id, node)
+        elif isinstance(node, ast.For | ast.AsyncFor):
+            for name in ast.walk(node.target):
+                if isinstance(name, ast.Name):
+                    bind(name.id, node.iter)
+        elif isinstance(node, ast.NamedExpr):
+            bind(node.target.id, node)
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            for name in ast.walk(node.optional_vars):
+                if isinstance(name, ast.Name):
+                    bind(name.id, node.context_expr)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                bind((alias.asname or alias.name).split(".")[0], node)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bind(node.name, node)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            first.setdefault(node.name, (node.lineno, node.col_offset))
+    return first
+
+
+def read_before_assigned(tree: ast.Module) -> list[ast.Name]:
+    """The reads of module-level names that come before the program first assigns them, e.g. ``door`` in
+    ``if len(door) > 0: door = list(door)`` (a repair that dropped the line defining it) or ``print(x)``
+    before ``x = ...``; names the program never binds are :func:`undefined_names`' own. An assignment under
+    a condition counts as an assignment."""
+    scopes = [[statement, *_top_level(statement)] for statement in tree.body]
+    per_statement = [_bindings(nodes) for nodes in scopes]
+    module_names = {name for binds in per_statement for name in binds}
+    assigned: set[str] = set()
+    early: list[ast.Name] = []
+    for nodes, binds in zip(scopes, per_statement, strict=True):
+        for node in nodes:
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in module_names \
+                    and node.id not in assigned \
+                    and (node.id not in binds or (node.lineno, node.col_offset) < binds[node.id]):
+                early.append(node)
+        assigned.update(binds)
+    return early
+
+
+def _assignments(code: str) -> dict[str, ast.Assign]:
+    """The last top-level ``name = ...`` statement of each name in ``code`` ({} when it does not parse)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return {}
+    found: dict[str, ast.Assign] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            found[stmt.targets[0].id] = stmt
+    return found
+
+
+def carry_definitions(code: str, earlier: Sequence[str]) -> tuple[str, list[str]] | None:
+    """``code`` with the top-level assignments of the ``earlier`` programs that its undefined names need
+    put in front (each one's own needs before it; a later program's assignment wins), and the names
+    carried; None when it needs none, or when one of them was never assigned before (then the check's
+    hint goes back as usual)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+    missing = list(dict.fromkeys(n.id for n in undefined_names(tree)))
+    if not missing:
+        return None
+    definitions: dict[str, ast.Assign] = {}
+    for program in earlier:  # earliest first, so a later program's assignment wins
+        definitions.update(_assignments(program))
+    order: list[str] = []
+
+    def need(name: str, path: tuple[str, ...]) -> bool:
+        if name in order:
+            return True
+        if name not in definitions or name in path:
+            return False
+        probe = ast.Module(body=[definitions[name]], type_ignores=[])
+        if not all(need(n, (*path, name)) for n in dict.fromkeys(u.id for u in undefined_names(probe))):
+            return False
+        order.append(name)
+        return True
+
+    if not all(need(name, ()) for name in missing):
+        return None
+    head = "".join(ast.unparse(definitions[name]) + "\n" for name in order)
+    return head + code, order
