@@ -12,7 +12,7 @@ How a candidate is scored:
   gives a component in [0, 1]; their mean is the candidate's base score;
 * comparatives (closest to, farthest from, a superlative) then rank the candidates that share the
   best base score; with comparatives the score is ``0.5 * base + 0.5 * comparative`` (others keep
-  ``0.5 * base``). Extremes within the relation engine's epsilon share the top: ambiguity is reported
+  ``0.5 * base``). Extremes within ``closest_tie`` (thresholds) share the top: ambiguity is reported
   as :attr:`Grounding.tied`, never hidden by picking the first.
 
 Left / right / in front of / behind use the viewpoint the expression sets ("facing the door") or the
@@ -448,7 +448,7 @@ class _Resolver:
         where = self._names(anchors)
         for k, i in enumerate(cands):
             dk = float(d[k])
-            if abs(dk - best) <= self.th.epsilon:
+            if abs(dk - best) <= self.th.closest_tie:
                 s = 1.0
                 first = runner is not None and k == int(order[0])
                 note = word + (f"; next {runner:.1f} m" if first else "")
