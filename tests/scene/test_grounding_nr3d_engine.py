@@ -34,3 +34,16 @@ def test_the_closest_is_read_with_a_readers_margin_not_a_writers(shared_data: Pa
     assert g.unique and g.top is not None and g.top.id == "29"
     writers = dataclasses.replace(RelationThresholds(), closest_tie=RelationThresholds().epsilon)
     assert ground(graph, said, thresholds=writers).tied == 2
+
+
+def test_above_without_the_stored_edge_means_directly_above(shared_data: Path) -> None:
+    """ "The sign above the sink": no sign clears the sink by the above gap (the graph stores no edge),
+    and two signs touch it. The one over its centre is meant, not a tie of the two nearest boxes."""
+    graph = _graph(shared_data, "scene0328_00")
+    said = _ref(category="sign", relations=[{"relation": "above", "anchors": [{"category": "sink"}]}])
+    g = ground(graph, said)
+    assert g.unique and g.top is not None and g.top.id == "27"
+    assert "off the vertical of sink" in g.top.reason
+    below = _ref(category="sign", relations=[{"relation": "below", "anchors": [{"category": "sink"}]}])
+    top = ground(graph, below).top
+    assert top is not None and "not below it" in top.reason  # the side counts: every sign hangs higher

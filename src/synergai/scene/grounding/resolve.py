@@ -26,7 +26,9 @@ the two", "the tall shelf"); a count of anchors ("with three
 computers under it"); a negated clause ("not the one in the corner"), which scores the candidates the
 clause singles out 0 and the others 1. A holding or vertical relation (on, under, above ...) that no
 candidate holds in the stored graph ranks the tied candidates by their distance to its anchor: the edge
-is missing (a desk under a window on the wall), and the nearest is what the words point at.
+is missing (a desk under a window on the wall), and the nearest is what the words point at; for above /
+under / below, the one on the named side whose centre is nearest the anchor's vertical line ("the sign
+above the sink": two signs touch the sink, one hangs over it).
 """
 
 from __future__ import annotations
@@ -121,6 +123,11 @@ _GRADED = MappingProxyType({"near": "closest to", "next to": "closest to", "besi
 #: so the candidate nearest the anchor is the one meant.
 _NEAREST_WHEN_NONE = frozenset({"on", "supporting", "inside", "under", "below", "above", "hanging on",
                                 "mounted on", "embedded in", "affixed on"})
+#: Vertical relations: with the stored edge missing, the candidate on the named side of the anchor whose
+#: centre is nearest the anchor's vertical line is meant ("the sign above the sink": directly above).
+_VERTICAL = MappingProxyType({"above": 1, "under": -1, "below": -1})
+#: Added to the horizontal offset of a candidate on the wrong side (below the anchor for "above").
+WRONG_SIDE_M = 10.0
 #: Per candidate id: (component score in [0, 1], reason fragment).
 Parts = dict[str, tuple[float, str]]
 
@@ -292,7 +299,8 @@ class _Resolver:
         if len(group) > 1:  # a tie on a relation that holds by degree: the degree decides
             comps += [self._comparative(r.model_copy(update={"relation": _GRADED[r.relation]}), sets, group)
                       for r, sets in relations if r.relation in _GRADED and not r.negated]
-            comps += [self._comparative(r.model_copy(update={"relation": "closest to"}), sets, group)
+            comps += [self._aligned(r.relation, sets[0], group) if r.relation in _VERTICAL else
+                      self._comparative(r.model_copy(update={"relation": "closest to"}), sets, group)
                       for r, sets in unmet]
         scores: dict[str, float] = {}
         reasons: dict[str, list[str]] = {i: [t for _, t in parts[i]] for i in ids}
@@ -459,6 +467,26 @@ class _Resolver:
         for i in group:
             out.setdefault(i, (0.0, f"is the anchor of {r.relation}"))
         return out
+
+    def _aligned(self, name: str, anchors: list[str], group: list[str]) -> Parts:
+        """ "above" / "under" the anchor without the stored edge: the candidates on that side of it (by
+        centre height), nearest its vertical line first (horizontal distance between the centres)."""
+        sign = _VERTICAL[name]
+        keys: dict[str, float] = {}
+        for i in group:
+            c = np.asarray(self.graph.get(i).center, dtype=float)
+            best = np.inf
+            for a in anchors:
+                if a == i:
+                    continue
+                ac = np.asarray(self.graph.get(a).center, dtype=float)
+                side = 0.0 if sign * (c[2] - ac[2]) > 0 else WRONG_SIDE_M
+                best = min(best, float(np.linalg.norm(c[:2] - ac[:2])) + side)
+            keys[i] = best if np.isfinite(best) else 2 * WRONG_SIDE_M
+        scores = graded(keys, ORDER_TIE_M)
+        where = self._names(anchors)
+        return {i: (s, f"{keys[i] % WRONG_SIDE_M:.1f} m off the vertical of {where}"
+                    + ("" if keys[i] < WRONG_SIDE_M else f", not {name} it")) for i, s in scores.items()}
 
     def _size(self, word: str, group: list[str]) -> Parts:
         """ "the bigger of the two", "the tall shelf": a size word ranks the candidates that fit the rest
