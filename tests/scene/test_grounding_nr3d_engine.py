@@ -8,9 +8,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from synergai.scene.build import build_graph
 from synergai.scene.builders.objects_json import load_objects_file
 from synergai.scene.grounding import ObjectRef, ground
+from synergai.scene.grounding.layout import graded
 from synergai.scene.model import SceneGraph
 from synergai.scene.relations.thresholds import RelationThresholds
 
@@ -47,3 +50,23 @@ def test_above_without_the_stored_edge_means_directly_above(shared_data: Path) -
     below = _ref(category="sign", relations=[{"relation": "below", "anchors": [{"category": "sink"}]}])
     top = ground(graph, below).top
     assert top is not None and "not below it" in top.reason  # the side counts: every sign hangs higher
+
+
+def test_graded_measures_in_metres_weigh_alike_when_they_disagree(shared_data: Path) -> None:
+    """ "The keyboard on the right-hand side closest to the window": one keyboard is nearest the window,
+    another is the rightmost of the row. Each measure ranked on its own span made each the other's
+    equal (a tie); on the room's one scale the keyboard 0.6 m from the window, 2.1 m left of the
+    rightmost, beats the rightmost one 3.0 m from it."""
+    graph = _graph(shared_data, "scene0644_00")
+    said = _ref(category="keyboard", order="right",
+                relations=[{"relation": "closest to", "anchors": [{"category": "window"}]}])
+    g = ground(graph, said)
+    assert g.unique and g.top is not None and g.top.id == "40"
+    alone = ground(graph, _ref(category="keyboard", order="right"))
+    assert alone.top is not None and alone.top.id != "40"  # the order alone picks another one
+
+
+def test_graded_scores_fall_over_the_larger_of_span_and_scale() -> None:
+    keys = {"a": 0.0, "b": 1.0, "c": 2.0}
+    assert graded(keys) == pytest.approx({"a": 1.0, "b": 0.45, "c": 0.0})
+    assert graded(keys, scale=10.0) == pytest.approx({"a": 1.0, "b": 0.81, "c": 0.72})

@@ -12,7 +12,10 @@ How a candidate is scored:
   gives a component in [0, 1]; their mean is the candidate's base score;
 * comparatives (closest to, farthest from, a superlative) then rank the candidates that share the
   best base score; with comparatives the score is ``0.5 * base + 0.5 * comparative`` (others keep
-  ``0.5 * base``). Extremes within ``closest_tie`` (thresholds) share the top: ambiguity is reported
+  ``0.5 * base``). A comparative measured in metres (closest, a room position, an order, isolation)
+  falls from 1 over the room's diagonal, not over the candidates' spread, so two that disagree
+  ("the right one, closest to the window") weigh their metres alike instead of each scoring the
+  other's winner 0 (a tie). Extremes within ``closest_tie`` (thresholds) share the top: ambiguity is reported
   as :attr:`Grounding.tied`, never hidden by picking the first.
 
 Left / right / in front of / behind use the viewpoint the expression sets ("facing the door") or the
@@ -405,7 +408,7 @@ class _Resolver:
         return None
 
     def _ranked(self, keys: dict[str, float], word: str, unit: str = "m") -> Parts:
-        scores = graded(keys)
+        scores = graded(keys, scale=self.room.diagonal)
         return {i: (s, f"{word} ({keys[i]:.2f} {unit} from the best)" if s < 1.0 else word)
                 for i, s in scores.items()}
 
@@ -432,7 +435,7 @@ class _Resolver:
             others = np.array([n + j for j, o in enumerate(kin) if o != i], dtype=int)
             gap = float(object_distance(b, np.full(len(others), k), others).min()) if len(others) else 99.0
             keys[i] = -gap
-        scores = graded(keys, ORDER_TIE_M)
+        scores = graded(keys, ORDER_TIE_M, self.room.diagonal)
         return {i: (s, f"{-keys[i]:.1f} m from the nearest of its kind") for i, s in scores.items()}
 
     def _comparative(self, r: RelationRef, sets: list[list[str]], group: list[str]) -> Parts:
@@ -450,7 +453,7 @@ class _Resolver:
         order = np.argsort(key, kind="stable")
         best = float(d[order[0]])
         runner = float(d[order[1]]) if n > 1 else None
-        span = float(np.max(d) - np.min(d)) or 1.0
+        span = max(float(np.max(d) - np.min(d)), self.room.diagonal) or 1.0
         word = "farthest" if largest else "closest"
         out: dict[str, tuple[float, str]] = {}
         where = self._names(anchors)
@@ -483,7 +486,7 @@ class _Resolver:
                 side = 0.0 if sign * (c[2] - ac[2]) > 0 else WRONG_SIDE_M
                 best = min(best, float(np.linalg.norm(c[:2] - ac[:2])) + side)
             keys[i] = best if np.isfinite(best) else 2 * WRONG_SIDE_M
-        scores = graded(keys, ORDER_TIE_M)
+        scores = graded(keys, ORDER_TIE_M, self.room.diagonal)
         where = self._names(anchors)
         return {i: (s, f"{keys[i] % WRONG_SIDE_M:.1f} m off the vertical of {where}"
                     + ("" if keys[i] < WRONG_SIDE_M else f", not {name} it")) for i, s in scores.items()}
