@@ -70,3 +70,16 @@ def test_graded_scores_fall_over_the_larger_of_span_and_scale() -> None:
     keys = {"a": 0.0, "b": 1.0, "c": 2.0}
     assert graded(keys) == pytest.approx({"a": 1.0, "b": 0.45, "c": 0.0})
     assert graded(keys, scale=10.0) == pytest.approx({"a": 1.0, "b": 0.81, "c": 0.72})
+
+
+def test_an_anchor_of_the_targets_own_kind_means_another_one(shared_data: Path) -> None:
+    """ "The trash can next to the (other) trash can": three stand together, one apart. The anchor ties
+    over all four, so the three of the group tie (reported), the lone one is out; no other category
+    steps in for a pool emptied by its own anchors."""
+    graph = _graph(shared_data, "scene0412_00")
+    for relation in ("next to", "closest to"):
+        said = _ref(category="trash can", relations=[{"relation": relation,
+                                                      "anchors": [{"category": "trash can"}]}])
+        g = ground(graph, said)
+        assert sorted(g.tied_ids()) == ["13", "14", "15"], relation
+        assert {c.id for c in g.candidates} == {"5", "13", "14", "15"}

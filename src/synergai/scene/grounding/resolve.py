@@ -6,7 +6,9 @@ How a candidate is scored:
 * the pool is every object whose category the expression's category words name (see
   :func:`~synergai.scene.grounding.vocabulary.map_word_to`), or every ordinary object for "object" /
   "thing" ("what is on the table?"); anchors are resolved first, recursively,
-  and the anchor's top-scoring (tied) candidates stand for it;
+  and the anchor's top-scoring (tied) candidates stand for it; a uniquely resolved anchor leaves the
+  pool, tied ones of the target's own kind stay in it, each measured against the others ("the trash
+  can next to the trash can": one of a group, not whatever stands beside any of them);
 * each non-comparative relation (stored edges: on, inside, above, near ...; geometry: between, far from,
   within reach of, left / right / in front of / behind) and each attribute word (colour, size, material)
   gives a component in [0, 1]; their mean is the candidate's base score;
@@ -247,7 +249,8 @@ class _Resolver:
                 if g.missing:
                     return Grounding((), 0, g.missing, g.closest_categories)
                 sets.append(g.tied_ids())
-                anchor_ids.update(g.tied_ids())
+                if g.unique:  # a tied anchor of the target's kind stays a candidate: "the pillow behind
+                    anchor_ids.update(g.tied_ids())  # the white pillow" means another white pillow
             relations.append((r, sets))
         vp = self._stance(ref) or self.viewpoint
         pool = [o for o in self.graph if o.category in matched and o.id not in anchor_ids
@@ -440,15 +443,17 @@ class _Resolver:
 
     def _comparative(self, r: RelationRef, sets: list[list[str]], group: list[str]) -> Parts:
         anchors = sets[0]
-        cands = [i for i in group if i not in anchors]
+        # a candidate is measured against the other anchors ("the pillow closest to another pillow")
+        cands = [i for i in group if any(a != i for a in anchors)]
         largest = r.relation == "farthest from"
         if not cands:
             return {i: (0.0, f"is the anchor of {r.relation}") for i in group}
         b = self.graph.box_array([*cands, *anchors])
         n = len(cands)
         d = np.full(n, np.inf)
-        for k in range(len(anchors)):
-            d = np.minimum(d, object_distance(b, np.arange(n), np.full(n, n + k)))
+        for k, a in enumerate(anchors):
+            gaps = object_distance(b, np.arange(n), np.full(n, n + k))
+            d = np.minimum(d, np.where([i == a for i in cands], np.inf, gaps))
         key = -d if largest else d
         order = np.argsort(key, kind="stable")
         best = float(d[order[0]])
