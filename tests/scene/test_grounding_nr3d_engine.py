@@ -83,3 +83,14 @@ def test_an_anchor_of_the_targets_own_kind_means_another_one(shared_data: Path) 
         g = ground(graph, said)
         assert sorted(g.tied_ids()) == ["13", "14", "15"], relation
         assert {c.id for c in g.candidates} == {"5", "13", "14", "15"}
+
+
+def test_a_direction_no_candidate_holds_ranks_by_the_line_from_the_anchor(shared_data: Path) -> None:
+    """ "The window with a trash can right in front of it" read as "the window behind the trash can":
+    no window lies in the trash can's strict sector, so all tied; the one nearest the line from the
+    trash can away from the viewer is meant."""
+    graph = _graph(shared_data, "scene0169_00")
+    said = _ref(category="window", relations=[{"relation": "behind", "anchors": [{"category": "trash can"}]}])
+    g = ground(graph, said)
+    assert g.unique and g.top is not None and g.top.id == "14"
+    assert "off the line behind trash can" in g.top.reason

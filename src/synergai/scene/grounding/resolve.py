@@ -33,7 +33,9 @@ clause singles out 0 and the others 1. A holding or vertical relation (on, under
 candidate holds in the stored graph ranks the tied candidates by their distance to its anchor: the edge
 is missing (a desk under a window on the wall), and the nearest is what the words point at; for above /
 under / below, the one on the named side whose centre is nearest the anchor's vertical line ("the sign
-above the sink": two signs touch the sink, one hangs over it).
+above the sink": two signs touch the sink, one hangs over it). So with left / right / in front of /
+behind that no candidate holds (the sectors are strict): the one on the named side nearest the line
+from the anchor that way, else the one nearest the anchor.
 """
 
 from __future__ import annotations
@@ -131,6 +133,10 @@ _NEAREST_WHEN_NONE = frozenset({"on", "supporting", "inside", "under", "below", 
 #: Vertical relations: with the stored edge missing, the candidate on the named side of the anchor whose
 #: centre is nearest the anchor's vertical line is meant ("the sign above the sink": directly above).
 _VERTICAL = MappingProxyType({"above": 1, "under": -1, "below": -1})
+#: Left / right / in front of / behind: the direction in the viewer's frame (right, forward). With no
+#: candidate inside the anchor's sector, the one nearest the ray from the anchor that way is meant.
+_DIRECTIONS = MappingProxyType({"left of": (-1.0, 0.0), "right of": (1.0, 0.0), "in front of": (0.0, -1.0),
+                                "behind": (0.0, 1.0)})
 #: Added to the horizontal offset of a candidate on the wrong side (below the anchor for "above").
 WRONG_SIDE_M = 10.0
 #: Per candidate id: (component score in [0, 1], reason fragment).
@@ -270,8 +276,8 @@ class _Resolver:
                 scored = self._relation(r, sets, ids, vp)
                 for i, part in scored.items():
                     parts[i].append(_negated(part) if r.negated else part)
-                if r.relation in _NEAREST_WHEN_NONE and not r.negated and not any(
-                        sc > 0 for sc, _ in scored.values()):
+                fallback = r.relation in _NEAREST_WHEN_NONE or r.relation in _DIRECTIONS
+                if fallback and not r.negated and not any(sc > 0 for sc, _ in scored.values()):
                     unmet.append((r, sets))
             elif r.negated:  # "not the one closest to the door": every candidate but the closest
                 for i, (sc, why) in self._comparative(r, sets, ids).items():
@@ -306,6 +312,7 @@ class _Resolver:
             comps += [self._comparative(r.model_copy(update={"relation": _GRADED[r.relation]}), sets, group)
                       for r, sets in relations if r.relation in _GRADED and not r.negated]
             comps += [self._aligned(r.relation, sets[0], group) if r.relation in _VERTICAL else
+                      self._directional(r.relation, sets[0], group, vp) if r.relation in _DIRECTIONS else
                       self._comparative(r.model_copy(update={"relation": "closest to"}), sets, group)
                       for r, sets in unmet]
         scores: dict[str, float] = {}
@@ -475,6 +482,31 @@ class _Resolver:
         for i in group:
             out.setdefault(i, (0.0, f"is the anchor of {r.relation}"))
         return out
+
+    def _directional(self, name: str, anchors: list[str], group: list[str], given: Viewpoint | None) -> Parts:
+        """ "right of the copier" with no candidate in its sector: the candidates on that side of it (in the
+        frame :meth:`_view` uses), nearest the ray from the anchor in that direction first; then, when the
+        frame put them all on the other side (the speaker stood elsewhere), the nearest the anchor."""
+        way = np.asarray(_DIRECTIONS[name])
+        keys: dict[str, float] = {}
+        for a in anchors:
+            anchor = self.graph.get(a)
+            vp = given or facing_viewpoint(anchor) or looking_at(self.room, np.asarray(anchor.center))
+            at = vp.to_local(np.asarray([anchor.center]))[0, :2]
+            for i in group:
+                if i == a:
+                    continue
+                d = vp.to_local(np.asarray([self.graph.get(i).center]))[0, :2] - at
+                along = float(d @ way)
+                key = abs(float(d[0] * way[1] - d[1] * way[0])) if along > 0 else WRONG_SIDE_M + float(
+                    np.linalg.norm(d))
+                keys[i] = min(keys.get(i, np.inf), key)
+        for i in group:
+            keys.setdefault(i, 2 * WRONG_SIDE_M)
+        scores = graded(keys, ORDER_TIE_M, self.room.diagonal)
+        where = self._names(anchors)
+        return {i: (s, f"{keys[i] % WRONG_SIDE_M:.1f} m off the line {name} {where}"
+                    + ("" if keys[i] < WRONG_SIDE_M else ", on the other side")) for i, s in scores.items()}
 
     def _aligned(self, name: str, anchors: list[str], group: list[str]) -> Parts:
         """ "above" / "under" the anchor without the stored edge: the candidates on that side of it (by
