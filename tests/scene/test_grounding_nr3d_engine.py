@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from synergai.scene.attributes import color_distance, color_name
 from synergai.scene.build import build_graph
 from synergai.scene.builders.objects_json import load_objects_file
 from synergai.scene.grounding import ObjectRef, ground
@@ -94,3 +95,20 @@ def test_a_direction_no_candidate_holds_ranks_by_the_line_from_the_anchor(shared
     g = ground(graph, said)
     assert g.unique and g.top is not None and g.top.id == "14"
     assert "off the line behind trash can" in g.top.reason
+
+
+def test_a_colour_no_candidate_reads_ranks_them_by_their_colour(shared_data: Path) -> None:
+    """ "Pick the blue trash can": both trash cans' colours read gray, so the names tie them; the one
+    nearer blue is meant. Asked "gray", both read it: the colour does not separate them, the tie stays."""
+    graph = _graph(shared_data, "scene0496_00")
+    g = ground(graph, _ref(category="trash can", attributes=["blue"]))
+    assert g.unique and g.top is not None and g.top.id == "18"
+    assert "from blue" in g.top.reason
+    assert ground(graph, _ref(category="trash can", attributes=["gray"])).tied == 2
+
+
+def test_colour_distance_orders_two_grays_by_their_tint() -> None:
+    assert color_distance((50, 90, 180), "blue") == 0.0  # the palette's blue
+    bluish, neutral = (120, 128, 150), (128, 128, 128)
+    assert color_name(bluish) == color_name(neutral) == "gray"
+    assert color_distance(bluish, "blue") < color_distance(neutral, "blue")

@@ -35,7 +35,8 @@ is missing (a desk under a window on the wall), and the nearest is what the word
 under / below, the one on the named side whose centre is nearest the anchor's vertical line ("the sign
 above the sink": two signs touch the sink, one hangs over it). So with left / right / in front of /
 behind that no candidate holds (the sectors are strict): the one on the named side nearest the line
-from the anchor that way, else the one nearest the anchor.
+from the anchor that way, else the one nearest the anchor. A colour word that no candidate's colour
+name reads ("the blue trash can" of two that read gray) ranks them by how near their colour is to it.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from types import MappingProxyType
 import numpy as np
 
 from synergai.geometry.frames import Viewpoint
-from synergai.scene.attributes import color_name
+from synergai.scene.attributes import color_distance, color_name
 from synergai.scene.build import between, facing_viewpoint, far, view_relation, within_reach
 from synergai.scene.grounding.expression import ObjectRef, RelationRef
 from synergai.scene.grounding.layout import (
@@ -75,6 +76,7 @@ from synergai.scene.relations.thresholds import RelationThresholds
 from synergai.scene.vocabulary import (
     ANY_OBJECT_WORDS,
     COLOR_NAMES,
+    COLOR_RGB,
     SIZE_WORDS,
     canonical_color,
     color_agreement,
@@ -90,6 +92,8 @@ SIZE_TIE_FRACTION = 0.05
 HEIGHT_TIE_M = 0.05
 #: Score of a related-but-not-named stored edge ("mounted on" asked, "hanging on" stored).
 NEIGHBOUR_EDGE = 0.5
+#: Colour distances (8-bit redmean units) within this of the nearest tie when ranking by colour.
+COLOUR_TIE = 15.0
 #: Score of a colour component when the object's colour is unknown.
 UNKNOWN_COLOR = 0.5
 
@@ -308,6 +312,7 @@ class _Resolver:
         if ref.superlative:
             comps.append(self._superlative(ref.superlative, group))
         comps += [self._size(word, group) for word in sizes]
+        comps += [c for c in (self._colour_rank(w, group) for w in ref.attributes) if c]
         if len(group) > 1:  # a tie on a relation that holds by degree: the degree decides
             comps += [self._comparative(r.model_copy(update={"relation": _GRADED[r.relation]}), sets, group)
                       for r, sets in relations if r.relation in _GRADED and not r.negated]
@@ -554,6 +559,21 @@ class _Resolver:
             else:
                 out[i] = (0.9 * (1.0 - abs(v - best) / span), f"not the {word} ({measure} {v:.2f} {unit})")
         return out
+
+    # ------------------------------------------------------------------ attributes
+    def _colour_rank(self, word: str, group: list[str]) -> Parts:
+        """ "the blue trash can" when no candidate's colour reads blue (both read gray): the candidates
+        ranked by how near their colour is to the word's, within ``COLOUR_TIE`` tied; {} when the word
+        is no colour, a candidate does read it, or a candidate's colour is unknown."""
+        name = canonical_color(word)
+        objs = [self.graph.get(i) for i in group]
+        if len(group) < 2 or not name or name not in COLOR_RGB or any(o.color is None for o in objs):
+            return {}
+        if any(color_agreement(word, color_name(o.color)) >= 1.0 for o in objs if o.color is not None):
+            return {}
+        keys = {o.id: color_distance(o.color, name) for o in objs if o.color is not None}
+        scores = graded(keys, COLOUR_TIE)
+        return {i: (s, f"{keys[i]:.0f} from {name}") for i, s in scores.items()}
 
     # ------------------------------------------------------------------ attributes
     def _attribute(self, word: str, pool: list[SceneObject]) -> Parts:
