@@ -33,7 +33,7 @@ clause singles out 0 and the others 1. A holding or vertical relation (on, under
 candidate holds in the stored graph ranks the tied candidates by their distance to its anchor: the edge
 is missing (a desk under a window on the wall), and the nearest is what the words point at; for above /
 under / below, the one on the named side whose centre is nearest the anchor's vertical line ("the sign
-above the sink": two signs touch the sink, one hangs over it). So with left / right / in front of /
+above the sink": two signs touch the sink, one hangs over it). Likewise left / right / in front of /
 behind that no candidate holds (the sectors are strict): the one on the named side nearest the line
 from the anchor that way, else the one nearest the anchor. A colour word that no candidate's colour
 name reads ("the blue trash can" of two that read gray) ranks them by how near their colour is to it.
@@ -393,15 +393,21 @@ class _Resolver:
               given: Viewpoint | None = None) -> Parts:
         hits: dict[str, str] = {}  # candidate -> the anchor and frame it holds for
         for a in anchors:
-            # the viewpoint said or given; else facing the anchor's front; else from the room's centre
-            front = facing_viewpoint(self.graph.get(a))
-            vp = given or front or looking_at(self.room, np.asarray(self.graph.get(a).center))
-            frame = ("from the viewpoint" if given else "facing its front" if front
-                     else "from the room's centre")
+            vp, frame = self._frame(a, given)
             for i in view_relation(self.graph, ids, a, rel, vp, self.th):
                 hits.setdefault(i, f"{name} {_label(self.graph.get(a))} ({frame})")
         where = self._names(anchors)
         return {i: (1.0, hits[i]) if i in hits else (0.0, f"not {name} {where}") for i in ids}
+
+    def _frame(self, anchor: str, given: Viewpoint | None) -> tuple[Viewpoint, str]:
+        """Where left / right of ``anchor`` are seen from, and its name: the viewpoint said or given; else
+        facing the anchor's front; else from the room's centre looking at it."""
+        if given is not None:
+            return given, "from the viewpoint"
+        front = facing_viewpoint(self.graph.get(anchor))
+        if front is not None:
+            return front, "facing its front"
+        return looking_at(self.room, np.asarray(self.graph.get(anchor).center)), "from the room's centre"
 
     def _counted(self, name: str, subject: str, anchors: list[str], count: int) -> tuple[float, str]:
         """ "with three computers under it": how many of the anchors hold the relation, against ``count``."""
@@ -495,9 +501,8 @@ class _Resolver:
         way = np.asarray(_DIRECTIONS[name])
         keys: dict[str, float] = {}
         for a in anchors:
-            anchor = self.graph.get(a)
-            vp = given or facing_viewpoint(anchor) or looking_at(self.room, np.asarray(anchor.center))
-            at = vp.to_local(np.asarray([anchor.center]))[0, :2]
+            vp, _ = self._frame(a, given)
+            at = vp.to_local(np.asarray([self.graph.get(a).center]))[0, :2]
             for i in group:
                 if i == a:
                     continue
@@ -575,7 +580,6 @@ class _Resolver:
         scores = graded(keys, COLOUR_TIE)
         return {i: (s, f"{keys[i]:.0f} from {name}") for i, s in scores.items()}
 
-    # ------------------------------------------------------------------ attributes
     def _attribute(self, word: str, pool: list[SceneObject]) -> Parts:
         colour = canonical_color(word)
         if colour:
