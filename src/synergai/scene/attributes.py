@@ -51,6 +51,12 @@ def color_name(rgb: tuple[int, int, int] | list[int] | np.ndarray) -> str:
     return best
 
 
+def color_distance(rgb: tuple[int, int, int] | list[int] | np.ndarray, name: str) -> float:
+    """How far an 8-bit RGB colour is from a palette colour (redmean distance, 8-bit units): "the blue
+    one" of two that both read gray is the bluer."""
+    return float(np.sqrt(_distances(rgb, np.array([COLOR_RGB[name]], dtype=float))[0]))
+
+
 def closest_color(rgb: tuple[int, int, int] | list[int] | np.ndarray, candidates: list[str]) -> str:
     """Of the candidate colour words, the one nearest to ``rgb`` ("grey" = "gray"); unknown words are
     ignored, and the first candidate is returned when none is known."""

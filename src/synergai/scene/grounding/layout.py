@@ -47,6 +47,11 @@ class RoomExtent:
         return cls(b.mins[:, :2].min(axis=0), b.maxs[:, :2].max(axis=0))
 
     @property
+    def diagonal(self) -> float:
+        """The length of the footprint's diagonal (metres)."""
+        return float(np.linalg.norm(self.hi - self.lo))
+
+    @property
     def center(self) -> np.ndarray:
         return (self.lo + self.hi) / 2.0
 
@@ -156,11 +161,14 @@ def order_keys(graph: SceneGraph, ids: Sequence[str], order: str, viewpoint: Vie
     return {i: float(v) for i, v in zip(ids, key, strict=True)}
 
 
-def graded(keys: dict[str, float], tolerance: float = ORDER_TIE_M) -> dict[str, float]:
+def graded(keys: dict[str, float], tolerance: float = ORDER_TIE_M, scale: float = 0.0) -> dict[str, float]:
     """Scores from keys (smaller is better): 1 within ``tolerance`` of the best, else falling linearly
-    to 0 at the worst (at most 0.9, so a graded second never ties the best)."""
+    (at most 0.9, so a graded second never ties the best) to 0 at the worst, or at ``scale`` from the
+    best when that is larger: with one scale (metres of the room), graded measures of different things
+    weigh their differences alike when they are averaged."""
     if not keys:
         return {}
     best, worst = min(keys.values()), max(keys.values())
-    span = (worst - best) or 1.0
-    return {i: 1.0 if k - best <= tolerance else 0.9 * (1.0 - (k - best) / span) for i, k in keys.items()}
+    span = max(worst - best, scale) or 1.0
+    return {i: 1.0 if k - best <= tolerance else max(0.0, 0.9 * (1.0 - (k - best) / span))
+            for i, k in keys.items()}

@@ -6,13 +6,18 @@ How a candidate is scored:
 * the pool is every object whose category the expression's category words name (see
   :func:`~synergai.scene.grounding.vocabulary.map_word_to`), or every ordinary object for "object" /
   "thing" ("what is on the table?"); anchors are resolved first, recursively,
-  and the anchor's top-scoring (tied) candidates stand for it;
+  and the anchor's top-scoring (tied) candidates stand for it; a uniquely resolved anchor leaves the
+  pool, tied ones of the target's own kind stay in it, each measured against the others ("the trash
+  can next to the trash can": one of a group, not whatever stands beside any of them);
 * each non-comparative relation (stored edges: on, inside, above, near ...; geometry: between, far from,
   within reach of, left / right / in front of / behind) and each attribute word (colour, size, material)
   gives a component in [0, 1]; their mean is the candidate's base score;
 * comparatives (closest to, farthest from, a superlative) then rank the candidates that share the
   best base score; with comparatives the score is ``0.5 * base + 0.5 * comparative`` (others keep
-  ``0.5 * base``). Extremes within the relation engine's epsilon share the top: ambiguity is reported
+  ``0.5 * base``). A comparative measured in metres (closest, a room position, an order, isolation)
+  falls from 1 over the room's diagonal, not over the candidates' spread, so two that disagree
+  ("the right one, closest to the window") weigh their metres alike instead of each scoring the
+  other's winner 0 (a tie). Extremes within ``closest_tie`` (thresholds) share the top: ambiguity is reported
   as :attr:`Grounding.tied`, never hidden by picking the first.
 
 Left / right / in front of / behind use the viewpoint the expression sets ("facing the door") or the
@@ -26,7 +31,12 @@ the two", "the tall shelf"); a count of anchors ("with three
 computers under it"); a negated clause ("not the one in the corner"), which scores the candidates the
 clause singles out 0 and the others 1. A holding or vertical relation (on, under, above ...) that no
 candidate holds in the stored graph ranks the tied candidates by their distance to its anchor: the edge
-is missing (a desk under a window on the wall), and the nearest is what the words point at.
+is missing (a desk under a window on the wall), and the nearest is what the words point at; for above /
+under / below, the one on the named side whose centre is nearest the anchor's vertical line ("the sign
+above the sink": two signs touch the sink, one hangs over it). Likewise left / right / in front of /
+behind that no candidate holds (the sectors are strict): the one on the named side nearest the line
+from the anchor that way, else the one nearest the anchor. A colour word that no candidate's colour
+name reads ("the blue trash can" of two that read gray) ranks them by how near their colour is to it.
 """
 
 from __future__ import annotations
@@ -38,7 +48,7 @@ from types import MappingProxyType
 import numpy as np
 
 from synergai.geometry.frames import Viewpoint
-from synergai.scene.attributes import color_name
+from synergai.scene.attributes import color_distance, color_name
 from synergai.scene.build import between, facing_viewpoint, far, view_relation, within_reach
 from synergai.scene.grounding.expression import ObjectRef, RelationRef
 from synergai.scene.grounding.layout import (
@@ -66,6 +76,7 @@ from synergai.scene.relations.thresholds import RelationThresholds
 from synergai.scene.vocabulary import (
     ANY_OBJECT_WORDS,
     COLOR_NAMES,
+    COLOR_RGB,
     SIZE_WORDS,
     canonical_color,
     color_agreement,
@@ -81,6 +92,8 @@ SIZE_TIE_FRACTION = 0.05
 HEIGHT_TIE_M = 0.05
 #: Score of a related-but-not-named stored edge ("mounted on" asked, "hanging on" stored).
 NEIGHBOUR_EDGE = 0.5
+#: Colour distances (8-bit redmean units) within this of the nearest tie when ranking by colour.
+COLOUR_TIE = 15.0
 #: Score of a colour component when the object's colour is unknown.
 UNKNOWN_COLOR = 0.5
 
@@ -121,6 +134,15 @@ _GRADED = MappingProxyType({"near": "closest to", "next to": "closest to", "besi
 #: so the candidate nearest the anchor is the one meant.
 _NEAREST_WHEN_NONE = frozenset({"on", "supporting", "inside", "under", "below", "above", "hanging on",
                                 "mounted on", "embedded in", "affixed on"})
+#: Vertical relations: with the stored edge missing, the candidate on the named side of the anchor whose
+#: centre is nearest the anchor's vertical line is meant ("the sign above the sink": directly above).
+_VERTICAL = MappingProxyType({"above": 1, "under": -1, "below": -1})
+#: Left / right / in front of / behind: the direction in the viewer's frame (right, forward). With no
+#: candidate inside the anchor's sector, the one nearest the ray from the anchor that way is meant.
+_DIRECTIONS = MappingProxyType({"left of": (-1.0, 0.0), "right of": (1.0, 0.0), "in front of": (0.0, -1.0),
+                                "behind": (0.0, 1.0)})
+#: Added to the horizontal offset of a candidate on the wrong side (below the anchor for "above").
+WRONG_SIDE_M = 10.0
 #: Per candidate id: (component score in [0, 1], reason fragment).
 Parts = dict[str, tuple[float, str]]
 
@@ -237,7 +259,8 @@ class _Resolver:
                 if g.missing:
                     return Grounding((), 0, g.missing, g.closest_categories)
                 sets.append(g.tied_ids())
-                anchor_ids.update(g.tied_ids())
+                if g.unique:  # a tied anchor of the target's kind stays a candidate: "the pillow behind
+                    anchor_ids.update(g.tied_ids())  # the white pillow" means another white pillow
             relations.append((r, sets))
         vp = self._stance(ref) or self.viewpoint
         pool = [o for o in self.graph if o.category in matched and o.id not in anchor_ids
@@ -257,8 +280,8 @@ class _Resolver:
                 scored = self._relation(r, sets, ids, vp)
                 for i, part in scored.items():
                     parts[i].append(_negated(part) if r.negated else part)
-                if r.relation in _NEAREST_WHEN_NONE and not r.negated and not any(
-                        sc > 0 for sc, _ in scored.values()):
+                fallback = r.relation in _NEAREST_WHEN_NONE or r.relation in _DIRECTIONS
+                if fallback and not r.negated and not any(sc > 0 for sc, _ in scored.values()):
                     unmet.append((r, sets))
             elif r.negated:  # "not the one closest to the door": every candidate but the closest
                 for i, (sc, why) in self._comparative(r, sets, ids).items():
@@ -289,10 +312,13 @@ class _Resolver:
         if ref.superlative:
             comps.append(self._superlative(ref.superlative, group))
         comps += [self._size(word, group) for word in sizes]
+        comps += [c for c in (self._colour_rank(w, group) for w in ref.attributes) if c]
         if len(group) > 1:  # a tie on a relation that holds by degree: the degree decides
             comps += [self._comparative(r.model_copy(update={"relation": _GRADED[r.relation]}), sets, group)
                       for r, sets in relations if r.relation in _GRADED and not r.negated]
-            comps += [self._comparative(r.model_copy(update={"relation": "closest to"}), sets, group)
+            comps += [self._aligned(r.relation, sets[0], group) if r.relation in _VERTICAL else
+                      self._directional(r.relation, sets[0], group, vp) if r.relation in _DIRECTIONS else
+                      self._comparative(r.model_copy(update={"relation": "closest to"}), sets, group)
                       for r, sets in unmet]
         scores: dict[str, float] = {}
         reasons: dict[str, list[str]] = {i: [t for _, t in parts[i]] for i in ids}
@@ -367,15 +393,21 @@ class _Resolver:
               given: Viewpoint | None = None) -> Parts:
         hits: dict[str, str] = {}  # candidate -> the anchor and frame it holds for
         for a in anchors:
-            # the viewpoint said or given; else facing the anchor's front; else from the room's centre
-            front = facing_viewpoint(self.graph.get(a))
-            vp = given or front or looking_at(self.room, np.asarray(self.graph.get(a).center))
-            frame = ("from the viewpoint" if given else "facing its front" if front
-                     else "from the room's centre")
+            vp, frame = self._frame(a, given)
             for i in view_relation(self.graph, ids, a, rel, vp, self.th):
                 hits.setdefault(i, f"{name} {_label(self.graph.get(a))} ({frame})")
         where = self._names(anchors)
         return {i: (1.0, hits[i]) if i in hits else (0.0, f"not {name} {where}") for i in ids}
+
+    def _frame(self, anchor: str, given: Viewpoint | None) -> tuple[Viewpoint, str]:
+        """Where left / right of ``anchor`` are seen from, and its name: the viewpoint said or given; else
+        facing the anchor's front; else from the room's centre looking at it."""
+        if given is not None:
+            return given, "from the viewpoint"
+        front = facing_viewpoint(self.graph.get(anchor))
+        if front is not None:
+            return front, "facing its front"
+        return looking_at(self.room, np.asarray(self.graph.get(anchor).center)), "from the room's centre"
 
     def _counted(self, name: str, subject: str, anchors: list[str], count: int) -> tuple[float, str]:
         """ "with three computers under it": how many of the anchors hold the relation, against ``count``."""
@@ -397,7 +429,7 @@ class _Resolver:
         return None
 
     def _ranked(self, keys: dict[str, float], word: str, unit: str = "m") -> Parts:
-        scores = graded(keys)
+        scores = graded(keys, scale=self.room.diagonal)
         return {i: (s, f"{word} ({keys[i]:.2f} {unit} from the best)" if s < 1.0 else word)
                 for i, s in scores.items()}
 
@@ -424,31 +456,33 @@ class _Resolver:
             others = np.array([n + j for j, o in enumerate(kin) if o != i], dtype=int)
             gap = float(object_distance(b, np.full(len(others), k), others).min()) if len(others) else 99.0
             keys[i] = -gap
-        scores = graded(keys, ORDER_TIE_M)
+        scores = graded(keys, ORDER_TIE_M, self.room.diagonal)
         return {i: (s, f"{-keys[i]:.1f} m from the nearest of its kind") for i, s in scores.items()}
 
     def _comparative(self, r: RelationRef, sets: list[list[str]], group: list[str]) -> Parts:
         anchors = sets[0]
-        cands = [i for i in group if i not in anchors]
+        # a candidate is measured against the other anchors ("the pillow closest to another pillow")
+        cands = [i for i in group if any(a != i for a in anchors)]
         largest = r.relation == "farthest from"
         if not cands:
             return {i: (0.0, f"is the anchor of {r.relation}") for i in group}
         b = self.graph.box_array([*cands, *anchors])
         n = len(cands)
         d = np.full(n, np.inf)
-        for k in range(len(anchors)):
-            d = np.minimum(d, object_distance(b, np.arange(n), np.full(n, n + k)))
+        for k, a in enumerate(anchors):
+            gaps = object_distance(b, np.arange(n), np.full(n, n + k))
+            d = np.minimum(d, np.where([i == a for i in cands], np.inf, gaps))
         key = -d if largest else d
         order = np.argsort(key, kind="stable")
         best = float(d[order[0]])
         runner = float(d[order[1]]) if n > 1 else None
-        span = float(np.max(d) - np.min(d)) or 1.0
+        span = max(float(np.max(d) - np.min(d)), self.room.diagonal) or 1.0
         word = "farthest" if largest else "closest"
         out: dict[str, tuple[float, str]] = {}
         where = self._names(anchors)
         for k, i in enumerate(cands):
             dk = float(d[k])
-            if abs(dk - best) <= self.th.epsilon:
+            if abs(dk - best) <= self.th.closest_tie:
                 s = 1.0
                 first = runner is not None and k == int(order[0])
                 note = word + (f"; next {runner:.1f} m" if first else "")
@@ -459,6 +493,50 @@ class _Resolver:
         for i in group:
             out.setdefault(i, (0.0, f"is the anchor of {r.relation}"))
         return out
+
+    def _directional(self, name: str, anchors: list[str], group: list[str], given: Viewpoint | None) -> Parts:
+        """ "right of the copier" with no candidate in its sector: the candidates on that side of it (in the
+        frame :meth:`_view` uses), nearest the ray from the anchor in that direction first; then, when the
+        frame put them all on the other side (the speaker stood elsewhere), the nearest the anchor."""
+        way = np.asarray(_DIRECTIONS[name])
+        keys: dict[str, float] = {}
+        for a in anchors:
+            vp, _ = self._frame(a, given)
+            at = vp.to_local(np.asarray([self.graph.get(a).center]))[0, :2]
+            for i in group:
+                if i == a:
+                    continue
+                d = vp.to_local(np.asarray([self.graph.get(i).center]))[0, :2] - at
+                along = float(d @ way)
+                key = abs(float(d[0] * way[1] - d[1] * way[0])) if along > 0 else WRONG_SIDE_M + float(
+                    np.linalg.norm(d))
+                keys[i] = min(keys.get(i, np.inf), key)
+        for i in group:
+            keys.setdefault(i, 2 * WRONG_SIDE_M)
+        scores = graded(keys, ORDER_TIE_M, self.room.diagonal)
+        where = self._names(anchors)
+        return {i: (s, f"{keys[i] % WRONG_SIDE_M:.1f} m off the line {name} {where}"
+                    + ("" if keys[i] < WRONG_SIDE_M else ", on the other side")) for i, s in scores.items()}
+
+    def _aligned(self, name: str, anchors: list[str], group: list[str]) -> Parts:
+        """ "above" / "under" the anchor without the stored edge: the candidates on that side of it (by
+        centre height), nearest its vertical line first (horizontal distance between the centres)."""
+        sign = _VERTICAL[name]
+        keys: dict[str, float] = {}
+        for i in group:
+            c = np.asarray(self.graph.get(i).center, dtype=float)
+            best = np.inf
+            for a in anchors:
+                if a == i:
+                    continue
+                ac = np.asarray(self.graph.get(a).center, dtype=float)
+                side = 0.0 if sign * (c[2] - ac[2]) > 0 else WRONG_SIDE_M
+                best = min(best, float(np.linalg.norm(c[:2] - ac[:2])) + side)
+            keys[i] = best if np.isfinite(best) else 2 * WRONG_SIDE_M
+        scores = graded(keys, ORDER_TIE_M, self.room.diagonal)
+        where = self._names(anchors)
+        return {i: (s, f"{keys[i] % WRONG_SIDE_M:.1f} m off the vertical of {where}"
+                    + ("" if keys[i] < WRONG_SIDE_M else f", not {name} it")) for i, s in scores.items()}
 
     def _size(self, word: str, group: list[str]) -> Parts:
         """ "the bigger of the two", "the tall shelf": a size word ranks the candidates that fit the rest
@@ -488,6 +566,20 @@ class _Resolver:
         return out
 
     # ------------------------------------------------------------------ attributes
+    def _colour_rank(self, word: str, group: list[str]) -> Parts:
+        """ "the blue trash can" when no candidate's colour reads blue (both read gray): the candidates
+        ranked by how near their colour is to the word's, within ``COLOUR_TIE`` tied; {} when the word
+        is no colour, a candidate does read it, or a candidate's colour is unknown."""
+        name = canonical_color(word)
+        objs = [self.graph.get(i) for i in group]
+        if len(group) < 2 or not name or name not in COLOR_RGB or any(o.color is None for o in objs):
+            return {}
+        if any(color_agreement(word, color_name(o.color)) >= 1.0 for o in objs if o.color is not None):
+            return {}
+        keys = {o.id: color_distance(o.color, name) for o in objs if o.color is not None}
+        scores = graded(keys, COLOUR_TIE)
+        return {i: (s, f"{keys[i]:.0f} from {name}") for i, s in scores.items()}
+
     def _attribute(self, word: str, pool: list[SceneObject]) -> Parts:
         colour = canonical_color(word)
         if colour:

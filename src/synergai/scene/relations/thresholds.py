@@ -11,7 +11,8 @@ Defaults start from public references and were measured against the Sr3D test re
   because Sr3D leaves diagonal objects out). Widen ``sector_angle`` for looser everyday use.
 * Sr3D "between": occupancy 0.51 and anchor overlap 0.1 assume oriented boxes and point clouds;
   on axis-aligned boxes they reject true references, so 0.4 / 0.3 (89.6 % -> 98.0 %).
-* Closest / farthest: the Sr3D / LLM-TPC margin of 0.2 m (99.8 %).
+* Closest / farthest: the Sr3D / LLM-TPC margin of 0.2 m (99.8 %) to say it; 0.1 m to read it in
+  grounding (Nr3D dev expressions re-resolved: +2 / +1 on the two scene halves, Sr3D unchanged).
 * SceneVerse: support / embed / inside split by how deep the subject sits in its holder
   (< 0.8 of its height: support, < 0.95: embed, else inside); far when the centre distance
   exceeds 1.5 x the sum of the footprint half-diagonals.
@@ -82,6 +83,10 @@ class RelationThresholds:
     # ----- comparative
     #: Closest / farthest must beat the runner-up by this margin (LLM-TPC / Sr3D epsilon).
     epsilon: float = 0.2
+    #: Reading "the closest" / "the farthest" in a person's description: candidates within this margin of
+    #: the extreme tie. Smaller than ``epsilon``, the margin for *saying* "closest" (a generated Sr3D
+    #: sentence): a person names the nearest of two boxes even when the other is a hand's width farther.
+    closest_tie: float = 0.1
     #: Fraction of the subject's footprint inside the anchors' convex hull for "between" (Sr3D).
     between_occupancy: float = 0.4
     #: Max fraction of the subject's footprint overlapping either anchor for "between" (Sr3D).
