@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from synergai.agent.grounding_parse import (
+    attributes_to_nouns,
     drop_self_reference,
     expression_messages,
     expression_schema,
@@ -233,3 +234,32 @@ def test_a_place_the_scan_has_no_label_for_is_offered_as_what_makes_it(shared_da
     assert {"door", "toilet"} <= set(narrowed.categories)
     user = expression_messages(record["utterance"], narrowed)[1]["content"]
     assert "Synonyms: bathroom = toilet" in user
+
+
+def test_an_attribute_stays_on_the_noun_it_is_said_in_front_of(shared_data: Path) -> None:
+    utterance = "It is the whiteboard closest to the black door."
+    record = _record(shared_data, utterance)
+    graph = _graph(shared_data, record["scene_id"])
+    # the 1.5B model's recorded reply: "black" copied onto the whiteboard too
+    reply = _reply(category="whiteboard", attributes=["black"], relations=[
+        {"relation": "closest to", "anchors": [{"category": "door", "attributes": ["black"]}]}])
+    copied = ObjectRef.model_validate(json.loads(reply))
+    assert not ground(graph, copied).unique or ground(graph, copied).top.id != str(record["target_id"])
+    parsed = parse_expression(ScriptedModel([reply]), utterance, scene_vocabulary(graph))
+    assert parsed.ref.attributes == [] and parsed.ref.relations[0].anchors[0].attributes == ["black"]
+    g = ground(graph, parsed.ref)
+    assert g.unique and g.top.id == str(record["target_id"])
+
+
+def test_an_attribute_said_after_its_noun_or_before_no_noun_stays_where_the_model_put_it(
+        shared_data: Path) -> None:
+    vocab = scene_vocabulary(_graph(shared_data, "scene0300_00"))
+    ref = ObjectRef.model_validate({"category": "table", "attributes": ["smaller", "brown"], "relations": [
+        {"relation": "supporting", "anchors": [{"category": "backpack"}]}]})
+    utterance = "The smaller table, colored brown, with the backpack on it."
+    assert attributes_to_nouns(ref, utterance, vocab.narrowed(utterance)) == ref
+    both = ObjectRef.model_validate({"category": "chair", "attributes": ["black"], "relations": [
+        {"relation": "next to", "anchors": [{"category": "table", "attributes": ["black"]}]}]})
+    utterance = "the black and brown chair next to the table"
+    fixed = attributes_to_nouns(both, utterance, vocab.narrowed(utterance))
+    assert fixed.attributes == ["black"] and fixed.relations[0].anchors[0].attributes == []

@@ -9,6 +9,7 @@ reads the sentence; the graph (:func:`~synergai.scene.grounding.ground`) does th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -330,6 +331,67 @@ def drop_self_reference(ref: ObjectRef) -> ObjectRef:
     return ref if len(rest) == len(ref.relations) else ref.model_copy(update={"relations": rest})
 
 
+def _objects(ref: ObjectRef) -> list[ObjectRef]:
+    """Every object of an expression: the target, its anchors at every level and its viewpoints."""
+    below = [a for r in ref.relations for a in r.anchors]
+    below += [v for v in (ref.facing, ref.back_to) if v is not None]
+    return [ref, *(o for b in below for o in _objects(b))]
+
+
+def _with_attributes(ref: ObjectRef, keep: Callable[[ObjectRef], list[str]]) -> ObjectRef:
+    """The expression with each object's attributes replaced by ``keep(object)``, at every level."""
+    rels = [r.model_copy(update={"anchors": [_with_attributes(a, keep) for a in r.anchors]})
+            for r in ref.relations]
+    views = {k: _with_attributes(v, keep) for k, v in (("facing", ref.facing), ("back_to", ref.back_to))
+             if v is not None}
+    return ref.model_copy(update={"attributes": keep(ref), "relations": rels, **views})
+
+
+def _said_before(words: list[str], attribute: str, vocab: SceneVocabulary) -> set[str] | None:
+    """The categories of the noun a sentence says an attribute word in front of ("the whiteboard closest
+    to the black door": black -> door; "the black and silver chair": black -> chair): the category named
+    right after the word's first occurrence, past other attribute words and "and" / "or"; None when the
+    word is not said, or not in front of a noun ("the table, colored brown, with ...")."""
+    said = words_of(attribute)
+    n = len(said)
+    at = next((k for k in range(len(words) - n + 1) if words[k:k + n] == said), None)
+    if at is None:
+        return None
+    joining = {"and", "or"} | {w for a in vocab.attributes for w in words_of(a)}
+    for k in range(at + n, len(words)):
+        if words[k] in joining:
+            continue
+        for m in (3, 2, 1):  # a phrase that starts at this word and names by it ("with the door" does not)
+            cats = vocab.map_word(" ".join(words[k:k + m])) if k + m <= len(words) else []
+            if cats and (m == 1 or cats != vocab.map_word(" ".join(words[k + 1:k + m]))):
+                return set(cats)
+        return None
+    return None
+
+
+def attributes_to_nouns(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
+    """The expression with each attribute word kept only on the objects of the noun the sentence says it
+    in front of.
+
+    A small model copies an attribute onto every object of the expression ("black whiteboard closest to
+    black door" for "the whiteboard closest to the black door"), and the copy then filters the wrong
+    object. An attribute word said right in front of a noun (past other attribute words and "and" /
+    "or") describes that noun: when the expression holds an object of that noun's category, the word is
+    dropped from the objects of other categories. A word said after its noun ("the table, colored
+    brown") or not said at all is left where the model put it."""
+    words = words_of(sentence.replace("grey", "gray"))
+    objects = _objects(ref)
+    owner: dict[str, set[str]] = {}
+    for a in dict.fromkeys(x for o in objects for x in o.attributes):
+        cats = _said_before(words, a, vocab)
+        if cats and any(o.category in cats for o in objects):
+            owner[a] = cats
+    if not owner:
+        return ref
+    return _with_attributes(ref, lambda o: [a for a in o.attributes
+                                            if a not in owner or o.category in owner[a]])
+
+
 @dataclass
 class ParsedExpression:
     """The expression (None when the reply could not be used), the replies it cost and the problem."""
@@ -398,5 +460,5 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
         fixed = group_order(fixed)
     if not any_object:
         fixed = drop_self_reference(fixed)
+    fixed = attributes_to_nouns(fixed, sentence, words)
     return ParsedExpression(fixed, answer.replies, "", answer.data, reordered=reordered)
-
