@@ -18,11 +18,12 @@ from synergai.agent.grounding_parse import (
     expression_schema,
     group_order,
     parse_expression,
+    view_head,
 )
 from synergai.llm import ScriptedModel
 from synergai.scene.build import build_graph
 from synergai.scene.builders.objects_json import load_objects_file
-from synergai.scene.grounding import ObjectRef, ground, scene_vocabulary
+from synergai.scene.grounding import ObjectRef, SceneVocabulary, ground, scene_vocabulary
 from synergai.scene.model import SceneGraph
 
 
@@ -263,3 +264,48 @@ def test_an_attribute_said_after_its_noun_or_before_no_noun_stays_where_the_mode
     utterance = "the black and brown chair next to the table"
     fixed = attributes_to_nouns(both, utterance, vocab.narrowed(utterance))
     assert fixed.attributes == ["black"] and fixed.relations[0].anchors[0].attributes == []
+
+
+def test_the_object_named_after_an_opening_viewpoint_is_the_target(shared_data: Path) -> None:
+    utterance = "Facing the toilet, choose the towel second from the left."
+    record = _record(shared_data, utterance)
+    graph = _graph(shared_data, record["scene_id"])
+    # the 1.5B model's recorded reply: the toilet faced, taken for the target, with the towel's order
+    reply = _reply(category="toilet", order="second from left", alone=False, facing=None, back_to=None)
+    parsed = parse_expression(ScriptedModel([reply]), utterance, scene_vocabulary(graph))
+    assert parsed.reordered and parsed.ref == ObjectRef.model_validate(
+        {"category": "towel", "order": "second from left", "facing": {"category": "toilet"}})
+    g = ground(graph, parsed.ref)
+    assert g.unique and g.top.id == str(record["target_id"])
+
+
+def test_an_anchor_named_after_the_viewpoint_becomes_the_target_with_its_own_features(
+        shared_data: Path) -> None:
+    utterance = ("have your back to the door and then look to the left with the picture furthest to the "
+                 "corner.")
+    record = _record(shared_data, utterance)
+    graph = _graph(shared_data, record["scene_id"])
+    vocab = scene_vocabulary(graph).narrowed(utterance)
+    ref = ObjectRef.model_validate({"category": "door", "back_to": {"category": "door"}, "relations": [
+        {"relation": "left of",
+         "anchors": [{"category": "picture", "order": "left", "position": "corner"}]}]})
+    fixed = view_head(ref, utterance, vocab)
+    assert fixed == ObjectRef.model_validate(
+        {"category": "picture", "order": "left", "position": "corner", "back_to": {"category": "door"}})
+    g = ground(graph, fixed)
+    assert g.unique and g.top.id == str(record["target_id"])
+
+
+def test_without_an_opening_viewpoint_clause_the_target_stays() -> None:
+    vocab = SceneVocabulary(categories=("box", "desk", "floor", "monitor", "towel", "toilet"), attributes=())
+    looked_at = ObjectRef.model_validate({"category": "monitor", "order": "left", "relations": [
+        {"relation": "under", "anchors": [{"category": "desk"}]}]})
+    # "look at" names the described object itself; three objects named and no clause: nothing to rebuild
+    utterance = "look at the monitor on the floor underneath the desk to the left."
+    assert view_head(looked_at, utterance, vocab.narrowed(utterance)) == looked_at
+    same = ObjectRef.model_validate({"category": "box", "superlative": "lowest"})
+    utterance = "Facing the boxes, the lowest box."  # the object faced is of the described category
+    assert view_head(same, utterance, vocab.narrowed(utterance)) == same
+    plain = ObjectRef(category="toilet")
+    utterance = "the towel on the toilet"  # no viewpoint word
+    assert view_head(plain, utterance, vocab.narrowed(utterance)) == plain

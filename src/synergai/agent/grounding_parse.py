@@ -9,6 +9,7 @@ reads the sentence; the graph (:func:`~synergai.scene.grounding.ground`) does th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -347,6 +348,30 @@ def _with_attributes(ref: ObjectRef, keep: Callable[[ObjectRef], list[str]]) -> 
     return ref.model_copy(update={"attributes": keep(ref), "relations": rels, **views})
 
 
+def _named_at(words: list[str], k: int, vocab: SceneVocabulary) -> tuple[int, set[str]] | None:
+    """The length and categories of the phrase (1-3 words) that starts at word ``k`` and names a
+    category by that word ("trash can", not "the door"), None when none does."""
+    for m in (3, 2, 1):
+        cats = vocab.map_word(" ".join(words[k:k + m])) if k + m <= len(words) else []
+        if cats and (m == 1 or cats != vocab.map_word(" ".join(words[k + 1:k + m]))):
+            return m, set(cats)
+    return None
+
+
+def _mentions(words: list[str], vocab: SceneVocabulary) -> list[tuple[int, int, set[str]]]:
+    """The category phrases a sentence names, in order: (first word, end, categories)."""
+    out: list[tuple[int, int, set[str]]] = []
+    k = 0
+    while k < len(words):
+        named = _named_at(words, k, vocab)
+        if named is None:
+            k += 1
+            continue
+        out.append((k, k + named[0], named[1]))
+        k += named[0]
+    return out
+
+
 def _said_before(words: list[str], attribute: str, vocab: SceneVocabulary) -> set[str] | None:
     """The categories of the noun a sentence says an attribute word in front of ("the whiteboard closest
     to the black door": black -> door; "the black and silver chair": black -> chair): the category named
@@ -359,13 +384,9 @@ def _said_before(words: list[str], attribute: str, vocab: SceneVocabulary) -> se
         return None
     joining = {"and", "or"} | {w for a in vocab.attributes for w in words_of(a)}
     for k in range(at + n, len(words)):
-        if words[k] in joining:
-            continue
-        for m in (3, 2, 1):  # a phrase that starts at this word and names by it ("with the door" does not)
-            cats = vocab.map_word(" ".join(words[k:k + m])) if k + m <= len(words) else []
-            if cats and (m == 1 or cats != vocab.map_word(" ".join(words[k + 1:k + m]))):
-                return set(cats)
-        return None
+        if words[k] not in joining:
+            named = _named_at(words, k, vocab)
+            return named[1] if named else None
     return None
 
 
@@ -390,6 +411,56 @@ def attributes_to_nouns(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -
         return ref
     return _with_attributes(ref, lambda o: [a for a in o.attributes
                                             if a not in owner or o.category in owner[a]])
+
+
+
+def view_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
+    """The expression rebuilt around the object named after an opening viewpoint, when the model made
+    the viewpoint object the target.
+
+    "Facing the toilet, choose the towel second from the left", "face the clock and then look to the
+    left at the plant": a sentence that opens with a viewpoint word (facing, looking, standing, back
+    ...) before its first named object names what the speaker faces or stands at first, and the
+    described object after it: the first object named after the opening clause (up to the first comma
+    or full stop), or, with no such clause, the second and last object the sentence names. When the
+    model's target is the viewpoint object and the described object is of another category, the
+    described object becomes the target: the expression's anchor of that category if it has one, else
+    (one category only) a new object; it takes over the target's order, room position and isolation
+    when it has none of its own, and the old target becomes the viewpoint (faced, or behind the
+    speaker for "standing at", "with your back to")."""
+    words = words_of(sentence.replace("grey", "gray"))
+    clause = len(words_of(re.split(r"[,.;:]", sentence.replace("grey", "gray"), maxsplit=1)[0]))
+    named = _mentions(words, vocab)
+    if clause < len(words):  # an opening clause: the viewpoint object in it, the described object after it
+        inside = [m for m in named if m[1] <= clause]
+        after = [m for m in named if m[0] >= clause]
+        if not inside or not after:
+            return ref
+        view, head = inside[0], after[0]
+    elif len(named) == 2:
+        view, head = named
+    else:
+        return ref
+    if (ref.category == ANY_OBJECT or ref.category not in view[2] or ref.category in head[2]
+            or not set(words[:view[0]]) & FEATURE_CUES["view"]):
+        return ref
+    k = next((i for i, r in enumerate(ref.relations)
+              if len(r.anchors) == 1 and r.anchors[0].category in head[2]), None)
+    if k is not None:
+        target = ref.relations[k].anchors[0]
+        rest = [r for i, r in enumerate(ref.relations) if i != k]
+    elif len(head[2]) == 1:
+        target, rest = ObjectRef(category=next(iter(head[2]))), ref.relations
+    else:
+        return ref
+    moved = {key: getattr(ref, key) for key in ("order", "position", "alone") if not getattr(target, key)}
+    viewed = ref.model_copy(update={"relations": rest, "facing": None, "back_to": None,
+                                    **{key: ObjectRef.model_fields[key].default for key in moved}})
+    target = target.model_copy(update=moved)
+    if ref.facing is not None or ref.back_to is not None:  # the viewpoint is said already
+        return target.model_copy(update={"facing": ref.facing, "back_to": ref.back_to})
+    key = "back_to" if set(words[:view[1]]) & _STANDING_AT else "facing"
+    return target.model_copy(update={key: viewed})
 
 
 @dataclass
@@ -454,7 +525,7 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
                                 answer.data)
     fixed = head_first(ref, sentence, words)
     if "view" in words.features:
-        fixed = view_first(fixed, sentence, words)
+        fixed = view_head(view_first(fixed, sentence, words), sentence, words)
     reordered = fixed is not ref
     if "order" in words.features:
         fixed = group_order(fixed)
@@ -462,3 +533,4 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
         fixed = drop_self_reference(fixed)
     fixed = attributes_to_nouns(fixed, sentence, words)
     return ParsedExpression(fixed, answer.replies, "", answer.data, reordered=reordered)
+
