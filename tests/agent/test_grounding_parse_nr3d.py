@@ -17,6 +17,7 @@ from synergai.agent.grounding_parse import (
     expression_messages,
     expression_schema,
     group_order,
+    named_head,
     parse_expression,
     view_head,
 )
@@ -309,3 +310,41 @@ def test_without_an_opening_viewpoint_clause_the_target_stays() -> None:
     plain = ObjectRef(category="toilet")
     utterance = "the towel on the toilet"  # no viewpoint word
     assert view_head(plain, utterance, vocab.narrowed(utterance)) == plain
+
+
+def test_a_viewpoint_object_named_again_after_the_target_is_also_its_anchor(shared_data: Path) -> None:
+    utterance = "Facing the door, the chair that is closest to the door."
+    record = _record(shared_data, utterance)
+    graph = _graph(shared_data, record["scene_id"])
+    # the 1.5B model's recorded reply (c63d77b): the door as target, closest to the chair
+    reply = _reply(category="door", order="", facing={"category": "door"}, back_to=None, relations=[
+        {"relation": "closest to", "anchors": [{"category": "chair"}]}])
+    parsed = parse_expression(ScriptedModel([reply]), utterance, scene_vocabulary(graph))
+    assert parsed.ref == ObjectRef.model_validate({"category": "chair", "facing": {"category": "door"},
+                                                   "relations": [{"relation": "closest to",
+                                                                  "anchors": [{"category": "door"}]}]})
+    g = ground(graph, parsed.ref)
+    assert g.unique and g.top.id == str(record["target_id"])
+
+
+def test_the_object_named_first_and_left_out_by_the_model_becomes_the_target(shared_data: Path) -> None:
+    utterance = "the towel on the toilet"
+    record = _record(shared_data, utterance)
+    graph = _graph(shared_data, record["scene_id"])
+    # the 1.5B model's recorded reply (c63d77b): only the toilet
+    parsed = parse_expression(ScriptedModel([_reply(category="toilet")]), utterance, scene_vocabulary(graph))
+    assert parsed.reordered and parsed.ref == ObjectRef.model_validate(
+        {"category": "towel", "relations": [{"relation": "on", "anchors": [{"category": "toilet"}]}]})
+    g = ground(graph, parsed.ref)
+    assert g.unique and g.top.id == str(record["target_id"])
+
+
+def test_a_demonstrative_or_no_relation_word_keeps_the_models_target() -> None:
+    vocab = SceneVocabulary(categories=("bed", "boxes", "chair", "pillow"), attributes=())
+    chair = ObjectRef.model_validate({"category": "chair", "relations": [
+        {"relation": "next to", "anchors": [{"category": "bed"}]}]})
+    utterance = "Boxes are stacked next to this chair, by the bed."  # "this" marks the described object
+    assert named_head(chair, utterance, vocab.narrowed(utterance)) == chair
+    pillow = ObjectRef(category="pillow")
+    utterance = "the bed's pillow"  # nothing between says a relation
+    assert named_head(pillow, utterance, vocab.narrowed(utterance)) == pillow

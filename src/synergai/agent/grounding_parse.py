@@ -20,6 +20,7 @@ from synergai.llm.base import ChatModel, ChatReply
 from synergai.llm.json_reply import ask_json
 from synergai.scene.grounding import RELATION_NAMES, SUPERLATIVES, ObjectRef, RelationRef, SceneVocabulary
 from synergai.scene.grounding.expression import MAX_COUNT, ORDERS, POSITIONS
+from synergai.scene.grounding.vocabulary import relations_said
 from synergai.scene.vocabulary import (
     AREA_WORDS,
     CANONICAL_CATEGORY,
@@ -427,7 +428,8 @@ def view_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRe
     described object becomes the target: the expression's anchor of that category if it has one, else
     (one category only) a new object; it takes over the target's order, room position and isolation
     when it has none of its own, and the old target becomes the viewpoint (faced, or behind the
-    speaker for "standing at", "with your back to")."""
+    speaker for "standing at", "with your back to"); named again after the described object ("facing
+    the door, the chair closest to the door"), it is also its anchor, by the relation the model wrote."""
     words = words_of(sentence.replace("grey", "gray"))
     clause = len(words_of(re.split(r"[,.;:]", sentence.replace("grey", "gray"), maxsplit=1)[0]))
     named = _mentions(words, vocab)
@@ -457,10 +459,52 @@ def view_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRe
     viewed = ref.model_copy(update={"relations": rest, "facing": None, "back_to": None,
                                     **{key: ObjectRef.model_fields[key].default for key in moved}})
     target = target.model_copy(update=moved)
+    if k is not None and any(ref.category in m[2] for m in named if m[0] > head[0]):
+        # the viewpoint object named again after the target is its anchor too ("facing the door, the chair
+        # closest to the door"), by the relation the model wrote between them
+        target = target.model_copy(update={"relations": [
+            *target.relations, RelationRef(relation=ref.relations[k].relation, anchors=[viewed])]})
     if ref.facing is not None or ref.back_to is not None:  # the viewpoint is said already
         return target.model_copy(update={"facing": ref.facing, "back_to": ref.back_to})
     key = "back_to" if set(words[:view[1]]) & _STANDING_AT else "facing"
     return target.model_copy(update={key: viewed})
+
+
+
+def _relation_between(words: list[str], vocab: SceneVocabulary) -> str | None:
+    """The one relation name the words between two objects mean ("the towel on the toilet": on), as
+    the system prompt reads them ("near", "by", "next to": closest to); None when they say none or
+    several."""
+    said = relations_said(" ".join(words), vocab.relations)
+    for preferred in ("closest to", "on"):  # "by" also cues near / beside; "hanging on" is a kind of "on"
+        if preferred in said:
+            return preferred
+    return said[0] if len(said) == 1 else None
+
+
+def named_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
+    """The expression rebuilt around the object the sentence names first, when the model left it out.
+
+    "The towel on the toilet" written as "toilet": English descriptions name the described object
+    first. When the sentence (with no opening viewpoint) first names one category the expression does
+    not hold at all, then names the model's target, not as "this <target>" ("boxes are stacked next to
+    this chair"), and the words between the two say one relation, the first-named object becomes the
+    target, with that relation to the model's whole expression as its anchor."""
+    words = words_of(sentence.replace("grey", "gray"))
+    named = _mentions(words, vocab)
+    if not named or ref.category == ANY_OBJECT or set(words[:named[0][0]]) & FEATURE_CUES["view"]:
+        return ref
+    _, end, head = named[0]
+    held = {o.category for o in _objects(ref)}
+    if len(head) != 1 or head & held:
+        return ref
+    at = next((m[0] for m in named[1:] if ref.category in m[2]), None)
+    if at is None or words[at - 1] in ("this", "that"):
+        return ref
+    relation = _relation_between(words[end:at], vocab)
+    if relation is None or relation == "between":
+        return ref
+    return ObjectRef(category=next(iter(head)), relations=[RelationRef(relation=relation, anchors=[ref])])
 
 
 @dataclass
@@ -531,6 +575,9 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
         fixed = group_order(fixed)
     if not any_object:
         fixed = drop_self_reference(fixed)
+        named = named_head(fixed, sentence, words)
+        reordered = reordered or named is not fixed
+        fixed = named
     fixed = attributes_to_nouns(fixed, sentence, words)
     return ParsedExpression(fixed, answer.replies, "", answer.data, reordered=reordered)
 
