@@ -567,6 +567,16 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
         where = ".".join(str(p) for p in first.get("loc", ()))
         return ParsedExpression(None, answer.replies, f"invalid expression at {where}: {first.get('msg')}",
                                 answer.data)
+    fixed, reordered = post_parse(ref, sentence, words, any_object=any_object)
+    return ParsedExpression(fixed, answer.replies, "", answer.data, reordered=reordered)
+
+
+def post_parse(ref: ObjectRef, sentence: str, words: SceneVocabulary, *,
+               any_object: bool = False) -> tuple[ObjectRef, bool]:
+    """The model's expression with the deterministic fixes applied, from the sentence's words and its
+    narrowed vocabulary ``words``, and whether the target was changed for another object (an exchange
+    or a rebuild around another head). ``any_object``: the sentence asks about an object it does not
+    name (then relations to the target's own category are kept)."""
     fixed = head_first(ref, sentence, words)
     if "view" in words.features:
         fixed = view_head(view_first(fixed, sentence, words), sentence, words)
@@ -578,6 +588,4 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
         named = named_head(fixed, sentence, words)
         reordered = reordered or named is not fixed
         fixed = named
-    fixed = attributes_to_nouns(fixed, sentence, words)
-    return ParsedExpression(fixed, answer.replies, "", answer.data, reordered=reordered)
-
+    return attributes_to_nouns(fixed, sentence, words), reordered

@@ -1,0 +1,77 @@
+"""Re-apply the post-parse fixes of `agent.grounding_parse` to the model's recorded expressions, and ground.
+
+A results file of `synergai eval grounding` holds each utterance's expression as the model wrote it and the
+fixes of its commit applied. This applies the current fixes (:func:`post_parse`, from the utterance's words
+and the scene's vocabulary narrowed by them) and grounds both with the current engine, so a change to the
+fixes is measured without the model. Accuracy by relation bucket and by scene half (even / odd scene
+number: look at the failures of one half, keep a change when the other gains too).
+
+    python benchmarks/replay_postparse.py /work/runs/nr3d-1000/results.jsonl \
+        --utterances ../shared/data/nr3d/nr3d_test_dev.json --objects ../shared/data/scannet/objects_gt.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from synergai.agent.grounding_parse import post_parse
+from synergai.eval.grounding import breakdown
+from synergai.scene.build import build_graph
+from synergai.scene.builders.objects_json import load_objects_file
+from synergai.scene.grounding import ObjectRef, SceneVocabulary, ground, scene_vocabulary
+from synergai.scene.model import SceneGraph
+from synergai.scene.vocabulary import OPEN_QUERY_WORDS, words_of
+
+
+def main() -> None:
+    """Print accuracy by bucket and scene half, as re-resolved and with the current post-parse fixes."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("results", type=Path)
+    ap.add_argument("--utterances", type=Path, required=True,
+                    help="the utterance file the run read (a record's id starts with its index there)")
+    ap.add_argument("--objects", type=Path, default=Path("../shared/data/scannet/objects_gt.json"))
+    ap.add_argument("--show", action="store_true", help="print each utterance whose outcome changes")
+    args = ap.parse_args()
+    objects = load_objects_file(args.objects)
+    utterances = json.loads(args.utterances.read_text(encoding="utf-8"))
+    scenes: dict[str, tuple[SceneGraph, SceneVocabulary]] = {}
+    rows: dict[str, list[tuple[bool, bool]]] = collections.defaultdict(list)
+    for line in args.results.read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        sid, target = r["scene_id"], str(r["target_id"])
+        sentence = str(utterances[int(str(r["id"]).split(":")[0])]["utterance"])
+        if sid not in scenes:
+            graph = build_graph(sid, objects.objects(sid), scene_type=objects.scene_type(sid))
+            scenes[sid] = (graph, scene_vocabulary(graph))
+        graph, vocab = scenes[sid]
+        before = after = False
+        if r.get("expression") is not None:
+            ref = ObjectRef.model_validate(r["expression"])
+            words = vocab.narrowed(sentence)
+            any_object = (bool(OPEN_QUERY_WORDS & set(words_of(sentence)))
+                          or words.categories == vocab.categories)  # as parse_expression decides
+            fixed, _ = post_parse(ref, sentence, words, any_object=any_object)
+            g, h = ground(graph, ref), ground(graph, fixed)
+            before = g.top is not None and g.top.id == target and g.tied == 1
+            after = h.top is not None and h.top.id == target and h.tied == 1
+            if args.show and before != after:
+                print(f"{'+' if after else '-'} {sentence}\n    {ref.describe()}\n -> {fixed.describe()}")
+        half = "even" if int(sid[5:9]) % 2 == 0 else "odd"
+        for b in ["all", f"{half} scenes", *(f"{half}: {x}" for x in breakdown(str(r["relation"])))]:
+            rows[b].append((before, after))
+    table = Table("bucket", "n", "re-resolved", "post-parse fixes",
+                  title=f"post-parse replay, {args.results}")
+    for name, v in sorted(rows.items()):
+        table.add_row(name, str(len(v)), f"{100 * sum(a for a, _ in v) / len(v):.1f} %",
+                      f"{100 * sum(b for _, b in v) / len(v):.1f} %")
+    Console().print(table)
+
+
+if __name__ == "__main__":
+    main()
