@@ -63,7 +63,8 @@ def main() -> None:
             if args.show and before != after:
                 print(f"{'+' if after else '-'} {sentence}\n    {ref.describe()}\n -> {fixed.describe()}")
         half = "even" if int(sid[5:9]) % 2 == 0 else "odd"
-        for b in ["all", f"{half} scenes", *(f"{half}: {x}" for x in breakdown(str(r["relation"])))]:
+        buckets = breakdown(str(r["relation"]))
+        for b in ["all", f"{half} scenes", *buckets, *(f"{half}: {x}" for x in buckets)]:
             rows[b].append((before, after))
     table = Table("bucket", "n", "re-resolved", "post-parse fixes",
                   title=f"post-parse replay, {args.results}")
