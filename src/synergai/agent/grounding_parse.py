@@ -3,8 +3,11 @@
 The reply is JSON under a schema whose category, attribute and relation fields are enums built from
 the scene (:func:`~synergai.scene.grounding.scene_vocabulary`), so the model cannot name what the scene
 does not hold. The system prompt is the same for every scene and sentence (its KV cache is reused);
-the user message carries the scene's words and the sentence. No wording is parsed here: the model
-reads the sentence; the graph (:func:`~synergai.scene.grounding.ground`) does the reasoning.
+the user message carries the scene's words and the sentence. The model reads the sentence; the graph
+(:func:`~synergai.scene.grounding.ground`) does the reasoning. Deterministic fixes (:func:`post_parse`)
+then use the sentence's word order only to put the model's pieces where the sentence says them (which
+object is described, which noun an attribute is said of); they add no meaning the model did not write,
+except a relation word said between the model's target and the object named before it (:func:`named_head`).
 """
 
 from __future__ import annotations
