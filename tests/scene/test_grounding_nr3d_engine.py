@@ -112,3 +112,16 @@ def test_colour_distance_orders_two_grays_by_their_tint() -> None:
     bluish, neutral = (120, 128, 150), (128, 128, 128)
     assert color_name(bluish) == color_name(neutral) == "gray"
     assert color_distance(bluish, "blue") < color_distance(neutral, "blue")
+
+
+def test_a_clause_said_of_the_floor_places_the_target(shared_data: Path) -> None:
+    """ "The box on the floor under the TV": four boxes stand on the one floor, so "under the TV" tells
+    them apart only as the box's own clause; said of the floor it picks the floor and leaves a tie."""
+    graph = _graph(shared_data, "scene0426_00")
+    said = _ref(category="box", relations=[{"relation": "on", "anchors": [
+        {"category": "floor", "relations": [{"relation": "under", "anchors": [{"category": "tv"}]}]}]}])
+    g = ground(graph, said)
+    assert g.unique and g.top is not None and g.top.id == "25"
+    assert "under tv" in g.top.reason or "vertical of tv" in g.top.reason
+    plain = _ref(category="box", relations=[{"relation": "on", "anchors": [{"category": "floor"}]}])
+    assert ground(graph, plain).tied == 4

@@ -37,6 +37,8 @@ above the sink": two signs touch the sink, one hangs over it). Likewise left / r
 behind that no candidate holds (the sectors are strict): the one on the named side nearest the line
 from the anchor that way, else the one nearest the anchor. A colour word that no candidate's colour
 name reads ("the blue trash can" of two that read gray) ranks them by how near their colour is to it.
+A clause said of the floor ("the box on the floor under the TV") is the target's own: the floor is one
+surface, so only the target can be told apart by it.
 """
 
 from __future__ import annotations
@@ -239,6 +241,7 @@ class _Resolver:
 
     # ------------------------------------------------------------------ expression
     def ground(self, ref: ObjectRef) -> Grounding:
+        ref = self._floor_clauses_hoisted(ref)
         anything = singular(ref.category) in ANY_OBJECT_WORDS and ref.category not in self.categories
         matched = {o.category for o in self.graph if o.kind is ObjectKind.OBJECT} if anything else set(
             map_word_to(ref.category, self.categories))
@@ -342,6 +345,26 @@ class _Resolver:
             for i in ranked
         )
         return Grounding(cands, tied)
+
+    def _floor_clauses_hoisted(self, ref: ObjectRef) -> ObjectRef:
+        """ "the box on the floor under the TV": the floor is one surface, so a clause said of it places
+        the target, not the floor; the floor anchor's relations become the target's own."""
+        hoisted: list[RelationRef] = []
+        kept: list[RelationRef] = []
+        for r in ref.relations:
+            a = r.anchors[0]
+            if len(r.anchors) == 1 and not r.negated and a.relations and self._is_floor(a.category):
+                kept.append(r.model_copy(update={"anchors": [a.model_copy(update={"relations": []})]}))
+                hoisted += a.relations
+            else:
+                kept.append(r)
+        return ref.model_copy(update={"relations": kept + hoisted}) if hoisted else ref
+
+    def _is_floor(self, word: str) -> bool:
+        """Whether ``word`` names only the floor (structural floor nodes) in this graph."""
+        named = set(map_word_to(word, self.categories))
+        kinds = {o.kind for o in self.graph if o.category in named}
+        return kinds == {ObjectKind.FLOOR}
 
     # ------------------------------------------------------------------ relations
     def _names(self, anchors: Sequence[str]) -> str:
