@@ -125,3 +125,19 @@ def test_a_clause_said_of_the_floor_places_the_target(shared_data: Path) -> None
     assert "under tv" in g.top.reason or "vertical of tv" in g.top.reason
     plain = _ref(category="box", relations=[{"relation": "on", "anchors": [{"category": "floor"}]}])
     assert ground(graph, plain).tied == 4
+
+
+def test_a_colour_copied_onto_the_target_from_its_anchor_is_the_anchors(shared_data: Path) -> None:
+    """ "The whiteboard closest to the black door", parsed with "black" on the whiteboard too: the two
+    whiteboards are ranked by the door, not by which one is darker (the far one, 2.9 m from the door)."""
+    graph = _graph(shared_data, "scene0430_00")
+    door = {"category": "door", "attributes": ["black"]}
+    copied = _ref(category="whiteboard", attributes=["black"],
+                  relations=[{"relation": "closest to", "anchors": [door]}])
+    g = ground(graph, copied)
+    assert g.unique and g.top is not None and g.top.id == "31"
+    assert "black" not in g.top.reason.split(":", 1)[1].split("from door")[0]
+    same_kind = _ref(category="whiteboard", attributes=["black"], relations=[
+        {"relation": "next to", "anchors": [{"category": "whiteboard", "attributes": ["black"]}]}])
+    top = ground(graph, same_kind).top
+    assert top is not None and "black" in top.reason  # another of its own kind: the word is kept

@@ -38,7 +38,9 @@ behind that no candidate holds (the sectors are strict): the one on the named si
 from the anchor that way, else the one nearest the anchor. A colour word that no candidate's colour
 name reads ("the blue trash can" of two that read gray) ranks them by how near their colour is to it.
 A clause said of the floor ("the box on the floor under the TV") is the target's own: the floor is one
-surface, so only the target can be told apart by it.
+surface, so only the target can be told apart by it. A colour word written on both the target and an
+anchor of another kind ("the whiteboard closest to the black door", parsed with "black" on both) is
+read as the anchor's only.
 """
 
 from __future__ import annotations
@@ -231,6 +233,11 @@ _SUPERLATIVE: dict[str, tuple[str, int, float | None]] = {
 }
 
 
+def _words_below(ref: ObjectRef) -> set[str]:
+    """The attribute words of ``ref`` and of its anchors, at any depth."""
+    return {*ref.attributes, *(w for r in ref.relations for a in r.anchors for w in _words_below(a))}
+
+
 class _Resolver:
     def __init__(self, graph: SceneGraph, viewpoint: Viewpoint | None, th: RelationThresholds) -> None:
         self.graph = graph
@@ -242,6 +249,7 @@ class _Resolver:
     # ------------------------------------------------------------------ expression
     def ground(self, ref: ObjectRef) -> Grounding:
         ref = self._floor_clauses_hoisted(ref)
+        ref = self._shared_colours_dropped(ref)
         anything = singular(ref.category) in ANY_OBJECT_WORDS and ref.category not in self.categories
         matched = {o.category for o in self.graph if o.kind is ObjectKind.OBJECT} if anything else set(
             map_word_to(ref.category, self.categories))
@@ -359,6 +367,16 @@ class _Resolver:
             else:
                 kept.append(r)
         return ref.model_copy(update={"relations": kept + hoisted}) if hoisted else ref
+
+    def _shared_colours_dropped(self, ref: ObjectRef) -> ObjectRef:
+        """ "the whiteboard closest to the black door" read as whiteboard{black} closest to door{black}:
+        a colour word written on the target and on an anchor of another kind is one word said once, and
+        the anchor is what it picks out; on the target it would rank the candidates by a colour nobody
+        said of them. Size words stay (a "taller person on the couch" is said of the person)."""
+        below = {w for r in ref.relations for a in r.anchors if a.category != ref.category
+                 for w in _words_below(a)}
+        keep = [w for w in ref.attributes if w not in below or not canonical_color(w)]
+        return ref.model_copy(update={"attributes": keep}) if len(keep) < len(ref.attributes) else ref
 
     def _is_floor(self, word: str) -> bool:
         """Whether ``word`` names only the floor (structural floor nodes) in this graph."""
