@@ -17,8 +17,10 @@ How a candidate is scored:
   ``0.5 * base``). A comparative measured in metres (closest, a room position, an order, isolation)
   falls from 1 over the room's diagonal, not over the candidates' spread, so two that disagree
   ("the right one, closest to the window") weigh their metres alike instead of each scoring the
-  other's winner 0 (a tie). Extremes within ``closest_tie`` (thresholds) share the top: ambiguity is reported
-  as :attr:`Grounding.tied`, never hidden by picking the first.
+  other's winner 0 (a tie). Extremes within ``closest_tie`` (thresholds) share the top, and of those
+  the ones whose centres are nearest (farthest) the anchor's within 0.1 m (two rails both 0.3 m from
+  a sink: the one beside it, not the one past its corner): ambiguity is reported as
+  :attr:`Grounding.tied`, never hidden by picking the first.
 
 Left / right / in front of / behind use the viewpoint the expression sets ("facing the door") or the
 given one; without one, the anchor's own front (someone looking at the anchor's front, as Sr3D phrases
@@ -96,6 +98,9 @@ SIZE_TIE_FRACTION = 0.05
 HEIGHT_TIE_M = 0.05
 #: Score of a related-but-not-named stored edge ("mounted on" asked, "hanging on" stored).
 NEIGHBOUR_EDGE = 0.5
+#: Score of a candidate that ties on the box gap of "closest" / "farthest" but whose centre is not the
+#: nearest (farthest): below the top, above any graded second (at most 0.9), so it never outweighs metres.
+CENTRE_SECOND = 0.99
 #: Colour distances (8-bit redmean units) within this of the nearest tie when ranking by colour.
 COLOUR_TIE = 15.0
 #: Score of a colour component when the object's colour is unknown.
@@ -521,18 +526,33 @@ class _Resolver:
         word = "farthest" if largest else "closest"
         out: dict[str, tuple[float, str]] = {}
         where = self._names(anchors)
+        # two that touch the anchor (both 0 m apart) are not equally close: the one whose centre is nearer
+        tied = [k for k in range(n) if abs(float(d[k]) - best) <= self.th.closest_tie]
+        centre = self._centre_distances([cands[k] for k in tied], anchors)
+        centre_best = max(centre.values()) if largest else min(centre.values())
         for k, i in enumerate(cands):
             dk = float(d[k])
             if abs(dk - best) <= self.th.closest_tie:
-                s = 1.0
+                s = 1.0 if abs(centre[i] - centre_best) <= ORDER_TIE_M else CENTRE_SECOND
                 first = runner is not None and k == int(order[0])
-                note = word + (f"; next {runner:.1f} m" if first else "")
+                off = abs(centre[i] - centre_best)
+                note = word + (f"; next {runner:.1f} m" if first else "") + (
+                    "" if s == 1.0 else f"; its centre {off:.1f} m {'nearer' if largest else 'farther'}")
             else:
                 s = 0.9 * (1.0 - abs(dk - best) / span)
                 note = f"{abs(dk - best):.1f} m {'nearer' if largest else 'farther'} than the {word}"
             out[i] = (s, f"{dk:.1f} m from {where} ({note})")
         for i in group:
             out.setdefault(i, (0.0, f"is the anchor of {r.relation}"))
+        return out
+
+    def _centre_distances(self, ids: list[str], anchors: list[str]) -> dict[str, float]:
+        """Per candidate, the distance between its centre and the nearest anchor's centre (not itself)."""
+        out = {}
+        for i in ids:
+            c = np.asarray(self.graph.get(i).center, dtype=float)
+            out[i] = min((float(np.linalg.norm(c - np.asarray(self.graph.get(a).center, dtype=float)))
+                          for a in anchors if a != i), default=np.inf)
         return out
 
     def _directional(self, name: str, anchors: list[str], group: list[str], given: Viewpoint | None) -> Parts:
