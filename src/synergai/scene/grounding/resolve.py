@@ -17,8 +17,10 @@ How a candidate is scored:
   ``0.5 * base``). A comparative measured in metres (closest, a room position, an order, isolation)
   falls from 1 over the room's diagonal, not over the candidates' spread, so two that disagree
   ("the right one, closest to the window") weigh their metres alike instead of each scoring the
-  other's winner 0 (a tie). Extremes within ``closest_tie`` (thresholds) share the top: ambiguity is reported
-  as :attr:`Grounding.tied`, never hidden by picking the first.
+  other's winner 0 (a tie). Extremes within ``closest_tie`` (thresholds) share the top, and of those
+  the ones whose centres are nearest (farthest) the anchor's within 0.1 m (two rails both 0.3 m from
+  a sink: the one beside it, not the one past its corner): ambiguity is reported as
+  :attr:`Grounding.tied`, never hidden by picking the first.
 
 Left / right / in front of / behind use the viewpoint the expression sets ("facing the door") or the
 given one; without one, the anchor's own front (someone looking at the anchor's front, as Sr3D phrases
@@ -37,6 +39,10 @@ above the sink": two signs touch the sink, one hangs over it). Likewise left / r
 behind that no candidate holds (the sectors are strict): the one on the named side nearest the line
 from the anchor that way, else the one nearest the anchor. A colour word that no candidate's colour
 name reads ("the blue trash can" of two that read gray) ranks them by how near their colour is to it.
+A clause said of the floor ("the box on the floor under the TV") is the target's own: the floor is one
+surface, so only the target can be told apart by it. A colour word written on both the target and an
+anchor of another kind ("the whiteboard closest to the black door", parsed with "black" on both) is
+read as the anchor's only.
 """
 
 from __future__ import annotations
@@ -92,6 +98,9 @@ SIZE_TIE_FRACTION = 0.05
 HEIGHT_TIE_M = 0.05
 #: Score of a related-but-not-named stored edge ("mounted on" asked, "hanging on" stored).
 NEIGHBOUR_EDGE = 0.5
+#: Score of a candidate that ties on the box gap of "closest" / "farthest" but whose centre is not the
+#: nearest (farthest): below the top, above any graded second (at most 0.9), so it never outweighs metres.
+CENTRE_SECOND = 0.99
 #: Colour distances (8-bit redmean units) within this of the nearest tie when ranking by colour.
 COLOUR_TIE = 15.0
 #: Score of a colour component when the object's colour is unknown.
@@ -229,6 +238,11 @@ _SUPERLATIVE: dict[str, tuple[str, int, float | None]] = {
 }
 
 
+def _words_below(ref: ObjectRef) -> set[str]:
+    """The attribute words of ``ref`` and of its anchors, at any depth."""
+    return {*ref.attributes, *(w for r in ref.relations for a in r.anchors for w in _words_below(a))}
+
+
 class _Resolver:
     def __init__(self, graph: SceneGraph, viewpoint: Viewpoint | None, th: RelationThresholds) -> None:
         self.graph = graph
@@ -239,6 +253,8 @@ class _Resolver:
 
     # ------------------------------------------------------------------ expression
     def ground(self, ref: ObjectRef) -> Grounding:
+        ref = self._floor_clauses_hoisted(ref)
+        ref = self._shared_colours_dropped(ref)
         anything = singular(ref.category) in ANY_OBJECT_WORDS and ref.category not in self.categories
         matched = {o.category for o in self.graph if o.kind is ObjectKind.OBJECT} if anything else set(
             map_word_to(ref.category, self.categories))
@@ -342,6 +358,36 @@ class _Resolver:
             for i in ranked
         )
         return Grounding(cands, tied)
+
+    def _floor_clauses_hoisted(self, ref: ObjectRef) -> ObjectRef:
+        """ "the box on the floor under the TV": the floor is one surface, so a clause said of it places
+        the target, not the floor; the floor anchor's relations become the target's own."""
+        hoisted: list[RelationRef] = []
+        kept: list[RelationRef] = []
+        for r in ref.relations:
+            a = r.anchors[0]
+            if len(r.anchors) == 1 and not r.negated and a.relations and self._is_floor(a.category):
+                kept.append(r.model_copy(update={"anchors": [a.model_copy(update={"relations": []})]}))
+                hoisted += a.relations
+            else:
+                kept.append(r)
+        return ref.model_copy(update={"relations": kept + hoisted}) if hoisted else ref
+
+    def _shared_colours_dropped(self, ref: ObjectRef) -> ObjectRef:
+        """ "the whiteboard closest to the black door" read as whiteboard{black} closest to door{black}:
+        a colour word written on the target and on an anchor of another kind is one word said once, and
+        the anchor is what it picks out; on the target it would rank the candidates by a colour nobody
+        said of them. Size words stay (a "taller person on the couch" is said of the person)."""
+        below = {w for r in ref.relations for a in r.anchors if a.category != ref.category
+                 for w in _words_below(a)}
+        keep = [w for w in ref.attributes if w not in below or not canonical_color(w)]
+        return ref.model_copy(update={"attributes": keep}) if len(keep) < len(ref.attributes) else ref
+
+    def _is_floor(self, word: str) -> bool:
+        """Whether ``word`` names only the floor (structural floor nodes) in this graph."""
+        named = set(map_word_to(word, self.categories))
+        kinds = {o.kind for o in self.graph if o.category in named}
+        return kinds == {ObjectKind.FLOOR}
 
     # ------------------------------------------------------------------ relations
     def _names(self, anchors: Sequence[str]) -> str:
@@ -480,18 +526,33 @@ class _Resolver:
         word = "farthest" if largest else "closest"
         out: dict[str, tuple[float, str]] = {}
         where = self._names(anchors)
+        # two that touch the anchor (both 0 m apart) are not equally close: the one whose centre is nearer
+        tied = [k for k in range(n) if abs(float(d[k]) - best) <= self.th.closest_tie]
+        centre = self._centre_distances([cands[k] for k in tied], anchors)
+        centre_best = max(centre.values()) if largest else min(centre.values())
         for k, i in enumerate(cands):
             dk = float(d[k])
             if abs(dk - best) <= self.th.closest_tie:
-                s = 1.0
+                s = 1.0 if abs(centre[i] - centre_best) <= ORDER_TIE_M else CENTRE_SECOND
                 first = runner is not None and k == int(order[0])
-                note = word + (f"; next {runner:.1f} m" if first else "")
+                off = abs(centre[i] - centre_best)
+                note = word + (f"; next {runner:.1f} m" if first else "") + (
+                    "" if s == 1.0 else f"; its centre {off:.1f} m {'nearer' if largest else 'farther'}")
             else:
                 s = 0.9 * (1.0 - abs(dk - best) / span)
                 note = f"{abs(dk - best):.1f} m {'nearer' if largest else 'farther'} than the {word}"
             out[i] = (s, f"{dk:.1f} m from {where} ({note})")
         for i in group:
             out.setdefault(i, (0.0, f"is the anchor of {r.relation}"))
+        return out
+
+    def _centre_distances(self, ids: list[str], anchors: list[str]) -> dict[str, float]:
+        """Per candidate, the distance between its centre and the nearest anchor's centre (not itself)."""
+        out = {}
+        for i in ids:
+            c = np.asarray(self.graph.get(i).center, dtype=float)
+            out[i] = min((float(np.linalg.norm(c - np.asarray(self.graph.get(a).center, dtype=float)))
+                          for a in anchors if a != i), default=np.inf)
         return out
 
     def _directional(self, name: str, anchors: list[str], group: list[str], given: Viewpoint | None) -> Parts:
