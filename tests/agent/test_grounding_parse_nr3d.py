@@ -239,18 +239,25 @@ def test_a_place_the_scan_has_no_label_for_is_offered_as_what_makes_it(shared_da
 
 
 def test_an_attribute_stays_on_the_noun_it_is_said_in_front_of(shared_data: Path) -> None:
-    utterance = "It is the whiteboard closest to the black door."
+    utterance = "the tall black desk with the rolling chair tucked underneath"
     record = _record(shared_data, utterance)
     graph = _graph(shared_data, record["scene_id"])
-    # the 1.5B model's recorded reply: "black" copied onto the whiteboard too
-    reply = _reply(category="whiteboard", attributes=["black"], relations=[
-        {"relation": "closest to", "anchors": [{"category": "door", "attributes": ["black"]}]}])
-    copied = ObjectRef.model_validate(json.loads(reply))
-    assert not ground(graph, copied).unique or ground(graph, copied).top.id != str(record["target_id"])
+    # the 1.5B model's recorded reply (5cadcd1): "tall" and "black" copied onto the chair too
+    reply = _reply(category="desk", attributes=["tall", "black"], relations=[
+        {"relation": "under", "anchors": [{"category": "chair", "attributes": ["tall", "black"]}]}])
+    copied = ground(graph, ObjectRef.model_validate(json.loads(reply)))
+    assert not copied.unique or copied.top.id != str(record["target_id"])
     parsed = parse_expression(ScriptedModel([reply]), utterance, scene_vocabulary(graph))
-    assert parsed.ref.attributes == [] and parsed.ref.relations[0].anchors[0].attributes == ["black"]
+    assert parsed.ref.attributes == ["tall", "black"] and parsed.ref.relations[0].anchors[0].attributes == []
     g = ground(graph, parsed.ref)
     assert g.unique and g.top.id == str(record["target_id"])
+    # a colour said of the anchor only leaves the target ("the whiteboard closest to the black door")
+    vocab = scene_vocabulary(_graph(shared_data, "scene0430_00"))
+    both = ObjectRef.model_validate({"category": "whiteboard", "attributes": ["black"], "relations": [
+        {"relation": "closest to", "anchors": [{"category": "door", "attributes": ["black"]}]}]})
+    utterance = "It is the whiteboard closest to the black door."
+    fixed = attributes_to_nouns(both, utterance, vocab.narrowed(utterance))
+    assert fixed.attributes == [] and fixed.relations[0].anchors[0].attributes == ["black"]
 
 
 def test_an_attribute_said_after_its_noun_or_before_no_noun_stays_where_the_model_put_it(
