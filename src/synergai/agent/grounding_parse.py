@@ -417,7 +417,6 @@ def attributes_to_nouns(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -
                                             if a not in owner or o.category in owner[a]])
 
 
-
 def view_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
     """The expression rebuilt around the object named after an opening viewpoint, when the model made
     the viewpoint object the target.
@@ -471,7 +470,6 @@ def view_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRe
         return target.model_copy(update={"facing": ref.facing, "back_to": ref.back_to})
     key = "back_to" if set(words[:view[1]]) & _STANDING_AT else "facing"
     return target.model_copy(update={key: viewed})
-
 
 
 def _relation_between(words: list[str], vocab: SceneVocabulary) -> str | None:
