@@ -20,7 +20,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from synergai.agent.grounding_parse import post_parse
+from synergai.agent.grounding_fixes import post_parse
 from synergai.eval.grounding import breakdown
 from synergai.scene.build import build_graph
 from synergai.scene.builders.objects_json import load_objects_file

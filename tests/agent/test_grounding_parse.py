@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
+from synergai.agent.grounding_fixes import head_first
 from synergai.agent.grounding_parse import (
     SYSTEM_PROMPT,
     expression_messages,
     expression_schema,
-    head_first,
     parse_expression,
 )
 from synergai.llm import ScriptedModel

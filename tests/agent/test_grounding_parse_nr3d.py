@@ -11,16 +11,14 @@ from typing import Any
 
 import pytest
 
-from synergai.agent.grounding_parse import (
+from synergai.agent.grounding_fixes import (
     attributes_to_nouns,
     drop_self_reference,
-    expression_messages,
-    expression_schema,
     group_order,
     named_head,
-    parse_expression,
     view_head,
 )
+from synergai.agent.grounding_parse import expression_messages, expression_schema, parse_expression
 from synergai.llm import ScriptedModel
 from synergai.scene.build import build_graph
 from synergai.scene.builders.objects_json import load_objects_file

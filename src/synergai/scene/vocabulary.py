@@ -92,6 +92,8 @@ RELATION_PREPOSITIONS = frozenset({"to", "of", "from", "at", "against"})
 NOUN_MARKERS = frozenset({"a", "an", "the", "this", "that", "these", "those", "my", "your", "each", "every",
                           "any", "some", "other", "many", "few", "several", "all", "both", "no"})
 ANY_OBJECT_WORDS = frozenset({"object", "thing", "item", "anything", "something", "stuff"})
+#: The category a referring expression gives "any object" ("what is on the table?").
+ANY_OBJECT = "object"
 #: Words by which a sentence asks about an object it does not name ("what is on the table?").
 OPEN_QUERY_WORDS = ANY_OBJECT_WORDS | frozenset({"what", "which", "whatever", "objects", "things", "items"})
 

@@ -1,0 +1,337 @@
+"""Deterministic fixes of the model's referring expression, read from the sentence's words.
+
+A small model gets the pieces of a description right more often than their places. These fixes use the
+sentence's word order only to put the model's pieces where the sentence says them (which object is
+described, which object sets the viewpoint, which noun an attribute is said of); they add no meaning the
+model did not write, except a relation word said between the model's target and the object named before
+it (:func:`named_head`). :func:`post_parse` applies them in order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from synergai.scene.grounding import RELATION_NAMES, ObjectRef, RelationRef, SceneVocabulary
+from synergai.scene.grounding.vocabulary import relations_said
+from synergai.scene.vocabulary import ANY_OBJECT, FEATURE_CUES, RELATION_SYNONYMS, words_of
+
+#: Words that, before a description's first object, mean it does not start with the described object
+#: ("next to the bed is a lamp", "on the desk, the cup").
+_RELATION_WORDS = frozenset(w for phrase in (*RELATION_NAMES, *RELATION_SYNONYMS) for w in phrase.split()
+                            if w not in ("of", "to", "from", "in", "with"))
+
+
+def _first_mention(words: list[str], category: str, vocab: SceneVocabulary) -> int | None:
+    """Index of the first word of the sentence's earliest phrase (1-3 words) that names ``category``."""
+    for k in range(len(words)):
+        for n in (3, 2, 1):
+            phrase = " ".join(words[k:k + n])
+            if k + n <= len(words) and category in vocab.map_word(phrase):
+                return k
+    return None
+
+
+def head_first(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
+    """The expression with its target and an anchor exchanged when the model swapped them.
+
+    English descriptions name the described object first ("the towel that is over the trash can"); a
+    small model sometimes makes the anchor the target ("trash can on towel"). When the sentence names an
+    anchor of a one-anchor relation before the target, and no relation word comes before that anchor
+    (so the sentence does start with it), the anchor becomes the target and the old target its anchor,
+    by the same relation. Anything else is returned unchanged: the graph still does the resolving."""
+    if ref.category == ANY_OBJECT:
+        return ref
+    words = words_of(sentence.replace("grey", "gray"))
+    target_at = _first_mention(words, ref.category, vocab)
+    if target_at is None:
+        return ref
+    best: tuple[int, int] | None = None  # (position, relation index)
+    for i, rel in enumerate(ref.relations):
+        if len(rel.anchors) != 1 or rel.anchors[0].category in (ANY_OBJECT, ref.category):
+            continue
+        at = _first_mention(words, rel.anchors[0].category, vocab)
+        if at is not None and at < target_at and (best is None or at < best[0]):
+            best = (at, i)
+    if best is None or any(w in _RELATION_WORDS for w in words[:best[0]]):
+        return ref
+    at, i = best
+    rel = ref.relations[i]
+    anchor = rel.anchors[0]
+    old_target = ref.model_copy(update={"relations": [r for k, r in enumerate(ref.relations) if k != i]})
+    return anchor.model_copy(update={"relations": [
+        *anchor.relations, RelationRef(relation=rel.relation, anchors=[old_target])]})
+
+
+#: A relation to an anchor of the target's own category, said of no object in particular, that means the
+#: target's place in its group ("the chair on the left" written as "chair left of chair").
+_OWN_GROUP_ORDER = {"left of": "left", "right of": "right", "in front of": "front", "behind": "back",
+                    "between": "middle"}
+
+
+def group_order(ref: ObjectRef) -> ObjectRef:
+    """The expression with a relation to bare anchors of its own category read as an order in its group.
+
+    "The chair on the left" has no anchor; a small model, given only relations, writes "chair left of
+    chair", which every chair satisfies against another. A left / right / front / behind / between
+    relation whose anchors are all bare (no attribute, relation or feature) and of the target's own
+    category becomes the order left / right / front / back / middle, when no order is set; with an
+    order set, such a relation to its own category is dropped (it says the group again). An order that
+    repeats the direction of a relation to another object ("the bag on the right of the
+    desk" written with order "right" too) is dropped: the words said it once, of the anchor."""
+    if ref.order is not None:
+        # the order already says where in its group: a left / right ... relation to its own category
+        # repeats it ("chair right of chair" beside order "right")
+        rest = [r for r in ref.relations if not (r.relation in _OWN_GROUP_ORDER and not r.negated and all(
+            a.category == ref.category for a in r.anchors))]
+        said = {_OWN_GROUP_ORDER[r.relation] for r in rest if r.relation in _OWN_GROUP_ORDER
+                and any(a.category != ref.category for a in r.anchors)}
+        return ref.model_copy(update={"order": None if ref.order in said else ref.order, "relations": rest})
+    for k, r in enumerate(ref.relations):
+        bare = all(a.category == ref.category and a == ObjectRef(category=a.category) for a in r.anchors)
+        if r.relation in _OWN_GROUP_ORDER and bare and not r.negated:
+            rest = [x for j, x in enumerate(ref.relations) if j != k]
+            return ref.model_copy(update={"order": _OWN_GROUP_ORDER[r.relation], "relations": rest})
+    return ref
+
+
+#: Words of an opening clause that sets the viewpoint from where the speaker stands ("standing at the
+#: door, ...", "as you enter, ...") rather than what they face.
+_STANDING_AT = frozenset({"back", "standing", "stand", "enter", "entering", "walk", "walking"})
+
+
+def view_first(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
+    """The expression with a viewpoint object taken for the target put back as the viewpoint.
+
+    "Facing the door, the cart on the far left": an opening clause (up to the first comma) that sets a
+    viewpoint (its words can mean ``view``) names the object faced; the described object comes after.
+    When the model made an object named only in that clause the target, and an anchor of it is named
+    after the clause, the anchor becomes the target, with the old target as what the speaker faces (or
+    has their back to: "standing at the door", "with your back to", "as you enter")."""
+    head, comma, rest = sentence.partition(",")
+    if not comma or not (set(words_of(head)) & FEATURE_CUES["view"]) or ref.facing or ref.back_to:
+        return ref
+    before, after = words_of(head), words_of(rest)
+    if _first_mention(before, ref.category, vocab) is None or _first_mention(
+            after, ref.category, vocab) is not None:
+        return ref
+    for k, r in enumerate(ref.relations):
+        anchor = r.anchors[0]
+        if len(r.anchors) == 1 and anchor.category != ref.category and _first_mention(
+                after, anchor.category, vocab) is not None:
+            viewed = ref.model_copy(update={"relations": [x for j, x in enumerate(ref.relations) if j != k]})
+            key = "back_to" if set(before) & _STANDING_AT else "facing"
+            return anchor.model_copy(update={key: viewed})
+    return ref
+
+
+def _only_itself(anchor: ObjectRef, category: str) -> bool:
+    """Whether an anchor names nothing but the target's own category: no attribute, feature or relation
+    to anything else ("the trash can inside the trash can")."""
+    plain = anchor.model_copy(update={"relations": []}) == ObjectRef(category=anchor.category)
+    return anchor.category == category and plain and all(
+        _only_itself(a, category) for r in anchor.relations for a in r.anchors)
+
+
+def drop_self_reference(ref: ObjectRef) -> ObjectRef:
+    """The expression without relations whose anchors name only the target's own category.
+
+    A small model that cannot place a phrase ("the door that's open", "in the washroom") writes the
+    target as its own anchor ("door on door"); such a relation holds of every object of the category
+    against another, so it says nothing, and it would leave no candidate that is not an anchor. Not
+    for a sentence about an unnamed object ("what is on the table", where the model copies the anchor
+    into the target): the caller decides."""
+    rest = [r for r in ref.relations if not all(_only_itself(a, ref.category) for a in r.anchors)]
+    return ref if len(rest) == len(ref.relations) else ref.model_copy(update={"relations": rest})
+
+
+def _objects(ref: ObjectRef) -> list[ObjectRef]:
+    """Every object of an expression: the target, its anchors at every level and its viewpoints."""
+    below = [a for r in ref.relations for a in r.anchors]
+    below += [v for v in (ref.facing, ref.back_to) if v is not None]
+    return [ref, *(o for b in below for o in _objects(b))]
+
+
+def _with_attributes(ref: ObjectRef, keep: Callable[[ObjectRef], list[str]]) -> ObjectRef:
+    """The expression with each object's attributes replaced by ``keep(object)``, at every level."""
+    rels = [r.model_copy(update={"anchors": [_with_attributes(a, keep) for a in r.anchors]})
+            for r in ref.relations]
+    views = {k: _with_attributes(v, keep) for k, v in (("facing", ref.facing), ("back_to", ref.back_to))
+             if v is not None}
+    return ref.model_copy(update={"attributes": keep(ref), "relations": rels, **views})
+
+
+def _named_at(words: list[str], k: int, vocab: SceneVocabulary) -> tuple[int, set[str]] | None:
+    """The length and categories of the phrase (1-3 words) that starts at word ``k`` and names a
+    category by that word ("trash can", not "the door"), None when none does."""
+    for m in (3, 2, 1):
+        cats = vocab.map_word(" ".join(words[k:k + m])) if k + m <= len(words) else []
+        if cats and (m == 1 or cats != vocab.map_word(" ".join(words[k + 1:k + m]))):
+            return m, set(cats)
+    return None
+
+
+def _mentions(words: list[str], vocab: SceneVocabulary) -> list[tuple[int, int, set[str]]]:
+    """The category phrases a sentence names, in order: (first word, end, categories)."""
+    out: list[tuple[int, int, set[str]]] = []
+    k = 0
+    while k < len(words):
+        named = _named_at(words, k, vocab)
+        if named is None:
+            k += 1
+            continue
+        out.append((k, k + named[0], named[1]))
+        k += named[0]
+    return out
+
+
+def _said_before(words: list[str], attribute: str, vocab: SceneVocabulary) -> set[str] | None:
+    """The categories of the noun a sentence says an attribute word in front of ("the whiteboard closest
+    to the black door": black -> door; "the black and silver chair": black -> chair): the category named
+    right after the word's first occurrence, past other attribute words and "and" / "or"; None when the
+    word is not said, or not in front of a noun ("the table, colored brown, with ...")."""
+    said = words_of(attribute)
+    n = len(said)
+    at = next((k for k in range(len(words) - n + 1) if words[k:k + n] == said), None)
+    if at is None:
+        return None
+    joining = {"and", "or"} | {w for a in vocab.attributes for w in words_of(a)}
+    for k in range(at + n, len(words)):
+        if words[k] not in joining:
+            named = _named_at(words, k, vocab)
+            return named[1] if named else None
+    return None
+
+
+def attributes_to_nouns(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
+    """The expression with each attribute word kept only on the objects of the noun the sentence says it
+    in front of.
+
+    A small model copies an attribute onto every object of the expression ("black whiteboard closest to
+    black door" for "the whiteboard closest to the black door"), and the copy then filters the wrong
+    object. An attribute word said right in front of a noun (past other attribute words and "and" /
+    "or") describes that noun: when the expression holds an object of that noun's category, the word is
+    dropped from the objects of other categories. A word said after its noun ("the table, colored
+    brown") or not said at all is left where the model put it."""
+    words = words_of(sentence.replace("grey", "gray"))
+    objects = _objects(ref)
+    owner: dict[str, set[str]] = {}
+    for a in dict.fromkeys(x for o in objects for x in o.attributes):
+        cats = _said_before(words, a, vocab)
+        if cats and any(o.category in cats for o in objects):
+            owner[a] = cats
+    if not owner:
+        return ref
+    return _with_attributes(ref, lambda o: [a for a in o.attributes
+                                            if a not in owner or o.category in owner[a]])
+
+
+def view_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
+    """The expression rebuilt around the object named after an opening viewpoint, when the model made
+    the viewpoint object the target.
+
+    "Facing the toilet, choose the towel second from the left", "face the clock and then look to the
+    left at the plant": a sentence that opens with a viewpoint word (facing, looking, standing, back
+    ...) before its first named object names what the speaker faces or stands at first, and the
+    described object after it: the first object named after the opening clause (up to the first comma
+    or full stop), or, with no such clause, the second and last object the sentence names. When the
+    model's target is the viewpoint object and the described object is of another category, the
+    described object becomes the target: the expression's anchor of that category if it has one, else
+    (one category only) a new object; it takes over the target's order, room position and isolation
+    when it has none of its own, and the old target becomes the viewpoint (faced, or behind the
+    speaker for "standing at", "with your back to"); named again after the described object ("facing
+    the door, the chair closest to the door"), it is also its anchor, by the relation the model wrote."""
+    words = words_of(sentence.replace("grey", "gray"))
+    clause = len(words_of(re.split(r"[,.;:]", sentence.replace("grey", "gray"), maxsplit=1)[0]))
+    named = _mentions(words, vocab)
+    if clause < len(words):  # an opening clause: the viewpoint object in it, the described object after it
+        inside = [m for m in named if m[1] <= clause]
+        after = [m for m in named if m[0] >= clause]
+        if not inside or not after:
+            return ref
+        view, head = inside[0], after[0]
+    elif len(named) == 2:
+        view, head = named
+    else:
+        return ref
+    if (ref.category == ANY_OBJECT or ref.category not in view[2] or ref.category in head[2]
+            or not set(words[:view[0]]) & FEATURE_CUES["view"]):
+        return ref
+    k = next((i for i, r in enumerate(ref.relations)
+              if len(r.anchors) == 1 and r.anchors[0].category in head[2]), None)
+    if k is not None:
+        target = ref.relations[k].anchors[0]
+        rest = [r for i, r in enumerate(ref.relations) if i != k]
+    elif len(head[2]) == 1:
+        target, rest = ObjectRef(category=next(iter(head[2]))), ref.relations
+    else:
+        return ref
+    moved = {key: getattr(ref, key) for key in ("order", "position", "alone") if not getattr(target, key)}
+    viewed = ref.model_copy(update={"relations": rest, "facing": None, "back_to": None,
+                                    **{key: ObjectRef.model_fields[key].default for key in moved}})
+    target = target.model_copy(update=moved)
+    if k is not None and any(ref.category in m[2] for m in named if m[0] > head[0]):
+        # the viewpoint object named again after the target is its anchor too ("facing the door, the chair
+        # closest to the door"), by the relation the model wrote between them
+        target = target.model_copy(update={"relations": [
+            *target.relations, RelationRef(relation=ref.relations[k].relation, anchors=[viewed])]})
+    if ref.facing is not None or ref.back_to is not None:  # the viewpoint is said already
+        return target.model_copy(update={"facing": ref.facing, "back_to": ref.back_to})
+    key = "back_to" if set(words[:view[1]]) & _STANDING_AT else "facing"
+    return target.model_copy(update={key: viewed})
+
+
+def _relation_between(words: list[str], vocab: SceneVocabulary) -> str | None:
+    """The one relation name the words between two objects mean ("the towel on the toilet": on), as
+    the system prompt reads them ("near", "by", "next to": closest to); None when they say none or
+    several."""
+    said = relations_said(" ".join(words), vocab.relations)
+    for preferred in ("closest to", "on"):  # "by" also cues near / beside; "hanging on" is a kind of "on"
+        if preferred in said:
+            return preferred
+    return said[0] if len(said) == 1 else None
+
+
+def named_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
+    """The expression rebuilt around the object the sentence names first, when the model left it out.
+
+    "The towel on the toilet" written as "toilet": English descriptions name the described object
+    first. When the sentence (with no opening viewpoint) first names one category the expression does
+    not hold at all, then names the model's target, not as "this <target>" ("boxes are stacked next to
+    this chair"), and the words between the two say one relation, the first-named object becomes the
+    target, with that relation to the model's whole expression as its anchor."""
+    words = words_of(sentence.replace("grey", "gray"))
+    named = _mentions(words, vocab)
+    if not named or ref.category == ANY_OBJECT or set(words[:named[0][0]]) & FEATURE_CUES["view"]:
+        return ref
+    _, end, head = named[0]
+    held = {o.category for o in _objects(ref)}
+    if len(head) != 1 or head & held:
+        return ref
+    at = next((m[0] for m in named[1:] if ref.category in m[2]), None)
+    if at is None or words[at - 1] in ("this", "that"):
+        return ref
+    relation = _relation_between(words[end:at], vocab)
+    if relation is None or relation == "between":
+        return ref
+    return ObjectRef(category=next(iter(head)), relations=[RelationRef(relation=relation, anchors=[ref])])
+
+
+def post_parse(ref: ObjectRef, sentence: str, words: SceneVocabulary, *,
+               any_object: bool = False) -> tuple[ObjectRef, bool]:
+    """The model's expression with the deterministic fixes applied, from the sentence's words and its
+    narrowed vocabulary ``words``, and whether the target was changed for another object (an exchange
+    or a rebuild around another head). ``any_object``: the sentence asks about an object it does not
+    name (then relations to the target's own category are kept)."""
+    fixed = head_first(ref, sentence, words)
+    if "view" in words.features:
+        fixed = view_head(view_first(fixed, sentence, words), sentence, words)
+    reordered = fixed is not ref
+    if "order" in words.features:
+        fixed = group_order(fixed)
+    if not any_object:
+        fixed = drop_self_reference(fixed)
+        named = named_head(fixed, sentence, words)
+        reordered = reordered or named is not fixed
+        fixed = named
+    return attributes_to_nouns(fixed, sentence, words), reordered
