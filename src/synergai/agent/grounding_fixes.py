@@ -11,10 +11,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from types import MappingProxyType
 
 from synergai.scene.grounding import RELATION_NAMES, ObjectRef, RelationRef, SceneVocabulary
 from synergai.scene.grounding.vocabulary import relations_said
-from synergai.scene.vocabulary import ANY_OBJECT, FEATURE_CUES, RELATION_SYNONYMS, words_of
+from synergai.scene.vocabulary import (
+    ANY_OBJECT,
+    FEATURE_CUES,
+    RELATION_SYNONYMS,
+    STANDING_AT_WORDS,
+    words_of,
+)
 
 #: Words that, before a description's first object, mean it does not start with the described object
 #: ("next to the bed is a lamp", "on the desk, the cup").
@@ -65,8 +72,8 @@ def head_first(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
 
 #: A relation to an anchor of the target's own category, said of no object in particular, that means the
 #: target's place in its group ("the chair on the left" written as "chair left of chair").
-_OWN_GROUP_ORDER = {"left of": "left", "right of": "right", "in front of": "front", "behind": "back",
-                    "between": "middle"}
+_OWN_GROUP_ORDER = MappingProxyType({"left of": "left", "right of": "right", "in front of": "front",
+                                     "behind": "back", "between": "middle"})
 
 
 def group_order(ref: ObjectRef) -> ObjectRef:
@@ -95,11 +102,6 @@ def group_order(ref: ObjectRef) -> ObjectRef:
     return ref
 
 
-#: Words of an opening clause that sets the viewpoint from where the speaker stands ("standing at the
-#: door, ...", "as you enter, ...") rather than what they face.
-_STANDING_AT = frozenset({"back", "standing", "stand", "enter", "entering", "walk", "walking"})
-
-
 def view_first(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
     """The expression with a viewpoint object taken for the target put back as the viewpoint.
 
@@ -120,7 +122,7 @@ def view_first(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
         if len(r.anchors) == 1 and anchor.category != ref.category and _first_mention(
                 after, anchor.category, vocab) is not None:
             viewed = ref.model_copy(update={"relations": [x for j, x in enumerate(ref.relations) if j != k]})
-            key = "back_to" if set(before) & _STANDING_AT else "facing"
+            key = "back_to" if set(before) & STANDING_AT_WORDS else "facing"
             return anchor.model_copy(update={key: viewed})
     return ref
 
@@ -277,7 +279,7 @@ def view_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRe
             *target.relations, RelationRef(relation=ref.relations[k].relation, anchors=[viewed])]})
     if ref.facing is not None or ref.back_to is not None:  # the viewpoint is said already
         return target.model_copy(update={"facing": ref.facing, "back_to": ref.back_to})
-    key = "back_to" if set(words[:view[1]]) & _STANDING_AT else "facing"
+    key = "back_to" if set(words[:view[1]]) & STANDING_AT_WORDS else "facing"
     return target.model_copy(update={key: viewed})
 
 

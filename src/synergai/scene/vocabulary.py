@@ -428,6 +428,9 @@ ATTRIBUTE_TYPE_SYNONYMS: MappingProxyType[str, str] = MappingProxyType({
 
 
 # ------------------------------------------------------------------------ how people single one out
+#: Words of an opening clause that sets the viewpoint from where the speaker stands ("standing at the
+#: door, ...", "as you enter, ...") rather than what they face.
+STANDING_AT_WORDS = frozenset({"back", "standing", "stand", "enter", "entering", "walk", "walking"})
 #: Words after which a sentence can mean each feature of a referring expression beyond its relations
 #: (``synergai.scene.grounding``): the schema a model fills offers a feature only when its words are said.
 FEATURE_CUES: MappingProxyType[str, frozenset[str]] = MappingProxyType({name: frozenset(words.split()) for
