@@ -1,4 +1,4 @@
-"""Re-apply the post-parse fixes of `agent.grounding_parse` to the model's recorded expressions, and ground.
+"""Re-apply the post-parse fixes of `agent.grounding_fixes` to the model's recorded expressions, and ground.
 
 A results file of `synergai eval grounding` holds each utterance's expression as the model wrote it and the
 fixes of its commit applied. This applies the current fixes (:func:`post_parse`, from the utterance's words
@@ -6,7 +6,7 @@ and the scene's vocabulary narrowed by them) and grounds both with the current e
 fixes is measured without the model. Accuracy by relation bucket and by scene half (even / odd scene
 number: look at the failures of one half, keep a change when the other gains too).
 
-    python benchmarks/replay_postparse.py /work/runs/nr3d-1000/results.jsonl \
+    python benchmarks/replay_postparse.py DIR/results.jsonl \
         --utterances ../shared/data/nr3d/nr3d_test_dev.json --objects ../shared/data/scannet/objects_gt.json
 """
 
