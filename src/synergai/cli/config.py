@@ -46,12 +46,23 @@ def _text(value: Any, where: str) -> str:
     return value.strip()
 
 
-def _threads(value: Any, where: str) -> int:
+#: Most CPU threads the embedded model may be given (a larger number is a typo, not a machine).
+MAX_THREADS = 1024
+
+
+def _number(value: Any, where: str, read: Callable[[str], Any], expected: str) -> Any:
+    """``value``, a number written as text read with ``read`` (a one-line error naming what was
+    ``expected`` when it is not one)."""
     if isinstance(value, str):
         try:
-            value = int(value.strip())
+            return read(value.strip())
         except ValueError:
-            raise ConfigError(f"{where}: expected a positive whole number, got {value!r}") from None
+            raise ConfigError(f"{where}: expected {expected}, got {value!r}") from None
+    return value
+
+
+def _threads(value: Any, where: str) -> int:
+    value = _number(value, where, int, "a positive whole number")
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigError(f"{where}: expected a positive whole number, got {value!r}")
     if value > MAX_THREADS:
@@ -59,16 +70,8 @@ def _threads(value: Any, where: str) -> int:
     return value
 
 
-#: Most CPU threads the embedded model may be given (a larger number is a typo, not a machine).
-MAX_THREADS = 1024
-
-
 def _seconds(value: Any, where: str) -> float:
-    if isinstance(value, str):
-        try:
-            value = float(value.strip())
-        except ValueError:
-            raise ConfigError(f"{where}: expected a number of seconds > 0, got {value!r}") from None
+    value = _number(value, where, float, "a number of seconds > 0")
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:
         raise ConfigError(f"{where}: expected a finite number of seconds > 0, got {value!r}")
     return float(value)
