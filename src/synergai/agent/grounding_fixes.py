@@ -20,6 +20,7 @@ from synergai.scene.vocabulary import (
     FEATURE_CUES,
     RELATION_SYNONYMS,
     STANDING_AT_WORDS,
+    sentence_words,
     words_of,
 )
 
@@ -49,7 +50,7 @@ def head_first(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
     by the same relation. Anything else is returned unchanged: the graph still does the resolving."""
     if ref.category == ANY_OBJECT:
         return ref
-    words = words_of(sentence.replace("grey", "gray"))
+    words = sentence_words(sentence)
     target_at = _first_mention(words, ref.category, vocab)
     if target_at is None:
         return ref
@@ -215,7 +216,7 @@ def attributes_to_nouns(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -
     "or") describes that noun: when the expression holds an object of that noun's category, the word is
     dropped from the objects of other categories. A word said after its noun ("the table, colored
     brown") or not said at all is left where the model put it."""
-    words = words_of(sentence.replace("grey", "gray"))
+    words = sentence_words(sentence)
     objects = _objects(ref)
     owner: dict[str, set[str]] = {}
     for a in dict.fromkeys(x for o in objects for x in o.attributes):
@@ -243,8 +244,8 @@ def view_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRe
     when it has none of its own, and the old target becomes the viewpoint (faced, or behind the
     speaker for "standing at", "with your back to"); named again after the described object ("facing
     the door, the chair closest to the door"), it is also its anchor, by the relation the model wrote."""
-    words = words_of(sentence.replace("grey", "gray"))
-    clause = len(words_of(re.split(r"[,.;:]", sentence.replace("grey", "gray"), maxsplit=1)[0]))
+    words = sentence_words(sentence)
+    clause = len(sentence_words(re.split(r"[,.;:]", sentence, maxsplit=1)[0]))
     named = _mentions(words, vocab)
     if clause < len(words):  # an opening clause: the viewpoint object in it, the described object after it
         inside = [m for m in named if m[1] <= clause]
@@ -302,7 +303,7 @@ def named_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
     not hold at all, then names the model's target, not as "this <target>" ("boxes are stacked next to
     this chair"), and the words between the two say one relation, the first-named object becomes the
     target, with that relation to the model's whole expression as its anchor."""
-    words = words_of(sentence.replace("grey", "gray"))
+    words = sentence_words(sentence)
     named = _mentions(words, vocab)
     if not named or ref.category == ANY_OBJECT or set(words[:named[0][0]]) & FEATURE_CUES["view"]:
         return ref

@@ -167,6 +167,11 @@ def words_of(text: str) -> list[str]:
     return re.sub(r"[^a-z0-9]+", " ", str(text).lower()).split()
 
 
+def sentence_words(text: str) -> list[str]:
+    """The words of a sentence as the grounding reads them (:func:`words_of`), "grey" spelled "gray"."""
+    return words_of(text.replace("grey", "gray"))
+
+
 def with_article(noun: str) -> str:
     """ "a chair", "an oven", "a white lamp"; plural-looking names stay bare ("shelves", "books")."""
     words = words_of(noun)
@@ -247,7 +252,7 @@ CANONICAL_CATEGORY: MappingProxyType[str, str] = MappingProxyType({
 
 def color_family(name: str) -> str:
     """A colour name's family: its last word, grey spelled gray ("dark grey" -> "gray")."""
-    words = words_of(name.replace("grey", "gray"))
+    words = sentence_words(name)
     return words[-1] if words else ""
 
 

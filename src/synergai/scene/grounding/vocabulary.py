@@ -40,6 +40,7 @@ from synergai.scene.vocabulary import (
     VERB_NOUNS,
     WORD_TO_NUMBER,
     color_agreement,
+    sentence_words,
     words_of,
 )
 
@@ -194,7 +195,7 @@ class SceneVocabulary:
     def categories_said(self, sentence: str) -> tuple[str, ...]:
         """The categories a sentence's words (and two- or three-word phrases) name, sorted; () when they
         name none."""
-        words = words_of(sentence.replace("grey", "gray"))
+        words = sentence_words(sentence)
         cats: dict[str, None] = {}
         # a category said as it is named ("kitchen cabinet") is that one, not another that differs only
         # by number ("kitchen cabinets": ScanNet has both, and they are different objects)
@@ -228,7 +229,7 @@ class SceneVocabulary:
         three-word phrases) name, the attribute and superlative words it says, the relations its words
         can mean (:func:`relations_said`). A sentence whose words name no category (or no relation)
         keeps every category (relation): its object may be named by a word no table knows."""
-        words = words_of(sentence.replace("grey", "gray"))
+        words = sentence_words(sentence)
         phrases = [" ".join(words[k:k + n]) for n in (3, 2, 1) for k in range(len(words) - n + 1)]
         cats = self.categories_said(sentence)
         said = set(phrases) | {COLOR_ALIASES[p] for p in phrases if p in COLOR_ALIASES}  # "navy": dark blue
