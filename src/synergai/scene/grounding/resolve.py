@@ -574,10 +574,7 @@ class _Resolver:
                 keys[i] = min(keys.get(i, np.inf), key)
         for i in group:
             keys.setdefault(i, 2 * WRONG_SIDE_M)
-        scores = graded(keys, ORDER_TIE_M, self.room.diagonal)
-        where = self._names(anchors)
-        return {i: (s, f"{keys[i] % WRONG_SIDE_M:.1f} m off the line {name} {where}"
-                    + ("" if keys[i] < WRONG_SIDE_M else ", on the other side")) for i, s in scores.items()}
+        return self._off_line(keys, f"the line {name} {self._names(anchors)}", "on the other side")
 
     def _aligned(self, name: str, anchors: list[str], group: list[str]) -> Parts:
         """ "above" / "under" the anchor without the stored edge: the candidates on that side of it (by
@@ -594,10 +591,14 @@ class _Resolver:
                 side = 0.0 if sign * (c[2] - ac[2]) > 0 else WRONG_SIDE_M
                 best = min(best, float(np.linalg.norm(c[:2] - ac[:2])) + side)
             keys[i] = best if np.isfinite(best) else 2 * WRONG_SIDE_M
+        return self._off_line(keys, f"the vertical of {self._names(anchors)}", f"not {name} it")
+
+    def _off_line(self, keys: dict[str, float], line: str, wrong_side: str) -> Parts:
+        """Scores from offsets off ``line`` (metres; ``WRONG_SIDE_M`` added on the wrong side), graded
+        over the room's diagonal."""
         scores = graded(keys, ORDER_TIE_M, self.room.diagonal)
-        where = self._names(anchors)
-        return {i: (s, f"{keys[i] % WRONG_SIDE_M:.1f} m off the vertical of {where}"
-                    + ("" if keys[i] < WRONG_SIDE_M else f", not {name} it")) for i, s in scores.items()}
+        return {i: (s, f"{keys[i] % WRONG_SIDE_M:.1f} m off {line}"
+                    + ("" if keys[i] < WRONG_SIDE_M else f", {wrong_side}")) for i, s in scores.items()}
 
     def _size(self, word: str, group: list[str]) -> Parts:
         """ "the bigger of the two", "the tall shelf": a size word ranks the candidates that fit the rest
