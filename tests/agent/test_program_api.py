@@ -61,8 +61,9 @@ def test_relate_to_a_set_of_references_is_relate_to_any_of_them():
     assert a.relate(a.scene(), chairs, "left") == (left | right) - chairs  # the references left out
     assert a.relate(a.scene(), list(chairs), "near") == {next(iter(a.filter(a.scene(), "table")))}
     assert a.relate(a.scene(), set(), "near") == set()
-    with pytest.raises(TypeError, match="every element of reference_object"):
-        a.relate(a.scene(), [chairs], "near")
+    assert a.relate(a.scene(), [chairs], "left") == (left | right) - chairs  # a list of sets: their union
+    with pytest.raises(TypeError, match="every element of object_set"):
+        a.relate(a.scene(), [chairs, "chair"], "near")
 
 
 def test_relate_agent_turns_with_the_agent():

@@ -93,8 +93,10 @@ def test_an_object_reads_the_attribute_types_and_their_synonyms_as_fields() -> N
     api = SceneAPI(room(), NORTH).names()
     with pytest.raises(AttributeError, match="their fields are category, xyz, id, lwh"):
         _ = api["scene"]()[0].state
-    with pytest.raises(AttributeError, match=r"a set of objects has no \.color: take one of its objects"):
-        _ = api["scene"]().color
+    # a set read as one object is its first (nearest), as scene()[0]; an empty one says so
+    assert api["scene"]().color == api["scene"]()[0].color
+    with pytest.raises(AttributeError, match=r"an empty set of objects \(nothing matched"):
+        _ = api["filter"](api["scene"](), "piano").color
 
 
 def test_query_relation_answers_the_relations_of_relate_among_its_candidates(api) -> None:
@@ -105,3 +107,54 @@ def test_query_relation_answers_the_relations_of_relate_among_its_candidates(api
     assert run("c = filter(scene(), 'cup')[0]\nt = filter(scene(), 'table')[0]\n"
                "print('on' in query_relation(c, t, ['on']), query_relation(t, c, ['on', 'supporting']))"
                ) == "True ['supporting']"
+
+
+def test_a_set_where_one_object_is_expected_is_its_nearest_object(api) -> None:
+    chairs = api["filter"](api["scene"](), "chair")
+    cup = api["filter"](api["scene"](), "cup")
+    assert api["query_attribute"](chairs, "distance") == api["query_attribute"](chairs[0], "distance")
+    assert api["query_relation"](cup, chairs) == api["query_relation"](cup[0], chairs[0])
+    assert run("tables = filter(scene(), 'table')\ncups = relate(scene(), tables, 'on')\n"
+               "print(query_attribute(cups, 'color'), cups.category)") == "red cup"
+    with pytest.raises(ValueError, match="got an empty set: nothing matched; check len"):
+        api["query_attribute"](api["filter"](api["scene"](), "piano"), "color")
+    # under LLM-TPC's contract (unordered sets) a set is never one object
+    strict = SceneAPI(room(), NORTH, ordered_sets=False).names()
+    with pytest.raises(TypeError, match="object must be one object, got a set of 2 objects"):
+        strict["query_attribute"](strict["filter"](strict["scene"](), "chair"), "color")
+
+
+def test_relate_agent_given_a_relation_between_objects_relates_to_its_set(api) -> None:
+    tables = api["filter"](api["scene"](), "table")
+    assert api["relate_agent"](tables, "on") == api["relate"](api["scene"](), tables, "on")
+    assert run("table = filter(object_set=scene(), category='table')\n"
+               "print([o.category for o in relate_agent(object_set=table, relation='on')])") == "['cup']"
+    # the whole scene as the reference says nothing of which objects are meant
+    with pytest.raises(ValueError, match="'on' holds between two objects: say to which"):
+        api["relate_agent"](api["scene"](), "on")
+
+
+def test_filter_given_a_relation_keeps_what_is_so_related(api) -> None:
+    table = api["filter"](api["scene"](), "table")[0]
+    assert api["filter"](api["scene"](), "cup", relation="on", reference_object=table) == api["filter"](
+        api["scene"](), "cup")
+    assert api["filter"](api["scene"](), "chair", relation="on", reference_object=table) == set()
+    assert run("t = filter(scene(), 'table')[0]\n"
+               "print([o.category for o in filter(object_set=scene(), relation='on', reference_object=t)])"
+               ) == "['cup']"
+    assert api["filter"](api["scene"](), "chair", relation="left") == api["relate_agent"](
+        api["filter"](api["scene"](), "chair"), "left")
+    with pytest.raises(TypeError, match="needs the relation to it"):
+        api["filter"](api["scene"](), "chair", reference_object=table)
+    with pytest.raises(TypeError, match="filter\\(\\) needs a category"):
+        api["filter"](api["scene"]())
+
+
+def test_object_set_and_object_relation_and_candidates_name_each_other(api) -> None:
+    cup = api["filter"](api["scene"](), "cup")
+    assert api["query_relation_agent"](object_set=cup, relation="left") == api["query_relation_agent"](
+        cup[0], ["left"])
+    assert run("c = filter(scene(), 'cup')\nprint(query_attribute(object_set=c, attribute_type='color'))"
+               ) == "red"
+    assert api["relate_agent"](object=api["scene"](), relation="closest") == api["relate_agent"](
+        api["scene"](), "closest")

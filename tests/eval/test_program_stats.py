@@ -29,3 +29,12 @@ def test_repairs_and_lenient_forms_are_counted_per_program() -> None:
                                     "keyword-prefix": 1, "sort": 1, "filter-function-first": 1,
                                     "filter-predicate": 1, "object-attribute-field": 2,
                                     "query-relation-relate-relation": 1}
+
+
+def test_the_lenient_forms_of_sets_relations_and_keyword_aliases_are_counted() -> None:
+    rows = [_run("desks = filter(scene(), 'desk')\nunder = relate_agent(object_set=desks, relation='under')\n"
+                 "print(query_attribute(under, 'color'), desks.category)\n"
+                 "print(filter(object_set=scene(), category='cup', relation='on', reference_object=desks))\n"
+                 "print(query_relation_agent(object_set=desks, relation='left'))", [])]
+    assert lenient_counts(rows) == {"set-as-one-object": 3, "relate_agent-object-relation": 1,
+                                    "filter-relation": 1, "keyword-alias": 1}

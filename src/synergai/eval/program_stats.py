@@ -11,7 +11,17 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from synergai.agent.program.api import FIELDS, OBJECT_FIELDS, api_signatures, full_keyword, legal_value
+from synergai.agent.program.api import (
+    AGENT_RELATIONS,
+    FIELDS,
+    KEYWORD_ALIASES,
+    OBJECT_FIELDS,
+    RELATE_RELATIONS,
+    api_signatures,
+    full_keyword,
+    legal_value,
+)
+from synergai.agent.program.check import check_program
 from synergai.agent.program.prompt import EMPTY_OUTPUT
 
 
@@ -113,8 +123,21 @@ def _lenient_forms(code: str) -> list[str]:
             found.append("query-relation-relate-relation")
         if isinstance(func, ast.Attribute) and func.attr == "sort" and not node.args:
             found.append("sort")  # on a list too: the trace does not say which
-        if params and any(k not in params and full_keyword(k, params) != k for k in keywords):
+        if params and any(k not in params and KEYWORD_ALIASES.get(k) in params for k in keywords):
+            found.append("keyword-alias")  # object_set= for object=, relation= for candidate_relations=
+        elif params and any(k not in params and full_keyword(k, params) != k for k in keywords):
             found.append("keyword-prefix")
+        relation = next((k.value for k in node.keywords if k.arg == "relation"),
+                        node.args[1] if name == "relate_agent" and len(node.args) > 1 else None)
+        if name == "filter" and "relation" in keywords:
+            found.append("filter-relation")
+        elif name == "relate_agent" and "reference_object" not in keywords and isinstance(
+                relation, ast.Constant) and legal_value(relation.value, AGENT_RELATIONS) is None \
+                and legal_value(relation.value, RELATE_RELATIONS) is not None:
+            found.append("relate_agent-object-relation")
+    # a set where one object is expected stands for its nearest: what the unordered contract reports
+    found += ["set-as-one-object" for f in check_program(code, ordered_sets=False)
+              if f.kind == "set-as-object"]
     return found
 
 

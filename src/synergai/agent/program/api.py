@@ -19,9 +19,15 @@ the API text the model reads, :data:`synergai.agent.program.prompt.API_DOC`): ``
 ``filter(function, items)``; ``query_attribute(obj, "category")`` (or ``"xyz"``, ``"id"``) is the
 field, and an object reads every attribute type as a field (``obj.color``, ``obj.size``,
 ``obj.position``); ``query_relation()`` answers relate()'s relations among its candidates; an object
-set sorts in place (``objects.sort(key=...)``) and then iterates and indexes in that order; a keyword
-that begins exactly one parameter is that parameter (``obj=`` for ``object=``);
-relation and attribute names forgive case, underscores and synonyms (:func:`legal_value`).
+set sorts in place (``objects.sort(key=...)``) and then iterates and indexes in that order; where one
+object is expected, an ordered set stands for its first (nearest) object, as ``objects[0]`` does
+(``query_attribute(chairs, "color")``, ``chairs.color``); ``relate_agent()`` given a relation between
+objects ("under") and no reference is what is so related to the objects of its set ("what is under the
+desks"); ``filter()`` given a ``relation`` (and a ``reference_object``) keeps what is so related, as
+``relate_agent()`` would; a keyword that begins exactly one parameter is that parameter (``obj=`` for
+``object=``), and ``object_set=`` / ``object=``, ``relation=`` / ``candidate_relations=`` name each
+other (:data:`KEYWORD_ALIASES`); relation and attribute names forgive case, underscores and synonyms
+(:func:`legal_value`).
 """
 
 from __future__ import annotations
@@ -97,7 +103,12 @@ ATTRIBUTE_TYPES = ("lwh", "distance", "color", "shape", "material")
 #: Parameters accepted only to be lenient (the documentation's signatures leave them out).
 LENIENT_ONLY = MappingProxyType({"relate_agent": ("reference_object", "candidate_relations"),
                                  "relate": ("candidate_relations",),
-                                 "query_relation_agent": ("reference_object",)})
+                                 "query_relation_agent": ("reference_object",),
+                                 "filter": ("relation", "reference_object")})
+#: Keywords that name another parameter of the same role, for a function without that keyword: one
+#: object or a set of them, one relation or a list of candidates.
+KEYWORD_ALIASES = MappingProxyType({"object_set": "object", "object": "object_set",
+                                    "relation": "candidate_relations", "candidate_relations": "relation"})
 #: The fields every object has; query_attribute() returns them too.
 OBJECT_FIELDS = ("category", "xyz", "id")
 #: Every field an object answers: its own, and query_attribute()'s attribute types (``obj.color``).
@@ -179,8 +190,12 @@ class ObjectSet(set):
 
     def __getattr__(self, name: str) -> Any:
         if not name.startswith("_") and legal_value(name, FIELDS) is not None:
-            raise AttributeError(f"a set of objects has no .{name}: take one of its objects (for obj in "
-                                 f"objects: ...) and read obj.{name}")
+            if self.indexable and self:  # one object expected: the first, as objects[0]
+                return getattr(self._ordered()[0], name)
+            what = "an empty set of objects (nothing matched: check len(objects) > 0 first)" \
+                if self.indexable else "a set of objects"
+            raise AttributeError(f"{what} has no .{name}: take one of its objects (for obj in objects: ...) "
+                                 f"and read obj.{name}")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __repr__(self) -> str:  # as a set prints, so programs' output reads the same
@@ -319,8 +334,15 @@ class SceneAPI:
     def _obj(self, value: Any, what: str = "object") -> ObjectAttribute:
         if isinstance(value, set | frozenset | list | tuple):
             kind = "set" if isinstance(value, set | frozenset) else type(value).__name__
-            raise TypeError(f"{what} must be one object, got a {kind} of {len(value)} objects: loop "
-                            "over it (for obj in objects: ...) and pass each object")
+            items = list(value) if isinstance(value, list | tuple | ObjectSet) else sorted(
+                value, key=lambda o: getattr(o, "_rank", (0.0, "")))
+            if not items:
+                raise ValueError(f"{what} must be one object, got an empty {kind}: nothing matched; check "
+                                 "len(objects) > 0 first")
+            if not self.set_type.indexable:
+                raise TypeError(f"{what} must be one object, got a {kind} of {len(value)} objects: loop "
+                                "over it (for obj in objects: ...) and pass each object")
+            value = items[0]  # one object expected: the first (nearest), as objects[0]
         if not isinstance(value, ObjectAttribute) or value.id not in self.objects:
             raise TypeError(f"{what} must be an ObjectAttribute from scene(), got {type(value).__name__}")
         return value
@@ -330,7 +352,9 @@ class SceneAPI:
             return [value]
         if not isinstance(value, set | frozenset | list | tuple):
             raise TypeError(f"object_set must be a set of ObjectAttribute, got {type(value).__name__}")
-        return [self._obj(v, "every element of object_set") for v in value]
+        # a list of sets is their union
+        items = [o for v in value for o in (v if isinstance(v, set | frozenset | list | tuple) else [v])]
+        return list(dict.fromkeys(self._obj(v, "every element of object_set") for v in items))
 
     def _wrap(self, ids: Iterable[str]) -> ObjectSet:
         return self.set_type(self.objects[i] for i in ids)
@@ -340,14 +364,28 @@ class SceneAPI:
         """Returns a set of objects in the scene."""
         return self.set_type(self.objects.values())
 
-    def filter(self, object_set: Any, category: Any) -> Any:
+    def filter(self, object_set: Any, category: Any = None, relation: Any = None,
+               reference_object: Any = None) -> Any:
         """Returns a set of objects whose category is `category` (or, given a list of categories, any of
-        them; given a predicate, the objects it holds true of). Python's own order, ``filter(function,
-        items)``, keeps the items the function holds true of."""
+        them; given a predicate, the objects it holds true of); given a ``relation`` (and a
+        ``reference_object``), those of them so related, as :meth:`relate_agent` says. Python's own order,
+        ``filter(function, items)``, keeps the items the function holds true of."""
         if callable(object_set) and not callable(category):  # Python's filter(function, iterable)
             items = list(category)
             kept = [x for x in items if object_set(x)]
             return self.set_type(kept) if all(isinstance(x, ObjectAttribute) for x in items) else kept
+        if category is None and relation is None:
+            raise TypeError("filter() needs a category, e.g. filter(object_set=scene(), category='table')")
+        found = self.set_type(self._set(object_set)) if category is None else self._of_category(
+            object_set, category)
+        if relation is None:
+            if reference_object is not None:
+                raise TypeError("filter() given a reference_object needs the relation to it, e.g. "
+                                "relation='on'")
+            return found
+        return self.relate_agent(found, relation, reference_object)
+
+    def _of_category(self, object_set: Any, category: Any) -> ObjectSet:
         if callable(category):
             return self.set_type(o for o in self._set(object_set) if category(o))
         wanted = list(category) if isinstance(category, list | tuple | set | frozenset) else [category]
@@ -368,11 +406,16 @@ class SceneAPI:
                      candidate_relations: Any = None) -> ObjectSet:
         """Returns a set of objects that are related to the agent(you) by the relation (one of
         ``AGENT_RELATIONS``, or a clock direction: "7 o'clock" holds the objects within an hour of it).
-        Given a ``reference_object`` it is :meth:`relate` (related to that object); ``candidate_relations``
-        beside the one relation is ignored."""
+        Given a ``reference_object`` it is :meth:`relate` (related to that object); given a relation
+        between objects ("under") and no reference, the objects so related to the objects of
+        ``object_set`` ("what is under the desks"); ``candidate_relations`` beside the one relation is
+        ignored."""
         if reference_object is not None:
             return self.relate(object_set, reference_object, relation)
         hour = clock_hour(relation)
+        if hour is None and legal_value(relation, AGENT_RELATIONS) is None \
+                and legal_value(relation, RELATE_RELATIONS) is not None:
+            return self._related_to_set(object_set, relation)
         rel = "o'clock" if hour is not None else _choose(relation, AGENT_RELATIONS, "relation")
         ids = [o.id for o in self._set(object_set)]
         if not ids:
@@ -400,7 +443,7 @@ class SceneAPI:
         ``candidate_relations`` beside the one relation is ignored."""
         rel = _choose(relation, RELATE_RELATIONS, "relation")
         if isinstance(reference_object, set | frozenset | list | tuple):
-            refs = [self._obj(r, "every element of reference_object").id for r in reference_object]
+            refs = [r.id for r in self._set(reference_object)]
         else:
             refs = [self._obj(reference_object, "reference_object").id]
         ids = [o.id for o in self._set(object_set) if o.id not in refs]
@@ -408,6 +451,16 @@ class SceneAPI:
         for ref in refs:
             found.update(self._related(ids, ref, rel))
         return self._wrap(found)
+
+    def _related_to_set(self, object_set: Any, relation: str) -> ObjectSet:
+        """The objects of the scene related by ``relation`` to any object of ``object_set`` (which must
+        not be the whole scene: then the relation says nothing of which objects are meant)."""
+        refs = self._set(object_set)
+        if len(refs) == len(self.objects) > 1:
+            raise ValueError(f"relation {relation!r} holds between two objects: say to which, e.g. "
+                             f"relate(object_set=scene(), reference_object=table, relation={relation!r}) for "
+                             f"the objects {relation} the table")
+        return self.relate(self.scene(), refs, relation)
 
     def _related(self, ids: list[str], ref: str, rel: str) -> list[str]:
         """The ids among ``ids`` related to the object ``ref`` by ``rel`` (a legal relate() relation)."""
@@ -566,8 +619,11 @@ def api_signatures() -> Mapping[str, inspect.Signature]:
 
 
 def full_keyword(keyword: str, params: Iterable[str]) -> str:
-    """The parameter a keyword names: itself, or the one parameter it begins (``obj`` -> ``object``)."""
+    """The parameter a keyword names: itself, its alias (:data:`KEYWORD_ALIASES`: ``object_set`` ->
+    ``object`` where there is no ``object_set``), or the one parameter it begins (``obj`` -> ``object``)."""
     params = tuple(params)
+    if keyword not in params and KEYWORD_ALIASES.get(keyword) in params:
+        return KEYWORD_ALIASES[keyword]
     fits = [p for p in params if p.startswith(keyword)]
     return keyword if keyword in params or len(fits) != 1 else fits[0]
 

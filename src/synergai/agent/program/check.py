@@ -44,7 +44,7 @@ _CATEGORY_LIST_MAX = 60
 #: direction is one too, and the function it is when given a ``reference_object``.
 _RELATIONS = MappingProxyType({
     "relate": ("relation", RELATE_RELATIONS, False, "relate"),
-    "relate_agent": ("relation", AGENT_RELATIONS, True, "relate"),
+    "relate_agent": ("relation", tuple(dict.fromkeys((*AGENT_RELATIONS, *RELATE_RELATIONS))), True, "relate"),
     "query_relation": ("candidate_relations", QUERY_RELATIONS, False, "query_relation"),
     "query_relation_agent": ("candidate_relations", DIRECTIONS, True, "query_relation")})
 
@@ -53,7 +53,8 @@ _RELATIONS = MappingProxyType({
 class Finding:
     """One problem: its class (``syntax``, ``api-copied``, ``undefined-name``, ``unknown-function``,
     ``arguments``, ``hand-built-object``, ``category``, ``relation``, ``attribute``, ``object-field``,
-    ``set-index``, ``set-as-object``, ``question-object``), the line (0: the whole program) and the repair
+    ``set-index``, ``set-as-object`` (only where sets are unordered), ``object-as-set``,
+    ``question-object``), the line (0: the whole program) and the repair
     hint."""
 
     kind: str
@@ -102,6 +103,7 @@ class _Checker(ast.NodeVisitor):
         self.findings: list[Finding] = []
         self.kinds: dict[str, str] = {}  # name -> "set" | "object" | "other"
         self.uses: dict[str, set[str]] = {}  # name -> {"set", "object"}
+        self.whole_scene: set[str] = set()  # names bound to scene()
 
     # ----- bookkeeping
     def add(self, kind: str, node: ast.AST | None, hint: str) -> None:
@@ -138,7 +140,7 @@ class _Checker(ast.NodeVisitor):
         program does with it) wants one object is a finding."""
         if isinstance(node, ast.Name):
             self.uses.setdefault(node.id, set()).add(kind)
-        if needs and kind == "object" and self.kind_of(node) == "set":
+        if needs and kind == "object" and self.kind_of(node) == "set" and not self.ordered_sets:
             what = ast.unparse(node)
             one = f"{what}[0]" if self.ordered_sets else f"next(iter({what}))"
             one += needs * needs.startswith(".")  # cups[0].category
@@ -153,6 +155,10 @@ class _Checker(ast.NodeVisitor):
         for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
             self.visit(t)
             self.bind(t, self.kind_of(node.value) if node.value is not None else "other")
+            if isinstance(t, ast.Name):
+                scene_call = isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) \
+                    and node.value.func.id == "scene"
+                (self.whole_scene.add if scene_call else self.whole_scene.discard)(t.id)
 
     visit_AnnAssign = visit_Assign
 
@@ -205,7 +211,7 @@ class _Checker(ast.NodeVisitor):
         elif name == "len" and node.args:
             self.use(node.args[0], "set")
             if self.kind_of(node.args[0]) == "object":
-                self.add("set-as-object", node, f"{ast.unparse(node.args[0])} is one object, it has no "
+                self.add("object-as-set", node, f"{ast.unparse(node.args[0])} is one object, it has no "
                          "len(): count a set of objects instead, e.g. len(filter(object_set=scene(), "
                          "category='chair'))")
         elif name in self.sigs and name not in self.shadowed:
@@ -239,6 +245,22 @@ class _Checker(ast.NodeVisitor):
                 self.check_relation(item, function, "relation" if arg == "relation" else "candidate relation")
         if name == "query_attribute" and "attribute_type" in args:
             self.check_value(args["attribute_type"], FIELDS, "an attribute_type", "attribute")
+        if name in ("relate_agent", "filter") and args.get("reference_object") is None:
+            self.check_whole_scene_reference(args.get("relation"), args.get("object_set"))
+
+    def check_whole_scene_reference(self, relation: ast.expr | None, object_set: ast.expr | None) -> None:
+        """Report a relation between objects ("above") asked of the whole scene with no reference: it
+        would say nothing of which objects are meant."""
+        value = relation.value if isinstance(relation, ast.Constant) else None
+        if not isinstance(value, str) or legal_value(value, AGENT_RELATIONS) is not None \
+                or legal_value(value, RELATE_RELATIONS) is None:
+            return
+        called = isinstance(object_set, ast.Call) and isinstance(object_set.func, ast.Name) \
+            and object_set.func.id == "scene"
+        if called or (isinstance(object_set, ast.Name) and object_set.id in self.whole_scene):
+            self.add("relation", relation, f"{value!r} holds between two objects: say to which, e.g. "
+                     f"relate(object_set=scene(), reference_object=table, relation={value!r}) for the "
+                     f"objects {value} the table")
 
     def check_value(self, node: ast.expr | None, legal: Sequence[str], what: str, kind: str,
                     more: str = "") -> None:

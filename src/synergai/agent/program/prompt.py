@@ -64,14 +64,17 @@ room(name: str) -> Set[ObjectAttribute]:
 
 filter(object_set: Set[ObjectAttribute], category: str) -> Set[ObjectAttribute]:
     """Returns a set of objects whose category is `category` (a category of the scene, or a list of
-    them: objects of any of them; or a predicate: the objects it is true of).
+    them: objects of any of them; or a predicate: the objects it is true of). Given a relation (and a
+    reference_object), those of them so related, as relate_agent() says.
     >>> table_set = filter(object_set=scene(), category="table")"""
 
 relate_agent(object_set: Set[ObjectAttribute], relation: str) -> Set:
     """Returns a set of objects that are related to the agent(you) by the relation:
     "left", "right", "front", "behind", "within reach", "around", "closest", "farthest",
     or a clock direction such as "7 o'clock" (the objects within an hour of it).
-    Given a reference_object, it is relate().
+    Given a reference_object, it is relate(). A relation of relate() without one ("on", "under", ...)
+    gives the objects so related to the objects of object_set: what is under the desks is
+    relate_agent(object_set=desk_set, relation="under").
     >>> table_left_set = relate_agent(object_set=table_set, relation="left")"""
 
 relate(object_set: Set[ObjectAttribute], reference_object: ObjectAttribute, relation: str) -> Set:
@@ -209,8 +212,8 @@ Action Input: your final answer with NO MORE THAN 3 words."""
 #: How object sets behave, in the documentation the model reads.
 ORDERED_SETS = ("Every set of objects the functions return is ordered by distance from you, nearest first: "
                 "set[0] and next(iter(set)) are the nearest object, set[-1] the farthest; check len(set) > 0 "
-                "first; set.sort(key=...) orders it as a list sorts. Sets you build yourself (set(), {...}) "
-                "have no order.")
+                "first; set.sort(key=...) orders it as a list sorts; where one object is expected, a set "
+                "stands for its nearest. Sets you build yourself (set(), {...}) have no order.")
 STRICT_SETS = ("A set cannot be indexed. The sets the functions return iterate nearest to you first, so "
                "next(iter(set)) is the nearest object; sets you build yourself (set(), {...}) have no order.")
 
