@@ -12,7 +12,7 @@ import ast
 import difflib
 import inspect
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -31,8 +31,7 @@ from synergai.agent.program.api import (
     full_keywords,
     legal_value,
 )
-from synergai.agent.program.names import bound_names, undefined_names
-from synergai.scene.vocabulary import singular
+from synergai.agent.program.names import bound_names, closest_hint, undefined_hint, undefined_names
 
 #: Functions that return a set of objects.
 SET_FUNCTIONS = frozenset({"scene", "room", "filter", "relate", "relate_agent"})
@@ -65,12 +64,6 @@ class Finding:
         return f"line {self.line}: {self.hint}" if self.line else self.hint
 
 
-def one_object_code(category: str, ordered_sets: bool) -> str:
-    """The code that takes the nearest object of a category (``next(iter(...))`` for unordered sets)."""
-    found = f"filter(object_set=scene(), category={category!r})"
-    return f"{found}[0]" if ordered_sets else f"next(iter({found}))"
-
-
 def _takes(function: str, value: str) -> bool:
     """Whether ``function`` takes the relation ``value``."""
     _, legal, clock, _ = _RELATIONS[function]
@@ -80,11 +73,6 @@ def _takes(function: str, value: str) -> bool:
 def _signature_text(name: str, sig: inspect.Signature) -> str:
     """The documented signature (without the parameters accepted only to be lenient)."""
     return f"{name}({', '.join(p for p in sig.parameters if p not in LENIENT_ONLY.get(name, ()))})"
-
-
-def _closest(word: str, options: Iterable[str]) -> str:
-    near = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
-    return f" (did you mean {near[0]!r}?)" if near else ""
 
 
 def _legal_list(values: Sequence[str]) -> str:
@@ -227,7 +215,8 @@ class _Checker(ast.NodeVisitor):
         except TypeError as exc:
             params = list(sig.parameters)
             bad = [k.arg for k in node.keywords if k.arg not in params]
-            detail = f"there is no argument {bad[0]!r}{_closest(bad[0] or '', params)}" if bad else str(exc)
+            detail = str(exc) if not bad else \
+                f"there is no argument {bad[0]!r}{closest_hint(bad[0] or '', params)}"
             self.add("arguments", node, f"{name}() takes {_signature_text(name, sig)}: {detail}")
             return
         for arg, value in args.items():  # relate()'s reference_object may be a set too
@@ -267,7 +256,7 @@ class _Checker(ast.NodeVisitor):
         """Report a string constant outside ``legal`` with the legal values (and ``more``)."""
         if isinstance(node, ast.Constant) and isinstance(node.value, str) \
                 and legal_value(node.value, legal) is None:
-            self.add(kind, node, f"{node.value!r} is not {what}{_closest(node.value, legal)}; "
+            self.add(kind, node, f"{node.value!r} is not {what}{closest_hint(node.value, legal)}; "
                      f"use one of: {_legal_list(legal)}{more}")
 
     def check_relation(self, node: ast.expr | None, function: str, what: str) -> None:
@@ -298,23 +287,6 @@ class _Checker(ast.NodeVisitor):
                 self.add("category", item, f"the scene has no {value!r}{closest}, so filter() would return "
                          f"an empty set; its categories are: {_legal_list(listed)}. Use one of them, or give "
                          "your Final Answer if what you look for is not in the scene")
-
-
-def category_named(name: str, categories: Sequence[str]) -> str | None:
-    """The scene category a program's name spells (``water_cooler``, ``chairs``), or None."""
-    words = name.replace("_", " ").strip().lower()
-    return next((c for c in categories if c.lower() in (words, singular(words))), None)
-
-
-def _undefined_hint(name: str, bound: set[str], categories: Sequence[str], ordered_sets: bool) -> str:
-    """The repair hint for an undefined ``name``; a name that is a scene category says how to get one."""
-    if name in bound:
-        return f"name {name!r} is read before it is assigned: assign it first (a line above this one)"
-    category = category_named(name, categories)
-    if category is not None:
-        return (f"name {name!r} is not defined: the scene has {category!r} objects; assign one first, "
-                f"e.g. {name} = {one_object_code(category, ordered_sets)} (the nearest)")
-    return f"name {name!r} is not defined{_closest(name, sorted(bound))}: assign it before use"
 
 
 #: ``def relate_agent(`` or ``query_relation_agent(object: ObjectAttribute, ...``: the documentation copied.
@@ -364,10 +336,10 @@ def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bo
     for node in undefined_names(tree):
         if any(isinstance(p, ast.Call) and p.func is node for p in ast.walk(tree)):
             checker.add("unknown-function", node, f"{node.id}() is not an API function"
-                        f"{_closest(node.id, API_FUNCTIONS)}; the functions are: "
+                        f"{closest_hint(node.id, API_FUNCTIONS)}; the functions are: "
                         + ", ".join(_signature_text(n, s) for n, s in checker.sigs.items()))
         else:
-            checker.add("undefined-name", node, _undefined_hint(node.id, bound, categories, ordered_sets))
+            checker.add("undefined-name", node, undefined_hint(node.id, bound, categories, ordered_sets))
     checker.visit(tree)
     if require_named and named and not _takes_named(tree, named):
         var = "_".join(named[0].split()) + "_set"

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import ast
 import builtins
+import difflib
 from collections.abc import Iterable, Sequence
 
 from synergai.agent.program.api import API_FUNCTIONS
+from synergai.scene.vocabulary import singular
 
 
 def bound_names(tree: ast.Module) -> set[str]:
@@ -159,3 +161,32 @@ def carry_definitions(code: str, earlier: Sequence[str]) -> tuple[str, list[str]
         return None
     head = "".join(ast.unparse(definitions[name]) + "\n" for name in order)
     return head + code, order
+
+
+def closest_hint(word: str, options: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the option closest to ``word``, or ""."""
+    near = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f" (did you mean {near[0]!r}?)" if near else ""
+
+
+def one_object_code(category: str, ordered_sets: bool) -> str:
+    """The code that takes the nearest object of a category (``next(iter(...))`` for unordered sets)."""
+    found = f"filter(object_set=scene(), category={category!r})"
+    return f"{found}[0]" if ordered_sets else f"next(iter({found}))"
+
+
+def category_named(name: str, categories: Sequence[str]) -> str | None:
+    """The scene category a program's name spells (``water_cooler``, ``chairs``), or None."""
+    words = name.replace("_", " ").strip().lower()
+    return next((c for c in categories if c.lower() in (words, singular(words))), None)
+
+
+def undefined_hint(name: str, bound: set[str], categories: Sequence[str], ordered_sets: bool) -> str:
+    """The repair hint for an undefined ``name``; a name that is a scene category says how to get one."""
+    if name in bound:
+        return f"name {name!r} is read before it is assigned: assign it first (a line above this one)"
+    category = category_named(name, categories)
+    if category is not None:
+        return (f"name {name!r} is not defined: the scene has {category!r} objects; assign one first, "
+                f"e.g. {name} = {one_object_code(category, ordered_sets)} (the nearest)")
+    return f"name {name!r} is not defined{closest_hint(name, sorted(bound))}: assign it before use"

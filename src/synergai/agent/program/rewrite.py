@@ -19,8 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from synergai.agent.program.api import API_NAMES_PATTERN, api_signatures
-from synergai.agent.program.check import category_named, name_uses, one_object_code
-from synergai.agent.program.names import undefined_names
+from synergai.agent.program.check import name_uses
+from synergai.agent.program.names import category_named, one_object_code, undefined_names
 
 _QUOTE = r"(\"\"\"|'''|\"|')"
 #: An f-string's opening: its prefix and quote.
