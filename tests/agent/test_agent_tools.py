@@ -324,3 +324,13 @@ def test_a_tie_on_a_description_of_one_object_makes_the_agent_ask_which(store):
     assert obs.startswith("2 objects match")
     assert c.clarification is not None and "Which one do you mean?" in c.clarification
     assert "c0" in c.clarification and "c2" in c.clarification
+
+
+def test_a_tie_is_not_asked_about_when_the_question_counts(store):
+    _row_room(store)
+    ask = act("query_for_objects", {"category": "chair", "order": "end"}, plan=["find the chairs", "count"])
+    which = AgentSession(store, "row", ScriptedModel([ask])).ask("What color is the chair at the end?")
+    assert which.clarification and "Which one do you mean?" in which.answer
+    counted = AgentSession(store, "row", ScriptedModel([ask, final("2", ["c0", "c2"])])).ask(
+        "How many chairs are at the end of the row?")
+    assert not counted.clarification and counted.answer == "2" and counted.usage.calls == 2

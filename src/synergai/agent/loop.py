@@ -514,6 +514,8 @@ class AgentLoop:
         step["observation"] = observation
         result.trace.append(step)
         ok = not step.get("error")
+        if ctx.clarification and turn.question.asking and turn.question.form is AnswerForm.NUMBER:
+            ctx.clarification = None  # a count takes every object that fits: there is none to choose
         if ctx.clarification:
             result.answer = ctx.clarification
             result.clarification = True
