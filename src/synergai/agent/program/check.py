@@ -316,6 +316,8 @@ def _syntax_hint(exc: SyntaxError | ValueError, code: str) -> Finding:
     if "f-string" in (msg or "") or ("f'" in text or 'f"' in text):
         hint += ("; inside an f-string use the other kind of quotes (f\"{obj.category}\" with 'x' inside), "
                  "no backslashes, or build the text with str() and +")
+    elif "positional argument follows keyword" in (msg or ""):  # filter(object_set=s, <a condition>)
+        hint += "; name every argument (a condition on each object is category=lambda obj: <condition>)"
     return Finding("syntax", line, hint)
 
 
