@@ -16,6 +16,7 @@ from synergai.agent.grounding_fixes import (
     drop_self_reference,
     group_order,
     named_head,
+    reverse_back_relations,
     view_head,
 )
 from synergai.agent.grounding_parse import expression_messages, expression_schema, parse_expression
@@ -353,3 +354,34 @@ def test_a_demonstrative_or_no_relation_word_keeps_the_models_target() -> None:
     pillow = ObjectRef(category="pillow")
     utterance = "the bed's pillow"  # nothing between says a relation
     assert named_head(pillow, utterance, vocab.narrowed(utterance)) == pillow
+
+
+def test_a_relation_said_back_to_the_target_is_turned_round(shared_data: Path) -> None:
+    utterance = "The correct couch has a round table in front of it."
+    record = _record(shared_data, utterance)
+    graph = _graph(shared_data, record["scene_id"])
+    # the model writes the phrase's relation from the couch; the table is in front of the couch
+    reply = _reply(category="couch", relations=[{"relation": "in front of",
+                                                 "anchors": [{"category": "coffee table"}]}])
+    parsed = parse_expression(ScriptedModel([reply]), utterance, scene_vocabulary(graph))
+    assert parsed.ref is not None and [r.relation for r in parsed.ref.relations] == ["behind"]
+    g = ground(graph, parsed.ref)
+    assert g.top is not None and g.top.id == str(record["target_id"]) and g.unique, g.message()
+    as_written = ground(graph, ObjectRef.model_validate(json.loads(reply)))
+    assert as_written.top is None or as_written.top.id != str(record["target_id"]) or not as_written.unique
+
+
+def test_only_a_having_clause_turns_a_relation_round() -> None:
+    vocab = SceneVocabulary(categories=("table", "bag", "rail", "toilet"), attributes=())
+    on_bag = ObjectRef.model_validate({"category": "table", "relations": [
+        {"relation": "on", "anchors": [{"category": "bag"}]}]})
+    assert reverse_back_relations(on_bag, "the table with a bag on it", vocab).relations[0].relation == (
+        "supporting")
+    assert reverse_back_relations(on_bag, "the table on the bag", vocab) == on_bag  # no pronoun
+    converse = on_bag.model_copy(update={"relations": [on_bag.relations[0].model_copy(
+        update={"relation": "supporting"})]})
+    assert reverse_back_relations(converse, "the table with a bag on it", vocab) == converse
+    # "it" is the anchor here, not the rail: no having word, the relation stays
+    above = ObjectRef.model_validate({"category": "rail", "relations": [
+        {"relation": "above", "anchors": [{"category": "toilet"}], "negated": True}]})
+    assert reverse_back_relations(above, "This rail is alongside the toilet, not over it.", vocab) == above
