@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from synergai.agent.grounding_fixes import (
+    across_from,
     attributes_to_nouns,
     drop_self_reference,
     group_order,
@@ -385,3 +386,28 @@ def test_only_a_having_clause_turns_a_relation_round() -> None:
     above = ObjectRef.model_validate({"category": "rail", "relations": [
         {"relation": "above", "anchors": [{"category": "toilet"}], "negated": True}]})
     assert reverse_back_relations(above, "This rail is alongside the toilet, not over it.", vocab) == above
+
+
+def test_across_from_an_anchor_is_the_candidate_farthest_from_it(shared_data: Path) -> None:
+    utterance = "The whiteboard across from the door."
+    record = _record(shared_data, utterance)
+    graph = _graph(shared_data, record["scene_id"])
+    # the relations offer no "across from": the model writes "on" the door
+    reply = _reply(category="whiteboard", relations=[{"relation": "on", "anchors": [{"category": "door"}]}])
+    parsed = parse_expression(ScriptedModel([reply]), utterance, scene_vocabulary(graph))
+    assert parsed.ref is not None and [r.relation for r in parsed.ref.relations] == ["farthest from"]
+    g = ground(graph, parsed.ref)
+    assert g.top is not None and g.top.id == str(record["target_id"]) and g.unique, g.message()
+    as_written = ground(graph, ObjectRef.model_validate(json.loads(reply)))
+    assert as_written.top is None or as_written.top.id != str(record["target_id"]) or not as_written.unique
+
+
+def test_a_negated_or_unrelated_opposite_leaves_the_relation() -> None:
+    vocab = SceneVocabulary(categories=("whiteboard", "window", "door"), attributes=())
+    near = ObjectRef.model_validate({"category": "whiteboard", "relations": [
+        {"relation": "next to", "anchors": [{"category": "window"}], "negated": True}]})
+    assert across_from(near, "This whiteboard is not opposite the windows.", vocab) == near
+    beside = near.model_copy(update={"relations": [near.relations[0].model_copy(update={"negated": False})]})
+    # "opposite" says where the speaker stands, far from the window the relation names
+    assert across_from(beside, "Standing on the opposite side of the room, the whiteboard next to the "
+                               "window.", vocab) == beside

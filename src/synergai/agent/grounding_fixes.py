@@ -19,6 +19,7 @@ from synergai.scene.vocabulary import (
     ANY_OBJECT,
     FEATURE_CUES,
     HAVING_WORDS,
+    OPPOSITE_WORDS,
     RELATION_SYNONYMS,
     STANDING_AT_WORDS,
     sentence_words,
@@ -162,6 +163,28 @@ def reverse_back_relations(ref: ObjectRef, sentence: str, vocab: SceneVocabulary
             if r.relation in said and r.relation in _CONVERSE and len(r.anchors) == 1 and had:
                 rels[j] = r.model_copy(update={"relation": _CONVERSE[r.relation]})
                 break
+    return ref if rels == list(ref.relations) else ref.model_copy(update={"relations": rels})
+
+
+#: Words between "opposite" / "across" and the anchor they take ("across from the", "opposite of the").
+_OPPOSITE_GAP = 3
+
+
+def across_from(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
+    """The expression with a relation to an anchor the sentence says the target is across from ("the
+    whiteboard across from the door", "the door opposite of the window") read as "farthest from" it.
+
+    The relations offer no "opposite"; a small model writes "on" or "next to" instead, the reverse of
+    what is said. Of the candidates, the one across the room from the anchor is the farthest from it. A
+    negated relation ("not opposite them") is left alone."""
+    words = sentence_words(sentence)
+    rels = list(ref.relations)
+    for j, r in enumerate(rels):
+        at = _first_mention(words, r.anchors[0].category, vocab) if len(r.anchors) == 1 else None
+        if at is None or r.negated or r.relation == "farthest from":
+            continue
+        if OPPOSITE_WORDS & set(words[max(0, at - _OPPOSITE_GAP):at + 1]):
+            rels[j] = r.model_copy(update={"relation": "farthest from"})
     return ref if rels == list(ref.relations) else ref.model_copy(update={"relations": rels})
 
 
@@ -367,7 +390,7 @@ def post_parse(ref: ObjectRef, sentence: str, words: SceneVocabulary, *,
     if "view" in words.features:
         fixed = view_head(view_first(fixed, sentence, words), sentence, words)
     reordered = fixed is not ref
-    fixed = reverse_back_relations(fixed, sentence, words)
+    fixed = across_from(reverse_back_relations(fixed, sentence, words), sentence, words)
     if "order" in words.features:
         fixed = group_order(fixed)
     if not any_object:
