@@ -386,6 +386,11 @@ def test_only_a_having_clause_turns_a_relation_round() -> None:
     above = ObjectRef.model_validate({"category": "rail", "relations": [
         {"relation": "above", "anchors": [{"category": "toilet"}], "negated": True}]})
     assert reverse_back_relations(above, "This rail is alongside the toilet, not over it.", vocab) == above
+    # "it" is the table, named before the having word: the lamp stays on the table
+    lamp = ObjectRef.model_validate({"category": "lamp", "relations": [
+        {"relation": "on", "anchors": [{"category": "table"}]}]})
+    vocab = SceneVocabulary(categories=("lamp", "table", "book"), attributes=())
+    assert reverse_back_relations(lamp, "the lamp on the table with a book on it", vocab) == lamp
 
 
 def test_across_from_an_anchor_is_the_candidate_farthest_from_it(shared_data: Path) -> None:

@@ -42,6 +42,15 @@ def _first_mention(words: list[str], category: str, vocab: SceneVocabulary) -> i
     return None
 
 
+def _last_mention(words: list[str], category: str, vocab: SceneVocabulary) -> int | None:
+    """Index of the last word of the sentence's last phrase (1-2 words) that names ``category``."""
+    for k in range(len(words) - 1, -1, -1):
+        if any(category in vocab.map_word(" ".join(words[k - n + 1:k + 1]))
+               for n in (1, 2) if k - n + 1 >= 0):
+            return k
+    return None
+
+
 def head_first(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
     """The expression with its target and an anchor exchanged when the model swapped them.
 
@@ -145,11 +154,12 @@ def reverse_back_relations(ref: ObjectRef, sentence: str, vocab: SceneVocabulary
     """The expression with a relation the sentence says of an anchor back to the target put the right way.
 
     "The table with a bag on it", "the couch has a round table in front of it": a having word ("with",
-    "has"), the anchor named, then a relation phrase ending in "it", so the ANCHOR holds the
+    "has"), then the anchor named, then a relation phrase ending in "it", so the ANCHOR holds the
     relation to the target. A small model writes the phrase's relation from the target ("table on bag");
     such a relation (its name what the phrase says) becomes its converse ("table supporting bag"). A
     relation written already converse, or an "it" that is the anchor ("alongside the toilet, not over
-    it": no having word), is left alone."""
+    it": no having word; "the lamp on the table with a book on it": the table is named before "with"),
+    is left alone."""
     words = sentence_words(sentence)
     backs = [k for k, w in enumerate(words) if w in _BACK_PRONOUNS and k]
     if not backs or not ref.relations:
@@ -158,8 +168,8 @@ def reverse_back_relations(ref: ObjectRef, sentence: str, vocab: SceneVocabulary
     for k in backs:
         said = relations_said(" ".join(words[max(0, k - _BACK_PHRASE):k]))
         for j, r in enumerate(rels):
-            at = _first_mention(words[:k], r.anchors[0].category, vocab)
-            had = at is not None and bool(HAVING_WORDS & set(words[:k]))
+            at = _last_mention(words[:k], r.anchors[0].category, vocab)
+            had = at is not None and bool(HAVING_WORDS & set(words[:at]))
             if r.relation in said and r.relation in _CONVERSE and len(r.anchors) == 1 and had:
                 rels[j] = r.model_copy(update={"relation": _CONVERSE[r.relation]})
                 break
