@@ -12,10 +12,12 @@ from typing import Any
 import pytest
 
 from synergai.agent.grounding_fixes import (
+    across_from,
     attributes_to_nouns,
     drop_self_reference,
     group_order,
     named_head,
+    reverse_back_relations,
     view_head,
 )
 from synergai.agent.grounding_parse import expression_messages, expression_schema, parse_expression
@@ -353,3 +355,64 @@ def test_a_demonstrative_or_no_relation_word_keeps_the_models_target() -> None:
     pillow = ObjectRef(category="pillow")
     utterance = "the bed's pillow"  # nothing between says a relation
     assert named_head(pillow, utterance, vocab.narrowed(utterance)) == pillow
+
+
+def test_a_relation_said_back_to_the_target_is_turned_round(shared_data: Path) -> None:
+    utterance = "The correct couch has a round table in front of it."
+    record = _record(shared_data, utterance)
+    graph = _graph(shared_data, record["scene_id"])
+    # the model writes the phrase's relation from the couch; the table is in front of the couch
+    reply = _reply(category="couch", relations=[{"relation": "in front of",
+                                                 "anchors": [{"category": "coffee table"}]}])
+    parsed = parse_expression(ScriptedModel([reply]), utterance, scene_vocabulary(graph))
+    assert parsed.ref is not None and [r.relation for r in parsed.ref.relations] == ["behind"]
+    g = ground(graph, parsed.ref)
+    assert g.top is not None and g.top.id == str(record["target_id"]) and g.unique, g.message()
+    as_written = ground(graph, ObjectRef.model_validate(json.loads(reply)))
+    assert as_written.top is None or as_written.top.id != str(record["target_id"]) or not as_written.unique
+
+
+def test_only_a_having_clause_turns_a_relation_round() -> None:
+    vocab = SceneVocabulary(categories=("table", "bag", "rail", "toilet"), attributes=())
+    on_bag = ObjectRef.model_validate({"category": "table", "relations": [
+        {"relation": "on", "anchors": [{"category": "bag"}]}]})
+    assert reverse_back_relations(on_bag, "the table with a bag on it", vocab).relations[0].relation == (
+        "supporting")
+    assert reverse_back_relations(on_bag, "the table on the bag", vocab) == on_bag  # no pronoun
+    converse = on_bag.model_copy(update={"relations": [on_bag.relations[0].model_copy(
+        update={"relation": "supporting"})]})
+    assert reverse_back_relations(converse, "the table with a bag on it", vocab) == converse
+    # "it" is the anchor here, not the rail: no having word, the relation stays
+    above = ObjectRef.model_validate({"category": "rail", "relations": [
+        {"relation": "above", "anchors": [{"category": "toilet"}], "negated": True}]})
+    assert reverse_back_relations(above, "This rail is alongside the toilet, not over it.", vocab) == above
+    # "it" is the table, named before the having word: the lamp stays on the table
+    lamp = ObjectRef.model_validate({"category": "lamp", "relations": [
+        {"relation": "on", "anchors": [{"category": "table"}]}]})
+    vocab = SceneVocabulary(categories=("lamp", "table", "book"), attributes=())
+    assert reverse_back_relations(lamp, "the lamp on the table with a book on it", vocab) == lamp
+
+
+def test_across_from_an_anchor_is_the_candidate_farthest_from_it(shared_data: Path) -> None:
+    utterance = "The whiteboard across from the door."
+    record = _record(shared_data, utterance)
+    graph = _graph(shared_data, record["scene_id"])
+    # the relations offer no "across from": the model writes "on" the door
+    reply = _reply(category="whiteboard", relations=[{"relation": "on", "anchors": [{"category": "door"}]}])
+    parsed = parse_expression(ScriptedModel([reply]), utterance, scene_vocabulary(graph))
+    assert parsed.ref is not None and [r.relation for r in parsed.ref.relations] == ["farthest from"]
+    g = ground(graph, parsed.ref)
+    assert g.top is not None and g.top.id == str(record["target_id"]) and g.unique, g.message()
+    as_written = ground(graph, ObjectRef.model_validate(json.loads(reply)))
+    assert as_written.top is None or as_written.top.id != str(record["target_id"]) or not as_written.unique
+
+
+def test_a_negated_or_unrelated_opposite_leaves_the_relation() -> None:
+    vocab = SceneVocabulary(categories=("whiteboard", "window", "door"), attributes=())
+    near = ObjectRef.model_validate({"category": "whiteboard", "relations": [
+        {"relation": "next to", "anchors": [{"category": "window"}], "negated": True}]})
+    assert across_from(near, "This whiteboard is not opposite the windows.", vocab) == near
+    beside = near.model_copy(update={"relations": [near.relations[0].model_copy(update={"negated": False})]})
+    # "opposite" says where the speaker stands, far from the window the relation names
+    assert across_from(beside, "Standing on the opposite side of the room, the whiteboard next to the "
+                               "window.", vocab) == beside

@@ -18,6 +18,8 @@ from synergai.scene.grounding.vocabulary import relations_said
 from synergai.scene.vocabulary import (
     ANY_OBJECT,
     FEATURE_CUES,
+    HAVING_WORDS,
+    OPPOSITE_WORDS,
     RELATION_SYNONYMS,
     STANDING_AT_WORDS,
     sentence_words,
@@ -37,6 +39,15 @@ def _first_mention(words: list[str], category: str, vocab: SceneVocabulary) -> i
             phrase = " ".join(words[k:k + n])
             if k + n <= len(words) and category in vocab.map_word(phrase):
                 return k
+    return None
+
+
+def _last_mention(words: list[str], category: str, vocab: SceneVocabulary) -> int | None:
+    """Index of the last word of the sentence's last phrase (1-2 words) that names ``category``."""
+    for k in range(len(words) - 1, -1, -1):
+        if any(category in vocab.map_word(" ".join(words[k - n + 1:k + 1]))
+               for n in (1, 2) if k - n + 1 >= 0):
+            return k
     return None
 
 
@@ -126,6 +137,65 @@ def view_first(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
             key = "back_to" if set(before) & STANDING_AT_WORDS else "facing"
             return anchor.model_copy(update={key: viewed})
     return ref
+
+
+#: A relation -> its converse (A rel B  <=>  B converse A), for the relations a sentence says back to
+#: the described object ("with a bag on it": the bag is on it, so it supports the bag).
+_CONVERSE = MappingProxyType({"on": "supporting", "supporting": "on", "under": "above", "below": "above",
+                              "lower than": "higher than", "above": "under", "higher than": "lower than",
+                              "in front of": "behind", "behind": "in front of"})
+#: Pronouns by which a clause says a relation back to the described object ("a lamp next to it").
+_BACK_PRONOUNS = frozenset({"it", "them"})
+#: Words before the pronoun read for the relation ("on top of it", "in front of it").
+_BACK_PHRASE = 3
+
+
+def reverse_back_relations(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
+    """The expression with a relation the sentence says of an anchor back to the target put the right way.
+
+    "The table with a bag on it", "the couch has a round table in front of it": a having word ("with",
+    "has"), then the anchor named, then a relation phrase ending in "it", so the ANCHOR holds the
+    relation to the target. A small model writes the phrase's relation from the target ("table on bag");
+    such a relation (its name what the phrase says) becomes its converse ("table supporting bag"). A
+    relation written already converse, or an "it" that is the anchor ("alongside the toilet, not over
+    it": no having word; "the lamp on the table with a book on it": the table is named before "with"),
+    is left alone."""
+    words = sentence_words(sentence)
+    backs = [k for k, w in enumerate(words) if w in _BACK_PRONOUNS and k]
+    if not backs or not ref.relations:
+        return ref
+    rels = list(ref.relations)
+    for k in backs:
+        said = relations_said(" ".join(words[max(0, k - _BACK_PHRASE):k]))
+        for j, r in enumerate(rels):
+            at = _last_mention(words[:k], r.anchors[0].category, vocab)
+            had = at is not None and bool(HAVING_WORDS & set(words[:at]))
+            if r.relation in said and r.relation in _CONVERSE and len(r.anchors) == 1 and had:
+                rels[j] = r.model_copy(update={"relation": _CONVERSE[r.relation]})
+                break
+    return ref if rels == list(ref.relations) else ref.model_copy(update={"relations": rels})
+
+
+#: Words between "opposite" / "across" and the anchor they take ("across from the", "opposite of the").
+_OPPOSITE_GAP = 3
+
+
+def across_from(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
+    """The expression with a relation to an anchor the sentence says the target is across from ("the
+    whiteboard across from the door", "the door opposite of the window") read as "farthest from" it.
+
+    The relations offer no "opposite"; a small model writes "on" or "next to" instead, the reverse of
+    what is said. Of the candidates, the one across the room from the anchor is the farthest from it. A
+    negated relation ("not opposite them") is left alone."""
+    words = sentence_words(sentence)
+    rels = list(ref.relations)
+    for j, r in enumerate(rels):
+        at = _first_mention(words, r.anchors[0].category, vocab) if len(r.anchors) == 1 else None
+        if at is None or r.negated or r.relation == "farthest from":
+            continue
+        if OPPOSITE_WORDS & set(words[max(0, at - _OPPOSITE_GAP):at + 1]):
+            rels[j] = r.model_copy(update={"relation": "farthest from"})
+    return ref if rels == list(ref.relations) else ref.model_copy(update={"relations": rels})
 
 
 def _only_itself(anchor: ObjectRef, category: str) -> bool:
@@ -330,6 +400,7 @@ def post_parse(ref: ObjectRef, sentence: str, words: SceneVocabulary, *,
     if "view" in words.features:
         fixed = view_head(view_first(fixed, sentence, words), sentence, words)
     reordered = fixed is not ref
+    fixed = across_from(reverse_back_relations(fixed, sentence, words), sentence, words)
     if "order" in words.features:
         fixed = group_order(fixed)
     if not any_object:

@@ -78,7 +78,7 @@ def _new_prompt_tokens(reply: ChatReply) -> int:
     return max(0, reply.prompt_tokens - int(getattr(reply, "cached_tokens", 0) or 0))
 
 
-class _Scenes:
+class Scenes:
     """Graphs and vocabularies built once per scene of one run."""
 
     def __init__(self, objects: ObjectsFile) -> None:
@@ -95,7 +95,7 @@ class _Scenes:
         return self._graphs[scene_id]
 
 
-def ground_record(scenes: _Scenes, record: Mapping[str, Any], model: ChatModel | None) -> dict[str, Any]:
+def ground_record(scenes: Scenes, record: Mapping[str, Any], model: ChatModel | None) -> dict[str, Any]:
     """One record: its expression (oracle when ``model`` is None), the grounding and the costs."""
     start = time.perf_counter()
     graph, vocab = scenes.get(str(record["scene_id"]))
@@ -146,7 +146,7 @@ def run_grounding(
     settings = {"benchmark": "grounding", "mode": "oracle" if model is None else "llm",
                 "llm": model.name if model is not None else "", "objects": Path(objects_path).name}
     run = ResumableRun(out_dir, settings)
-    scenes = _Scenes(load_objects_file(objects_path))
+    scenes = Scenes(load_objects_file(objects_path))
     return run.run(indexed, lambda kr: record_id(*kr), lambda kr: ground_record(scenes, kr[1], model),
                    desc="grounding", progress=progress)
 

@@ -92,6 +92,13 @@ RELATION_PREPOSITIONS = frozenset({"to", "of", "from", "at", "against"})
 NOUN_MARKERS = frozenset({"a", "an", "the", "this", "that", "these", "those", "my", "your", "each", "every",
                           "any", "some", "other", "many", "few", "several", "all", "both", "no"})
 ANY_OBJECT_WORDS = frozenset({"object", "thing", "item", "anything", "something", "stuff"})
+#: Words by which a description gives its object something that holds a relation back to it ("the table
+#: WITH a bag on it", "the couch HAS a table in front of it").
+HAVING_WORDS = frozenset({"with", "has", "have", "having", "had", "holding", "holds", "contain", "contains",
+                          "containing"})
+#: Words that put an object across the room from its anchor ("the whiteboard across from the door"): of
+#: the candidates, the one farthest from it.
+OPPOSITE_WORDS = frozenset({"opposite", "across"})
 #: The category a referring expression gives "any object" ("what is on the table?").
 ANY_OBJECT = "object"
 #: Words by which a sentence asks about an object it does not name ("what is on the table?").
