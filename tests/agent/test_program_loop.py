@@ -262,3 +262,15 @@ def test_the_phases_program_answer_finish_as_the_requests_show_them():
     assert [r.temperature for r in llm.requests] == [0.0, 0.0, limits.repeat_temperature]
     assert len(llm.requests[2].messages) == 2 and result.answer == NOT_COMPUTED
     assert "ZeroDivisionError" in (result.error or "")
+
+
+def test_an_answer_before_any_program_is_sent_back_once_for_a_program():
+    llm = ScriptedModel([answer("three"), program("print(len(filter(object_set=scene(), category='chair')))"),
+                         answer("two")])
+    result = ProgramLoop(llm).run(room(), "How many chairs are there?")
+    assert result.short_answer == "2" and result.usage.calls == 3
+    assert [t["type"] for t in result.trace][:2] == ["error", "program"]
+    assert "write a program that prints what the question needs" in llm.requests[1].messages[-1]["content"]
+    # asked twice without a program, the answer is taken
+    again = ProgramLoop(ScriptedModel([answer("three"), answer("four")])).run(room(), "How many chairs?")
+    assert again.short_answer == "4" and again.usage.calls == 2

@@ -11,6 +11,7 @@ them.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,8 +20,17 @@ from pydantic import ValidationError
 from synergai.agent.grounding_fixes import post_parse
 from synergai.llm.base import ChatModel, ChatReply
 from synergai.llm.json_reply import ask_json
-from synergai.scene.grounding import RELATION_NAMES, SUPERLATIVES, ObjectRef, SceneVocabulary
+from synergai.scene.grounding import (
+    RELATION_NAMES,
+    SUPERLATIVES,
+    Grounding,
+    ObjectRef,
+    SceneVocabulary,
+    ground,
+)
 from synergai.scene.grounding.expression import MAX_COUNT, ORDERS, POSITIONS
+from synergai.scene.grounding.vocabulary import relations_said
+from synergai.scene.model import SceneGraph
 from synergai.scene.vocabulary import (
     ANY_OBJECT,
     AREA_WORDS,
@@ -240,17 +250,22 @@ def _normalised(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
-                     max_tokens: int = MAX_TOKENS, retries: int = 1) -> ParsedExpression:
+                     max_tokens: int = MAX_TOKENS, retries: int = 1,
+                     relation_of: str | None = None) -> ParsedExpression:
     """One model call (a retry only when the reply is cut off or not JSON) -> a validated expression; a
-    description longer than ``MAX_SENTENCE_CHARS`` is refused without a call."""
+    description longer than ``MAX_SENTENCE_CHARS`` is refused without a call. With ``relation_of`` (a
+    category) the expression must describe an object of it by at least one relation."""
     if len(sentence) > MAX_SENTENCE_CHARS:
         return ParsedExpression(None, [], f"description too long ({len(sentence)} characters, at most "
                                           f"{MAX_SENTENCE_CHARS}): describe one object in a sentence")
     words = vocab.narrowed(sentence)  # only what the sentence can mean: no invented colour, no other category
     # "object" (any object) only for a sentence that asks about an object it does not name
     any_object = bool(OPEN_QUERY_WORDS & set(words_of(sentence))) or words.categories == vocab.categories
-    answer = ask_json(model, expression_messages(sentence, words, any_object=any_object),
-                      expression_schema(words, any_object=any_object, exact_between=True),
+    schema = expression_schema(words, any_object=any_object, exact_between=True)
+    if relation_of is not None:
+        schema["properties"]["category"] = {"type": "string", "enum": [relation_of]}
+        schema["properties"]["relations"]["minItems"] = 1
+    answer = ask_json(model, expression_messages(sentence, words, any_object=any_object), schema,
                       max_tokens=max_tokens, retries=retries)
     if answer.data is None:
         return ParsedExpression(None, answer.replies, answer.problem or "no JSON reply")
@@ -263,3 +278,30 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
                                 answer.data)
     fixed, reordered = post_parse(ref, sentence, words, any_object=any_object)
     return ParsedExpression(fixed, answer.replies, "", answer.data, reordered=reordered)
+
+
+def left_out_relations(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> bool:
+    """Whether an expression is a bare category (no relation, position, order, isolation, superlative or
+    viewpoint) while the sentence says a relation and names a category besides the object's."""
+    bare = not (ref.relations or ref.position or ref.order or ref.alone or ref.superlative or ref.facing
+                or ref.back_to)
+    named = set(vocab.categories_said(sentence)) - {ref.category}
+    return bare and bool(named) and bool(relations_said(sentence, vocab.relations))
+
+
+def ground_description(model: ChatModel, sentence: str, vocab: SceneVocabulary,
+                       graph: SceneGraph) -> tuple[ParsedExpression, Grounding | None]:
+    """A description parsed (:func:`parse_expression`) and grounded; a parse that leaves a tie with every
+    relation the sentence says left out (:func:`left_out_relations`) is asked once more, its category
+    kept and a relation required, and the second expression grounded instead when it parses."""
+    parsed = parse_expression(model, sentence, vocab)
+    if parsed.ref is None:
+        return parsed, None
+    found = ground(graph, parsed.ref)
+    if found.tied <= 1 or not left_out_relations(parsed.ref, sentence, vocab):
+        return parsed, found
+    again = parse_expression(model, sentence, vocab, relation_of=parsed.ref.category)
+    replies = [*parsed.replies, *again.replies]
+    if again.ref is None:
+        return dataclasses.replace(parsed, replies=replies), found
+    return dataclasses.replace(again, replies=replies), ground(graph, again.ref)

@@ -6,8 +6,9 @@ the metrics add those buckets (easy / hard, view-dependent / view-independent).
 Each Sr3D record (``utterance``, ``target_id``, ``scene_id``, ``relation``, ``target_label``,
 ``anchor_labels``) is turned into a typed referring expression, either
 
-* by the model (:func:`~synergai.agent.grounding_parse.parse_expression`, one call per utterance,
-  the same path a person's free sentence takes), or
+* by the model (:func:`~synergai.agent.grounding_parse.ground_description`: one call per utterance,
+  a second only when a bare category left a tie while the sentence says a relation; the same path a
+  person's free sentence takes), or
 * by a scripted oracle built from the record's structured fields (target label, relation, anchor
   labels; never the utterance's wording), which measures the engine alone;
 
@@ -23,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from synergai.agent.grounding_parse import parse_expression
+from synergai.agent.grounding_parse import ground_description
 from synergai.eval.runner import ResumableRun, stride_subset
 from synergai.llm.base import ChatModel, ChatReply, LLMError
 from synergai.scene.build import build_graph
@@ -102,12 +103,13 @@ def ground_record(scenes: Scenes, record: Mapping[str, Any], model: ChatModel | 
     out: dict[str, Any] = {"scene_id": record["scene_id"], "target_id": str(record["target_id"]),
                            "relation": record["relation"], "utterance": record["utterance"],
                            "llm_calls": 0, "prompt_tokens": 0, "new_prompt_tokens": 0, "completion_tokens": 0}
+    found = None
     if model is None:
         ref: ObjectRef | None = oracle_expression(record)
         problem = ""
     else:
         try:
-            parsed = parse_expression(model, str(record["utterance"]), vocab)
+            parsed, found = ground_description(model, str(record["utterance"]), vocab, graph)
         except LLMError as exc:
             raise LLMError(f"record {record['scene_id']}/{record['target_id']}: {exc}") from None
         ref, problem = parsed.ref, parsed.problem
@@ -123,7 +125,7 @@ def ground_record(scenes: Scenes, record: Mapping[str, Any], model: ChatModel | 
     if ref is None:
         out.update(top=None, tied=0, missing="", correct=False, reason="")
     else:
-        g = ground(graph, ref)
+        g = found or ground(graph, ref)
         top = g.top
         out.update(top=top.id if top else None, tied=g.tied, missing=g.message() if g.missing else "",
                    reason=top.reason if top else "",

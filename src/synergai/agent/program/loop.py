@@ -300,6 +300,10 @@ class ProgramLoop:
             step = parse_reply(reply.text)
         except ParseError as exc:
             return self._unparsed(at, reply, budget, f"parse error: {exc}")
+        if step.kind == "final" and at.rounds == 1 and at.rounds < self.limits.max_rounds:
+            at.result.trace.append({"type": "error", "error": "answered before any program", "reply":
+                                    reply.text[:800]})
+            return at.say(P.PROGRAM_FIRST)  # once: a second answer without a program is taken
         if step.kind == "final":
             self._answer(at.result, at.question, step.content, {"thought": step.thought})
             return Phase.DONE

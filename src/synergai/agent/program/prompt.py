@@ -183,6 +183,9 @@ CHECK_FAILED = ("Program check error: the program was not run. {error} Return yo
 
 EMPTY_OUTPUT = "the program printed nothing: print the values you want to know."
 
+PROGRAM_FIRST = ("Answer from the scene, not from a guess: write a program that prints what the question "
+                 "needs in the format of:\n" + _MODIFIED_PROGRAM.replace(" MODIFIED", ""))
+
 CUT_OFF = ("your program was cut off after {tokens} tokens, so it does not parse: write a shorter one (a few "
            "lines, no comments, print only what the question needs).")
 
