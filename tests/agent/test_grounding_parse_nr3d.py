@@ -20,7 +20,12 @@ from synergai.agent.grounding_fixes import (
     reverse_back_relations,
     view_head,
 )
-from synergai.agent.grounding_parse import expression_messages, expression_schema, parse_expression
+from synergai.agent.grounding_parse import (
+    expression_messages,
+    expression_schema,
+    ground_description,
+    parse_expression,
+)
 from synergai.llm import ScriptedModel
 from synergai.scene.build import build_graph
 from synergai.scene.builders.objects_json import load_objects_file
@@ -416,3 +421,24 @@ def test_a_negated_or_unrelated_opposite_leaves_the_relation() -> None:
     # "opposite" says where the speaker stands, far from the window the relation names
     assert across_from(beside, "Standing on the opposite side of the room, the whiteboard next to the "
                                "window.", vocab) == beside
+
+
+def test_a_bare_parse_that_ties_is_asked_again_for_the_relation_the_sentence_says(shared_data: Path) -> None:
+    graph = _graph(shared_data, "scene0063_00")
+    vocab = scene_vocabulary(graph)
+    sentence = "The microwave near the sink and next to the fridge."
+    target = str(_record(shared_data, sentence)["target_id"])
+    fridge = {"category": "refrigerator", "attributes": [], "superlative": ""}
+    related = _reply(category="microwave", relations=[{"relation": "next to", "anchors": [fridge]}])
+    model = ScriptedModel([_reply(category="microwave"), related])
+    parsed, found = ground_description(model, sentence, vocab, graph)
+    assert found is not None and found.tied == 1 and found.top is not None and found.top.id == target
+    assert parsed.calls == 2 and parsed.ref is not None and parsed.ref.relations
+    again = model.requests[1].json_schema
+    assert again is not None and again["properties"]["category"]["enum"] == ["microwave"]
+    assert again["properties"]["relations"]["minItems"] == 1
+    # a parse that singles one out, or a sentence that says no relation, costs one call
+    assert ground_description(ScriptedModel([related]), sentence, vocab, graph)[0].calls == 1
+    bare = ScriptedModel([_reply(category="microwave")])
+    parsed, found = ground_description(bare, "The microwave.", vocab, graph)
+    assert parsed.calls == 1 and found is not None and found.tied == 2
