@@ -92,7 +92,7 @@ def test_a_set_of_reference_objects_is_legal_in_relate() -> None:
          ["objects have no .weight: their fields are .category, .xyz, .id, .lwh, .distance, .color",
           "query_state()"]),
         ("boxes = filter(object_set=scene(), query_attribute(scene()[0], 'color') == 'gray')", "syntax",
-         ["positional argument follows keyword argument", "[obj for obj in objects if <condition on obj>]"]),
+         ["positional argument follows keyword argument", "category=lambda obj: <condition>"]),
         ("for t in filter(scene(), 'table'):\n    print(len(t))", "object-as-set",
          ["t is one object, it has no len()"]),
         ("print(relate_agent(object_set=scene(), relation='above'))", "relation",

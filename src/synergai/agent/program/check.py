@@ -317,8 +317,7 @@ def _syntax_hint(exc: SyntaxError | ValueError, code: str) -> Finding:
         hint += ("; inside an f-string use the other kind of quotes (f\"{obj.category}\" with 'x' inside), "
                  "no backslashes, or build the text with str() and +")
     elif "positional argument follows keyword" in (msg or ""):  # filter(object_set=s, <a condition>)
-        hint += ("; name every argument, and keep the objects that meet a condition with "
-                 "[obj for obj in objects if <condition on obj>]")
+        hint += "; name every argument (a condition on each object is category=lambda obj: <condition>)"
     return Finding("syntax", line, hint)
 
 
