@@ -104,7 +104,8 @@ def test_a_colour_no_candidate_reads_ranks_them_by_their_colour(shared_data: Pat
     graph = _graph(shared_data, "scene0496_00")
     g = ground(graph, _ref(category="trash can", attributes=["blue"]))
     assert g.unique and g.top is not None and g.top.id == "18"
-    assert "from blue" in g.top.reason
+    assert g.top.reason.endswith("gray (asked blue); the colour nearest blue")  # words, no distance
+    assert "a colour farther from blue" in g.candidates[1].reason
     assert ground(graph, _ref(category="trash can", attributes=["gray"])).tied == 2
 
 

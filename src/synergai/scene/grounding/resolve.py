@@ -640,7 +640,9 @@ class _Resolver:
             return {}
         keys = {o.id: color_distance(o.color, name) for o in objs if o.color is not None}
         scores = graded(keys, COLOUR_TIE)
-        return {i: (s, f"{keys[i]:.0f} from {name}") for i, s in scores.items()}
+        # said in words, not as the colour distance (a bare number an answer could copy as a count)
+        return {i: (s, f"the colour nearest {name}" if s >= 1.0 else f"a colour farther from {name}")
+                for i, s in scores.items()}
 
     def _attribute(self, word: str, pool: list[SceneObject]) -> Parts:
         colour = canonical_color(word)
