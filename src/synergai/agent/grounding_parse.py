@@ -251,10 +251,11 @@ def _normalised(data: dict[str, Any]) -> dict[str, Any]:
 
 def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
                      max_tokens: int = MAX_TOKENS, retries: int = 1,
-                     relation_of: str | None = None) -> ParsedExpression:
+                     category: str | None = None, relation_required: bool = False,
+                     note: str = "") -> ParsedExpression:
     """One model call (a retry only when the reply is cut off or not JSON) -> a validated expression; a
-    description longer than ``MAX_SENTENCE_CHARS`` is refused without a call. With ``relation_of`` (a
-    category) the expression must describe an object of it by at least one relation."""
+    description longer than ``MAX_SENTENCE_CHARS`` is refused without a call. A second reading is asked
+    with the ``category`` kept, at least one relation when ``relation_required``, and a ``note``."""
     if len(sentence) > MAX_SENTENCE_CHARS:
         return ParsedExpression(None, [], f"description too long ({len(sentence)} characters, at most "
                                           f"{MAX_SENTENCE_CHARS}): describe one object in a sentence")
@@ -262,11 +263,14 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
     # "object" (any object) only for a sentence that asks about an object it does not name
     any_object = bool(OPEN_QUERY_WORDS & set(words_of(sentence))) or words.categories == vocab.categories
     schema = expression_schema(words, any_object=any_object, exact_between=True)
-    if relation_of is not None:
-        schema["properties"]["category"] = {"type": "string", "enum": [relation_of]}
+    if category is not None:
+        schema["properties"]["category"] = {"type": "string", "enum": [category]}
+    if relation_required:
         schema["properties"]["relations"]["minItems"] = 1
-    answer = ask_json(model, expression_messages(sentence, words, any_object=any_object), schema,
-                      max_tokens=max_tokens, retries=retries)
+    messages = expression_messages(sentence, words, any_object=any_object)
+    if note:
+        messages[-1] = {"role": "user", "content": f"{messages[-1]['content']}\n{note}"}
+    answer = ask_json(model, messages, schema, max_tokens=max_tokens, retries=retries)
     if answer.data is None:
         return ParsedExpression(None, answer.replies, answer.problem or "no JSON reply")
     try:
@@ -291,17 +295,24 @@ def left_out_relations(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) ->
 
 def ground_description(model: ChatModel, sentence: str, vocab: SceneVocabulary,
                        graph: SceneGraph) -> tuple[ParsedExpression, Grounding | None]:
-    """A description parsed (:func:`parse_expression`) and grounded; a parse that leaves a tie with every
-    relation the sentence says left out (:func:`left_out_relations`) is asked once more, its category
-    kept and a relation required, and the second expression grounded instead when it parses."""
+    """A description parsed (:func:`parse_expression`) and grounded. A reading that leaves a tie while the
+    sentence says a relation or a feature is asked for once more: told that it fits several objects
+    equally, its category kept, a relation required when it was a bare category that left out every
+    relation the sentence says (:func:`left_out_relations`). The second reading is taken when it leaves
+    fewer objects tied (and at least one): the model still only reads the sentence, the engine decides."""
     parsed = parse_expression(model, sentence, vocab)
     if parsed.ref is None:
         return parsed, None
     found = ground(graph, parsed.ref)
-    if found.tied <= 1 or not left_out_relations(parsed.ref, sentence, vocab):
+    words = vocab.narrowed(sentence)
+    if found.tied <= 1 or not (relations_said(sentence, vocab.relations) or words.features):
         return parsed, found
-    again = parse_expression(model, sentence, vocab, relation_of=parsed.ref.category)
+    note = (f"A first reading, {parsed.ref.describe()!r}, fits {found.tied} objects equally: read the "
+            "description again and write every relation, order or position it says.")
+    again = parse_expression(model, sentence, vocab, category=parsed.ref.category, note=note,
+                             relation_required=left_out_relations(parsed.ref, sentence, vocab))
     replies = [*parsed.replies, *again.replies]
-    if again.ref is None:
+    second = ground(graph, again.ref) if again.ref is not None else None
+    if second is None or not 1 <= second.tied < found.tied:
         return dataclasses.replace(parsed, replies=replies), found
-    return dataclasses.replace(again, replies=replies), ground(graph, again.ref)
+    return dataclasses.replace(again, replies=replies), second
