@@ -442,3 +442,22 @@ def test_a_bare_parse_that_ties_is_asked_again_for_the_relation_the_sentence_say
     bare = ScriptedModel([_reply(category="microwave")])
     parsed, found = ground_description(bare, "The microwave.", vocab, graph)
     assert parsed.calls == 1 and found is not None and found.tied == 2
+
+
+def test_a_reading_that_ties_is_asked_once_more_and_kept_only_when_it_ties_fewer(shared_data: Path) -> None:
+    sentence = "When standing at the door and looking at the radiators, it's the radiator on the right."
+    record = _record(shared_data, sentence)
+    graph = _graph(shared_data, record["scene_id"])
+    vocab = scene_vocabulary(graph)
+    first = _reply(category="radiator", order="", facing=None, back_to=None)
+    second = _reply(category="radiator", order="right", facing=None, back_to={"category": "door"})
+    model = ScriptedModel([first, second])
+    parsed, found = ground_description(model, sentence, vocab, graph)
+    assert found is not None and found.tied == 1 and found.top is not None
+    assert found.top.id == str(record["target_id"]) and parsed.calls == 2
+    note = model.requests[1].messages[-1]["content"]
+    assert "fits 2 objects equally" in note and "read the description again" in note
+    assert model.requests[1].json_schema["properties"]["category"]["enum"] == ["radiator"]
+    # a second reading that ties as much is not taken: the first stands, its tie reported
+    parsed, found = ground_description(ScriptedModel([first, first]), sentence, vocab, graph)
+    assert found is not None and found.tied == 2 and parsed.calls == 2

@@ -7,8 +7,8 @@ Each Sr3D record (``utterance``, ``target_id``, ``scene_id``, ``relation``, ``ta
 ``anchor_labels``) is turned into a typed referring expression, either
 
 * by the model (:func:`~synergai.agent.grounding_parse.ground_description`: one call per utterance,
-  a second only when a bare category left a tie while the sentence says a relation; the same path a
-  person's free sentence takes), or
+  a second only when the reading left a tie while the sentence says a relation or a feature; the same
+  path a person's free sentence takes), or
 * by a scripted oracle built from the record's structured fields (target label, relation, anchor
   labels; never the utterance's wording), which measures the engine alone;
 
