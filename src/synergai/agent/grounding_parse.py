@@ -6,7 +6,8 @@ does not hold. The system prompt is the same for every scene and sentence (its K
 the user message carries the scene's words and the sentence. The model reads the sentence; the graph
 (:func:`~synergai.scene.grounding.ground`) does the reasoning. Deterministic fixes
 (:func:`~synergai.agent.grounding_fixes.post_parse`) then put the model's pieces where the sentence says
-them.
+them. Only a reading that leaves a tie while the sentence says more costs a second call
+(:func:`ground_description`).
 """
 
 from __future__ import annotations
