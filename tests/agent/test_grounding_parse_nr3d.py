@@ -362,19 +362,25 @@ def test_a_demonstrative_or_no_relation_word_keeps_the_models_target() -> None:
     assert named_head(pillow, utterance, vocab.narrowed(utterance)) == pillow
 
 
-def test_a_relation_said_back_to_the_target_is_turned_round(shared_data: Path) -> None:
-    utterance = "The correct couch has a round table in front of it."
-    record = _record(shared_data, utterance)
-    graph = _graph(shared_data, record["scene_id"])
-    # the model writes the phrase's relation from the couch; the table is in front of the couch
-    reply = _reply(category="couch", relations=[{"relation": "in front of",
-                                                 "anchors": [{"category": "coffee table"}]}])
+def _assert_fixed_relation_picks_the_target(data: Path, utterance: str, reply: str, relation: str) -> None:
+    """The scripted ``reply`` for a dev ``utterance``, fixed after parsing, has ``relation`` and picks the
+    target alone; as the model wrote it, it does not."""
+    record = _record(data, utterance)
+    graph = _graph(data, record["scene_id"])
     parsed = parse_expression(ScriptedModel([reply]), utterance, scene_vocabulary(graph))
-    assert parsed.ref is not None and [r.relation for r in parsed.ref.relations] == ["behind"]
+    assert parsed.ref is not None and [r.relation for r in parsed.ref.relations] == [relation]
     g = ground(graph, parsed.ref)
     assert g.top is not None and g.top.id == str(record["target_id"]) and g.unique, g.message()
     as_written = ground(graph, ObjectRef.model_validate(json.loads(reply)))
     assert as_written.top is None or as_written.top.id != str(record["target_id"]) or not as_written.unique
+
+
+def test_a_relation_said_back_to_the_target_is_turned_round(shared_data: Path) -> None:
+    # the model writes the phrase's relation from the couch; the table is in front of the couch
+    reply = _reply(category="couch", relations=[{"relation": "in front of",
+                                                 "anchors": [{"category": "coffee table"}]}])
+    utterance = "The correct couch has a round table in front of it."
+    _assert_fixed_relation_picks_the_target(shared_data, utterance, reply, "behind")
 
 
 def test_only_a_having_clause_turns_a_relation_round() -> None:
@@ -399,17 +405,10 @@ def test_only_a_having_clause_turns_a_relation_round() -> None:
 
 
 def test_across_from_an_anchor_is_the_candidate_farthest_from_it(shared_data: Path) -> None:
-    utterance = "The whiteboard across from the door."
-    record = _record(shared_data, utterance)
-    graph = _graph(shared_data, record["scene_id"])
     # the relations offer no "across from": the model writes "on" the door
     reply = _reply(category="whiteboard", relations=[{"relation": "on", "anchors": [{"category": "door"}]}])
-    parsed = parse_expression(ScriptedModel([reply]), utterance, scene_vocabulary(graph))
-    assert parsed.ref is not None and [r.relation for r in parsed.ref.relations] == ["farthest from"]
-    g = ground(graph, parsed.ref)
-    assert g.top is not None and g.top.id == str(record["target_id"]) and g.unique, g.message()
-    as_written = ground(graph, ObjectRef.model_validate(json.loads(reply)))
-    assert as_written.top is None or as_written.top.id != str(record["target_id"]) or not as_written.unique
+    _assert_fixed_relation_picks_the_target(shared_data, "The whiteboard across from the door.", reply,
+                                            "farthest from")
 
 
 def test_a_negated_or_unrelated_opposite_leaves_the_relation() -> None:

@@ -12,12 +12,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from synergai.agent.program.api import (
-    AGENT_RELATIONS,
     FIELDS,
     KEYWORD_ALIASES,
     OBJECT_FIELDS,
-    RELATE_RELATIONS,
     api_signatures,
+    between_objects,
     full_keyword,
     legal_value,
 )
@@ -132,8 +131,7 @@ def _lenient_forms(code: str) -> list[str]:
         if name == "filter" and "relation" in keywords:
             found.append("filter-relation")
         elif name == "relate_agent" and "reference_object" not in keywords and isinstance(
-                relation, ast.Constant) and legal_value(relation.value, AGENT_RELATIONS) is None \
-                and legal_value(relation.value, RELATE_RELATIONS) is not None:
+                relation, ast.Constant) and between_objects(relation.value):
             found.append("relate_agent-object-relation")
     # a set where one object is expected stands for its nearest: what the unordered contract reports
     found += ["set-as-one-object" for f in check_program(code, ordered_sets=False)

@@ -291,6 +291,13 @@ def legal_value(value: object, legal: Iterable[str]) -> str | None:
     return v if v in legal else None
 
 
+def between_objects(relation: object) -> bool:
+    """Whether ``relation`` is one only relate() takes, a relation between two objects ("under", "on"),
+    not one to the agent ("left", "closest") nor a clock direction."""
+    return clock_hour(relation) is None and legal_value(relation, AGENT_RELATIONS) is None \
+        and legal_value(relation, RELATE_RELATIONS) is not None
+
+
 def clock_hour(value: object) -> int | None:
     """The hour (1..12) of a clock direction as programs write it ("7 o'clock", "seven o'clock",
     "7 oclock", "at my 7 o'clock"), or None."""
@@ -412,10 +419,9 @@ class SceneAPI:
         ignored."""
         if reference_object is not None:
             return self.relate(object_set, reference_object, relation)
-        hour = clock_hour(relation)
-        if hour is None and legal_value(relation, AGENT_RELATIONS) is None \
-                and legal_value(relation, RELATE_RELATIONS) is not None:
+        if between_objects(relation):
             return self._related_to_set(object_set, relation)
+        hour = clock_hour(relation)
         rel = "o'clock" if hour is not None else _choose(relation, AGENT_RELATIONS, "relation")
         ids = [o.id for o in self._set(object_set)]
         if not ids:

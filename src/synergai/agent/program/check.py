@@ -27,6 +27,7 @@ from synergai.agent.program.api import (
     QUERY_RELATIONS,
     RELATE_RELATIONS,
     api_signatures,
+    between_objects,
     clock_hour,
     full_keywords,
     legal_value,
@@ -241,8 +242,7 @@ class _Checker(ast.NodeVisitor):
         """Report a relation between objects ("above") asked of the whole scene with no reference: it
         would say nothing of which objects are meant."""
         value = relation.value if isinstance(relation, ast.Constant) else None
-        if not isinstance(value, str) or legal_value(value, AGENT_RELATIONS) is not None \
-                or legal_value(value, RELATE_RELATIONS) is None:
+        if not isinstance(value, str) or not between_objects(value):
             return
         called = isinstance(object_set, ast.Call) and isinstance(object_set.func, ast.Name) \
             and object_set.func.id == "scene"
