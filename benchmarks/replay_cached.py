@@ -11,13 +11,13 @@ those utterances need the model. Accuracy by bucket and by scene half (even / od
 
 from __future__ import annotations
 
-import argparse
 import collections
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from grounding_replay import replay_arguments, scene_half, utterance_index
 from synergai.eval.grounding import Scenes, breakdown, ground_record
 from synergai.llm.base import ChatReply, LLMError
 from synergai.llm.cache import CachedModel
@@ -44,11 +44,7 @@ class CacheOnly:
 
 def main() -> None:
     """Print accuracy overall, by bucket and by scene half; optionally the misses as a records file."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results", type=Path)
-    ap.add_argument("--utterances", type=Path, required=True,
-                    help="the utterance file the run read (a record's id starts with its index there)")
-    ap.add_argument("--objects", type=Path, default=Path("../shared/data/scannet/objects_gt.json"))
+    ap = replay_arguments(__doc__.splitlines()[0])
     ap.add_argument("--model", default=QWEN_CODER_1_5B.filename.removesuffix(".gguf"),
                     help="the model name the cache is keyed by")
     ap.add_argument("--out", type=Path, help="write the re-run results here (JSON lines)")
@@ -61,7 +57,7 @@ def main() -> None:
     missed: list[dict[str, Any]] = []
     for line in args.results.read_text(encoding="utf-8").splitlines():
         rid = str(json.loads(line)["id"])
-        record = records[int(rid.split(":")[0])]
+        record = records[utterance_index(rid)]
         try:
             row = ground_record(scenes, record, model)
         except LLMError:
@@ -70,8 +66,7 @@ def main() -> None:
         rows.append({**row, "id": rid})
     by: dict[str, list[bool]] = collections.defaultdict(list)
     for r in rows:
-        half = "even" if int(str(r["scene_id"])[5:9]) % 2 == 0 else "odd"
-        for key in ("all", half, *breakdown(str(r["relation"]))):
+        for key in ("all", scene_half(r["scene_id"]), *breakdown(str(r["relation"]))):
             by[key].append(bool(r["correct"]))
     for key, hits in sorted(by.items()):
         print(f"{key:18} {100 * sum(hits) / len(hits):5.1f} % of {len(hits)}")

@@ -12,44 +12,33 @@ number: look at the failures of one half, keep a change when the other gains too
 
 from __future__ import annotations
 
-import argparse
 import collections
 import json
-from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
+from grounding_replay import replay_arguments, scene_half, utterance_index
 from synergai.agent.grounding_fixes import post_parse
-from synergai.eval.grounding import breakdown
-from synergai.scene.build import build_graph
+from synergai.eval.grounding import Scenes, breakdown
 from synergai.scene.builders.objects_json import load_objects_file
-from synergai.scene.grounding import ObjectRef, SceneVocabulary, ground, scene_vocabulary
-from synergai.scene.model import SceneGraph
+from synergai.scene.grounding import ObjectRef, ground
 from synergai.scene.vocabulary import OPEN_QUERY_WORDS, words_of
 
 
 def main() -> None:
     """Print accuracy by bucket and scene half, as re-resolved and with the current post-parse fixes."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results", type=Path)
-    ap.add_argument("--utterances", type=Path, required=True,
-                    help="the utterance file the run read (a record's id starts with its index there)")
-    ap.add_argument("--objects", type=Path, default=Path("../shared/data/scannet/objects_gt.json"))
+    ap = replay_arguments(__doc__.splitlines()[0])
     ap.add_argument("--show", action="store_true", help="print each utterance whose outcome changes")
     args = ap.parse_args()
-    objects = load_objects_file(args.objects)
+    scenes = Scenes(load_objects_file(args.objects))
     utterances = json.loads(args.utterances.read_text(encoding="utf-8"))
-    scenes: dict[str, tuple[SceneGraph, SceneVocabulary]] = {}
     rows: dict[str, list[tuple[bool, bool]]] = collections.defaultdict(list)
     for line in args.results.read_text(encoding="utf-8").splitlines():
         r = json.loads(line)
         sid, target = r["scene_id"], str(r["target_id"])
-        sentence = str(utterances[int(str(r["id"]).split(":")[0])]["utterance"])
-        if sid not in scenes:
-            graph = build_graph(sid, objects.objects(sid), scene_type=objects.scene_type(sid))
-            scenes[sid] = (graph, scene_vocabulary(graph))
-        graph, vocab = scenes[sid]
+        sentence = str(utterances[utterance_index(r["id"])]["utterance"])
+        graph, vocab = scenes.get(sid)
         before = after = False
         if r.get("expression") is not None:
             ref = ObjectRef.model_validate(r["expression"])
@@ -62,7 +51,7 @@ def main() -> None:
             after = h.top is not None and h.top.id == target and h.tied == 1
             if args.show and before != after:
                 print(f"{'+' if after else '-'} {sentence}\n    {ref.describe()}\n -> {fixed.describe()}")
-        half = "even" if int(sid[5:9]) % 2 == 0 else "odd"
+        half = scene_half(sid)
         buckets = breakdown(str(r["relation"]))
         for b in ["all", f"{half} scenes", *buckets, *(f"{half}: {x}" for x in buckets)]:
             rows[b].append((before, after))
