@@ -296,17 +296,19 @@ def test_query_for_relations_shows_the_other_relations_when_the_asked_one_is_mis
     assert "has no inside relations recorded; its other relations:" in text and "mounted on wall" in text
 
 
-def _row_room(store) -> TurnContext:
-    """Three chairs in a row along x, two tables: one among the chairs, one alone with a cup on it."""
+def _row_room(store, colours: tuple[str, ...] = ("", "", ""), name: str = "row") -> TurnContext:
+    """Three chairs in a row along x (of the given colours), two tables: one among the chairs, one alone
+    with a cup on it."""
     from synergai.scene.model import Edge, SceneGraph, SceneObject
 
-    objs = [SceneObject(f"c{k}", "chair", (1.0 + k, 1.0, 0.45), (0.5, 0.5, 0.9)) for k in range(3)]
+    objs = [SceneObject(f"c{k}", "chair", (1.0 + k, 1.0, 0.45), (0.5, 0.5, 0.9),
+                        attributes=(colours[k],) if colours[k] else ()) for k in range(3)]
     objs += [SceneObject("t1", "table", (2.0, 1.8, 0.375), (1.2, 0.6, 0.75)),
              SceneObject("t2", "table", (6.0, 5.0, 0.375), (0.8, 0.8, 0.75)),
              SceneObject("cup", "cup", (6.0, 5.0, 0.8), (0.08, 0.08, 0.1))]
-    graph = SceneGraph("row", objs, [Edge("cup", Relation.SUPPORTED_BY, "t2")])
+    graph = SceneGraph(name, objs, [Edge("cup", Relation.SUPPORTED_BY, "t2")])
     store.register(graph, {"builder": "test-row"})
-    return TurnContext(store, "row", "")
+    return TurnContext(store, name, "")
 
 
 def test_the_agent_grounds_order_and_isolation_with_the_same_engine(store):
@@ -334,3 +336,18 @@ def test_a_tie_is_not_asked_about_when_the_question_counts(store):
     counted = AgentSession(store, "row", ScriptedModel([ask, final("2", ["c0", "c2"])])).ask(
         "How many chairs are at the end of the row?")
     assert not counted.clarification and counted.answer == "2" and counted.usage.calls == 2
+
+
+def test_a_tie_is_asked_about_only_when_the_user_named_it_and_it_changes_the_answer(store):
+    ask = act("query_for_objects", {"category": "chair", "order": "end"}, plan=["find the chair at the end"])
+    _row_room(store, ("brown", "black", "brown"))  # the end chairs c0 and c2 share their colour
+    shared = AgentSession(store, "row", ScriptedModel([ask, final("They are brown.", ["c0", "c2"], short="brown")])).ask(
+        "What color is the chair at the end?")
+    assert not shared.clarification and shared.short_answer == "brown" and shared.usage.calls == 2
+    # the model's own choice of category ("thing" names none of the room's): its tie goes back to it
+    unnamed = AgentSession(store, "row", ScriptedModel([ask, final("chair", ["c0"])])).ask(
+        "What is the thing at the end of the row?")
+    assert not unnamed.clarification and unnamed.usage.calls == 2
+    _row_room(store, ("brown", "black", "white"), name="row2")
+    differ = AgentSession(store, "row2", ScriptedModel([ask])).ask("What color is the chair at the end?")
+    assert differ.clarification and "Which one do you mean?" in differ.answer and differ.usage.calls == 1

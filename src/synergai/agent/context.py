@@ -42,6 +42,7 @@ class TurnContext:
     pending: list[EditRequest] = field(default_factory=list)  # edits made, not yet committed
     edits: list[EditRecord] = field(default_factory=list)  # edits committed (by :meth:`commit`)
     clarification: str | None = None
+    tied: tuple[str, ...] = ()  # the objects of a tie the clarification asks about (else empty)
     read_only: bool = False  # a question: every edit is refused, whatever the model replies
     _graph: SceneGraph | None = None
     _referred: frozenset[str] | None = None

@@ -53,8 +53,8 @@ from synergai.llm.base import ChatModel, ChatReply, ContextFullError
 from synergai.llm.trace import begin_turn
 from synergai.scene.attributes import box_shape
 from synergai.scene.grounding.place import places
-from synergai.scene.model import SceneError
-from synergai.scene.vocabulary import with_article
+from synergai.scene.model import SceneError, SceneGraph
+from synergai.scene.vocabulary import COLOR_NAMES, basic_color, with_article
 
 
 @dataclass(frozen=True)
@@ -165,6 +165,19 @@ def _key(tool: Tool, args: Any) -> str:
 
 
 
+def _tie_is_the_users(question: Question, graph: SceneGraph, ids: Sequence[str]) -> bool:
+    """Whether a question's tie is the user's to settle: among objects of a category the question names
+    (not one the model chose), which would answer it differently (a count takes them all; a colour
+    they share is the answer)."""
+    objs = [graph.get(i) for i in ids if i in graph]
+    if question.form is AnswerForm.NUMBER or not {o.category for o in objs} & set(question.categories):
+        return False
+    if question.form is AnswerForm.COLOR:
+        shades = {frozenset(basic_color(a) for a in o.attributes if a in COLOR_NAMES) for o in objs}
+        return len(shades) > 1 or shades == {frozenset()}
+    return True
+
+
 class Phase(StrEnum):
     """Where a turn is (see the module doc-string)."""
 
@@ -270,7 +283,7 @@ class AgentLoop:
         earlier = "".join(f"Earlier, the user said: {u}\nYou answered: {a}\n" for u, a in history)
         note = f"\n{session_note}" if session_note else ""
         messages.append({"role": "user", "content": f"{earlier}User input: {question}{note}"})
-        asked = Question.parse(question)
+        asked = Question.parse(question, sorted(ctx.graph.categories()))
         form = asked.reply_form
         final = final_schema(form, sorted(ctx.graph.categories()), sentence=form is AnswerForm.PHRASE,
                              options=asked.choices)
@@ -514,8 +527,9 @@ class AgentLoop:
         step["observation"] = observation
         result.trace.append(step)
         ok = not step.get("error")
-        if ctx.clarification and turn.question.asking and turn.question.form is AnswerForm.NUMBER:
-            ctx.clarification = None  # a count takes every object that fits: there is none to choose
+        if ctx.clarification and ctx.tied and turn.question.asking \
+                and not _tie_is_the_users(turn.question, ctx.graph, ctx.tied):
+            ctx.clarification, ctx.tied = None, ()  # the observation says the tie; the model answers
         if ctx.clarification:
             result.answer = ctx.clarification
             result.clarification = True

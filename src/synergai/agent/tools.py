@@ -215,6 +215,7 @@ def _grounded(ctx: TurnContext, ref: ObjectRef) -> Observed:
         ctx.clarification = (f"{len(ids)} objects fit {desc!r}: " + ", ".join(
             labelled(graph.get(i)) for i in ids[:MAX_LISTED]) + ". Which one do you mean? Please click it in "
             "the 3D view (or tell me its id).")
+        ctx.tied = tuple(ids)
     if len(ids) > 1:
         head = f"{len(ids)} objects match {desc!r} equally: " + "; ".join(
             c.reason for c in g.candidates[:min(len(ids), MAX_LISTED)]) + ". "
