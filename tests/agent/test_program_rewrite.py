@@ -183,6 +183,19 @@ def test_the_loop_sends_a_program_that_ignores_the_question_s_objects_back_once_
     assert last["stage"] == "sandbox" and last["ok"]
 
 
+def test_a_program_filtering_a_category_the_scene_lacks_is_sent_back_once_then_runs():
+    lacking = ("Thought: look.\nAction: Program\nAction Input:\n```Python\n"
+               "sofas = filter(object_set=scene(), category='sofa')\nprint('yes' if sofas else 'no')\n```")
+    model = ScriptedModel([lacking, lacking.replace("look.", "look again."),
+                           "Thought: done\nAction: Final Answer\nAction Input: no"])
+    result = ProgramLoop(model).run(room(), "Is there a sofa behind me?")
+    programs = [t for t in result.trace if t["type"] == "program"]
+    assert programs[0]["stage"] == "check" and programs[0]["findings"] == ["category"]
+    assert "the scene has no 'sofa'" in programs[0]["error"]
+    assert programs[1]["stage"] == "sandbox" and programs[1]["ok"] and programs[1]["stdout"].strip() == "no"
+    assert result.usage.calls == 3 and result.short_answer == "no"
+
+
 def test_a_repair_that_reads_a_name_before_assigning_it_gets_the_earlier_assignment():
     first = ("windows = filter(object_set=scene(), category='window')\n"
              "door = relate_agent(windows, 'closest')\n")
@@ -307,6 +320,31 @@ def test_the_registered_repairs_are_the_documented_ones():
 
     names = [p.name for p in PASSES]
     assert names == ["requote-fstrings", "join-category-names", "clock-names", "close-fields",
-                     "colon-keywords"]
+                     "colon-keywords", "name-positional-arguments"]
     docs = (Path(__file__).resolve().parents[2] / "docs" / "overview.md").read_text()
     assert all(f"`{n}`" in docs for n in names)
+
+
+def test_an_argument_without_a_name_after_named_ones_is_named_as_python_binds_in_order():
+    code = 'outside = filter(object_set=scene(), lambda o: o.category != "chair")\nprint(len(outside))\n'
+    assert make_parse(code) == (code.replace("lambda", "category=lambda"), ["name-positional-arguments"])
+    spread = 'x = relate(object_set=chairs,\n           "left", reference_object=table)\n'  # over two lines
+    assert make_parse(spread) == (spread.replace('"left"', 'relation="left"'), ["name-positional-arguments"])
+    # an alias names its parameter (object_set= is query_attribute's object): the next one is free
+    alias = 'd = query_attribute(object_set=door, "distance")\n'
+    assert make_parse(alias) == (alias.replace('"distance"', 'attribute_type="distance"'),
+                                 ["name-positional-arguments"])
+    assert make_parse('filter(object_set=s, category="a", relation="on", reference_object=t, 3, 4)\n') is None
+    assert make_parse("obj.filter(a=1, 2)\n") is None  # not a scene API call
+
+
+def test_the_loop_runs_a_program_with_a_condition_written_without_its_name_in_one_round():
+    code = 'tables = filter(object_set=scene(), lambda o: o.category == "table")\nprint(len(tables))'
+    llm = ScriptedModel([
+        f"Thought: count\nAction: Program\nAction Input:\n```Python\n{code}\n```",
+        "Thought: done\nAction: Final Answer\nAction Input: one",
+    ])
+    result = ProgramLoop(llm).run(room(), "How many tables are there?")
+    programs = [t for t in result.trace if t["type"] == "program"]
+    assert len(programs) == 1 and programs[0]["ok"] and programs[0]["repairs"] == ["name-positional-arguments"]
+    assert programs[0]["stdout"].strip() == "1" and result.usage.calls == 2

@@ -6,7 +6,8 @@ the assignments of earlier attempts it uses but dropped (:mod:`synergai.agent.pr
 statically (:mod:`synergai.agent.program.check`): a program with findings is not run, and the repair prompt
 carries the findings' hints at once. A program that never takes any object the question names is sent back
 once with a hint that names them (a count of "chairs on my right" that counts every object on the right); if
-the repair still takes none, it runs. A program that passes runs in the sandbox; on an error (its last
+the repair still takes none, it runs. So does one filtering a category the scene has none of, after it was
+sent back once with the scene's categories (:data:`ADVICE`): the set is empty, as the program meant. A program that passes runs in the sandbox; on an error (its last
 traceback line) or an empty output the model is asked to rectify it (a program cut off by the token budget is
 told so instead, and the next reply is sampled: the cut is a loop greedy decoding repeats); on a malformed
 reply it gets the parse-error prompt (a reply cut off by the token budget before its action, a loop greedy
@@ -102,8 +103,14 @@ class ProgramLimits:
     repeat_temperature: float = REPEAT_TEMPERATURE
     #: Send back, once, a program that never takes any object the question names (check finding
     #: ``question-object``); the same program given again then runs, and so does one written in the last
-    #: round (no round is left for the repair).
+    #: round (no round is left for the repair). Other advice (:data:`ADVICE`) is sent back once likewise.
     question_objects: bool = True
+
+
+#: Findings about a program that would run, with a result the model may not expect: it never takes the
+#: question's objects, or it filters a category the scene has none of (an empty set). Each kind is sent
+#: back once; after that (and in the last round) such a program runs.
+ADVICE = frozenset({"question-object", "category"})
 
 
 @dataclass
@@ -204,7 +211,7 @@ class _Attempt:
     sampling: Resampling = field(default_factory=Resampling)  # sampled after a repeat or a cut-off reply
     failed: dict[str, str] = field(default_factory=dict)  # program text (whitespace-normalised) -> error
     earlier: list[str] = field(default_factory=list)  # the programs so far (their assignments carry)
-    named_asked: bool = False  # a program that ignored the question's objects was sent back once
+    advised: set[str] = field(default_factory=set)  # the advice kinds (:data:`ADVICE`) sent back already
     last_error: str = ""
 
     @property
@@ -384,13 +391,12 @@ class ProgramLoop:
         """Check a program, run it if it passes, and choose the next phase from what happened."""
         code, done = self._prepare(at, step.content)
         findings = []
-        if self.limits.static_check:  # a program ignoring the question's objects goes back once, while
-            # a round is left for the repair
+        if self.limits.static_check:  # advice goes back once of each kind, while a round is left for it
             findings = check_program(code, at.categories, ordered_sets=self.limits.ordered_sets,
-                                     named=at.question.categories,
-                                     require_named=self.limits.question_objects and not at.named_asked
-                                     and at.rounds < self.limits.max_rounds)
-        at.named_asked = at.named_asked or any(f.kind == "question-object" for f in findings)
+                                     named=at.question.categories, require_named=self.limits.question_objects)
+            last = at.rounds >= self.limits.max_rounds
+            findings = [f for f in findings if f.kind not in ADVICE or not (last or f.kind in at.advised)]
+            at.advised |= {f.kind for f in findings} & ADVICE
         record = {"type": "program", "thought": step.thought, "program": code}
         if findings:  # not run: the hints go straight back
             error, kinds = f"CheckError: {repair_hint(findings)}", [f.kind for f in findings]
@@ -400,7 +406,7 @@ class ProgramLoop:
             at.result.trace.append({**record, "ok": False, "stdout": "", "error": error, "stage": "check",
                                     "findings": kinds, "wall_s": 0.0, **done})
             at.last_error = error
-            if any(f.kind != "question-object" for f in findings):  # else the same program may run
+            if any(f.kind not in ADVICE for f in findings):  # else the same program may run
                 at.failed[key] = error
             return at.say(P.CHECK_FAILED.format(error=error))
         outcome = run_program(code, api_factory=API_FACTORY, api_args=at.api_args, limits=self.limits.sandbox)

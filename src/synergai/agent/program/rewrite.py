@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from synergai.agent.program.api import API_NAMES_PATTERN, api_signatures
+from synergai.agent.program.arguments import name_positional_arguments
 from synergai.agent.program.check import name_uses
 from synergai.agent.program.names import category_named, one_object_code, undefined_names
 
@@ -182,6 +183,7 @@ PASSES: tuple[RepairPass, ...] = (
     RepairPass("clock-names", lambda code, _: clock_names(code)),
     RepairPass("close-fields", lambda code, _: close_fields(code)),
     RepairPass("colon-keywords", lambda code, _: colon_keywords(code)),
+    RepairPass("name-positional-arguments", lambda code, _: name_positional_arguments(code)),
 )
 
 
