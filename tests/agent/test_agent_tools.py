@@ -341,8 +341,8 @@ def test_a_tie_is_not_asked_about_when_the_question_counts(store):
 def test_a_tie_is_asked_about_only_when_the_user_named_it_and_it_changes_the_answer(store):
     ask = act("query_for_objects", {"category": "chair", "order": "end"}, plan=["find the chair at the end"])
     _row_room(store, ("brown", "black", "brown"))  # the end chairs c0 and c2 share their colour
-    shared = AgentSession(store, "row", ScriptedModel([ask, final("They are brown.", ["c0", "c2"], short="brown")])).ask(
-        "What color is the chair at the end?")
+    script = ScriptedModel([ask, final("They are brown.", ["c0", "c2"], short="brown")])
+    shared = AgentSession(store, "row", script).ask("What color is the chair at the end?")
     assert not shared.clarification and shared.short_answer == "brown" and shared.usage.calls == 2
     # the model's own choice of category ("thing" names none of the room's): its tie goes back to it
     unnamed = AgentSession(store, "row", ScriptedModel([ask, final("chair", ["c0"])])).ask(

@@ -336,6 +336,8 @@ def test_an_argument_without_a_name_after_named_ones_is_named_as_python_binds_in
                                  ["name-positional-arguments"])
     assert make_parse('filter(object_set=s, category="a", relation="on", reference_object=t, 3, 4)\n') is None
     assert make_parse("obj.filter(a=1, 2)\n") is None  # not a scene API call
+    bare = 'filter(object_set=scene(), "chair")\n'  # a call that opens the program
+    assert make_parse(bare) == (bare.replace('"chair"', 'category="chair"'), ["name-positional-arguments"])
 
 
 def test_the_loop_runs_a_program_with_a_condition_written_without_its_name_in_one_round():
@@ -346,5 +348,6 @@ def test_the_loop_runs_a_program_with_a_condition_written_without_its_name_in_on
     ])
     result = ProgramLoop(llm).run(room(), "How many tables are there?")
     programs = [t for t in result.trace if t["type"] == "program"]
-    assert len(programs) == 1 and programs[0]["ok"] and programs[0]["repairs"] == ["name-positional-arguments"]
+    assert len(programs) == 1 and programs[0]["ok"]
+    assert programs[0]["repairs"] == ["name-positional-arguments"]
     assert programs[0]["stdout"].strip() == "1" and result.usage.calls == 2

@@ -38,7 +38,8 @@ def name_positional_arguments(code: str) -> str:
         return code
     lines, inserts, signatures = code.splitlines(keepends=True), [], api_signatures()
     for i, tok in enumerate(tokens[:-1]):
-        if tok.string not in signatures or tokens[i + 1].string != "(" or tokens[i - 1].string in ".def":
+        if tok.string not in signatures or tokens[i + 1].string != "(" or (
+                i and tokens[i - 1].string in (".", "def")):
             continue
         params = [p.name for p in signatures[tok.string].parameters.values()
                   if p.kind is p.POSITIONAL_OR_KEYWORD]
@@ -46,8 +47,10 @@ def name_positional_arguments(code: str) -> str:
         named = [len(a) > 1 and a[0].type == tokenize.NAME and a[1].string == "=" for a in args]
         first = named.index(True) if True in named else len(args)
         late = [a for a, n in zip(args[first:], named[first:], strict=True) if not n]
-        given = {*params[:first], *(full_keyword(a[0].string, params) for a in args[first:] if len(a) > 1
-                                    and a[1].string == "=")}
+        if any(a[0].string in ("*", "**") for a in late):  # *items after keywords is Python's own
+            continue
+        keywords = (a[0].string for a, n in zip(args, named, strict=True) if n)
+        given = {*params[:first], *(full_keyword(k, params) for k in keywords)}
         free = [p for p in params if p not in given]
         if len(late) > len(free):
             raise ValueError("more unnamed arguments than parameters left")

@@ -7,9 +7,10 @@ statically (:mod:`synergai.agent.program.check`): a program with findings is not
 carries the findings' hints at once. A program that never takes any object the question names is sent back
 once with a hint that names them (a count of "chairs on my right" that counts every object on the right); if
 the repair still takes none, it runs. So does one filtering a category the scene has none of, after it was
-sent back once with the scene's categories (:data:`ADVICE`): the set is empty, as the program meant. A program that passes runs in the sandbox; on an error (its last
-traceback line) or an empty output the model is asked to rectify it (a program cut off by the token budget is
-told so instead, and the next reply is sampled: the cut is a loop greedy decoding repeats); on a malformed
+sent back once with the scene's categories (:data:`ADVICE`): the set is empty, as the program meant.
+A program that passes runs in the sandbox; on an error (its last traceback line) or an empty output the
+model is asked to rectify it (a program cut off by the token budget is told so instead, and the next reply
+is sampled: the cut is a loop greedy decoding repeats); on a malformed
 reply it gets the parse-error prompt (a reply cut off by the token budget before its action, a loop greedy
 decoding repeats, starts the conversation over from the question, and the next reply is sampled; a ``Final
 Answer: X`` line without ``Action:``, or a bare short reply in the round that asks for the answer only, is
