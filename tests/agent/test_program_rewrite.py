@@ -183,17 +183,23 @@ def test_the_loop_sends_a_program_that_ignores_the_question_s_objects_back_once_
     assert last["stage"] == "sandbox" and last["ok"]
 
 
-def test_a_program_filtering_a_category_the_scene_lacks_is_sent_back_once_then_runs():
+def test_a_program_filtering_a_category_the_scene_lacks_runs_with_the_hint_beside_its_output():
     lacking = ("Thought: look.\nAction: Program\nAction Input:\n```Python\n"
                "sofas = filter(object_set=scene(), category='sofa')\nprint('yes' if sofas else 'no')\n```")
-    model = ScriptedModel([lacking, lacking.replace("look.", "look again."),
-                           "Thought: done\nAction: Final Answer\nAction Input: no"])
+    model = ScriptedModel([lacking, "Thought: done\nAction: Final Answer\nAction Input: no"])
     result = ProgramLoop(model).run(room(), "Is there a sofa behind me?")
     programs = [t for t in result.trace if t["type"] == "program"]
-    assert programs[0]["stage"] == "check" and programs[0]["findings"] == ["category"]
-    assert "the scene has no 'sofa'" in programs[0]["error"]
-    assert programs[1]["stage"] == "sandbox" and programs[1]["ok"] and programs[1]["stdout"].strip() == "no"
-    assert result.usage.calls == 3 and result.short_answer == "no"
+    assert len(programs) == 1 and programs[0]["stage"] == "sandbox" and programs[0]["ok"]
+    assert programs[0]["notes"] == ["category"] and programs[0]["stdout"].strip() == "no"
+    told = model.requests[-1].messages[-1]["content"]
+    assert told.startswith("Observation: no Note:") and "the scene has no 'sofa'" in told
+    assert result.usage.calls == 2 and result.short_answer == "no"
+    # beside a finding that keeps the program from running, the hint goes back with it
+    both = lacking.replace("print('yes' if sofas else 'no')", "print(chairs)")
+    result = ProgramLoop(ScriptedModel([both, "Thought: done\nAction: Final Answer\nAction Input: no"])).run(
+        room(), "Is there a sofa behind me?")
+    first = [t for t in result.trace if t["type"] == "program"][0]
+    assert first["stage"] == "check" and "the scene has no 'sofa'" in first["error"]
 
 
 def test_a_repair_that_reads_a_name_before_assigning_it_gets_the_earlier_assignment():

@@ -6,11 +6,11 @@ the assignments of earlier attempts it uses but dropped (:mod:`synergai.agent.pr
 statically (:mod:`synergai.agent.program.check`): a program with findings is not run, and the repair prompt
 carries the findings' hints at once. A program that never takes any object the question names is sent back
 once with a hint that names them (a count of "chairs on my right" that counts every object on the right); if
-the repair still takes none, it runs. So does one filtering a category the scene has none of, after it was
-sent back once with the scene's categories (:data:`ADVICE`): the set is empty, as the program meant.
-A program that passes runs in the sandbox; on an error (its last traceback line) or an empty output the
-model is asked to rectify it (a program cut off by the token budget is told so instead, and the next reply
-is sampled: the cut is a loop greedy decoding repeats); on a malformed
+the repair still takes none, it runs. A program that passes runs in the sandbox; a category it filters that
+the scene has none of does not stop it, the hint (the scene's categories) is said beside its output
+(:data:`NOTED`). On an error (its last traceback line) or an empty output the model is asked to rectify it
+(a program cut off by the token budget is told so instead, and the next reply is sampled: the cut is a loop
+greedy decoding repeats); on a malformed
 reply it gets the parse-error prompt (a reply cut off by the token budget before its action, a loop greedy
 decoding repeats, starts the conversation over from the question, and the next reply is sampled; a ``Final
 Answer: X`` line without ``Action:``, or a bare short reply in the round that asks for the answer only, is
@@ -47,7 +47,7 @@ from typing import Any
 
 from synergai.agent.answer_forms import answer_schema, normalise_answer, render_answer
 from synergai.agent.program import prompt as P
-from synergai.agent.program.check import check_program, repair_hint
+from synergai.agent.program.check import Finding, check_program, repair_hint
 from synergai.agent.program.grammar import reply_grammar
 from synergai.agent.program.names import carry_definitions
 from synergai.agent.program.rewrite import define_categories, make_parse
@@ -104,14 +104,13 @@ class ProgramLimits:
     repeat_temperature: float = REPEAT_TEMPERATURE
     #: Send back, once, a program that never takes any object the question names (check finding
     #: ``question-object``); the same program given again then runs, and so does one written in the last
-    #: round (no round is left for the repair). Other advice (:data:`ADVICE`) is sent back once likewise.
+    #: round (no round is left for the repair).
     question_objects: bool = True
 
 
-#: Findings about a program that would run, with a result the model may not expect: it never takes the
-#: question's objects, or it filters a category the scene has none of (an empty set). Each kind is sent
-#: back once; after that (and in the last round) such a program runs.
-ADVICE = frozenset({"question-object", "category"})
+#: Findings about a program that runs as written, with a result the model may not expect: a category the
+#: scene has none of (filter() gives an empty set). The program runs; the hint is said beside its output.
+NOTED = frozenset({"category"})
 
 
 @dataclass
@@ -212,7 +211,7 @@ class _Attempt:
     sampling: Resampling = field(default_factory=Resampling)  # sampled after a repeat or a cut-off reply
     failed: dict[str, str] = field(default_factory=dict)  # program text (whitespace-normalised) -> error
     earlier: list[str] = field(default_factory=list)  # the programs so far (their assignments carry)
-    advised: set[str] = field(default_factory=set)  # the advice kinds (:data:`ADVICE`) sent back already
+    named_asked: bool = False  # a program that ignored the question's objects was sent back once
     last_error: str = ""
 
     @property
@@ -391,15 +390,11 @@ class ProgramLoop:
     def _try(self, at: _Attempt, step: TPCStep, key: str, cut: bool, budget: int) -> Phase:
         """Check a program, run it if it passes, and choose the next phase from what happened."""
         code, done = self._prepare(at, step.content)
-        findings = []
-        if self.limits.static_check:  # advice goes back once of each kind, while a round is left for it
-            findings = check_program(code, at.categories, ordered_sets=self.limits.ordered_sets,
-                                     named=at.question.categories, require_named=self.limits.question_objects)
-            last = at.rounds >= self.limits.max_rounds
-            findings = [f for f in findings if f.kind not in ADVICE or not (last or f.kind in at.advised)]
-            at.advised |= {f.kind for f in findings} & ADVICE
-        record = {"type": "program", "thought": step.thought, "program": code}
+        findings, notes = self._check(at, code)
+        record = {"type": "program", "thought": step.thought, "program": code,
+                  "notes": [f.kind for f in notes]}
         if findings:  # not run: the hints go straight back
+            findings += notes
             error, kinds = f"CheckError: {repair_hint(findings)}", [f.kind for f in findings]
             if cut and "syntax" in kinds:  # "'(' was never closed" misleads; the cut is a loop: sample
                 error, kinds = f"CheckError: {P.CUT_OFF.format(tokens=budget)}", ["cut-off"]
@@ -407,14 +402,15 @@ class ProgramLoop:
             at.result.trace.append({**record, "ok": False, "stdout": "", "error": error, "stage": "check",
                                     "findings": kinds, "wall_s": 0.0, **done})
             at.last_error = error
-            if any(f.kind not in ADVICE for f in findings):  # else the same program may run
+            if any(f.kind != "question-object" for f in findings):  # else the same program may run
                 at.failed[key] = error
             return at.say(P.CHECK_FAILED.format(error=error))
         outcome = run_program(code, api_factory=API_FACTORY, api_args=at.api_args, limits=self.limits.sandbox)
         at.result.trace.append({**record, "ok": outcome.ok, "stdout": outcome.stdout, "error": outcome.error,
                                 "stage": "sandbox", "wall_s": round(outcome.wall_s, 3), **done})
+        noted = f" Note: {repair_hint(notes)}" if notes else ""
         if outcome.ok and outcome.stdout.strip():
-            observation = self._observation(outcome.stdout)
+            observation = self._observation(outcome.stdout) + noted
             if not self.limits.answer_after_output:
                 return at.say(observation)
             at.messages.append({"role": "user", "content": f"{observation}\n{P.ANSWER_NOW}"})
@@ -424,7 +420,20 @@ class ProgramLoop:
             error = P.CUT_OFF.format(tokens=budget)
             at.sampling.repeated()
         at.failed[key] = at.last_error = error
-        return at.say(P.RECTIFY.format(error=error))
+        return at.say(P.RECTIFY.format(error=error + noted))
+
+    def _check(self, at: _Attempt, code: str) -> tuple[list[Finding], list[Finding]]:
+        """The static check's findings that keep a program from running, and those said beside its
+        output (:data:`NOTED`). A program ignoring the question's objects goes back once, while a round is
+        left for the repair."""
+        if not self.limits.static_check:
+            return [], []
+        findings = check_program(code, at.categories, ordered_sets=self.limits.ordered_sets,
+                                 named=at.question.categories,
+                                 require_named=self.limits.question_objects and not at.named_asked
+                                 and at.rounds < self.limits.max_rounds)
+        at.named_asked = at.named_asked or any(f.kind == "question-object" for f in findings)
+        return [f for f in findings if f.kind not in NOTED], [f for f in findings if f.kind in NOTED]
 
     def _observation(self, stdout: str) -> str:
         text, cap = stdout.strip(), self.limits.max_observation_chars
