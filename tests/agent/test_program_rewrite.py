@@ -196,10 +196,27 @@ def test_a_program_filtering_a_category_the_scene_lacks_runs_with_the_hint_besid
     assert result.usage.calls == 2 and result.short_answer == "no"
     # beside a finding that keeps the program from running, the hint goes back with it
     both = lacking.replace("print('yes' if sofas else 'no')", "print(chairs)")
-    result = ProgramLoop(ScriptedModel([both, "Thought: done\nAction: Final Answer\nAction Input: no"])).run(
-        room(), "Is there a sofa behind me?")
-    first = [t for t in result.trace if t["type"] == "program"][0]
+    done = "Thought: done\nAction: Final Answer\nAction Input: no"
+    result = ProgramLoop(ScriptedModel([both, lacking, done])).run(room(), "Is there a sofa behind me?")
+    first = next(t for t in result.trace if t["type"] == "program")
     assert first["stage"] == "check" and "the scene has no 'sofa'" in first["error"]
+
+
+def test_an_answer_given_before_any_program_ran_is_sent_back_once_for_one_that_runs():
+    answer = "Thought: there is none.\nAction: Final Answer\nAction Input: no"
+    broken = ("Thought: look.\nAction: Program\nAction Input:\n```Python\n"
+              "lamp = filter(object_set=scene(), category='sofa')[0]\nprint(lamp.category)\n```")
+    fixed = broken.replace("[0]\nprint(lamp.category)", "\nprint('yes' if lamp else 'no')")
+    model = ScriptedModel([broken, answer, fixed, answer])
+    result = ProgramLoop(model).run(room(), "Is there a sofa behind me?")
+    runs = [t for t in result.trace if t["type"] == "program"]
+    assert [r["ok"] for r in runs] == [False, True] and "holds 0 objects" in runs[0]["error"]
+    assert [t["error"] for t in result.trace if t["type"] == "error"] == ["answered before a program ran"]
+    assert result.short_answer == "no" and result.usage.calls == 4
+    # sent back once only: a second answer without a program that ran is taken
+    model = ScriptedModel([answer, broken, answer])
+    result = ProgramLoop(model).run(room(), "Is there a sofa behind me?")
+    assert result.short_answer == "no" and result.usage.calls == 3
 
 
 def test_a_repair_that_reads_a_name_before_assigning_it_gets_the_earlier_assignment():

@@ -8,20 +8,21 @@ carries the findings' hints at once. A program that never takes any object the q
 once with a hint that names them (a count of "chairs on my right" that counts every object on the right); if
 the repair still takes none, it runs. A program that passes runs in the sandbox; a category it filters that
 the scene has none of does not stop it, the hint (the scene's categories) is said beside its output
-(:data:`NOTED`). On an error (its last traceback line) or an empty output the model is asked to rectify it
-(a program cut off by the token budget is told so instead, and the next reply is sampled: the cut is a loop
-greedy decoding repeats); on a malformed
-reply it gets the parse-error prompt (a reply cut off by the token budget before its action, a loop greedy
-decoding repeats, starts the conversation over from the question, and the next reply is sampled; a ``Final
-Answer: X`` line without ``Action:``, or a bare short reply in the round that asks for the answer only, is
-read as the answer when it fits the question's form); a program that already failed is not run again: the
-conversation starts over from the question, which now says what failed (the model copies a program it can
-see), the next reply is sampled at ``repeat_temperature`` instead of greedily, and a second repeat ends the
-rounds. The final answer is read as the question's answer form (:mod:`synergai.agent.answer_forms`). After a
-program prints, the next call asks for the Final Answer only, with a small token budget
-(``ProgramLimits.answer_after_output``). When the rounds run out, or the model does not answer when asked to,
-a model that saw a program's output is asked once for the answer as JSON under the form's schema; one that
-never saw a program run answers "could not be computed", and the result records the last error.
+(:data:`NOTED`). A Final Answer given before any program ran (none yet, or each one failed) is sent back once
+for a program; a second is taken. On an error (its last traceback line) or an empty output the model is asked
+to rectify it (a program cut off by the token budget is told so instead, and the next reply is sampled: the
+cut is a loop greedy decoding repeats); on a malformed reply it gets the parse-error prompt (a reply cut off
+by the token budget before its action, a loop greedy decoding repeats, starts the conversation over from the
+question, and the next reply is sampled; a ``Final Answer: X`` line without ``Action:``, or a bare short reply
+in the round that asks for the answer only, is read as the answer when it fits the question's form); a program
+that already failed is not run again: the conversation starts over from the question, which now says what
+failed (the model copies a program it can see), the next reply is sampled at ``repeat_temperature`` instead of
+greedily, and a second repeat ends the rounds. The final answer is read as the question's answer form
+(:mod:`synergai.agent.answer_forms`). After a program prints, the next call asks for the Final Answer only,
+with a small token budget (``ProgramLimits.answer_after_output``). When the rounds run out, or the model does
+not answer when asked to, a model that saw a program's output is asked once for the answer as JSON under the
+form's schema; one that never saw a program run answers "could not be computed", and the result records the
+last error.
 
 The loop is a small phase machine (:class:`Phase`): PROGRAM asks for a program (or the answer), checks
 and runs it; ANSWER, after a program printed, asks for the final answer only; FINISH, when the rounds
@@ -212,6 +213,7 @@ class _Attempt:
     failed: dict[str, str] = field(default_factory=dict)  # program text (whitespace-normalised) -> error
     earlier: list[str] = field(default_factory=list)  # the programs so far (their assignments carry)
     named_asked: bool = False  # a program that ignored the question's objects was sent back once
+    answer_sent_back: bool = False  # an answer given before any program ran was sent back once
     last_error: str = ""
 
     @property
@@ -307,10 +309,12 @@ class ProgramLoop:
             step = parse_reply(reply.text)
         except ParseError as exc:
             return self._unparsed(at, reply, budget, f"parse error: {exc}")
-        if step.kind == "final" and at.rounds == 1 and at.rounds < self.limits.max_rounds:
-            at.result.trace.append({"type": "error", "error": "answered before any program", "reply":
+        ran = any(t["type"] == "program" and t["ok"] for t in at.result.trace)
+        if step.kind == "final" and not (ran or at.answer_sent_back) and at.rounds < self.limits.max_rounds:
+            at.answer_sent_back = True
+            at.result.trace.append({"type": "error", "error": "answered before a program ran", "reply":
                                     reply.text[:800]})
-            return at.say(P.PROGRAM_FIRST)  # once: a second answer without a program is taken
+            return at.say(P.PROGRAM_FIRST)  # once: a second answer without a program that ran is taken
         if step.kind == "final":
             self._answer(at.result, at.question, step.content, {"thought": step.thought})
             return Phase.DONE
