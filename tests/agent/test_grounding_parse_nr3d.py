@@ -16,6 +16,7 @@ from synergai.agent.grounding_fixes import (
     attributes_to_nouns,
     drop_self_reference,
     group_order,
+    group_size,
     named_head,
     reverse_back_relations,
     view_head,
@@ -460,3 +461,32 @@ def test_a_reading_that_ties_is_asked_once_more_and_kept_only_when_it_ties_fewer
     # a second reading that ties as much is not taken: the first stands, its tie reported
     parsed, found = ground_description(ScriptedModel([first, first]), sentence, vocab, graph)
     assert found is not None and found.tied == 2 and parsed.calls == 2
+
+
+@pytest.mark.parametrize("utterance", ["the far right photo in the group of 3",
+                                       "Of the 3 signs grouped together, its the middle sign"])
+def test_the_number_a_sentence_gives_its_group_is_the_group_the_order_is_taken_in(
+        shared_data: Path, utterance: str) -> None:
+    # a fourth picture / sign hangs within a metre of the three: the largest cluster holds all four
+    record = _record(shared_data, utterance)
+    graph = _graph(shared_data, record["scene_id"])
+    order = "right" if "right" in utterance else "middle"
+    reply = _reply(category=record["target_label"].replace("photo", "picture"), order=order)
+    parsed = parse_expression(ScriptedModel([reply]), utterance, scene_vocabulary(graph))
+    assert parsed.ref is not None and parsed.ref.group_size == 3
+    g = ground(graph, parsed.ref)
+    assert g.top is not None and g.top.id == str(record["target_id"]) and g.unique, g.message()
+    as_written = ground(graph, ObjectRef.model_validate(json.loads(reply)))
+    assert as_written.top is not None and as_written.top.id != str(record["target_id"])
+
+
+def test_a_group_size_is_read_only_from_a_number_said_of_the_targets_kind_or_its_group() -> None:
+    vocab = SceneVocabulary(categories=("cup", "desk", "computer tower", "shoes"), attributes=("white",))
+    cup = ObjectRef(category="cup", order="middle")
+    assert group_size(cup, "the middle of the three white cups", vocab).group_size == 3
+    assert group_size(cup, "the rightmost of four, on the desk", vocab).group_size == 4
+    assert group_size(cup, "looking at both cups, the middle one", vocab).group_size == 2
+    assert group_size(cup, "the middle cup on the desk with 2 computer towers", vocab) == cup
+    shoes = ObjectRef(category="shoes", order="second from left")
+    assert group_size(shoes, "the second pair of shoes from the left", vocab) == shoes
+    assert group_size(ObjectRef(category="cup"), "one of the three cups", vocab).group_size is None

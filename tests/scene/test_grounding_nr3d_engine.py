@@ -14,7 +14,7 @@ from synergai.scene.attributes import color_distance, color_name
 from synergai.scene.build import build_graph
 from synergai.scene.builders.objects_json import load_objects_file
 from synergai.scene.grounding import ObjectRef, ground
-from synergai.scene.grounding.layout import graded
+from synergai.scene.grounding.layout import graded, tightest
 from synergai.scene.model import SceneGraph
 from synergai.scene.relations.thresholds import RelationThresholds
 
@@ -154,3 +154,15 @@ def test_closest_among_equal_gaps_is_the_one_whose_centre_is_nearer(shared_data:
     assert g.unique and g.top is not None and g.top.id == "43"
     second = g.candidates[1]
     assert second.id == "44" and "centre" in second.reason and second.score < g.top.score
+
+
+def test_an_order_among_a_said_number_is_taken_in_the_closest_standing_ones(shared_data: Path) -> None:
+    """ "The far right photo in the group of 3": three pictures hang in a row on one wall, a fourth on the
+    next wall within a metre of them (so the largest cluster is all four). The three standing closest
+    together are the group; among all four another picture is the rightmost."""
+    graph = _graph(shared_data, "scene0704_00")
+    assert sorted(tightest(graph, ["25", "22", "10", "11"], 3)) == ["10", "11", "22"]
+    g = ground(graph, _ref(category="picture", order="right", group_size=3))
+    assert g.unique and g.top is not None and g.top.id == "22"
+    four = ground(graph, _ref(category="picture", order="right"))
+    assert four.top is not None and four.top.id == "25"

@@ -14,14 +14,18 @@ from collections.abc import Callable
 from types import MappingProxyType
 
 from synergai.scene.grounding import RELATION_NAMES, ObjectRef, RelationRef, SceneVocabulary
+from synergai.scene.grounding.expression import MAX_COUNT
 from synergai.scene.grounding.vocabulary import relations_said
 from synergai.scene.vocabulary import (
     ANY_OBJECT,
     FEATURE_CUES,
+    GROUP_WORDS,
     HAVING_WORDS,
     OPPOSITE_WORDS,
+    PAIR_WORDS,
     RELATION_SYNONYMS,
     STANDING_AT_WORDS,
+    WORD_TO_NUMBER,
     sentence_words,
     words_of,
 )
@@ -390,6 +394,39 @@ def named_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
     return ObjectRef(category=next(iter(head)), relations=[RelationRef(relation=relation, anchors=[ref])])
 
 
+#: Most words between a number and the noun it counts ("3 small white cups").
+_NUMBER_REACH = 3
+
+
+def _number(word: str) -> int | None:
+    """The value of a number word or digits ("three", "3", "both"), None for other words."""
+    n = 2 if word in PAIR_WORDS else int(word) if word.isdigit() else WORD_TO_NUMBER.get(word)
+    return n if n is not None and 2 <= n <= MAX_COUNT else None
+
+
+def group_size(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
+    """The expression with the size of the group its order is taken in, when the sentence says it.
+
+    "The middle of the three cups", "the far right photo in the group of 3": the order is taken among
+    that many objects of the target's kind, those standing closest together (the engine finds them),
+    not among every one in the room. A number counts the group when the next object the sentence names,
+    within a few words, is of the target's category, or when it follows a group word or an order word
+    ("group of 3", "the rightmost of three"). Only for an expression with an order and no group size
+    yet."""
+    if ref.order is None or ref.group_size is not None:
+        return ref
+    words = sentence_words(sentence)
+    for k, w in enumerate(words):
+        n = _number(w)
+        if n is None:
+            continue
+        grouped = k >= 2 and words[k - 1] == "of" and words[k - 2] in GROUP_WORDS | FEATURE_CUES["order"]
+        named = next((m for m in _mentions(words[k + 1:], vocab)), None)
+        if grouped or (named is not None and named[0] < _NUMBER_REACH and ref.category in named[2]):
+            return ref.model_copy(update={"group_size": n})
+    return ref
+
+
 def post_parse(ref: ObjectRef, sentence: str, words: SceneVocabulary, *,
                any_object: bool = False) -> tuple[ObjectRef, bool]:
     """The model's expression with the deterministic fixes applied, from the sentence's words and its
@@ -402,7 +439,7 @@ def post_parse(ref: ObjectRef, sentence: str, words: SceneVocabulary, *,
     reordered = fixed is not ref
     fixed = across_from(reverse_back_relations(fixed, sentence, words), sentence, words)
     if "order" in words.features:
-        fixed = group_order(fixed)
+        fixed = group_size(group_order(fixed), sentence, words)
     if not any_object:
         fixed = drop_self_reference(fixed)
         named = named_head(fixed, sentence, words)

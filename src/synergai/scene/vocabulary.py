@@ -99,6 +99,13 @@ HAVING_WORDS = frozenset({"with", "has", "have", "having", "had", "holding", "ho
 #: Words that put an object across the room from its anchor ("the whiteboard across from the door"): of
 #: the candidates, the one farthest from it.
 OPPOSITE_WORDS = frozenset({"opposite", "across"})
+#: Words for objects of one kind standing together, said with their number ("the group of 3", "a row of
+#: four"): the group an order is taken in.
+GROUP_WORDS = frozenset({"group", "groups", "row", "rows", "set", "sets", "stack", "stacks", "line",
+                         "cluster", "pile", "column"})
+#: Words that say a number of objects without a number word ("both lamps"; not "pair": a pair of shoes
+#: is one object).
+PAIR_WORDS = frozenset({"both"})
 #: The category a referring expression gives "any object" ("what is on the table?").
 ANY_OBJECT = "object"
 #: Words by which a sentence asks about an object it does not name ("what is on the table?").

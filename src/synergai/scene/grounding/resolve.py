@@ -66,6 +66,7 @@ from synergai.scene.grounding.layout import (
     main_cluster,
     order_keys,
     position_keys,
+    tightest,
 )
 from synergai.scene.grounding.rooms import room_anchor, room_parts
 from synergai.scene.grounding.vocabulary import map_word_to, nearest_categories
@@ -324,7 +325,7 @@ class _Resolver:
         if ref.alone:
             comps.append(self._alone(group, matched))
         if ref.order:
-            comps.append(self._order(ref.order, group, vp))
+            comps.append(self._order(ref.order, group, vp, ref.group_size))
         if ref.superlative:
             comps.append(self._superlative(ref.superlative, group))
         comps += [self._size(word, group) for word in sizes]
@@ -483,10 +484,12 @@ class _Resolver:
         keys = position_keys(self.graph, self.room, group, position)
         return self._ranked(keys, f"nearest the room's {position}")
 
-    def _order(self, order: str, group: list[str], vp: Viewpoint | None) -> Parts:
+    def _order(self, order: str, group: list[str], vp: Viewpoint | None, size: int | None = None) -> Parts:
+        """The place of each candidate in its row; the row is the ``size`` said ("the middle of the three
+        cups") standing closest together, else the largest cluster (not a stray one across the room)."""
         if len(group) == 1:
             return {group[0]: (1.0, f"{order} (the only one)")}
-        row = main_cluster(self.graph, group)  # the row they stand in, not a stray one across the room
+        row = tightest(self.graph, group, size) if size else main_cluster(self.graph, group)
         centre = np.mean([self.graph.get(i).center for i in row], axis=0)
         view = vp or looking_at(self.room, centre)
         out = self._ranked(order_keys(self.graph, row, order, view), f"{order} of the group")
