@@ -490,3 +490,20 @@ def test_a_group_size_is_read_only_from_a_number_said_of_the_targets_kind_or_its
     shoes = ObjectRef(category="shoes", order="second from left")
     assert group_size(shoes, "the second pair of shoes from the left", vocab) == shoes
     assert group_size(ObjectRef(category="cup"), "one of the three cups", vocab).group_size is None
+    assert group_size(cup, "the cup between the other two cups", vocab).group_size == 3
+
+
+def test_a_direction_to_the_group_of_its_own_kind_is_its_order_in_that_group(shared_data: Path) -> None:
+    # "right of the group" takes an anchor (no order offered), and the model nests its own kind in it
+    utterance = "The trash can on the right of the group of three trash cans."
+    own = {"category": "trash can",
+           "relations": [{"relation": "right of", "anchors": [{"category": "trash can"}], "count": 2}]}
+    reply = _reply(category="trash can", relations=[{"relation": "right of", "anchors": [own]}])
+    record = _record(shared_data, utterance)
+    graph = _graph(shared_data, record["scene_id"])
+    parsed = parse_expression(ScriptedModel([reply]), utterance, scene_vocabulary(graph))
+    assert parsed.ref is not None and (parsed.ref.order, parsed.ref.group_size) == ("right", 3)
+    assert not parsed.ref.relations
+    g = ground(graph, parsed.ref)
+    assert g.top is not None and g.top.id == str(record["target_id"]) and g.unique, g.message()
+    assert ground(graph, ObjectRef(category="trash can")).tied == 4  # the relation dropped: all four tie

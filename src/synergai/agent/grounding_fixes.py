@@ -97,11 +97,12 @@ def group_order(ref: ObjectRef) -> ObjectRef:
 
     "The chair on the left" has no anchor; a small model, given only relations, writes "chair left of
     chair", which every chair satisfies against another. A left / right / front / behind / between
-    relation whose anchors are all bare (no attribute, relation or feature) and of the target's own
-    category becomes the order left / right / front / back / middle, when no order is set; with an
-    order set, such a relation to its own category is dropped (it says the group again). An order that
-    repeats the direction of a relation to another object ("the bag on the right of the
-    desk" written with order "right" too) is dropped: the words said it once, of the anchor."""
+    relation whose anchors name only the target's own category (no attribute or feature; relations, if
+    any, again to its own category: "on the right of the group of trash cans") becomes the order left /
+    right / front / back / middle, when no order is set (also when the schema offered no order: "right
+    of" takes an anchor); with an order set, such a relation to its own category is dropped (it says
+    the group again). An order that repeats the direction of a relation to another object ("the bag on
+    the right of the desk" written with order "right" too) is dropped: the words said it once, of the anchor."""
     if ref.order is not None:
         # the order already says where in its group: a left / right ... relation to its own category
         # repeats it ("chair right of chair" beside order "right")
@@ -111,7 +112,7 @@ def group_order(ref: ObjectRef) -> ObjectRef:
                 and any(a.category != ref.category for a in r.anchors)}
         return ref.model_copy(update={"order": None if ref.order in said else ref.order, "relations": rest})
     for k, r in enumerate(ref.relations):
-        bare = all(a.category == ref.category and a == ObjectRef(category=a.category) for a in r.anchors)
+        bare = all(_only_itself(a, ref.category) for a in r.anchors)
         if r.relation in _OWN_GROUP_ORDER and bare and not r.negated:
             rest = [x for j, x in enumerate(ref.relations) if j != k]
             return ref.model_copy(update={"order": _OWN_GROUP_ORDER[r.relation], "relations": rest})
@@ -411,8 +412,8 @@ def group_size(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
     that many objects of the target's kind, those standing closest together (the engine finds them),
     not among every one in the room. A number counts the group when the next object the sentence names,
     within a few words, is of the target's category, or when it follows a group word or an order word
-    ("group of 3", "the rightmost of three"). Only for an expression with an order and no group size
-    yet."""
+    ("group of 3", "the rightmost of three"); "the other two" are two besides the target. Only for an
+    expression with an order and no group size yet."""
     if ref.order is None or ref.group_size is not None:
         return ref
     words = sentence_words(sentence)
@@ -423,7 +424,8 @@ def group_size(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
         grouped = k >= 2 and words[k - 1] == "of" and words[k - 2] in GROUP_WORDS | FEATURE_CUES["order"]
         named = next((m for m in _mentions(words[k + 1:], vocab)), None)
         if grouped or (named is not None and named[0] < _NUMBER_REACH and ref.category in named[2]):
-            return ref.model_copy(update={"group_size": n})
+            others = k >= 1 and words[k - 1] == "other"  # "between the other two boxes": three in all
+            return ref.model_copy(update={"group_size": n + 1 if others else n})
     return ref
 
 
@@ -438,8 +440,7 @@ def post_parse(ref: ObjectRef, sentence: str, words: SceneVocabulary, *,
         fixed = view_head(view_first(fixed, sentence, words), sentence, words)
     reordered = fixed is not ref
     fixed = across_from(reverse_back_relations(fixed, sentence, words), sentence, words)
-    if "order" in words.features:
-        fixed = group_size(group_order(fixed), sentence, words)
+    fixed = group_size(group_order(fixed), sentence, words)
     if not any_object:
         fixed = drop_self_reference(fixed)
         named = named_head(fixed, sentence, words)
