@@ -102,7 +102,8 @@ def group_order(ref: ObjectRef) -> ObjectRef:
     right / front / back / middle, when no order is set (also when the schema offered no order: "right
     of" takes an anchor); with an order set, such a relation to its own category is dropped (it says
     the group again). An order that repeats the direction of a relation to another object ("the bag on
-    the right of the desk" written with order "right" too) is dropped: the words said it once, of the anchor."""
+    the right of the desk" written with order "right" too) is dropped:
+    the words said it once, of the anchor."""
     if ref.order is not None:
         # the order already says where in its group: a left / right ... relation to its own category
         # repeats it ("chair right of chair" beside order "right")
