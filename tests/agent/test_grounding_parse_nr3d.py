@@ -507,3 +507,29 @@ def test_a_direction_to_the_group_of_its_own_kind_is_its_order_in_that_group(sha
     g = ground(graph, parsed.ref)
     assert g.top is not None and g.top.id == str(record["target_id"]) and g.unique, g.message()
     assert ground(graph, ObjectRef(category="trash can")).tied == 4  # the relation dropped: all four tie
+
+
+@pytest.mark.parametrize("utterance", ["The storage bin that is on top of another storage bin",
+                                       "The correct toilet paper is the one on top of the other two."])
+def test_on_top_of_others_of_its_kind_is_the_highest_of_them(shared_data: Path, utterance: str) -> None:
+    # the graph stores no support between the stacked objects: "bin on bin" holds for none of them
+    record = _record(shared_data, utterance)
+    graph = _graph(shared_data, record["scene_id"])
+    category = record["target_label"]
+    reply = _reply(category=category, relations=[{"relation": "on", "anchors": [{"category": category}]}])
+    parsed = parse_expression(ScriptedModel([reply]), utterance, scene_vocabulary(graph))
+    assert parsed.ref is not None and parsed.ref.superlative == "highest" and not parsed.ref.relations
+    g = ground(graph, parsed.ref)
+    assert g.top is not None and g.top.id == str(record["target_id"]) and g.unique, g.message()
+    assert ground(graph, ObjectRef(category=category)).tied > 1
+
+
+def test_a_relation_to_its_own_kind_is_a_height_only_when_the_sentence_sets_it_among_others() -> None:
+    on_door = ObjectRef.model_validate({"category": "door", "relations": [
+        {"relation": "on", "anchors": [{"category": "door"}]}]})
+    assert drop_self_reference(on_door, "the door that's open") == ObjectRef(category="door")
+    under = on_door.model_copy(update={"relations": [on_door.relations[0].model_copy(
+        update={"relation": "under"})]})
+    assert drop_self_reference(under, "the door under the other door").superlative == "lowest"
+    apart = on_door.model_copy(update={"alone": True})  # "sits apart from the others": not on one
+    assert drop_self_reference(apart, "this door sits apart from the others").superlative is None

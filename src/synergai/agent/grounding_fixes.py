@@ -24,6 +24,7 @@ from synergai.scene.vocabulary import (
     OPPOSITE_WORDS,
     PAIR_WORDS,
     RELATION_SYNONYMS,
+    STACK_WORDS,
     STANDING_AT_WORDS,
     WORD_TO_NUMBER,
     sentence_words,
@@ -212,16 +213,32 @@ def _only_itself(anchor: ObjectRef, category: str) -> bool:
         _only_itself(a, category) for r in anchor.relations for a in r.anchors)
 
 
-def drop_self_reference(ref: ObjectRef) -> ObjectRef:
+#: A vertical relation to its own kind: the one on top of the others ("the bin on top of the other bin")
+#: is the highest of them, the one under them the lowest.
+_STACKED = MappingProxyType({"on": "highest", "above": "highest", "supporting": "lowest", "under": "lowest",
+                             "below": "lowest"})
+
+
+def drop_self_reference(ref: ObjectRef, sentence: str = "") -> ObjectRef:
     """The expression without relations whose anchors name only the target's own category.
 
     A small model that cannot place a phrase ("the door that's open", "in the washroom") writes the
     target as its own anchor ("door on door"); such a relation holds of every object of the category
     against another, so it says nothing, and it would leave no candidate that is not an anchor. Not
     for a sentence about an unnamed object ("what is on the table", where the model copies the anchor
-    into the target): the caller decides."""
+    into the target): the caller decides. When the sentence sets the object among others of its kind or
+    in a stack (``STACK_WORDS``: "on top of the other bins", "the bottom of the stack") and the dropped
+    relations are vertical one way, they say its height among them: the superlative highest / lowest
+    (not with isolation: "apart from the others" is not on one; the graph often stores no support
+    between objects of one kind stacked)."""
     rest = [r for r in ref.relations if not all(_only_itself(a, ref.category) for a in r.anchors)]
-    return ref if len(rest) == len(ref.relations) else ref.model_copy(update={"relations": rest})
+    if len(rest) == len(ref.relations):
+        return ref
+    stacked = {_STACKED[r.relation] for r in ref.relations if r.relation in _STACKED and not r.negated
+               and r not in rest}
+    said = bool(STACK_WORDS & set(sentence_words(sentence))) and not ref.alone  # apart: not on another
+    top = next(iter(stacked)) if said and len(stacked) == 1 and ref.superlative is None else ref.superlative
+    return ref.model_copy(update={"relations": rest, "superlative": top})
 
 
 def _objects(ref: ObjectRef) -> list[ObjectRef]:
@@ -443,7 +460,7 @@ def post_parse(ref: ObjectRef, sentence: str, words: SceneVocabulary, *,
     fixed = across_from(reverse_back_relations(fixed, sentence, words), sentence, words)
     fixed = group_size(group_order(fixed), sentence, words)
     if not any_object:
-        fixed = drop_self_reference(fixed)
+        fixed = drop_self_reference(fixed, sentence)
         named = named_head(fixed, sentence, words)
         reordered = reordered or named is not fixed
         fixed = named

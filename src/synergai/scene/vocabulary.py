@@ -103,6 +103,9 @@ OPPOSITE_WORDS = frozenset({"opposite", "across"})
 #: four"): the group an order is taken in.
 GROUP_WORDS = frozenset({"group", "groups", "row", "rows", "set", "sets", "stack", "stacks", "line",
                          "cluster", "pile", "column"})
+#: Words by which a sentence sets its object among others of its kind, one on another ("on top of the
+#: other bins", "the bottom of the stack"): a vertical relation to its own kind is then its height among them.
+STACK_WORDS = frozenset({"other", "others", "another", "stack", "stacks", "stacked", "pile", "piled"})
 #: Words that say a number of objects without a number word ("both lamps"; not "pair": a pair of shoes
 #: is one object).
 PAIR_WORDS = frozenset({"both"})
