@@ -69,7 +69,7 @@ from synergai.scene.grounding.layout import (
     tightest,
 )
 from synergai.scene.grounding.rooms import room_anchor, room_parts
-from synergai.scene.grounding.vocabulary import map_word_to, nearest_categories
+from synergai.scene.grounding.vocabulary import kindred_categories, map_word_to, nearest_categories
 from synergai.scene.model import (
     SUPPORT_RELATIONS,
     VIEW_DEPENDENT,
@@ -259,6 +259,11 @@ class _Resolver:
         anything = singular(ref.category) in ANY_OBJECT_WORDS and ref.category not in self.categories
         matched = {o.category for o in self.graph if o.kind is ObjectKind.OBJECT} if anything else set(
             map_word_to(ref.category, self.categories))
+        if len([o for o in self.graph if o.category in matched]) == 1 and (
+                ref.order or ref.superlative or ref.group_size):
+            # "the bin on the right" of one object labelled bin: the group compared is of its kind, which
+            # the scan labels with kindred names too ("storage bin")
+            matched |= set(kindred_categories(ref.category, self.categories))
         if not matched:
             return Grounding((), 0, f"there is no {ref.category} in this room",
                              tuple(nearest_categories(ref.category, self.categories)))
