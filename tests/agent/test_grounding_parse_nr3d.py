@@ -533,3 +533,19 @@ def test_a_relation_to_its_own_kind_is_a_height_only_when_the_sentence_sets_it_a
     assert drop_self_reference(under, "the door under the other door").superlative == "lowest"
     apart = on_door.model_copy(update={"alone": True})  # "sits apart from the others": not on one
     assert drop_self_reference(apart, "this door sits apart from the others").superlative is None
+
+
+def test_the_bottom_of_two_stacked_bins_is_the_lower_of_that_pair(shared_data: Path) -> None:
+    # the model wrote "on" for "on the bottom of"; the scan labels one "bin" and three "storage bin", two
+    # of them stacked, and every bin on the floor has its bottom at the floor
+    utterance = "The bin that is on the bottom of two stacked bins."
+    record = _record(shared_data, utterance)
+    graph = _graph(shared_data, record["scene_id"])
+    reply = _reply(category="bin", relations=[{"relation": "on", "anchors": [{"category": "bin"}]}])
+    parsed = parse_expression(ScriptedModel([reply]), utterance, scene_vocabulary(graph))
+    assert parsed.ref is not None
+    assert (parsed.ref.superlative, parsed.ref.group_size, parsed.ref.relations) == ("lowest", 2, [])
+    g = ground(graph, parsed.ref)
+    assert g.top is not None and g.top.id == str(record["target_id"]) and g.unique, g.message()
+    among_all = ground(graph, parsed.ref.model_copy(update={"group_size": None}))
+    assert among_all.top is None or among_all.top.id != str(record["target_id"]) or not among_all.unique

@@ -24,8 +24,11 @@ from synergai.scene.vocabulary import (
     OPPOSITE_WORDS,
     PAIR_WORDS,
     RELATION_SYNONYMS,
+    SIZE_WORDS,
+    STACK_PLACES,
     STACK_WORDS,
     STANDING_AT_WORDS,
+    SUPERLATIVE_WORDS,
     WORD_TO_NUMBER,
     sentence_words,
     words_of,
@@ -219,6 +222,9 @@ _STACKED = MappingProxyType({"on": "highest", "above": "highest", "supporting": 
                              "below": "lowest"})
 
 
+_HEIGHTS = frozenset(_STACKED.values())
+
+
 def drop_self_reference(ref: ObjectRef, sentence: str = "") -> ObjectRef:
     """The expression without relations whose anchors name only the target's own category.
 
@@ -228,15 +234,20 @@ def drop_self_reference(ref: ObjectRef, sentence: str = "") -> ObjectRef:
     for a sentence about an unnamed object ("what is on the table", where the model copies the anchor
     into the target): the caller decides. When the sentence sets the object among others of its kind or
     in a stack (``STACK_WORDS``: "on top of the other bins", "the bottom of the stack") and the dropped
-    relations are vertical one way, they say its height among them: the superlative highest / lowest
-    (not with isolation: "apart from the others" is not on one; the graph often stores no support
+    relations are vertical one way, they say its height among them: the superlative highest / lowest,
+    or the one the sentence's own place word says ("on the bottom of the stack", written "on") (not
+    with isolation: "apart from the others" is not on one; the graph often stores no support
     between objects of one kind stacked)."""
     rest = [r for r in ref.relations if not all(_only_itself(a, ref.category) for a in r.anchors)]
     if len(rest) == len(ref.relations):
         return ref
     stacked = {_STACKED[r.relation] for r in ref.relations if r.relation in _STACKED and not r.negated
                and r not in rest}
-    said = bool(STACK_WORDS & set(sentence_words(sentence))) and not ref.alone  # apart: not on another
+    words = sentence_words(sentence)
+    said = bool(STACK_WORDS & set(words)) and not ref.alone  # apart: not on another
+    # the place the sentence names wins over the relation the model wrote ("on the bottom of the stack")
+    places = {p for w in words for p in [STACK_PLACES.get(w), SUPERLATIVE_WORDS.get(w)] if p in _HEIGHTS}
+    stacked = places if len(places) == 1 else stacked
     top = next(iter(stacked)) if said and len(stacked) == 1 and ref.superlative is None else ref.superlative
     return ref.model_copy(update={"relations": rest, "superlative": top})
 
@@ -424,15 +435,18 @@ def _number(word: str) -> int | None:
 
 
 def group_size(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
-    """The expression with the size of the group its order is taken in, when the sentence says it.
+    """The expression with the size of the group its order or comparison is taken in, when the sentence
+    says it.
 
     "The middle of the three cups", "the far right photo in the group of 3": the order is taken among
     that many objects of the target's kind, those standing closest together (the engine finds them),
     not among every one in the room. A number counts the group when the next object the sentence names,
     within a few words, is of the target's category, or when it follows a group word or an order word
     ("group of 3", "the rightmost of three"); "the other two" are two besides the target. Only for an
-    expression with an order and no group size yet."""
-    if ref.order is None or ref.group_size is not None:
+    expression with an order, a superlative or a size word ("the lower of the two stacked bins") and no
+    group size yet."""
+    sizes = any(" ".join(words_of(w)) in SIZE_WORDS for w in ref.attributes)
+    if not (ref.order or ref.superlative or sizes) or ref.group_size is not None:
         return ref
     words = sentence_words(sentence)
     for k, w in enumerate(words):
@@ -458,10 +472,10 @@ def post_parse(ref: ObjectRef, sentence: str, words: SceneVocabulary, *,
         fixed = view_head(view_first(fixed, sentence, words), sentence, words)
     reordered = fixed is not ref
     fixed = across_from(reverse_back_relations(fixed, sentence, words), sentence, words)
-    fixed = group_size(group_order(fixed), sentence, words)
+    fixed = group_order(fixed)
     if not any_object:
         fixed = drop_self_reference(fixed, sentence)
         named = named_head(fixed, sentence, words)
         reordered = reordered or named is not fixed
         fixed = named
-    return attributes_to_nouns(fixed, sentence, words), reordered
+    return attributes_to_nouns(group_size(fixed, sentence, words), sentence, words), reordered

@@ -106,6 +106,8 @@ GROUP_WORDS = frozenset({"group", "groups", "row", "rows", "set", "sets", "stack
 #: Words by which a sentence sets its object among others of its kind, one on another ("on top of the
 #: other bins", "the bottom of the stack"): a vertical relation to its own kind is then its height among them.
 STACK_WORDS = frozenset({"other", "others", "another", "stack", "stacks", "stacked", "pile", "piled"})
+#: Words for a place in a stack, by the superlative they mean ("on the bottom of the two stacked bins").
+STACK_PLACES: MappingProxyType[str, str] = MappingProxyType({"top": "highest", "bottom": "lowest"})
 #: Words that say a number of objects without a number word ("both lamps"; not "pair": a pair of shoes
 #: is one object).
 PAIR_WORDS = frozenset({"both"})

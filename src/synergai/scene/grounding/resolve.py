@@ -331,9 +331,12 @@ class _Resolver:
             comps.append(self._alone(group, matched))
         if ref.order:
             comps.append(self._order(ref.order, group, vp, ref.group_size))
+        # "the lower of the two stacked bins": compared among the number said, those standing closest
+        among = tightest(self.graph, group, ref.group_size) if ref.group_size else group
+        apart = {i: (0.0, f"apart from the group of {len(among)}") for i in group if i not in among}
         if ref.superlative:
-            comps.append(self._superlative(ref.superlative, group))
-        comps += [self._size(word, group) for word in sizes]
+            comps.append({**self._superlative(ref.superlative, among), **apart})
+        comps += [{**self._size(word, among), **apart} for word in sizes]
         comps += [c for c in (self._colour_rank(w, group) for w in ref.attributes) if c]
         if len(group) > 1:  # a tie on a relation that holds by degree: the degree decides
             comps += [self._comparative(r.model_copy(update={"relation": _GRADED[r.relation]}), sets, group)
