@@ -254,6 +254,8 @@ AREA_WORDS: MappingProxyType[str, tuple[str, ...]] = MappingProxyType({
     "doorway": ("door", "doorframe"),
     "hallway": ("door", "doorframe"),
     "bedroom": ("bed",),
+    # a scan often labels the curtains or blinds over a window, not the window
+    "window": ("curtain", "curtains", "blinds"),
 })
 #: Whole-phrase synonyms folded to one canonical category name (applied after singularising).
 CANONICAL_CATEGORY: MappingProxyType[str, str] = MappingProxyType({
