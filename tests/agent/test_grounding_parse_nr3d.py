@@ -549,3 +549,21 @@ def test_the_bottom_of_two_stacked_bins_is_the_lower_of_that_pair(shared_data: P
     assert g.top is not None and g.top.id == str(record["target_id"]) and g.unique, g.message()
     among_all = ground(graph, parsed.ref.model_copy(update={"group_size": None}))
     assert among_all.top is None or among_all.top.id != str(record["target_id"]) or not among_all.unique
+
+
+def test_a_window_the_scan_did_not_label_is_offered_as_the_curtains_over_it(shared_data: Path) -> None:
+    utterance = "The shoes closest to the window."
+    record = _record(shared_data, utterance)
+    graph = _graph(shared_data, record["scene_id"])
+    vocab = scene_vocabulary(graph)
+    assert "window" not in vocab.categories
+    words = vocab.narrowed(utterance)
+    assert "curtains" in words.categories
+    assert "Synonyms: window = curtains." in expression_messages(utterance, words)[1]["content"]
+    reply = _reply(category="shoes",
+                   relations=[{"relation": "closest to", "anchors": [{"category": "curtains"}]}])
+    parsed = parse_expression(ScriptedModel([reply]), utterance, vocab)
+    assert parsed.ref is not None
+    g = ground(graph, parsed.ref)
+    assert g.top is not None and g.top.id == str(record["target_id"]) and g.unique, g.message()
+    assert ground(graph, ObjectRef(category="shoes")).tied > 1
