@@ -156,8 +156,9 @@ def singular(word: str) -> str:
     """English singular of one lower-case word (chairs -> chair, shelves -> shelf, boxes -> box)."""
     if word in PLURAL_INVARIANT or len(word) <= 2:
         return word
-    if word.endswith("ves") and word[:-3] in _VES_STEMS:
-        return _VES_STEMS[word[:-3]]
+    stem = next((k for k in _VES_STEMS if word.endswith(f"{k}ves")), None) if word.endswith("ves") else None
+    if stem is not None:  # "shelves", and compounds: "bookshelves"
+        return word[:-len(stem) - 3] + _VES_STEMS[stem]
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
     if word.endswith(("ches", "shes", "sses", "xes", "zes")):
@@ -217,6 +218,10 @@ QUERY_SYNONYMS: MappingProxyType[str, tuple[str, ...]] = MappingProxyType({
     "nightstand": ("nightstand", "night stand", "bedside table"),
     "bookcase": ("bookshelf", "bookcase", "shelf"),
     "bookshelf": ("bookshelf", "bookcase", "shelf"),
+    "loveseat": ("loveseat", "love seat", "sofa", "couch"),
+    "love seat": ("loveseat", "love seat", "sofa", "couch"),
+    "printer": ("printer", "copier"),
+    "copier": ("copier", "printer"),
     "cupboard": ("cabinet", "cupboard", "kitchen cabinet"),
     "monitor": ("monitor", "computer monitor", "screen"),
     "screen": ("monitor", "screen", "tv"),
@@ -256,6 +261,10 @@ AREA_WORDS: MappingProxyType[str, tuple[str, ...]] = MappingProxyType({
     "bedroom": ("bed",),
     # a scan often labels the curtains or blinds over a window, not the window
     "window": ("curtain", "curtains", "blinds"),
+    # parts people name that a scan labels as the whole
+    "headboard": ("bed",),
+    "showerhead": ("shower", "shower walls", "shower curtain", "bathtub"),
+    "shower head": ("shower", "shower walls", "shower curtain", "bathtub"),
 })
 #: Whole-phrase synonyms folded to one canonical category name (applied after singularising).
 CANONICAL_CATEGORY: MappingProxyType[str, str] = MappingProxyType({
