@@ -244,6 +244,20 @@ def test_a_place_the_scan_has_no_label_for_is_offered_as_what_makes_it(shared_da
     assert "Synonyms: bathroom = toilet" in user
 
 
+@pytest.mark.parametrize(("utterance", "offered"), [
+    ("The pillow closest to the headboard behind the blue pillows.", "bed"),  # a part: the whole
+    ("The smaller chair closest to the bookshelves and not directly behind the blush chair.", "shelf"),
+    ("facing the loveseat, the chair in back left", "couch"),
+    ("Trash can closest to the printer.", "copier"),
+    ("It is the horizontal bar under the showerhead.", "shower walls"),
+])
+def test_everyday_words_offer_the_labels_the_scan_gives_them(shared_data: Path, utterance: str,
+                                                             offered: str) -> None:
+    vocab = scene_vocabulary(_graph(shared_data, _record(shared_data, utterance)["scene_id"]))
+    narrowed = vocab.narrowed(utterance).categories
+    assert offered in narrowed and len(narrowed) < len(vocab.categories)  # named, not every category
+
+
 def test_an_attribute_stays_on_the_noun_it_is_said_in_front_of(shared_data: Path) -> None:
     utterance = "the tall black desk with the rolling chair tucked underneath"
     record = _record(shared_data, utterance)
