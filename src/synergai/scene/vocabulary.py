@@ -220,8 +220,6 @@ QUERY_SYNONYMS: MappingProxyType[str, tuple[str, ...]] = MappingProxyType({
     "bookshelf": ("bookshelf", "bookcase", "shelf"),
     "loveseat": ("loveseat", "love seat", "sofa", "couch"),
     "love seat": ("loveseat", "love seat", "sofa", "couch"),
-    "printer": ("printer", "copier"),
-    "copier": ("copier", "printer"),
     "cupboard": ("cabinet", "cupboard", "kitchen cabinet"),
     "monitor": ("monitor", "computer monitor", "screen"),
     "screen": ("monitor", "screen", "tv"),
