@@ -16,6 +16,7 @@ from synergai.agent.grounding_fixes import (
     attributes_to_nouns,
     drop_self_reference,
     group_order,
+    group_size,
     named_head,
     reverse_back_relations,
     view_head,
@@ -243,6 +244,19 @@ def test_a_place_the_scan_has_no_label_for_is_offered_as_what_makes_it(shared_da
     assert "Synonyms: bathroom = toilet" in user
 
 
+@pytest.mark.parametrize(("utterance", "offered"), [
+    ("The pillow closest to the headboard behind the blue pillows.", "bed"),  # a part: the whole
+    ("The smaller chair closest to the bookshelves and not directly behind the blush chair.", "shelf"),
+    ("facing the loveseat, the chair in back left", "couch"),
+    ("It is the horizontal bar under the showerhead.", "shower walls"),
+])
+def test_everyday_words_offer_the_labels_the_scan_gives_them(shared_data: Path, utterance: str,
+                                                             offered: str) -> None:
+    vocab = scene_vocabulary(_graph(shared_data, _record(shared_data, utterance)["scene_id"]))
+    narrowed = vocab.narrowed(utterance).categories
+    assert offered in narrowed and len(narrowed) < len(vocab.categories)  # named, not every category
+
+
 def test_an_attribute_stays_on_the_noun_it_is_said_in_front_of(shared_data: Path) -> None:
     utterance = "the tall black desk with the rolling chair tucked underneath"
     record = _record(shared_data, utterance)
@@ -460,3 +474,109 @@ def test_a_reading_that_ties_is_asked_once_more_and_kept_only_when_it_ties_fewer
     # a second reading that ties as much is not taken: the first stands, its tie reported
     parsed, found = ground_description(ScriptedModel([first, first]), sentence, vocab, graph)
     assert found is not None and found.tied == 2 and parsed.calls == 2
+
+
+@pytest.mark.parametrize("utterance", ["the far right photo in the group of 3",
+                                       "Of the 3 signs grouped together, its the middle sign"])
+def test_the_number_a_sentence_gives_its_group_is_the_group_the_order_is_taken_in(
+        shared_data: Path, utterance: str) -> None:
+    # a fourth picture / sign hangs within a metre of the three: the largest cluster holds all four
+    record = _record(shared_data, utterance)
+    graph = _graph(shared_data, record["scene_id"])
+    order = "right" if "right" in utterance else "middle"
+    reply = _reply(category=record["target_label"].replace("photo", "picture"), order=order)
+    parsed = parse_expression(ScriptedModel([reply]), utterance, scene_vocabulary(graph))
+    assert parsed.ref is not None and parsed.ref.group_size == 3
+    g = ground(graph, parsed.ref)
+    assert g.top is not None and g.top.id == str(record["target_id"]) and g.unique, g.message()
+    as_written = ground(graph, ObjectRef.model_validate(json.loads(reply)))
+    assert as_written.top is not None and as_written.top.id != str(record["target_id"])
+
+
+def test_a_group_size_is_read_only_from_a_number_said_of_the_targets_kind_or_its_group() -> None:
+    vocab = SceneVocabulary(categories=("cup", "desk", "computer tower", "shoes"), attributes=("white",))
+    cup = ObjectRef(category="cup", order="middle")
+    assert group_size(cup, "the middle of the three white cups", vocab).group_size == 3
+    assert group_size(cup, "the rightmost of four, on the desk", vocab).group_size == 4
+    assert group_size(cup, "looking at both cups, the middle one", vocab).group_size == 2
+    assert group_size(cup, "the middle cup on the desk with 2 computer towers", vocab) == cup
+    shoes = ObjectRef(category="shoes", order="second from left")
+    assert group_size(shoes, "the second pair of shoes from the left", vocab) == shoes
+    assert group_size(ObjectRef(category="cup"), "one of the three cups", vocab).group_size is None
+    assert group_size(cup, "the cup between the other two cups", vocab).group_size == 3
+
+
+def test_a_direction_to_the_group_of_its_own_kind_is_its_order_in_that_group(shared_data: Path) -> None:
+    # "right of the group" takes an anchor (no order offered), and the model nests its own kind in it
+    utterance = "The trash can on the right of the group of three trash cans."
+    own = {"category": "trash can",
+           "relations": [{"relation": "right of", "anchors": [{"category": "trash can"}], "count": 2}]}
+    reply = _reply(category="trash can", relations=[{"relation": "right of", "anchors": [own]}])
+    record = _record(shared_data, utterance)
+    graph = _graph(shared_data, record["scene_id"])
+    parsed = parse_expression(ScriptedModel([reply]), utterance, scene_vocabulary(graph))
+    assert parsed.ref is not None and (parsed.ref.order, parsed.ref.group_size) == ("right", 3)
+    assert not parsed.ref.relations
+    g = ground(graph, parsed.ref)
+    assert g.top is not None and g.top.id == str(record["target_id"]) and g.unique, g.message()
+    assert ground(graph, ObjectRef(category="trash can")).tied == 4  # the relation dropped: all four tie
+
+
+@pytest.mark.parametrize("utterance", ["The storage bin that is on top of another storage bin",
+                                       "The correct toilet paper is the one on top of the other two."])
+def test_on_top_of_others_of_its_kind_is_the_highest_of_them(shared_data: Path, utterance: str) -> None:
+    # the graph stores no support between the stacked objects: "bin on bin" holds for none of them
+    record = _record(shared_data, utterance)
+    graph = _graph(shared_data, record["scene_id"])
+    category = record["target_label"]
+    reply = _reply(category=category, relations=[{"relation": "on", "anchors": [{"category": category}]}])
+    parsed = parse_expression(ScriptedModel([reply]), utterance, scene_vocabulary(graph))
+    assert parsed.ref is not None and parsed.ref.superlative == "highest" and not parsed.ref.relations
+    g = ground(graph, parsed.ref)
+    assert g.top is not None and g.top.id == str(record["target_id"]) and g.unique, g.message()
+    assert ground(graph, ObjectRef(category=category)).tied > 1
+
+
+def test_a_relation_to_its_own_kind_is_a_height_only_when_the_sentence_sets_it_among_others() -> None:
+    on_door = ObjectRef.model_validate({"category": "door", "relations": [
+        {"relation": "on", "anchors": [{"category": "door"}]}]})
+    assert drop_self_reference(on_door, "the door that's open") == ObjectRef(category="door")
+    under = on_door.model_copy(update={"relations": [on_door.relations[0].model_copy(
+        update={"relation": "under"})]})
+    assert drop_self_reference(under, "the door under the other door").superlative == "lowest"
+    apart = on_door.model_copy(update={"alone": True})  # "sits apart from the others": not on one
+    assert drop_self_reference(apart, "this door sits apart from the others").superlative is None
+
+
+def test_the_bottom_of_two_stacked_bins_is_the_lower_of_that_pair(shared_data: Path) -> None:
+    # the model wrote "on" for "on the bottom of"; the scan labels one "bin" and three "storage bin", two
+    # of them stacked, and every bin on the floor has its bottom at the floor
+    utterance = "The bin that is on the bottom of two stacked bins."
+    record = _record(shared_data, utterance)
+    graph = _graph(shared_data, record["scene_id"])
+    reply = _reply(category="bin", relations=[{"relation": "on", "anchors": [{"category": "bin"}]}])
+    parsed = parse_expression(ScriptedModel([reply]), utterance, scene_vocabulary(graph))
+    assert parsed.ref is not None
+    assert (parsed.ref.superlative, parsed.ref.group_size, parsed.ref.relations) == ("lowest", 2, [])
+    g = ground(graph, parsed.ref)
+    assert g.top is not None and g.top.id == str(record["target_id"]) and g.unique, g.message()
+    among_all = ground(graph, parsed.ref.model_copy(update={"group_size": None}))
+    assert among_all.top is None or among_all.top.id != str(record["target_id"]) or not among_all.unique
+
+
+def test_a_window_the_scan_did_not_label_is_offered_as_the_curtains_over_it(shared_data: Path) -> None:
+    utterance = "The shoes closest to the window."
+    record = _record(shared_data, utterance)
+    graph = _graph(shared_data, record["scene_id"])
+    vocab = scene_vocabulary(graph)
+    assert "window" not in vocab.categories
+    words = vocab.narrowed(utterance)
+    assert "curtains" in words.categories
+    assert "Synonyms: window = curtains." in expression_messages(utterance, words)[1]["content"]
+    reply = _reply(category="shoes",
+                   relations=[{"relation": "closest to", "anchors": [{"category": "curtains"}]}])
+    parsed = parse_expression(ScriptedModel([reply]), utterance, vocab)
+    assert parsed.ref is not None
+    g = ground(graph, parsed.ref)
+    assert g.top is not None and g.top.id == str(record["target_id"]) and g.unique, g.message()
+    assert ground(graph, ObjectRef(category="shoes")).tied > 1

@@ -14,7 +14,8 @@ from synergai.scene.attributes import color_distance, color_name
 from synergai.scene.build import build_graph
 from synergai.scene.builders.objects_json import load_objects_file
 from synergai.scene.grounding import ObjectRef, ground
-from synergai.scene.grounding.layout import graded
+from synergai.scene.grounding.layout import graded, tightest
+from synergai.scene.grounding.vocabulary import kindred_categories
 from synergai.scene.model import SceneGraph
 from synergai.scene.relations.thresholds import RelationThresholds
 
@@ -154,3 +155,36 @@ def test_closest_among_equal_gaps_is_the_one_whose_centre_is_nearer(shared_data:
     assert g.unique and g.top is not None and g.top.id == "43"
     second = g.candidates[1]
     assert second.id == "44" and "centre" in second.reason and second.score < g.top.score
+
+
+def test_an_order_among_a_said_number_is_taken_in_the_closest_standing_ones(shared_data: Path) -> None:
+    """ "The far right photo in the group of 3": three pictures hang in a row on one wall, a fourth on the
+    next wall within a metre of them (so the largest cluster is all four). The three standing closest
+    together are the group; among all four another picture is the rightmost."""
+    graph = _graph(shared_data, "scene0704_00")
+    assert sorted(tightest(graph, ["25", "22", "10", "11"], 3)) == ["10", "11", "22"]
+    g = ground(graph, _ref(category="picture", order="right", group_size=3))
+    assert g.unique and g.top is not None and g.top.id == "22"
+    four = ground(graph, _ref(category="picture", order="right"))
+    assert four.top is not None and four.top.id == "25"
+
+
+def test_an_order_among_one_labelled_object_is_taken_among_its_kindred_labels(shared_data: Path) -> None:
+    """ "The bin on the right": the scan labels one object "bin" and three "storage bin". An order among
+    one object says nothing; the group compared is the kind, kindred labels included. Without an order
+    the word keeps its own label."""
+    graph = _graph(shared_data, "scene0606_00")
+    g = ground(graph, _ref(category="bin", order="right"))
+    assert g.unique and g.top is not None and g.top.id == "30"
+    assert {c.id for c in g.candidates} == {"3", "30", "31", "32"}
+    plain = ground(graph, _ref(category="bin"))
+    assert plain.unique and plain.top is not None and plain.top.id == "3"
+
+
+def test_kindred_categories_share_their_words_in_the_singular() -> None:
+    cats = ["bin", "storage bin", "cabinet", "kitchen cabinets", "toilet paper", "toilet paper rolls",
+            "chair", "armchair"]
+    assert kindred_categories("bin", cats) == ["bin", "storage bin"]
+    assert kindred_categories("cabinets", cats) == ["cabinet", "kitchen cabinets"]
+    assert kindred_categories("toilet paper rolls", cats) == ["toilet paper", "toilet paper rolls"]
+    assert kindred_categories("chair", cats) == ["chair"]

@@ -14,14 +14,22 @@ from collections.abc import Callable
 from types import MappingProxyType
 
 from synergai.scene.grounding import RELATION_NAMES, ObjectRef, RelationRef, SceneVocabulary
+from synergai.scene.grounding.expression import MAX_COUNT
 from synergai.scene.grounding.vocabulary import relations_said
 from synergai.scene.vocabulary import (
     ANY_OBJECT,
     FEATURE_CUES,
+    GROUP_WORDS,
     HAVING_WORDS,
     OPPOSITE_WORDS,
+    PAIR_WORDS,
     RELATION_SYNONYMS,
+    SIZE_WORDS,
+    STACK_PLACES,
+    STACK_WORDS,
     STANDING_AT_WORDS,
+    SUPERLATIVE_WORDS,
+    WORD_TO_NUMBER,
     sentence_words,
     words_of,
 )
@@ -93,11 +101,13 @@ def group_order(ref: ObjectRef) -> ObjectRef:
 
     "The chair on the left" has no anchor; a small model, given only relations, writes "chair left of
     chair", which every chair satisfies against another. A left / right / front / behind / between
-    relation whose anchors are all bare (no attribute, relation or feature) and of the target's own
-    category becomes the order left / right / front / back / middle, when no order is set; with an
-    order set, such a relation to its own category is dropped (it says the group again). An order that
-    repeats the direction of a relation to another object ("the bag on the right of the
-    desk" written with order "right" too) is dropped: the words said it once, of the anchor."""
+    relation whose anchors name only the target's own category (no attribute or feature; relations, if
+    any, again to its own category: "on the right of the group of trash cans") becomes the order left /
+    right / front / back / middle, when no order is set (also when the schema offered no order: "right
+    of" takes an anchor); with an order set, such a relation to its own category is dropped (it says
+    the group again). An order that repeats the direction of a relation to another object ("the bag on
+    the right of the desk" written with order "right" too) is dropped:
+    the words said it once, of the anchor."""
     if ref.order is not None:
         # the order already says where in its group: a left / right ... relation to its own category
         # repeats it ("chair right of chair" beside order "right")
@@ -107,7 +117,7 @@ def group_order(ref: ObjectRef) -> ObjectRef:
                 and any(a.category != ref.category for a in r.anchors)}
         return ref.model_copy(update={"order": None if ref.order in said else ref.order, "relations": rest})
     for k, r in enumerate(ref.relations):
-        bare = all(a.category == ref.category and a == ObjectRef(category=a.category) for a in r.anchors)
+        bare = all(_only_itself(a, ref.category) for a in r.anchors)
         if r.relation in _OWN_GROUP_ORDER and bare and not r.negated:
             rest = [x for j, x in enumerate(ref.relations) if j != k]
             return ref.model_copy(update={"order": _OWN_GROUP_ORDER[r.relation], "relations": rest})
@@ -206,16 +216,40 @@ def _only_itself(anchor: ObjectRef, category: str) -> bool:
         _only_itself(a, category) for r in anchor.relations for a in r.anchors)
 
 
-def drop_self_reference(ref: ObjectRef) -> ObjectRef:
+#: A vertical relation to its own kind: the one on top of the others ("the bin on top of the other bin")
+#: is the highest of them, the one under them the lowest.
+_STACKED = MappingProxyType({"on": "highest", "above": "highest", "supporting": "lowest", "under": "lowest",
+                             "below": "lowest"})
+
+
+_HEIGHTS = frozenset(_STACKED.values())
+
+
+def drop_self_reference(ref: ObjectRef, sentence: str = "") -> ObjectRef:
     """The expression without relations whose anchors name only the target's own category.
 
     A small model that cannot place a phrase ("the door that's open", "in the washroom") writes the
     target as its own anchor ("door on door"); such a relation holds of every object of the category
     against another, so it says nothing, and it would leave no candidate that is not an anchor. Not
     for a sentence about an unnamed object ("what is on the table", where the model copies the anchor
-    into the target): the caller decides."""
+    into the target): the caller decides. When the sentence sets the object among others of its kind or
+    in a stack (``STACK_WORDS``: "on top of the other bins", "the bottom of the stack") and the dropped
+    relations are vertical one way, they say its height among them: the superlative highest / lowest,
+    or the one the sentence's own place word says ("on the bottom of the stack", written "on") (not
+    with isolation: "apart from the others" is not on one; the graph often stores no support
+    between objects of one kind stacked)."""
     rest = [r for r in ref.relations if not all(_only_itself(a, ref.category) for a in r.anchors)]
-    return ref if len(rest) == len(ref.relations) else ref.model_copy(update={"relations": rest})
+    if len(rest) == len(ref.relations):
+        return ref
+    stacked = {_STACKED[r.relation] for r in ref.relations if r.relation in _STACKED and not r.negated
+               and r not in rest}
+    words = sentence_words(sentence)
+    said = bool(STACK_WORDS & set(words)) and not ref.alone  # apart: not on another
+    # the place the sentence names wins over the relation the model wrote ("on the bottom of the stack")
+    places = {p for w in words for p in [STACK_PLACES.get(w), SUPERLATIVE_WORDS.get(w)] if p in _HEIGHTS}
+    stacked = places if len(places) == 1 else stacked
+    top = next(iter(stacked)) if said and len(stacked) == 1 and ref.superlative is None else ref.superlative
+    return ref.model_copy(update={"relations": rest, "superlative": top})
 
 
 def _objects(ref: ObjectRef) -> list[ObjectRef]:
@@ -390,6 +424,43 @@ def named_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
     return ObjectRef(category=next(iter(head)), relations=[RelationRef(relation=relation, anchors=[ref])])
 
 
+#: Most words between a number and the noun it counts ("3 small white cups").
+_NUMBER_REACH = 3
+
+
+def _number(word: str) -> int | None:
+    """The value of a number word or digits ("three", "3", "both"), None for other words."""
+    n = 2 if word in PAIR_WORDS else int(word) if word.isdigit() else WORD_TO_NUMBER.get(word)
+    return n if n is not None and 2 <= n <= MAX_COUNT else None
+
+
+def group_size(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
+    """The expression with the size of the group its order or comparison is taken in, when the sentence
+    says it.
+
+    "The middle of the three cups", "the far right photo in the group of 3": the order is taken among
+    that many objects of the target's kind, those standing closest together (the engine finds them),
+    not among every one in the room. A number counts the group when the next object the sentence names,
+    within a few words, is of the target's category, or when it follows a group word or an order word
+    ("group of 3", "the rightmost of three"); "the other two" are two besides the target. Only for an
+    expression with an order, a superlative or a size word ("the lower of the two stacked bins") and no
+    group size yet."""
+    sizes = any(" ".join(words_of(w)) in SIZE_WORDS for w in ref.attributes)
+    if not (ref.order or ref.superlative or sizes) or ref.group_size is not None:
+        return ref
+    words = sentence_words(sentence)
+    for k, w in enumerate(words):
+        n = _number(w)
+        if n is None:
+            continue
+        grouped = k >= 2 and words[k - 1] == "of" and words[k - 2] in GROUP_WORDS | FEATURE_CUES["order"]
+        named = next((m for m in _mentions(words[k + 1:], vocab)), None)
+        if grouped or (named is not None and named[0] < _NUMBER_REACH and ref.category in named[2]):
+            others = k >= 1 and words[k - 1] == "other"  # "between the other two boxes": three in all
+            return ref.model_copy(update={"group_size": n + 1 if others else n})
+    return ref
+
+
 def post_parse(ref: ObjectRef, sentence: str, words: SceneVocabulary, *,
                any_object: bool = False) -> tuple[ObjectRef, bool]:
     """The model's expression with the deterministic fixes applied, from the sentence's words and its
@@ -401,11 +472,10 @@ def post_parse(ref: ObjectRef, sentence: str, words: SceneVocabulary, *,
         fixed = view_head(view_first(fixed, sentence, words), sentence, words)
     reordered = fixed is not ref
     fixed = across_from(reverse_back_relations(fixed, sentence, words), sentence, words)
-    if "order" in words.features:
-        fixed = group_order(fixed)
+    fixed = group_order(fixed)
     if not any_object:
-        fixed = drop_self_reference(fixed)
+        fixed = drop_self_reference(fixed, sentence)
         named = named_head(fixed, sentence, words)
         reordered = reordered or named is not fixed
         fixed = named
-    return attributes_to_nouns(fixed, sentence, words), reordered
+    return attributes_to_nouns(group_size(fixed, sentence, words), sentence, words), reordered

@@ -99,6 +99,18 @@ HAVING_WORDS = frozenset({"with", "has", "have", "having", "had", "holding", "ho
 #: Words that put an object across the room from its anchor ("the whiteboard across from the door"): of
 #: the candidates, the one farthest from it.
 OPPOSITE_WORDS = frozenset({"opposite", "across"})
+#: Words for objects of one kind standing together, said with their number ("the group of 3", "a row of
+#: four"): the group an order is taken in.
+GROUP_WORDS = frozenset({"group", "groups", "row", "rows", "set", "sets", "stack", "stacks", "line",
+                         "cluster", "pile", "column"})
+#: Words by which a sentence sets its object among others of its kind, one on another ("on top of the
+#: other bins", "the bottom of the stack"): a vertical relation to its own kind is then its height among them.
+STACK_WORDS = frozenset({"other", "others", "another", "stack", "stacks", "stacked", "pile", "piled"})
+#: Words for a place in a stack, by the superlative they mean ("on the bottom of the two stacked bins").
+STACK_PLACES: MappingProxyType[str, str] = MappingProxyType({"top": "highest", "bottom": "lowest"})
+#: Words that say a number of objects without a number word ("both lamps"; not "pair": a pair of shoes
+#: is one object).
+PAIR_WORDS = frozenset({"both"})
 #: The category a referring expression gives "any object" ("what is on the table?").
 ANY_OBJECT = "object"
 #: Words by which a sentence asks about an object it does not name ("what is on the table?").
@@ -144,8 +156,9 @@ def singular(word: str) -> str:
     """English singular of one lower-case word (chairs -> chair, shelves -> shelf, boxes -> box)."""
     if word in PLURAL_INVARIANT or len(word) <= 2:
         return word
-    if word.endswith("ves") and word[:-3] in _VES_STEMS:
-        return _VES_STEMS[word[:-3]]
+    stem = next((k for k in _VES_STEMS if word.endswith(f"{k}ves")), None) if word.endswith("ves") else None
+    if stem is not None:  # "shelves", and compounds: "bookshelves"
+        return word[:-len(stem) - 3] + _VES_STEMS[stem]
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
     if word.endswith(("ches", "shes", "sses", "xes", "zes")):
@@ -205,6 +218,8 @@ QUERY_SYNONYMS: MappingProxyType[str, tuple[str, ...]] = MappingProxyType({
     "nightstand": ("nightstand", "night stand", "bedside table"),
     "bookcase": ("bookshelf", "bookcase", "shelf"),
     "bookshelf": ("bookshelf", "bookcase", "shelf"),
+    "loveseat": ("loveseat", "love seat", "sofa", "couch"),
+    "love seat": ("loveseat", "love seat", "sofa", "couch"),
     "cupboard": ("cabinet", "cupboard", "kitchen cabinet"),
     "monitor": ("monitor", "computer monitor", "screen"),
     "screen": ("monitor", "screen", "tv"),
@@ -242,6 +257,12 @@ AREA_WORDS: MappingProxyType[str, tuple[str, ...]] = MappingProxyType({
     "doorway": ("door", "doorframe"),
     "hallway": ("door", "doorframe"),
     "bedroom": ("bed",),
+    # a scan often labels the curtains or blinds over a window, not the window
+    "window": ("curtain", "curtains", "blinds"),
+    # parts people name that a scan labels as the whole
+    "headboard": ("bed",),
+    "showerhead": ("shower", "shower walls", "shower curtain", "bathtub"),
+    "shower head": ("shower", "shower walls", "shower curtain", "bathtub"),
 })
 #: Whole-phrase synonyms folded to one canonical category name (applied after singularising).
 CANONICAL_CATEGORY: MappingProxyType[str, str] = MappingProxyType({

@@ -110,6 +110,7 @@ class ObjectRef(BaseModel):
     relations: list[RelationRef] = Field(default_factory=list)
     position: str | None = None  # one of POSITION_NAMES: "in the corner", "not in the center"
     order: str | None = None  # one of ORDERS, within the same-category group
+    group_size: int | None = Field(default=None, ge=2, le=MAX_COUNT)  # "the middle of the three cups"
     alone: bool = False  # "by itself", "away from the others"
     facing: ObjectRef | None = None  # the viewpoint: "facing the door"
     back_to: ObjectRef | None = None  # the viewpoint: "with your back to the window"
@@ -164,7 +165,8 @@ class ObjectRef(BaseModel):
         head = " ".join([*(s for s in [self.superlative] if s), *(["lone"] if self.alone else []),
                          *self.attributes, self.category])
         if self.order:
-            head += f" ({self.order} of its kind)"
+            among = f" of {self.group_size}" if self.group_size else ""
+            head += f" ({self.order}{among} of its kind)"
         if self.position:
             head += f" in the room's {self.position}" if not self.position.startswith("not ") else \
                 f" not in the room's {self.position[4:]}"

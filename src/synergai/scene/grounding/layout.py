@@ -133,6 +133,26 @@ def main_cluster(graph: SceneGraph, ids: Sequence[str], gap: float = CLUSTER_GAP
     return [i for i, x in zip(ids, label, strict=True) if sizes[x] == best]
 
 
+def tightest(graph: SceneGraph, ids: Sequence[str], size: int) -> list[str]:
+    """The ``size`` objects of ``ids`` that stand closest together ("of the three cups", "the group of
+    3"): of the sets of each object with its ``size - 1`` nearest (box gaps), the one whose largest gap
+    between two of its objects is smallest. All of them when there are not more than ``size``."""
+    n = len(ids)
+    if n <= size:
+        return list(ids)
+    b = graph.box_array(list(ids))
+    d = np.maximum(0.0, np.maximum(b.mins[:, None, :] - b.maxs[None, :, :],
+                                   b.mins[None, :, :] - b.maxs[:, None, :])).max(axis=2)
+    best: tuple[float, list[int]] | None = None
+    for i in range(n):
+        members = sorted(np.argsort(d[i], kind="stable")[:size].tolist())
+        spread = float(d[np.ix_(members, members)].max())
+        if best is None or spread < best[0]:
+            best = (spread, members)
+    assert best is not None
+    return [ids[k] for k in best[1]]
+
+
 def order_keys(graph: SceneGraph, ids: Sequence[str], order: str, viewpoint: Viewpoint) -> dict[str, float]:
     """Per candidate of a same-category group, how far it is from the ``order`` place (left, right,
     middle, second from left / right, front, back, end) as seen from ``viewpoint``."""

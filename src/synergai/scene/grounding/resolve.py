@@ -66,9 +66,10 @@ from synergai.scene.grounding.layout import (
     main_cluster,
     order_keys,
     position_keys,
+    tightest,
 )
 from synergai.scene.grounding.rooms import room_anchor, room_parts
-from synergai.scene.grounding.vocabulary import map_word_to, nearest_categories
+from synergai.scene.grounding.vocabulary import kindred_categories, map_word_to, nearest_categories
 from synergai.scene.model import (
     SUPPORT_RELATIONS,
     VIEW_DEPENDENT,
@@ -258,6 +259,11 @@ class _Resolver:
         anything = singular(ref.category) in ANY_OBJECT_WORDS and ref.category not in self.categories
         matched = {o.category for o in self.graph if o.kind is ObjectKind.OBJECT} if anything else set(
             map_word_to(ref.category, self.categories))
+        if len([o for o in self.graph if o.category in matched]) == 1 and (
+                ref.order or ref.superlative or ref.group_size):
+            # "the bin on the right" of one object labelled bin: the group compared is of its kind, which
+            # the scan labels with kindred names too ("storage bin")
+            matched |= set(kindred_categories(ref.category, self.categories))
         if not matched:
             return Grounding((), 0, f"there is no {ref.category} in this room",
                              tuple(nearest_categories(ref.category, self.categories)))
@@ -324,10 +330,13 @@ class _Resolver:
         if ref.alone:
             comps.append(self._alone(group, matched))
         if ref.order:
-            comps.append(self._order(ref.order, group, vp))
+            comps.append(self._order(ref.order, group, vp, ref.group_size))
+        # "the lower of the two stacked bins": compared among the number said, those standing closest
+        among = tightest(self.graph, group, ref.group_size) if ref.group_size else group
+        apart = {i: (0.0, f"apart from the group of {len(among)}") for i in group if i not in among}
         if ref.superlative:
-            comps.append(self._superlative(ref.superlative, group))
-        comps += [self._size(word, group) for word in sizes]
+            comps.append({**self._superlative(ref.superlative, among), **apart})
+        comps += [{**self._size(word, among), **apart} for word in sizes]
         comps += [c for c in (self._colour_rank(w, group) for w in ref.attributes) if c]
         if len(group) > 1:  # a tie on a relation that holds by degree: the degree decides
             comps += [self._comparative(r.model_copy(update={"relation": _GRADED[r.relation]}), sets, group)
@@ -483,10 +492,12 @@ class _Resolver:
         keys = position_keys(self.graph, self.room, group, position)
         return self._ranked(keys, f"nearest the room's {position}")
 
-    def _order(self, order: str, group: list[str], vp: Viewpoint | None) -> Parts:
+    def _order(self, order: str, group: list[str], vp: Viewpoint | None, size: int | None = None) -> Parts:
+        """The place of each candidate in its row; the row is the ``size`` said ("the middle of the three
+        cups") standing closest together, else the largest cluster (not a stray one across the room)."""
         if len(group) == 1:
             return {group[0]: (1.0, f"{order} (the only one)")}
-        row = main_cluster(self.graph, group)  # the row they stand in, not a stray one across the room
+        row = tightest(self.graph, group, size) if size else main_cluster(self.graph, group)
         centre = np.mean([self.graph.get(i).center for i in row], axis=0)
         view = vp or looking_at(self.room, centre)
         out = self._ranked(order_keys(self.graph, row, order, view), f"{order} of the group")

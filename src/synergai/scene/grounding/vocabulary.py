@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from synergai.scene.attributes import color_name
@@ -41,6 +42,7 @@ from synergai.scene.vocabulary import (
     WORD_TO_NUMBER,
     color_agreement,
     sentence_words,
+    singular,
     words_of,
 )
 
@@ -262,3 +264,17 @@ def scene_vocabulary(graph: SceneGraph) -> SceneVocabulary:
     present = [c for c in attrs if c in COLOR_NAMES]
     attrs |= {c for c in COLOR_NAMES if any(color_agreement(c, p) > 0 for p in present)}
     return SceneVocabulary(categories=tuple(cats), attributes=tuple(sorted(attrs)))
+
+
+def kindred_categories(category: str, categories: Sequence[str]) -> list[str]:
+    """The categories whose name, word by word in the singular, holds ``category``'s or is held by it
+    ("bin" and "storage bin", "cabinet" and "cabinets", "toilet paper" and "toilet paper rolls"): the
+    labels one scan gives to objects of a kind people name with one word."""
+    def seq(name: str) -> tuple[str, ...]:
+        return tuple(singular(w) for w in words_of(name))
+
+    def within(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+        return any(b[k:k + len(a)] == a for k in range(len(b) - len(a) + 1))
+
+    own = seq(category)
+    return [c for c in categories if own and (within(own, seq(c)) or within(seq(c), own))]
