@@ -213,6 +213,11 @@ def test_an_answer_given_before_any_program_ran_is_sent_back_once_for_one_that_r
     assert [r["ok"] for r in runs] == [False, True] and "holds 0 objects" in runs[0]["error"]
     assert [t["error"] for t in result.trace if t["type"] == "error"] == ["answered before a program ran"]
     assert result.short_answer == "no" and result.usage.calls == 4
+    # when no program runs after it, the answer sent back is the answer (not "could not be computed")
+    retries = [broken.replace("look.", f"look {k}.") for k in range(3)]
+    model = ScriptedModel([broken, answer, *retries])
+    result = ProgramLoop(model).run(room(), "Is there a sofa behind me?")
+    assert result.short_answer == "no" and not any(t["ok"] for t in result.trace if t["type"] == "program")
     # sent back once only: a second answer without a program that ran is taken
     model = ScriptedModel([answer, broken, answer])
     result = ProgramLoop(model).run(room(), "Is there a sofa behind me?")

@@ -9,20 +9,20 @@ once with a hint that names them (a count of "chairs on my right" that counts ev
 the repair still takes none, it runs. A program that passes runs in the sandbox; a category it filters that
 the scene has none of does not stop it, the hint (the scene's categories) is said beside its output
 (:data:`NOTED`). A Final Answer given before any program ran (none yet, or each one failed) is sent back once
-for a program; a second is taken. On an error (its last traceback line) or an empty output the model is asked
-to rectify it (a program cut off by the token budget is told so instead, and the next reply is sampled: the
-cut is a loop greedy decoding repeats); on a malformed reply it gets the parse-error prompt (a reply cut off
-by the token budget before its action, a loop greedy decoding repeats, starts the conversation over from the
-question, and the next reply is sampled; a ``Final Answer: X`` line without ``Action:``, or a bare short reply
-in the round that asks for the answer only, is read as the answer when it fits the question's form); a program
-that already failed is not run again: the conversation starts over from the question, which now says what
-failed (the model copies a program it can see), the next reply is sampled at ``repeat_temperature`` instead of
-greedily, and a second repeat ends the rounds. The final answer is read as the question's answer form
-(:mod:`synergai.agent.answer_forms`). After a program prints, the next call asks for the Final Answer only,
-with a small token budget (``ProgramLimits.answer_after_output``). When the rounds run out, or the model does
-not answer when asked to, a model that saw a program's output is asked once for the answer as JSON under the
-form's schema; one that never saw a program run answers "could not be computed", and the result records the
-last error.
+for a program; a second is taken, and so is the first when no program runs after it. On an error (its last
+traceback line) or an empty output the model is asked to rectify it (a program cut off by the token budget is
+told so instead, and the next reply is sampled: the cut is a loop greedy decoding repeats); on a malformed
+reply it gets the parse-error prompt (a reply cut off by the token budget before its action, a loop greedy
+decoding repeats, starts the conversation over from the question, and the next reply is sampled; a ``Final
+Answer: X`` line without ``Action:``, or a bare short reply in the round that asks for the answer only, is
+read as the answer when it fits the question's form); a program that already failed is not run again: the
+conversation starts over from the question, which now says what failed (the model copies a program it can
+see), the next reply is sampled at ``repeat_temperature`` instead of greedily, and a second repeat ends the
+rounds. The final answer is read as the question's answer form (:mod:`synergai.agent.answer_forms`). After a
+program prints, the next call asks for the Final Answer only, with a small token budget
+(``ProgramLimits.answer_after_output``). When the rounds run out, or the model does not answer when asked to,
+a model that saw a program's output is asked once for the answer as JSON under the form's schema; one that
+never saw a program run answers "could not be computed", and the result records the last error.
 
 The loop is a small phase machine (:class:`Phase`): PROGRAM asks for a program (or the answer), checks
 and runs it; ANSWER, after a program printed, asks for the final answer only; FINISH, when the rounds
@@ -213,7 +213,7 @@ class _Attempt:
     failed: dict[str, str] = field(default_factory=dict)  # program text (whitespace-normalised) -> error
     earlier: list[str] = field(default_factory=list)  # the programs so far (their assignments carry)
     named_asked: bool = False  # a program that ignored the question's objects was sent back once
-    answer_sent_back: bool = False  # an answer given before any program ran was sent back once
+    sent_back: TPCStep | None = None  # an answer given before any program ran, sent back once
     last_error: str = ""
 
     @property
@@ -310,8 +310,8 @@ class ProgramLoop:
         except ParseError as exc:
             return self._unparsed(at, reply, budget, f"parse error: {exc}")
         ran = any(t["type"] == "program" and t["ok"] for t in at.result.trace)
-        if step.kind == "final" and not (ran or at.answer_sent_back) and at.rounds < self.limits.max_rounds:
-            at.answer_sent_back = True
+        if step.kind == "final" and not (ran or at.sent_back) and at.rounds < self.limits.max_rounds:
+            at.sent_back = step
             at.result.trace.append({"type": "error", "error": "answered before a program ran", "reply":
                                     reply.text[:800]})
             return at.say(P.PROGRAM_FIRST)  # once: a second answer without a program that ran is taken
@@ -364,10 +364,14 @@ class ProgramLoop:
         return Phase.FINISH
 
     def _finish(self, at: _Attempt) -> Phase:
-        """FINISH: one JSON answer when a program's output was seen; else "could not be computed"."""
+        """FINISH: one JSON answer when a program's output was seen; else the answer sent back when no
+        program ran after it; else "could not be computed"."""
         result = at.result
         if at.saw_output:
             self._summarize(result, at.messages, at.question, at.categories)
+        elif at.sent_back is not None:
+            self._answer(result, at.question, at.sent_back.content, {"thought": at.sent_back.thought,
+                                                                     "sent_back": True})
         if not result.answer:
             result.answer = result.short_answer = NOT_COMPUTED
             result.error = at.last_error or "no program ran and no answer was given"
