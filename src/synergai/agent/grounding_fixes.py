@@ -454,7 +454,7 @@ def group_size(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
         if n is None:
             continue
         grouped = k >= 2 and words[k - 1] == "of" and words[k - 2] in GROUP_WORDS | FEATURE_CUES["order"]
-        named = next((m for m in _mentions(words[k + 1:], vocab)), None)
+        named = next(iter(_mentions(words[k + 1:], vocab)), None)
         if grouped or (named is not None and named[0] < _NUMBER_REACH and ref.category in named[2]):
             others = k >= 1 and words[k - 1] == "other"  # "between the other two boxes": three in all
             return ref.model_copy(update={"group_size": n + 1 if others else n})

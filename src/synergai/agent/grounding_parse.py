@@ -305,8 +305,9 @@ def ground_description(model: ChatModel, sentence: str, vocab: SceneVocabulary,
     if parsed.ref is None:
         return parsed, None
     found = ground(graph, parsed.ref)
-    words = vocab.narrowed(sentence)
-    if found.tied <= 1 or not (relations_said(sentence, vocab.relations) or words.features):
+    says_more = found.tied > 1 and (relations_said(sentence, vocab.relations)
+                                    or bool(vocab.narrowed(sentence).features))  # narrowed only on a tie
+    if not says_more:
         return parsed, found
     note = (f"A first reading, {parsed.ref.describe()!r}, fits {found.tied} objects equally: read the "
             "description again and write every relation, order or position it says.")

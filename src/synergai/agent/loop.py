@@ -283,9 +283,10 @@ class AgentLoop:
         earlier = "".join(f"Earlier, the user said: {u}\nYou answered: {a}\n" for u, a in history)
         note = f"\n{session_note}" if session_note else ""
         messages.append({"role": "user", "content": f"{earlier}User input: {question}{note}"})
-        asked = Question.parse(question, sorted(ctx.graph.categories()))
+        categories = sorted(ctx.graph.categories())
+        asked = Question.parse(question, categories)
         form = asked.reply_form
-        final = final_schema(form, sorted(ctx.graph.categories()), sentence=form is AnswerForm.PHRASE,
+        final = final_schema(form, categories, sentence=form is AnswerForm.PHRASE,
                              options=asked.choices)
         # a question about a middle (or anything not a question) may use the mid point; other questions
         # do not get it: a mid point of one category is filler whose "closest object" misleads the answer

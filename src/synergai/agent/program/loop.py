@@ -222,6 +222,11 @@ class _Attempt:
         return sorted(self.counts)
 
     @property
+    def ran(self) -> bool:
+        """Whether a program ran without an error."""
+        return any(t["type"] == "program" and t["ok"] for t in self.result.trace)
+
+    @property
     def saw_output(self) -> bool:
         """Whether a program ran and printed."""
         return any(t["type"] == "program" and t["ok"] and t["stdout"].strip() for t in self.result.trace)
@@ -309,8 +314,7 @@ class ProgramLoop:
             step = parse_reply(reply.text)
         except ParseError as exc:
             return self._unparsed(at, reply, budget, f"parse error: {exc}")
-        ran = any(t["type"] == "program" and t["ok"] for t in at.result.trace)
-        if step.kind == "final" and not (ran or at.sent_back) and at.rounds < self.limits.max_rounds:
+        if step.kind == "final" and not (at.ran or at.sent_back) and at.rounds < self.limits.max_rounds:
             at.sent_back = step
             at.result.trace.append({"type": "error", "error": "answered before a program ran", "reply":
                                     reply.text[:800]})

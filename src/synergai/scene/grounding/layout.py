@@ -110,6 +110,14 @@ def back_to(room: RoomExtent, anchor: np.ndarray) -> Viewpoint:
     return Viewpoint((float(anchor[0]), float(anchor[1]), 0.0), (float(sight[0]), float(sight[1]), 0.0))
 
 
+def _gaps(graph: SceneGraph, ids: Sequence[str], dims: int) -> np.ndarray:
+    """The gap between each two of the objects' boxes over their first ``dims`` axes: the largest
+    per-axis gap (0 where they overlap on every axis)."""
+    b = graph.box_array(list(ids))
+    lo, hi = b.mins[:, :dims], b.maxs[:, :dims]
+    return np.maximum(0.0, np.maximum(lo[:, None] - hi[None], lo[None] - hi[:, None])).max(axis=2)
+
+
 def main_cluster(graph: SceneGraph, ids: Sequence[str], gap: float = CLUSTER_GAP_M) -> list[str]:
     """The largest cluster of the objects (single linkage: boxes within ``gap``): "the three windows",
     "the group of trash cans" is the row they stand in, not a stray one across the room. All of them
@@ -117,9 +125,7 @@ def main_cluster(graph: SceneGraph, ids: Sequence[str], gap: float = CLUSTER_GAP
     n = len(ids)
     if n < 3:
         return list(ids)
-    b = graph.box_array(list(ids))
-    d = np.maximum(0.0, np.maximum(b.mins[:, None, :2] - b.maxs[None, :, :2],
-                                   b.mins[None, :, :2] - b.maxs[:, None, :2])).max(axis=2)
+    d = _gaps(graph, ids, 2)
     label = list(range(n))
     for i in range(n):
         for j in range(i + 1, n):
@@ -140,9 +146,7 @@ def tightest(graph: SceneGraph, ids: Sequence[str], size: int) -> list[str]:
     n = len(ids)
     if n <= size:
         return list(ids)
-    b = graph.box_array(list(ids))
-    d = np.maximum(0.0, np.maximum(b.mins[:, None, :] - b.maxs[None, :, :],
-                                   b.mins[None, :, :] - b.maxs[:, None, :])).max(axis=2)
+    d = _gaps(graph, ids, 3)
     best: tuple[float, list[int]] | None = None
     for i in range(n):
         members = sorted(np.argsort(d[i], kind="stable")[:size].tolist())

@@ -259,7 +259,7 @@ class _Resolver:
         anything = singular(ref.category) in ANY_OBJECT_WORDS and ref.category not in self.categories
         matched = {o.category for o in self.graph if o.kind is ObjectKind.OBJECT} if anything else set(
             map_word_to(ref.category, self.categories))
-        if len([o for o in self.graph if o.category in matched]) == 1 and (
+        if sum(o.category in matched for o in self.graph) == 1 and (
                 ref.order or ref.superlative or ref.group_size):
             # "the bin on the right" of one object labelled bin: the group compared is of its kind, which
             # the scan labels with kindred names too ("storage bin")
