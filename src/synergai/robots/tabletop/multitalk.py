@@ -171,92 +171,119 @@ def resolve_steps(items: Sequence[Any], graph: SceneGraph, bounds: TableBounds |
     the anchor stood when the plan began; the rules then check it is free). RobotError for a name not in
     the environment, a place with no free, reachable spot, or a move that trades the roles the instruction
     ``said`` gives its two objects (:func:`~synergai.robots.tabletop.places.roles_reversed`)."""
-    objs = movable_objects(graph)
-    where = {o.id: [float(v) for v in o.center] for o in objs}
-    start = {name: (v[0], v[1]) for name, v in where.items()}
-    half = {o.id: (o.size[0] / 2, o.size[1] / 2) for o in objs}
-    height = {o.id: float(o.size[2]) for o in objs}
-    holding: str | None = None
-    out: list[Any] = []
+    resolver = _Resolver(graph, bounds or TableBounds(), reachable, said)
+    for index, item in enumerate(items, start=1):
+        resolver.resolve(index, item)
+    return resolver.out
 
-    def known(name: str, index: int) -> str:
-        if name not in where:
+
+class _Resolver:
+    """The objects as a JSON plan moves them, and the plan's steps resolved so far."""
+
+    def __init__(self, graph: SceneGraph, bounds: TableBounds,
+                 reachable: Callable[[float, float], bool] | None, said: str) -> None:
+        objs = movable_objects(graph)
+        self.graph, self.bounds, self.reachable, self.said = graph, bounds, reachable, said
+        self.where = {o.id: [float(v) for v in o.center] for o in objs}
+        self.start = {name: (v[0], v[1]) for name, v in self.where.items()}
+        self.half = {o.id: (o.size[0] / 2, o.size[1] / 2) for o in objs}
+        self.height = {o.id: float(o.size[2]) for o in objs}
+        self.holding: str | None = None
+        self.out: list[Any] = []
+
+    def known(self, name: str, index: int) -> str:
+        if name not in self.where:
             raise RobotError(f"step {index}: no object named {name!r} in the environment; objects: "
-                             f"{', '.join(where)}")
+                             f"{', '.join(self.where)}")
         return name
 
-    for index, item in enumerate(items, start=1):
+    def _xy(self) -> dict[str, tuple[float, float]]:
+        return {n: (v[0], v[1]) for n, v in self.where.items()}
+
+    def _carry(self, name: str, goal: Sequence[float], why: str, exact: bool = False) -> None:
+        """A grasp of ``name`` where it is now and a move to ``goal`` (rounded unless ``exact``)."""
+        self.out.append({"action": "grasp", "object": name, "xyz": [round(v, 3) for v in self.where[name]]})
+        xy = [goal[0], goal[1]] if exact else [round(goal[0], 3), round(goal[1], 3)]
+        self.out.append({"action": "move", "xyz": xy, "why": why})
+        self.where[name][:2] = [float(goal[0]), float(goal[1])]
+
+    def resolve(self, index: int, item: Any) -> None:
+        """Resolve step ``index`` (a swap and a line become grasp and move pairs)."""
         if not isinstance(item, Mapping):
-            out.append(item)
-            continue
+            self.out.append(item)
+            return
         item = dict(item)
         action = str(item.get("action", "")).strip().lower()
         if action == SWAP and "object" in item and "with" in item:
-            first, second = known(str(item["object"]), index), known(str(item["with"]), index)
-            if holding is not None or first == second:
-                raise RobotError(f"step {index}: a swap needs the gripper empty and two different objects")
-            xy = {n: (v[0], v[1]) for n, v in where.items()}
-            aside = aside_spot(first, second, xy, half, bounds or TableBounds(), reachable)
-            if aside is None:
-                raise RobotError(f"step {index}: there is no free place to set {first} aside while swapping")
-            for name, goal in ((first, aside), (second, xy[first]), (first, xy[second])):
-                out.append({"action": "grasp", "object": name, "xyz": [round(v, 3) for v in where[name]]})
-                out.append({"action": "move", "xyz": [round(goal[0], 3), round(goal[1], 3)],
-                            "why": f"{name}: swap {first} and {second}"})
-                where[name][:2] = [float(goal[0]), float(goal[1])]
-            continue
+            self.swap(index, item)
+            return
         if action == LINE_UP and isinstance(item.get("objects"), list) and item.get("axis") in ("x", "y"):
-            names = list(dict.fromkeys(known(str(n), index) for n in item["objects"]))
-            at = item.get("at")
-            if holding is not None or len(names) < 2 or not (at is None or isinstance(at, int | float)):
-                raise RobotError(f"step {index}: a line_up needs the gripper empty, two or more objects and "
-                                 "'at' a number (or left out)")
-            xy = {n: (v[0], v[1]) for n, v in where.items()}
-            goals = line_targets(names, str(item["axis"]), None if at is None else float(at), xy, half,
-                                 bounds or TableBounds(), reachable)
-            if goals is None:
-                raise RobotError(f"step {index}: there is no free, reachable line along {item['axis']} for "
-                                 f"{', '.join(names)}")
-            for name, goal in line_moves(goals, xy, half, bounds or TableBounds(), reachable):
-                out.append({"action": "grasp", "object": name, "xyz": [round(v, 3) for v in where[name]]})
-                out.append({"action": "move", "xyz": [goal[0], goal[1]], "why": f"{name}: line along "
-                            f"{item['axis']}"})
-                where[name][:2] = [float(goal[0]), float(goal[1])]
-            continue
+            self.line_up(index, item)
+            return
         if action == "grasp" and "object" in item:
-            holding = known(str(item["object"]), index)
-            item["xyz"] = [round(v, 3) for v in where[holding]]
+            self.holding = self.known(str(item["object"]), index)
+            item["xyz"] = [round(v, 3) for v in self.where[self.holding]]
         elif action == "grasp":
-            holding = None
+            self.holding = None
         elif action == "move" and "relation" in item and "anchor" in item:
-            relation, anchor = str(item["relation"]), known(str(item["anchor"]), index)
-            if holding is None or relation not in MOVE_RELATIONS or anchor == holding:
-                raise RobotError(f"step {index}: a move {relation} {anchor} needs another object grasped "
-                                 f"first and a relation of: {', '.join(MOVE_RELATIONS)}")
-            if roles_reversed(said, relation, (holding, graph.get(holding).category),
-                              (anchor, graph.get(anchor).category)):
-                raise RobotError(f"step {index}: the instruction puts {anchor} {relation} {holding}, not "
-                                 f"{holding} {relation} {anchor}: grasp {anchor} and move it {relation} "
-                                 f"{holding}")
-            xy = {n: (v[0], v[1]) for n, v in where.items()}
-            top = {n: v[2] + height[n] / 2 for n, v in where.items()}
-            target = start[anchor] if relation == IN_PLACE_OF else place_target(
-                relation, anchor, holding, xy, half, top, bounds or TableBounds(), reachable)
-            if target is None:
-                raise RobotError(f"step {index}: there is no free place {relation} {anchor} that the arm "
-                                 "can reach")
-            item["xyz"] = list(target)
-            item.setdefault("why", f"{holding} {relation} {anchor}")
-            base = top[anchor] if relation == "on" else 0.0
-            where[holding] = [target[0], target[1], base + height[holding] / 2]
-            holding = None
-        elif action == "move" and holding is not None:
+            self.place(index, item)
+        elif action == "move" and self.holding is not None:
             xyz = item.get("xyz")
             if isinstance(xyz, list) and len(xyz) >= 2 and all(isinstance(v, int | float) for v in xyz[:2]):
-                where[holding][:2] = [float(xyz[0]), float(xyz[1])]
-            holding = None
-        out.append(item)
-    return out
+                self.where[self.holding][:2] = [float(xyz[0]), float(xyz[1])]
+            self.holding = None
+        self.out.append(item)
+
+    def swap(self, index: int, item: dict[str, Any]) -> None:
+        first, second = self.known(str(item["object"]), index), self.known(str(item["with"]), index)
+        if self.holding is not None or first == second:
+            raise RobotError(f"step {index}: a swap needs the gripper empty and two different objects")
+        xy = self._xy()
+        aside = aside_spot(first, second, xy, self.half, self.bounds, self.reachable)
+        if aside is None:
+            raise RobotError(f"step {index}: there is no free place to set {first} aside while swapping")
+        for name, goal in ((first, aside), (second, xy[first]), (first, xy[second])):
+            self._carry(name, goal, f"{name}: swap {first} and {second}")
+
+    def line_up(self, index: int, item: dict[str, Any]) -> None:
+        names = list(dict.fromkeys(self.known(str(n), index) for n in item["objects"]))
+        at = item.get("at")
+        if self.holding is not None or len(names) < 2 or not (at is None or isinstance(at, int | float)):
+            raise RobotError(f"step {index}: a line_up needs the gripper empty, two or more objects and "
+                             "'at' a number (or left out)")
+        xy = self._xy()
+        goals = line_targets(names, str(item["axis"]), None if at is None else float(at), xy, self.half,
+                             self.bounds, self.reachable)
+        if goals is None:
+            raise RobotError(f"step {index}: there is no free, reachable line along {item['axis']} for "
+                             f"{', '.join(names)}")
+        for name, goal in line_moves(goals, xy, self.half, self.bounds, self.reachable):
+            self._carry(name, goal, f"{name}: line along {item['axis']}", exact=True)
+
+    def place(self, index: int, item: dict[str, Any]) -> None:
+        """A move by ``relation`` and ``anchor``: where it releases, checked against the instruction."""
+        relation, anchor = str(item["relation"]), self.known(str(item["anchor"]), index)
+        holding = self.holding
+        if holding is None or relation not in MOVE_RELATIONS or anchor == holding:
+            raise RobotError(f"step {index}: a move {relation} {anchor} needs another object grasped "
+                             f"first and a relation of: {', '.join(MOVE_RELATIONS)}")
+        graph = self.graph
+        if roles_reversed(self.said, relation, (holding, graph.get(holding).category),
+                          (anchor, graph.get(anchor).category)):
+            raise RobotError(f"step {index}: the instruction puts {anchor} {relation} {holding}, not "
+                             f"{holding} {relation} {anchor}: grasp {anchor} and move it {relation} "
+                             f"{holding}")
+        top = {n: v[2] + self.height[n] / 2 for n, v in self.where.items()}
+        target = self.start[anchor] if relation == IN_PLACE_OF else place_target(
+            relation, anchor, holding, self._xy(), self.half, top, self.bounds, self.reachable)
+        if target is None:
+            raise RobotError(f"step {index}: there is no free place {relation} {anchor} that the arm "
+                             "can reach")
+        item["xyz"] = list(target)
+        item.setdefault("why", f"{holding} {relation} {anchor}")
+        base = top[anchor] if relation == "on" else 0.0
+        self.where[holding] = [target[0], target[1], base + self.height[holding] / 2]
+        self.holding = None
 
 
 def feasible_grasps(graph: SceneGraph, sim: TabletopSim, gripper: float = GRIPPER_OPENING) -> list[str]:
@@ -387,125 +414,172 @@ def run_multitalk(
         raise RobotError("the task must not be empty")
     cfg = config or MultiTalkConfig()
     begin_turn(model, task)
-    perception = perception or TabletopPerception(sim)
-    planner = Planner(model, sim, cfg)
-    analyzer = Analyzer(model, cfg) if cfg.use_critic else None
-    pending_answers = list(answers)
-    initial = sim.states()
-    start = time.perf_counter()
-    result = MultiTalkResult(task)
-    graph = perception.scan()
-    graspable = feasible_grasps(graph, sim)
-    reachable = arm_reaches(sim)
-    last_reply: str | None = None
-    feedback: str | None = None
-    question_rounds = reruns = 0
-    llm_rejected: set[tuple[str, ...]] = set()
-    rejected: dict[tuple[str, ...], str] = {}  # plans the rules or the simulator refused, and why
-    resampling = Resampling(cfg.repeat_temperature)  # after a refused plan resubmitted or an unusable reply
-
+    episode = _Episode(task, sim, model, perception or TabletopPerception(sim), answers, ask_user, cfg)
     for rnd in range(1, cfg.max_rounds + 1):
+        if episode.round(rnd):
+            break
+    else:
+        episode.result.stop_reason = f"no executable plan within {cfg.max_rounds} rounds"
+    return episode.finish(checker)
+
+
+class _Episode:
+    """One MultiTalk run: the conversation's state between rounds and the result it builds."""
+
+    def __init__(self, task: str, sim: TabletopSim, model: ChatModel, perception: TabletopPerception,
+                 answers: Sequence[str], ask_user: AskUser | None, cfg: MultiTalkConfig) -> None:
+        self.task, self.sim, self.perception, self.ask_user, self.cfg = task, sim, perception, ask_user, cfg
+        self.planner = Planner(model, sim, cfg)
+        self.analyzer = Analyzer(model, cfg) if cfg.use_critic else None
+        self.pending_answers = list(answers)
+        self.initial = sim.states()
+        self.start = time.perf_counter()
+        self.result = MultiTalkResult(task)
+        self.graph = perception.scan()
+        self.graspable = feasible_grasps(self.graph, sim)
+        self.reachable = arm_reaches(sim)
+        self.last_reply: str | None = None
+        self.feedback: str | None = None
+        self.question_rounds = self.reruns = 0
+        self.llm_rejected: set[tuple[str, ...]] = set()
+        self.rejected: dict[tuple[str, ...], str] = {}  # plans the rules or the simulator refused, and why
+        # after a refused plan resubmitted or an unusable reply
+        self.resampling = Resampling(cfg.repeat_temperature)
+
+    def round(self, rnd: int) -> bool:
+        """One Planner call and what follows from its reply; True when the run ends."""
+        cfg, result = self.cfg, self.result
         replies = [r for r in P.PLANNER_REPLIES
-                   if (r != "questions" or question_rounds < cfg.max_question_rounds)
-                   and (r != "perception_rerun" or reruns < cfg.max_reruns)]
-        if feedback is not None and "questions" not in replies:
-            feedback += "\n" + P.NO_MORE_QUESTIONS
-        task_block = P.planner_task(environment_text(graph), task, result.questions)
-        said = " ".join([task, *(a for _, a in result.questions)])
-        reply = planner.propose(task_block, last_reply, feedback, replies, graph, graspable,
-                                temperature=resampling.next(), said=said)
+                   if (r != "questions" or self.question_rounds < cfg.max_question_rounds)
+                   and (r != "perception_rerun" or self.reruns < cfg.max_reruns)]
+        if self.feedback is not None and "questions" not in replies:
+            self.feedback += "\n" + P.NO_MORE_QUESTIONS
+        task_block = P.planner_task(environment_text(self.graph), self.task, result.questions)
+        said = " ".join([self.task, *(a for _, a in result.questions)])
+        reply = self.planner.propose(task_block, self.last_reply, self.feedback, replies, self.graph,
+                                     self.graspable, temperature=self.resampling.next(), said=said)
         result.rounds = rnd
         result.dialogue_messages += 1
         entry: dict[str, Any] = {"round": rnd, "planner": reply.kind, **dict.fromkeys(TOKEN_KEYS, 0)}
         result.log.append(entry)
         result.count(reply.replies, entry)
-        last_reply = reply.text or last_reply
+        self.last_reply = reply.text or self.last_reply
         if reply.kind == "invalid":
-            entry["problem"] = reply.problem
-            # the same unusable reply again (greedy decoding repeats itself): the next one is sampled
-            repeated = bool(reply.problem) and any(e.get("problem") == reply.problem for e in result.log[:-1])
-            entry["repeat"] = repeated
-            if repeated:
-                resampling.repeated()
-            feedback = P.invalid_feedback(reply.problem)
-            continue
+            self._invalid(reply, entry)
+            return False
         if reply.kind == "questions":
-            entry["questions"] = reply.questions
-            got = _answer(reply.questions, pending_answers, ask_user)
-            entry["answers"] = got
-            result.dialogue_messages += len(got)
-            result.questions.extend(zip(reply.questions, got, strict=False))
-            if len(got) < len(reply.questions):
-                result.pending_questions = reply.questions[len(got):]
-                result.stop_reason = "unanswered questions"
-                break
-            question_rounds += 1
-            feedback = P.human_feedback(list(zip(reply.questions, got, strict=True)))
-            continue
+            return self._questions(reply, entry)
         if reply.kind == "perception_rerun":
-            graph = perception.scan()
-            graspable = feasible_grasps(graph, sim)
-            reruns += 1
-            entry["environment"] = environment_text(graph)
-            feedback = P.perception_feedback(entry["environment"])
-            continue
-        reply.steps, idle = without_idle_moves(reply.steps, graph)
+            self._rerun(entry)
+            return False
+        return self._plan(rnd, reply, entry)
+
+    def _invalid(self, reply: PlannerReply, entry: dict[str, Any]) -> None:
+        entry["problem"] = reply.problem
+        # the same unusable reply again (greedy decoding repeats itself): the next one is sampled
+        earlier = self.result.log[:-1]
+        repeated = bool(reply.problem) and any(e.get("problem") == reply.problem for e in earlier)
+        entry["repeat"] = repeated
+        if repeated:
+            self.resampling.repeated()
+        self.feedback = P.invalid_feedback(reply.problem)
+
+    def _questions(self, reply: PlannerReply, entry: dict[str, Any]) -> bool:
+        result = self.result
+        entry["questions"] = reply.questions
+        got = _answer(reply.questions, self.pending_answers, self.ask_user)
+        entry["answers"] = got
+        result.dialogue_messages += len(got)
+        result.questions.extend(zip(reply.questions, got, strict=False))
+        if len(got) < len(reply.questions):
+            result.pending_questions = reply.questions[len(got):]
+            result.stop_reason = "unanswered questions"
+            return True
+        self.question_rounds += 1
+        self.feedback = P.human_feedback(list(zip(reply.questions, got, strict=True)))
+        return False
+
+    def _rerun(self, entry: dict[str, Any]) -> None:
+        self.graph = self.perception.scan()
+        self.graspable = feasible_grasps(self.graph, self.sim)
+        self.reruns += 1
+        entry["environment"] = environment_text(self.graph)
+        self.feedback = P.perception_feedback(entry["environment"])
+
+    def _plan(self, rnd: int, reply: PlannerReply, entry: dict[str, Any]) -> bool:
+        """A plan: refused unchanged, critiqued, or executed; True when it executed."""
+        reply.steps, idle = without_idle_moves(reply.steps, self.graph)
         if idle:  # a grasp and a move that changes nothing, said by the planner: dropped, and logged
             entry["dropped_idle_moves"] = idle
-        plan_text = format_plan(reply.steps)
-        entry["plan"] = plan_text.splitlines()
+        entry["plan"] = format_plan(reply.steps).splitlines()
         key = tuple(s.render() for s in reply.steps)
-        if key in rejected:  # a refused plan cannot run again unchanged
+        if key in self.rejected:  # a refused plan cannot run again unchanged
             entry["repeat"] = True
-            resampling.repeated()
-            feedback = P.repeat_feedback(rejected[key])
-            continue
-        if analyzer is not None and key not in llm_rejected:
-            calls0 = analyzer.calls
-            violations = analyzer.critique(task, reply.steps, result.questions, graph, reachable)
-            result.count(analyzer.replies[calls0:], entry)
-            result.dialogue_messages += 1
-            entry["critique"] = [v.line() for v in violations] or ["Feasible Plan!"]
-            entry["critique_sources"] = sorted({v.source for v in violations})
-            if violations:
-                comments = "\n".join(v.line() for v in violations)
-                by = violations[0].source
-                result.caught.append({"round": rnd, "by": by, "problems": [v.line() for v in violations]})
-                if by == "rules":
-                    rejected[key] = comments
-                else:
-                    llm_rejected.add(key)
-                feedback = P.analyzer_feedback(comments)
-                continue
-        elif analyzer is not None:
+            self.resampling.repeated()
+            self.feedback = P.repeat_feedback(self.rejected[key])
+            return False
+        if self.analyzer is not None and key not in self.llm_rejected:
+            if self._critique(rnd, reply, entry, key, self.analyzer):
+                return False
+        elif self.analyzer is not None:
             entry["critique"] = ["(same plan resubmitted after the model's critique: the Analyzer trusts the "
                                  "planner)"]
-        report = sim.execute(reply.steps)
+        return self._execute(rnd, reply, entry, key)
+
+    def _critique(self, rnd: int, reply: PlannerReply, entry: dict[str, Any], key: tuple[str, ...],
+                  analyzer: Analyzer) -> bool:
+        """The Analyzer's findings on the plan; True when it refused the plan."""
+        result = self.result
+        calls0 = analyzer.calls
+        violations = analyzer.critique(self.task, reply.steps, result.questions, self.graph, self.reachable)
+        result.count(analyzer.replies[calls0:], entry)
+        result.dialogue_messages += 1
+        entry["critique"] = [v.line() for v in violations] or ["Feasible Plan!"]
+        entry["critique_sources"] = sorted({v.source for v in violations})
+        if not violations:
+            return False
+        comments = "\n".join(v.line() for v in violations)
+        by = violations[0].source
+        result.caught.append({"round": rnd, "by": by, "problems": [v.line() for v in violations]})
+        if by == "rules":
+            self.rejected[key] = comments
+        else:
+            self.llm_rejected.add(key)
+        self.feedback = P.analyzer_feedback(comments)
+        return True
+
+    def _execute(self, rnd: int, reply: PlannerReply, entry: dict[str, Any], key: tuple[str, ...]) -> bool:
+        """Run the plan in the simulator; True when it executed."""
+        result = self.result
+        report = self.sim.execute(reply.steps)
         result.sim_steps += report.sim_steps
         result.dialogue_messages += 1
         entry["simulator"] = report.feedback()
         if report.ok:
             result.executed, result.final_plan, result.placed = True, entry["plan"], report.placed
             result.stop_reason = "plan executed"
-            break
+            return True
         bad = report.failure
         result.caught.append({"round": rnd, "by": "simulator", "error": bad.error if bad else None,
                               "problems": [report.feedback()]})
-        rejected[key] = report.feedback()
-        feedback = P.simulator_feedback(report.feedback())
-    else:
-        result.stop_reason = f"no executable plan within {cfg.max_rounds} rounds"
+        self.rejected[key] = report.feedback()
+        self.feedback = P.simulator_feedback(report.feedback())
+        return False
 
-    if checker is not None:
-        verdict = checker(initial, sim.states())
-        result.checked, result.check_reason = True, verdict.reason
-        result.success = result.executed and verdict.success
-        if result.executed and not verdict.success:  # an error no component caught before execution
-            result.caught.append({"round": result.rounds, "by": "goal checker", "problems": [verdict.reason]})
-    else:
-        result.success = result.executed
-    result.seconds = time.perf_counter() - start
-    return result
+    def finish(self, checker: Checker | None) -> MultiTalkResult:
+        """The checker's verdict on the final world (else: executed is success) and the wall time."""
+        result = self.result
+        if checker is not None:
+            verdict = checker(self.initial, self.sim.states())
+            result.checked, result.check_reason = True, verdict.reason
+            result.success = result.executed and verdict.success
+            if result.executed and not verdict.success:  # an error no component caught before execution
+                result.caught.append({"round": result.rounds, "by": "goal checker",
+                                      "problems": [verdict.reason]})
+        else:
+            result.success = result.executed
+        result.seconds = time.perf_counter() - self.start
+        return result
 
 
 def _answer(questions: Sequence[str], pending: list[str], ask_user: AskUser | None) -> list[str]:

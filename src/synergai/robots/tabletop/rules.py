@@ -49,88 +49,108 @@ def check_plan(steps: Sequence[ArmStep], graph: SceneGraph, tolerance: float = G
     A move onto an occupied, out-of-bounds or unreachable place names the nearest free place inside
     ``bounds`` (MultiTalk's workspace) that ``reachable`` accepts.
     """
-    bounds = bounds or TableBounds()
-    objects = movable_objects(graph)
-    where = {o.id: (o.center[0], o.center[1]) for o in objects}
-    half = {o.id: (o.size[0] / 2, o.size[1] / 2) for o in objects}
-    height = {o.id: o.size[2] for o in objects}
-    base = {o.id: o.center[2] - o.size[2] / 2 for o in objects}  # bottom above the table
-    under: dict[str, str] = {}  # stacked object -> the object it rests on
-    holding: str | None = None
-    homed = False
-    out: list[Violation] = []
+    check = _PlanCheck(graph, tolerance, bounds or TableBounds(), reachable)
     for i, step in enumerate(steps, start=1):
-        if homed:
-            out.append(Violation(i, "no action can follow home()"))
-            continue
-        if step.action == "home":
-            if holding:
-                out.append(Violation(i, f"home() while still holding {_name(holding)}; "
-                                        "move it to a place first"))
-            homed = True
-            continue
+        check.step(i, step)
+    if steps and not any(step.action == "move" for step in steps):
+        check.out.append(Violation(1, "the plan moves no object, but the instruction asks for a change on "
+                                      "the table: give the grasp and move steps it needs"))
+    return check.out
+
+
+class _PlanCheck:
+    """The objects as a plan moves them, step by step, and the violations found so far."""
+
+    def __init__(self, graph: SceneGraph, tolerance: float, bounds: TableBounds,
+                 reachable: Reachable | None) -> None:
+        objects = movable_objects(graph)
+        self.tolerance, self.bounds, self.reachable = tolerance, bounds, reachable
+        self.where = {o.id: (o.center[0], o.center[1]) for o in objects}
+        self.half = {o.id: (o.size[0] / 2, o.size[1] / 2) for o in objects}
+        self.height = {o.id: o.size[2] for o in objects}
+        self.base = {o.id: o.center[2] - o.size[2] / 2 for o in objects}  # bottom above the table
+        self.under: dict[str, str] = {}  # stacked object -> the object it rests on
+        self.holding: str | None = None
+        self.homed = False
+        self.out: list[Violation] = []
+
+    def step(self, i: int, step: ArmStep) -> None:
+        """Check step ``i`` and follow what it does."""
+        if self.homed:
+            self.out.append(Violation(i, "no action can follow home()"))
+        elif step.action == "home":
+            if self.holding:
+                self.out.append(Violation(i, f"home() while still holding {_name(self.holding)}; "
+                                             "move it to a place first"))
+            self.homed = True
+        elif step.action == "grasp":
+            self.grasp(i, step.xy)
+        elif self.holding is None:
+            self.out.append(Violation(i, "no object is grasped: an object must be grasped before it is "
+                                         "moved"))
+        elif self.holding == _UNKNOWN:  # already reported at its grasp
+            self.holding = None
+        else:
+            self.move(i, step, self.holding)
+
+    def grasp(self, i: int, xy: tuple[float, float]) -> None:
+        """A grasp at ``xy``: it must hit one object, with nothing on top, while the gripper is empty."""
+        if self.holding:
+            self.out.append(Violation(i, f"already holding {_name(self.holding)}: "
+                                         "only one object can be grasped at a time"))
+            return
+        x, y = xy
+        where, half, tol = self.where, self.half, self.tolerance
+        hits = [n for n, (cx, cy) in where.items()
+                if abs(x - cx) <= half[n][0] + tol and abs(y - cy) <= half[n][1] + tol]
+        tops = [n for n in hits if self.under.get(n) in hits]
+        if len(hits) == 2 and len(tops) == 1:  # a stack: the gripper takes the top object
+            hits = tops
+        if not hits:
+            near = min(where, key=lambda n: (where[n][0] - x) ** 2 + (where[n][1] - y) ** 2, default=None)
+            hint = ""
+            if near is not None:
+                hint = f"; the nearest object is {near} at ({where[near][0]:.2f}, {where[near][1]:.2f})"
+            self.out.append(Violation(i, f"({x:g}, {y:g}) does not belong to any object in the environment"
+                                         + hint))
+        elif len(hits) > 1:
+            self.out.append(Violation(i, f"({x:g}, {y:g}) is where {' and '.join(hits)} "
+                                         "would both be at this point"))
+        elif any(self.under.get(t) == hits[0] for t in where):
+            top = next(t for t in where if self.under.get(t) == hits[0])
+            self.out.append(Violation(i, f"{top} stands on {hits[0]}: move {top} first"))
+        self.holding = hits[0] if len(hits) == 1 else _UNKNOWN
+
+    def move(self, i: int, step: ArmStep, holding: str) -> None:
+        """A move of the held object to the step's place: inside the bounds, free (or a stack), reachable."""
         x, y = step.xy
-        if step.action == "grasp":
-            if holding:
-                out.append(Violation(i, f"already holding {_name(holding)}: "
-                                        "only one object can be grasped at a time"))
-                continue
-            hits = [n for n, (cx, cy) in where.items()
-                    if abs(x - cx) <= half[n][0] + tolerance and abs(y - cy) <= half[n][1] + tolerance]
-            tops = [n for n in hits if under.get(n) in hits]
-            if len(hits) == 2 and len(tops) == 1:  # a stack: the gripper takes the top object
-                hits = tops
-            if not hits:
-                near = min(where, key=lambda n: (where[n][0] - x) ** 2 + (where[n][1] - y) ** 2, default=None)
-                hint = ""
-                if near is not None:
-                    hint = f"; the nearest object is {near} at ({where[near][0]:.2f}, {where[near][1]:.2f})"
-                out.append(Violation(i, f"({x:g}, {y:g}) does not belong to any object in the environment"
-                                        + hint))
-            elif len(hits) > 1:
-                out.append(Violation(i, f"({x:g}, {y:g}) is where {' and '.join(hits)} "
-                                        "would both be at this point"))
-            elif any(under.get(t) == hits[0] for t in where):
-                top = next(t for t in where if under.get(t) == hits[0])
-                out.append(Violation(i, f"{top} stands on {hits[0]}: move {top} first"))
-            holding = hits[0] if len(hits) == 1 else _UNKNOWN
-            continue
-        if holding is None:
-            out.append(Violation(i, "no object is grasped: an object must be grasped before it is moved"))
-            continue
-        if holding == _UNKNOWN:  # already reported at its grasp
-            holding = None
-            continue
+        where, half = self.where, self.half
         here = where[holding]
         if abs(x - here[0]) < 0.01 and abs(y - here[1]) < 0.01:
-            out.append(Violation(i, f"this move leaves {holding} where it already is", idle=True))
+            self.out.append(Violation(i, f"this move leaves {holding} where it already is", idle=True))
         blocked = [n for n, c in where.items()
                    if n != holding and overlaps((x, y), half[holding], c, half[n], clearance=0.0)]
-        support = _stack_target(step, blocked, where, half, height, base)
+        support = _stack_target(step, blocked, where, half, self.height, self.base)
         problem = ""
-        if not bounds.contains(x, y):
-            problem = f"({x:g}, {y:g}) is out of bounds ({bounds.describe()})"
+        if not self.bounds.contains(x, y):
+            problem = f"({x:g}, {y:g}) is out of bounds ({self.bounds.describe()})"
         elif blocked and support is None:
             problem = f"({x:g}, {y:g}) is occupied by {blocked[0]} at this point of the plan"
-        elif reachable is not None and not reachable(x, y):
+        elif self.reachable is not None and not self.reachable(x, y):
             problem = f"the arm cannot reach ({x:g}, {y:g})"
         if problem:
-            spot = free_spot((x, y), holding, where, half, bounds, reachable=reachable)
+            spot = free_spot((x, y), holding, where, half, self.bounds, reachable=self.reachable)
             hint = f"; ({spot[0]:g}, {spot[1]:g}) is free" if spot else ""
-            hint += " and reachable" if spot and reachable is not None else ""
-            out.append(Violation(i, problem + hint))
-        under.pop(holding, None)
+            hint += " and reachable" if spot and self.reachable is not None else ""
+            self.out.append(Violation(i, problem + hint))
+        self.under.pop(holding, None)
         if support is not None:
-            under[holding] = support
-            base[holding] = base[support] + height[support]
+            self.under[holding] = support
+            self.base[holding] = self.base[support] + self.height[support]
         else:
-            base[holding] = 0.0
+            self.base[holding] = 0.0
         where[holding] = (x, y)
-        holding = None
-    if steps and not any(step.action == "move" for step in steps):
-        out.append(Violation(1, "the plan moves no object, but the instruction asks for a change on the "
-                                "table: give the grasp and move steps it needs"))
-    return out
+        self.holding = None
 
 
 def without_idle_moves(steps: Sequence[ArmStep], graph: SceneGraph) -> tuple[list[ArmStep], int]:

@@ -141,48 +141,72 @@ def feasible_variants(house: House, robot: str, known_items: Sequence[str],
     (fetch, deliver, the named furniture) no exploring trip is offered, and a robot that can open
     explores closed furniture before open (which a teammate that cannot open explores meanwhile).
     ``move`` is never offered (every place is reached by ``navigate``)."""
-    spec, state = house.robots[robot], house.states[robot]
-    skills = spec.skills
-    mobile = "navigate" in skills and spec.station is None
-    where_to = destinations or {}
+    offer = _Offer(house, robot, known_items, last_failed, last_done, settled, targets, destinations or {})
+    if offer.mobile and not offer.unopened and not offer.here:
+        offer.trips(goal_furniture)
+    offer.manipulation()
+    skills = house.robots[robot].skills
     others = [n for n in house.robots if n != robot]
-    variants: list[dict[str, Any]] = []
-    undone = last_done.args[0] if last_done is not None and last_done.skill == "place" else None
+    if "communicate" in skills and others and not (offer.unopened or offer.here):
+        offer.variant("communicate", content={"type": "string", "maxLength": 200},
+                      robot_name={"enum": others})
+    if "wait" in skills and not (offer.unopened or offer.here):  # with work to do where it stands, it does it
+        offer.variant("wait")
+    return offer.variants
 
-    def allowed(skill: str, *args: str) -> bool:
-        if skill == "pick" and args and (args[0] == undone or args[0] in settled):
+
+class _Offer:
+    """What one robot may be offered at this step (see :func:`feasible_variants`), as it is built."""
+
+    def __init__(self, house: House, robot: str, known_items: Sequence[str], last_failed: Command | None,
+                 last_done: Command | None, settled: Collection[str], targets: Collection[str] | None,
+                 where_to: Mapping[str, Collection[str]]) -> None:
+        self.house, self.robot, self.known_items = house, robot, known_items
+        self.last_failed, self.settled, self.targets, self.where_to = last_failed, settled, targets, where_to
+        self.spec, self.state = house.robots[robot], house.states[robot]
+        skills = self.spec.skills
+        self.mobile = "navigate" in skills and self.spec.station is None
+        self.variants: list[dict[str, Any]] = []
+        self.undone = last_done.args[0] if last_done is not None and last_done.skill == "place" else None
+        # standing at closed furniture it has not looked into and can open, the robot opens it before it
+        # goes elsewhere (it went there to look; leaving first only brings it back later)
+        self.unopened = "open" in skills and any(
+            not house.is_open(f) and f not in house.explored[robot] and house.within_reach(robot, f)
+            for f in house.furniture)
+        self.wanted = [n for n in known_items if n not in settled and n != self.undone
+                       and (targets is None or n in targets) and self._deliverable(n)]
+        holding = self.state.holding
+        self.goal_places = tuple(where_to.get(holding, ())) if holding else ()
+        # likewise it picks an item the goal names within its reach, and puts the held item where the goal
+        # wants it when that is within reach, before it walks away
+        self.here = ((holding is None and "pick" in skills and targets is not None
+                      and any(house.can_pick(robot, n) for n in self.wanted))
+                     or any(house.can_place(robot, str(holding), d) for d in self.goal_places))
+
+    def _deliverable(self, item: str) -> bool:
+        ends = self.where_to.get(item, ())
+        return self.mobile or not ends or any(
+            self.house.distance(self.robot, self.house.place_spot(item, d)) <= self.spec.reach
+            for d in ends if d in self.house.furniture)
+
+    def allowed(self, skill: str, *args: str) -> bool:
+        if skill == "pick" and args and (args[0] == self.undone or args[0] in self.settled):
             return False
-        return last_failed is None or last_failed != Command(skill, args)
+        return self.last_failed is None or self.last_failed != Command(skill, args)
 
-    def variant(skill: str, **props: Any) -> None:
-        variants.append({"type": "object", "properties": {"skill": {"const": skill}, **props},
-                         "required": ["skill", *props]})
+    def variant(self, skill: str, **props: Any) -> None:
+        self.variants.append({"type": "object", "properties": {"skill": {"const": skill}, **props},
+                              "required": ["skill", *props]})
 
-    # standing at closed furniture it has not looked into and can open, the robot opens it before it
-    # goes elsewhere (it went there to look; leaving first only brings it back later)
-    unopened = "open" in skills and any(
-        not house.is_open(f) and f not in house.explored[robot] and house.within_reach(robot, f)
-        for f in house.furniture)
-    def deliverable(item: str) -> bool:
-        ends = where_to.get(item, ())
-        return mobile or not ends or any(house.distance(robot, house.place_spot(item, d)) <= spec.reach
-                                         for d in ends if d in house.furniture)
-
-    wanted = [n for n in known_items if n not in settled and n != undone
-              and (targets is None or n in targets) and deliverable(n)]
-    goal_places = tuple(where_to.get(state.holding, ())) if state.holding else ()
-    # likewise it picks an item the goal names within its reach, and puts the held item where the goal
-    # wants it when that is within reach, before it walks away
-    here = ((state.holding is None and "pick" in skills and targets is not None
-             and any(house.can_pick(robot, n) for n in wanted))
-            or any(house.can_place(robot, str(state.holding), d) for d in goal_places))
-    if mobile and not unopened and not here:
-        far = [n for n in wanted if not teammate_delivers(house, robot, n, where_to.get(n, ()))]
+    def trips(self, goal_furniture: Collection[str]) -> None:
+        """The stand poses worth going to, of the first :func:`visit_rank` there is, nearest first."""
+        house, robot, state = self.house, self.robot, self.state
+        far = [n for n in self.wanted if not teammate_delivers(house, robot, n, self.where_to.get(n, ()))]
         trips: list[tuple[tuple[int, float], str, list[str]]] = []
         for f in house.furniture.values():
             worth = [(i, pose) for i, pose in enumerate(f.stand_poses)
-                     if pose != state.pose and allowed("navigate", f.name, f"stand_pose_{i}")
-                     and worth_visiting(house, robot, f.name, pose, far, goal_places)]
+                     if pose != state.pose and self.allowed("navigate", f.name, f"stand_pose_{i}")
+                     and worth_visiting(house, robot, f.name, pose, far, self.goal_places)]
             if worth:
                 rank = (visit_rank(house, robot, f.name, goal_furniture),
                         min(house.distance(robot, pose) for _, pose in worth))
@@ -191,28 +215,28 @@ def feasible_variants(house: House, robot: str, known_items: Sequence[str],
             first = min(rank[0] for rank, _, _ in trips)
             trips = [t for t in trips if t[0][0] == first]
         for _, name, poses in sorted(trips):
-            variant("navigate", target={"const": name}, stand_pose={"enum": poses})
-    if "open" in skills:
-        closable = [name for name in house.furniture if not house.is_open(name)
-                    and house.within_reach(robot, name) and allowed("open", name)]
-        if closable:
-            variant("open", target={"enum": closable})
-    if "pick" in skills and state.holding is None:
-        pickable = [n for n in (known_items if targets is None else wanted)
-                    if house.can_pick(robot, n) and allowed("pick", n)]
-        if pickable:
-            variant("pick", target={"enum": pickable})
-    if "place" in skills and state.holding is not None:
-        only_goal = bool(goal_places) and (mobile or here)
-        places = [name for name in house.furniture if house.can_place(robot, state.holding, name)
-                  and allowed("place", state.holding, name) and (not only_goal or name in goal_places)]
-        if places:
-            variant("place", target={"const": state.holding}, location={"enum": places})
-    if "communicate" in skills and others and not (unopened or here):
-        variant("communicate", content={"type": "string", "maxLength": 200}, robot_name={"enum": others})
-    if "wait" in skills and not (unopened or here):  # with work to do where it stands, it does it
-        variant("wait")
-    return variants
+            self.variant("navigate", target={"const": name}, stand_pose={"enum": poses})
+
+    def manipulation(self) -> None:
+        """Open, pick and place, as far as the robot's skills and reach allow now."""
+        house, robot, skills, holding = self.house, self.robot, self.spec.skills, self.state.holding
+        if "open" in skills:
+            closable = [name for name in house.furniture if not house.is_open(name)
+                        and house.within_reach(robot, name) and self.allowed("open", name)]
+            if closable:
+                self.variant("open", target={"enum": closable})
+        if "pick" in skills and holding is None:
+            pickable = [n for n in (self.known_items if self.targets is None else self.wanted)
+                        if house.can_pick(robot, n) and self.allowed("pick", n)]
+            if pickable:
+                self.variant("pick", target={"enum": pickable})
+        if "place" in skills and holding is not None:
+            only_goal = bool(self.goal_places) and (self.mobile or self.here)
+            places = [name for name in house.furniture if house.can_place(robot, holding, name)
+                      and self.allowed("place", holding, name)
+                      and (not only_goal or name in self.goal_places)]
+            if places:
+                self.variant("place", target={"const": holding}, location={"enum": places})
 
 
 def teammate_delivers(house: House, robot: str, item: str, places: Collection[str]) -> bool:
