@@ -69,6 +69,7 @@ def _as_version_2(path: Path) -> None:
                   "state TEXT NOT NULL CHECK (state IN ('active', 'undone', 'discarded')), "
                   "PRIMARY KEY (scene_id, seq))")
         c.executemany("INSERT INTO edits VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        c.execute("ALTER TABLE scenes DROP COLUMN registration")  # version 4's
         c.execute("PRAGMA user_version = 2")
     c.close()
 

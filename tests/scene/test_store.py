@@ -24,7 +24,7 @@ from synergai.scene.edits import Actor, EditState
 from synergai.scene.hierarchy import compute_levels
 from synergai.scene.model import Edge, ObjectKind, Relation, SceneError, SceneGraph, SceneObject
 from synergai.scene.serialization import dumps, object_to_dict
-from synergai.scene.store import ReplayError, SceneStore, StoreError, default_path
+from synergai.scene.store import SCHEMA_VERSION, ReplayError, SceneStore, StoreError, default_path
 from synergai.scene.store_db import is_url
 from synergai.scene.store_sqlite import APPLICATION_ID
 
@@ -580,7 +580,7 @@ def test_sqlite_a_version_1_store_is_migrated_with_its_edits(tmp_path: Path) -> 
     with SceneStore(path) as s:
         assert s.load("s1") == current and s.load("s1").scene_type == "kitchen" and s.verify("s1")
         assert s.undo("s1").seq == 1 and s.load("s1").get("9").category == "cup"
-    with SceneStore(path) as s:  # now a version-3 store
+    with SceneStore(path) as s:  # now a store of the current version
         assert s.load("s1").get("9").category == "cup" and s.source("s1") == SOURCE
 
 
@@ -589,8 +589,9 @@ def test_sqlite_a_version_2_store_gets_the_event_log(tmp_path: Path) -> None:
     with SceneStore(path) as s:
         s.register(_graph(), SOURCE)
         s.apply("s1", E.rename_object(s.load("s1"), "9", "mug"))
-    with sqlite3.connect(path) as c:  # what version 2 looked like: no event log
+    with sqlite3.connect(path) as c:  # what version 2 looked like: no event log, no registration ids
         c.execute("DROP TABLE events")
+        c.execute("ALTER TABLE scenes DROP COLUMN registration")
         c.execute("PRAGMA user_version = 2")
     c.close()
     with SceneStore(path) as s:
@@ -598,7 +599,7 @@ def test_sqlite_a_version_2_store_gets_the_event_log(tmp_path: Path) -> None:
         s.undo("s1")
         assert [(e.seq, e.kind) for e in s.events()] == [(1, "undo")]
     with sqlite3.connect(path) as c:
-        assert c.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     c.close()
 
 
@@ -609,7 +610,8 @@ def test_postgres_another_schema_version_is_refused(pg_location: str) -> None:
         s.register(_graph(), SOURCE)
     with psycopg.connect(pg_location, autocommit=True) as c:
         c.execute("UPDATE synergai_meta SET value = '99' WHERE key = 'schema_version'")
-    with pytest.raises(StoreError, match="schema version 99; this synergai reads version 3") as err:
+    with pytest.raises(StoreError, match=f"schema version 99; this synergai reads version {SCHEMA_VERSION}") \
+            as err:
         SceneStore(pg_location)
     assert "\n" not in str(err.value)
 

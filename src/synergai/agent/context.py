@@ -17,7 +17,7 @@ from synergai.geometry.frames import Viewpoint
 from synergai.scene.edits import EditRecord, EditRequest, apply_changes
 from synergai.scene.model import STRUCTURE_KINDS, SceneError, SceneGraph
 from synergai.scene.rebase import rebase
-from synergai.scene.store import ConflictError, SceneStore
+from synergai.scene.store import ConflictError, SceneReplacedError, SceneStore
 
 
 class ToolError(ValueError):
@@ -46,12 +46,15 @@ class TurnContext:
     read_only: bool = False  # a question: every edit is refused, whatever the model replies
     _graph: SceneGraph | None = None
     _referred: frozenset[str] | None = None
+    _planned_on: str | None = None  # the registration id of the scene this turn first read
 
     @property
     def graph(self) -> SceneGraph:
         """The scene's graph as this turn sees it: the store's, with the turn's pending edits applied."""
         if self._graph is None:
-            self._graph = self.store.load(self.scene_id)
+            self._graph, (registration, _) = self.store.snapshot(self.scene_id)
+            if self._planned_on is None:
+                self._planned_on = registration
         return self._graph
 
     def check_writable(self) -> None:
@@ -79,14 +82,22 @@ class TurnContext:
         When another writer changed the scene since the turn read it (:class:`ConflictError`), the edits
         are re-made once on the new state (:func:`~synergai.scene.rebase.rebase`: the fields they change,
         carried onto the objects as they are now) and written again; if that fails too, the first error
-        (naming the object and the newer edit) is raised."""
+        (naming the object and the newer edit) is raised. Edits planned on a scene that was dropped (or
+        dropped and registered again) since the turn read it are refused
+        (:class:`~synergai.scene.store.SceneReplacedError`), never carried over."""
         if self.pending:
+            planned_on = self._planned_on
             try:
-                records = self.store.apply_all(self.scene_id, self.pending)
+                records = self.store.apply_all(self.scene_id, self.pending, registration=planned_on)
+            except SceneReplacedError:
+                raise
             except ConflictError as conflict:
                 try:
-                    retry = rebase(self.pending, self.store.load(self.scene_id))
-                    records = self.store.apply_all(self.scene_id, retry)
+                    graph, (registration, _) = self.store.snapshot(self.scene_id)
+                    retry = rebase(self.pending, graph, planned_on=planned_on, registration=registration)
+                    records = self.store.apply_all(self.scene_id, retry, registration=planned_on)
+                except SceneReplacedError:
+                    raise
                 except SceneError:
                     raise conflict from None
             self.edits.extend(records)

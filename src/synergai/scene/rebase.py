@@ -5,6 +5,9 @@ carries the fields the edit changes onto the object as it is now; the other writ
 fields are kept. When the other writer changed one of the same fields to a different value, or removed
 an object the edit changes, the edit cannot be re-made: :class:`RebaseError` says which object.
 A relation the edit adds that is already there (or removes that is already gone) is left out.
+An edit is never carried across a registration of its scene: when the graph it would be re-made on
+belongs to another registration than the one it was planned on (the scene was dropped and registered
+again under the same id), :class:`~synergai.scene.store.SceneReplacedError`.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from dataclasses import fields, replace
 
 from synergai.scene.edits import Change, EdgeChange, EditRequest, ObjectChange, apply_changes
 from synergai.scene.model import SceneError, SceneGraph, SceneObject
+from synergai.scene.store import SceneReplacedError
 
 
 class RebaseError(SceneError):
@@ -56,9 +60,16 @@ def _rebased_change(change: Change, graph: SceneGraph) -> Change | None:
     return None if merged == now else ObjectChange(now, merged)
 
 
-def rebase(requests: list[EditRequest], graph: SceneGraph) -> list[EditRequest]:
+def rebase(requests: list[EditRequest], graph: SceneGraph, *, planned_on: str | None = None,
+           registration: str | None = None) -> list[EditRequest]:
     """``requests`` re-made in order on ``graph`` (a working copy, changed here); an edit left with no
-    change is dropped. Raises :class:`RebaseError` (or the check's :class:`SceneError`)."""
+    change is dropped. ``planned_on`` and ``registration``: the registration ids of the scene the edits
+    were planned on and of the one ``graph`` is (:meth:`~synergai.scene.store.SceneStore.snapshot`).
+    Raises :class:`RebaseError` (or the check's :class:`SceneError`), :class:`SceneReplacedError` when
+    the two registrations differ."""
+    if planned_on is not None and registration != planned_on:
+        raise SceneReplacedError(f"scene {graph.scene_id} was dropped and registered again since these "
+                                 "edits were planned on it: they are not carried over; nothing was written")
     out = []
     for request in requests:
         changes = []

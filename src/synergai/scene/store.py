@@ -22,6 +22,12 @@ object and the newer edit. Readers see one committed snapshot and never wait for
 is kept per committed revision, so a store sees edits other processes committed and an edit costs what
 it changes.
 
+Registrations: every registration of a scene (a new scene, or one rebuilt with ``replace_existing``)
+gets a new registration id (:meth:`SceneStore.revision`'s first part). A writer that planned its edit on
+a scene passes the registration it read (``apply(..., registration=...)``): an edit planned on a scene
+that was dropped, or dropped and registered again under the same id, is refused
+(:class:`SceneReplacedError`) and never carried onto the other scene.
+
 The event log: each committed edit, undo, redo, reset, registration and drop appends one event
 ``{scene, seq, kind, actor, object_ids, at}`` (one sequence for the whole store, so a reader resuming
 "after seq N" misses nothing; events outlive a dropped scene). :mod:`~synergai.scene.feed` follows it.
@@ -36,6 +42,7 @@ from __future__ import annotations
 
 import json
 import threading
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -79,8 +86,8 @@ from synergai.scene.store_db import (
     open_database,
 )
 
-__all__ = ["EVENT_KINDS", "SCHEMA_VERSION", "ConflictError", "ReplayError", "SceneInfo", "SceneStore",
-           "StoreError", "StoreEvent", "StoreLost", "default_path"]
+__all__ = ["EVENT_KINDS", "SCHEMA_VERSION", "ConflictError", "ReplayError", "SceneInfo", "SceneReplacedError",
+           "SceneStore", "StoreError", "StoreEvent", "StoreLost", "default_path"]
 
 #: The kinds of event the change feed carries.
 EVENT_KINDS = ("edit", "undo", "redo", "reset", "register", "drop")
@@ -167,6 +174,11 @@ class _StoredRows:
 
 class ConflictError(SceneError):
     """An edit built on a state another writer has changed since: nothing was written."""
+
+
+class SceneReplacedError(ConflictError):
+    """An edit planned on a registration of its scene that is gone (the scene was dropped, or dropped
+    and registered again under the same id): nothing was written, and no retry may carry it over."""
 
 
 @dataclass(frozen=True)
@@ -362,7 +374,8 @@ class SceneStore:
         support edges). Registering a known scene again keeps its current state and edits when
         ``source`` is the same; when ``source`` differs it raises :class:`SceneError`, unless
         ``replace_existing`` is set: then ``graph`` becomes the new base and current graph, the source
-        is replaced and every earlier edit is kept in the log marked ``discarded``.
+        is replaced and every earlier edit is kept in the log marked ``discarded``. A new scene and a
+        replaced one get a new registration id (edits planned on the earlier one are refused).
         """
         if not isinstance(graph, SceneGraph):
             raise SceneError(f"register needs a SceneGraph, got {type(graph).__name__}")
@@ -382,17 +395,18 @@ class SceneStore:
         now = _now()
         with self._write() as c:
             row = c.execute("SELECT source FROM scenes WHERE id = ?", (graph.scene_id,)).fetchone()
+            registration = uuid.uuid4().hex  # every registration its own id
             if row is None:
                 c.execute("INSERT INTO scenes (id, source, scene_type, n_objects, created_at, "
-                          "updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-                          (graph.scene_id, src, base.scene_type, len(base), now, now))
+                          "updated_at, registration) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                          (graph.scene_id, src, base.scene_type, len(base), now, now, registration))
             elif row[0] != src:
                 if not replace_existing:
                     raise SceneError(f"scene {graph.scene_id} is already registered from source {row[0]}; "
                                      f"pass replace_existing=True to rebuild it from {src}")
                 c.execute("UPDATE scenes SET source = ?, scene_type = ?, n_objects = ?, "
-                          "updated_at = ?, revision = revision + 1 WHERE id = ?",
-                          (src, base.scene_type, len(base), now, graph.scene_id))
+                          "updated_at = ?, revision = revision + 1, registration = ? WHERE id = ?",
+                          (src, base.scene_type, len(base), now, registration, graph.scene_id))
                 c.execute("UPDATE edits SET state = 'discarded' WHERE scene_id = ? AND state != 'discarded'",
                           (graph.scene_id,))
             else:
@@ -449,6 +463,12 @@ class SceneStore:
         with self._read() as c:
             return self._current(c, scene_id).copy()
 
+    def snapshot(self, scene_id: str) -> tuple[SceneGraph, tuple[str, int]]:
+        """The scene's current graph and its revision (registration id, revision), read together: what a
+        writer plans on (it passes the registration id to :meth:`apply`)."""
+        with self._read() as c:
+            return self._current(c, scene_id).copy(), self._revision(c, scene_id)
+
     def _current(self, c: Transaction, scene_id: str) -> SceneGraph:
         """The store's own graph of the committed revision (read from the rows once per revision);
         callers outside the store get copies."""
@@ -456,21 +476,23 @@ class SceneStore:
         hit = self._cache.get(scene_id)
         if hit is not None and hit[0] == key:
             return hit[1]
-        # Rooms change only when a scene is registered (created_at): an edit does not re-read the base.
+        # Rooms change only when a scene is registered (a new registration id): an edit keeps them.
         same_scene = hit is not None and hit[0][0] == key[0]
         graph = self._load_rows(c, scene_id, hit[1].rooms if hit is not None and same_scene else None)
         self._cache[scene_id] = (key, graph)
         return graph
 
     def _revision(self, c: Transaction, scene_id: str) -> tuple[str, int]:
-        """Identifies one committed state (created_at tells a dropped and re-registered scene apart)."""
-        row = c.execute("SELECT created_at, revision FROM scenes WHERE id = ?", (scene_id,)).fetchone()
+        """Identifies one committed state: the registration id (new on every registration: it tells a
+        dropped and re-registered scene apart) and the revision."""
+        row = c.execute("SELECT registration, revision FROM scenes WHERE id = ?", (scene_id,)).fetchone()
         if row is None:
             raise SceneError(f"unknown scene {scene_id!r} in the scene store")
         return (row[0], int(row[1]))
 
     def revision(self, scene_id: str) -> tuple[str, int]:
-        """Identifies the scene's committed snapshot; it changes with every edit (keys rendering caches)."""
+        """Identifies the scene's committed snapshot: (registration id, revision); it changes with every
+        edit (keys rendering caches) and every registration."""
         with self._read() as c:
             return self._revision(c, scene_id)
 
@@ -519,19 +541,32 @@ class SceneStore:
         return (row[0], int(row[1]))
 
     @contextmanager
-    def _editing(self, scene_id: str) -> Iterator[tuple[Transaction, SceneGraph | None]]:
+    def _editing(self, scene_id: str, registration: str | None = None
+                 ) -> Iterator[tuple[Transaction, SceneGraph | None]]:
         """A write transaction and the store's graph of the scene when it holds the committed revision
         (None otherwise: the edit is then checked against the rows, without reading the whole graph);
-        on any error the graph (which the caller may have changed) is forgotten."""
+        on any error the graph (which the caller may have changed) is forgotten. ``registration``: the
+        registration the caller planned on (:class:`SceneReplacedError` when it is gone)."""
         with self._lock:
             try:
                 with self._write() as c:
-                    key = self._revision(c, scene_id)
+                    key = self._registered(c, scene_id, registration)
                     hit = self._cache.get(scene_id)
                     yield c, hit[1] if hit is not None and hit[0] == key else None
             except BaseException:
                 self._cache.pop(scene_id, None)
                 raise
+
+    def _registered(self, c: Transaction, scene_id: str, registration: str | None) -> tuple[str, int]:
+        """The scene's revision key, checked against the ``registration`` a writer planned on."""
+        if registration is None:
+            return self._revision(c, scene_id)
+        row = c.execute("SELECT registration, revision FROM scenes WHERE id = ?", (scene_id,)).fetchone()
+        if row is None or row[0] != registration:
+            now = "dropped" if row is None else "dropped and registered again (another scene under that id)"
+            raise SceneReplacedError(f"scene {scene_id} was {now} since this edit was planned on it; "
+                                     "nothing was written")
+        return (row[0], int(row[1]))
 
     def _change(self, c: Transaction, scene_id: str, graph: SceneGraph | None,
                 changes: tuple[Change, ...]) -> None:
@@ -547,18 +582,22 @@ class SceneStore:
         else:
             self._cache[scene_id] = (revision, graph)
 
-    def apply(self, scene_id: str, request: EditRequest) -> EditRecord:
+    def apply(self, scene_id: str, request: EditRequest, *, registration: str | None = None) -> EditRecord:
         """Validate and log one edit, and write the rows it changes, in one transaction.
 
         The edit is checked against the committed graph (an edit built on a graph another writer has
-        changed since is refused). On any error nothing is written and the error propagates. Any redo
+        changed since is refused). ``registration``: the registration id of the scene the edit was
+        planned on (:meth:`snapshot`); when the scene has been dropped or registered again since,
+        :class:`SceneReplacedError`. On any error nothing is written and the error propagates. Any redo
         stack is discarded.
         """
-        return self.apply_all(scene_id, [request])[0]
+        return self.apply_all(scene_id, [request], registration=registration)[0]
 
-    def apply_all(self, scene_id: str, requests: Sequence[EditRequest]) -> list[EditRecord]:
+    def apply_all(self, scene_id: str, requests: Sequence[EditRequest], *,
+                  registration: str | None = None) -> list[EditRecord]:
         """Apply several edits in order in one transaction: all of them are logged, or (on any error)
-        none. Each is checked against the state the ones before it leave; any redo stack is discarded."""
+        none. Each is checked against the state the ones before it leave; any redo stack is discarded.
+        ``registration`` as for :meth:`apply`."""
         requests = list(requests)
         for request in requests:
             if not isinstance(request, EditRequest):
@@ -568,7 +607,7 @@ class SceneStore:
         payloads = [json.dumps([change_to_dict(ch) for ch in r.changes], allow_nan=False, ensure_ascii=False)
                     for r in requests]
         records = []
-        with self._editing(scene_id) as (c, graph):
+        with self._editing(scene_id, registration) as (c, graph):
             now = _now()
             seq = c.execute("SELECT COALESCE(MAX(seq), 0) FROM edits WHERE scene_id = ?",
                             (scene_id,)).fetchone()[0]

@@ -20,8 +20,9 @@ from synergai.scene.store_location import is_url, mask_url, store_location
 __all__ = ["SCHEMA_VERSION", "Database", "StoreError", "StoreLost", "Transaction", "Waker", "is_url",
            "mask_url", "open_database", "open_waker", "store_location"]
 
-#: The schema both databases hold: version 3 added the event log (the change feed).
-SCHEMA_VERSION = 3
+#: The schema both databases hold: version 3 added the event log (the change feed), version 4 each
+#: scene's registration id (new on every registration: a writer that planned on a scene names it).
+SCHEMA_VERSION = 4
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 
 

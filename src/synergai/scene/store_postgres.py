@@ -1,8 +1,9 @@
 """The scene store's PostgreSQL layer (psycopg 3), for a world model several machines share.
 
 A database is recognised before anything is written to it: an empty schema is initialised, one
-holding synergai's tables (``synergai_meta`` names the schema version) is used, anything else
-(another program's tables) is refused untouched.
+holding synergai's tables (``synergai_meta`` names the schema version) is used (version 3, without
+registration ids, is migrated), anything else (another program's tables) is refused untouched. A role
+that may not write the store's tables opens it for reading only (:attr:`PostgresDatabase.read_only`).
 
 Writers take turns: each write is one transaction that first takes a transaction-level advisory
 lock, so every edit is checked against the latest committed state and the event log's sequence is
@@ -42,7 +43,8 @@ CREATE TABLE scenes (
     revision   INTEGER NOT NULL DEFAULT 0,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL,
-    scene_type TEXT
+    scene_type TEXT,
+    registration TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE edits (
     scene_id  TEXT NOT NULL REFERENCES scenes(id) ON DELETE CASCADE,
@@ -95,6 +97,18 @@ BEGIN
 END $$""",
     "CREATE TRIGGER events_notify AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION synergai_notify()",
 ]
+#: Version 3 -> 4: each scene's registration id (every scene already stored gets one of its own).
+_V4_REGISTRATION = [
+    "ALTER TABLE scenes ADD COLUMN registration TEXT NOT NULL DEFAULT ''",
+    "UPDATE scenes SET registration = md5(random()::text || clock_timestamp()::text || id)",
+    f"UPDATE synergai_meta SET value = '{SCHEMA_VERSION}' WHERE key = 'schema_version'",
+]
+#: Whether this role may write what an edit writes (else the store is opened for reading only).
+_WRITABLE = ("SELECT bool_and(has_table_privilege(t, p)) AND NOT pg_is_in_recovery() "
+             "AND NOT current_setting('default_transaction_read_only')::bool FROM unnest("
+             "ARRAY['scenes', 'edits', 'bases', 'objects', 'edges', 'events', 'scenes', 'edits', 'objects'], "
+             "ARRAY['INSERT', 'INSERT', 'INSERT', 'INSERT', 'INSERT', 'INSERT', 'UPDATE', 'UPDATE', 'UPDATE']"
+             ") AS w(t, p)")
 
 
 def _one_line(exc: BaseException, password: str | None) -> str:
@@ -145,7 +159,6 @@ class PostgresDatabase:
     """One PostgreSQL database holding a synergai store (see the module doc-string)."""
 
     order = "pos"
-    read_only = False
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -153,6 +166,8 @@ class PostgresDatabase:
         self._password = _password(url)
         self._conn: psycopg.Connection | None = connect(url)
         self._closed = False
+        #: True when this role may not write the store's tables (or the server is read only)
+        self.read_only = False
         try:
             self._setup()
         except BaseException:
@@ -174,13 +189,19 @@ class PostgresDatabase:
     def _setup(self) -> None:
         with self.read() as tx:
             kind = self._kind(tx)
-        if kind == "new":
+        if kind in ("new", "v3"):
             with self.write() as tx:
-                if self._kind(tx) == "new":  # another process may have initialised it meanwhile
+                kind = self._kind(tx)  # another process may have initialised or migrated it meanwhile
+                if kind == "new":
                     for stmt in [*_SCHEMA.split(";"), *_NOTIFY]:
                         tx.execute(stmt)
                     tx.executemany("INSERT INTO synergai_meta (key, value) VALUES (?, ?)",
                                    [("application", APPLICATION), ("schema_version", str(SCHEMA_VERSION))])
+                if kind == "v3":
+                    for stmt in _V4_REGISTRATION:
+                        tx.execute(stmt)
+        with self.read() as tx:
+            self.read_only = not tx.execute(_WRITABLE).fetchone()[0]
 
     def _kind(self, tx: _Tx) -> str:
         tables = {r[0] for r in tx.execute("SELECT table_name FROM information_schema.tables "
@@ -191,6 +212,8 @@ class PostgresDatabase:
             meta: dict[str, str] = dict(tx.execute("SELECT key, value FROM synergai_meta").fetchall())
             if meta.get("application") == APPLICATION:
                 version = meta.get("schema_version")
+                if version == "3":
+                    return "v3"
                 if version != str(SCHEMA_VERSION):
                     raise StoreError(f"scene store {self.where} has schema version {version}; "
                                      f"this synergai reads version {SCHEMA_VERSION}")

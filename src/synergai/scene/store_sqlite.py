@@ -2,8 +2,8 @@
 
 A file is recognised before anything is written to it (``PRAGMA application_id``): a new empty file
 is initialised, an older synergai store is migrated (version 1 kept one JSON snapshot per scene,
-version 2 had no event log), anything else (another program's SQLite file) is refused untouched. A
-store this user cannot write is opened for reading only.
+version 2 had no event log, version 3 no registration ids), anything else (another program's SQLite
+file) is refused untouched. A store this user cannot write is opened for reading only.
 
 Writers take turns (``BEGIN IMMEDIATE``; a busy timeout waits for another process's writer); readers
 use plain read transactions and never wait. Before a write commits, the file's identity (device and
@@ -107,6 +107,11 @@ CREATE TABLE events (
 );
 CREATE INDEX events_by_scene ON events (scene_id, seq);
 """
+#: Version 4: each scene's registration id (every scene already stored gets one of its own).
+_V4_REGISTRATION = """
+ALTER TABLE scenes ADD COLUMN registration TEXT NOT NULL DEFAULT '';
+UPDATE scenes SET registration = lower(hex(randomblob(16)))
+"""
 
 
 def _statements(script: str) -> list[str]:
@@ -209,6 +214,9 @@ class SqliteDatabase:
                 if kind in ("new", "v1", "v2"):
                     for stmt in _statements(_V3_EDITS + ";" + _EVENTS_SCHEMA):
                         tx.conn.execute(stmt)
+                if kind in ("new", "v1", "v2", "v3"):
+                    for stmt in _statements(_V4_REGISTRATION):
+                        tx.conn.execute(stmt)
                 tx.conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 tx.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -217,8 +225,8 @@ class SqliteDatabase:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if app == APPLICATION_ID:
-            if version == 2:
-                return "v2"
+            if version in (2, 3):
+                return f"v{version}"
             if version != SCHEMA_VERSION:
                 raise StoreError(f"scene store {self.path} has schema version {version}; "
                                  f"this synergai reads version {SCHEMA_VERSION}")
