@@ -66,6 +66,19 @@ class StageDisplay:
             finally:
                 self._status = None
 
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """The spinner stopped while the block runs (e.g. a question asked on the terminal)."""
+        status = self._status
+        if status is None:
+            yield
+            return
+        status.stop()
+        try:
+            yield
+        finally:
+            status.start()
+
     def stage(self, text: str) -> None:
         """The stage now under way."""
         if self.mode == "off":

@@ -6,7 +6,14 @@ be written).
 
 With ``--scene ID`` the episode starts from that stored scene (``robots/tabletop/stored.py`` and
 ``robots/team/stored.py`` say how a scene becomes the robots' world) and every action that changes the
-world is written to it as an edit by ``robot:<name>`` (``robots/recorder.py``).
+world is written to it as an edit by ``robot:<name>`` (``robots/recorder.py``). When the stored scene
+changes under the robots so that an action cannot be written (a person deleted its object, the scene was
+dropped or registered again), the episode stops: one line on stderr, exit 1, and ``--json`` still prints
+what was recorded. An episode that stops early sets down what a gripper still holds. ``--save-scene ID``
+refuses an ID the store already holds unless ``--replace`` is given.
+
+While the robots work, one line per round or action goes to stderr (``-q``: none), with the spinner of
+``synergai ask`` on a terminal (``cli/robots_talk.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from synergai.cli.common import add_llm_options, open_llm, print_json, require_extra
+from synergai.cli.robots_talk import TerminalTalk
 from synergai.cli.safe_text import json_safe, visible
 from synergai.llm.usage import Outcome
 from synergai.scene.store_location import store_location
@@ -80,14 +88,39 @@ def _add_scene_option(p: argparse.ArgumentParser, what: str) -> None:
 def _add_save_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--save-scene", default=None, metavar="SCENE_ID",
                    help="store the final world's scene graph under this id (then e.g. `synergai ask "
-                        "QUESTION --scene SCENE_ID`); single tasks only")
+                        "QUESTION --scene SCENE_ID`); single tasks only; an id the store holds is refused "
+                        "unless --replace")
+    p.add_argument("--replace", action="store_true",
+                   help="with --save-scene: replace a stored scene of the same id (its edits stay in the "
+                        "log, discarded)")
     p.add_argument("--db", type=store_location, default=None,
                    help="scene store for --scene and --save-scene: a path (SQLite) or a postgresql:// URL "
                         "(default: user data directory)")
 
 
+def _check_save_scene(args: argparse.Namespace) -> None:
+    """Before any model runs: ``--save-scene`` must not replace a stored scene without ``--replace``,
+    and the store must be writable."""
+    from synergai.scene.model import SceneError
+    from synergai.scene.store import SceneStore
+
+    if args.save_scene is None:
+        if args.replace:
+            raise ValueError("--replace goes with --save-scene")
+        return
+    with SceneStore(args.db) as store:
+        if store.read_only:
+            raise SceneError(f"scene store {store.where} cannot be written by this user: --save-scene "
+                             "could not store the final world; nothing was run")
+        if store.has_scene(args.save_scene) and not args.replace:
+            raise SceneError(f"scene {args.save_scene} is already in the scene store {store.where}: pass "
+                             "--replace to replace it (its edits stay in the log, discarded), or choose "
+                             "another --save-scene")
+
+
 def _save_graph(graph: Any, args: argparse.Namespace, mode: str, task: Any) -> None:
-    """Register the final world's graph in the scene store, replacing an earlier run's."""
+    """Register the final world's graph in the scene store (replacing a stored scene only with
+    ``--replace``)."""
     from datetime import UTC, datetime
 
     from synergai.scene.store import SceneStore
@@ -95,7 +128,10 @@ def _save_graph(graph: Any, args: argparse.Namespace, mode: str, task: Any) -> N
     source = {"builder": f"robots {mode}", "task": task.name, "text": task.text,
               "saved_at": datetime.now(UTC).isoformat()}
     with SceneStore(args.db) as store:
-        store.register(graph, source, replace_existing=True)
+        if store.has_scene(graph.scene_id) and not args.replace:  # stored by another process meanwhile
+            raise ValueError(f"scene {graph.scene_id} was stored by another process during the episode: "
+                             "the final world was not saved (pass --replace to replace it)")
+        store.register(graph, source, replace_existing=args.replace)
 
 
 def _open_stored(args: argparse.Namespace, task_text: str) -> tuple[Any, Any]:
@@ -108,7 +144,7 @@ def _open_stored(args: argparse.Namespace, task_text: str) -> tuple[Any, Any]:
     from synergai.scene.model import SceneError
     from synergai.scene.store import SceneStore
 
-    if args.save_scene is not None:
+    if args.save_scene is not None or args.replace:
         raise ValueError("--scene records the robots' actions in that scene; --save-scene is for the "
                          "built-in worlds")
     if args.task_file is not None:
@@ -131,6 +167,14 @@ def _open_stored(args: argparse.Namespace, task_text: str) -> tuple[Any, Any]:
 def _recorded(recorder: Any) -> list[dict[str, Any]]:
     """The edits an episode wrote, for --json and the text report."""
     return [{"seq": r.seq, "actor": r.who, "op": r.op, "summary": r.summary()} for r in recorder.records]
+
+
+def _stopped(code: int, why: str | None) -> int:
+    """The exit code: 1 with one line on stderr when recording stopped the episode, else ``code``."""
+    if why is None:
+        return code
+    print(f"synergai: {visible(why)}", file=sys.stderr)
+    return 1
 
 
 def _ask_on_terminal(question: str) -> str | None:
@@ -158,23 +202,29 @@ def cmd_tabletop(args: argparse.Namespace) -> int:
     if args.save_scene is not None and args.task_file is not None:
         raise ValueError("--save-scene stores one task's final world: give a task, not --task-file")
     config = MultiTalkConfig(max_rounds=args.max_rounds, use_critic=not args.no_critic)
+    talk = TerminalTalk(args)
     if args.task_file is not None:
         from synergai.robots.task_file import NOTHING_TO_ADD, load_task_file
 
         tasks = load_task_file(args.task_file, "tabletop")
         return _run_suite(tasks, lambda task, model: run_tabletop_task(
-            task, model, config, ask_user=lambda question: NOTHING_TO_ADD), args, "rounds")
+            task, model, config, ask_user=lambda question: NOTHING_TO_ADD, talk=talk), args, "rounds", talk)
     if args.scene is not None:
-        return _tabletop_on_stored_scene(args, config)
+        return _tabletop_on_stored_scene(args, config, talk)
     task = _tabletop_task_from_words(args.task, args.table)
+    _check_save_scene(args)
+    talk.line(f"tabletop: the arm's planner takes \"{task.text}\" on table {task.scene} "
+              f"({args.max_rounds} rounds at most)")
     model = open_llm(args)
-    ask = _ask_on_terminal if sys.stdin.isatty() else None
+    ask = talk.asking(_ask_on_terminal) if sys.stdin.isatty() else None
     save = None
     if args.save_scene is not None:
         def save(graph: Any) -> None:
             _save_graph(graph, args, "tabletop", task)
-    result = run_tabletop_task(task, model, config, answers=args.answers, ask_user=ask, save=save,
-                               scene_id=args.save_scene or "tabletop")
+    with talk.running("starting"):
+        result = run_tabletop_task(task, model, config, answers=args.answers, ask_user=ask, save=save,
+                                   scene_id=args.save_scene or "tabletop", talk=talk)
+    _last_line(talk, "tabletop", result)
     if args.json:
         print_json(tabletop_json(result))
     else:
@@ -182,12 +232,18 @@ def cmd_tabletop(args: argparse.Namespace) -> int:
     return 0 if result.success else 1
 
 
+def _last_line(talk: TerminalTalk, mode: str, result: Any) -> None:
+    verdict = "success" if result.success else "not done"
+    talk.line(f"{mode}: {verdict}, {result.stop_reason} ({result.seconds:.1f} s)")
+
+
 TABLETOP_ROBOT = "panda"  # the tabletop arm's name in the edit log (robot:panda)
 
 
-def _tabletop_on_stored_scene(args: argparse.Namespace, config: Any) -> int:
+def _tabletop_on_stored_scene(args: argparse.Namespace, config: Any, talk: TerminalTalk) -> int:
     """A task in words (a packaged task's words, without its goal) on the table of a stored scene, with
     no checker; each move of the executed plan is written to the scene."""
+    from synergai.robots.errors import EpisodeStopped
     from synergai.robots.tabletop.stored import table_from_scene
     from synergai.robots.task_file import TabletopTask
 
@@ -196,34 +252,44 @@ def _tabletop_on_stored_scene(args: argparse.Namespace, config: Any) -> int:
     packaged = _packaged_tabletop_task(args.task)  # its words only: its goal belongs to its own table
     text = packaged.text if packaged is not None else args.task
     store, recorder = _open_stored(args, text)
+    stopped = None
     with store:
         stored = table_from_scene(recorder.graph)
         task = TabletopTask("free text", text, stored.objects, (), (), args.scene)
+        talk.line(f"tabletop: the arm's planner takes \"{text}\" on table {stored.table.id} of scene "
+                  f"{args.scene} ({args.max_rounds} rounds at most)")
         model = open_llm(args)
-        ask = _ask_on_terminal if sys.stdin.isatty() else None
-        result = run_tabletop_task(task, model, config, answers=args.answers, ask_user=ask)
-        if result.executed:
-            for state in result.placed:
+        ask = talk.asking(_ask_on_terminal) if sys.stdin.isatty() else None
+        with talk.running("starting"):
+            result = run_tabletop_task(task, model, config, answers=args.answers, ask_user=ask, talk=talk)
+        try:
+            for state in result.placed if result.executed else ():
                 recorder.move(TABLETOP_ROBOT, stored.ids[state.name], stored.frame.to_scene(state.center),
                               f"{TABLETOP_ROBOT}: move {state.name}")
+        except EpisodeStopped as exc:
+            stopped = str(exc)
         recorded = _recorded(recorder)
+    _last_line(talk, "tabletop", result)
     if args.json:
         print_json({**tabletop_json(result), "scene": args.scene, "table": stored.table.id,
-                    "left_out": list(stored.left_out), "edits": recorded})
+                    "left_out": list(stored.left_out), "edits": recorded, "notes": recorder.notes,
+                    "stopped": stopped})
     else:
         console = Console()
         _print_tabletop(console, result)
-        _print_recorded(console, args.scene, recorded, stored.left_out)
-    return 0 if result.success else 1
+        _print_recorded(console, args.scene, recorded, stored.left_out, recorder.notes)
+    return _stopped(0 if result.success else 1, stopped)
 
 
 def _print_recorded(console: Console, scene: str, recorded: list[dict[str, Any]],
-                    left_out: Any = ()) -> None:
+                    left_out: Any = (), notes: Any = ()) -> None:
     for why in left_out:
         console.print(f"[yellow]left out:[/yellow] {escape(str(why))}", highlight=False)
     console.print(f"{len(recorded)} edit(s) written to scene {escape(scene)}", highlight=False)
     for r in recorded:
         console.print(f"  {r['seq']}. {escape(r['summary'])}", highlight=False)
+    for note in notes:
+        console.print(f"[yellow]not written:[/yellow] {_safe(note)}", highlight=False)
 
 
 def _packaged_tabletop_task(words: str, scene: str | None = None) -> Any:
@@ -251,7 +317,7 @@ def _tabletop_task_from_words(words: str, scene: str | None) -> Any:  # scene: a
 
 
 def run_tabletop_task(task: Any, model: Any, config: Any, *, answers: Any = None, ask_user: Any = None,
-                      save: Any = None, scene_id: str = "tabletop") -> MultiTalkResult:
+                      save: Any = None, scene_id: str = "tabletop", talk: Any = None) -> MultiTalkResult:
     """One tabletop task in a fresh simulator; the goal (if any) judges success. ``save`` receives the
     final world's scene graph (built by the robot's perception, the same builder the agent's scenes use).
     ``ask_user`` answers questions beyond the task's answers (suites: the person's "nothing to add")."""
@@ -261,19 +327,22 @@ def run_tabletop_task(task: Any, model: Any, config: Any, *, answers: Any = None
     with TabletopSim(task.objects) as sim:
         result = run_multitalk(task.text, sim, model, checker=task.check if task.goal else None,
                                answers=task.answers if answers is None else answers,
-                               ask_user=ask_user, config=config)
+                               ask_user=ask_user, config=config, talk=talk)
         if save is not None:
             save(tabletop_graph(sim.states(), sim.table_box(), scene_id))
     return result
 
 
-def _run_suite(tasks: list[Any], run: Any, args: argparse.Namespace, count: str) -> int:
+def _run_suite(tasks: list[Any], run: Any, args: argparse.Namespace, count: str, talk: TerminalTalk) -> int:
     """Run every task; --json prints one line per task and a last line with solved / n."""
+    talk.line(f"{len(tasks)} task(s) from {args.task_file}")
     model = open_llm(args)
     console = Console(stderr=False)
     solved = 0
-    for task in tasks:
-        result = run(task, model)
+    for k, task in enumerate(tasks, start=1):
+        talk.line(f"task {k} of {len(tasks)}: {task.name}")
+        with talk.running("starting"):
+            result = run(task, model)
         solved += bool(result.success)
         line = {"name": task.name, "success": bool(result.success), count: getattr(result, count),
                 "seconds": round(result.seconds, 1), **_tokens(result)}
@@ -317,21 +386,27 @@ def cmd_team(args: argparse.Namespace) -> int:
     _one_of_task_or_file(args)
     if args.save_scene is not None and args.task_file is not None:
         raise ValueError("--save-scene stores one task's final world: give a task, not --task-file")
+    talk = TerminalTalk(args)
     config = TeamConfig(max_rounds=args.max_rounds, use_feedback=not args.no_feedback,
-                        shared_map=not args.no_shared_map)
+                        shared_map=not args.no_shared_map, talk=talk)
     from synergai.robots.task_file import load_task_file, packaged_task_file
 
     if args.task_file is not None:
         tasks = load_task_file(args.task_file, "house")
-        return _run_suite(tasks, lambda task, model: run_team(task, model, config), args, "steps")
+        return _run_suite(tasks, lambda task, model: run_team(task, model, config), args, "steps", talk)
     known = {t.name: t for t in load_task_file(packaged_task_file("house_suite.json"), "house")}
     if not args.task.strip():
         raise ValueError("the task must not be empty")
     if args.scene is not None:
-        return _team_on_stored_scene(args, config, known.get(args.task))
+        return _team_on_stored_scene(args, config, known.get(args.task), talk)
     task = known.get(args.task) or _house_task_from_words(args.task)
+    _check_save_scene(args)
     house = task.make_house()
-    result = run_team(task, open_llm(args), config, house=house)
+    _first_team_line(talk, task.text, "the built-in house", args.max_rounds)
+    model = open_llm(args)
+    with talk.running("starting"):
+        result = run_team(task, model, config, house=house)
+    _last_line(talk, "team", result)
     if args.save_scene is not None:
         _save_graph(house.scene_graph(args.save_scene), args, "team", task)
     if args.json:
@@ -341,6 +416,10 @@ def cmd_team(args: argparse.Namespace) -> int:
     return 0 if result.success else 1
 
 
+def _first_team_line(talk: TerminalTalk, text: str, where: str, rounds: int) -> None:
+    talk.line(f"team: Bob, Alice and David take \"{text}\" in {where} ({rounds} rounds at most)")
+
+
 def _house_task_from_words(words: str, items: Any = None) -> Any:
     """An instruction in words: no goal (success is the team's claim), on the seed house unless ``items``."""
     from synergai.robots.team.flat import HouseTask, seed_items
@@ -348,37 +427,65 @@ def _house_task_from_words(words: str, items: Any = None) -> Any:
     return HouseTask("free text", words, seed_items() if items is None else tuple(items), (), (), "words")
 
 
-def _team_on_stored_scene(args: argparse.Namespace, config: Any, packaged: Any) -> int:
-    """The team in the house a stored scene gives; each action that changes it is written to the scene.
-    A packaged task keeps its goal when the scene has every furniture and item it names."""
+def _stored_team_task(args: argparse.Namespace, packaged: Any, house: Any) -> Any:
+    """The instruction on a stored scene's house; a packaged task keeps its goal when the scene has every
+    furniture and item it names."""
     from dataclasses import replace
 
     from synergai.robots.errors import RobotError
+
+    text = packaged.text if packaged is not None else args.task
+    task = _house_task_from_words(text, house.items.values())
+    if packaged is not None:
+        names = {n for p in packaged.goal for n in p.objects()} - set(house.robots)
+        missing = sorted(names - set(house.furniture) - set(house.items))
+        if missing:
+            raise RobotError(f"task {packaged.name!r} names {', '.join(missing)}, which scene "
+                             f"{args.scene} does not have: give the instruction in words instead")
+        task = replace(task, name=packaged.name, goal=packaged.goal)
+    return task
+
+
+def _team_on_stored_scene(args: argparse.Namespace, config: Any, packaged: Any, talk: TerminalTalk) -> int:
+    """The team in the house a stored scene gives; each action that changes it is written to the scene.
+    An episode that does not succeed (an error, the round limit, Ctrl-C, a change under the robots) sets
+    down what a gripper still holds."""
     from synergai.robots.team.stored import HouseChanges, house_from_scene
-    from synergai.robots.team.team import run_team
+    from synergai.robots.team.team import STOPPED, run_team
 
     text = packaged.text if packaged is not None else args.task
     store, recorder = _open_stored(args, text)
     with store:
         stored = house_from_scene(recorder.graph)
-        house = stored.house
-        task = _house_task_from_words(text, house.items.values())
-        if packaged is not None:
-            names = {n for p in packaged.goal for n in p.objects()} - set(house.robots)
-            missing = sorted(names - set(house.furniture) - set(house.items))
-            if missing:
-                raise RobotError(f"task {packaged.name!r} names {', '.join(missing)}, which scene "
-                                 f"{args.scene} does not have: give the instruction in words instead")
-            task = replace(task, name=packaged.name, goal=packaged.goal)
-        result = run_team(task, open_llm(args), config, house=house, on_action=HouseChanges(stored, recorder))
+        task = _stored_team_task(args, packaged, stored.house)
+        changes = HouseChanges(stored, recorder)
+        _first_team_line(talk, text, f"scene {args.scene}", args.max_rounds)
+        try:
+            model = open_llm(args)
+            with talk.running("starting"):
+                result = run_team(task, model, config, house=stored.house, on_action=changes)
+        except BaseException as exc:
+            _settle(changes, "interrupted" if isinstance(exc, KeyboardInterrupt) else "the episode failed")
+            raise
+        if not result.success:
+            _settle(changes, "the episode ended unfinished")
         recorded = _recorded(recorder)
+    _last_line(talk, "team", result)
+    stopped = result.stop_reason.removeprefix(STOPPED) if result.stop_reason.startswith(STOPPED) else None
     if args.json:
-        print_json({**team_json(result), "scene": args.scene, "edits": recorded})
+        print_json({**team_json(result), "scene": args.scene, "edits": recorded, "notes": recorder.notes,
+                    "stopped": stopped})
     else:
         console = Console()
         _print_team(console, result)
-        _print_recorded(console, args.scene, recorded)
-    return 0 if result.success else 1
+        _print_recorded(console, args.scene, recorded, notes=recorder.notes)
+    return _stopped(0 if result.success else 1, stopped)
+
+
+def _settle(changes: Any, why: str) -> None:
+    """Set down what a gripper still holds; what cannot be written is a warning on stderr."""
+    for problem in changes.settle(why):
+        print(f"synergai: warning: {visible(problem)}", file=sys.stderr)
 
 
 def team_json(result: TeamResult) -> dict[str, Any]:

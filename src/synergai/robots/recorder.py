@@ -4,20 +4,30 @@ robots leave it.
 
 A move writes the object's new box; its stored relations are recomputed
 (:func:`synergai.scene.edits.move_object`), so its support (on the table, on the plate, in the fridge) changes
-with it. Opening or closing writes the state as an attribute (``open`` / ``closed``). An edit is built on the
-recorder's copy of the scene; when another writer changed the scene meanwhile and the store refuses the
-edit, the recorder reloads the scene and builds the edit once more (a second refusal is an error).
+with it. Opening or closing writes the state as an attribute (``open`` / ``closed``).
+
+Every edit names the registration of the scene the robots planned on (read when the recorder opens it):
+a scene dropped, or dropped and registered again under the same id, is never written to
+(:class:`~synergai.robots.errors.EpisodeStopped`). An edit is built on the recorder's copy of the scene;
+when another writer changed the scene meanwhile and the store refuses the edit, the recorder reloads the
+scene and builds the edit once more: when the object is already as the action leaves it (another robot
+made the same move), nothing is written and :attr:`SceneRecorder.notes` says so; when the object is gone
+(a person deleted it) or the second try is refused too, :class:`EpisodeStopped` names the action and the
+edit that changed it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from synergai.robots.errors import EpisodeStopped
 from synergai.scene import edits as E
 from synergai.scene.model import SceneError, SceneGraph
-from synergai.scene.store import SceneStore, StoreError
+from synergai.scene.store import SceneReplacedError, SceneStore, StoreError
 
 OPEN, CLOSED = "open", "closed"
+#: Builds an action's edit on a graph (None: the graph is already as the action leaves it).
+Build = Callable[[SceneGraph], E.EditRequest | None]
 
 
 class SceneRecorder:
@@ -28,42 +38,96 @@ class SceneRecorder:
             raise StoreError(f"scene store {store.where} cannot be written by this user: the robots' actions "
                              "could not be recorded; nothing was changed")
         self.store, self.scene_id, self.task = store, scene_id, task
-        self.graph = store.load(scene_id)
-        self._revision = store.revision(scene_id)
+        self.graph, self._revision = store.snapshot(scene_id)
+        #: the registration id of the scene the robots plan on
+        self.registration = self._revision[0]
         self.records: list[E.EditRecord] = []
+        #: actions that needed no edit because another writer had already made the change
+        self.notes: list[str] = []
 
     def _utterance(self, action: str) -> str:
         return f"{action} (task: {self.task})" if self.task else action
 
-    def _write(self, build: Callable[[SceneGraph], E.EditRequest]) -> E.EditRecord:
+    def current(self) -> SceneGraph:
+        """The recorder's graph, read again when another writer changed the scene (EpisodeStopped when
+        the scene was dropped or registered again)."""
         try:
-            record = self.store.apply(self.scene_id, build(self.graph))
-        except SceneError:
+            if self.store.revision(self.scene_id) != self._revision:
+                self._reload()
+        except SceneError as exc:
+            if isinstance(exc, StoreError):
+                raise
+            raise EpisodeStopped(f"scene {self.scene_id} was dropped while the robots worked on it") from None
+        return self.graph
+
+    def _reload(self) -> None:
+        self.graph, self._revision = self.store.snapshot(self.scene_id)
+        if self._revision[0] != self.registration:
+            raise EpisodeStopped(f"scene {self.scene_id} was dropped and registered again (another scene "
+                                 "under that id) while the robots worked on it; nothing more is written")
+
+    def _write(self, object_id: str, action: str, build: Build) -> E.EditRecord | None:
+        request = build(self.graph)
+        if request is None:
+            return None
+        record: E.EditRecord | None
+        try:
+            record = self.store.apply(self.scene_id, request, registration=self.registration)
+        except SceneReplacedError as exc:
+            raise EpisodeStopped(f"{action} was not recorded: {exc}") from None
+        except StoreError:
+            raise
+        except SceneError as exc:
             if self.store.revision(self.scene_id) == self._revision:
                 raise  # not another writer's change: the edit itself is wrong
-            self.graph = self.store.load(self.scene_id)  # another writer changed the scene: build anew
-            record = self.store.apply(self.scene_id, build(self.graph))
+            record = self._again(object_id, action, build, exc)
+        if record is None:
+            return None
         E.apply_changes(self.graph, record.changes)
         self._revision = self.store.revision(self.scene_id)
         self.records.append(record)
         return record
 
+    def _again(self, object_id: str, action: str, build: Build, refused: SceneError) -> E.EditRecord | None:
+        """Another writer changed the scene: build the edit on its new state (None when nothing is left
+        to write)."""
+        self._reload()
+        if object_id not in self.graph:
+            raise EpisodeStopped(f"{action} was not recorded: {refused}")
+        request = build(self.graph)
+        if request is None:
+            self.notes.append(f"{action}: nothing to write, another writer had already made this change "
+                              f"({refused})")
+            return None
+        try:
+            return self.store.apply(self.scene_id, request, registration=self.registration)
+        except StoreError:
+            raise
+        except SceneError as exc:
+            raise EpisodeStopped(f"{action} was not recorded: {exc}") from None
+
     def move(self, robot: str, object_id: str, center: Sequence[float], action: str) -> E.EditRecord | None:
         """Record that ``robot`` moved ``object_id``'s box to ``center`` (None when it did not move)."""
-        obj = self.graph.get(object_id)
-        if all(abs(a - b) < 1e-4 for a, b in zip(obj.center, center, strict=True)):
-            return None
-        return self._write(lambda g: E.move_object(g, object_id, center, f"{E.ROBOT_PREFIX}{robot}",
-                                                   self._utterance(action)))
+        actor = f"{E.ROBOT_PREFIX}{robot}"
+
+        def build(graph: SceneGraph) -> E.EditRequest | None:
+            obj = graph.get(object_id)
+            if all(abs(a - b) < 1e-4 for a, b in zip(obj.center, center, strict=True)):
+                return None
+            return E.move_object(graph, object_id, center, actor, self._utterance(action))
+        return self._write(object_id, action, build)
 
     def set_open(self, robot: str, object_id: str, is_open: bool, action: str) -> E.EditRecord | None:
         """Record that ``robot`` opened (or closed) ``object_id``: attribute ``open`` / ``closed``."""
         now, before = (OPEN, CLOSED) if is_open else (CLOSED, OPEN)
-        attrs = self.graph.get(object_id).attributes
-        if now in attrs and before not in attrs:
-            return None
-        new = [a for a in attrs if a != before]
-        if now not in new:
-            new.append(now)
-        return self._write(lambda g: E.set_attributes(g, object_id, new, f"{E.ROBOT_PREFIX}{robot}",
-                                                      self._utterance(action)))
+        actor = f"{E.ROBOT_PREFIX}{robot}"
+
+        def build(graph: SceneGraph) -> E.EditRequest | None:
+            attrs = graph.get(object_id).attributes
+            if now in attrs and before not in attrs:
+                return None
+            new = [a for a in attrs if a != before]
+            if now not in new:
+                new.append(now)
+            return E.set_attributes(graph, object_id, new, actor, self._utterance(action))
+        return self._write(object_id, action, build)

@@ -14,7 +14,8 @@ the simulator refused cannot run again unchanged (it is sent back with the earli
 the model's critique refused may be resubmitted and then goes to the simulator. ``caught`` records which
 component caught which error: ``rules``, ``llm``, ``simulator``, or ``goal checker`` for an executed plan
 that missed the goal. Every round's log entry and the result count the tokens the model read (all, and those
-not served from its prefix cache) and wrote, over every reply (retries included).
+not served from its prefix cache) and wrote, over every reply (retries included). ``talk`` hears the
+stage under way (the planner thinking, the critic checking, the simulator running) and one line per round.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ from synergai.robots.tabletop.places import (
 from synergai.robots.tabletop.plan import ArmStep, format_plan, parse_plan_text, steps_from_json
 from synergai.robots.tabletop.rules import Violation, check_plan, without_idle_moves
 from synergai.robots.tabletop.sim import TabletopSim
+from synergai.robots.talk import Silent, Talk
 from synergai.scene.model import SceneGraph
 
 AskUser = Callable[[str], str | None]
@@ -408,6 +410,7 @@ def run_multitalk(
     answers: Sequence[str] = (),
     ask_user: AskUser | None = None,
     config: MultiTalkConfig | None = None,
+    talk: Talk | None = None,
 ) -> MultiTalkResult:
     """Plan, critique, simulate and repair until a plan executes, within bounded rounds."""
     if not task.strip():
@@ -415,8 +418,13 @@ def run_multitalk(
     cfg = config or MultiTalkConfig()
     begin_turn(model, task)
     episode = _Episode(task, sim, model, perception or TabletopPerception(sim), answers, ask_user, cfg)
+    talk = talk or Silent()
+    episode.talk = talk
     for rnd in range(1, cfg.max_rounds + 1):
-        if episode.round(rnd):
+        talk.stage(f"round {rnd}: the planner is thinking")
+        ended = episode.round(rnd)
+        talk.line(round_line(episode.result.log[-1]))
+        if ended:
             break
     else:
         episode.result.stop_reason = f"no executable plan within {cfg.max_rounds} rounds"
@@ -445,6 +453,7 @@ class _Episode:
         self.rejected: dict[tuple[str, ...], str] = {}  # plans the rules or the simulator refused, and why
         # after a refused plan resubmitted or an unusable reply
         self.resampling = Resampling(cfg.repeat_temperature)
+        self.talk: Talk = Silent()
 
     def round(self, rnd: int) -> bool:
         """One Planner call and what follows from its reply; True when the run ends."""
@@ -530,6 +539,7 @@ class _Episode:
                   analyzer: Analyzer) -> bool:
         """The Analyzer's findings on the plan; True when it refused the plan."""
         result = self.result
+        self.talk.stage(f"round {rnd}: the critic checks the plan")
         calls0 = analyzer.calls
         violations = analyzer.critique(self.task, reply.steps, result.questions, self.graph, self.reachable)
         result.count(analyzer.replies[calls0:], entry)
@@ -551,6 +561,7 @@ class _Episode:
     def _execute(self, rnd: int, reply: PlannerReply, entry: dict[str, Any], key: tuple[str, ...]) -> bool:
         """Run the plan in the simulator; True when it executed."""
         result = self.result
+        self.talk.stage(f"round {rnd}: the simulator runs the plan")
         report = self.sim.execute(reply.steps)
         result.sim_steps += report.sim_steps
         result.dialogue_messages += 1
@@ -580,6 +591,26 @@ class _Episode:
             result.success = result.executed
         result.seconds = time.perf_counter() - self.start
         return result
+
+
+def round_line(entry: Mapping[str, Any]) -> str:
+    """One round of the log as a progress line: what the planner replied, and what became of a plan."""
+    head = f"round {entry['round']}: "
+    if entry["planner"] == "invalid":
+        return head + f"the planner's reply could not be used ({entry.get('problem') or 'no reply'})"
+    if entry["planner"] == "questions":
+        answers = entry.get("answers") or ["(no answer)"]
+        return head + f"the planner asks: {' / '.join(entry['questions'])}; answered: {' / '.join(answers)}"
+    if entry["planner"] == "perception_rerun":
+        return head + "the planner asked for a new look at the table"
+    parts = [f"a plan of {len(entry.get('plan', []))} steps"]
+    if entry.get("repeat"):
+        parts.append("refused before (not run again)")
+    if "critique" in entry:
+        parts.append(f"critic: {'; '.join(entry['critique'])}")
+    if "simulator" in entry:
+        parts.append(f"simulator: {entry['simulator']}")
+    return head + "; ".join(parts)
 
 
 def _answer(questions: Sequence[str], pending: list[str], ask_user: AskUser | None) -> list[str]:

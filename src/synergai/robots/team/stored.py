@@ -10,15 +10,19 @@ The mapping (only stored objects and their stored ``supported_by`` / ``inside`` 
   Stand poses are the middles of its four sides, 0.3 m out, facing it, that are on a floor of the scene
   (when it has floors) and clear of other furniture; the two on its longest sides first.
 * **items**: every other object resting on or inside a piece of furniture and holding nothing itself.
-* **names**: the stored id when it reads as a name (``table_0``, ``fridge``: letters, digits and ``_``,
-  starting with a letter); the others (numeric ids) by category with ``_`` for spaces, numbered from 0 in
-  id order when the category repeats (``cup_0``, ``cup_1``).
+* **names**: the stored id when it reads as a name of the object's current label (``table_0`` for a
+  table, ``fridge`` for a fridge: letters, digits and ``_``, starting with a letter); the others (numeric
+  ids, and ids a person's rename has made wrong: ``tray`` now labelled "cutting board") by their current
+  label with ``_`` for spaces, numbered from 0 in id order when the label repeats (``cup_0``, ``cup_1``).
+  So the robots' prompts name every object as people last labelled it.
 * **robots**: Bob is fixed at the furniture that holds the most items (his arm at its centre), Alice starts
   at its first stand pose, David at the first stand pose of the furniture farthest from it.
 
 :class:`HouseChanges` compares the house after each action with before and writes, by ``robot:<name>``,
 each item's new box (a picked item rises to the robot's gripper at its base, 1 m up; a placed one rests in
-its new place, its relations recomputed) and each opened or closed piece's state.
+its new place, its relations recomputed) and each opened or closed piece's state. When an episode stops
+early (an error, the round limit, Ctrl-C), :meth:`HouseChanges.settle` sets every item still held in a
+gripper back down where it was picked from, so no object is left in mid-air in the stored scene.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from synergai.robots.errors import RobotError
 from synergai.robots.recorder import CLOSED, OPEN, SceneRecorder
 from synergai.robots.team.flat import team_robots
 from synergai.robots.team.house import Command, Feedback, Furniture, House, Item, Pose
-from synergai.scene.model import SUPPORT_RELATIONS, ObjectKind, Relation, SceneGraph, SceneObject
+from synergai.scene.model import SUPPORT_RELATIONS, ObjectKind, Relation, SceneError, SceneGraph, SceneObject
 from synergai.scene.verification import category_in
 from synergai.scene.vocabulary import OPENABLE_WORDS, RECEPTACLE_WORDS
 
@@ -66,7 +70,9 @@ def _names(objects: Sequence[SceneObject]) -> dict[str, str]:
         return "_".join(text.split())
 
     def reads_as_name(o: SceneObject) -> bool:
-        return re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", o.id) is not None
+        """``table_0`` for a table: the id reads as a name of the object's current label."""
+        label = re.sub(r"_\d+$", "", o.id).replace("_", " ").lower()
+        return re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", o.id) is not None and label == o.category.lower()
 
     count: dict[str, int] = {}
     for o in objects:
@@ -181,6 +187,21 @@ class HouseChanges:
 
     def _snapshot(self) -> dict[str, tuple[str, tuple[float, float, float]]]:
         return {n: (i.location, i.position) for n, i in self.stored.house.items.items()}
+
+    def settle(self, why: str) -> list[str]:
+        """Set every item a gripper still holds back down where it was picked from (its unfinished
+        action rolled back in the stored scene, by the robot holding it); returns what could not be
+        written (one line each)."""
+        house, problems = self.stored.house, []
+        for name, item in sorted(house.items.items()):
+            if item.location not in house.robots:
+                continue
+            action = f"{item.location}: set {name} back down ({why})"
+            try:
+                self.recorder.move(item.location, self.stored.ids[name], item.position, action)
+            except SceneError as exc:
+                problems.append(f"{name} stays where the record has it: {exc}")
+        return problems
 
     def __call__(self, robot: str, command: Command, feedback: Feedback) -> None:
         house, ids = self.stored.house, self.stored.ids

@@ -20,7 +20,9 @@ and its success is that claim, reported as not verified (``TeamResult.verified``
 instruction's words name are the ones worth fetching (every item when it names none), and the furniture
 it names where they are not yet is where they go ("from the dining table to the desk": the desk).
 ``on_action`` (if given) hears every action the house ran, with its feedback: how a recorder writes the
-robots' progress to a stored scene.
+robots' progress to a stored scene; when it raises :class:`~synergai.robots.errors.EpisodeStopped` (the
+stored scene changed under the robots) the run stops there, with that reason. ``TeamConfig.talk`` hears
+the stage under way (a robot thinking) and one line per action.
 """
 
 from __future__ import annotations
@@ -35,14 +37,17 @@ from synergai.llm.base import TOKEN_KEYS, ChatModel
 from synergai.llm.json_reply import ask_json
 from synergai.llm.trace import begin_turn
 from synergai.llm.usage import Outcome, Usage
-from synergai.robots.errors import RobotError
+from synergai.robots.errors import EpisodeStopped, RobotError
 from synergai.robots.goals import check_house
+from synergai.robots.talk import Silent, Talk
 from synergai.robots.team import prompts as T
 from synergai.robots.team.flat import HouseTask
 from synergai.robots.team.house import Command, Feedback, House
 from synergai.scene.vocabulary import singular, words_of
 
 TURN_ORDER = ("Bob", "Alice", "David")
+#: How the stop reason of a run stopped by :class:`EpisodeStopped` begins.
+STOPPED = "stopped: "
 _ARGS = MappingProxyType({"navigate": ("target", "stand_pose"), "open": ("target",), "pick": ("target",),
                           "place": ("target", "location"), "move": ("delta_x", "delta_y"),
                           "communicate": ("content", "robot_name"), "wait": (), "done": ()})
@@ -64,6 +69,8 @@ class TeamConfig:
     max_tokens: int = 220
     retries: int = 1
     shared_map: bool = True  # one scene graph for the team (see the module doc-string)
+    #: hears the run as it goes (the stage under way, one line per action); None: silent
+    talk: Talk | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.max_rounds < 1:
@@ -127,6 +134,8 @@ class Team:
         self.house, self.model, self.task = house, model, task
         self.config = config or TeamConfig()
         self.on_action = on_action
+        self.talk: Talk = self.config.talk or Silent()
+        self._done = False  # the task holds (or, with no goal, a robot said so)
         self.memory = {n: RobotMemory() for n in TURN_ORDER}
         self._system = {n: T.robot_system(house, n) for n in TURN_ORDER}
         if self.config.shared_map:
@@ -306,30 +315,47 @@ class Team:
         begin_turn(self.model, self.task.text)
         result = TeamResult(self.task.text)
         idle_rounds = 0
-        done = False
-        for rnd in range(1, self.config.max_rounds + 1):
-            result.rounds = rnd
-            acted = False
-            for robot in TURN_ORDER:
-                entry = self.step(robot, rnd, result.usage)
-                result.log.append(entry)
-                if entry["command"] is not None:
-                    result.steps += 1
-                    acted = acted or not entry["command"].startswith("wait")
-                result.failed_actions += 0 if entry["ok"] else 1
-                if entry.get("task_done") if not self.task.goal else self.task.check(self.house).success:
-                    done = True
+        try:
+            for rnd in range(1, self.config.max_rounds + 1):
+                result.rounds = rnd
+                acted = self._round(rnd, result)
+                if self._done:
                     break
-            if done:
+                idle_rounds = 0 if acted else idle_rounds + 1
+                if idle_rounds >= 2:
+                    result.stop_reason = "no robot acted (only waits or unusable replies) for two rounds"
+                    break
+            else:
+                result.stop_reason = f"stopped after {self.config.max_rounds} rounds"
+        except EpisodeStopped as exc:  # the stored scene changed under the robots: stop here
+            result.stop_reason = f"{STOPPED}{exc}"
+        self._verdict(result)
+        result.seconds = time.perf_counter() - start
+        return result
+
+    def _round(self, rnd: int, result: TeamResult) -> bool:
+        """Each robot's turn (until the task is done: then ``_done`` and ``stop_reason`` are set); whether
+        one acted."""
+        acted = False
+        for robot in TURN_ORDER:
+            self.talk.stage(f"round {rnd}: {robot} is thinking")
+            entry = self.step(robot, rnd, result.usage)
+            result.log.append(entry)
+            self.talk.line(step_line(entry))
+            if entry["command"] is not None:
+                result.steps += 1
+                acted = acted or not entry["command"].startswith("wait")
+            result.failed_actions += 0 if entry["ok"] else 1
+            if entry.get("task_done") if not self.task.goal else self.task.check(self.house).success:
                 result.stop_reason = ("task done" if self.task.goal
                                       else f"{entry['robot']} said the task is done")
+                self._done = True
                 break
-            idle_rounds = 0 if acted else idle_rounds + 1
-            if idle_rounds >= 2:
-                result.stop_reason = "no robot acted (only waits or unusable replies) for two rounds"
-                break
-        else:
-            result.stop_reason = f"stopped after {self.config.max_rounds} rounds"
+        return acted
+
+    def _verdict(self, result: TeamResult) -> None:
+        """Success: the goal checker's verdict, or (no goal) the team's own claim, not verified."""
+        done = self._done
         if self.task.goal:
             verdict = self.task.check(self.house)
             result.success, result.check_reason = verdict.success, verdict.reason
@@ -339,8 +365,13 @@ class Team:
                 f"no goal to check: {result.stop_reason} (the team's own claim, not verified)" if done
                 else "no goal to check, and no robot said the task is done")
         result.messages = self.house.messages_sent
-        result.seconds = time.perf_counter() - start
-        return result
+
+
+def step_line(entry: Mapping[str, Any]) -> str:
+    """One step of the log as a progress line: ``round 2, Alice: pick(bowl) ok: <feedback>``."""
+    command = entry["command"] or "(no usable reply)"
+    verdict = "ok" if entry["ok"] else "failed"
+    return f"round {entry['round']}, {entry['robot']}: {command} {verdict}: {entry['feedback']}"
 
 
 def run_team(task: HouseTask, model: ChatModel, config: TeamConfig | None = None,
