@@ -6,12 +6,11 @@ opens the store for reading only."""
 from __future__ import annotations
 
 import sqlite3
-import uuid
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
+from pg_roles import read_only_role
 from synergai.agent.context import TurnContext
 from synergai.scene import edits as E
 from synergai.scene.model import SceneError, SceneGraph, SceneObject
@@ -142,22 +141,6 @@ def test_postgres_a_version_3_store_gets_registration_ids(pg_location: str) -> N
     with psycopg.connect(pg_location, autocommit=True) as c:
         assert c.execute("SELECT value FROM synergai_meta WHERE key = 'schema_version'").fetchone()[0] == \
             str(SCHEMA_VERSION)
-
-
-def read_only_role(location: str) -> str:
-    """``location`` for a new login role that may only read the store's schema."""
-    import psycopg
-
-    role, password = f"ro_{uuid.uuid4().hex[:10]}", uuid.uuid4().hex
-    parts = urlsplit(location)
-    schema = next(o.split("search_path=")[1] for o in parts.query.replace("%3D", "=").split("&")
-                  if "search_path" in o)
-    with psycopg.connect(location, autocommit=True) as c:
-        c.execute(f"CREATE ROLE {role} LOGIN PASSWORD '{password}'")
-        c.execute(f"GRANT USAGE ON SCHEMA {schema} TO {role}")
-        c.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {role}")
-    netloc = f"{role}:{password}@{parts.hostname}:{parts.port}"
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
 def test_postgres_a_role_that_may_only_read_opens_the_store_read_only(pg_location: str) -> None:

@@ -3,7 +3,9 @@
 Layout after SynergAI Fig. A.2: a left panel with the scene drop-down, view switches (reconstruction /
 segmentation with its legend, walls, ceiling), the marked object and its local scene graph (neighbours
 clickable); the right panel with the chat (the model in use, history, input; while the agent works its
-stage, the seconds elapsed and a Cancel button) and the edit history (undo / redo).
+stage, the seconds elapsed and a Cancel button) and the edit history (undo / redo). Undoing a robot's
+action asks first (the robot moved the thing in the room; undo changes only the record) and the undo is
+logged as confirmed (:data:`CONFIRMED_ROBOT_UNDO`).
 
 Threading: viser runs callbacks on its thread pool; a question runs on a worker thread of its own, so
 the page stays responsive, and a ticker thread refreshes the status line every half second while it
@@ -31,6 +33,7 @@ from synergai.gui.rooms import rooms_html
 from synergai.gui.scene_view import SceneView
 from synergai.gui.turn import TurnStatus
 from synergai.llm.base import LLMError
+from synergai.scene.edits import Actor, EditRecord
 from synergai.scene.model import ObjectKind, SceneError, SceneGraph
 
 if TYPE_CHECKING:
@@ -39,6 +42,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_EDITS_SHOWN = 12
+#: Who the event log names for an undo of a robot's physical action the person confirmed.
+CONFIRMED_ROBOT_UNDO = "user (confirmed undo of a robot's action)"
 TICK_SECONDS = 0.5  # how often the status line's elapsed seconds are refreshed
 #: Characters of a refused (too long) chat line that the chat shows.
 TOO_LONG_SHOWN = 80
@@ -415,10 +420,41 @@ class ClientSession:
             if self.busy:
                 self.notify("Busy", "Wait for the answer before undoing.")
                 return
+            active = store.edits(self.scene_id) if undo else []
+            if active and active[-1].actor is Actor.ROBOT:  # a robot's physical action: ask first
+                self._confirm_robot_undo(active[-1])
+                return
             record = store.undo(self.scene_id) if undo else store.redo(self.scene_id)
         if record is None:
             self.notify("Nothing to " + ("undo" if undo else "redo"), "")
             return
+        self.app.scene_changed(self.scene_id)
+
+    def _confirm_robot_undo(self, record: EditRecord) -> None:
+        """A dialog: undo the robot's action ``record`` (:meth:`undo_robot_action`) or keep it."""
+        gui = self.client.gui
+        with gui.add_modal("Undo a robot's action?") as modal:
+            gui.add_markdown(escape(f"Edit {record.seq}: {record.summary()}. The robot did this in the room: "
+                                    "undoing it changes the scene graph, not the room."))
+            yes = gui.add_button("Undo it", color="red")
+            no = gui.add_button("Keep it")
+
+        def undo_it(_event: Any) -> None:
+            modal.close()
+            self.undo_robot_action(record.seq)
+
+        yes.on_click(undo_it)
+        no.on_click(lambda _e: modal.close())
+
+    def undo_robot_action(self, seq: int) -> None:
+        """Undo robot edit ``seq``, confirmed by the person (logged as :data:`CONFIRMED_ROBOT_UNDO`);
+        nothing is undone when another edit has become the newest meanwhile."""
+        with self.lock:
+            record = self.app.catalog.store.undo(self.scene_id, actor=CONFIRMED_ROBOT_UNDO, expected=seq)
+        if record is None:
+            self.notify("Not undone", f"edit {seq} is no longer the newest edit; look at the history again")
+            return
+        log.info("scene %s: undo of robot edit #%d confirmed (%s)", self.scene_id, seq, record.summary())
         self.app.scene_changed(self.scene_id)
 
     def _show_edits(self) -> None:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 from synergai.robots.errors import EpisodeStopped
 from synergai.scene import edits as E
-from synergai.scene.model import SceneError, SceneGraph
+from synergai.scene.model import SceneError, SceneGraph, SceneObject
 from synergai.scene.store import SceneReplacedError, SceneStore, StoreError
 
 OPEN, CLOSED = "open", "closed"
@@ -44,27 +44,18 @@ class SceneRecorder:
         self.records: list[E.EditRecord] = []
         #: actions that needed no edit because another writer had already made the change
         self.notes: list[str] = []
+        #: why nothing more can be written (the scene was dropped or registered again), once known
+        self.gone: str | None = None
 
     def _utterance(self, action: str) -> str:
         return f"{action} (task: {self.task})" if self.task else action
 
-    def current(self) -> SceneGraph:
-        """The recorder's graph, read again when another writer changed the scene (EpisodeStopped when
-        the scene was dropped or registered again)."""
-        try:
-            if self.store.revision(self.scene_id) != self._revision:
-                self._reload()
-        except SceneError as exc:
-            if isinstance(exc, StoreError):
-                raise
-            raise EpisodeStopped(f"scene {self.scene_id} was dropped while the robots worked on it") from None
-        return self.graph
-
     def _reload(self) -> None:
         self.graph, self._revision = self.store.snapshot(self.scene_id)
         if self._revision[0] != self.registration:
-            raise EpisodeStopped(f"scene {self.scene_id} was dropped and registered again (another scene "
-                                 "under that id) while the robots worked on it; nothing more is written")
+            self.gone = (f"scene {self.scene_id} was dropped and registered again (another scene under that "
+                         "id) while the robots worked on it; nothing more is written")
+            raise EpisodeStopped(self.gone)
 
     def _write(self, object_id: str, action: str, build: Build) -> E.EditRecord | None:
         request = build(self.graph)
@@ -74,6 +65,7 @@ class SceneRecorder:
         try:
             record = self.store.apply(self.scene_id, request, registration=self.registration)
         except SceneReplacedError as exc:
+            self.gone = str(exc)
             raise EpisodeStopped(f"{action} was not recorded: {exc}") from None
         except StoreError:
             raise
@@ -91,9 +83,11 @@ class SceneRecorder:
     def _again(self, object_id: str, action: str, build: Build, refused: SceneError) -> E.EditRecord | None:
         """Another writer changed the scene: build the edit on its new state (None when nothing is left
         to write)."""
+        before = self.graph
         self._reload()
         if object_id not in self.graph:
-            raise EpisodeStopped(f"{action} was not recorded: {refused}")
+            why = self._deleted(before.get(object_id), refused)
+            raise EpisodeStopped(f"{action} was not recorded: {why}")
         request = build(self.graph)
         if request is None:
             self.notes.append(f"{action}: nothing to write, another writer had already made this change "
@@ -105,6 +99,15 @@ class SceneRecorder:
             raise
         except SceneError as exc:
             raise EpisodeStopped(f"{action} was not recorded: {exc}") from None
+
+    def _deleted(self, obj: SceneObject, refused: SceneError) -> str:
+        """Which edit deleted ``obj`` (the newest active one that removes it), else the store's refusal."""
+        for record in reversed(self.store.edits(self.scene_id)):
+            if any(isinstance(ch, E.ObjectChange) and ch.after is None and ch.object_id == obj.id
+                   for ch in record.changes):
+                return (f"object {obj.id} ({obj.category}) was deleted by edit #{record.seq} ({record.who}, "
+                        f"{record.timestamp}: {record.summary()}) while the robots worked")
+        return str(refused)
 
     def move(self, robot: str, object_id: str, center: Sequence[float], action: str) -> E.EditRecord | None:
         """Record that ``robot`` moved ``object_id``'s box to ``center`` (None when it did not move)."""

@@ -648,7 +648,7 @@ class SceneStore:
                     "nothing was written")
         return exc
 
-    def _step(self, scene_id: str, undo: bool, actor: str) -> EditRecord | None:
+    def _step(self, scene_id: str, undo: bool, actor: str, expected: int | None = None) -> EditRecord | None:
         if undo:
             order, state, new = "DESC", "active", EditState.UNDONE
         else:
@@ -656,7 +656,7 @@ class SceneStore:
         with self._editing(scene_id) as (c, graph):
             row = c.execute(f"SELECT {self._COLUMNS} FROM edits WHERE scene_id = ? AND state = ? "
                             f"ORDER BY seq {order} LIMIT 1", (scene_id, state)).fetchone()
-            if row is None:
+            if row is None or (expected is not None and int(row[1]) != expected):
                 return None
             record = self._record(row)
             changes = invert(record.changes) if undo else record.changes
@@ -669,9 +669,11 @@ class SceneStore:
         self._remember(scene_id, revision, graph)
         return replace(record, state=new)
 
-    def undo(self, scene_id: str, *, actor: str = "user") -> EditRecord | None:
-        """Revert the newest active edit; returns it (now ``undone``), or None when there is none."""
-        return self._step(scene_id, undo=True, actor=actor)
+    def undo(self, scene_id: str, *, actor: str = "user", expected: int | None = None) -> EditRecord | None:
+        """Revert the newest active edit; returns it (now ``undone``), or None when there is none (or,
+        with ``expected``, when the newest active edit is not edit ``expected``). ``actor`` is logged
+        with the event."""
+        return self._step(scene_id, undo=True, actor=actor, expected=expected)
 
     def redo(self, scene_id: str, *, actor: str = "user") -> EditRecord | None:
         """Re-apply the oldest undone edit; returns it (active again), or None when there is none."""

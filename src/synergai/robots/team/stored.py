@@ -193,6 +193,8 @@ class HouseChanges:
         action rolled back in the stored scene, by the robot holding it); returns what could not be
         written (one line each)."""
         house, problems = self.stored.house, []
+        if self.recorder.gone is not None:  # the scene is another one now: nothing of it to set down
+            return []
         for name, item in sorted(house.items.items()):
             if item.location not in house.robots:
                 continue
