@@ -18,7 +18,6 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from synergai.robots.errors import RobotError
-from synergai.scene.build import build_graph
 from synergai.scene.model import Relation, SceneGraph, SceneObject
 
 SKILLS = ("navigate", "open", "pick", "place", "move", "communicate", "wait")
@@ -400,6 +399,8 @@ class House:
             if item.location in self.furniture:
                 objects.append(SceneObject(item.name, item.category, item.position, item.size,
                                            provenance="house"))
+        from synergai.scene.build import build_graph  # scipy: imported when the first graph is built
+
         return build_graph(scene_id, objects, scene_type="house")
 
     def holder_of(self, graph: SceneGraph, item: str) -> tuple[str, str] | None:
