@@ -151,3 +151,16 @@ def test_postgres_a_role_that_may_only_read_opens_the_store_read_only(pg_locatio
         assert s.read_only and s.load("s").get("1").category == "box"  # it still reads
         with pytest.raises(SceneError):  # the server refuses the write
             s.apply("s", E.rename_object(s.load("s"), "1", "crate"))
+
+
+def test_a_refused_edit_names_the_object_it_changes_first(store_location: str | Path) -> None:
+    from synergai.scene.build import build_graph
+    from synergai.scene.store import ConflictError
+
+    with SceneStore(store_location) as s:
+        s.register(build_graph("s", [SceneObject("1", "table", (0, 0, 0.375), (1.2, 0.8, 0.75)),
+                                     SceneObject("3", "cube", (0, 0, 0.775), (0.05, 0.05, 0.05))]), {"b": 1})
+        stale = s.load("s")
+        s.apply("s", E.remove_object(s.load("s"), "3", "user", "the cube is gone"))
+        with pytest.raises(ConflictError, match=r"object 3 was changed by edit #1 \(user"):
+            s.apply("s", E.move_object(stale, "3", (0.2, 0, 0.775), "robot:panda"))  # its edges touch 1 too

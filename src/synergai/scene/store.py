@@ -636,11 +636,12 @@ class SceneStore:
         """The error for an edit the committed state refuses: when a logged edit changed one of its
         objects, a :class:`ConflictError` naming the object and that (newer) edit; else ``exc``."""
         touched = set(_touched(changes))
+        own = {ch.object_id for ch in changes if isinstance(ch, ObjectChange)}  # named first: what it edits
         rows = c.execute(f"SELECT {self._COLUMNS} FROM edits WHERE scene_id = ? ORDER BY seq DESC "
                          f"LIMIT {self._CONFLICT_LOOKBACK}", (scene_id,)).fetchall()
         for row in rows:
             record = self._record(row)
-            hit = sorted(touched & set(_touched(record.changes)))
+            hit = sorted(touched & set(_touched(record.changes)), key=lambda oid: (oid not in own, oid))
             if hit:
                 return ConflictError(
                     f"{exc}: object {hit[0]} was changed by edit #{record.seq} ({record.who}, "
