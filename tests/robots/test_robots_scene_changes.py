@@ -279,6 +279,26 @@ def test_a_move_of_an_object_a_person_deleted_stops_with_what_was_recorded(
         assert [r.who for r in store.edits("kitchen")] == ["user"] and "3" not in store.load("kitchen")
 
 
+def test_a_team_action_on_an_item_a_person_deleted_stops_with_what_was_recorded(
+        store_location: str | Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _demo(store_location)
+
+    def delete_the_bowl() -> None:
+        with SceneStore(store_location) as store:
+            store.apply("demo", E.remove_object(store.load("demo"), BOWL, "user", "the bowl broke"))
+
+    model = Robots(_pick_bowl(), before={5: delete_the_bowl})  # after the pick, before the place
+    code, out, err = _run(["robots", "team", "Put the bowl on the kitchen counter", "--scene", "demo", "--db",
+                           str(store_location), "--json"], model, monkeypatch, capsys)
+    assert code == 1 and len(err) == 1 and out["stopped"] in err[0]
+    assert "Alice: place(bowl, kitchen_counter) was not recorded: object 26 (bowl) was deleted by edit #2" \
+        in err[0]
+    assert [e["actor"] for e in out["edits"]] == ["robot:Alice"] and out["success"] is False
+    with SceneStore(store_location) as store:
+        assert [r.who for r in store.edits("demo")] == ["robot:Alice", "user"] and store.verify("demo")
+
+
 def test_the_recorder_writes_a_move_another_robot_made_once(store_location: str | Path) -> None:
     _register(store_location, _table_scene())
     with SceneStore(store_location) as a, SceneStore(store_location) as b:

@@ -98,6 +98,13 @@ def _add_save_options(p: argparse.ArgumentParser) -> None:
                         "(default: user data directory)")
 
 
+def _check_save_options(args: argparse.Namespace) -> None:
+    if args.save_scene is not None and args.task_file is not None:
+        raise ValueError("--save-scene stores one task's final world: give a task, not --task-file")
+    if args.replace and args.save_scene is None:
+        raise ValueError("--replace goes with --save-scene")
+
+
 def _check_save_scene(args: argparse.Namespace) -> None:
     """Before any model runs: ``--save-scene`` must not replace a stored scene without ``--replace``,
     and the store must be writable."""
@@ -105,8 +112,6 @@ def _check_save_scene(args: argparse.Namespace) -> None:
     from synergai.scene.store import SceneStore
 
     if args.save_scene is None:
-        if args.replace:
-            raise ValueError("--replace goes with --save-scene")
         return
     with SceneStore(args.db) as store:
         if store.read_only:
@@ -144,7 +149,7 @@ def _open_stored(args: argparse.Namespace, task_text: str) -> tuple[Any, Any]:
     from synergai.scene.model import SceneError
     from synergai.scene.store import SceneStore
 
-    if args.save_scene is not None or args.replace:
+    if args.save_scene is not None:
         raise ValueError("--scene records the robots' actions in that scene; --save-scene is for the "
                          "built-in worlds")
     if args.task_file is not None:
@@ -199,8 +204,7 @@ def cmd_tabletop(args: argparse.Namespace) -> int:
     from synergai.robots.tabletop.multitalk import MultiTalkConfig
 
     _one_of_task_or_file(args)
-    if args.save_scene is not None and args.task_file is not None:
-        raise ValueError("--save-scene stores one task's final world: give a task, not --task-file")
+    _check_save_options(args)
     config = MultiTalkConfig(max_rounds=args.max_rounds, use_critic=not args.no_critic)
     talk = TerminalTalk(args)
     if args.task_file is not None:
@@ -384,8 +388,7 @@ def cmd_team(args: argparse.Namespace) -> int:
     from synergai.robots.team.team import TeamConfig, run_team
 
     _one_of_task_or_file(args)
-    if args.save_scene is not None and args.task_file is not None:
-        raise ValueError("--save-scene stores one task's final world: give a task, not --task-file")
+    _check_save_options(args)
     talk = TerminalTalk(args)
     config = TeamConfig(max_rounds=args.max_rounds, use_feedback=not args.no_feedback,
                         shared_map=not args.no_shared_map, talk=talk)

@@ -32,7 +32,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from synergai.robots.errors import RobotError
+from synergai.robots.errors import EpisodeStopped, RobotError
 from synergai.robots.recorder import CLOSED, OPEN, SceneRecorder
 from synergai.robots.team.flat import team_robots
 from synergai.robots.team.house import Command, Feedback, Furniture, House, Item, Pose
@@ -196,12 +196,12 @@ class HouseChanges:
         if self.recorder.gone is not None:  # the scene is another one now: nothing of it to set down
             return []
         for name, item in sorted(house.items.items()):
-            if item.location not in house.robots:
-                continue
+            if item.location not in house.robots or self.stored.ids[name] not in self.recorder.graph:
+                continue  # not held, or deleted from the scene meanwhile
             action = f"{item.location}: set {name} back down ({why})"
             try:
                 self.recorder.move(item.location, self.stored.ids[name], item.position, action)
-            except SceneError as exc:
+            except (SceneError, EpisodeStopped) as exc:  # the store refused, or the object is gone
                 problems.append(f"{name} stays where the record has it: {exc}")
         return problems
 
