@@ -129,6 +129,25 @@ def test_a_persons_rename_reaches_the_team_prompt(store_location: str | Path,
     assert "The objects it names: ['apple']" in model.prompts[0]
 
 
+def test_a_rename_during_the_episode_reaches_the_next_prompts(store_location: str | Path,
+                                                               capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    _demo(store_location)
+
+    def rename_the_bowl() -> None:
+        with SceneStore(store_location) as store:
+            store.apply("demo", E.rename_object(store.load("demo"), BOWL, "salad bowl", "user", "salad"))
+
+    model = Robots(_pick_bowl(), before={3: rename_the_bowl})
+    code, out, _ = _run(["robots", "team", "Put the bowl on the kitchen counter", "--scene", "demo", "--db",
+                         str(store_location), "--max-rounds", "2", "--json"], model, monkeypatch, capsys)
+    said = "Renamed by people since the task began: bowl is now called salad bowl."
+    # the third prompt was written before the rename (during the model's third call); every later one says it
+    assert [said in prompt for prompt in model.prompts[:4]] == [False, False, False, True]
+    assert all(said in prompt for prompt in model.prompts[3:]) and code == 1
+    assert [e["actor"] for e in out["edits"]][:1] == ["robot:Alice"]  # the pick, then the work goes on
+
+
 def test_a_persons_rename_reaches_the_tabletop_prompt(store_location: str | Path, tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str],
                                                      monkeypatch: pytest.MonkeyPatch) -> None:

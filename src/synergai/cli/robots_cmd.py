@@ -466,7 +466,8 @@ def _team_on_stored_scene(args: argparse.Namespace, config: Any, packaged: Any, 
         try:
             model = open_llm(args)
             with talk.running("starting"):
-                result = run_team(task, model, config, house=stored.house, on_action=changes)
+                result = run_team(task, model, config, house=stored.house, on_action=changes,
+                                  renamed=changes.renamed)
         except BaseException as exc:
             _settle(changes, "interrupted" if isinstance(exc, KeyboardInterrupt) else "the episode failed")
             raise

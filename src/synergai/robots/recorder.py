@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 from synergai.robots.errors import EpisodeStopped
 from synergai.scene import edits as E
-from synergai.scene.model import SceneError, SceneGraph, SceneObject
+from synergai.scene.model import SceneError, SceneGraph
 from synergai.scene.store import SceneReplacedError, SceneStore, StoreError
 
 OPEN, CLOSED = "open", "closed"
@@ -50,6 +50,20 @@ class SceneRecorder:
     def _utterance(self, action: str) -> str:
         return f"{action} (task: {self.task})" if self.task else action
 
+    def refresh(self) -> SceneGraph:
+        """The scene as it is now: read again when another writer changed it (EpisodeStopped when it was
+        dropped or registered again)."""
+        try:
+            now = self.store.revision(self.scene_id)
+        except StoreError:
+            raise
+        except SceneError:
+            self.gone = f"scene {self.scene_id} was dropped while the robots worked on it"
+            raise EpisodeStopped(self.gone) from None
+        if now != self._revision:
+            self._reload()
+        return self.graph
+
     def _reload(self) -> None:
         self.graph, self._revision = self.store.snapshot(self.scene_id)
         if self._revision[0] != self.registration:
@@ -58,6 +72,8 @@ class SceneRecorder:
             raise EpisodeStopped(self.gone)
 
     def _write(self, object_id: str, action: str, build: Build) -> E.EditRecord | None:
+        if object_id not in self.graph:  # seen gone when the scene was last read
+            raise self._gone(object_id, action)
         request = build(self.graph)
         if request is None:
             return None
@@ -83,11 +99,9 @@ class SceneRecorder:
     def _again(self, object_id: str, action: str, build: Build, refused: SceneError) -> E.EditRecord | None:
         """Another writer changed the scene: build the edit on its new state (None when nothing is left
         to write)."""
-        before = self.graph
         self._reload()
         if object_id not in self.graph:
-            why = self._deleted(before.get(object_id), refused)
-            raise EpisodeStopped(f"{action} was not recorded: {why}")
+            raise self._gone(object_id, action, refused)
         request = build(self.graph)
         if request is None:
             self.notes.append(f"{action}: nothing to write, another writer had already made this change "
@@ -100,14 +114,19 @@ class SceneRecorder:
         except SceneError as exc:
             raise EpisodeStopped(f"{action} was not recorded: {exc}") from None
 
-    def _deleted(self, obj: SceneObject, refused: SceneError) -> str:
-        """Which edit deleted ``obj`` (the newest active one that removes it), else the store's refusal."""
+    def _gone(self, object_id: str, action: str, refused: SceneError | None = None) -> EpisodeStopped:
+        """The stop for an action on an object no longer in the scene, naming the edit that deleted it (the
+        newest active one that removes it), else the store's refusal."""
         for record in reversed(self.store.edits(self.scene_id)):
-            if any(isinstance(ch, E.ObjectChange) and ch.after is None and ch.object_id == obj.id
-                   for ch in record.changes):
-                return (f"object {obj.id} ({obj.category}) was deleted by edit #{record.seq} ({record.who}, "
-                        f"{record.timestamp}: {record.summary()}) while the robots worked")
-        return str(refused)
+            for ch in record.changes:
+                if isinstance(ch, E.ObjectChange) and ch.after is None and ch.before is not None \
+                        and ch.before.id == object_id:
+                    what = f"object {object_id} ({ch.before.category})"
+                    edit = f"edit #{record.seq} ({record.who}, {record.timestamp}: {record.summary()})"
+                    return EpisodeStopped(f"{action} was not recorded: {what} was deleted by {edit} while "
+                                          "the robots worked")
+        why = refused or f"object {object_id} is no longer in scene {self.scene_id}"
+        return EpisodeStopped(f"{action} was not recorded: {why}")
 
     def move(self, robot: str, object_id: str, center: Sequence[float], action: str) -> E.EditRecord | None:
         """Record that ``robot`` moved ``object_id``'s box to ``center`` (None when it did not move)."""

@@ -20,7 +20,8 @@ The mapping (only stored objects and their stored ``supported_by`` / ``inside`` 
 
 :class:`HouseChanges` compares the house after each action with before and writes, by ``robot:<name>``,
 each item's new box (a picked item rises to the robot's gripper at its base, 1 m up; a placed one rests in
-its new place, its relations recomputed) and each opened or closed piece's state. When an episode stops
+its new place, its relations recomputed) and each opened or closed piece's state; :meth:`HouseChanges.renamed`
+tells the team which objects people have renamed since the episode began. When an episode stops
 early (an error, the round limit, Ctrl-C), :meth:`HouseChanges.settle` sets every item still held in a
 gripper back down where it was picked from, so no object is left in mid-air in the stored scene.
 """
@@ -182,11 +183,20 @@ class HouseChanges:
 
     def __init__(self, stored: StoredHouse, recorder: SceneRecorder) -> None:
         self.stored, self.recorder = stored, recorder
+        graph = recorder.graph
+        self._labels = {name: graph.get(oid).category for name, oid in stored.ids.items() if oid in graph}
         self._items = self._snapshot()
         self._opened = set(stored.house.opened)
 
     def _snapshot(self) -> dict[str, tuple[str, tuple[float, float, float]]]:
         return {n: (i.location, i.position) for n, i in self.stored.house.items.items()}
+
+    def renamed(self) -> dict[str, str]:
+        """House name -> the label a person has given its object since the episode began (read from the
+        store now; EpisodeStopped when the scene was dropped or registered again)."""
+        graph = self.recorder.refresh()
+        return {name: graph.get(oid).category for name, oid in self.stored.ids.items()
+                if oid in graph and graph.get(oid).category != self._labels.get(name)}
 
     def settle(self, why: str) -> list[str]:
         """Set every item a gripper still holds back down where it was picked from (its unfinished

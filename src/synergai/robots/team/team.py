@@ -20,7 +20,9 @@ and its success is that claim, reported as not verified (``TeamResult.verified``
 instruction's words name are the ones worth fetching (every item when it names none), and the furniture
 it names where they are not yet is where they go ("from the dining table to the desk": the desk).
 ``on_action`` (if given) hears every action the house ran, with its feedback: how a recorder writes the
-robots' progress to a stored scene; when it raises :class:`~synergai.robots.errors.EpisodeStopped` (the
+robots' progress to a stored scene; ``renamed`` (if given) names the objects people have renamed in the
+stored scene meanwhile (house name -> new label: each robot's prompt says so; the names stay the commands'
+words); when either raises :class:`~synergai.robots.errors.EpisodeStopped` (the
 stored scene changed under the robots) the run stops there, with that reason. ``TeamConfig.talk`` hears
 the stage under way (a robot thinking) and one line per action.
 """
@@ -28,7 +30,7 @@ the stage under way (a robot thinking) and one line per action.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
@@ -127,13 +129,14 @@ class Team:
     """Three LLM agents acting in one :class:`House`."""
 
     def __init__(self, house: House, model: ChatModel, task: HouseTask, config: TeamConfig | None = None,
-                 on_action: ActionListener | None = None):
+                 on_action: ActionListener | None = None,
+                 renamed: Callable[[], Mapping[str, str]] | None = None):
         missing = [n for n in TURN_ORDER if n not in house.robots]
         if missing:
             raise RobotError(f"the house has no robot named {', '.join(missing)}")
         self.house, self.model, self.task = house, model, task
         self.config = config or TeamConfig()
-        self.on_action = on_action
+        self.on_action, self.renamed = on_action, renamed
         self.talk: Talk = self.config.talk or Silent()
         self._done = False  # the task holds (or, with no goal, a robot said so)
         self.memory = {n: RobotMemory() for n in TURN_ORDER}
@@ -196,10 +199,14 @@ class Team:
         progress = (f"done: {'; '.join(done) or 'nothing yet'}. To do: {'; '.join(todo) or 'nothing'}."
                     if self.task.goal else self._claim_hint())
         named = list(self.targets) if self.targets is not None else "none in particular"
+        renamed = self.renamed() if self.renamed is not None else {}
         lines = [
             f"Scene graph now: furniture states: {states}.",
             f"Objects {'the team has' if self.config.shared_map else 'you have'} seen: "
             f"{'; '.join(seen) if seen else 'none yet'}.",
+            *([f"Renamed by people since the task began: "
+               f"{'; '.join(f'{n} is now called {label}' for n, label in sorted(renamed.items()))}."]
+              if renamed else []),
             f"Robot status: position [{x:.2f}, {y:.2f}], orientation {yaw:.2f}. {grip}",
             f"Task (the person said): {self.task.text}. The objects it names: {named}.",
             f"Your part: Brief: {role['brief']} Detailed: {role['detailed']}",
@@ -375,6 +382,7 @@ def step_line(entry: Mapping[str, Any]) -> str:
 
 
 def run_team(task: HouseTask, model: ChatModel, config: TeamConfig | None = None,
-             house: House | None = None, on_action: ActionListener | None = None) -> TeamResult:
+             house: House | None = None, on_action: ActionListener | None = None,
+             renamed: Callable[[], Mapping[str, str]] | None = None) -> TeamResult:
     """Build the task's house (unless given) and run the team on it."""
-    return Team(house or task.make_house(), model, task, config, on_action).run()
+    return Team(house or task.make_house(), model, task, config, on_action, renamed).run()
