@@ -218,7 +218,7 @@ def cmd_tabletop(args: argparse.Namespace) -> int:
     task = _tabletop_task_from_words(args.task, args.table)
     _check_save_scene(args)
     talk.line(f"tabletop: the arm's planner takes \"{task.text}\" on table {task.scene} "
-              f"({args.max_rounds} rounds at most)")
+              f"({_at_most(args.max_rounds)})")
     model = open_llm(args)
     ask = talk.asking(_ask_on_terminal) if sys.stdin.isatty() else None
     save = None
@@ -261,7 +261,7 @@ def _tabletop_on_stored_scene(args: argparse.Namespace, config: Any, talk: Termi
         stored = table_from_scene(recorder.graph)
         task = TabletopTask("free text", text, stored.objects, (), (), args.scene)
         talk.line(f"tabletop: the arm's planner takes \"{text}\" on table {stored.table.id} of scene "
-                  f"{args.scene} ({args.max_rounds} rounds at most)")
+                  f"{args.scene} ({_at_most(args.max_rounds)})")
         model = open_llm(args)
         ask = talk.asking(_ask_on_terminal) if sys.stdin.isatty() else None
         with talk.running("starting"):
@@ -420,7 +420,11 @@ def cmd_team(args: argparse.Namespace) -> int:
 
 
 def _first_team_line(talk: TerminalTalk, text: str, where: str, rounds: int) -> None:
-    talk.line(f"team: Bob, Alice and David take \"{text}\" in {where} ({rounds} rounds at most)")
+    talk.line(f"team: Bob, Alice and David take \"{text}\" in {where} ({_at_most(rounds)})")
+
+
+def _at_most(rounds: int) -> str:
+    return f"{rounds} round{'' if rounds == 1 else 's'} at most"
 
 
 def _house_task_from_words(words: str, items: Any = None) -> Any:
