@@ -276,7 +276,6 @@ class AgentLoop:
         start = time.perf_counter()
         begin_turn(self.llm, question)
         result = AgentResult(answer="")
-        result.graph_tokens = self.full_graph_tokens(ctx)
         messages: list[dict[str, str]] = [{"role": "system", "content": self._system}]
         # Earlier turns go in as context text, not as past final_answer replies: a small model copies
         # such replies and then answers without using any tool.
@@ -314,6 +313,7 @@ class AgentLoop:
         result.objects = list(ctx.highlights)
         result.edits = [{"seq": r.seq, "op": r.op, "actor": str(r.actor), "utterance": r.utterance,
                          "summary": r.summary()} for r in ctx.edits]
+        result.graph_tokens = self.full_graph_tokens(ctx)  # after the answer: linear in the graph's size
         result.seconds = time.perf_counter() - start
         return result
 

@@ -357,6 +357,8 @@ class SceneGraph:
         # support adjacency (subject -> holder -> number of support edges, and the reverse)
         self._holders: dict[str, dict[str, int]] = {}
         self._held: dict[str, dict[str, int]] = {}
+        # object id -> the keys of the edges touching it, in insertion order (built at first use)
+        self._touching: dict[str, dict[tuple[str, str, str], None]] | None = None
         for e in edges:
             self.add_edge(e)
         self.levels: dict[str, int] = dict(levels or {})
@@ -429,8 +431,9 @@ class SceneGraph:
     def remove(self, object_id: str) -> SceneObject:
         """Remove an object and every edge touching it."""
         obj = self.get(object_id)
+        for key in list(self._touching_index().get(obj.id, ())):
+            self._unlink(self._edges.pop(key))
         del self._objects[obj.id]
-        self._edges = {k: e for k, e in self._edges.items() if obj.id not in (e.subject, e.object)}
         for holder in self._holders.pop(obj.id, {}):
             self._held[holder].pop(obj.id, None)
         for held in self._held.pop(obj.id, {}):
@@ -483,7 +486,31 @@ class SceneGraph:
             return False
         self._edges[key] = edge
         self._link(edge, 1)
+        if self._touching is not None:
+            for end in (edge.subject, edge.object):
+                self._touching.setdefault(end, {})[key] = None
         return True
+
+    def _touching_index(self) -> dict[str, dict[tuple[str, str, str], None]]:
+        """Object id -> keys of the edges touching it (built once, then kept up to date)."""
+        if self._touching is None:
+            index: dict[str, dict[tuple[str, str, str], None]] = {}
+            for key, e in self._edges.items():
+                index.setdefault(e.subject, {})[key] = None
+                index.setdefault(e.object, {})[key] = None
+            self._touching = index
+        return self._touching
+
+    def _unlink(self, edge: Edge) -> None:
+        """Forget a removed edge in the adjacency tables."""
+        self._link(edge, -1)
+        if self._touching is not None:
+            for end in (edge.subject, edge.object):
+                keys = self._touching.get(end)
+                if keys is not None:
+                    keys.pop(edge.key(), None)
+                    if not keys:
+                        del self._touching[end]
 
     def _link(self, edge: Edge, step: int) -> None:
         """Count a support edge in (``step`` 1) or out (-1) of the support adjacency."""
@@ -512,7 +539,7 @@ class SceneGraph:
             key = (obj, inv.value, subject)
         if key in self._edges:
             edge = self._edges.pop(key)
-            self._link(edge, -1)
+            self._unlink(edge)
             return edge
         raise SceneError(f"no relation {subject} {relation.value} {obj} in scene {self.scene_id}")
 
@@ -528,10 +555,12 @@ class SceneGraph:
         return inv is not None and (obj, inv.value, subject) in self._edges
 
     def relations_of(self, object_id: str) -> list[tuple[Relation, str]]:
-        """Every stored fact about an object, read from its side: ``[(relation, other_id)]``."""
+        """Every stored fact about an object, read from its side: ``[(relation, other_id)]`` (through the
+        adjacency index: the cost is the object's own edges, not the graph's)."""
         oid = self.get(object_id).id
         out: list[tuple[Relation, str]] = []
-        for e in self._edges.values():
+        for key in self._touching_index().get(oid, ()):
+            e = self._edges[key]
             if e.subject == oid:
                 out.append((e.relation, e.object))
             elif e.object == oid:
