@@ -158,7 +158,7 @@ def test_a_watcher_catches_up_after_the_server_closes_its_connection(pg_location
             _wait_for_listener(pg_location)
             with psycopg.connect(pg_location, autocommit=True) as admin:
                 killed = admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                                       "WHERE application_name = 'synergai' AND pid <> pg_backend_pid() "
+                                       "WHERE application_name LIKE 'synergai %' AND pid <> pg_backend_pid() "
                                        "AND query LIKE 'LISTEN%'").fetchall()
             assert killed and all(k[0] for k in killed)
             s.apply("s1", E.rename_object(s.load("s1"), "9", "mug", "user"))  # while it reconnects
