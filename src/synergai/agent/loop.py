@@ -54,6 +54,7 @@ from synergai.llm.trace import begin_turn
 from synergai.scene.attributes import box_shape
 from synergai.scene.grounding.place import places
 from synergai.scene.model import SceneError, SceneGraph
+from synergai.scene.store_db import StoreError
 from synergai.scene.vocabulary import COLOR_NAMES, basic_color, with_article
 
 
@@ -306,8 +307,11 @@ class AgentLoop:
             result.trace.append({"type": "final", "forced": True})
         try:
             ctx.commit()
+        except StoreError:  # the store cannot be written (no permission, gone, busy): an error, no answer
+            raise
         except SceneError as exc:  # another writer changed the scene meanwhile: nothing is written
-            result.trace.append({"type": "error", "error": f"the edits were not saved: {exc}"})
+            result.error = f"the edits were not saved: {exc}"
+            result.trace.append({"type": "error", "error": result.error})
             result.answer = (f"Sorry, I could not save that change ({exc}); nothing was changed. "
                              "Please say it again.")
         result.objects = list(ctx.highlights)
