@@ -12,6 +12,7 @@ is one room, as it always was.
 from __future__ import annotations
 
 import copy
+import math
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -219,13 +220,13 @@ class SceneObject:
             raise SceneError(f"object {self.id}: room must be a non-empty room id or None")
         if len(self.center) != 3 or len(self.size) != 3:
             raise SceneError(f"object {self.id}: center and size need 3 numbers")
-        vals = np.asarray([*self.center, *self.size], dtype=float)
-        if not np.all(np.isfinite(vals)):
+        # plain floats, not numpy: a big scene reads tens of thousands of objects
+        if not all(math.isfinite(float(v)) for v in (*self.center, *self.size)):
             raise SceneError(f"object {self.id}: non-finite center or size")
-        if np.any(np.asarray(self.size) < 0):
+        if any(float(v) < 0 for v in self.size):
             raise SceneError(f"object {self.id}: negative size")
         if self.front is not None and (len(self.front) != 3
-                                       or not np.all(np.isfinite(np.asarray(self.front, dtype=float)))):
+                                       or not all(math.isfinite(float(v)) for v in self.front)):
             raise SceneError(f"object {self.id}: front needs 3 finite numbers")
 
     @property
