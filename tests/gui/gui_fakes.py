@@ -51,6 +51,7 @@ class Tab(ClientSession):
         self.client = SimpleNamespace(camera=FakeCamera())
         self.app = SimpleNamespace(catalog=SimpleNamespace(store=store), scene_changed=lambda scene_id: None)
         self.shown: list[str] = []
+        self.dropped, self._reload_after_turn = False, False
 
     def _set_busy(self, busy: bool) -> None:
         self.busy = busy

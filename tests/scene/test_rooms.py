@@ -182,3 +182,28 @@ def test_an_added_object_is_put_in_the_room_holding_it(tmp_path):
         rug = SceneObject("9", "rug", (6.0, 1.0, 0.01), (1.0, 1.0, 0.02))
         store.apply("two", add_object(store.load("two"), rug))
         assert store.load("two").get("9").room == "b" and store.verify("two")
+
+
+def test_importing_our_json_without_per_object_rooms_puts_objects_in_rooms_by_footprint(tmp_path, capsys):
+    from synergai.cli.main import main
+
+    original = _two_rooms()
+    expected = room_members(original)
+    assert expected["k"] == ["1", "3"] and "2" in expected["b"]
+    expected["b"].remove("2")
+    expected["k"].append("2")
+    doc = graph_to_dict(original)
+    for o in doc["objects"]:
+        o.pop("room", None)  # a file written by another tool: rooms, but objects that name none
+        if o["id"] == "2":
+            o["room"] = "k"  # an object that names its room keeps it (the bed, in the bedroom's footprint)
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps(doc))
+    db = str(tmp_path / "s.db")
+    assert main(["scene", "import", str(path), "--db", db]) == 0
+    capsys.readouterr()
+    assert main(["scene", "show", "--scene", "two", "--db", db, "--json"]) == 0
+    rooms = {r["id"]: r["object_ids"] for r in json.loads(capsys.readouterr().out)["rooms"]}
+    assert {k: sorted(v) for k, v in rooms.items()} == {k: sorted(v) for k, v in expected.items()}
+    with SceneStore(db) as store:
+        assert store.load("two").get("4").room is None and store.verify("two")

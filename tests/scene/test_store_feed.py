@@ -75,12 +75,15 @@ class Watch:
         cmd = [sys.executable, "-m", "synergai", "scene", "watch", "--db", str(location), "--json", *args]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         self.lines: queue.Queue[str] = queue.Queue()
-        assert self.proc.stdout is not None
-        threading.Thread(target=self._read, args=(self.proc.stdout,), daemon=True).start()
+        self.errors: queue.Queue[str] = queue.Queue()  # its notices on stderr, one per line
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        threading.Thread(target=self._read, args=(self.proc.stdout, self.lines), daemon=True).start()
+        threading.Thread(target=self._read, args=(self.proc.stderr, self.errors), daemon=True).start()
 
-    def _read(self, out: IO[str]) -> None:
+    @staticmethod
+    def _read(out: IO[str], lines: queue.Queue[str]) -> None:
         for line in out:
-            self.lines.put(line)
+            lines.put(line)
 
     def take(self, n: int, timeout: float = 20.0) -> list[dict]:
         got = []
@@ -89,7 +92,7 @@ class Watch:
             try:
                 got.append(json.loads(self.lines.get(timeout=max(0.01, deadline - time.monotonic()))))
             except queue.Empty:
-                err = self.proc.stderr.read() if self.proc.poll() is not None and self.proc.stderr else ""
+                err = "".join(self.errors.queue)
                 raise AssertionError(f"{len(got)} of {n} events within {timeout} s {err}") from None
         return got
 
@@ -158,7 +161,7 @@ def test_a_watcher_catches_up_after_the_server_closes_its_connection(pg_location
             _wait_for_listener(pg_location)
             with psycopg.connect(pg_location, autocommit=True) as admin:
                 killed = admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                                       "WHERE application_name = 'synergai' AND pid <> pg_backend_pid() "
+                                       "WHERE application_name LIKE 'synergai %' AND pid <> pg_backend_pid() "
                                        "AND query LIKE 'LISTEN%'").fetchall()
             assert killed and all(k[0] for k in killed)
             s.apply("s1", E.rename_object(s.load("s1"), "9", "mug", "user"))  # while it reconnects

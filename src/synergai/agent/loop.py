@@ -54,6 +54,7 @@ from synergai.llm.trace import begin_turn
 from synergai.scene.attributes import box_shape
 from synergai.scene.grounding.place import places
 from synergai.scene.model import SceneError, SceneGraph
+from synergai.scene.store_db import StoreError
 from synergai.scene.vocabulary import COLOR_NAMES, basic_color, with_article
 
 
@@ -276,7 +277,6 @@ class AgentLoop:
         start = time.perf_counter()
         begin_turn(self.llm, question)
         result = AgentResult(answer="")
-        result.graph_tokens = self.full_graph_tokens(ctx)
         messages: list[dict[str, str]] = [{"role": "system", "content": self._system}]
         # Earlier turns go in as context text, not as past final_answer replies: a small model copies
         # such replies and then answers without using any tool.
@@ -307,13 +307,17 @@ class AgentLoop:
             result.trace.append({"type": "final", "forced": True})
         try:
             ctx.commit()
+        except StoreError:  # the store cannot be written (no permission, gone, busy): an error, no answer
+            raise
         except SceneError as exc:  # another writer changed the scene meanwhile: nothing is written
-            result.trace.append({"type": "error", "error": f"the edits were not saved: {exc}"})
+            result.error = f"the edits were not saved: {exc}"
+            result.trace.append({"type": "error", "error": result.error})
             result.answer = (f"Sorry, I could not save that change ({exc}); nothing was changed. "
                              "Please say it again.")
         result.objects = list(ctx.highlights)
         result.edits = [{"seq": r.seq, "op": r.op, "actor": str(r.actor), "utterance": r.utterance,
                          "summary": r.summary()} for r in ctx.edits]
+        result.graph_tokens = self.full_graph_tokens(ctx)  # after the answer: linear in the graph's size
         result.seconds = time.perf_counter() - start
         return result
 

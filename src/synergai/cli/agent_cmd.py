@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import sys
 from pathlib import Path
 
 import platformdirs
@@ -102,10 +103,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.json:
         d = result.to_dict()
         keys = ("answer", "short_answer", "objects", "llm_calls", "prompt_tokens", "new_prompt_tokens",
-                "completion_tokens", "query_ratio", "edits", "trace", "clarification")
+                "completion_tokens", "query_ratio", "edits", "trace", "clarification", "error")
         print_json({k: d[k] for k in keys if k in d})
-    else:
+    elif result.error is None:
         print_result(Console(), result)
+    if result.error is not None:  # a correction the store refused: nothing was changed
+        print(visible(f"synergai: error: {result.error}"), file=sys.stderr)
+        return 1
     return 0
 
 

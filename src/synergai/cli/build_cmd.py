@@ -375,6 +375,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 def read_graph(text: str, fmt: str, path: Path, scene_id: str | None = None) -> SceneGraph:
     """A scene graph from `scene export` output: synergai JSON, SceneVerse or ConceptGraphs."""
     from synergai.scene import export, serialization
+    from synergai.scene.rooms import fill_graph_rooms
 
     try:
         data = json.loads(text)
@@ -383,7 +384,8 @@ def read_graph(text: str, fmt: str, path: Path, scene_id: str | None = None) -> 
     if fmt == "json":
         if scene_id is not None and isinstance(data, dict):
             data["scene"] = scene_id
-        return serialization.graph_from_dict(data)
+        # objects that name no room go to the room holding them, as a Spark-DSG import does
+        return fill_graph_rooms(serialization.graph_from_dict(data))
     if fmt == "sceneverse":
         if not isinstance(data, dict):
             raise SceneError(f"{path}: a SceneVerse scene graph is a JSON object")

@@ -83,8 +83,12 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from synergai.scene.feed import follow
 
     settings(args)
+
+    def notice(text: str) -> None:  # the server away and back, a file replaced, waiting past the end
+        print(visible(f"synergai: {text}"), file=sys.stderr, flush=True)
+
     try:
-        for event in follow(args.db, since=args.since, scene_id=args.scene):
+        for event in follow(args.db, since=args.since, scene_id=args.scene, notice=notice):
             if args.json:
                 print_json(event.to_dict(), one_line=True)
             else:

@@ -8,12 +8,15 @@ chat and viewpoint. Edits go through the store and every tab on the edited scene
 another process or another server on the same store (``synergai chat``, a robot, a second ``serve`` on
 one PostgreSQL database) made the edit: a watcher thread follows the store's change feed
 (:mod:`synergai.scene.feed`), which also brings scenes stored since the start (``synergai scene build``,
-``import``) into every tab's drop-down.
+``import``) into every tab's drop-down, and tells a tab when its scene is dropped (it says so and draws
+nothing of it) or registered again (the new scene is shown). A store that cannot be reached is one
+line in the server's log when it goes away and one when it is back.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -33,7 +36,8 @@ from synergai.gui.gate import (
 )
 from synergai.gui.picking import ScenePicker
 from synergai.llm.base import ChatModel
-from synergai.scene.model import SceneGraph
+from synergai.scene.model import SceneError, SceneGraph
+from synergai.scene.store_db import StoreError
 
 if TYPE_CHECKING:
     from synergai.scene.catalog import SceneCatalog
@@ -115,13 +119,31 @@ class GuiApp:
         with self._lock:
             return list(self.clients.values())
 
+    def newest_event(self) -> int:
+        """The store's newest event (0 when its log cannot be read)."""
+        try:
+            return self.catalog.store.last_event()
+        except SceneError:
+            return 0
+
+    def forget(self, scene_id: str) -> None:
+        """Drop the cached meshes and pickers of a scene (it was dropped or registered again)."""
+        with self._lock:
+            self._meshes.pop(scene_id, None)
+            self._pickers = {k: v for k, v in self._pickers.items() if k[0] != scene_id}
+
     def scene_changed(self, scene_id: str) -> None:
         """Refresh every tab showing ``scene_id`` (after an edit, undo or redo)."""
-        self._stamps.update(self._read_stamps([scene_id]))
+        try:
+            self._stamps.update(self._read_stamps([scene_id]))
+        except SceneError as exc:  # the store away: the feed says so once
+            log.debug("could not read the scenes' stamps: %s", exc)
         for s in self.sessions():
             if s.scene_id == scene_id:
                 try:
                     s.refresh()
+                except SceneError as exc:  # the scene dropped (the feed tells the tab), the store away
+                    log.info("could not refresh a browser tab on scene %s: %s", scene_id, exc)
                 except Exception:  # one broken tab must not keep the others stale
                     log.exception("could not refresh browser tab")
 
@@ -149,10 +171,20 @@ class GuiApp:
         """Bring the tabs up to date with committed events: the scenes on screen that changed are
         refreshed (each once); registrations and drops update every drop-down. Returns the refreshed."""
         events = list(events)
-        if any(e.kind in ("register", "drop") for e in events):
+        fates = {e.scene: e for e in events if e.kind in ("register", "drop")}  # each scene's last one
+        if fates:
             self.update_scene_lists()
+        for sid in fates:
+            self.forget(sid)
+        for s in self.sessions():
+            fate = fates.get(s.scene_id)
+            if fate is not None:
+                try:
+                    s.scene_event(fate)
+                except Exception:  # one broken tab must not keep the others stale
+                    log.exception("could not tell a browser tab about scene %s", fate.scene)
         shown = {s.scene_id for s in self.sessions()}
-        changed = sorted({e.scene for e in events if e.kind != "drop"} & shown)
+        changed = sorted({e.scene for e in events if e.kind not in ("register", "drop")} & shown - set(fates))
         for sid in changed:
             self.scene_changed(sid)
         return changed
@@ -216,20 +248,46 @@ class GuiHandle:
         raise TimeoutError(f"no browser tab connected within {timeout:.0f} s")
 
 
+def _feed_notice(text: str) -> None:
+    """What the change feed says besides events (the store away, back, replaced): one log line each."""
+    log.warning("%s", text)
+
+
 def _watch(app: GuiApp, stop: threading.Event, retry: float) -> None:
     """Follow the store's change feed: refresh the tabs on a changed scene once per batch of events,
-    and the drop-downs when scenes come or go. A store that stays unreachable is retried."""
+    and the drop-downs when scenes come or go. A store that cannot be reached is retried every
+    ``retry`` seconds (one log line when it goes away, one when it is back; never a traceback)."""
     from synergai.scene.feed import follow_batches
+    from synergai.scene.store import SceneStore
 
     since: int | None = None
+    away = False
     while not stop.is_set():
         try:
-            for batch in follow_batches(app.catalog.store.location, since=since, stop=stop):
+            store = SceneStore(app.catalog.store.location)
+        except StoreError as exc:
+            if not away:
+                log.warning("%s; the GUI tries again every %g s", exc, retry)
+            away = True
+            stop.wait(retry)
+            continue
+        if away:
+            log.warning("scene store %s is reachable again", store.where)
+        away = False
+        try:
+            for batch in follow_batches(None, since=since, stop=stop, store=store, reconnect_s=math.inf,
+                                        notice=_feed_notice):
                 since = batch[-1].seq
                 app.apply_events(batch)
-        except Exception:  # a closed or unreachable store must not kill the watcher
-            log.warning("the store's change feed failed; retrying", exc_info=True)
+        except StoreError as exc:  # no permission to read the log, a store that is not one any more
+            log.warning("the store's change feed stopped: %s; the GUI tries again every %g s", exc, retry)
+            away = True
             stop.wait(retry)
+        except Exception:  # a bug must not kill the watcher
+            log.exception("the store's change feed failed; retrying")
+            stop.wait(retry)
+        finally:
+            store.close()
 
 
 def serve(catalog: SceneCatalog, llm_factory: LLMFactory, host: str = "127.0.0.1", port: int = 8080,

@@ -38,6 +38,7 @@ from synergai.scene.model import ObjectKind, SceneError, SceneGraph
 
 if TYPE_CHECKING:
     from synergai.gui.app import GuiApp
+    from synergai.scene.store import StoreEvent
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +73,11 @@ class ClientSession:
         self._ticker_stop = threading.Event()
         self._framed: tuple[float, np.ndarray] | None = None  # canvas aspect framed for, camera position set
         self._nb_buttons: list[Any] = []
+        self._since_event = 0  # the store's newest event when the scene was loaded: later ones are news
+        self.dropped = False  # the scene was dropped from the store (by any process) while shown
+        self._reload_after_turn = False
+        self._undoable: int | None = None  # the newest active edit shown (what Undo means), and
+        self._redoable: int | None = None  # the oldest undone one (what Redo means)
         self._build_gui()
         self._wire_scene()
         with self.lock:
@@ -156,11 +162,15 @@ class ClientSession:
             self.click(event.ray_origin, event.ray_direction)
 
     # ----- scene
-    def _load_scene(self, scene_id: str) -> None:
-        """Open ``scene_id`` (caller holds the lock): draw it, reset mark, chat and camera."""
-        graph = self.app.catalog.open(scene_id)
+    def _load_scene(self, scene_id: str, *, registered: bool = False) -> None:
+        """Open ``scene_id`` (caller holds the lock): draw it, reset mark, chat and camera.
+        ``registered``: the store has just registered it (read as it is, not built from its source)."""
+        graph = self.app.catalog.store.load(scene_id) if registered else self.app.catalog.open(scene_id)
+        since = self.app.newest_event()  # opening it may have registered it: not news for this tab
         if scene_id != self.session.scene_id:
             self.session.switch_scene(scene_id)
+        self.session.mark(None)
+        self._since_event, self.dropped, self._reload_after_turn = since, False, False
         self.chat = ChatLog()
         self.view.segmentation = bool(self.seg_checkbox.value)
         self.view.show_walls = bool(self.walls_checkbox.value)
@@ -181,7 +191,7 @@ class ClientSession:
     def _on_scene_selected(self) -> None:
         new = self.scene_dropdown.value
         with self.lock:
-            if new == self.scene_id:
+            if new == self.scene_id and not self.dropped:
                 return
             if self.busy:
                 self.scene_dropdown.value = self.scene_id
@@ -192,6 +202,50 @@ class ClientSession:
             except SceneError as exc:
                 self.scene_dropdown.value = self.scene_id
                 self.notify("Cannot open scene", str(exc))
+
+    def scene_event(self, event: StoreEvent) -> None:
+        """This tab's scene was registered or dropped (by any process): say so; show a new scene under
+        its id, or that it is gone."""
+        with self.lock:
+            if event.scene != self.scene_id or event.seq <= self._since_event:
+                return  # an event this tab has seen (its own opening of the scene registered it)
+            self._since_event = event.seq
+            if event.kind == "drop":
+                self._show_dropped(event.actor)
+            elif self.busy:
+                self._reload_after_turn = True
+                self.notify("Scene registered again", f"Scene {self.scene_id} was registered again by "
+                                                      f"{event.actor}; it is shown when this answer is done.")
+            else:
+                self._reload(f"Scene {self.scene_id} was registered again by {event.actor}: "
+                             "the new scene is shown.")
+
+    def _reload(self, why: str) -> None:
+        """Show the scene the store now holds under this tab's id (caller holds the lock)."""
+        try:
+            self._load_scene(self.scene_id, registered=True)
+        except SceneError as exc:
+            self._show_dropped("", why=str(exc))
+            return
+        self.notify("Scene registered again", why)
+
+    def _show_dropped(self, actor: str, why: str = "") -> None:
+        """The scene is no longer in the store: nothing of it is drawn or offered (caller holds the lock)."""
+        self.dropped = True
+        self.view.clear()
+        self.session.mark(None)
+        who = f" by {actor}" if actor else ""
+        text = why or f"Scene {self.scene_id} was dropped from the store{who}."
+        self.scene_info.content = f"**{escape(self.scene_id)}** · {escape(text)} Choose another scene."
+        self.marked_md.content = ""
+        self.graph_html.content = ""
+        for b in self._nb_buttons:
+            b.remove()
+        self._nb_buttons = []
+        self.edits_md.content = "*The scene and its edits are no longer in the store.*"
+        self.undo_button.disabled = self.redo_button.disabled = self.clear_button.disabled = True
+        self._undoable = self._redoable = None
+        self.notify("Scene dropped", text)
 
     def set_scene_list(self, ids: list[str]) -> None:
         """The scenes the drop-down offers (this tab's scene stays listed)."""
@@ -242,6 +296,8 @@ class ClientSession:
 
     def _on_view_switch(self) -> None:
         with self.lock:
+            if self.dropped:
+                return
             self.view.segmentation = bool(self.seg_checkbox.value)
             graph = self.graph()
             self.view.set_structure(graph, self.walls_checkbox.value, self.ceiling_checkbox.value)
@@ -267,6 +323,8 @@ class ClientSession:
     def click(self, origin: Any, direction: Any) -> str | None:
         """A click ray from the browser: mark the first visible object it hits (None: nothing hit)."""
         with self.lock:
+            if self.dropped:
+                return None
             graph = self.graph()
             picker = self.app.picker(self.scene_id, graph, self.view.pickable())
             hit = picker.pick(origin, direction)
@@ -410,24 +468,41 @@ class ClientSession:
             self.chat.turns.append(turn)
             self.busy = False
             self._set_busy(False)
+            if self._reload_after_turn:
+                self._reload(f"Scene {scene_id} was registered again while the agent answered: "
+                             "the new scene is shown.")
+                return
         if edited:
             self.app.scene_changed(scene_id)
 
     # ----- edits
     def _undo_redo(self, undo: bool) -> None:
-        store = self.app.catalog.store
+        """Undo the newest active edit shown (Redo: the oldest undone one); when another writer has
+        changed the log since it was shown, nothing is changed and the tab says which edit is first now."""
+        store, verb = self.app.catalog.store, "undo" if undo else "redo"
         with self.lock:
             if self.busy:
-                self.notify("Busy", "Wait for the answer before undoing.")
+                self.notify("Busy", f"Wait for the answer before you {verb}.")
                 return
-            active = store.edits(self.scene_id) if undo else []
-            if active and active[-1].actor is Actor.ROBOT:  # a robot's physical action: ask first
-                self._confirm_robot_undo(active[-1])
+            if self.dropped:
+                self.notify(f"Cannot {verb}", f"Scene {self.scene_id} was dropped from the store: its edits "
+                                              "are gone. Choose another scene.")
                 return
-            record = store.undo(self.scene_id) if undo else store.redo(self.scene_id)
-        if record is None:
-            self.notify("Nothing to " + ("undo" if undo else "redo"), "")
-            return
+            expect = self._undoable if undo else self._redoable
+            robot = [e for e in store.edits(self.scene_id) if e.seq == expect] if undo else []
+            if robot and robot[-1].actor is Actor.ROBOT:  # a robot's physical action: ask first
+                self._confirm_robot_undo(robot[-1])
+                return
+            try:
+                if expect is None:
+                    record = None
+                else:
+                    record = (store.undo if undo else store.redo)(self.scene_id, expect=expect)
+            except SceneError as exc:  # superseded by another writer, the scene gone, the store away
+                self.notify(f"Not {verb}ne", str(exc))
+                record = None
+        if record is None and expect is None:
+            self.notify(f"Nothing to {verb}", "")
         self.app.scene_changed(self.scene_id)
 
     def _confirm_robot_undo(self, record: EditRecord) -> None:
@@ -450,7 +525,11 @@ class ClientSession:
         """Undo robot edit ``seq``, confirmed by the person (logged as :data:`CONFIRMED_ROBOT_UNDO`);
         nothing is undone when another edit has become the newest meanwhile."""
         with self.lock:
-            record = self.app.catalog.store.undo(self.scene_id, actor=CONFIRMED_ROBOT_UNDO, expected=seq)
+            try:
+                record = self.app.catalog.store.undo(self.scene_id, actor=CONFIRMED_ROBOT_UNDO, expect=seq)
+            except SceneError as exc:  # another edit became the newest meanwhile, or the scene is gone
+                self.notify("Not undone", str(exc))
+                return
         if record is None:
             self.notify("Not undone", f"edit {seq} is no longer the newest edit; look at the history again")
             return
@@ -467,12 +546,17 @@ class ClientSession:
             more = len(records) - len(newest)
             self.edits_md.content = "\n".join(f"- {line}" for line in lines) + (
                 f"\n\n<small>and {more} older</small>" if more else "")
-        self.undo_button.disabled = not any(r.state.value == "active" for r in records)
-        self.redo_button.disabled = not any(r.state.value == "undone" for r in records)
+        active = [r.seq for r in records if r.state.value == "active"]
+        undone = [r.seq for r in records if r.state.value == "undone"]
+        self._undoable, self._redoable = max(active, default=None), min(undone, default=None)
+        self.undo_button.disabled = self._undoable is None
+        self.redo_button.disabled = self._redoable is None
 
     def refresh(self) -> None:
         """Re-read the scene after an edit (by any tab or process): drawing, mark, local graph, edits."""
         with self.lock:
+            if self.dropped:
+                return
             graph = self.graph()
             self.view.update(graph)
             self._show_mark_panels(graph)

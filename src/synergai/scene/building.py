@@ -56,7 +56,7 @@ from synergai.scene.relations.vertical import (
     on_floor,
     volume_of,
 )
-from synergai.scene.rooms import assign_rooms
+from synergai.scene.rooms import fill_rooms
 from synergai.scene.verification import WALL_FIRST, category_in, normalize_category, verify_support
 
 #: Objects with a footprint half-diagonal above this are paired one-vs-all, not through the tree.
@@ -386,14 +386,10 @@ def build_graph(
     """The scene graph of ``objects``: structure kinds marked, a synthetic floor when none is
     labelled, stored relations computed and verified, levels from the support hierarchy, and only
     edges joining the same or adjacent levels. With ``rooms``, an object without a room is put in the
-    room whose footprint holds its centre (:func:`synergai.scene.rooms.assign_rooms`; the synthetic
+    room whose footprint holds its centre (:func:`synergai.scene.rooms.fill_rooms`; the synthetic
     floor is in none)."""
     th = thresholds or RelationThresholds()
-    objs = prepare_objects(objects)
-    if rooms:  # a synthetic floor lies under every room: it is in none
-        placed = assign_rooms(objs, rooms)
-        objs = [o if o.room is not None or o.provenance == SYNTHETIC_FLOOR_PROVENANCE else p
-                for o, p in zip(objs, placed, strict=True)]
+    objs = fill_rooms(prepare_objects(objects), rooms)
     graph = SceneGraph(scene_id, objs, scene_type=scene_type, rooms=rooms)
     if not objs:
         return graph

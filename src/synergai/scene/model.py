@@ -12,6 +12,7 @@ is one room, as it always was.
 from __future__ import annotations
 
 import copy
+import math
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -219,13 +220,13 @@ class SceneObject:
             raise SceneError(f"object {self.id}: room must be a non-empty room id or None")
         if len(self.center) != 3 or len(self.size) != 3:
             raise SceneError(f"object {self.id}: center and size need 3 numbers")
-        vals = np.asarray([*self.center, *self.size], dtype=float)
-        if not np.all(np.isfinite(vals)):
+        # plain floats, not numpy: a big scene reads tens of thousands of objects
+        if not all(math.isfinite(float(v)) for v in (*self.center, *self.size)):
             raise SceneError(f"object {self.id}: non-finite center or size")
-        if np.any(np.asarray(self.size) < 0):
+        if any(float(v) < 0 for v in self.size):
             raise SceneError(f"object {self.id}: negative size")
         if self.front is not None and (len(self.front) != 3
-                                       or not np.all(np.isfinite(np.asarray(self.front, dtype=float)))):
+                                       or not all(math.isfinite(float(v)) for v in self.front)):
             raise SceneError(f"object {self.id}: front needs 3 finite numbers")
 
     @property
@@ -357,6 +358,8 @@ class SceneGraph:
         # support adjacency (subject -> holder -> number of support edges, and the reverse)
         self._holders: dict[str, dict[str, int]] = {}
         self._held: dict[str, dict[str, int]] = {}
+        # object id -> the keys of the edges touching it, in insertion order (built at first use)
+        self._touching: dict[str, dict[tuple[str, str, str], None]] | None = None
         for e in edges:
             self.add_edge(e)
         self.levels: dict[str, int] = dict(levels or {})
@@ -429,8 +432,9 @@ class SceneGraph:
     def remove(self, object_id: str) -> SceneObject:
         """Remove an object and every edge touching it."""
         obj = self.get(object_id)
+        for key in list(self._touching_index().get(obj.id, ())):
+            self._unlink(self._edges.pop(key))
         del self._objects[obj.id]
-        self._edges = {k: e for k, e in self._edges.items() if obj.id not in (e.subject, e.object)}
         for holder in self._holders.pop(obj.id, {}):
             self._held[holder].pop(obj.id, None)
         for held in self._held.pop(obj.id, {}):
@@ -483,7 +487,31 @@ class SceneGraph:
             return False
         self._edges[key] = edge
         self._link(edge, 1)
+        if self._touching is not None:
+            for end in (edge.subject, edge.object):
+                self._touching.setdefault(end, {})[key] = None
         return True
+
+    def _touching_index(self) -> dict[str, dict[tuple[str, str, str], None]]:
+        """Object id -> keys of the edges touching it (built once, then kept up to date)."""
+        if self._touching is None:
+            index: dict[str, dict[tuple[str, str, str], None]] = {}
+            for key, e in self._edges.items():
+                index.setdefault(e.subject, {})[key] = None
+                index.setdefault(e.object, {})[key] = None
+            self._touching = index
+        return self._touching
+
+    def _unlink(self, edge: Edge) -> None:
+        """Forget a removed edge in the adjacency tables."""
+        self._link(edge, -1)
+        if self._touching is not None:
+            for end in (edge.subject, edge.object):
+                keys = self._touching.get(end)
+                if keys is not None:
+                    keys.pop(edge.key(), None)
+                    if not keys:
+                        del self._touching[end]
 
     def _link(self, edge: Edge, step: int) -> None:
         """Count a support edge in (``step`` 1) or out (-1) of the support adjacency."""
@@ -512,7 +540,7 @@ class SceneGraph:
             key = (obj, inv.value, subject)
         if key in self._edges:
             edge = self._edges.pop(key)
-            self._link(edge, -1)
+            self._unlink(edge)
             return edge
         raise SceneError(f"no relation {subject} {relation.value} {obj} in scene {self.scene_id}")
 
@@ -528,10 +556,12 @@ class SceneGraph:
         return inv is not None and (obj, inv.value, subject) in self._edges
 
     def relations_of(self, object_id: str) -> list[tuple[Relation, str]]:
-        """Every stored fact about an object, read from its side: ``[(relation, other_id)]``."""
+        """Every stored fact about an object, read from its side: ``[(relation, other_id)]`` (through the
+        adjacency index: the cost is the object's own edges, not the graph's)."""
         oid = self.get(object_id).id
         out: list[tuple[Relation, str]] = []
-        for e in self._edges.values():
+        for key in self._touching_index().get(oid, ()):
+            e = self._edges[key]
             if e.subject == oid:
                 out.append((e.relation, e.object))
             elif e.object == oid:

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from synergai.scene.model import Room, SceneGraph, SceneObject
+from synergai.scene.relation_index import SYNTHETIC_FLOOR_PROVENANCE
 
 
 def room_index(rooms: Sequence[Room], points: np.ndarray) -> np.ndarray:
@@ -37,6 +38,30 @@ def assign_rooms(objects: Iterable[SceneObject], rooms: Sequence[Room]) -> list[
         return [o.with_changes(room=None) if o.room is not None else o for o in objs]
     idx = room_index(rooms, np.array([o.center[:2] for o in objs], dtype=float).reshape(-1, 2))
     return [o.with_changes(room=rooms[k].id if k >= 0 else None) for o, k in zip(objs, idx, strict=True)]
+
+
+def fill_rooms(objects: Iterable[SceneObject], rooms: Sequence[Room]) -> list[SceneObject]:
+    """The objects, each that has no room put in the room holding its centre (an object with a room
+    keeps it; a synthetic floor lies under every room: it is in none). How a built graph's objects and
+    an imported graph's that do not name their room get one (Spark-DSG objects without a room node
+    above them, synergai JSON without a per-object ``room``)."""
+    objs = list(objects)
+    free = [i for i, o in enumerate(objs) if o.room is None and o.provenance != SYNTHETIC_FLOOR_PROVENANCE]
+    if not rooms or not free:
+        return objs
+    idx = room_index(rooms, np.array([objs[i].center[:2] for i in free], dtype=float).reshape(-1, 2))
+    for i, k in zip(free, idx.tolist(), strict=True):
+        if k >= 0:
+            objs[i] = objs[i].with_changes(room=rooms[k].id)
+    return objs
+
+
+def fill_graph_rooms(graph: SceneGraph) -> SceneGraph:
+    """``graph`` with :func:`fill_rooms` applied to its objects (in place; returned for chaining)."""
+    for obj in fill_rooms(graph, graph.rooms):
+        if obj.room != graph.get(obj.id).room:
+            graph.put(obj)
+    return graph
 
 
 def room_members(graph: SceneGraph) -> dict[str, list[str]]:

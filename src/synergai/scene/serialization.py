@@ -128,6 +128,8 @@ def _mapping(data: Any, where: str, required: tuple[str, ...], optional: tuple[s
     for key in required:
         if key not in data:
             raise SceneError(f"{where}.{key}: missing")
+    if len(data) <= len(required) + len(optional) and all(k in required or k in optional for k in data):
+        return data  # the common case, checked without building the list of unknown fields
     unknown = sorted(str(k) for k in data if k not in required and k not in optional)
     if unknown:
         raise SceneError(f"{where}: unknown field(s) {', '.join(unknown)}")
@@ -153,8 +155,7 @@ def _num(value: Any, where: str) -> float:
 def _vec3(value: Any, where: str) -> tuple[float, float, float]:
     if not isinstance(value, list | tuple) or len(value) != 3:
         raise SceneError(f"{where}: expected 3 numbers, got {value!r}")
-    x, y, z = (_num(v, where) for v in value)
-    return (x, y, z)
+    return (_num(value[0], where), _num(value[1], where), _num(value[2], where))
 
 
 def _color(value: Any, where: str) -> tuple[int, int, int] | None:

@@ -46,7 +46,7 @@ from synergai.scene.model import (
     SceneObject,
     is_stored,
 )
-from synergai.scene.rooms import room_index
+from synergai.scene.rooms import fill_rooms
 from synergai.scene.serialization import object_from_dict, object_to_dict, room_from_dict, room_to_dict
 
 OBJECTS_LAYER = 2
@@ -282,15 +282,9 @@ def from_spark_dsg(loaded: Any, scene_id: str | None = None, *,
     if len({o.id for o in objects.values()}) != len(objects):
         raise SceneError(f"Spark-DSG graph {sid}: two object nodes carry the same object id")
     rooms, room_of = _rooms(loaded, objects)
-    placed = list(objects.values())
-    if rooms:
-        unplaced = [i for i, o in enumerate(placed) if room_of.get(o.id) is None]
-        if unplaced:
-            idx = room_index(rooms, np.array([placed[i].center[:2] for i in unplaced], dtype=float))
-            for i, k in zip(unplaced, idx, strict=True):
-                if k >= 0:
-                    room_of[placed[i].id] = rooms[k].id
-    placed = [o.with_changes(room=room_of.get(o.id)) if o.room != room_of.get(o.id) else o for o in placed]
+    placed = [o.with_changes(room=room_of.get(o.id)) if o.room != room_of.get(o.id) else o
+              for o in objects.values()]
+    placed = fill_rooms(placed, rooms)  # an object without a room node above it: by footprint
     scene_type = graph_meta.get("scene_type")
     graph = SceneGraph(sid, placed, scene_type=scene_type if isinstance(scene_type, str) else None,
                        rooms=rooms)

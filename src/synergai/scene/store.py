@@ -274,6 +274,11 @@ class SceneStore:
         with self._read() as c:
             return int(c.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
 
+    def replaced(self) -> bool:
+        """Whether the store at :attr:`location` is no longer the one this object opened (a SQLite file
+        replaced or removed, eg. restored from a copy; never on a server)."""
+        return self._db().replaced()
+
     def close(self) -> None:
         """Close the connection (idempotent)."""
         with self._lock:
@@ -611,8 +616,10 @@ class SceneStore:
             now = _now()
             seq = c.execute("SELECT COALESCE(MAX(seq), 0) FROM edits WHERE scene_id = ?",
                             (scene_id,)).fetchone()[0]
-            c.execute("UPDATE edits SET state = 'discarded' WHERE scene_id = ? AND state = 'undone'",
-                      (scene_id,))
+            # the redo stack is discarded only once the edits are accepted: a refused edit's message
+            # names the log as it stays (an undone edit is "undone", not "discarded")
+            undone = c.execute("SELECT seq FROM edits WHERE scene_id = ? AND state = 'undone'",
+                               (scene_id,)).fetchall()
             for request, payload in zip(requests, payloads, strict=True):
                 try:
                     self._change(c, scene_id, graph, request.changes)
@@ -625,6 +632,8 @@ class SceneStore:
                 self._event(c, scene_id, "edit", request.who, _touched(request.changes), now)
                 records.append(EditRecord(seq, scene_id, request.actor, request.op, request.utterance, now,
                                           request.changes, EditState.ACTIVE, request.robot))
+            c.executemany("UPDATE edits SET state = 'discarded' WHERE scene_id = ? AND seq = ?",
+                          [(scene_id, r[0]) for r in undone])
         self._remember(scene_id, revision, graph)
         return records
 
@@ -649,7 +658,7 @@ class SceneStore:
                     "nothing was written")
         return exc
 
-    def _step(self, scene_id: str, undo: bool, actor: str, expected: int | None = None) -> EditRecord | None:
+    def _step(self, scene_id: str, undo: bool, actor: str, expect: int | None) -> EditRecord | None:
         if undo:
             order, state, new = "DESC", "active", EditState.UNDONE
         else:
@@ -657,9 +666,11 @@ class SceneStore:
         with self._editing(scene_id) as (c, graph):
             row = c.execute(f"SELECT {self._COLUMNS} FROM edits WHERE scene_id = ? AND state = ? "
                             f"ORDER BY seq {order} LIMIT 1", (scene_id, state)).fetchone()
-            if row is None or (expected is not None and int(row[1]) != expected):
+            record = None if row is None else self._record(row)
+            if expect is not None and (record is None or record.seq != expect):
+                raise self._stale_step(c, scene_id, undo, expect, record)
+            if record is None:
                 return None
-            record = self._record(row)
             changes = invert(record.changes) if undo else record.changes
             self._change(c, scene_id, graph, changes)
             c.execute("UPDATE edits SET state = ? WHERE scene_id = ? AND seq = ?",
@@ -670,15 +681,31 @@ class SceneStore:
         self._remember(scene_id, revision, graph)
         return replace(record, state=new)
 
-    def undo(self, scene_id: str, *, actor: str = "user", expected: int | None = None) -> EditRecord | None:
-        """Revert the newest active edit; returns it (now ``undone``), or None when there is none (or,
-        with ``expected``, when the newest active edit is not edit ``expected``). ``actor`` is logged
-        with the event."""
-        return self._step(scene_id, undo=True, actor=actor, expected=expected)
+    def _stale_step(self, c: Transaction, scene_id: str, undo: bool, expect: int,
+                    record: EditRecord | None) -> ConflictError:
+        """The error for an undo / redo of edit ``expect`` when another is now first in line (``record``)."""
+        verb, line = ("undo", "newest active") if undo else ("redo", "oldest undone")
+        row = c.execute(f"SELECT {self._COLUMNS} FROM edits WHERE scene_id = ? AND seq = ?",
+                        (scene_id, expect)).fetchone()
+        now = "is not in the log any more" if row is None else f"is {self._record(row).state} now"
+        if record is not None:
+            now = (f"is no longer the {line} edit: edit #{record.seq} ({record.who}, {record.state}, "
+                   f"{record.timestamp}: {record.summary()}) is, since another writer changed the log")
+        return ConflictError(f"{verb} of edit #{expect} of scene {scene_id} refused: edit #{expect} {now}; "
+                             "nothing was changed")
 
-    def redo(self, scene_id: str, *, actor: str = "user") -> EditRecord | None:
-        """Re-apply the oldest undone edit; returns it (active again), or None when there is none."""
-        return self._step(scene_id, undo=False, actor=actor)
+    def undo(self, scene_id: str, *, actor: str = "user", expect: int | None = None) -> EditRecord | None:
+        """Revert the newest active edit; returns it (now ``undone``), or None when there is none.
+
+        ``expect``: the seq of the edit the caller means (the newest it showed); when another writer
+        has changed the log since, so that this is no longer the newest active edit, a
+        :class:`ConflictError` names the edit that is, and nothing is changed."""
+        return self._step(scene_id, undo=True, actor=actor, expect=expect)
+
+    def redo(self, scene_id: str, *, actor: str = "user", expect: int | None = None) -> EditRecord | None:
+        """Re-apply the oldest undone edit; returns it (active again), or None when there is none.
+        ``expect``: as for :meth:`undo` (the oldest undone edit the caller showed)."""
+        return self._step(scene_id, undo=False, actor=actor, expect=expect)
 
     def reset(self, scene_id: str, *, actor: str = "user") -> None:
         """Return the scene to its base graph; every edit stays in the log marked ``discarded``."""

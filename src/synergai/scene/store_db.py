@@ -17,13 +17,16 @@ from typing import Any, Protocol
 from synergai.scene.model import SceneError
 from synergai.scene.store_location import is_url, mask_url, store_location
 
-__all__ = ["SCHEMA_VERSION", "Database", "StoreError", "StoreLost", "Transaction", "Waker", "is_url",
-           "mask_url", "open_database", "open_waker", "store_location"]
+__all__ = ["LOCK_WAIT_S", "SCHEMA_VERSION", "Database", "StoreBusy", "StoreError", "StoreLost",
+           "StoreUnavailable", "Transaction", "Waker", "application_name", "is_url", "mask_url",
+           "open_database", "open_waker", "store_location"]
 
 #: The schema both databases hold: version 3 added the event log (the change feed), version 4 each
 #: scene's registration id (new on every registration: a writer that planned on a scene names it).
 SCHEMA_VERSION = 4
 POSTGRES_SCHEMES = ("postgresql", "postgres")
+#: The longest a transaction waits for a lock another connection holds (then :class:`StoreBusy`).
+LOCK_WAIT_S = 30.0
 
 
 class StoreError(SceneError):
@@ -32,6 +35,28 @@ class StoreError(SceneError):
 
 class StoreLost(StoreError):
     """The store this session opened is gone (its file removed or replaced): nothing more is written."""
+
+
+class StoreUnavailable(StoreError):
+    """The database server cannot be reached now (down, restarting, the connection lost): a later try
+    may succeed. Any other :class:`StoreError` (no permission, not a store, ...) stays until fixed."""
+
+
+class StoreBusy(StoreError):
+    """A lock another connection holds was not free within :data:`LOCK_WAIT_S`; the message names the
+    holder as far as the database can tell. Nothing was written."""
+
+
+def application_name() -> str:
+    """How this process names itself to a database server (PostgreSQL ``application_name``, seen in
+    ``pg_stat_activity``): ``synergai COMMAND pid N on HOST`` (at most 63 characters)."""
+    import os
+    import socket
+    import sys
+
+    command = next((w for w in sys.argv[1:2] if w.isascii() and w.isalpha() and len(w) <= 12), "")
+    words = ["synergai", command.lower(), f"pid {os.getpid()} on {socket.gethostname()}"]
+    return " ".join(w for w in words if w)[:63]
 
 
 class Cursor(Protocol):
@@ -70,6 +95,10 @@ class Database(Protocol):
     def read(self) -> AbstractContextManager[Transaction]: ...
 
     def close(self) -> None: ...
+
+    def replaced(self) -> bool:
+        """Whether the store opened is no longer the one at its location (a file replaced or removed;
+        always False on a server)."""
 
 
 class Waker(Protocol):

@@ -2,13 +2,18 @@
 
 A database is recognised before anything is written to it: an empty schema is initialised, one
 holding synergai's tables (``synergai_meta`` names the schema version) is used (version 3, without
-registration ids, is migrated), anything else (another program's tables) is refused untouched. A role
-that may not write the store's tables opens it for reading only (:attr:`PostgresDatabase.read_only`).
+registration ids, is migrated), anything else (another program's tables or views, also ones this role
+may not see: the catalog ``pg_class`` is read, not ``information_schema``, which hides them) is refused
+untouched. A role that may not write the store's tables opens it for reading only
+(:attr:`PostgresDatabase.read_only`).
 
 Writers take turns: each write is one transaction that first takes a transaction-level advisory
 lock, so every edit is checked against the latest committed state and the event log's sequence is
-gap-free and committed in order. Readers use ``REPEATABLE READ READ ONLY`` transactions (one snapshot,
-MVCC: they never wait for a writer). A trigger on the event log sends ``NOTIFY synergai_events`` for
+gap-free and committed in order. Every lock wait is bounded (``lock_timeout``, :data:`LOCK_WAIT_S`):
+a writer that does not get the lock in time fails with :class:`StoreBusy` naming the connection that
+holds it (``pg_locks`` / ``pg_stat_activity``: its ``application_name``, which names our processes,
+server pid, client address, state). Readers use ``REPEATABLE READ READ ONLY`` transactions (one
+snapshot, MVCC: they never wait for a writer). A trigger on the event log sends ``NOTIFY synergai_events`` for
 each event row, delivered when its transaction commits; a change-feed reader LISTENs (the notification
 only wakes it; it then reads the log).
 A connection the server closed is opened again at the next transaction.
@@ -23,7 +28,15 @@ from typing import Any
 
 import psycopg
 
-from synergai.scene.store_db import SCHEMA_VERSION, StoreError, mask_url
+from synergai.scene.store_db import (
+    LOCK_WAIT_S,
+    SCHEMA_VERSION,
+    StoreBusy,
+    StoreError,
+    StoreUnavailable,
+    application_name,
+    mask_url,
+)
 
 #: The advisory lock every writer takes ("SYNG" as a number).
 WRITE_LOCK = 0x53594E47
@@ -116,14 +129,34 @@ def _one_line(exc: BaseException, password: str | None) -> str:
     return text.replace(password, "***") if password else text
 
 
+def unavailable(exc: BaseException) -> bool:
+    """Whether a psycopg error means the server cannot be reached now (a later try may work), rather
+    than something that stays until fixed (no permission, a bad password, a missing table)."""
+    if not isinstance(exc, psycopg.OperationalError):
+        return False
+    state = exc.sqlstate
+    return state is None or state.startswith("08") or state in ("57P01", "57P02", "57P03")
+
+
 def connect(url: str, *, autocommit: bool = True) -> psycopg.Connection:
-    """A connection to ``url``; any failure is a one-line :class:`StoreError` naming the masked URL."""
+    """A connection to ``url`` named after this process, its lock waits bounded (:data:`LOCK_WAIT_S`);
+    any failure is a one-line :class:`StoreError` naming the masked URL (:class:`StoreUnavailable`
+    when the server cannot be reached)."""
     try:
-        return psycopg.connect(url, autocommit=autocommit, connect_timeout=CONNECT_TIMEOUT_S,
-                               application_name=APPLICATION)
+        conn = psycopg.connect(url, autocommit=autocommit, connect_timeout=CONNECT_TIMEOUT_S,
+                               application_name=application_name())
     except (psycopg.Error, ValueError) as exc:
-        raise StoreError(f"cannot open scene store {mask_url(url)}: "
-                         f"{_one_line(exc, _password(url))}") from None
+        kind = StoreUnavailable if unavailable(exc) else StoreError
+        raise kind(f"cannot open scene store {mask_url(url)}: {_one_line(exc, _password(url))}") from None
+    try:
+        conn.execute(f"SET lock_timeout = {int(LOCK_WAIT_S * 1000)}")
+        if not autocommit:
+            conn.commit()
+    except psycopg.Error as exc:
+        conn.close()
+        kind = StoreUnavailable if unavailable(exc) else StoreError
+        raise kind(f"scene store {mask_url(url)}: {_one_line(exc, _password(url))}") from None
+    return conn
 
 
 def _password(url: str) -> str | None:
@@ -175,7 +208,12 @@ class PostgresDatabase:
             raise
 
     def _error(self, exc: BaseException) -> StoreError:
-        return StoreError(f"scene store {self.where}: {_one_line(exc, self._password)}")
+        kind = StoreUnavailable if unavailable(exc) else StoreError
+        return kind(f"scene store {self.where}: {_one_line(exc, self._password)}")
+
+    def replaced(self) -> bool:
+        """A server's store is not a file: never replaced under a session."""
+        return False
 
     def _db(self) -> psycopg.Connection:
         if self._closed:
@@ -204,12 +242,23 @@ class PostgresDatabase:
             self.read_only = not tx.execute(_WRITABLE).fetchone()[0]
 
     def _kind(self, tx: _Tx) -> str:
-        tables = {r[0] for r in tx.execute("SELECT table_name FROM information_schema.tables "
-                                           "WHERE table_schema = current_schema()")}
+        """``new`` (the schema holds no relation), ``ours`` (synergai's tables), else refused."""
+        schema = tx.execute("SELECT current_schema()").fetchone()[0]  # type: ignore[index]
+        if schema is None:
+            raise StoreError(f"scene store {self.where}: no schema of the search path exists; "
+                             "create one (CREATE SCHEMA) or name an existing one")
+        # pg_class lists every relation, also those this role may not see (information_schema hides them)
+        tables = {r[0] for r in tx.execute(
+            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'v', 'm', 'p', 'f')")}
         if not tables:
             return "new"
         if "synergai_meta" in tables:
-            meta: dict[str, str] = dict(tx.execute("SELECT key, value FROM synergai_meta").fetchall())
+            try:
+                meta: dict[str, str] = dict(tx.execute("SELECT key, value FROM synergai_meta").fetchall())
+            except psycopg.errors.InsufficientPrivilege:
+                raise StoreError(f"scene store {self.where}: this role may not read the table synergai_meta "
+                                 f"of schema {schema!r}; nothing was written") from None
             if meta.get("application") == APPLICATION:
                 version = meta.get("schema_version")
                 if version == "3":
@@ -219,34 +268,78 @@ class PostgresDatabase:
                                      f"this synergai reads version {SCHEMA_VERSION}")
                 return "ours"
         names = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
-        raise StoreError(f"{self.where} is not a synergai scene store (tables {names}); "
-                         "nothing was written to it: choose another --db")
+        raise StoreError(f"{self.where} is not a synergai scene store (tables {names}): schema {schema!r} "
+                         "holds another program's tables or views; nothing was written to it: choose another "
+                         "--db or schema")
 
     def _begin(self, begin: str, lock: bool) -> psycopg.Connection:
         conn = self._db()
         conn.execute(f"{begin}; SELECT pg_advisory_xact_lock({WRITE_LOCK})" if lock else begin)
         return conn
 
+    def _start(self, begin: str, lock: bool) -> psycopg.Connection:
+        try:
+            return self._begin(begin, lock)
+        except psycopg.OperationalError:
+            if self._conn is None or not self._conn.broken:
+                raise
+            return self._begin(begin, lock)  # the server closed an idle connection: nothing was sent yet
+
+    def _rollback(self) -> None:
+        conn = self._conn
+        try:
+            if conn is not None and not conn.broken and \
+                    conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                conn.execute("ROLLBACK")
+        except psycopg.Error:
+            pass
+
+    def _busy(self, lock: bool) -> StoreBusy:
+        """The error for a lock wait that timed out: names the write lock's holder (for a writer)."""
+        waited = f"was not free after {LOCK_WAIT_S:.0f} s"
+        if not lock:
+            return StoreBusy(f"scene store {self.where}: a lock another connection holds {waited}; "
+                             "nothing was written")
+        return StoreBusy(f"scene store {self.where}: the write lock {waited}: held by {self._holder()}; "
+                         "nothing was written (end that session, or pg_terminate_backend(its server pid))")
+
+    def _holder(self) -> str:
+        """Who holds the store's write lock, as ``pg_locks`` and ``pg_stat_activity`` tell it."""
+        try:
+            row = self._db().execute(
+                "SELECT a.application_name, l.pid, host(a.client_addr), a.state, "
+                "EXTRACT(EPOCH FROM now() - a.xact_start)::bigint "
+                "FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid "
+                "WHERE l.locktype = 'advisory' AND l.granted AND l.classid = 0 "
+                f"AND l.objid = {WRITE_LOCK}::oid AND l.objsubid = 1 "
+                "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+            ).fetchone()
+        except psycopg.Error:
+            return "another connection (pg_locks could not be read)"
+        if row is None:
+            return "another connection, which has released it since"
+        name, pid, client, state, seconds = row
+        named = f"{name!r}" if name else "a connection without an application_name"
+        where = f"client {client}" if client else "a local socket or a hidden client address"
+        how = f", {state} for {seconds} s" if state and seconds is not None else ""
+        return f"{named} (server pid {pid}, {where}{how})"
+
     @contextmanager
     def _transaction(self, begin: str, lock: bool) -> Iterator[_Tx]:
         try:
-            try:
-                conn = self._begin(begin, lock)
-            except psycopg.OperationalError:
-                if self._conn is None or not self._conn.broken:
-                    raise
-                conn = self._begin(begin, lock)  # the server closed an idle connection: nothing was sent yet
+            conn = self._start(begin, lock)
         except psycopg.Error as exc:
+            self._rollback()
+            if isinstance(exc, psycopg.errors.LockNotAvailable):
+                raise self._busy(lock) from None
             raise self._error(exc) from None
         try:
             yield _Tx(conn)
             conn.execute("COMMIT")
         except BaseException as exc:
-            try:
-                if not conn.broken and conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
-                    conn.execute("ROLLBACK")
-            except psycopg.Error:
-                pass
+            self._rollback()
+            if isinstance(exc, psycopg.errors.LockNotAvailable):
+                raise self._busy(lock=False) from None
             if isinstance(exc, psycopg.Error):
                 raise self._error(exc) from None
             raise
@@ -282,8 +375,8 @@ class PostgresWaker:
         except psycopg.Error as exc:
             self._conn.close()
             self._conn = None
-            where = mask_url(self.url)
-            raise StoreError(f"scene store {where}: {_one_line(exc, _password(self.url))}") from None
+            kind = StoreUnavailable if unavailable(exc) else StoreError
+            raise kind(f"scene store {mask_url(self.url)}: {_one_line(exc, _password(self.url))}") from None
 
     def wait(self, timeout: float) -> None:
         try:

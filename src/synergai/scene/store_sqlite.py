@@ -5,9 +5,12 @@ is initialised, an older synergai store is migrated (version 1 kept one JSON sna
 version 2 had no event log, version 3 no registration ids), anything else (another program's SQLite
 file) is refused untouched. A store this user cannot write is opened for reading only.
 
-Writers take turns (``BEGIN IMMEDIATE``; a busy timeout waits for another process's writer); readers
-use plain read transactions and never wait. Before a write commits, the file's identity (device and
-inode) is compared with the one opened: a file removed or replaced under a running session is
+Writers take turns (``BEGIN IMMEDIATE``; a busy timeout waits up to :data:`LOCK_WAIT_S` for another
+process's writer, then :class:`StoreBusy` names the process holding the lock, as ``/proc/locks``
+tells it); readers use plain read transactions and never wait. A version-2 store whose write lock
+another process holds is not migrated at opening: it is read as it is (``scene list`` answers at
+once) and migrated by this session's first write. Before a write commits, the file's identity (device
+and inode) is compared with the one opened: a file removed or replaced under a running session is
 detected, the write rolled back and the store refuses every later write (:class:`StoreLost`).
 """
 
@@ -24,11 +27,14 @@ from typing import Any
 from urllib.parse import quote
 
 from synergai.scene.serialization import loads, object_to_dict
-from synergai.scene.store_db import SCHEMA_VERSION, StoreError, StoreLost
+from synergai.scene.store_db import LOCK_WAIT_S, SCHEMA_VERSION, StoreBusy, StoreError, StoreLost
 
 #: ``PRAGMA application_id`` of a synergai store ("SYNG"): a file without it is not written to.
 APPLICATION_ID = 0x53594E47
-BUSY_TIMEOUT_S = 30.0
+BUSY_TIMEOUT_S = LOCK_WAIT_S
+#: The byte a writer locks: in WAL mode in the ``-shm`` file (WAL_WRITE_LOCK), else the file's RESERVED byte.
+_WAL_WRITE_BYTE = 120
+_RESERVED_BYTE = 0x40000001
 #: How often a change-feed reader looks at ``PRAGMA data_version`` (a read of a shared-memory counter).
 POLL_S = 0.02
 
@@ -118,6 +124,40 @@ def _statements(script: str) -> list[str]:
     return [stmt for stmt in script.split(";") if stmt.strip()]
 
 
+def _locked_by(file: Path, byte: int) -> int | None:
+    """The pid holding a write lock on ``byte`` of ``file``, read from ``/proc/locks`` (Linux; None
+    elsewhere or when nobody holds it). Never ``fcntl(F_GETLK)``: closing a descriptor of the file
+    would drop the POSIX locks this process's own SQLite connections hold on it."""
+    try:
+        st = os.stat(file)
+        lines = Path("/proc/locks").read_text().splitlines()
+    except OSError:
+        return None
+    inode = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    for line in lines:
+        parts = line.split()
+        if len(parts) < 8 or parts[1] == "->" or parts[3] != "WRITE" or parts[5] != inode:
+            continue
+        start, end = parts[6], parts[7]
+        if int(start) <= byte and (end == "EOF" or byte <= int(end)):
+            return int(parts[4])
+    return None
+
+
+def lock_holder(path: Path) -> str:
+    """Who holds the store's write lock: ``process 1234 (python3)``, as far as this system tells."""
+    pid = _locked_by(Path(f"{path}-shm"), _WAL_WRITE_BYTE) or _locked_by(path, _RESERVED_BYTE)
+    if pid is None:
+        return "another connection (its process could not be found)"
+    if pid == os.getpid():
+        return f"another connection of this process (pid {pid})"
+    try:
+        name = Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        name = ""
+    return f"process {pid}" + (f" ({name!r})" if name else "")
+
+
 class _Tx:
     """A transaction on the SQLite connection (``?`` placeholders are SQLite's own)."""
 
@@ -147,6 +187,7 @@ class SqliteDatabase:
         self._conn: sqlite3.Connection | None = None
         self._identity: tuple[int, int] | None = None
         self._lost: str | None = None
+        self._upgraded = False  # the file holds the current schema (else the first write migrates it)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None,
@@ -195,7 +236,8 @@ class SqliteDatabase:
 
     def _setup(self) -> None:
         """Recognise the file before writing to it: ours, new and empty (initialised), an older
-        synergai store (migrated), or anything else (refused, untouched)."""
+        synergai store (migrated; a version-2 store whose write lock another process holds is read as
+        it is and migrated by the first write), or anything else (refused, untouched)."""
         conn = self._db()
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         kind = self._kind(conn)
@@ -203,22 +245,38 @@ class SqliteDatabase:
             conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
-        if kind != "ours":
-            with self.write() as tx:
-                kind = self._kind(tx.conn)  # another process may have initialised it meanwhile
-                if kind == "new":
-                    for stmt in _statements(_SCHEMA_V2 + _ROWS_SCHEMA):
-                        tx.conn.execute(stmt)
-                if kind == "v1":
-                    self._migrate_v1(tx.conn)
-                if kind in ("new", "v1", "v2"):
-                    for stmt in _statements(_V3_EDITS + ";" + _EVENTS_SCHEMA):
-                        tx.conn.execute(stmt)
-                if kind in ("new", "v1", "v2", "v3"):
-                    for stmt in _statements(_V4_REGISTRATION):
-                        tx.conn.execute(stmt)
-                tx.conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                tx.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        self._upgraded = kind == "ours"
+        if self._upgraded:
+            return
+        if kind not in ("v2", "v3"):
+            with self.write():  # initialises or migrates (waits for another writer, bounded)
+                pass
+            return
+        conn.execute("PRAGMA busy_timeout = 0")  # a reader of an older store does not wait to migrate it
+        try:
+            with self.write():
+                pass
+        except StoreBusy:
+            pass
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+
+    def _upgrade(self, conn: sqlite3.Connection) -> None:
+        """Initialise a new file or migrate an older store (in the caller's write transaction)."""
+        kind = self._kind(conn)  # another process may have done it meanwhile
+        if kind == "new":
+            for stmt in _statements(_SCHEMA_V2 + _ROWS_SCHEMA):
+                conn.execute(stmt)
+        if kind == "v1":
+            self._migrate_v1(conn)
+        if kind in ("new", "v1", "v2"):
+            for stmt in _statements(_V3_EDITS + ";" + _EVENTS_SCHEMA):
+                conn.execute(stmt)
+        if kind in ("new", "v1", "v2", "v3"):
+            for stmt in _statements(_V4_REGISTRATION):
+                conn.execute(stmt)
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _kind(self, conn: sqlite3.Connection) -> str:
         app = conn.execute("PRAGMA application_id").fetchone()[0]
@@ -263,7 +321,15 @@ class SqliteDatabase:
         return self._conn
 
     def _error(self, exc: sqlite3.Error) -> StoreError:
+        if isinstance(exc, sqlite3.OperationalError) and str(exc).startswith(("database is locked",
+                                                                              "database is busy")):
+            return StoreBusy(f"scene store {self.path}: the write lock was not free after "
+                             f"{BUSY_TIMEOUT_S:.0f} s: held by {lock_holder(self.path)}; nothing was written")
         return StoreError(f"scene store {self.path}: {exc}")
+
+    def replaced(self) -> bool:
+        """Whether the file at the store's path is no longer the one opened (replaced or removed)."""
+        return self._identity is not None and self._stat() != self._identity
 
     def _check_identity(self) -> None:
         """Refuse to acknowledge a write into a file that is no longer the one this session opened."""
@@ -275,7 +341,8 @@ class SqliteDatabase:
 
     @contextmanager
     def write(self) -> Iterator[_Tx]:
-        """One ``BEGIN IMMEDIATE`` transaction: committed on success, rolled back on any error."""
+        """One ``BEGIN IMMEDIATE`` transaction: committed on success, rolled back on any error (an
+        older store is migrated first, in the same transaction)."""
         conn = self._db()
         if self.read_only:
             raise StoreError(f"scene store {self.path} cannot be written by this user: nothing was changed")
@@ -285,9 +352,12 @@ class SqliteDatabase:
         except sqlite3.Error as exc:
             raise self._error(exc) from exc
         try:
+            if not self._upgraded:
+                self._upgrade(conn)
             yield _Tx(conn)
             self._check_identity()
             conn.execute("COMMIT")
+            self._upgraded = True
         except BaseException as exc:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
