@@ -52,6 +52,10 @@ class Tab(ClientSession):
         self.app = SimpleNamespace(catalog=SimpleNamespace(store=store), scene_changed=lambda scene_id: None)
         self.shown: list[str] = []
         self.dropped, self._reload_after_turn = False, False
+        self.edits_md = SimpleNamespace(content="")
+        self.undo_button, self.redo_button = SimpleNamespace(disabled=True), SimpleNamespace(disabled=True)
+        self._undoable: int | None = None
+        self._redoable: int | None = None
 
     def _set_busy(self, busy: bool) -> None:
         self.busy = busy

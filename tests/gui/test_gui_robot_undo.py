@@ -75,6 +75,7 @@ def _tab(store: SceneStore) -> tuple[Tab, Gui]:
     tab = Tab(store, "demo", ScriptedModel([]))
     gui = Gui()
     tab.client.gui = gui
+    tab._show_edits()  # the tab shows the history: Undo means its newest active edit
     return tab, gui
 
 

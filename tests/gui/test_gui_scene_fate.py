@@ -147,10 +147,10 @@ def test_undo_refuses_an_edit_another_writer_superseded_and_says_which(store_loc
         first, second = [o.id for o in graph if o.kind.value == "object"][:2]
         store.apply("demo", E.rename_object(graph, first, "thing", "user", "mine"))
         tab.refresh()  # the tab shows edit #1 as the newest
-        robot.apply("demo", E.rename_object(robot.load("demo"), second, "gadget", actor="robot:Alice"))
+        robot.apply("demo", E.rename_object(robot.load("demo"), second, "gadget", "user", "a gadget"))
         tab._undo_redo(undo=True)  # the feed has not brought edit #2 to this tab yet
         title, body = client.notes[-1]
-        assert title == "Not undone" and "edit #2 (robot:Alice, active" in body
+        assert title == "Not undone" and "edit #2 (user, active" in body
         assert [r.state.value for r in store.edits("demo", include_undone=True)] == ["active", "active"]
         assert store.load("demo").get(second).category == "gadget"  # the newer edit stands
         assert "gadget" in tab.edits_md.content  # and the tab shows it now

@@ -108,6 +108,7 @@ def test_the_command_line_says_who_holds_the_lock_in_one_line(
 def _as_version_2(path: Path) -> None:
     with sqlite3.connect(path) as c:
         c.execute("DROP TABLE events")
+        c.execute("ALTER TABLE scenes DROP COLUMN registration")
         c.execute("PRAGMA user_version = 2")
     c.close()
 

@@ -490,7 +490,8 @@ class SceneStore:
     def _revision(self, c: Transaction, scene_id: str) -> tuple[str, int]:
         """Identifies one committed state: the registration id (new on every registration: it tells a
         dropped and re-registered scene apart) and the revision."""
-        row = c.execute("SELECT registration, revision FROM scenes WHERE id = ?", (scene_id,)).fetchone()
+        column = "registration" if self._db().registrations else "''"  # an older store, not yet migrated
+        row = c.execute(f"SELECT {column}, revision FROM scenes WHERE id = ?", (scene_id,)).fetchone()
         if row is None:
             raise SceneError(f"unknown scene {scene_id!r} in the scene store")
         return (row[0], int(row[1]))

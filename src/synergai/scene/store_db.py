@@ -87,6 +87,8 @@ class Database(Protocol):
 
     where: str  #: the location for messages (a URL's password masked)
     read_only: bool
+    #: the scenes table has registration ids (False only for an older store read before its migration)
+    registrations: bool
     #: the column giving a table's insertion order ("rowid" on SQLite)
     order: str
 

@@ -201,6 +201,7 @@ class PostgresDatabase:
         self._closed = False
         #: True when this role may not write the store's tables (or the server is read only)
         self.read_only = False
+        self.registrations = True
         try:
             self._setup()
         except BaseException:

@@ -188,6 +188,7 @@ class SqliteDatabase:
         self._identity: tuple[int, int] | None = None
         self._lost: str | None = None
         self._upgraded = False  # the file holds the current schema (else the first write migrates it)
+        self.registrations = True  # False while an older store is read before its migration
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None,
@@ -246,6 +247,7 @@ class SqliteDatabase:
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
         self._upgraded = kind == "ours"
+        self.registrations = kind not in ("v2", "v3")
         if self._upgraded:
             return
         if kind not in ("v2", "v3"):
@@ -357,7 +359,7 @@ class SqliteDatabase:
             yield _Tx(conn)
             self._check_identity()
             conn.execute("COMMIT")
-            self._upgraded = True
+            self._upgraded = self.registrations = True
         except BaseException as exc:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
