@@ -22,7 +22,8 @@ from typing import Any
 
 import psycopg
 
-from synergai.scene.store_db import SCHEMA_VERSION, StoreError, mask_url
+from synergai.masking import mask_secrets
+from synergai.scene.store_db import SCHEMA_VERSION, StoreError
 
 #: The advisory lock every writer takes ("SYNG" as a number).
 WRITE_LOCK = 0x53594E47
@@ -97,9 +98,10 @@ END $$""",
 ]
 
 
-def _one_line(exc: BaseException, password: str | None) -> str:
+def _one_line(exc: BaseException, url: str) -> str:
+    """The error on one line, the credentials of ``url`` (and any other) masked in whatever form."""
     text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip()) or type(exc).__name__
-    return text.replace(password, "***") if password else text
+    return mask_secrets(text, url)
 
 
 def connect(url: str, *, autocommit: bool = True) -> psycopg.Connection:
@@ -108,18 +110,7 @@ def connect(url: str, *, autocommit: bool = True) -> psycopg.Connection:
         return psycopg.connect(url, autocommit=autocommit, connect_timeout=CONNECT_TIMEOUT_S,
                                application_name=APPLICATION)
     except (psycopg.Error, ValueError) as exc:
-        raise StoreError(f"cannot open scene store {mask_url(url)}: "
-                         f"{_one_line(exc, _password(url))}") from None
-
-
-def _password(url: str) -> str | None:
-    from urllib.parse import unquote, urlsplit
-
-    try:
-        password = urlsplit(url).password
-    except ValueError:
-        return None
-    return unquote(password) if password else None
+        raise StoreError(f"cannot open scene store {mask_secrets(url)}: {_one_line(exc, url)}") from None
 
 
 class _Tx:
@@ -149,8 +140,7 @@ class PostgresDatabase:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.where = mask_url(url)
-        self._password = _password(url)
+        self.where = mask_secrets(url)
         self._conn: psycopg.Connection | None = connect(url)
         self._closed = False
         try:
@@ -160,7 +150,7 @@ class PostgresDatabase:
             raise
 
     def _error(self, exc: BaseException) -> StoreError:
-        return StoreError(f"scene store {self.where}: {_one_line(exc, self._password)}")
+        return StoreError(f"scene store {self.where}: {_one_line(exc, self.url)}")
 
     def _db(self) -> psycopg.Connection:
         if self._closed:
@@ -259,8 +249,7 @@ class PostgresWaker:
         except psycopg.Error as exc:
             self._conn.close()
             self._conn = None
-            where = mask_url(self.url)
-            raise StoreError(f"scene store {where}: {_one_line(exc, _password(self.url))}") from None
+            raise StoreError(f"scene store {mask_secrets(self.url)}: {_one_line(exc, self.url)}") from None
 
     def wait(self, timeout: float) -> None:
         try:
