@@ -66,7 +66,9 @@ def mask_secrets(text: object, *known: str | None, only_known: bool = False) -> 
     module doc-string for what is recognised). ``only_known`` masks only the values of ``known`` and of
     the environment, no forms: for a prompt or a model's reply, where ``key=`` is a program's text."""
     out = str(text)
+    whole = _url_password(out)  # a URL given whole: its password even where no pattern finds it
     values = {v for hint in (*known, *_environment_secrets()) for v in _secret_values(hint)}
+    values |= {whole} if len(whole) >= MIN_SECRET else set()
     for value in sorted(values, key=len, reverse=True):
         if value in out:
             out = _bounded(value).sub(MASK, out)
@@ -104,13 +106,23 @@ def _environment_secrets() -> Iterator[str]:
             yield value
 
 
+def _url_password(url: str) -> str:
+    """The password of a URL given whole, even one no parser accepts (``postgresql://u:a b@h/db``)."""
+    scheme = re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", url)
+    if not scheme:
+        return ""
+    head = re.split(r"[?#]", url[scheme.end():], maxsplit=1)[0]
+    userinfo = head[:max(head.rfind("@"), 0)]
+    return userinfo.split(":", 1)[1] if ":" in userinfo and "/" not in userinfo else ""
+
+
 def _secret_values(hint: str | None) -> Iterable[str]:
     """The secret values in a hint: the credentials of a URL or connection string, else the hint itself;
     each also percent-decoded; none shorter than :data:`MIN_SECRET`."""
     if not hint or not hint.strip():
         return ()
     hint = hint.strip()
-    found: list[str] = []
+    found = [_url_password(hint)] if _url_password(hint) else []
     for m in _USERINFO.finditer(hint):
         found.append(m[3])
     for m in _HTTP_USER.finditer(hint):
