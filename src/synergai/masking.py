@@ -50,6 +50,8 @@ _HEADER = re.compile(
     r"[^\s,;'\"]+"
 )
 _BEARER = re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]+")
+#: HTTP basic credentials (base64 of ``user:password``; a word with no digit or ``+/=`` is no such thing).
+_BASIC = re.compile(r"(?i)\b(basic\s+)(?=[A-Za-z0-9+/]*[0-9+/=])[A-Za-z0-9+/]{6,}={0,2}")
 #: API keys as endpoints write them back (OpenAI-style ``sk-...``; "key provided: KEY").
 _KEY_SHAPE = re.compile(r"\b(sk-)[A-Za-z0-9_-]{4,}")
 _PROVIDED = re.compile(r"(?i)(key provided\s*:\s*)[^\s,;'\"]+")
@@ -80,6 +82,7 @@ def mask_secrets(text: object, *known: str | None, only_known: bool = False) -> 
     out = _FIELD.sub(lambda m: m[1] + _masked_value(m[2]), out)
     out = _HEADER.sub(lambda m: f"{m[1]}{m[2]}{m[3] + ' ' if m[3] else ''}{MASK}", out)
     out = _BEARER.sub(lambda m: m[1] + MASK, out)
+    out = _BASIC.sub(lambda m: m[1] + MASK, out)
     out = _KEY_SHAPE.sub(lambda m: m[1] + MASK, out)
     return _PROVIDED.sub(lambda m: m[1] + MASK, out)
 

@@ -35,6 +35,7 @@ PASSWORD = "Pq7-zx.Wv4"
     (f"Authorization: Bearer {KEY[3:]}", KEY[3:]),
     (f"rejected x-api-key: {KEY[3:]}", KEY[3:]),
     (f"your key {KEY} is invalid", KEY),
+    ("invalid credentials: Basic ZHB5cFlsVm9lYzo=", "ZHB5cFlsVm9lYzo="),
 ])
 def test_every_form_of_a_credential_is_masked(text: str, secret: str) -> None:
     masked = mask_secrets(text)
