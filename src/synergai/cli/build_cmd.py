@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import struct
 import zlib
 from collections.abc import Callable
@@ -263,7 +264,7 @@ def build_rgbd(args: argparse.Namespace, scene_id: str) -> list:
     k = read_matrix(k_path, scene_id, size=3)
     align = read_matrix(args.axis_alignment, scene_id) if args.axis_alignment is not None else np.eye(4)
     labels = read_labels(_need(args.labels, "--labels FILE", "rgbd"), args.labels_offset)
-    if args.depth_scale <= 0:
+    if not 0 < args.depth_scale < math.inf:  # NaN fails too
         raise SceneError(f"--depth-scale must be positive, got {args.depth_scale}")
     frames = []
     for stem in stems:
