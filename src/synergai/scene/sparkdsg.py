@@ -173,10 +173,25 @@ def _one_line(exc: BaseException, messages: str) -> str:
 
 def load_spark_dsg(path: Path, scene_id: str | None = None) -> SparkDsgImport:
     """Read a Spark-DSG file (JSON or binary) with the package's loader; a file that is not a Spark-DSG
-    graph, or of an encoding the package cannot read, is a one-line :class:`SceneError`."""
-    dsg = _dsg()
+    graph, or of an encoding the package cannot read, is a one-line :class:`SceneError`. A binary file
+    (the package reads any name but ``*.json`` as binary) is read in a child process under a memory limit
+    (:mod:`synergai.scene.sparkdsg_child`): its reader trusts the sizes the file states."""
+    _dsg()
     if not Path(path).is_file():
         raise SceneError(f"cannot read {path}: no such file")
+    if Path(path).suffix == ".json":
+        return read_here(path, scene_id)
+    from synergai.scene.serialization import graph_from_dict
+    from synergai.scene.sparkdsg_child import read_in_child
+
+    doc = read_in_child(Path(path), scene_id)
+    return SparkDsgImport(graph_from_dict(doc["graph"]), str(doc.get("left_out", "")),
+                          str(doc.get("notes", "")))
+
+
+def read_here(path: Path, scene_id: str | None = None) -> SparkDsgImport:
+    """:func:`load_spark_dsg` in this process (a JSON file, or in the child that reads a binary one)."""
+    dsg = _dsg()
     with _library_messages() as messages:
         try:
             loaded = dsg.DynamicSceneGraph.load(str(path))
@@ -184,7 +199,13 @@ def load_spark_dsg(path: Path, scene_id: str | None = None) -> SparkDsgImport:
             raise SceneError(f"{path}: not a Spark-DSG graph spark-dsg {_version()} can read "
                              f"({_one_line(exc, messages())})") from None
         notes = " ".join(messages().split())
-    result = from_spark_dsg(loaded, scene_id, default_id=Path(path).stem)
+    try:
+        result = from_spark_dsg(loaded, scene_id, default_id=Path(path).stem)
+    except (IndexError, KeyError, TypeError, ValueError, RuntimeError, OverflowError) as exc:
+        if isinstance(exc, SceneError):
+            raise
+        raise SceneError(f"{path}: a Spark-DSG graph that cannot be read ({type(exc).__name__}: "
+                         f"{_one_line(exc, '')})") from None
     return SparkDsgImport(result.graph, result.left_out, notes)
 
 
