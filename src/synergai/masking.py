@@ -103,10 +103,17 @@ def _bounded(value: str) -> re.Pattern[str]:
 
 
 def _environment_secrets() -> Iterator[str]:
-    """The secret-named environment variables' values and the URLs held in any variable."""
+    """The secret-named environment variables' values that look like secrets (a flag such as ``true`` or
+    a word such as ``postgres`` would mask ordinary text) and the URLs held in any variable."""
     for name, value in os.environ.items():
-        if _SECRET_ENV.search(name) or "://" in value or "=" in value:
+        holds_credentials = "://" in value or "=" in value
+        if holds_credentials or (_SECRET_ENV.search(name) and _looks_secret(value)):
             yield value
+
+
+def _looks_secret(value: str) -> bool:
+    """Whether a secret-named variable's value is a key or a password, not a flag or a plain word."""
+    return len(value) >= 16 or (len(value) >= 6 and not value.isalpha())
 
 
 def _url_password(url: str) -> str:

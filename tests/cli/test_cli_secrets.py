@@ -51,6 +51,9 @@ def test_known_secrets_are_masked_in_any_form_and_plain_text_is_kept(monkeypatch
     assert mask_secrets(plain) == plain
     program = "sorted(objs, key=lambda o: o.size) opaque0key0value"
     assert mask_secrets(program, only_known=True) == "sorted(objs, key=lambda o: o.size) ***"
+    monkeypatch.setenv("HF_TOKEN_ENABLED", "true")  # a flag, not a secret: ordinary text stays
+    monkeypatch.setenv("PGPASSWORD", "postgres")
+    assert mask_secrets('{"open": true} as postgres', only_known=True) == '{"open": true} as postgres'
 
 
 class EchoingServer(ThreadingHTTPServer):
