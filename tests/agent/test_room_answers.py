@@ -106,3 +106,26 @@ def test_an_observation_names_the_objects_room(house_store):
     result = AgentSession(house_store, "house", llm).ask("What colour is the sofa?")
     observed = " ".join(t.get("observation", "") for t in result.trace if t.get("type") == "action")
     assert "The sofa (id: sofa) is in the living room." in observed
+
+
+@pytest.mark.parametrize("question", [
+    "Which rooms have no chairs?", "Which room has no chair?", "What is not in the kitchen?",
+    "What isn't in the kitchen?", "Which room has a green chair?", "Which room has the red chairs?",
+    "How many red chairs are in the office?", "How many wooden chairs are in the kitchen?",
+    "Which room has the most chairs?", "Which room has the biggest table?", "Which room has fewer chairs?",
+    "How many chairs are in the largest room?", "How many rooms have no chairs?",
+    "How many rooms have a fridge?", "Which rooms have chairs but no tables?",
+    "What is in the kitchen except the chairs?", "Which room is the biggest?",
+])
+def test_a_form_the_graph_cannot_answer_exactly_goes_to_the_model(house_store, question):
+    """Negation, attributes and superlatives are not read by the forms: never a wrong answer (issue 42)."""
+    assert room_answer(house_store.load("house"), question) is None, question
+
+
+def test_a_negated_question_is_asked_of_the_model_not_answered_with_its_opposite(house_store):
+    llm = ScriptedModel([act("query_for_objects", {"query": "chair"}, plan=["find the chairs", "answer"]),
+                         final("The bathroom has no chairs.", [], "bathroom")])
+    result = AgentSession(house_store, "house", llm).ask("Which rooms have no chairs?")
+    assert result.usage.calls >= 1 and result.short_answer == "bathroom"
+    found = room_answer(house_store.load("house"), "Which rooms have chairs?")  # the plain form still is
+    assert found is not None and "kitchen" in found.short and "bathroom" not in found.short

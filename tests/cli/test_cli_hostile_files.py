@@ -139,3 +139,128 @@ def test_an_rgbd_folder_with_an_8_bit_rgb_depth_image_is_refused(
 ) -> None:
     d, labels = _frames(tmp_path, np.full((24, 32, 3), 200, np.uint8))
     _refused(_build(d, labels, db), db, capsys, "depth image must be one channel")
+
+
+# ----- issue 42, item 6: binary Spark-DSG, image bombs, torn bags
+
+
+def png_header(width: int, height: int, color_type: int = 2) -> bytes:
+    """A PNG whose header states ``width`` x ``height`` pixels (RGB by default) and holds almost none."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, color_type, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(bytes(64)))
+            + chunk(b"IEND", b""))
+
+
+@pytest.mark.parametrize(("width", "height", "color_type"), [(20000, 20000, 0), (12000, 12000, 2)])
+def test_an_image_bomb_in_a_bag_is_one_line_before_any_pixel_is_allocated(
+    width: int, height: int, color_type: int
+) -> None:
+    import tracemalloc
+    from types import SimpleNamespace
+
+    from synergai.scene.builders import ros_messages as rm
+    from synergai.scene.model import SceneError
+
+    msg = SimpleNamespace(format="rgb8; png compressed rgb8", data=np.frombuffer(
+        png_header(width, height, color_type), dtype=np.uint8))
+    tracemalloc.start()
+    try:
+        with pytest.raises(SceneError, match="more than the 50,000,000 pixels") as err:
+            rm.color_rgb(msg)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "\n" not in str(err.value) and peak < 16 << 20
+
+
+def test_an_image_bomb_in_an_rgbd_folder_is_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    d = tmp_path / "frames"
+    for sub in ("depth", "instance", "color", "pose", "intrinsic"):
+        (d / sub).mkdir(parents=True)
+    (d / "depth" / "0.png").write_bytes(png_header(30000, 30000, 0))
+    (d / "instance" / "0.png").write_bytes(png_header(8, 8, 0))
+    (d / "color" / "0.png").write_bytes(png_header(8, 8))
+    (d / "pose" / "0.txt").write_text("1 0 0 0\n0 1 0 0\n0 0 1 0\n0 0 0 1\n")
+    (d / "intrinsic" / "intrinsic_depth.txt").write_text("500 0 4 0\n0 500 4 0\n0 0 1 0\n0 0 0 1\n")
+    labels = tmp_path / "labels.json"
+    labels.write_text('{"1": "box"}')
+    code = main(["scene", "build", "--from", "rgbd", str(d), "--labels", str(labels), "--db",
+                 str(tmp_path / "s.db"), "--scene-id", "bomb"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "more than the 50,000,000 pixels" in err, err
+
+
+def test_a_torn_db3_bag_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """2000 bytes overwritten in the middle of a ROS 2 .db3, six times: each ends in one line (a torn
+    page read while iterating raised apsw.CorruptError with a traceback) or builds from what is left."""
+    import random
+    import shutil
+
+    from synergai.scene.builders.rgbd import RGBDFrame
+    from synergai.scene.builders.rosbag_writer import BAG_TOPICS, write_rgbd_bag
+
+    h, w = 48, 64
+    instance = np.ones((h, w), np.int64)
+    instance[:, 32:] = 2
+    color = (np.random.default_rng(0).random((h, w, 3)) * 255).astype(np.uint8)
+    frame = RGBDFrame(np.full((h, w), 1.5), color, instance,
+                      np.array([[40.0, 0, w / 2], [0, 40.0, h / 2], [0, 0, 1.0]]), np.eye(4))
+    good = write_rgbd_bag(tmp_path / "bag", [frame] * 30, fmt="sqlite3")
+    data = next(good.glob("*.db3")).read_bytes()
+    labels = tmp_path / "labels.json"
+    labels.write_text('{"1": "box", "2": "chair"}')
+    keys = ("depth", "color", "camera_info", "instance", "pose")
+    argv = [a for key in keys for a in (f"--{key.replace('_', '-')}-topic", BAG_TOPICS[key])]
+    rng = random.Random(0)
+    torn_while_reading = 0
+    for n in range(6):
+        bag = shutil.copytree(good, tmp_path / f"torn{n}")
+        torn = bytearray(data)
+        at = rng.randrange(8192, len(torn) - 8192)
+        for i in range(at, at + 2000):
+            torn[i] = rng.randrange(256)
+        next(bag.glob("*.db3")).write_bytes(bytes(torn))
+        code = main(["scene", "build", "--from", "rosbag", str(bag), *argv, "--labels", str(labels),
+                     "--min-points", "5", "--db", str(tmp_path / "s.db"), "--scene-id", f"torn{n}"])
+        err = capsys.readouterr().err
+        assert code == 0 or (code == 2 and len(err.strip().splitlines()) == 1), err
+        torn_while_reading += "not a readable ROS bag (database disk image is malformed)" in err
+    assert torn_while_reading >= 1
+
+
+def test_a_corrupt_binary_spark_dsg_that_would_allocate_gigabytes_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Array lengths in a binary Spark-DSG set to 2**31 - 1: the package's reader asks for gigabytes
+    (std::bad_alloc under a 1 GB limit, an OOM kill without one). It runs in a child under a memory
+    limit; the command ends in one line and this process never allocates what the file asks."""
+    import re
+    import resource
+
+    from synergai.scene.catalog import SceneCatalog
+    from synergai.scene.sparkdsg import save_spark_dsg
+
+    good = tmp_path / "house.sparkdsg"
+    save_spark_dsg(SceneCatalog(SceneStore(tmp_path / "a.db")).open("house"), good)
+    data = good.read_bytes()
+    arrays = [m.start() for m in re.finditer(b"\xdd", data)]  # an array marker, then its length (LE)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    for k in (2, 7, 17):
+        bad = tmp_path / f"bad{k}.sparkdsg"
+        out = bytearray(data)
+        out[arrays[k] + 1:arrays[k] + 5] = b"\xff\xff\xff\x7f"
+        bad.write_bytes(bytes(out))
+        code = main(["scene", "import", str(bad), "--format", "spark-dsg", "--db", str(tmp_path / "s.db")])
+        err = capsys.readouterr().err
+        assert code == 2 and len(err.strip().splitlines()) == 1 and "not a Spark-DSG graph" in err, err
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200_000  # KiB
+    with SceneStore(tmp_path / "s.db") as store:
+        assert store.scenes() == []

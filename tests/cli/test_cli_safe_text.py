@@ -128,3 +128,35 @@ def test_asks_edit_summary_shows_a_hostile_rename_safely(
     assert code == 0 and "edit #1" in out and _clean(out)
     assert main(["scene", "edits", "--scene", "room", "--db", str(db)]) == 0
     assert _clean(capsys.readouterr().out)
+
+
+def test_scene_show_prints_room_names_and_categories_literally(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Room names came from a file and reached the terminal raw (issue 42, item 9)."""
+    from synergai.scene.model import Room
+
+    square = ((0.0, 0.0), (4.0, 0.0), (4.0, 4.0), (0.0, 4.0))
+    objs = [SceneObject("0", "floor", (2.0, 2.0, -0.05), (4.0, 4.0, 0.1), kind=ObjectKind.FLOOR),
+            SceneObject("1", "table", (2.0, 2.0, 0.375), (1.2, 0.8, 0.75), room="k")]
+    room = Room("k", "kit\x1b[2Jchen\u202e", "\x1b]0;owned\x07Anna's \x9b1m[bold]room[/]", square)
+    path = tmp_path / "scene.json"
+    path.write_text(dumps(SceneGraph("flat", objs, [], rooms=[room])), encoding="utf-8")
+    db = str(tmp_path / "s.sqlite3")
+    assert main(["scene", "import", str(path), "--db", db]) == 0
+    capsys.readouterr()
+    assert main(["scene", "show", "--scene", "flat", "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert _clean(out)
+    assert "\\x1b]0;owned\\x07Anna's \\x9b1m[bold]room[/] (id k, kit\\x1b[2Jchen\\u202e" in out
+
+
+def test_trace_show_prints_a_hostile_step_field_literally(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = tmp_path / "t.jsonl"
+    record = {"turn": 1, "step": "\x1b[2J\x1b]0;owned\x07\u202e1", "messages": [], "reply": "ok"}
+    trace.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert main(["trace", "show", str(trace)]) == 0
+    out = capsys.readouterr().out
+    assert _clean(out) and "step \\x1b[2J\\x1b]0;owned\\x07\\u202e1 (" in out

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -51,6 +54,43 @@ def test_a_trace_path_that_cannot_be_written_stops_before_any_model_call(tmp_pat
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1 and "cannot write the trace file" in err
     assert not (tmp_path / "s.db").exists()
+
+
+def test_a_trace_to_a_pipe_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    """`--trace /dev/stdout | cat` used to hang or grow without end (issue 42)."""
+    cmd = [sys.executable, "-m", "synergai", "ask", "hi?", "--db", str(tmp_path / "s.db"),
+           "--llm", f"scripted:{_script(tmp_path)}", "--trace", "/dev/stdout"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip().splitlines() == [
+        "synergai: error: cannot write the trace file /dev/stdout: it is not a regular file (a pipe, FIFO or "
+        "device); give the path of a file"]
+
+
+def test_a_full_disk_under_the_trace_keeps_the_correction_and_says_so_in_one_line(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from synergai.llm import trace as trace_module
+    from synergai.scene.store import SceneStore
+
+    def full(fd: int, data: bytes) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(trace_module, "_append", full)
+    rename = {"action": "update_name", "action_input": {"item_id_list": ["18"], "new_name_list": ["stool"]}}
+    final = {"action": "final_answer", "action_input": {"answer": "Renamed.", "short_answer": ""}}
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([json.dumps({"thought": "t", **rename}), json.dumps(final)]))
+    trace, db = tmp_path / "t.jsonl", tmp_path / "s.db"
+    code = main(["ask", "That is not a chair, it is a stool.", "--mark", "18", "--db", str(db),
+                 "--llm", f"scripted:{script}", "--trace", str(trace)])
+    err = capsys.readouterr().err
+    assert code == 0
+    assert [line for line in err.splitlines() if line] == [
+        f"synergai: WARNING: synergai.llm.trace: cannot write the trace file {trace}: "
+        "No space left on device; the model calls after this one are not traced"]
+    with SceneStore(db) as store:
+        assert [(r.op, r.who) for r in store.edits("demo")] == [("update_name", "user")]
 
 
 def test_robots_team_writes_its_calls(tmp_path: Path, capsys) -> None:

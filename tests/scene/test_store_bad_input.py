@@ -66,6 +66,19 @@ def test_a_wrong_password(postgres_url: str, capsys: pytest.CaptureFixture[str])
     assert "password authentication failed" in err and ":***@" in err
 
 
+@pytest.mark.parametrize("verbose", [[], ["-v"]])
+def test_a_wrong_password_as_a_query_parameter_is_masked_in_errors_and_verbose_lines(
+        postgres_url: str, capsys: pytest.CaptureFixture[str], verbose: list[str]) -> None:
+    """Issue 42: ``?password=`` (and ``sslpassword=``) were printed as given."""
+    parts = urlsplit(postgres_url)
+    url = urlunsplit(parts._replace(netloc=f"{parts.username}@{parts.hostname}:{parts.port}",
+                                    query=f"password={SECRET}&sslpassword={SECRET}"))
+    assert main(["scene", "list", "--db", url, *verbose]) == 2
+    err = capsys.readouterr().err
+    assert "password authentication failed" in err and SECRET not in err and "password=***" in err
+    assert len([line for line in err.splitlines() if "error:" in line]) == 1
+
+
 def test_a_password_given_through_the_environment_is_masked_too(
         postgres_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SYNERGAI_STORE", _with_password(postgres_url, SECRET))

@@ -10,9 +10,14 @@ A scene with rooms (:attr:`SceneGraph.rooms`) answers three forms of question:
 
 Anything else (and every question in a scene without rooms) is left to the agent: :func:`room_answer`
 returns None, as it does for a question that relates objects to one another ("the cups on the table in
-the kitchen") or counts several kinds at once. Object words are matched as the grounding engine matches
-them (:func:`synergai.scene.grounding.vocabulary.map_word_to`: plurals, synonyms, "fridge" for
-refrigerator, the best match only); room words by :func:`synergai.scene.grounding.rooms.rooms_named`.
+the kitchen") or counts several kinds at once. A form answers only what it reads exactly: every word of
+the question must be a word of the form (:data:`_FORM_WORDS`), a room's name or an object's; any other
+word (a negation: "which rooms have *no* chairs", "what is *not* in the kitchen"; an attribute: "a
+*green* chair", "*red* chairs"; a superlative or a comparison: "the *most* chairs", "the *biggest*
+table") sends the question to the agent, which can read it, rather than to a wrong answer. Object words
+are matched as the grounding engine matches them (:func:`synergai.scene.grounding.vocabulary.map_word_to`:
+plurals, synonyms, "fridge" for refrigerator, the best match only); room words by
+:func:`synergai.scene.grounding.rooms.rooms_named`.
 """
 
 from __future__ import annotations
@@ -23,7 +28,18 @@ from dataclasses import dataclass
 from synergai.scene.grounding.rooms import rooms_named
 from synergai.scene.grounding.vocabulary import MIN_WORD, map_word_to
 from synergai.scene.model import STRUCTURE_KINDS, Room, SceneGraph
-from synergai.scene.vocabulary import RELATION_CUES, VERB_NOUNS, plural, words_of
+from synergai.scene.vocabulary import (
+    COLOR_WORDS,
+    MATERIAL_WORDS,
+    RELATION_CUES,
+    SHAPE_WORDS,
+    SIZE_WORDS,
+    STATE_WORDS,
+    SUPERLATIVE_WORDS,
+    VERB_NOUNS,
+    plural,
+    words_of,
+)
 
 _WHICH_ROOM = re.compile(r"\b(?:which|what) rooms?\b|\bin (?:which|what) (?:room|part of the house)\b")
 _HOW_MANY = re.compile(r"^how many\b")
@@ -36,6 +52,13 @@ _GENERIC = frozenset({"room", "rooms", "house", "home", "flat", "apartment"})
 _NOT_OBJECT = frozenset({*_GENERIC, *VERB_NOUNS, "what", "which", "how", "many", "the", "a", "an", "is",
                          "are", "there", "somewhere", "has", "have", "does", "do", "object", "objects",
                          "thing", "things", "in", "and", "or", "of", "to", "for", "i", "find", "see"})
+#: The words the forms are made of: a question holding any word beyond these, a room's and an object's
+#: words is not one of the forms (``somewhere`` stands where the room was named).
+_FORM_WORDS = _NOT_OBJECT | {"rooms", "room", "any", "located", "kept", "contain", "contains", "hold",
+                             "holds", "with", "part", "you", "can", "items", "item", "furniture"}
+#: Words that describe an object beyond its category: a phrase holding one names no category exactly.
+_ATTRIBUTE_WORDS = COLOR_WORDS | MATERIAL_WORDS | SHAPE_WORDS | STATE_WORDS | set(SIZE_WORDS) \
+    | set(SUPERLATIVE_WORDS)
 #: Words that relate one object to another (not "in", "has", "with": they relate an object to a room).
 _RELATION_WORDS = frozenset(w for name, cue in RELATION_CUES.items() if name not in ("supporting", "inside")
                             for w in cue) - {"by"}
@@ -70,25 +93,43 @@ def _room_phrase(words: list[str], graph: SceneGraph) -> tuple[list[Room], list[
     return [], words
 
 
-def _categories_named(graph: SceneGraph, words: list[str]) -> list[tuple[str, list[str]]]:
+def _categories_named(graph: SceneGraph, words: list[str]) -> tuple[list[tuple[str, list[str]]], list[str]]:
     """The object words of the question and the scene categories each names (best match only:
-    "table" is the table, not the coffee table, when the scene has one), in the order said."""
+    "table" is the table, not the coffee table, when the scene has one), in the order said; and the
+    words that named no object."""
     cats = sorted({o.category for o in graph if o.kind not in STRUCTURE_KINDS})
     out: list[tuple[str, list[str]]] = []
+    rest: list[str] = []
     k = 0
     while k < len(words):
         for n in (3, 2, 1):
             phrase = words[k:k + n]
             if len(phrase) < n or any(w in _NOT_OBJECT for w in phrase) or len(phrase[-1]) < MIN_WORD:
                 continue
-            hits = map_word_to(" ".join(phrase), cats)
+            hits = _category_phrase(phrase, cats)
             if hits:
                 out.append((" ".join(phrase), hits))
                 k += n
                 break
         else:
+            rest.append(words[k])
             k += 1
-    return out
+    return out, rest
+
+
+def _category_phrase(phrase: list[str], cats: list[str]) -> list[str]:
+    """The categories ``phrase`` names exactly: none when a word of it only describes the object ("green
+    chair", "biggest table": the first word dropped names the same, or it is an attribute word), unless
+    the phrase is a category's own name."""
+    said = " ".join(phrase)
+    if said in cats:
+        return [said]
+    if any(w in _ATTRIBUTE_WORDS for w in phrase):
+        return []
+    hits = map_word_to(said, cats)
+    if len(phrase) > 1 and hits and map_word_to(" ".join(phrase[1:]), cats) == hits:
+        return []
+    return hits
 
 
 def _relational(words: list[str]) -> bool:
@@ -114,7 +155,9 @@ def room_answer(graph: SceneGraph, question: str) -> RoomAnswer | None:
     rooms, rest = _room_phrase(words_of(question), graph)
     if _relational(rest):
         return None
-    named = _categories_named(graph, rest)
+    named, unread = _categories_named(graph, rest)
+    if any(w not in _FORM_WORDS for w in unread):  # a word the forms do not read: the agent's question
+        return None
     cats = list(dict.fromkeys(c for _, hits in named for c in hits))
     said = [w for w, _ in named]
     if _WHICH_ROOM.search(text) and not rooms:
@@ -128,7 +171,7 @@ def room_answer(graph: SceneGraph, question: str) -> RoomAnswer | None:
             else _names(said)
         return RoomAnswer(f"The {what} {'is' if len(holding) == 1 else 'are'} in the {_names(where)}.",
                           ", ".join(where), tuple(o.id for o in holding), "which room")
-    if _HOW_MANY_ROOMS.search(text):
+    if _HOW_MANY_ROOMS.search(text) and not named and not rooms:
         names = [r.name for r in graph.rooms]
         return RoomAnswer(f"There {'is' if len(names) == 1 else 'are'} {len(names)} "
                           f"room{'' if len(names) == 1 else 's'}: the {_names(names)}.", str(len(names)), (),

@@ -30,6 +30,7 @@ from synergai.cli.common import (
 from synergai.cli.progress import StageDisplay, progress_mode
 from synergai.cli.safe_text import visible
 from synergai.llm import ChatModel
+from synergai.masking import mask_secrets
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -168,7 +169,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
                 result = session.ask(line)
             print_result(console, result)
         except USER_ERRORS as exc:
-            console.print(f"[red]error:[/red] {escape(visible(exc))}", highlight=False)
+            console.print(f"[red]error:[/red] {escape(visible(mask_secrets(exc)))}", highlight=False)
     return 0
 
 

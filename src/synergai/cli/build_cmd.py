@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import struct
 import zlib
 from collections.abc import Callable
@@ -254,6 +255,7 @@ def build_rgbd(args: argparse.Namespace, scene_id: str) -> list:
     import imageio.v3 as iio
 
     from synergai.scene.builders.rgbd import RGBDFrame, objects_from_rgbd
+    from synergai.scene.builders.ros_messages import check_image_file
 
     d = args.path
     if not d.is_dir():
@@ -263,14 +265,21 @@ def build_rgbd(args: argparse.Namespace, scene_id: str) -> list:
     k = read_matrix(k_path, scene_id, size=3)
     align = read_matrix(args.axis_alignment, scene_id) if args.axis_alignment is not None else np.eye(4)
     labels = read_labels(_need(args.labels, "--labels FILE", "rgbd"), args.labels_offset)
-    if args.depth_scale <= 0:
+    if not 0 < args.depth_scale < math.inf:  # NaN fails too
         raise SceneError(f"--depth-scale must be positive, got {args.depth_scale}")
     frames = []
     for stem in stems:
+        files = {what: _one(d, what, stem, suffixes) for what, suffixes in
+                 (("depth", (".png",)), ("instance", (".png",)), ("color", (".jpg", ".png", ".jpeg")))}
+        try:  # the size each header states, before any pixel is decoded
+            for what, path in files.items():
+                check_image_file(path, what)
+        except SceneError as exc:
+            raise SceneError(f"{d}: frame {stem}: {exc}") from None
         try:
-            raw_depth = iio.imread(_one(d, "depth", stem, (".png",)))
-            mask = iio.imread(_one(d, "instance", stem, (".png",)))
-            color = iio.imread(_one(d, "color", stem, (".jpg", ".png", ".jpeg")))
+            raw_depth = iio.imread(files["depth"])
+            mask = iio.imread(files["instance"])
+            color = iio.imread(files["color"])
         except (OSError, ValueError, SyntaxError, EOFError, TypeError, struct.error, zlib.error) as exc:
             # a truncated or broken PNG raises any of these from the decoder
             raise SceneError(f"{d}: frame {stem}: unreadable image ({exc})".splitlines()[0]) from None

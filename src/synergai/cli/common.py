@@ -18,9 +18,10 @@ from synergai.geometry.errors import GeometryError
 from synergai.geometry.frames import SQA3D_FACING, Viewpoint
 from synergai.llm.base import LLMError
 from synergai.llm.trace import TRACE_ENV, TracedModel, TraceLog, check_trace_path
+from synergai.masking import mask_secrets
 from synergai.scene.catalog import DEMO_SCENE_ID, SceneCatalog
 from synergai.scene.model import SceneError
-from synergai.scene.store_location import mask_url, store_location
+from synergai.scene.store_location import store_location
 
 if TYPE_CHECKING:
     from synergai.llm import ChatModel
@@ -65,7 +66,7 @@ def settings(args: argparse.Namespace) -> Settings:
             check_trace_path(args.trace)
     args.settings_in_force = resolved
     for name, setting in resolved.values.items():
-        value = mask_url(setting.value) if isinstance(setting.value, str) else setting.value
+        value = mask_secrets(setting.value) if isinstance(setting.value, str) else setting.value
         log.info("%s = %s [%s]", name, value, setting.source)
     return resolved
 

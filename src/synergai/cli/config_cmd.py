@@ -8,7 +8,8 @@ import os
 from synergai.cli.common import add_llm_options, print_json, settings
 from synergai.cli.config import API_KEY_ENV, KEYS, TEMPLATE, config_path
 from synergai.cli.safe_text import visible
-from synergai.scene.store_location import mask_url, store_location
+from synergai.masking import mask_secrets
+from synergai.scene.store_location import store_location
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,9 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _shown(name: str, value: object) -> str:
-    """A value for people: what a default of None means."""
-    if name == "store" and isinstance(value, str):
-        return mask_url(value)  # never print a password
+    """A value for people (credentials masked): what a default of None means."""
+    if isinstance(value, str):
+        return mask_secrets(value)  # never print a password, a token or a key
     if value is not None:
         return str(value)
     if name == "threads":
@@ -40,8 +41,9 @@ def _shown(name: str, value: object) -> str:
 
 
 def _json_value(name: str, value: object) -> object:
-    """JSON form: paths as text, the store's default as its path (threads' default stays null)."""
-    if name == "store":
+    """JSON form: paths as text, the store's default as its path (threads' default stays null), every
+    text with its credentials masked."""
+    if name == "store" or isinstance(value, str):
         return _shown(name, value)
     return value
 

@@ -10,6 +10,7 @@ from synergai.cli.common import add_llm_options, open_catalog, open_llm
 from synergai.cli.progress import StageDisplay, progress_mode
 from synergai.cli.safe_text import visible
 from synergai.llm import check_model
+from synergai.masking import mask_secrets
 from synergai.scene.catalog import DEMO_SCENE_ID
 from synergai.scene.store_location import store_location
 
@@ -41,8 +42,9 @@ def _run(args: argparse.Namespace) -> int:
     model = open_llm(args, progress=display.model_progress)  # one model for every tab
     check_model(model)  # a dead endpoint is reported now, not as the first answer
     handle = serve(catalog, lambda: model, host=args.host, port=args.port, scene_id=args.scene, block=False)
-    print(visible(f"SynergAI GUI on {handle.url}  (scene {args.scene}, model {args.llm}; Ctrl-C to stop)"),
-          flush=True)
+    # the URL carries the GUI's own token, which the user needs; the rest is masked
+    served = mask_secrets(f"scene {args.scene}, model {args.llm}")
+    print(visible(f"SynergAI GUI on {handle.url}  ({served}; Ctrl-C to stop)"), flush=True)
     if args.host not in LOOPBACK:
         print(f"note: bound to {visible(args.host)}: the GUI is reachable from your network; every request "
               "still needs the token in the URL above (keep it secret, share it only with people who may "

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from synergai import __version__
+from synergai.masking import mask_secrets
 from synergai.scene.store_location import store_location
 
 #: command -> (module under synergai.cli that registers it, help line). Kept in the help's order.
@@ -50,9 +51,18 @@ def configure_logging(verbose: int, quiet: int) -> None:
     """Configure logging once, for the whole command: warnings by default, -v info, -vv debug, -q errors."""
     level = logging.ERROR if quiet else (logging.DEBUG if verbose >= 2 else
                                          logging.INFO if verbose else logging.WARNING)
-    logging.basicConfig(format="synergai: %(levelname)s: %(name)s: %(message)s", stream=sys.stderr,
-                        level=logging.INFO if verbose >= 2 else logging.WARNING, force=True)
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO if verbose >= 2 else logging.WARNING,
+                        force=True)
+    for handler in logging.getLogger().handlers:
+        handler.setFormatter(MaskingFormatter("synergai: %(levelname)s: %(name)s: %(message)s"))
     logging.getLogger("synergai").setLevel(level)
+
+
+class MaskingFormatter(logging.Formatter):
+    """Log lines (``-v``, ``serve``, tracebacks included) with every credential masked."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return mask_secrets(super().format(record))
 
 
 def register_demo(sub: argparse._SubParsersAction) -> None:
@@ -130,10 +140,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _one_line(exc: BaseException) -> str:
-    """The error as one line, control characters made visible (a file's text may be in it)."""
+    """The error as one line, credentials masked, control characters made visible (a file's text may be
+    in it)."""
     from synergai.cli.safe_text import visible
 
-    return visible(" ".join(str(exc).split()) or type(exc).__name__)
+    return visible(mask_secrets(" ".join(str(exc).split()) or type(exc).__name__))
 
 
 if __name__ == "__main__":

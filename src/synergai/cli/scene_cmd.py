@@ -155,7 +155,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         for r in graph.rooms:
             kind = "" if r.category == r.name else f", {r.category}"
             n = len(members[r.id])
-            console.print(Text(f"  {r.name} (id {r.id}{kind}, {r.area:.1f} m²): {n} objects"))
+            console.print(Text(visible(f"  {r.name} (id {r.id}{kind}, {r.area:.1f} m²): {n} objects")))
     console.print(f"[bold]{len(graph.edges)} relations[/bold]")
     for e in sorted(graph.edges):
         s, o = graph.get(e.subject), graph.get(e.object)

@@ -37,11 +37,22 @@ def literal(text: object) -> str:
 
 @dataclass
 class TraceFile:
-    """The call records of a trace file, by turn, and the lines that could not be read."""
+    """The call records of a trace file, by turn, and the lines that could not be read.
+
+    Turns are numbered in the order they first appear in the file: each process writes its own ``run``
+    (numbering its turns from 1), so two processes tracing into one file keep their calls apart. Lines
+    without a run (an older format) keep their own turn numbers as one run."""
 
     turns: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)  # "line 7: not JSON (cut off?)"
     texts: dict[str, str] = field(default_factory=dict)  # system prompts by reference
+    numbers: dict[tuple[str, int], int] = field(default_factory=dict)  # (run, turn in the run) -> turn
+
+    def add(self, record: dict[str, Any]) -> None:
+        """File one call record under its turn."""
+        key = (str(record.get("run", "")), record["turn"])
+        number = self.numbers.setdefault(key, len(self.numbers) + 1)
+        self.turns.setdefault(number, []).append(record)
 
 
 def read_trace(lines: Iterable[str]) -> TraceFile:
@@ -62,7 +73,7 @@ def read_trace(lines: Iterable[str]) -> TraceFile:
         for m in record["messages"]:
             if isinstance(m, dict) and "ref" in m and "content" in m:
                 out.texts[str(m["ref"])] = str(m["content"])
-        out.turns.setdefault(record["turn"], []).append(record)
+        out.add(record)
     return out
 
 
@@ -106,7 +117,7 @@ def render_turn(number: int, calls: list[dict[str, Any]], texts: Mapping[str, st
         same = 0
         while same < min(len(now), len(before)) and now[same] == before[same]:
             same += 1
-        out.append(f"step {call.get('step', '?')} ({_cost(call)})")
+        out.append(f"step {literal(call.get('step', '?'))} ({_cost(call)})")
         if same:
             out.append(f"  ... {same} message{'s' if same > 1 else ''} as in the step before")
         out.extend(_message(m, texts) for m in messages[same:])
@@ -124,6 +135,8 @@ def _without_content(m: Any) -> Any:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    if args.path.exists() and not args.path.is_file():  # a pipe, a device, a directory: never read
+        raise ValueError(f"{args.path} is not a regular file (a trace is a file written with --trace)")
     with args.path.open(encoding="utf-8", errors="replace") as f:
         trace = read_trace(f)
     if args.turn is not None and args.turn not in trace.turns:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from synergai.agent.loop import AgentResult
+from synergai.masking import mask_secrets
 from synergai.scene.model import SceneGraph
 
 #: Markdown characters that could make links, images, emphasis, code or tables out of someone's words.
@@ -135,7 +136,7 @@ class ChatLog:
 
 def model_label(name: str) -> str:
     """How the chat panel names the model: ``embedded qwen2.5-coder-1.5b-…``, ``openai:MODEL@URL``, …"""
-    name = name.strip() or "unknown"
+    name = mask_secrets(name.strip()) or "unknown"
     if name.startswith(("openai:", "scripted")):  # remote endpoints and test scripts name themselves
         return name
     return f"embedded {name}"  # the embedded model is named by its GGUF file

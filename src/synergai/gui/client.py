@@ -33,6 +33,7 @@ from synergai.gui.rooms import rooms_html
 from synergai.gui.scene_view import SceneView
 from synergai.gui.turn import TurnStatus
 from synergai.llm.base import LLMError
+from synergai.masking import mask_secrets
 from synergai.scene.edits import Actor, EditRecord
 from synergai.scene.model import ObjectKind, SceneError, SceneGraph
 
@@ -460,7 +461,7 @@ class ClientSession:
         except Exception as exc:  # the GUI boundary: any failure is shown in the chat, never lost
             expected = isinstance(exc, SceneError | ValueError | LLMError)  # no traceback for these
             log.warning("question failed: %s", exc, exc_info=not expected)
-            turn = ChatTurn(question, f"{type(exc).__name__}: {exc}", error=True)
+            turn = ChatTurn(question, f"{type(exc).__name__}: {mask_secrets(exc)}", error=True)
         with self.lock:
             self._ticker_stop.set()
             self.status.finish()
@@ -566,6 +567,7 @@ class ClientSession:
     def notify(self, title: str, body: str) -> None:
         """A toast in this tab."""
         try:
-            self.client.add_notification(title=title, body=html.escape(body), auto_close_seconds=5.0)
+            self.client.add_notification(title=title, body=html.escape(mask_secrets(body)),
+                                         auto_close_seconds=5.0)
         except Exception as exc:  # a closed tab cannot be notified; nothing else to do
             log.debug("notification failed: %s", exc)

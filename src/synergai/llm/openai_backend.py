@@ -33,6 +33,7 @@ from synergai.llm.base import (
     prompt_text,
     says_context_full,
 )
+from synergai.masking import mask_secrets
 
 DUMMY_KEY = "sk-no-key-required"
 #: Default overall deadline of one chat call, retries included (seconds).
@@ -68,7 +69,8 @@ class OpenAIModel:
             key = DUMMY_KEY  # local servers usually need no key, the SDK insists on one
         self.model = model
         self.base_url = endpoint
-        self.name = f"openai:{model}" if not endpoint else f"openai:{model}@{endpoint}"
+        self.name = f"openai:{model}" if not endpoint else f"openai:{model}@{mask_secrets(endpoint)}"
+        self._secrets = (key, endpoint)  # masked in every message, in whatever form a server echoes them
         self.timeout = float(timeout)
         self._client_args: dict[str, Any] = {"api_key": key, "base_url": endpoint, "timeout": self.timeout,
                                              "max_retries": max_retries}
@@ -113,7 +115,7 @@ class OpenAIModel:
             try:
                 response = self._create(kwargs, deadline)
             except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
-                detail = _detail(exc)
+                detail = self._masked(_detail(exc))
                 if says_context_full(f"{getattr(exc, 'code', '')} {detail}"):
                     raise ContextFullError(f"{self.name}: {detail}") from exc
                 if token_param == "max_tokens" and "max_completion_tokens" in detail:
@@ -124,13 +126,13 @@ class OpenAIModel:
                     continue
                 raise LLMError(f"{self.name}: request rejected: {detail}") from exc
             except openai.APIStatusError as exc:
-                raise LLMError(f"{self.name}: HTTP {exc.status_code}: {_detail(exc)}") from exc
+                raise LLMError(f"{self.name}: HTTP {exc.status_code}: {self._masked(_detail(exc))}") from exc
             except openai.APITimeoutError as exc:
                 raise self._expired() from exc
             except openai.APIConnectionError as exc:
-                raise LLMError(f"{self.name}: cannot connect: {_cause(exc)}") from exc
+                raise LLMError(f"{self.name}: cannot connect: {self._masked(_cause(exc))}") from exc
             except openai.OpenAIError as exc:
-                raise LLMError(f"{self.name}: {type(exc).__name__}: {_detail(exc)}") from exc
+                raise LLMError(f"{self.name}: {type(exc).__name__}: {self._masked(_detail(exc))}") from exc
             with self._lock:  # remember what this endpoint accepted
                 self._token_param = token_param
                 if json_schema is not None:
@@ -167,6 +169,11 @@ class OpenAIModel:
             raise outcome["error"]
         return outcome["response"]
 
+    def _masked(self, text: str) -> str:
+        """A server's or the network's text with the key and the endpoint's credentials masked (an
+        endpoint may echo the key it was sent in its 401 body)."""
+        return mask_secrets(text, *self._secrets)
+
     def _expired(self) -> LLMError:
         return LLMError(f"{self.name}: timed out: no reply within the {self.timeout:g} s deadline (retries "
                         "included; set it with --timeout or the config key timeout)")
@@ -178,11 +185,11 @@ class OpenAIModel:
         except openai.APIStatusError as exc:
             if exc.status_code in (404, 405, 501):
                 return  # a server without GET /models is still up
-            raise LLMError(f"{self.name}: HTTP {exc.status_code}: {_detail(exc)}") from exc
+            raise LLMError(f"{self.name}: HTTP {exc.status_code}: {self._masked(_detail(exc))}") from exc
         except openai.APITimeoutError as exc:
             raise LLMError(f"{self.name}: timed out after {timeout:.0f} s") from exc
         except openai.APIConnectionError as exc:
-            raise LLMError(f"{self.name}: cannot connect: {_cause(exc)}") from exc
+            raise LLMError(f"{self.name}: cannot connect: {self._masked(_cause(exc))}") from exc
 
     def count_tokens(self, text: str) -> int:
         """The documented approximation :func:`synergai.llm.base.approx_tokens` (no tokenizer here)."""

@@ -25,6 +25,7 @@ places, agents, buildings, ...) and the mesh are left out; :attr:`SparkDsgImport
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -173,18 +174,45 @@ def _one_line(exc: BaseException, messages: str) -> str:
 
 def load_spark_dsg(path: Path, scene_id: str | None = None) -> SparkDsgImport:
     """Read a Spark-DSG file (JSON or binary) with the package's loader; a file that is not a Spark-DSG
-    graph, or of an encoding the package cannot read, is a one-line :class:`SceneError`."""
-    dsg = _dsg()
-    if not Path(path).is_file():
+    graph, or of an encoding the package cannot read, is a one-line :class:`SceneError`. The package's
+    binary reader (any name but ``*.json``) trusts the sizes and counts a file states, so a private copy
+    of a binary file is first read by a child process under a memory limit
+    (:mod:`synergai.scene.sparkdsg_child`); only a copy the child read within it is read here."""
+    _dsg()
+    path = Path(path)
+    if not path.is_file():
         raise SceneError(f"cannot read {path}: no such file")
+    if path.suffix == ".json":
+        return _load_here(path, scene_id, path)
+    from synergai.scene.sparkdsg_child import check_in_child
+
+    with tempfile.TemporaryDirectory(prefix="synergai-sparkdsg-") as tmp:
+        copy = Path(tmp) / "graph.sparkdsg"  # the file the child checked is the file read here
+        try:
+            shutil.copyfile(path, copy)
+        except OSError as exc:
+            raise SceneError(f"cannot read {path}: {exc.strerror or exc}") from None
+        check_in_child(copy, path)
+        return _load_here(copy, scene_id, path)
+
+
+def _load_here(path: Path, scene_id: str | None, shown: Path) -> SparkDsgImport:
+    """Load and convert ``path`` in this process (``shown``: the file the user named)."""
+    dsg = _dsg()
     with _library_messages() as messages:
         try:
             loaded = dsg.DynamicSceneGraph.load(str(path))
-        except (RuntimeError, ValueError, TypeError) as exc:
-            raise SceneError(f"{path}: not a Spark-DSG graph spark-dsg {_version()} can read "
+        except (RuntimeError, ValueError, TypeError, MemoryError) as exc:
+            raise SceneError(f"{shown}: not a Spark-DSG graph spark-dsg {_version()} can read "
                              f"({_one_line(exc, messages())})") from None
         notes = " ".join(messages().split())
-    result = from_spark_dsg(loaded, scene_id, default_id=Path(path).stem)
+    try:
+        result = from_spark_dsg(loaded, scene_id, default_id=shown.stem)
+    except (IndexError, KeyError, TypeError, ValueError, RuntimeError, OverflowError) as exc:
+        if isinstance(exc, SceneError):
+            raise
+        raise SceneError(f"{shown}: a Spark-DSG graph that cannot be read ({type(exc).__name__}: "
+                         f"{_one_line(exc, '')})") from None
     return SparkDsgImport(result.graph, result.left_out, notes)
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import psycopg
 
+from synergai.masking import mask_secrets
 from synergai.scene.store_db import (
     LOCK_WAIT_S,
     SCHEMA_VERSION,
@@ -35,7 +36,6 @@ from synergai.scene.store_db import (
     StoreError,
     StoreUnavailable,
     application_name,
-    mask_url,
 )
 
 #: The advisory lock every writer takes ("SYNG" as a number).
@@ -124,9 +124,10 @@ _WRITABLE = ("SELECT bool_and(has_table_privilege(t, p)) AND NOT pg_is_in_recove
              ") AS w(t, p)")
 
 
-def _one_line(exc: BaseException, password: str | None) -> str:
+def _one_line(exc: BaseException, url: str) -> str:
+    """The error on one line, the credentials of ``url`` (and any other) masked in whatever form."""
     text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip()) or type(exc).__name__
-    return text.replace(password, "***") if password else text
+    return mask_secrets(text, url)
 
 
 def unavailable(exc: BaseException) -> bool:
@@ -147,7 +148,7 @@ def connect(url: str, *, autocommit: bool = True) -> psycopg.Connection:
                                application_name=application_name())
     except (psycopg.Error, ValueError) as exc:
         kind = StoreUnavailable if unavailable(exc) else StoreError
-        raise kind(f"cannot open scene store {mask_url(url)}: {_one_line(exc, _password(url))}") from None
+        raise kind(f"cannot open scene store {mask_secrets(url)}: {_one_line(exc, url)}") from None
     try:
         conn.execute(f"SET lock_timeout = {int(LOCK_WAIT_S * 1000)}")
         if not autocommit:
@@ -155,18 +156,8 @@ def connect(url: str, *, autocommit: bool = True) -> psycopg.Connection:
     except psycopg.Error as exc:
         conn.close()
         kind = StoreUnavailable if unavailable(exc) else StoreError
-        raise kind(f"scene store {mask_url(url)}: {_one_line(exc, _password(url))}") from None
+        raise kind(f"scene store {mask_secrets(url)}: {_one_line(exc, url)}") from None
     return conn
-
-
-def _password(url: str) -> str | None:
-    from urllib.parse import unquote, urlsplit
-
-    try:
-        password = urlsplit(url).password
-    except ValueError:
-        return None
-    return unquote(password) if password else None
 
 
 class _Tx:
@@ -195,8 +186,7 @@ class PostgresDatabase:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.where = mask_url(url)
-        self._password = _password(url)
+        self.where = mask_secrets(url)
         self._conn: psycopg.Connection | None = connect(url)
         self._closed = False
         #: True when this role may not write the store's tables (or the server is read only)
@@ -210,7 +200,7 @@ class PostgresDatabase:
 
     def _error(self, exc: BaseException) -> StoreError:
         kind = StoreUnavailable if unavailable(exc) else StoreError
-        return kind(f"scene store {self.where}: {_one_line(exc, self._password)}")
+        return kind(f"scene store {self.where}: {_one_line(exc, self.url)}")
 
     def replaced(self) -> bool:
         """A server's store is not a file: never replaced under a session."""
@@ -377,7 +367,7 @@ class PostgresWaker:
             self._conn.close()
             self._conn = None
             kind = StoreUnavailable if unavailable(exc) else StoreError
-            raise kind(f"scene store {mask_url(self.url)}: {_one_line(exc, _password(self.url))}") from None
+            raise kind(f"scene store {mask_secrets(self.url)}: {_one_line(exc, self.url)}") from None
 
     def wait(self, timeout: float) -> None:
         try:

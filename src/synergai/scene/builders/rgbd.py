@@ -20,6 +20,7 @@ handed to :func:`synergai.scene.builders.pointcloud.objects_from_points`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -31,6 +32,11 @@ from synergai.scene.model import SceneError, SceneObject
 
 Merge = Literal["ids", "overlap"]
 _BIAS = 1 << 20  # voxel indices are packed in 21 bits each: +-1M voxels per axis
+#: Bounds of a camera a frame may have (beyond them the numbers are corrupt, not a camera): focal lengths
+#: and principal point in pixels, the camera's distance from the origin in metres.
+MIN_FOCAL_PX = 1.0
+MAX_PIXELS_AWAY = 1e7
+MAX_POSITION_M = 1e6
 
 
 @dataclass(frozen=True, eq=False)
@@ -57,9 +63,20 @@ class RGBDFrame:
         k, t = np.asarray(self.intrinsics, dtype=np.float64), np.asarray(self.cam_to_world, dtype=np.float64)
         if k.shape != (3, 3) or k[0, 0] <= 0 or k[1, 1] <= 0:
             raise SceneError("intrinsics must be a 3x3 matrix with positive focal lengths")
+        focal, centre = k[[0, 1], [0, 1]], k[:2, 2]
+        if not (np.all((focal >= MIN_FOCAL_PX) & (focal <= MAX_PIXELS_AWAY))
+                and np.all(np.abs(centre) <= MAX_PIXELS_AWAY) and np.all(np.isfinite(k))):
+            raise SceneError(f"intrinsics: focal lengths {focal[0]:g}, {focal[1]:g} and principal point "
+                             f"{centre[0]:g}, {centre[1]:g} are not a camera's (focal lengths "
+                             f"{MIN_FOCAL_PX:g} to {MAX_PIXELS_AWAY:g} pixels, a finite matrix)")
         if t.shape != (4, 4) or not np.all(np.isfinite(t)):
             raise SceneError("camera-to-world pose must be a finite 4x4 matrix")
-        if not np.allclose(t[:3, :3] @ t[:3, :3].T, np.eye(3), atol=1e-5):
+        if np.abs(t[:3, 3]).max() > MAX_POSITION_M:
+            at = ", ".join(f"{v:g}" for v in t[:3, 3])
+            raise SceneError(f"camera-to-world pose: the camera is at {at}, more than {MAX_POSITION_M:g} m "
+                             "from the origin")
+        r = t[:3, :3]
+        if np.abs(r).max() > 1 + 1e-5 or not np.allclose(r @ r.T, np.eye(3), atol=1e-5):
             raise SceneError("camera-to-world rotation must be orthonormal")
         object.__setattr__(self, "depth", d)
         object.__setattr__(self, "intrinsics", k)
@@ -100,9 +117,11 @@ def backproject(
 
 def voxel_keys(xyz: np.ndarray, voxel: float) -> np.ndarray:
     """One int64 key per point naming its voxel of edge ``voxel`` metres."""
-    idx = np.floor(np.asarray(xyz, dtype=np.float64) / voxel).astype(np.int64) + _BIAS
-    if idx.size and (idx.min() < 0 or idx.max() >= 2 * _BIAS):
+    with np.errstate(over="ignore", invalid="ignore"):  # checked below, before the cast
+        scaled = np.floor(np.asarray(xyz, dtype=np.float64) / voxel)
+    if scaled.size and not np.all((scaled >= -_BIAS) & (scaled < _BIAS)):  # NaN fails too
         raise SceneError(f"points too far from the origin for voxel size {voxel}")
+    idx = scaled.astype(np.int64) + _BIAS
     return (idx[:, 0] << 42) | (idx[:, 1] << 21) | idx[:, 2]
 
 
@@ -124,8 +143,8 @@ class VoxelGrid:
     _pairs: np.ndarray = field(init=False, repr=False)  # rows: voxel key, instance, count
 
     def __post_init__(self) -> None:
-        if self.voxel <= 0:
-            raise SceneError(f"voxel size must be positive, got {self.voxel}")
+        if not 0 < self.voxel < math.inf:  # NaN fails too
+            raise SceneError(f"voxel size must be a positive number of metres, got {self.voxel}")
         self._pending, self._n_pending = [], 0
         self._keys, self._sums = np.zeros(0, np.int64), np.zeros((0, 7))
         self._pairs = np.zeros((0, 3), np.int64)
@@ -205,8 +224,8 @@ def fuse_frames(
     """Back-project every frame, merge instance ids across frames (see module doc), voxel down-sample."""
     if merge not in ("ids", "overlap"):
         raise SceneError(f"unknown merge mode {merge!r}; use 'ids' or 'overlap'")
-    if voxel <= 0 or match_voxel <= 0:
-        raise SceneError(f"voxel sizes must be positive, got {voxel} and {match_voxel}")
+    if not (0 < voxel < math.inf and 0 < match_voxel < math.inf):  # NaN fails too
+        raise SceneError(f"voxel sizes must be positive numbers of metres, got {voxel} and {match_voxel}")
     fused_labels: dict[int, str] = {}
     fused_voxels: dict[int, np.ndarray] = {}
     grid = VoxelGrid(voxel)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import io
 import struct
+import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,6 +28,9 @@ ENCODINGS: dict[str, tuple[str, int]] = {
     "32SC1": ("i4", 1), "32FC1": ("f4", 1), "rgb8": ("u1", 3), "bgr8": ("u1", 3),
     "rgba8": ("u1", 4), "bgra8": ("u1", 4),
 }
+#: The most pixels an image may have (8K video is 33 Mpx): checked before its pixels are allocated or
+#: decompressed, so a small file cannot ask for gigabytes (Pillow's own decompression-bomb check is later).
+MAX_IMAGE_PIXELS = 50_000_000
 DEPTH_ENCODINGS = ("16UC1", "mono16", "32FC1")
 COLOR_ENCODINGS = ("rgb8", "bgr8", "rgba8", "bgra8", "mono8")
 INSTANCE_ENCODINGS = ("mono16", "16UC1", "32SC1", "mono8", "8UC1")
@@ -80,6 +85,7 @@ def image_array(msg: Any, allowed: tuple[str, ...], what: str) -> np.ndarray:
     kind, channels = ENCODINGS[enc]
     dtype = np.dtype(kind).newbyteorder(">" if msg.is_bigendian else "<")
     h, w, step = int(msg.height), int(msg.width), int(msg.step)
+    _check_size(w, h, what)
     row = w * channels * dtype.itemsize
     data = np.asarray(msg.data, dtype=np.uint8)
     if h <= 0 or w <= 0 or step < row or data.size < step * (h - 1) + row:
@@ -94,12 +100,43 @@ def decoded_file(data: bytes, what: str) -> np.ndarray:
     from PIL import Image, UnidentifiedImageError
 
     try:
-        with Image.open(io.BytesIO(data)) as img:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)  # one line, not a warning
+            img = Image.open(io.BytesIO(data))  # reads the header only
+        with img:
+            _check_size(img.width, img.height, what)
             if img.mode in ("I;16", "I;16B", "I;16L"):
                 return np.asarray(img, dtype=np.uint16)
             return np.asarray(img.convert("RGB") if img.mode not in ("L", "I") else img)
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise SceneError(f"{what} image: more than the {MAX_IMAGE_PIXELS:,} pixels an image may have "
+                         f"({' '.join(str(exc).split())})") from None
     except (UnidentifiedImageError, OSError, ValueError) as exc:
         raise SceneError(f"{what} image: the compressed data is not a readable image ({exc})") from None
+
+
+def _check_size(width: int, height: int, what: str) -> None:
+    """A one-line SceneError for an image of more than :data:`MAX_IMAGE_PIXELS` pixels."""
+    if width * height > MAX_IMAGE_PIXELS:
+        raise SceneError(f"{what} image: {width}x{height} is more than the {MAX_IMAGE_PIXELS:,} pixels an "
+                         "image may have")
+
+
+def check_image_file(path: Path, what: str) -> None:
+    """A one-line SceneError when the image file at ``path`` has more than :data:`MAX_IMAGE_PIXELS`
+    pixels (its header is read, not its pixels); other faults are left to the reader that follows."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(path) as img:
+                _check_size(img.width, img.height, what)
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise SceneError(f"{what} image: more than the {MAX_IMAGE_PIXELS:,} pixels an image may have "
+                         f"({' '.join(str(exc).split())})") from None
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError):
+        return
 
 
 def _compressed_depth(msg: Any) -> np.ndarray:

@@ -99,8 +99,14 @@ def _bag_errors() -> tuple[type[BaseException], ...]:
     from rosbags.rosbag1 import ReaderError as Reader1Error
     from rosbags.rosbag2 import ReaderError as Reader2Error
 
-    return (AnyReaderError, Reader1Error, Reader2Error, OSError, ValueError, KeyError, IndexError,
-            struct.error, sqlite3.Error, EOFError)
+    errors: tuple[type[BaseException], ...] = (
+        AnyReaderError, Reader1Error, Reader2Error, OSError, ValueError, KeyError, IndexError, struct.error,
+        sqlite3.Error, EOFError)
+    try:  # rosbags reads ROS 2 .db3 files through apsw (a torn file: apsw.CorruptError)
+        import apsw
+    except ImportError:
+        return errors
+    return (*errors, apsw.Error)
 
 
 def _topic_list(topics: Mapping[str, Any]) -> str:
@@ -287,7 +293,14 @@ def _numbering(stream: _Stream) -> Callable[[Any, int], None]:
 def _messages(reader: Any, path: Path, topics: set[str]) -> Iterator[tuple[Any, Any, int]]:
     """(connection, decoded message, record time) of the topics' messages, in the bag's order."""
     connections = [c for c in reader.connections if c.topic in topics]
-    for conn, record_ns, raw in reader.messages(connections=connections):
+    records = reader.messages(connections=connections)
+    while True:
+        try:  # the bag's own records may be torn (a .db3 cut or overwritten part-way)
+            conn, record_ns, raw = next(records)
+        except StopIteration:
+            return
+        except _bag_errors() as exc:
+            raise SceneError(f"{path}: not a readable ROS bag ({_first_line(exc)})") from None
         try:
             msg = reader.deserialize(raw, conn.msgtype)
         except _bag_errors() as exc:  # rosbags raises several kinds on data it cannot decode
