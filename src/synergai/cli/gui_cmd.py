@@ -41,7 +41,8 @@ def _run(args: argparse.Namespace) -> int:
     model = open_llm(args, progress=display.model_progress)  # one model for every tab
     check_model(model)  # a dead endpoint is reported now, not as the first answer
     handle = serve(catalog, lambda: model, host=args.host, port=args.port, scene_id=args.scene, block=False)
-    print(visible(f"SynergAI GUI on {handle.url}  (scene {args.scene}, model {args.llm}; Ctrl-C to stop)"),
+    print(visible(f"SynergAI GUI: open {handle.url}"))  # the only URL printed: the one with its token
+    print(visible(f"  scene {args.scene}, store {catalog.store.where}, model {args.llm}; Ctrl-C to stop"),
           flush=True)
     if args.host not in LOOPBACK:
         print(f"note: bound to {visible(args.host)}: the GUI is reachable from your network; every request "

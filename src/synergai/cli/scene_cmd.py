@@ -130,21 +130,44 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+#: `scene show`'s columns: (name, wraps). Ids never wrap (they are what --mark takes), nor levels.
+_SHOW_COLUMNS = (("id", False), ("label", True), ("level", False), ("center", True), ("size", True),
+                 ("attributes", True), ("room", True))
+def _show_objects(graph: SceneGraph) -> Console:
+    """Print the objects table: ids whole (the table widens past the terminal rather than cut one), other
+    cells wrapped at spaces, never cut. Returns the console used, for what follows."""
+    rows = []
+    for o in graph:
+        rows.append([visible(o.id), visible(o.category), str(graph.levels.get(o.id, "-")),
+                     ", ".join(f"{v:.2f}" for v in o.center), ", ".join(f"{v:.2f}" for v in o.size),
+                     visible(", ".join(o.attributes)),
+                     visible(graph.room(o.room).name if o.room else "-")])
+    columns = [c for c in _SHOW_COLUMNS if graph.rooms or c[0] != "room"]
+    table = Table(title=escape(visible(f"{graph.scene_id} ({graph.scene_type or 'scene'})")))
+    needed = 1
+    for k, (name, wraps) in enumerate(columns):
+        natural = max([len(name), *(len(r[k]) for r in rows)])
+        if wraps:  # rich narrows these (down to their header) before the table widens
+            table.add_column(name, overflow="fold")
+            needed += min(natural, len(name)) + 3  # the padding on both sides and one rule
+        else:
+            table.add_column(name, no_wrap=True, min_width=natural)
+            needed += natural + 3
+    for r in rows:
+        table.add_row(*(escape(cell) for cell in r[:len(columns)]))
+    console = Console()
+    if needed > console.width:
+        console = Console(width=needed)
+    console.print(table)
+    return console
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     graph = open_catalog(args).open(args.scene)
     if args.json:
         print_json(graph_summary(graph))
         return 0
-    console = Console()
-    with_rooms = bool(graph.rooms)
-    table = Table("id", "label", "level", "center", "size", "attributes", *(["room"] if with_rooms else []),
-                  title=escape(visible(f"{graph.scene_id} ({graph.scene_type or 'scene'})")))
-    for o in graph:
-        room = [escape(visible(graph.room(o.room).name if o.room else "-"))] if with_rooms else []
-        table.add_row(escape(visible(o.id)), escape(visible(o.category)), str(graph.levels.get(o.id, "-")),
-                      ", ".join(f"{v:.2f}" for v in o.center), ", ".join(f"{v:.2f}" for v in o.size),
-                      escape(visible(", ".join(o.attributes))), *room)
-    console.print(table)
+    console = _show_objects(graph)
     if graph.rooms:
         members = room_members(graph)
         console.print(f"[bold]{len(graph.rooms)} rooms[/bold]")
