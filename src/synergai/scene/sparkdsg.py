@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from synergai.geometry.frames import vec3
+from synergai.scene.attributes import color_name
 from synergai.scene.model import (
     Edge,
     OrientedBox,
@@ -213,12 +214,46 @@ def _category(labelspace: Any, attrs: Any, default: str) -> str:
     return name or (attrs.name or "").strip() or default
 
 
+#: How far (metres) a node's position may lie outside its bounding box (single-precision boxes).
+POSITION_TOLERANCE = 0.01
+_MIN_MAX_HINT = ("; it looks like BoundingBox(min, max), but spark_dsg.BoundingBox takes (dimensions, centre): "
+                 "BoundingBox(max - min, (min + max) / 2)")
+
+
+def check_box(where: str, box: Any, position: Any) -> None:
+    """Refuse a bounding box that is no box: a negative dimension, or the node's position (when set)
+    outside it. Both are what ``BoundingBox(min, max)`` gives, as the constructor takes (dimensions,
+    centre); the message says so when the numbers fit that reading."""
+    dims = np.asarray(box.dimensions, dtype=float)
+    centre = np.asarray(box.world_P_center, dtype=float)
+    p = np.asarray(position, dtype=float)
+    if not (np.all(np.isfinite(dims)) and np.all(np.isfinite(centre))):
+        raise SceneError(f"{where}: its bounding box is not finite")
+    as_min_max = bool(np.all(dims <= centre)) and (not p.any() or bool(np.all((dims <= p) & (p <= centre))))
+    hint = _MIN_MAX_HINT if as_min_max else ""
+    shown = f"(dimensions {_xyz(dims)}, centre {_xyz(centre)})"
+    if np.any(dims < 0):
+        raise SceneError(f"{where}: its bounding box has a negative dimension {shown}{hint}")
+    if p.any():  # a position of (0, 0, 0) is the library's default: not given
+        rot = np.asarray(box.world_R_center, dtype=float)
+        local = rot.T @ (p - centre)
+        if np.any(np.abs(local) > dims / 2 + POSITION_TOLERANCE):
+            raise SceneError(f"{where}: its position {_xyz(p)} lies outside its bounding box {shown}{hint}")
+
+
+def _xyz(v: np.ndarray) -> str:
+    return "(" + ", ".join(f"{x:.3g}" for x in v) + ")"
+
+
 def _native_object(oid: str, attrs: Any, labelspace: Any) -> SceneObject:
     """An object from Spark-DSG's own fields (a graph Hydra or another tool wrote). A rotated box gives
-    the axis-aligned box around its corners and, when it turns about z only, the oriented box."""
+    the axis-aligned box around its corners and, when it turns about z only, the oriented box. A box
+    that is no box (:func:`check_box`) is refused; a colour gets its colour name as an attribute."""
     dsg = _dsg()
     box = attrs.bounding_box
     obb = None
+    if box.type != dsg.BoundingBoxType.INVALID:
+        check_box(f"Spark-DSG node {oid}", box, attrs.position)
     if box.type == dsg.BoundingBoxType.INVALID:
         center, size = vec3(attrs.position), (0.0, 0.0, 0.0)
     elif box.has_rotation():
@@ -227,13 +262,15 @@ def _native_object(oid: str, attrs: Any, labelspace: Any) -> SceneObject:
         center, size = vec3((lo + hi) / 2), vec3(hi - lo)
         rot = np.asarray(box.world_R_center, dtype=float)
         if np.allclose(rot[2], [0.0, 0.0, 1.0], atol=1e-6):  # a turn about z: our oriented box
-            obb = OrientedBox(vec3(box.world_P_center), vec3(np.abs(box.dimensions)),
+            obb = OrientedBox(vec3(box.world_P_center), vec3(box.dimensions),
                               float(np.arctan2(rot[1, 0], rot[0, 0])))
     else:
-        center, size = vec3(box.world_P_center), vec3(np.abs(box.dimensions))
-    color = tuple(int(c) for c in attrs.color)
+        center, size = vec3(box.world_P_center), vec3(box.dimensions)
+    rgb = tuple(int(c) for c in attrs.color)
+    color = None if rgb == (0, 0, 0) else rgb  # the library's default: no colour given
     return SceneObject(oid, _category(labelspace, attrs, "object"), center, size,
-                       color=None if color == (0, 0, 0) else color,  # type: ignore[arg-type]
+                       color=color,  # type: ignore[arg-type]
+                       attributes=(color_name(color),) if color is not None else (),
                        provenance="spark-dsg", obb=obb)
 
 
