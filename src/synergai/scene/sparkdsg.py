@@ -216,8 +216,8 @@ def _category(labelspace: Any, attrs: Any, default: str) -> str:
 
 #: How far (metres) a node's position may lie outside its bounding box (single-precision boxes).
 POSITION_TOLERANCE = 0.01
-_MIN_MAX_HINT = ("; it looks like BoundingBox(min, max), but spark_dsg.BoundingBox takes (dimensions, centre): "
-                 "BoundingBox(max - min, (min + max) / 2)")
+_MIN_MAX_HINT = ("; it looks like BoundingBox(min, max), but spark_dsg.BoundingBox takes (dimensions, "
+                 "centre): BoundingBox(max - min, (min + max) / 2)")
 
 
 def check_box(where: str, box: Any, position: Any) -> None:
@@ -266,10 +266,9 @@ def _native_object(oid: str, attrs: Any, labelspace: Any) -> SceneObject:
                               float(np.arctan2(rot[1, 0], rot[0, 0])))
     else:
         center, size = vec3(box.world_P_center), vec3(box.dimensions)
-    rgb = tuple(int(c) for c in attrs.color)
-    color = None if rgb == (0, 0, 0) else rgb  # the library's default: no colour given
-    return SceneObject(oid, _category(labelspace, attrs, "object"), center, size,
-                       color=color,  # type: ignore[arg-type]
+    r, g, b = (int(c) for c in attrs.color)
+    color = None if (r, g, b) == (0, 0, 0) else (r, g, b)  # the library's default: no colour given
+    return SceneObject(oid, _category(labelspace, attrs, "object"), center, size, color=color,
                        attributes=(color_name(color),) if color is not None else (),
                        provenance="spark-dsg", obb=obb)
 
