@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from synergai.cli.common import add_llm_options, open_catalog, open_llm
+from synergai.cli.common import OBJECTS_HELP, add_llm_options, open_catalog, open_llm
 from synergai.cli.progress import StageDisplay, progress_mode
 from synergai.cli.safe_text import visible
 from synergai.llm import check_model
@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=int, default=8080, help="port (default 8080; taken: the next free one)")
     p.add_argument("--scene", default=DEMO_SCENE_ID, help="scene shown first (default: the built-in demo)")
     p.add_argument("--objects", type=Path, default=None,
-                   help="objects file (shared format, e.g. objects_gt.json): its scenes join the drop-down")
+                   help=f"{OBJECTS_HELP}; its scenes join the drop-down")
     p.add_argument("--db", type=store_location, default=None,
                    help="scene store: a SQLite file or a postgresql:// URL (default: user data directory)")
     add_llm_options(p)
