@@ -151,6 +151,12 @@ def test_relations_naming_missing_objects_are_refused(tmp_path: Path, capsys) ->
     cg.write_text(json.dumps({"scene_graph": [node], "object_relations": [
         {"object1": ghost, "object2": node, "object_relation": "a on b"}]}))
     _refused(["scene", "import", str(cg), "--format", "conceptgraphs", "--db", str(db)], db, capsys, "9")
+    nxf = tmp_path / "nx.json"
+    doc = json.loads(export_scene(import_scene(_ok(tmp_path), "sceneverse").graph, "networkx") or "{}")
+    doc["edges"].append({"source": "3", "target": "42", "key": "supported_by", "relation": "supported_by"})
+    nxf.write_text(json.dumps(doc))
+    _refused(["scene", "import", str(nxf), "--format", "networkx", "--db", str(db)], db, capsys,
+             "names no object: target '42'")
     own = tmp_path / "own.json"
     doc = json.loads(export_scene(import_scene(_ok(tmp_path), "sceneverse").graph) or "{}")
     doc["edges"].append({"subject": "3", "relation": "supported_by", "object": "42"})

@@ -88,6 +88,13 @@ def _read_networkx(path: Path, scene_id: str | None) -> Imported:
     from synergai.scene.export import from_networkx
 
     data = _json_data(path)
+    if isinstance(data, dict) and isinstance(data.get("nodes"), list) and isinstance(data.get("edges"), list):
+        known = {n.get("id") for n in data["nodes"] if isinstance(n, dict)}
+        for k, e in enumerate(data["edges"]):  # networkx would add a bare node for a missing end
+            ends = [(end, e.get(end)) for end in ("source", "target")] if isinstance(e, dict) else []
+            missing = [(end, oid) for end, oid in ends if oid not in known]
+            if missing:
+                raise SceneError(f"{path}: edges[{k}] names no object: {missing[0][0]} {missing[0][1]!r}"[:300])
     try:
         g = nx.node_link_graph(data, edges="edges", multigraph=True, directed=True)
     except (KeyError, TypeError, AttributeError, ValueError, nx.NetworkXError) as exc:
