@@ -94,7 +94,8 @@ def _read_networkx(path: Path, scene_id: str | None) -> Imported:
             ends = [(end, e.get(end)) for end in ("source", "target")] if isinstance(e, dict) else []
             missing = [(end, oid) for end, oid in ends if oid not in known]
             if missing:
-                raise SceneError(f"{path}: edges[{k}] names no object: {missing[0][0]} {missing[0][1]!r}"[:300])
+                end, oid = missing[0]
+                raise SceneError(f"{path}: edges[{k}] names no object: {end} {oid!r}"[:300])
     try:
         g = nx.node_link_graph(data, edges="edges", multigraph=True, directed=True)
     except (KeyError, TypeError, AttributeError, ValueError, nx.NetworkXError) as exc:
