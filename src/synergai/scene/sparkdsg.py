@@ -24,6 +24,7 @@ places, agents, buildings, ...) and the mesh are left out; :attr:`SparkDsgImport
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import tempfile
@@ -223,25 +224,31 @@ _MIN_MAX_HINT = ("; it looks like BoundingBox(min, max), but spark_dsg.BoundingB
 def check_box(where: str, box: Any, position: Any) -> None:
     """Refuse a bounding box that is no box: a negative dimension, or the node's position (when set)
     outside it. Both are what ``BoundingBox(min, max)`` gives, as the constructor takes (dimensions,
-    centre); the message says so when the numbers fit that reading."""
-    dims = np.asarray(box.dimensions, dtype=float)
-    centre = np.asarray(box.world_P_center, dtype=float)
-    p = np.asarray(position, dtype=float)
-    if not (np.all(np.isfinite(dims)) and np.all(np.isfinite(centre))):
+    centre); the message says so when the numbers fit that reading. (Plain floats: this runs per node.)"""
+    dims = [float(v) for v in box.dimensions]
+    centre = [float(v) for v in box.world_P_center]
+    p = [float(v) for v in position]
+    if not all(math.isfinite(v) for v in (*dims, *centre)):
         raise SceneError(f"{where}: its bounding box is not finite")
-    as_min_max = bool(np.all(dims <= centre)) and (not p.any() or bool(np.all((dims <= p) & (p <= centre))))
+    given = any(p)  # a position of (0, 0, 0) is the library's default: not given
+    if box.has_rotation():
+        local = [float(v) for v in np.asarray(box.world_R_center, dtype=float).T @ (np.asarray(p) - centre)]
+    else:
+        local = [a - c for a, c in zip(p, centre, strict=True)]
+    negative = any(d < 0 for d in dims)
+    outside = given and any(abs(v) > d / 2 + POSITION_TOLERANCE for v, d in zip(local, dims, strict=True))
+    if not (negative or outside):
+        return
+    as_min_max = all(d <= c for d, c in zip(dims, centre, strict=True)) and (
+        not given or all(d <= v <= c for d, v, c in zip(dims, p, centre, strict=True)))
     hint = _MIN_MAX_HINT if as_min_max else ""
     shown = f"(dimensions {_xyz(dims)}, centre {_xyz(centre)})"
-    if np.any(dims < 0):
+    if negative:
         raise SceneError(f"{where}: its bounding box has a negative dimension {shown}{hint}")
-    if p.any():  # a position of (0, 0, 0) is the library's default: not given
-        rot = np.asarray(box.world_R_center, dtype=float)
-        local = rot.T @ (p - centre)
-        if np.any(np.abs(local) > dims / 2 + POSITION_TOLERANCE):
-            raise SceneError(f"{where}: its position {_xyz(p)} lies outside its bounding box {shown}{hint}")
+    raise SceneError(f"{where}: its position {_xyz(p)} lies outside its bounding box {shown}{hint}")
 
 
-def _xyz(v: np.ndarray) -> str:
+def _xyz(v: list[float]) -> str:
     return "(" + ", ".join(f"{x:.3g}" for x in v) + ")"
 
 
