@@ -328,9 +328,9 @@ def test_serve_command_binds_loopback_prints_its_url_and_stops_on_ctrl_c(tmp_pat
     try:
         line = ""
         for line in proc.stdout:  # type: ignore[union-attr]
-            if line.startswith("SynergAI GUI on "):
+            if line.startswith("SynergAI GUI: open "):
                 break
-        assert line.startswith("SynergAI GUI on http://127.0.0.1:"), line
+        assert line.startswith("SynergAI GUI: open http://127.0.0.1:"), line
         url = line.split()[3]
         with urllib.request.urlopen(url, timeout=10) as r:
             assert r.status == 200 and b"<html" in r.read(2000).lower()
