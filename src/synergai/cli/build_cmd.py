@@ -45,7 +45,8 @@ SOURCES = ("scannet-raw", "pointcloud", "rgbd", "rosbag")
 
 def register(ssub: argparse._SubParsersAction) -> None:
     """Add `scene build` to the scene command group."""
-    p = ssub.add_parser("build", help="build a scene graph from your own scan and store it",
+    p = ssub.add_parser("build",
+                        help=f"build a scene graph from your own scan ({', '.join(SOURCES)}) and store it",
                         description="Build a scene graph from a raw ScanNet scan, an instance-labelled "
                                     "point cloud, posed RGB-D frames or a ROS bag, and store it for `ask`, "
                                     "`chat` and the GUI.")

@@ -75,7 +75,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-relations", action="store_true",
                    help="keep a file that brings no relations without them (default: compute them)")
     p.add_argument("--db", type=store_location, default=None, help="scene store (a path or postgresql://...)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=cmd_import)
 
 

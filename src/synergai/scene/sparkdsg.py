@@ -20,8 +20,9 @@ labelspace category (else their name, else "object"); an object's room is the ro
 place -> object, or room -> object), else the room whose footprint holds its centre; a room's footprint
 is its bounding box's floor rectangle, else the outline of its objects. A node's colour gets its colour
 name; a box that is no box (a negative dimension, the node's position outside it: what
-``BoundingBox(min, max)`` gives, the constructor taking (dimensions, centre)) is refused. Every other layer (places, mesh
-places, agents, buildings, ...) and the mesh are left out; :attr:`SparkDsgImport.left_out` says which.
+``BoundingBox(min, max)`` gives, the constructor taking (dimensions, centre)) is refused. Every other
+layer (places, mesh places, agents, buildings, ...) and the mesh are left out;
+:attr:`SparkDsgImport.left_out` says which.
 """
 
 from __future__ import annotations
