@@ -37,3 +37,22 @@ def test_make_demo_installs_show_pips_progress():
     assert len(installs) >= 3
     for line in installs:
         assert not re.search(r"\s(-q+|--quiet|--progress-bar[ =]off)\b", line), line
+
+
+def _results_section() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return text.split("\n## Results", 1)[1].split("\n## ", 1)[0].splitlines()
+
+
+def test_readme_results_fit_one_screen_with_one_command_per_row_and_no_commit_hashes():
+    lines = _results_section()
+    assert len(lines) <= 30  # a terminal screen, with the heading
+    rows = [line for line in lines if line.startswith("| ") and not line.startswith("| benchmark")]
+    names = runpy.run_path(str(ROOT / "benchmarks" / "reproduce.py"))["commands"]()
+    commands = [re.search(r"`python benchmarks/reproduce\.py (\w+)`", row) for row in rows]
+    assert all(commands) and sorted(m.group(1) for m in commands if m) == sorted(names)
+    hashes = [w for line in lines for w in re.findall(r"\b[0-9a-f]{7,40}\b", line)
+              if re.search(r"[a-f]", w) and re.search(r"\d", w)]
+    assert hashes == []
+    reproduce = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    assert all(f"`{name}`" in reproduce for name in names)

@@ -215,13 +215,13 @@ def test_chat_markdown_escapes_model_output_and_shows_pending_question():
     log = ChatLog()
     assert "Click an object" in log.markdown()
     result = AgentResult(answer="It is <img src=x onerror=alert(1)> a cup.", objects=["3", "99"],
-                         edits=[{"seq": 4, "summary": "agent renamed 3 cup -> mug"}], seconds=1.25)
+                         edits=[{"seq": 4, "summary": "agent renamed 3 (cup) -> mug"}], seconds=1.25)
     log.turns.append(ChatTurn.from_result("what is <b>this</b>?", result, g))
     log.pending = "and that?"
     md = log.markdown()
     assert "<img" not in md and "&lt;img src=x" in md and "&lt;b&gt;this&lt;/b&gt;" in md
     assert "objects: cup (id: 3), id 99" in md
-    assert "edit #4 agent renamed 3 cup -&gt; mug" in md
+    assert "edit #4 agent renamed 3 (cup) -&gt; mug" in md
     assert md.rstrip().endswith("*SynergAI is thinking…*")
     log.pending = None
     assert not log.markdown().rstrip().endswith("---")
@@ -328,9 +328,9 @@ def test_serve_command_binds_loopback_prints_its_url_and_stops_on_ctrl_c(tmp_pat
     try:
         line = ""
         for line in proc.stdout:  # type: ignore[union-attr]
-            if line.startswith("SynergAI GUI on "):
+            if line.startswith("SynergAI GUI: open "):
                 break
-        assert line.startswith("SynergAI GUI on http://127.0.0.1:"), line
+        assert line.startswith("SynergAI GUI: open http://127.0.0.1:"), line
         url = line.split()[3]
         with urllib.request.urlopen(url, timeout=10) as r:
             assert r.status == 200 and b"<html" in r.read(2000).lower()

@@ -178,7 +178,7 @@ def test_a_tabletop_episode_on_a_stored_scene_writes_robot_edits_and_changes_wha
     assert _ask_where(tmp_path, db, "kitchen", "cube", capsys) == "on the book"
     capsys.readouterr()
     assert main(["scene", "edits", "--scene", "kitchen", "--db", str(db)]) == 0
-    assert "robot:panda moved 3 cube" in capsys.readouterr().out
+    assert "robot:panda moved 3 (cube)" in capsys.readouterr().out
 
 
 def test_a_tabletop_plan_that_never_runs_writes_nothing(tmp_path: Path,
@@ -340,7 +340,7 @@ def test_a_packaged_task_keeps_its_goal_on_a_scene_that_has_its_names(
                               for v in request["json_schema"]["properties"]["command"]["anyOf"]]
     assert [e["actor"] for e in out["edits"]] == ["robot:Alice"]
     with SceneStore(db) as store:
-        assert store.edits("house")[0].summary().startswith("robot:Alice moved phone phone")
+        assert store.edits("house")[0].summary().startswith("robot:Alice moved phone (phone)")
     capsys.readouterr()
     # the same task on a scene without its names is refused before any model runs
     db2 = _store(tmp_path / "other", _table_scene())

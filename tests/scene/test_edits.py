@@ -253,25 +253,25 @@ def _record(req: EditRequest, state: EditState = EditState.ACTIVE) -> EditRecord
 def test_summaries_and_before_after_views() -> None:
     g = _graph()
     rename = _record(E.rename_object(g, "9", "mug", Actor.USER, "that is a mug"))
-    assert rename.summary() == "user renamed 9 cup -> mug: 'that is a mug'"
+    assert rename.summary() == "user renamed 9 (cup) -> mug: 'that is a mug'"
     assert [o.category for o in rename.before.objects] == ["cup"]
     assert [o.category for o in rename.after.objects] == ["mug"]
     assert rename.request == EditRequest(Actor.USER, "update_name", rename.changes, "that is a mug")
 
     removal = _record(E.remove_object(g, "7", "agent"), EditState.UNDONE)
-    assert removal.summary() == "agent removed object 7 table and 3 relation(s) [undone]"
+    assert removal.summary() == "agent removed object 7 (table) and 3 relation(s) [undone]"
     assert [o.id for o in removal.before.objects] == ["7"] and removal.after.objects == ()
     assert len(removal.before.edges) == 3 and removal.after.edges == ()
 
     summaries = {
         "set_attributes": (E.set_attributes(g, "9", ["blue"], "user"),
-                           "user set attributes of 9 cup [white] -> [blue]"),
+                           "user set attributes of 9 (cup) [white] -> [blue]"),
         "add_relation": (E.add_relation(g, "15", "near", "12", "agent"), "agent added relation 15 near 12"),
         "delete_relation": (E.delete_relation(g, "7", "supports", "9"),
                             "user deleted relation 9 supported_by 7"),
         "add_object": (E.add_object(g, SceneObject("20", "spoon", (0, 0, 1), (1, 1, 1))),
-                       "user added object 20 spoon"),
-        "move": (E.move_object(g, "12", (1, 2, 0.45)), "user moved 12 chair to (1.00, 2.00, 0.45)"),
+                       "user added object 20 (spoon)"),
+        "move": (E.move_object(g, "12", (1, 2, 0.45)), "user moved 12 (chair) to (1.00, 2.00, 0.45)"),
     }
     for name, (req, text) in summaries.items():
         assert _record(req).summary() == text, name

@@ -50,7 +50,7 @@ def test_robot_edits_are_logged_listed_and_undone(store_location: str | Path) ->
     with SceneStore(store_location) as store:  # read back by another connection
         [logged] = store.edits("s1")
         assert (logged.actor, logged.robot, logged.who) == (Actor.ROBOT, "Alice", "robot:Alice")
-        assert logged.summary().startswith("robot:Alice moved 2 cup to (0.30, 0.10, 0.85)")
+        assert logged.summary().startswith("robot:Alice moved 2 (cup) to (0.30, 0.10, 0.85)")
         assert store.load("s1").get("2").center == (0.3, 0.1, 0.85)
         assert store.undo("s1") is not None and store.load("s1").get("2").center == (0.2, 0, 0.85)
         assert store.verify("s1")

@@ -165,8 +165,13 @@ def test_cli_import_of_a_hydra_graph_and_export_round_trip(tmp_path):
     r = run("scene", "import", str(tmp_path / "office.json"), "--format", "spark-dsg", "--db", db)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.strip().splitlines()
-    assert lines[0] == "imported office: 5 objects, 0 relations, 2 rooms"
-    assert lines[1].startswith("left out: ") and len(lines) == 2
+    # the file brings no relations: ours are computed (and a floor under everything), and it says so
+    assert lines[0] == "imported office: 6 objects, 7 relations, 2 rooms"
+    assert lines[1].startswith("left out: ") and len(lines) == 3
+    assert lines[2].startswith("the file brought no relations: computed 7 from the boxes")
+    r = run("scene", "import", str(tmp_path / "office.json"), "--format", "spark-dsg", "--db", db,
+            "--scene-id", "as-is", "--no-relations")
+    assert r.stdout.strip().splitlines()[0] == "imported as-is: 5 objects, 0 relations, 2 rooms"
     r = run("scene", "show", "--scene", "office", "--db", db, "--json")
     rooms = json.loads(r.stdout)["rooms"]
     assert rooms[1] == {"id": "R1", "name": "bedroom", "category": "bedroom", "object_ids": ["O3", "O4"]}
@@ -178,7 +183,7 @@ def test_cli_import_of_a_hydra_graph_and_export_round_trip(tmp_path):
     with SceneStore(tmp_path / "s.db") as store:
         a, b = store.load("house"), store.load("house2")
     assert json.loads(r.stdout) == {"scene": "house2", "objects": len(a), "relations": len(a.edges),
-                                    "rooms": 5, "notes": []}
+                                    "rooms": 5, "computed_relations": None, "notes": []}
     assert b.objects == a.objects and b.rooms == a.rooms and set(b.edges) == set(a.edges)
 
 

@@ -149,7 +149,7 @@ def test_every_op_applies_undoes_and_redoes(store: SceneStore) -> None:
     assert [r.op for r in store.edits("s1")] == [
         "update_name", "update_attributes", "add_relation", "delete_relation", "add_object", "move_object",
         "remove_object"]
-    assert store.edits("s1")[0].summary() == "user renamed 9 cup -> mug: 'that is a mug'"
+    assert store.edits("s1")[0].summary() == "user renamed 9 (cup) -> mug: 'that is a mug'"
     assert store.edits("s1")[-1].changes == builders[-1](states[-2]).changes  # changes survive the log
     for k in range(len(builders), 0, -1):  # undo everything, newest first
         rec = store.undo("s1")
@@ -331,8 +331,8 @@ def test_a_new_process_sees_the_edits_and_vice_versa(store: SceneStore) -> None:
     store.undo("s1")
     seen = json.loads(_run(READER, str(store.location)))
     assert seen["graph"] == dumps(store.load("s1"))
-    assert seen["log"] == ["user renamed 9 cup -> mug: 'that is a mug'",
-                           "agent removed object 7 table and 3 relation(s) [undone]"]
+    assert seen["log"] == ["user renamed 9 (cup) -> mug: 'that is a mug'",
+                           "agent removed object 7 (table) and 3 relation(s) [undone]"]
     assert seen["verify"] is True
     cached = store.load("s1")  # the parent has parsed this revision already
     assert _run(WRITER, str(store.location)).split() == ["3", "4"]

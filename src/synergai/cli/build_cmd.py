@@ -1,5 +1,5 @@
 """`synergai scene build --from scannet-raw DIR | pointcloud FILE | rgbd DIR | rosbag BAG`: your own scan
-into the store, and the readers `scene import --format json|sceneverse|conceptgraphs` uses.
+into the store (files another tool wrote as a scene graph: `scene import`, :mod:`synergai.scene.formats`).
 
 Input formats (docs/own-data.md has worked examples):
 
@@ -42,12 +42,12 @@ from synergai.scene.model import SceneError, SceneGraph
 from synergai.scene.store_location import store_location
 
 SOURCES = ("scannet-raw", "pointcloud", "rgbd", "rosbag")
-IMPORT_FORMATS = ("json", "sceneverse", "conceptgraphs", "spark-dsg")
 
 
 def register(ssub: argparse._SubParsersAction) -> None:
     """Add `scene build` to the scene command group."""
-    p = ssub.add_parser("build", help="build a scene graph from your own scan and store it",
+    p = ssub.add_parser("build",
+                        help=f"build a scene graph from your own scan ({', '.join(SOURCES)}) and store it",
                         description="Build a scene graph from a raw ScanNet scan, an instance-labelled "
                                     "point cloud, posed RGB-D frames or a ROS bag, and store it for `ask`, "
                                     "`chat` and the GUI.")
@@ -379,24 +379,3 @@ def cmd_build(args: argparse.Namespace) -> int:
                       f"{len(graph.edges)} relations -> {path}"))
         print(visible(f'next: synergai ask "What is here?" --scene {graph.scene_id}   (or synergai serve)'))
     return 0
-
-
-def read_graph(text: str, fmt: str, path: Path, scene_id: str | None = None) -> SceneGraph:
-    """A scene graph from `scene export` output: synergai JSON, SceneVerse or ConceptGraphs."""
-    from synergai.scene import export, serialization
-    from synergai.scene.rooms import fill_graph_rooms
-
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SceneError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    if fmt == "json":
-        if scene_id is not None and isinstance(data, dict):
-            data["scene"] = scene_id
-        # objects that name no room go to the room holding them, as a Spark-DSG import does
-        return fill_graph_rooms(serialization.graph_from_dict(data))
-    if fmt == "sceneverse":
-        if not isinstance(data, dict):
-            raise SceneError(f"{path}: a SceneVerse scene graph is a JSON object")
-        return export.from_sceneverse(data, scene_id=scene_id)
-    return export.from_conceptgraphs(data, scene_id or path.stem)

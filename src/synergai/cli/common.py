@@ -29,6 +29,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: What --objects takes (every command that reads benchmark scenes says it the same way).
+OBJECTS_HELP = ("objects file: the shared ScanNet boxes JSON, {scene id: [{id, label, center_position, "
+                "size, ...}]} or {\"scenes\": ...} (objects_gt.json, objects_pred_3dvista.json); a scan goes "
+                "in with `scene build`, a scene-graph file with `scene import`")
+
 #: Errors caused by the user's input or environment: one line on stderr, exit code 2.
 USER_ERRORS = (SceneError, GeometryError, LLMError, ValueError, OSError)
 
@@ -36,8 +41,7 @@ USER_ERRORS = (SceneError, GeometryError, LLMError, ValueError, OSError)
 def add_scene_options(p: argparse.ArgumentParser, *, objects_required: bool = False) -> None:
     """--scene, --objects, --db, --json."""
     p.add_argument("--scene", default=DEMO_SCENE_ID, help="scene id (default: the built-in demo)")
-    p.add_argument("--objects", type=Path, required=objects_required,
-                   help="objects file (shared format, e.g. objects_gt.json)")
+    p.add_argument("--objects", type=Path, required=objects_required, help=OBJECTS_HELP)
     p.add_argument("--db", type=store_location, default=None,
                    help="scene store: a SQLite file or postgresql://USER[:PASSWORD]@HOST[:PORT]/DBNAME "
                         "(default: user data directory) [env SYNERGAI_STORE, config store]")

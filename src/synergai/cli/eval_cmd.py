@@ -6,12 +6,14 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
+from types import MappingProxyType
 
 from rich.console import Console
 from rich.table import Table
 
 from synergai.cli import alignment_cmd
 from synergai.cli.common import (
+    OBJECTS_HELP,
     add_llm_options,
     concurrency,
     open_llm,
@@ -25,21 +27,31 @@ from synergai.scene.builders.objects_json import load_objects_file
 from synergai.scene.model import SceneError
 from synergai.scene.serialization import parse_json
 
+#: What --questions takes, per benchmark.
+QUESTIONS_HELP = MappingProxyType({
+    "scanqa": "ScanQA questions JSON: [{question_id, scene_id, question, answers, object_ids, ...}] "
+              "(scanqa_val_dev.json)",
+    "sqa3d": "SQA3D questions JSON: [{scene_id, situation, question, answers, position, rotation, ...}] "
+             "(sqa3d_test_dev.json)",
+})
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `eval` command group."""
     ev = sub.add_parser("eval", help="run benchmarks")
     esub = ev.add_subparsers(dest="eval_cmd", required=True)
     p = esub.add_parser("relations", help="Sr3D check: does the graph single out each target?")
-    p.add_argument("--relations", type=Path, required=True, help="Sr3D relations file")
-    p.add_argument("--objects", type=Path, required=True, help="objects file (objects_gt.json)")
+    p.add_argument("--relations", type=Path, required=True,
+                   help="Sr3D records JSON: [{scene_id, target_id, relation, anchor_ids, utterance, ...}] "
+                        "(sr3d_test_relations_dev.json)")
+    p.add_argument("--objects", type=Path, required=True, help=OBJECTS_HELP)
     p.add_argument("--json", action="store_true")
     p.add_argument("--out", type=Path, default=None, help="also write metrics.json / report.md / plots here")
     p.set_defaults(func=cmd_relations)
     for name, help_ in [("scanqa", "ScanQA with the SynergAI agent"), ("sqa3d", "SQA3D situated questions")]:
         p = esub.add_parser(name, help=help_)
-        p.add_argument("--questions", type=Path, required=True, help=f"{name} questions file")
-        p.add_argument("--objects", type=Path, required=True, help="objects file (objects_gt.json)")
+        p.add_argument("--questions", type=Path, required=True, help=QUESTIONS_HELP[name])
+        p.add_argument("--objects", type=Path, required=True, help=OBJECTS_HELP)
         if name == "scanqa":
             p.add_argument("--pred-objects", type=Path, default=None,
                            help="answer on predicted instances (e.g. objects_pred_3dvista.json) instead")
@@ -63,8 +75,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = esub.add_parser("grounding", help="Sr3D / Nr3D utterances: is the grounded expression's top "
                                           "candidate the target, among all objects of the scene?")
     p.add_argument("--utterances", type=Path, required=True,
-                   help="Sr3D or Nr3D records (utterance, target_id, scene_id, relation)")
-    p.add_argument("--objects", type=Path, required=True, help="objects file (objects_gt.json)")
+                   help="Sr3D or Nr3D records JSON: [{scene_id, target_id, utterance, relation, ...}] "
+                        "(sr3d_test_relations_dev.json, nr3d_test_dev.json)")
+    p.add_argument("--objects", type=Path, required=True, help=OBJECTS_HELP)
     p.add_argument("--limit", type=int, default=None, help="a fixed spread-out subset of N utterances")
     p.add_argument("--out", type=Path, default=None,
                    help="results.jsonl (resumable), metrics.json, report.md, plots "

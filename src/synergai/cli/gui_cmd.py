@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from synergai.cli.common import add_llm_options, open_catalog, open_llm
+from synergai.cli.common import OBJECTS_HELP, add_llm_options, open_catalog, open_llm
 from synergai.cli.progress import StageDisplay, progress_mode
 from synergai.cli.safe_text import visible
 from synergai.llm import check_model
@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=int, default=8080, help="port (default 8080; taken: the next free one)")
     p.add_argument("--scene", default=DEMO_SCENE_ID, help="scene shown first (default: the built-in demo)")
     p.add_argument("--objects", type=Path, default=None,
-                   help="objects file (shared format, e.g. objects_gt.json): its scenes join the drop-down")
+                   help=f"{OBJECTS_HELP}; its scenes join the drop-down")
     p.add_argument("--db", type=store_location, default=None,
                    help="scene store: a SQLite file or a postgresql:// URL (default: user data directory)")
     add_llm_options(p)
@@ -42,9 +42,10 @@ def _run(args: argparse.Namespace) -> int:
     model = open_llm(args, progress=display.model_progress)  # one model for every tab
     check_model(model)  # a dead endpoint is reported now, not as the first answer
     handle = serve(catalog, lambda: model, host=args.host, port=args.port, scene_id=args.scene, block=False)
-    # the URL carries the GUI's own token, which the user needs; the rest is masked
-    served = mask_secrets(f"scene {args.scene}, model {args.llm}")
-    print(visible(f"SynergAI GUI on {handle.url}  ({served}; Ctrl-C to stop)"), flush=True)
+    print(visible(f"SynergAI GUI: open {handle.url}"))  # the only URL printed: the one with its token
+    served = mask_secrets(f"scene {args.scene}, store {catalog.store.where}, model {args.llm}")
+    print(visible(f"  {served}; Ctrl-C to stop"),
+          flush=True)
     if args.host not in LOOPBACK:
         print(f"note: bound to {visible(args.host)}: the GUI is reachable from your network; every request "
               "still needs the token in the URL above (keep it secret, share it only with people who may "

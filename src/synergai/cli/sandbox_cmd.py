@@ -18,7 +18,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     sb = sub.add_parser("sandbox", help="run untrusted programs against the scene APIs")
     ssub = sb.add_subparsers(dest="sandbox_cmd", required=True)
     p = ssub.add_parser("run", help="run a program file in the sandbox")
-    p.add_argument("file", type=Path)
+    p.add_argument("file", type=Path,
+                   help="a Python program (UTF-8 text) calling the scene API: scene(), filter(), relate(), "
+                        "query_attribute(), ... (docs/api-reference.md)")
     add_scene_options(p)
     p.add_argument("--pose", type=parse_pose, default=None, metavar="X,Y,Z,QX,QY,QZ,QW")
     p.add_argument("--timeout", type=seconds, default=5.0, help="wall-clock limit in seconds")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -13,15 +12,19 @@ from rich.table import Table
 from rich.text import Text
 
 from synergai.cli import build_cmd
-from synergai.cli.build_cmd import IMPORT_FORMATS, read_graph
 from synergai.cli.common import add_scene_options, open_catalog, print_json, settings
 from synergai.cli.safe_text import visible
-from synergai.scene import serialization
+from synergai.scene.formats import (
+    FORMATS,
+    READ_FORMATS,
+    WRITE_FORMATS,
+    describe_formats,
+    export_scene,
+    import_scene,
+)
 from synergai.scene.model import WORDING, SceneGraph
 from synergai.scene.rooms import room_members
 from synergai.scene.store_location import store_location
-
-EXPORT_FORMATS = ("json", "networkx", "sceneverse", "conceptgraphs", "spark-dsg")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -50,22 +53,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object per line: "
                                                        "{scene, seq, kind, actor, object_ids, at}")
     p.set_defaults(func=cmd_watch)
-    p = ssub.add_parser("export", help="write the scene graph in another format")
+    p = ssub.add_parser("export", help=f"write a scene graph as {', '.join(WRITE_FORMATS)}",
+                        description=f"Write a stored scene graph in one of these formats: "
+                                    f"{describe_formats(WRITE_FORMATS)}.")
     add_scene_options(p)
-    p.add_argument("--format", choices=EXPORT_FORMATS, default="json")
+    p.add_argument("--format", choices=WRITE_FORMATS, default="json", help="default: json")
     p.add_argument("--out", type=Path, default=None,
                    help="output file (default: stdout; spark-dsg needs one: .json is JSON, .sparkdsg binary)")
     p.set_defaults(func=cmd_export)
-    p = ssub.add_parser("import", help="load a scene graph that `scene export` wrote into the store")
-    p.add_argument("path", type=Path)
-    p.add_argument("--format", choices=IMPORT_FORMATS, default="json",
-                   help="json (default, synergai's own), sceneverse, conceptgraphs or spark-dsg "
-                        "(Hydra's graphs, JSON or binary)")
+    p = ssub.add_parser("import", help=f"load a scene-graph file ({', '.join(READ_FORMATS)}) into the store",
+                        description=f"Load a scene-graph file into the store, ready to ask: when the file "
+                                    f"brings no relations, synergai computes them from the boxes "
+                                    f"(--no-relations keeps the file as it is). Formats: "
+                                    f"{describe_formats(READ_FORMATS)}. A scan (ScanNet, point cloud, RGB-D, "
+                                    f"ROS bag) goes through `scene build` instead.")
+    p.add_argument("path", type=Path, help="the scene-graph file")
+    p.add_argument("--format", choices=READ_FORMATS, default="json", help="default: json (synergai's own)")
     p.add_argument("--scene-id", default=None,
                    help="id in the store (default: the one in the file; conceptgraphs and graphs "
                         "not written by synergai: the file name)")
+    p.add_argument("--no-relations", action="store_true",
+                   help="keep a file that brings no relations without them (default: compute them)")
     p.add_argument("--db", type=store_location, default=None, help="scene store (a path or postgresql://...)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=cmd_import)
 
 
@@ -134,21 +144,44 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+#: `scene show`'s columns: (name, wraps). Ids never wrap (they are what --mark takes), nor levels.
+_SHOW_COLUMNS = (("id", False), ("label", True), ("level", False), ("center", True), ("size", True),
+                 ("attributes", True), ("room", True))
+def _show_objects(graph: SceneGraph) -> Console:
+    """Print the objects table: ids whole (the table widens past the terminal rather than cut one), other
+    cells wrapped at spaces, never cut. Returns the console used, for what follows."""
+    rows = []
+    for o in graph:
+        rows.append([visible(o.id), visible(o.category), str(graph.levels.get(o.id, "-")),
+                     ", ".join(f"{v:.2f}" for v in o.center), ", ".join(f"{v:.2f}" for v in o.size),
+                     visible(", ".join(o.attributes)),
+                     visible(graph.room(o.room).name if o.room else "-")])
+    columns = [c for c in _SHOW_COLUMNS if graph.rooms or c[0] != "room"]
+    table = Table(title=escape(visible(f"{graph.scene_id} ({graph.scene_type or 'scene'})")))
+    needed = 1
+    for k, (name, wraps) in enumerate(columns):
+        natural = max([len(name), *(len(r[k]) for r in rows)])
+        if wraps:  # rich narrows these (down to their header) before the table widens
+            table.add_column(name, overflow="fold")
+            needed += min(natural, len(name)) + 3  # the padding on both sides and one rule
+        else:
+            table.add_column(name, no_wrap=True, min_width=natural)
+            needed += natural + 3
+    for r in rows:
+        table.add_row(*(escape(cell) for cell in r[:len(columns)]))
+    console = Console()
+    if needed > console.width:
+        console = Console(width=needed)
+    console.print(table)
+    return console
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     graph = open_catalog(args).open(args.scene)
     if args.json:
         print_json(graph_summary(graph))
         return 0
-    console = Console()
-    with_rooms = bool(graph.rooms)
-    table = Table("id", "label", "level", "center", "size", "attributes", *(["room"] if with_rooms else []),
-                  title=escape(visible(f"{graph.scene_id} ({graph.scene_type or 'scene'})")))
-    for o in graph:
-        room = [escape(visible(graph.room(o.room).name if o.room else "-"))] if with_rooms else []
-        table.add_row(escape(visible(o.id)), escape(visible(o.category)), str(graph.levels.get(o.id, "-")),
-                      ", ".join(f"{v:.2f}" for v in o.center), ", ".join(f"{v:.2f}" for v in o.size),
-                      escape(visible(", ".join(o.attributes))), *room)
-    console.print(table)
+    console = _show_objects(graph)
     if graph.rooms:
         members = room_members(graph)
         console.print(f"[bold]{len(graph.rooms)} rooms[/bold]")
@@ -224,32 +257,14 @@ def cmd_drop(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from synergai.scene import export  # networkx: only when exporting
-
-    if args.format == "spark-dsg" and args.out is None:
-        raise ValueError("--format spark-dsg needs --out FILE (.json for JSON, .sparkdsg for the binary "
+    if FORMATS[args.format].dumps is None and args.out is None:
+        raise ValueError(f"--format {args.format} needs --out FILE (.json for JSON, .sparkdsg for the binary "
                          "form)")
     graph = open_catalog(args).open(args.scene)
-    if args.format == "spark-dsg":
-        from synergai.scene.sparkdsg import save_spark_dsg
-
-        save_spark_dsg(graph, args.out)
-        print(f"wrote {args.out}")
-        return 0
-    if args.format == "json":
-        text = serialization.dumps(graph)
-    elif args.format == "networkx":
-        import networkx as nx
-
-        text = json.dumps(nx.node_link_data(export.to_networkx(graph), edges="edges"), indent=2, default=list)
-    elif args.format == "sceneverse":
-        text = json.dumps(export.to_sceneverse(graph), indent=2)
-    else:
-        text = json.dumps(export.to_conceptgraphs(graph), indent=2)
-    if args.out is None:
+    text = export_scene(graph, args.format, args.out)
+    if text is not None:
         print(text)
     else:
-        args.out.write_text(text + "\n", encoding="utf-8")
         print(visible(f"wrote {args.out}"))
     return 0
 
@@ -257,27 +272,21 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     from synergai.scene.store import SceneStore
 
-    notes: list[str] = []
-    if args.format == "spark-dsg":
-        from synergai.scene.sparkdsg import load_spark_dsg
-
-        result = load_spark_dsg(args.path, args.scene_id)
-        graph = result.graph
-        notes = [n for n in (result.library_notes, result.left_out) if n]
-    else:
-        try:
-            text = args.path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ValueError(f"cannot read {args.path}: {exc.strerror}") from None
-        graph = read_graph(text, args.format, args.path, args.scene_id)
+    result = import_scene(args.path, args.format, args.scene_id, relations=not args.no_relations)
+    graph = result.graph
     settings(args)
     store = SceneStore(args.db)
     if store.has_scene(graph.scene_id):
         raise ValueError(f"scene {graph.scene_id} is already in the store")
     store.register(graph, {"builder": "import", "path": str(args.path.resolve())})
+    notes = list(result.notes)
+    if result.computed_relations is not None:
+        notes.append(f"the file brought no relations: computed {result.computed_relations} from the boxes "
+                     "(--no-relations keeps the file as it is)")
     if args.json:
         print_json({"scene": graph.scene_id, "objects": len(graph), "relations": len(graph.edges),
-                    "rooms": len(graph.rooms), "notes": notes})
+                    "rooms": len(graph.rooms), "computed_relations": result.computed_relations,
+                    "notes": notes})
     else:
         rooms = f", {len(graph.rooms)} rooms" if graph.rooms else ""
         print(visible(f"imported {graph.scene_id}: {len(graph)} objects, "

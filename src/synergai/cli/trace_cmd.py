@@ -25,7 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     trace = sub.add_parser("trace", help="read a model-call log written with --trace")
     tsub = trace.add_subparsers(dest="trace_cmd", required=True)
     p = tsub.add_parser("show", help="print the turns of a trace file as a person reads them")
-    p.add_argument("path", type=Path, metavar="FILE")
+    p.add_argument("path", type=Path, metavar="FILE",
+                   help="a JSON Lines log of model calls, as --trace FILE.jsonl writes it")
     p.add_argument("--turn", type=int, default=None, metavar="N", help="only turn N")
     p.set_defaults(func=cmd_show, uses_settings=False)
 

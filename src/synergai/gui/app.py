@@ -15,6 +15,8 @@ line in the server's log when it goes away and one when it is back.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import logging
 import math
 import threading
@@ -308,7 +310,10 @@ def serve(catalog: SceneCatalog, llm_factory: LLMFactory, host: str = "127.0.0.1
     check_bindable(host)
     slot = PolicySlot()  # every request is refused until the policy knows the port bound
     quiet_malformed_messages()
-    with guarded_serving(slot):
+    # viser prints its own banner with the URL but not the token (that page answers 403): only ours
+    # (handle.url) is worth printing; ``verbose`` keeps viser's
+    banner = contextlib.nullcontext() if verbose else contextlib.redirect_stdout(io.StringIO())
+    with guarded_serving(slot), banner:
         server = viser.ViserServer(host=host, port=port, label="SynergAI", verbose=verbose)
     policy = AccessPolicy(token or new_token(), server.get_port(), host)
     slot.policy = policy

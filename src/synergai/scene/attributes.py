@@ -28,7 +28,7 @@ def _distances(rgb: tuple[int, int, int] | list[int] | np.ndarray, ref: np.ndarr
 
 #: Largest ratio of an object's two largest box sides that still reads as "square" (scanned boxes of square
 #: things come out a few per cent uneven). Checked on the ScanQA dev split's shape questions, gold objects:
-#: 72 of 103 answers name the shape this gives (always "rectangular": see docs/benchmarks.md).
+#: 72 of 103 answers name the shape this gives (always "rectangular": see docs/benchmarks-history.md).
 SQUARE_RATIO = 1.15
 
 

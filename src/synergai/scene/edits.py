@@ -200,7 +200,7 @@ class EditRecord:
         return EditRequest(self.actor, self.op, self.changes, self.utterance, self.robot)
 
     def summary(self) -> str:
-        """One line for listings, e.g. ``user renamed 12 chair -> stool: 'that is a stool'``."""
+        """One line for listings, e.g. ``user renamed 12 (chair) -> stool: 'that is a stool'``."""
         text = f"{self.who} {describe(self.changes, self.op)}"
         if self.utterance:
             text += f": {self.utterance!r}"
@@ -214,7 +214,8 @@ def _edge_text(e: Edge) -> str:
 
 
 def describe(changes: Sequence[Change], op: str = "") -> str:
-    """A short phrase for a change tuple (``renamed 12 chair -> stool``)."""
+    """A short phrase for a change tuple: the object's id, then its label in brackets (``renamed 12 (chair)
+    -> stool``), so that an id that reads as a label ("tray") is not taken for one."""
     objs = [c for c in changes if isinstance(c, ObjectChange)]
     added = [c.edge for c in changes if isinstance(c, EdgeChange) and c.added]
     removed = [c.edge for c in changes if isinstance(c, EdgeChange) and not c.added]
@@ -223,20 +224,20 @@ def describe(changes: Sequence[Change], op: str = "") -> str:
         b, a = c.before, c.after
         rels = f" with {len(added)} relation(s)" if added else ""
         if b is None and a is not None:
-            return f"added object {a.id} {a.category}{rels}"
+            return f"added object {a.id} ({a.category}){rels}"
         if a is None and b is not None:
             rels = f" and {len(removed)} relation(s)" if removed else ""
-            return f"removed object {b.id} {b.category}{rels}"
+            return f"removed object {b.id} ({b.category}){rels}"
         if b is not None and a is not None:
             if b.category != a.category and b.attributes == a.attributes and not added + removed:
-                return f"renamed {a.id} {b.category} -> {a.category}"
+                return f"renamed {a.id} ({b.category}) -> {a.category}"
             if b.attributes != a.attributes and b.category == a.category and not added + removed:
-                return f"set attributes of {a.id} {a.category} [{', '.join(b.attributes)}] -> " \
+                return f"set attributes of {a.id} ({a.category}) [{', '.join(b.attributes)}] -> " \
                        f"[{', '.join(a.attributes)}]"
             if (b.center, b.size) != (a.center, a.size) and (b.category, b.attributes) == (a.category,
                                                                                               a.attributes):
                 where = ", ".join(f"{v:.2f}" for v in a.center)
-                return f"moved {a.id} {a.category} to ({where})"
+                return f"moved {a.id} ({a.category}) to ({where})"
     if not objs and len(added) == 1 and not removed:
         return f"added relation {_edge_text(added[0])}"
     if not objs and len(removed) == 1 and not added:

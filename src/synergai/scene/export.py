@@ -24,6 +24,7 @@ from typing import Any
 
 import networkx as nx
 
+from synergai.scene.attributes import color_name
 from synergai.scene.model import (
     INVERSE,
     WORDING,
@@ -69,7 +70,8 @@ _OPTIONAL_FIELDS = ("color", "attributes", "confidence", "provenance", "kind", "
 def _object(oid: str, a: Mapping[str, Any], where: str | None = None) -> SceneObject:
     """A SceneObject from a mapping of its fields (networkx node attributes, a SceneVerse or ConceptGraphs
     object), each field's type checked by :func:`~synergai.scene.serialization.object_from_dict`: a
-    number where a list belongs, or ``attributes: "red"``, is an error, never coerced."""
+    number where a list belongs, or ``attributes: "red"``, is an error, never coerced. A colour given
+    without attributes gets its colour name."""
     where = where or f"object {oid}"
     for key in ("category", "center", "size"):
         if a.get(key) is None:
@@ -82,7 +84,10 @@ def _object(oid: str, a: Mapping[str, Any], where: str | None = None) -> SceneOb
         fields["obb"] = {"center": obb.center, "size": obb.size, "yaw": obb.yaw}
     if isinstance(fields.get("kind"), ObjectKind):
         fields["kind"] = fields["kind"].value
-    return object_from_dict(fields, where=where)
+    obj = object_from_dict(fields, where=where)
+    if "attributes" not in fields and obj.color is not None:  # as every other source names a colour
+        obj = obj.with_changes(attributes=(color_name(obj.color),))
+    return obj
 
 
 def _source_id(value: Any, where: str) -> str:
@@ -165,6 +170,9 @@ _FROM_SCENEVERSE: Mapping[str, Relation] = MappingProxyType({
     "next to": Relation.NEXT_TO, "above": Relation.ABOVE, "higher than": Relation.HIGHER_THAN,
     "below": Relation.BELOW, "lower than": Relation.LOWER_THAN,
 })
+#: SceneVerse's ids of nodes that are not objects (camera -1, wall -2, floor -3): relations to them are
+#: not stored.
+SCENEVERSE_SPECIAL_IDS = frozenset({"-1", "-2", "-3"})
 # SceneVerse's proximity phrase, e.g. "10 o‘clock direction far from" (the clock part is view-dependent)
 _CLOCK = re.compile(r"^\d{1,2}\s*o\S?clock direction (near|far from)$")
 # relations stored in the other direction (the store keeps SUPPORTED_BY, ABOVE, HIGHER_THAN)
@@ -226,8 +234,9 @@ def from_sceneverse(
 
     Facts are stored once, in the store's direction: ``[a, b, "support"]`` becomes ``b SUPPORTED_BY a``
     and a repeated or inverse fact is kept once. View-dependent phrases ("to the left of", "behind")
-    and relations to ids that are not objects (SceneVerse's camera -1 / wall -2 / floor -3 nodes) are
-    skipped, or raise :class:`SceneError` with ``strict``; unknown phrases always raise.
+    and relations to SceneVerse's camera / wall / floor nodes (:data:`SCENEVERSE_SPECIAL_IDS`) are
+    skipped, or raise :class:`SceneError` with ``strict``; unknown phrases and relations naming any other
+    missing object always raise.
     """
     if not isinstance(data, Mapping):
         raise SceneError("SceneVerse data must be a JSON object")
@@ -251,6 +260,9 @@ def from_sceneverse(
         if not isinstance(rel_item, list | tuple) or len(rel_item) != 3 or not isinstance(rel_item[2], str):
             raise SceneError(f"SceneVerse relationship {k} must be [subject_id, object_id, words]")
         s, o, words = str(rel_item[0]), str(rel_item[1]), rel_item[2]
+        missing = [i for i in (s, o) if i not in graph and i not in SCENEVERSE_SPECIAL_IDS]
+        if missing:
+            raise SceneError(f"SceneVerse relationship {k} {rel_item!r}: no object {missing[0]}"[:200])
         rel = sceneverse_relation(words)
         if rel is None or s not in graph or o not in graph:
             if strict:

@@ -18,12 +18,16 @@ Mapping:
 Reading a graph another tool wrote (Hydra): objects come from the object layer, named by their
 labelspace category (else their name, else "object"); an object's room is the room above it (room ->
 place -> object, or room -> object), else the room whose footprint holds its centre; a room's footprint
-is its bounding box's floor rectangle, else the outline of its objects. Every other layer (places, mesh
-places, agents, buildings, ...) and the mesh are left out; :attr:`SparkDsgImport.left_out` says which.
+is its bounding box's floor rectangle, else the outline of its objects. A node's colour gets its colour
+name; a box that is no box (a negative dimension, the node's position outside it: what
+``BoundingBox(min, max)`` gives, the constructor taking (dimensions, centre)) is refused. Every other
+layer (places, mesh places, agents, buildings, ...) and the mesh are left out;
+:attr:`SparkDsgImport.left_out` says which.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import sys
@@ -37,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from synergai.geometry.frames import vec3
+from synergai.scene.attributes import color_name
 from synergai.scene.model import (
     Edge,
     OrientedBox,
@@ -241,12 +246,52 @@ def _category(labelspace: Any, attrs: Any, default: str) -> str:
     return name or (attrs.name or "").strip() or default
 
 
+#: How far (metres) a node's position may lie outside its bounding box (single-precision boxes).
+POSITION_TOLERANCE = 0.01
+_MIN_MAX_HINT = ("; it looks like BoundingBox(min, max), but spark_dsg.BoundingBox takes (dimensions, "
+                 "centre): BoundingBox(max - min, (min + max) / 2)")
+
+
+def check_box(where: str, box: Any, position: Any) -> None:
+    """Refuse a bounding box that is no box: a negative dimension, or the node's position (when set)
+    outside it. Both are what ``BoundingBox(min, max)`` gives, as the constructor takes (dimensions,
+    centre); the message says so when the numbers fit that reading. (Plain floats: this runs per node.)"""
+    dims = [float(v) for v in box.dimensions]
+    centre = [float(v) for v in box.world_P_center]
+    p = [float(v) for v in position]
+    if not all(math.isfinite(v) for v in (*dims, *centre)):
+        raise SceneError(f"{where}: its bounding box is not finite")
+    given = any(p)  # a position of (0, 0, 0) is the library's default: not given
+    if box.has_rotation():
+        local = [float(v) for v in np.asarray(box.world_R_center, dtype=float).T @ (np.asarray(p) - centre)]
+    else:
+        local = [a - c for a, c in zip(p, centre, strict=True)]
+    negative = any(d < 0 for d in dims)
+    outside = given and any(abs(v) > d / 2 + POSITION_TOLERANCE for v, d in zip(local, dims, strict=True))
+    if not (negative or outside):
+        return
+    as_min_max = all(d <= c for d, c in zip(dims, centre, strict=True)) and (
+        not given or all(d <= v <= c for d, v, c in zip(dims, p, centre, strict=True)))
+    hint = _MIN_MAX_HINT if as_min_max else ""
+    shown = f"(dimensions {_xyz(dims)}, centre {_xyz(centre)})"
+    if negative:
+        raise SceneError(f"{where}: its bounding box has a negative dimension {shown}{hint}")
+    raise SceneError(f"{where}: its position {_xyz(p)} lies outside its bounding box {shown}{hint}")
+
+
+def _xyz(v: list[float]) -> str:
+    return "(" + ", ".join(f"{x:.3g}" for x in v) + ")"
+
+
 def _native_object(oid: str, attrs: Any, labelspace: Any) -> SceneObject:
     """An object from Spark-DSG's own fields (a graph Hydra or another tool wrote). A rotated box gives
-    the axis-aligned box around its corners and, when it turns about z only, the oriented box."""
+    the axis-aligned box around its corners and, when it turns about z only, the oriented box. A box
+    that is no box (:func:`check_box`) is refused; a colour gets its colour name as an attribute."""
     dsg = _dsg()
     box = attrs.bounding_box
     obb = None
+    if box.type != dsg.BoundingBoxType.INVALID:
+        check_box(f"Spark-DSG node {oid}", box, attrs.position)
     if box.type == dsg.BoundingBoxType.INVALID:
         center, size = vec3(attrs.position), (0.0, 0.0, 0.0)
     elif box.has_rotation():
@@ -255,13 +300,14 @@ def _native_object(oid: str, attrs: Any, labelspace: Any) -> SceneObject:
         center, size = vec3((lo + hi) / 2), vec3(hi - lo)
         rot = np.asarray(box.world_R_center, dtype=float)
         if np.allclose(rot[2], [0.0, 0.0, 1.0], atol=1e-6):  # a turn about z: our oriented box
-            obb = OrientedBox(vec3(box.world_P_center), vec3(np.abs(box.dimensions)),
+            obb = OrientedBox(vec3(box.world_P_center), vec3(box.dimensions),
                               float(np.arctan2(rot[1, 0], rot[0, 0])))
     else:
-        center, size = vec3(box.world_P_center), vec3(np.abs(box.dimensions))
-    color = tuple(int(c) for c in attrs.color)
-    return SceneObject(oid, _category(labelspace, attrs, "object"), center, size,
-                       color=None if color == (0, 0, 0) else color,  # type: ignore[arg-type]
+        center, size = vec3(box.world_P_center), vec3(box.dimensions)
+    r, g, b = (int(c) for c in attrs.color)
+    color = None if (r, g, b) == (0, 0, 0) else (r, g, b)  # the library's default: no colour given
+    return SceneObject(oid, _category(labelspace, attrs, "object"), center, size, color=color,
+                       attributes=(color_name(color),) if color is not None else (),
                        provenance="spark-dsg", obb=obb)
 
 
