@@ -80,7 +80,8 @@ def test_a_room_gives_floor_ceiling_walls_and_two_unnamed_objects(room) -> None:
         assert len(match) == 1, truth
         got = match[0]
         # the bottom face lies in the floor plane and goes to the floor; the rest is the object
-        assert np.allclose(got.min_corner[:2], lo[:2], atol=0.04) and np.allclose(got.max_corner, hi, atol=0.04)
+        assert np.allclose(got.min_corner[:2], lo[:2], atol=0.04)
+        assert np.allclose(got.max_corner, hi, atol=0.04)
         assert got.attributes == (colour,) and got.kind is ObjectKind.OBJECT
     ids = [o.id for o in objects]
     assert len(set(ids)) == len(ids)
