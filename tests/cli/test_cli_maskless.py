@@ -130,6 +130,24 @@ def test_a_scripted_image_model_names_segments_from_their_crops(frames_dir, tmp_
     assert labels.count(UNNAMED) >= 2  # "unknown" and the sentence leave their segments unnamed
 
 
+def test_a_bag_without_a_mask_topic_is_segmented_and_named_from_a_second_pass(cloud, tmp_path, capsys):
+    from synergai.scene.builders.rosbag_writer import BAG_TOPICS, write_rgbd_bag
+
+    frames = orbit_frames(cloud, n=6, size=(150, 200), f=100.0)
+    bag = write_rgbd_bag(tmp_path / "scan.bag", frames, fmt="ros1")
+    db = tmp_path / "s.db"
+    names = script(tmp_path / "names.json", ["shelf"] + ["unknown"] * 400)
+    code = main(["scene", "build", "--from", "rosbag", str(bag), "--depth-topic", BAG_TOPICS["depth"],
+                 "--color-topic", BAG_TOPICS["color"], "--camera-info-topic", BAG_TOPICS["camera_info"],
+                 "--pose-topic", BAG_TOPICS["pose"], "--scene-id", "bag", "--db", str(db), "--json",
+                 "--name-with", f"scripted:{names}"])
+    assert code == 0, capsys.readouterr().err
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["frames"] == 6 and summary["named_by_model"] == 1 and summary["unnamed"] >= 2
+    labels = [o["label"] for o in shown(db, "bag", capsys)]
+    assert labels.count("shelf") == 1 and labels.count("floor") == 1
+
+
 class _VisionServer(ThreadingHTTPServer):
     daemon_threads = True
 
