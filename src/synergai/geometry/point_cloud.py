@@ -22,8 +22,11 @@ def open3d() -> Any:
     """The ``open3d`` module, or a one-line GeometryError naming the extra that installs it."""
     try:
         import open3d as o3d
-    except ImportError:
+    except ModuleNotFoundError:
         raise GeometryError(f"segmenting a scan without instance masks needs Open3D: {EXTRA}") from None
+    except (ImportError, OSError) as exc:  # installed but broken (a missing system library)
+        raise GeometryError(f"segmenting a scan without instance masks needs Open3D, which does not load "
+                            f"({exc}); reinstall it: {EXTRA}".splitlines()[0]) from None
     return o3d
 
 

@@ -41,9 +41,10 @@ def object_name(reply: str) -> str | None:
     usable (unknown, empty, a sentence, not letters)."""
     text = " ".join(reply.strip().lower().split())
     text = text.strip(" .!\"'`*")
-    for article in _ARTICLES:
-        if text.startswith(article):
-            text = text[len(article):]
+    for _ in range(2):  # "it is a monitor": the phrase, then the article
+        for article in _ARTICLES:
+            if text.startswith(article):
+                text = text[len(article):]
     if not text or text in _NOT_NAMES or len(text.split()) > 3 or not _NAME.fullmatch(text):
         return None
     return text
