@@ -103,6 +103,7 @@ def test_a_larger_min_points_drops_small_clusters(room) -> None:
     (np.column_stack([np.linspace(0, 1, 50), np.zeros(50), np.zeros(50)]), "lie on one line"),
     (np.array([[0, 0, 0], [1, 0, 0], [0, 1, np.nan], [1, 1, 1.0]]), "NaN or infinite"),
     (np.zeros((0, 3)), "the cloud has 0 points"),
+    (np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1e12, 1, 1.0]]), "are its units metres?"),
 ])
 def test_a_cloud_nothing_can_be_segmented_in_is_one_line(xyz, message) -> None:
     with pytest.raises(SceneError) as err:

@@ -7,6 +7,7 @@ Open3D is imported when first needed (it takes ~2 s); without it every function 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +31,16 @@ def open3d() -> Any:
     return o3d
 
 
+def _run(work: Any, *args: Any) -> Any:
+    """``work(*args)``; Open3D's RuntimeError (bad sizes, out of range) as one GeometryError line."""
+    try:
+        return work(*args)
+    except RuntimeError as exc:
+        text = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).split())
+        said = re.search(r":\d+: (.+)$", text)  # after Open3D's "[Open3D Error] (function) file.cpp:379: "
+        raise GeometryError(f"Open3D: {(said.group(1) if said else text)[:200]}") from None
+
+
 def _cloud(xyz: np.ndarray) -> Any:
     o3d = open3d()
     return o3d.geometry.PointCloud(o3d.utility.Vector3dVector(np.ascontiguousarray(xyz, dtype=np.float64)))
@@ -42,7 +53,7 @@ def voxel_downsample(xyz: np.ndarray, rgb: np.ndarray, voxel: float) -> tuple[np
     o3d = open3d()
     cloud = _cloud(xyz)
     cloud.colors = o3d.utility.Vector3dVector(np.ascontiguousarray(rgb, dtype=np.float64) / 255.0)
-    down = cloud.voxel_down_sample(float(voxel))
+    down = _run(cloud.voxel_down_sample, float(voxel))
     return np.asarray(down.points), np.asarray(down.colors) * 255.0
 
 
@@ -50,7 +61,7 @@ def point_spacing(xyz: np.ndarray) -> float:
     """The median distance from a point to its nearest neighbour (the cloud's sampling step, metres)."""
     if len(xyz) < 2:
         raise GeometryError("a point spacing needs at least two points")
-    return float(np.median(np.asarray(_cloud(xyz).compute_nearest_neighbor_distance())))
+    return float(np.median(np.asarray(_run(_cloud(xyz).compute_nearest_neighbor_distance))))
 
 
 @dataclass(frozen=True)
@@ -74,7 +85,7 @@ def fit_plane(xyz: np.ndarray, distance: float, *, iterations: int = 500, sample
     o3d.utility.random.seed(int(seed))
     rng = np.random.default_rng(seed)
     subset = pts if len(pts) <= sample else pts[rng.choice(len(pts), sample, replace=False)]
-    model, _ = _cloud(subset).segment_plane(float(distance), 3, int(iterations), 0.9999)
+    model, _ = _run(_cloud(subset).segment_plane, float(distance), 3, int(iterations), 0.9999)
     normal, offset = np.asarray(model[:3], dtype=np.float64), float(model[3])
     scale = float(np.linalg.norm(normal))
     if scale == 0.0:
@@ -90,5 +101,5 @@ def dbscan(xyz: np.ndarray, eps: float, min_points: int) -> np.ndarray:
     """Open3D's DBSCAN: a cluster number per point (0, 1, ...), -1 for noise."""
     if len(xyz) == 0:
         return np.zeros(0, dtype=np.int64)
-    labels = _cloud(xyz).cluster_dbscan(float(eps), int(min_points), print_progress=False)
+    labels = _run(_cloud(xyz).cluster_dbscan, float(eps), int(min_points), False)
     return np.asarray(labels, dtype=np.int64)

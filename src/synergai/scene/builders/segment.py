@@ -33,6 +33,10 @@ NAMING_NOTE = ('{n} segments are unnamed "{label}" objects: name one by clicking
                'synergai ask "that is a chair" --scene {scene} --mark ID')
 
 
+#: Widest cloud segmented, in metres (a building, not a city; larger ones are usually in millimetres).
+MAX_EXTENT = 10_000.0
+
+
 @dataclass(frozen=True)
 class SegmentParams:
     """Thresholds of the segmentation (metres unless said otherwise)."""
@@ -100,6 +104,9 @@ def check_cloud(xyz: np.ndarray, rgb: np.ndarray) -> tuple[np.ndarray, np.ndarra
         raise SceneError(f"all {len(pts)} points of the cloud are at one place: nothing to segment")
     if np.sort(extent)[1] < 1e-6:
         raise SceneError("the cloud's points lie on one line: nothing to segment")
+    if extent.max() > MAX_EXTENT:
+        raise SceneError(f"the cloud spans {extent.max():.3g} m, more than {MAX_EXTENT:g} m: are its units "
+                         "metres?")
     return pts, col
 
 
