@@ -51,18 +51,18 @@ def gt_boxes(scene: str) -> tuple[list[str], np.ndarray, np.ndarray]:
 
 
 def _inside(p: np.ndarray, lo: np.ndarray, hi: np.ndarray, grow: float) -> float:
-    hit = np.zeros(len(p), bool)
-    for a, b in zip(lo - grow, hi + grow, strict=True):
-        hit |= np.all((p >= a) & (p <= b), axis=1)
+    """The share of points inside at least one of the boxes grown by ``grow``."""
+    hit = np.all((p[:, None] >= lo - grow) & (p[:, None] <= hi + grow), axis=2).any(axis=1)
     return float(hit.mean())
 
 
 def fit_frame(zup: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[float, np.ndarray, float]:
-    """(turn in degrees, translation, share of vertices inside the boxes) putting the mesh on the boxes."""
-    sub = zup[::10]
+    """(turn in degrees, translation, share of vertices inside the boxes) putting the mesh on the boxes:
+    a grid of turns (2 degrees) and shifts (10 cm), then finer turns (0.25 degree) and shifts (2 cm)."""
+    sub, coarse = zup[::10], zup[::40]
     best = (-1.0, 0.0, np.zeros(3))
     for deg in np.arange(0.0, 360.0, 2.0):
-        p = sub @ _turn(deg).T
+        p = coarse @ _turn(deg).T
         base = (lo.min(axis=0) + hi.max(axis=0)) / 2 - (p.min(axis=0) + p.max(axis=0)) / 2
         base[2] = lo.min(axis=0)[2] - p.min(axis=0)[2]
         for dx in np.arange(-0.3, 0.31, 0.1):
@@ -71,15 +71,19 @@ def fit_frame(zup: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[float, n
                 s = _inside(p + t, lo, hi, 0.03)
                 if s > best[0]:
                     best = (s, deg, t)
-    _, deg0, t0 = best
-    best = (-1.0, deg0, t0)
-    for deg in np.arange(deg0 - 2, deg0 + 2.01, 0.25):
-        p = sub @ _turn(deg).T
-        for d in np.stack(np.meshgrid(*(np.arange(-0.1, 0.101, 0.02),) * 2, np.arange(-0.06, 0.061, 0.02)),
-                          axis=-1).reshape(-1, 3):
-            s = _inside(p + t0 + d, lo, hi, 0.01)
-            if s > best[0]:
-                best = (s, deg, t0 + d)
+    _, deg, t = best
+    best = (-1.0, deg, t)
+    for deg in np.arange(best[1] - 2, best[1] + 2.01, 0.25):  # finer turns at the coarse shift
+        s = _inside(sub @ _turn(deg).T + t, lo, hi, 0.01)
+        if s > best[0]:
+            best = (s, deg, t)
+    deg = best[1]
+    p = sub @ _turn(deg).T
+    for d in np.stack(np.meshgrid(*(np.arange(-0.1, 0.101, 0.02),) * 2, np.arange(-0.06, 0.061, 0.02)),
+                      axis=-1).reshape(-1, 3):  # finer shifts at the best turn
+        s = _inside(p + t + d, lo, hi, 0.01)
+        if s > best[0]:
+            best = (s, deg, t + d)
     _, deg, t = best
     return float(deg), np.asarray(t), _inside(zup @ _turn(deg).T + t, lo, hi, 0.01)
 
