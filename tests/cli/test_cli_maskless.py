@@ -238,3 +238,42 @@ def test_bad_input_is_one_line_exit_2_and_leaves_the_store(cloud, frames_dir, tm
         err = capsys.readouterr().err
         assert len(err.strip().splitlines()) == 1 and message in err, (argv, err)
     assert stored(db) == before
+
+
+def _room_file(path: Path) -> Path:
+    """A 4 x 4 m room (floor, four walls) with a red box: rows x y z r g b, no instance column."""
+    rng = np.random.default_rng(5)
+    g = np.arange(0.0, 4.0001, 0.04)
+    a, b = (m.ravel() for m in np.meshgrid(g, g[g <= 2.6]))
+    f1, f2 = (m.ravel() for m in np.meshgrid(g, g))
+    zero = 0 * a
+    parts = [np.column_stack([f1, f2, 0 * f1]),
+             np.column_stack([zero, a, b]), np.column_stack([zero + 4, a, b]),
+             np.column_stack([a, zero, b]), np.column_stack([a, zero + 4, b])]
+    box = rng.uniform([1.0, 1.0, 0.02], [1.6, 1.5, 0.7], (4000, 3))
+    box[np.arange(4000) % 3 == 0, 2] = 0.7  # its top
+    xyz = np.concatenate([*parts, box]) + rng.normal(0, 0.002, (sum(map(len, parts)) + 4000, 3))
+    rgb = np.concatenate([np.full((len(xyz) - 4000, 3), 200.0), np.tile([200.0, 30, 30], (4000, 1))])
+    np.save(path, np.column_stack([xyz, rgb]))
+    return path
+
+
+def test_segments_are_stored_renamed_and_undone_on_both_backends(store_location, tmp_path, capsys):
+    db = str(store_location)
+    room = _room_file(tmp_path / "room.npy")
+    assert main(["scene", "build", "--from", "pointcloud", str(room), "--db", db, "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    objects = shown(db, "room", capsys)
+    labels = sorted(o["label"] for o in objects)
+    assert labels == ["floor", UNNAMED, "wall", "wall", "wall", "wall"] and summary["unnamed"] == 1
+    box = next(o for o in objects if o["label"] == UNNAMED)
+    assert box["attributes"] == ["red"] and abs(box["center"][0] - 1.3) < 0.05
+    rename = json.dumps({"thought": "t", "plan": [{"action": "update_name", "action_input": {
+        "item_id_list": [box["id"]], "new_name_list": ["cabinet"]}}]})
+    done = json.dumps({"thought": "t", "action": "final_answer", "action_input": {
+        "answer": "It is a cabinet.", "short_answer": "cabinet", "item_id_list": [box["id"]]}})
+    assert main(["ask", "that is a cabinet", "--scene", "room", "--mark", box["id"], "--db", db,
+                 "--llm", f"scripted:{script(tmp_path / 'r.json', [rename, done])}"]) == 0
+    assert {o["id"]: o["label"] for o in shown(db, "room", capsys)}[box["id"]] == "cabinet"
+    assert main(["scene", "undo", "--scene", "room", "--db", db]) == 0
+    assert shown(db, "room", capsys) == objects
