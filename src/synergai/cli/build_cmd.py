@@ -47,6 +47,7 @@ from synergai.scene.model import SceneError, SceneGraph, SceneObject
 from synergai.scene.store_location import store_location
 
 if TYPE_CHECKING:
+    from synergai.llm.vision import ImageModel
     from synergai.scene.builders.rgbd import RGBDFrame
     from synergai.scene.builders.segment import Segmentation
 
@@ -417,19 +418,28 @@ def build_rosbag(args: argparse.Namespace, scene_id: str) -> Built:
     return _segmented(args, cloud.xyz, cloud.rgb, "rosbag", frames, extra | counts)
 
 
-def name_segments(args: argparse.Namespace, built: Built) -> int:
-    """Name the unnamed segments from their crops in the frames through ``--name-with``; the number
-    named. A failing endpoint raises a one-line LLMError before anything is stored."""
-    from synergai.llm.vision import NAME_PROMPT, make_image_model, object_name
+def _namer(args: argparse.Namespace) -> ImageModel | None:
+    """The ``--name-with`` model (checked before any work), or None."""
+    from synergai.llm.vision import make_image_model
+
+    if args.name_with is None:
+        return None
+    if args.source not in ("rgbd", "rosbag"):
+        raise SceneError(f"--name-with names the segments of a scan without instance ids from its colour "
+                         f"frames: --from rgbd or rosbag without masks, not --from {args.source}")
+    return make_image_model(args.name_with, base_url=args.base_url, timeout=args.timeout)
+
+
+def name_segments(model: ImageModel, built: Built) -> int:
+    """Name the unnamed segments from their crops in the frames; the number named. A failing endpoint
+    raises a one-line LLMError before anything is stored."""
+    from synergai.llm.vision import NAME_PROMPT, object_name
     from synergai.scene.builders.crops import best_crops, png_bytes
     from synergai.scene.building import structure_kind
 
     seg = built.segmentation
     if seg is None or built.frames is None:
-        raise SceneError(f"--name-with names the segments of a scan without instance ids from its colour "
-                         f"frames: --from rgbd or rosbag without masks, not --from {args.source}"
-                         + (" with instance ids" if seg is None else ""))
-    model = make_image_model(args.name_with, base_url=args.base_url, timeout=args.timeout)
+        raise SceneError("--name-with names the segments of a scan without instance ids: this one has them")
     crops = best_crops(built.frames(), seg, seg.unnamed)
     names: dict[str, str] = {}
     for sid, crop in crops.items():
@@ -449,6 +459,7 @@ def build_scene(args: argparse.Namespace) -> tuple[SceneGraph, dict[str, Any]]:
     path = args.path.expanduser()
     args.path = path
     scene_id = args.scene_id or (path.name if path.is_dir() else path.stem)
+    namer = _namer(args)
     if args.source == "scannet-raw":
         from synergai.scene.builders.scannet_raw import load_scannet_scene
 
@@ -460,7 +471,7 @@ def build_scene(args: argparse.Namespace) -> tuple[SceneGraph, dict[str, Any]]:
         builders: dict[str, Callable[[argparse.Namespace, str], Built]] = {
             "pointcloud": build_pointcloud, "rgbd": build_rgbd, "rosbag": build_rosbag}
         built = builders[args.source](args, scene_id)
-    named = name_segments(args, built) if args.name_with is not None else 0
+    named = name_segments(namer, built) if namer is not None else 0
     if not built.objects:
         raise SceneError(f"{path}: no objects found (check the instance ids and --min-points)")
     graph = build_graph(scene_id, built.objects, scene_type=args.scene_type)
