@@ -175,8 +175,8 @@ def test_bad_input_is_one_line_exit_2_and_leaves_the_store(cloud, frames, tmp_pa
     swapped = [swap.get(a, a) for a in TOPICS]
     tf_bag = write_rgbd_bag(tmp_path / "tf.bag", frames[:1], fmt="ros1", pose="tf")
     cases = [
-        (good, no_instances + POSE, labels, "instance masks are required"),
-        (good, [], labels, "instance masks are required"),
+        (good, no_instances + POSE, labels, "--labels names instance ids and no --instance-topic gives them"),
+        (good, [], labels, "needs --depth-topic T"),
         (good, ["--instance-topic", BAG_TOPICS["instance"], *POSE], labels, "needs --depth-topic T"),
         (good, TOPICS, labels, "needs the camera pose: --pose-topic T or --tf-frame F"),
         (good, [*TOPICS, "--tf-frame", "camera_optical_frame"], labels, "needs /tf or /tf_static"),

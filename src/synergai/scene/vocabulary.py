@@ -113,6 +113,9 @@ STACK_PLACES: MappingProxyType[str, str] = MappingProxyType({"top": "highest", "
 PAIR_WORDS = frozenset({"both"})
 #: The category a referring expression gives "any object" ("what is on the table?").
 ANY_OBJECT = "object"
+#: The category of a segment no one has named yet (a scan built without instance masks): the word that
+#: names any object, as Spark-DSG imports label a node without a class.
+UNNAMED = ANY_OBJECT
 #: Words by which a sentence asks about an object it does not name ("what is on the table?").
 OPEN_QUERY_WORDS = ANY_OBJECT_WORDS | frozenset({"what", "which", "whatever", "objects", "things", "items"})
 

@@ -1,7 +1,9 @@
 """Posed RGB-D frames with instance masks out of a ROS bag (ROS 1 ``.bag``, ROS 2 ``.db3`` / ``.mcap`` or a
 ROS 2 bag directory), read with the pure-Python ``rosbags`` package: no ROS installation.
 
-Topics: depth, colour and instance masks are ``sensor_msgs/Image`` or ``CompressedImage``; intrinsics
+Topics: depth, colour and instance masks (optional: without them every mask is background and the build
+segments the fused scan, :mod:`synergai.scene.builders.segment`) are ``sensor_msgs/Image`` or
+``CompressedImage``; intrinsics
 come from a ``sensor_msgs/CameraInfo``; the camera's pose from a pose topic (``geometry_msgs/PoseStamped``,
 ``PoseWithCovarianceStamped``, ``TransformStamped`` or ``nav_msgs/Odometry``) or from ``/tf`` and
 ``/tf_static`` (the named frame's pose in the root of its tree). The pose is the camera's optical
@@ -41,22 +43,17 @@ CAMERA_INFO = "sensor_msgs/msg/CameraInfo"
 TF = "tf2_msgs/msg/TFMessage"
 POSE_TYPES = ("geometry_msgs/msg/PoseStamped", "geometry_msgs/msg/PoseWithCovarianceStamped",
               "geometry_msgs/msg/TransformStamped", "nav_msgs/msg/Odometry")
-INSTANCE_HINT = (
-    "--from rosbag needs --instance-topic T: instance masks are required (an Image topic, mono16 or 32SC1, "
-    "one instance id per depth pixel, 0 = background, named by --labels FILE); get them by running a 2D "
-    "instance segmenter (e.g. Mask R-CNN, or SAM with a tracker) over the colour topic and writing its "
-    "masks back into the bag as a topic (see docs/own-data.md, ROS bags)"
-)
 
 
 @dataclass(frozen=True)
 class BagTopics:
-    """The topics to read; exactly one of ``pose`` (a topic) and ``tf_frame`` (a frame name) is set."""
+    """The topics to read; exactly one of ``pose`` (a topic) and ``tf_frame`` (a frame name) is set.
+    Without ``instance`` every frame's mask is all background (the scan is segmented afterwards)."""
 
     depth: str
     color: str
     camera_info: str
-    instance: str
+    instance: str | None = None
     pose: str | None = None
     tf_frame: str | None = None
 
@@ -189,9 +186,10 @@ def _read(
     roles: dict[str, tuple[str, tuple[str, ...]]] = {
         topics.depth: ("--depth-topic", IMAGES),
         topics.color: ("--color-topic", IMAGES),
-        topics.instance: ("--instance-topic", IMAGES),
         topics.camera_info: ("--camera-info-topic", (CAMERA_INFO,)),
     }
+    if topics.instance is not None:
+        roles[topics.instance] = ("--instance-topic", IMAGES)
     if topics.pose is not None:
         roles[topics.pose] = ("--pose-topic", POSE_TYPES)
     for name, (flag, types) in roles.items():
@@ -205,7 +203,7 @@ def _read(
                              f"{_topic_list(available)}")
 
     # pass 1: every message's stamp; poses, transforms and intrinsics kept; images only numbered
-    images = {topics.depth: _Stream(), topics.color: _Stream(), topics.instance: _Stream()}
+    images = {t: _Stream() for t in _image_topics(topics)}
     poses = _Stream()
     tree = TransformTree()
     k: np.ndarray | None = None
@@ -237,10 +235,12 @@ def _read(
     if not images[topics.depth].stamps:
         raise SceneError(f"{path}: topic {topics.depth} has no messages")
     tree.sort()
-    depth, color, instance = (images[t].sorted() for t in (topics.depth, topics.color, topics.instance))
+    depth, color = images[topics.depth].sorted(), images[topics.color].sorted()
+    instance = images[topics.instance].sorted() if topics.instance is not None else None
     picked, skipped = _synchronise(topics, depth, color, instance, poses.sorted(), tree, tol, every)
     if not picked:
-        raise SceneError(f"{path}: no depth image has colour, instance mask and pose within the sync "
+        masks = ", instance mask" if instance is not None else ""
+        raise SceneError(f"{path}: no depth image has colour{masks} and pose within the sync "
                          f"tolerance ({tol / 1e9:g} s); missing: "
                          + ", ".join(f"{v} without {kind}" for kind, v in skipped.items() if v))
 
@@ -251,15 +251,17 @@ def _read(
 
 
 def _decoded_frames(
-    reader: Any, path: Path, topics: BagTopics, picked: list[tuple[int, int, int, np.ndarray]],
+    reader: Any, path: Path, topics: BagTopics, picked: list[tuple[Any, ...]],
     k: np.ndarray, k_size: tuple[int, int], labels: Mapping[int, str],
 ) -> Iterator[RGBDFrame]:
     """The picked frames in depth-stamp order, decoding their images in one more pass over the bag."""
-    roles = (topics.depth, topics.color, topics.instance)
-    keys = [((topics.depth, d), (topics.color, c), (topics.instance, i)) for d, c, i, _ in picked]
+    roles = _image_topics(topics)
+    keys = [tuple(zip(roles, numbers, strict=False)) for *numbers, _ in picked]
     uses: Counter[tuple[str, int]] = Counter(key for frame in keys for key in frame)
-    decode: dict[str, Callable[[Any], np.ndarray]] = {
-        topics.depth: rm.depth_metres, topics.color: rm.color_rgb, topics.instance: rm.instance_ids}
+    decode: dict[str, Callable[[Any], np.ndarray]] = {topics.depth: rm.depth_metres,
+                                                      topics.color: rm.color_rgb}
+    if topics.instance is not None:
+        decode[topics.instance] = rm.instance_ids
     pixels: dict[tuple[str, int], np.ndarray] = {}
     seen = dict.fromkeys(roles, 0)
     ready = 0
@@ -269,8 +271,9 @@ def _decoded_frames(
         if (conn.topic, n) in uses:
             pixels[conn.topic, n] = _in(path, decode[conn.topic], msg)
         while ready < len(picked) and all(key in pixels for key in keys[ready]):
-            d, color, mask = (pixels[key] for key in keys[ready])
-            pose = picked[ready][3]
+            d, color, *masks = (pixels[key] for key in keys[ready])
+            mask = masks[0] if masks else np.zeros(d.shape, dtype=np.int64)
+            pose = picked[ready][-1]
             for key in keys[ready]:
                 uses[key] -= 1
                 if uses[key] == 0:
@@ -283,6 +286,11 @@ def _decoded_frames(
                 raise SceneError(f"{path}: instance masks are {mask.shape[1]}x{mask.shape[0]} but the depth "
                                  f"is {d.shape[1]}x{d.shape[0]}: masks must be aligned to the depth image")
             yield RGBDFrame(d, _resized(color, d.shape), mask, k, pose, dict(labels))
+
+
+def _image_topics(topics: BagTopics) -> tuple[str, ...]:
+    """Depth, colour and (when given) instance-mask topics, in that order."""
+    return (topics.depth, topics.color) + ((topics.instance,) if topics.instance is not None else ())
 
 
 def _numbering(stream: _Stream) -> Callable[[Any, int], None]:
@@ -318,17 +326,18 @@ def _in(path: Path, work: Callable[..., Any], *args: Any) -> Any:
 
 
 def _synchronise(
-    topics: BagTopics, depth: _Stream, color: _Stream, instance: _Stream, poses: _Stream,
+    topics: BagTopics, depth: _Stream, color: _Stream, instance: _Stream | None, poses: _Stream,
     tree: TransformTree, tol: int, every: int,
-) -> tuple[list[tuple[int, int, int, np.ndarray]], dict[str, int]]:
-    """(depth, colour, mask message numbers, pose) of every kept depth image, and the skipped counts."""
+) -> tuple[list[tuple[Any, ...]], dict[str, int]]:
+    """(depth, colour[, mask] message numbers, pose) of every kept depth image, and the skipped counts."""
     skipped = {"colour": 0, "instance": 0, "pose": 0}
-    picked = []
-    color_t, instance_t, pose_t = (np.asarray(s.stamps, dtype=np.int64) for s in (color, instance, poses))
+    picked: list[tuple[Any, ...]] = []
+    color_t, pose_t = (np.asarray(s.stamps, dtype=np.int64) for s in (color, poses))
+    instance_t = np.asarray(instance.stamps if instance is not None else [], dtype=np.int64)
     for n in range(0, len(depth.stamps), every):
         stamp = depth.stamps[n]
         ci = rm.nearest(color_t, stamp, tol)
-        ii = rm.nearest(instance_t, stamp, tol)
+        ii = rm.nearest(instance_t, stamp, tol) if instance is not None else -1
         if topics.pose is not None:
             pose = rm.pose_at(pose_t, poses.items, stamp, tol)
         else:
@@ -337,7 +346,8 @@ def _synchronise(
         if ci is None or ii is None or pose is None:
             skipped["colour" if ci is None else "instance" if ii is None else "pose"] += 1
             continue
-        picked.append((depth.items[n], color.items[ci], instance.items[ii], pose))
+        masks = (instance.items[ii],) if instance is not None else ()
+        picked.append((depth.items[n], color.items[ci], *masks, pose))
     return picked, skipped
 
 

@@ -1,0 +1,116 @@
+"""Naming what a picture shows through a model that takes images: an OpenAI-compatible endpoint with
+image input (a vision model behind vLLM, Ollama, llama.cpp's server, OpenAI), or a scripted one in tests.
+
+The picture goes out as a PNG data URL in one user message beside :data:`NAME_PROMPT`; the reply is cut
+down to a short noun by :func:`object_name` (``None`` when it names nothing usable). The embedded model
+reads no images, so it is refused here.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import time
+from pathlib import Path
+from typing import Any, Protocol
+
+from synergai.llm.base import LLMError
+from synergai.llm.scripted import ScriptedModel
+
+NAME_PROMPT = ("What is the one object in the middle of this picture, cut from a camera frame of a room? "
+               "Reply with its name only, a short noun such as chair, trash can or monitor; reply unknown "
+               "if you cannot tell.")
+SPEC_FORMS = "'openai:MODEL' (an endpoint with image input; base_url for a local one) or 'scripted:FILE'"
+_ARTICLES = ("a ", "an ", "the ", "this is ", "it is ", "it's ")
+_NOT_NAMES = frozenset({"unknown", "none", "nothing", "object", "thing", "unsure", "n/a", "na"})
+_NAME = re.compile(r"[a-z][a-z -]{0,38}[a-z]|[a-z]")
+
+
+class ImageModel(Protocol):
+    """A model that says in words what a picture shows."""
+
+    name: str
+
+    def describe_image(self, png: bytes, prompt: str, *, max_tokens: int = 16) -> str:
+        """The model's reply to ``prompt`` about the PNG picture (raises LLMError when the call fails)."""
+        ...
+
+
+def object_name(reply: str) -> str | None:
+    """The short noun a reply names ("A wooden chair." -> "wooden chair"), or None when it names nothing
+    usable (unknown, empty, a sentence, not letters)."""
+    text = " ".join(reply.strip().lower().split())
+    text = text.strip(" .!\"'`*")
+    for _ in range(2):  # "it is a monitor": the phrase, then the article
+        for article in _ARTICLES:
+            if text.startswith(article):
+                text = text[len(article):]
+    if not text or text in _NOT_NAMES or len(text.split()) > 3 or not _NAME.fullmatch(text):
+        return None
+    return text
+
+
+class ScriptedImageModel(ScriptedModel):
+    """A scripted model (:mod:`synergai.llm.scripted`) that also records the pictures it was shown."""
+
+    def __init__(self, responses: Any, name: str = "scripted") -> None:
+        super().__init__(responses, name=name)
+        self.images: list[bytes] = []
+
+    def describe_image(self, png: bytes, prompt: str, *, max_tokens: int = 16) -> str:
+        """Record the picture, then the next scripted reply."""
+        self.images.append(bytes(png))
+        return self.chat([{"role": "user", "content": prompt}], max_tokens=max_tokens).text
+
+
+def make_image_model(spec: str, *, base_url: str | None = None, timeout: float | None = None) -> ImageModel:
+    """An image model from ``openai:MODEL`` or ``scripted:FILE`` (the embedded model reads no images)."""
+    kind, _, arg = spec.strip().partition(":") if isinstance(spec, str) else ("", "", "")
+    if kind == "openai" and arg.strip():
+        from synergai.llm.openai_backend import DEFAULT_TIMEOUT_S, OpenAIModel
+
+        return _OpenAIImageModel(OpenAIModel(arg.strip(), base_url=base_url,
+                                             timeout=timeout or DEFAULT_TIMEOUT_S))
+    if base_url is not None:
+        raise LLMError(f"base_url applies only to 'openai:MODEL', not to {spec!r}")
+    if kind == "scripted" and arg.strip():
+        model = ScriptedImageModel.from_file(Path(arg.strip()).expanduser())
+        assert isinstance(model, ScriptedImageModel)
+        return model
+    if kind == "embedded":
+        raise LLMError("the embedded model reads no images: name segments with an endpoint that does, "
+                       f"{SPEC_FORMS}")
+    raise LLMError(f"bad image model spec {spec!r}: use {SPEC_FORMS}")
+
+
+class _OpenAIImageModel:
+    """``describe_image`` through an :class:`~synergai.llm.openai_backend.OpenAIModel`'s client, with its
+    deadline and its one-line errors."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.name = model.name
+
+    def describe_image(self, png: bytes, prompt: str, *, max_tokens: int = 16) -> str:
+        import openai
+
+        from synergai.llm.openai_backend import _cause, _detail
+
+        url = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+        content = [{"type": "text", "text": prompt}, {"type": "image_url", "image_url": {"url": url}}]
+        kwargs = {"model": self.model.model, "messages": [{"role": "user", "content": content}],
+                  "temperature": 0.0, "max_tokens": max_tokens}
+        try:
+            response = self.model._create(kwargs, time.monotonic() + self.model.timeout)
+        except openai.APIStatusError as exc:
+            raise LLMError(f"{self.name}: HTTP {exc.status_code}: {_detail(exc)}") from exc
+        except openai.APITimeoutError as exc:
+            raise self.model._expired() from exc
+        except openai.APIConnectionError as exc:
+            raise LLMError(f"{self.name}: cannot connect: {_cause(exc)}") from exc
+        except openai.OpenAIError as exc:
+            raise LLMError(f"{self.name}: {type(exc).__name__}: {_detail(exc)}") from exc
+        try:
+            return str(response.choices[0].message.content or "")
+        except (AttributeError, IndexError, TypeError) as exc:
+            raise LLMError(f"{self.name}: malformed reply: {exc}") from exc
