@@ -8,7 +8,8 @@ replies all the way through. Run it under each version and compare the two files
     PYTHONPATH=src python benchmarks/prompt_identity.py --out /tmp/new.jsonl --compare /tmp/old.jsonl
 
 Paths: ScanQA questions in react and program mode, SQA3D questions in both modes, Nr3D descriptions
-through the grounding parse. Prints one row per path: questions, requests, requests that differ.
+through the grounding parse. Prints one row per path: questions, requests, requests that differ; and per
+path the results (answers, short answers, traces, usage; timings left out) that differ.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ def _program(code: str, thought: str = "I will look.") -> str:
 
 
 def _plan(*cats: str) -> str:
-    return json.dumps({"plan": [{"action": "query_for_objects", "action_input": {"category": c}} for c in cats]})
+    steps = [{"action": "query_for_objects", "action_input": {"category": c}} for c in cats]
+    return json.dumps({"plan": steps})
 
 
 def _act(action: str, **args: Any) -> str:
@@ -78,6 +80,18 @@ def program_script(k: int, cat: str) -> list[str | dict[str, str]]:
     return scripts[k % len(scripts)]
 
 
+_TIMES = ("latency_s", "harness_s", "llm_seconds", "seconds", "wall_s")
+
+
+def _timeless(value: Any) -> Any:
+    """A result without its timings (they differ from run to run)."""
+    if isinstance(value, dict):
+        return {k: _timeless(v) for k, v in value.items() if k not in _TIMES}
+    if isinstance(value, list):
+        return [_timeless(v) for v in value]
+    return value
+
+
 class Recorder:
     """A chat model that records each request and replies from the current question's script."""
 
@@ -88,6 +102,7 @@ class Recorder:
         self.requests: list[dict[str, Any]] = []
         self.script: list[str | dict[str, str]] = []
         self.label = ""
+        self.results: list[Any] = []
 
     def start(self, label: str, script: list[str | dict[str, str]]) -> None:
         self.label, self.script, self.calls = label, script, 0
@@ -98,8 +113,9 @@ class Recorder:
             request["json_schema"] = json.dumps(request["json_schema"], sort_keys=True)
         self.requests.append({"q": self.label, "call": self.calls, "messages": copy.deepcopy(list(messages)),
                               **request})
-        entry = self.script[self.calls] if self.calls < len(self.script) else \
-            '{"thought": "t", "answer": "one", "action": "final_answer", "action_input": {"short_answer": "one"}}'
+        entry = self.script[self.calls] if self.calls < len(self.script) else json.dumps(
+            {"thought": "t", "answer": "one", "action": "final_answer",
+             "action_input": {"short_answer": "one"}})
         self.calls += 1
         text, finish = (entry["text"], entry["finish_reason"]) if isinstance(entry, dict) else (entry, "stop")
         return ChatReply(text, 100 + len(str(messages)) // 4, 20, finish, self.name)
@@ -116,10 +132,11 @@ def _category(graph: Any, question: str) -> str:
 def run(n: int) -> dict[str, Recorder]:
     """Every path's recorder after ``n`` questions of each."""
     objects = DATA / "scannet/objects_gt.json"
-    scan = json.loads((DATA / "scanqa/scanqa_val_dev.json").read_text())[: n * 7: 7]
-    situated = json.loads((DATA / "sqa3d/sqa3d_test_dev.json").read_text())[: n * 5: 5]
+    scan = json.loads((DATA / "scanqa/scanqa_val_dev.json").read_text())[:n * 7:7]
+    situated = json.loads((DATA / "sqa3d/sqa3d_test_dev.json").read_text())[:n * 5:5]
     aligned = json.loads((DATA / "scannet/axis_alignment_matrices.json").read_text())
-    paths = {p: Recorder() for p in ("scanqa-react", "scanqa-program", "sqa3d-react", "sqa3d-program", "nr3d")}
+    names = ("scanqa-react", "scanqa-program", "sqa3d-react", "sqa3d-program", "nr3d")
+    paths = {p: Recorder() for p in names}
     with tempfile.TemporaryDirectory() as tmp:
         store = SceneStore(Path(tmp) / "scenes.sqlite3")
         catalog = SceneCatalog(store, objects)
@@ -128,17 +145,19 @@ def run(n: int) -> dict[str, Recorder]:
             cat = _category(graph, q["question"])
             rec = paths["scanqa-react"]
             rec.start(f"scanqa {k}", react_script(k, cat))
-            scanqa.answer_question(catalog, rec, q)
+            rec.results.append(_timeless(scanqa.answer_question(catalog, rec, q)))
             rec = paths["scanqa-program"]
             rec.start(f"scanqa {k}", program_script(k, cat))
-            ProgramLoop(rec).run(graph, q["question"])
+            result = ProgramLoop(rec).run(graph, q["question"])
+            rec.results.append(_timeless({"answer": result.answer, "short": result.short_answer,
+                                          "trace": result.trace, **result.usage.to_dict()}))
         for k, q in enumerate(situated):
             graph = catalog.open(q["scene_id"])
             cat = _category(graph, q["question"])
             for mode, script in (("react", react_script(k, cat)), ("program", program_script(k, cat))):
                 rec = paths[f"sqa3d-{mode}"]
                 rec.start(f"sqa3d {k}", script)
-                sqa3d.answer_question(catalog, rec, aligned, q, mode)
+                rec.results.append(_timeless(sqa3d.answer_question(catalog, rec, aligned, q, mode)))
         store.close()
     scenes = Scenes(load_objects_file(objects))
     for k, r in enumerate(json.loads((DATA / "nr3d/nr3d_test_dev.json").read_text())[: n * 11: 11]):
@@ -146,7 +165,8 @@ def run(n: int) -> dict[str, Recorder]:
         rec = paths["nr3d"]
         label = r.get("target_label", "chair")
         rec.start(f"nr3d {k}", [json.dumps({"category": label}), json.dumps({"category": label})])
-        ground_description(rec, r["utterance"], vocab, graph)
+        parsed, found = ground_description(rec, r["utterance"], vocab, graph)
+        rec.results.append([parsed.raw, parsed.problem, found.top.id if found and found.top else None])
     return paths
 
 
@@ -158,15 +178,18 @@ def main() -> None:
     args = ap.parse_args()
     paths = run(args.n)
     lines = [json.dumps({"path": p, **r}, sort_keys=True) for p, rec in paths.items() for r in rec.requests]
+    lines += [json.dumps({"path": f"{p} results", "result": r}, sort_keys=True)
+              for p, rec in paths.items() for r in rec.results]
     args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     old = args.compare.read_text(encoding="utf-8").splitlines() if args.compare else None
     print(f"{'path':16} {'questions':>9} {'requests':>8} {'differ':>6}")
-    for p, rec in paths.items():
+    for p, rec in [*paths.items(), *((f"{p} results", r) for p, r in paths.items())]:
         mine = [line for line in lines if json.loads(line)["path"] == p]
         differ = "-"
         if old is not None:
             theirs = [line for line in old if json.loads(line)["path"] == p]
-            differ = str(sum(a != b for a, b in zip(mine, theirs, strict=False)) + abs(len(mine) - len(theirs)))
+            same = sum(a != b for a, b in zip(mine, theirs, strict=False))
+            differ = str(same + abs(len(mine) - len(theirs)))
         print(f"{p:16} {len({r['q'] for r in rec.requests}):>9} {len(rec.requests):>8} {differ:>6}")
 
 

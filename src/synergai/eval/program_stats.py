@@ -70,7 +70,7 @@ def program_error_classes(results: Sequence[Mapping[str, Any]]) -> dict[str, int
 
 
 def repair_counts(results: Sequence[Mapping[str, Any]]) -> dict[str, int]:
-    """How often each registered repair pass (:data:`synergai.agent.program.rewrite.PASSES`) fired, and
+    """How often each registered repair pass (:data:`synergai.agent.program.repairs.REPAIRS`) fired, and
     how often an earlier attempt's assignments were carried (``carry-definitions``) or a name that spells
     a category was defined (``define-categories``)."""
     counts: Counter[str] = Counter()
