@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from synergai.agent.grounding_parse import ground_description
-from synergai.agent.program.loop import ProgramLoop
+from synergai.agent.program.loop import ProgramLimits, ProgramLoop
+from synergai.agent.program.sandbox import SandboxLimits
 from synergai.eval import scanqa, sqa3d
 from synergai.eval.grounding import Scenes
 from synergai.llm.base import ChatReply
@@ -32,6 +33,8 @@ from synergai.scene.catalog import SceneCatalog
 from synergai.scene.store import SceneStore
 
 DATA = Path("/work/shared/data")
+#: A busy machine must not time a program out in one run and not the other.
+PATIENT = ProgramLimits(sandbox=SandboxLimits(cpu_seconds=30.0, wall_seconds=60.0))
 
 
 def _program(code: str, thought: str = "I will look.") -> str:
@@ -148,7 +151,7 @@ def run(n: int) -> dict[str, Recorder]:
             rec.results.append(_timeless(scanqa.answer_question(catalog, rec, q)))
             rec = paths["scanqa-program"]
             rec.start(f"scanqa {k}", program_script(k, cat))
-            result = ProgramLoop(rec).run(graph, q["question"])
+            result = ProgramLoop(rec, PATIENT).run(graph, q["question"])
             rec.results.append(_timeless({"answer": result.answer, "short": result.short_answer,
                                           "trace": result.trace, **result.usage.to_dict()}))
         for k, q in enumerate(situated):
@@ -157,7 +160,7 @@ def run(n: int) -> dict[str, Recorder]:
             for mode, script in (("react", react_script(k, cat)), ("program", program_script(k, cat))):
                 rec = paths[f"sqa3d-{mode}"]
                 rec.start(f"sqa3d {k}", script)
-                rec.results.append(_timeless(sqa3d.answer_question(catalog, rec, aligned, q, mode)))
+                rec.results.append(_timeless(sqa3d.answer_question(catalog, rec, aligned, q, mode, PATIENT)))
         store.close()
     scenes = Scenes(load_objects_file(objects))
     for k, r in enumerate(json.loads((DATA / "nr3d/nr3d_test_dev.json").read_text())[: n * 11: 11]):

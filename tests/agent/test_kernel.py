@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from agent_scripting import act, final, room
 
@@ -32,14 +33,14 @@ class Echo:
 
     budgeted = frozenset({"ask"})
     out_of_budget = "stop"
-    send_backs = {"again": SendBack("again {n}", times=2), "over": SendBack("over", restart=True, resample=True),
-                  "answer-check": ANSWER_CHECK}
+    send_backs = MappingProxyType({"again": SendBack("again {n}", times=2), "answer-check": ANSWER_CHECK,
+                                   "over": SendBack("over", restart=True, resample=True)})
 
-    def __init__(self, llm: ScriptedModel, calls: int, check=None) -> None:  # noqa: ANN001
+    def __init__(self, llm: ScriptedModel, calls: int, check=None) -> None:
         self.budget, self.check_answer = Budget(calls), check
         self.kernel = TurnKernel(llm, self)
 
-    def handlers(self):  # noqa: ANN201
+    def handlers(self):
         return {"ask": self.ask, "stop": self.stop}
 
     def answer_again(self, turn: Turn) -> str:
@@ -62,8 +63,9 @@ class Echo:
 
 def _turn(kernel: TurnKernel) -> Turn:
     result = Answered(answer="")
-    return Turn(result=result, messages=[{"role": "system", "content": "s"}, {"role": "user", "content": "q"}],
-                phase="ask", calls=kernel.calls("q", result.usage), prompt="q")
+    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "q"}]
+    return Turn(result=result, messages=messages, phase="ask", prompt="q",
+                calls=kernel.calls("q", result.usage))
 
 
 def test_the_kernel_runs_phases_within_the_budget_and_send_backs_as_data():
@@ -126,7 +128,7 @@ class Reject:
         return AnswerVerdict(True)
 
 
-def _ask(store, llm: ScriptedModel, question: str, check) -> Answered:  # noqa: ANN001
+def _ask(store, llm: ScriptedModel, question: str, check) -> Answered:
     ctx = TurnContext(store, "room", question, read_only=True)
     return AgentLoop(llm, LoopLimits(), check_answer=check).run(ctx, question)
 
@@ -162,7 +164,8 @@ def test_the_program_loop_asks_for_the_answer_again_after_a_failed_check():
     limits = ProgramLimits()
     result = ProgramLoop(llm, limits, check_answer=Reject("3")).run(room(), "How many chairs are there?")
     assert result.short_answer == "2" and result.usage.calls == 3
-    assert [r.max_tokens for r in llm.requests] == [limits.max_tokens, limits.answer_tokens, limits.answer_tokens]
+    budgets = [limits.max_tokens, limits.answer_tokens, limits.answer_tokens]
+    assert [r.max_tokens for r in llm.requests] == budgets
     assert "3 is another object's colour" in llm.requests[2].messages[-1]["content"]
 
 

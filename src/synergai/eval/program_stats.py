@@ -11,17 +11,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from synergai.agent.program.api import (
-    FIELDS,
-    KEYWORD_ALIASES,
-    OBJECT_FIELDS,
-    api_signatures,
-    between_objects,
-    full_keyword,
-    legal_value,
-)
+from synergai.agent.program.api import KEYWORD_ALIASES, api_signatures, full_keyword
 from synergai.agent.program.check import check_program
 from synergai.agent.program.prompt import EMPTY_OUTPUT
+from synergai.agent.program.values import FIELDS, OBJECT_FIELDS, between_objects, legal_value
 
 
 def program_stats(results: Sequence[Mapping[str, Any]]) -> dict[str, float]:

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 from itertools import groupby
 
 from synergai.agent.answer_forms import PHRASE_MAX, AnswerForm, answer_schema
-from synergai.agent.program.api import api_strings
+from synergai.agent.program.values import api_strings
 
 THOUGHT_CHARS = 150
 PROGRAM_LINES = 10
