@@ -1,22 +1,17 @@
-"""The SynergAI loop: plan, then Action / Observation steps, until final_answer, as a small state machine.
+"""The SynergAI loop, a policy of the turn kernel (:mod:`synergai.agent.kernel`): plan, then Action /
+Observation steps, until final_answer.
 
-PLAN: the first reply is a plan whose steps are actions; they run in order (a step whose arguments
-cannot succeed, such as the mid point of one object, is not run when the plan has others) and their
-observations come back together. Then ANSWER when one of them succeeded (a correction that has not
-edited yet goes to CORRECT: edit or answer), else LOOK (one action of any kind; never an edit for a
-question). CLOSE asks once more, for the final answer only, when steps or retries run out or the model
-repeats itself. Every reply is JSON constrained by :mod:`synergai.agent.prompt`'s schemas; the final
-answer's short answer is typed by the question's form (:mod:`synergai.agent.answer_forms`), bounded by
-what was observed (:mod:`synergai.agent.evidence`: a category or colour answer names only an observed
-one), and its sentence is composed from that value and the observed facts
-(:mod:`synergai.agent.answer_sentence`). A "where" question about an observed object is answered from
-the graph (:mod:`synergai.scene.grounding.place`) with no answer call, a "what shape" question from
-the object's box (:func:`synergai.scene.attributes.box_shape`), a "what type of X" or "which X"
-question by X's colour, material and name. The mid-point tool is offered
-only when the input speaks of a middle or "between".
-A reply that is not valid (broken JSON, cut off, an unknown action, wrong argument types) is answered
-with a corrective observation, never a crash.
+PLAN: the first reply is a plan whose actions run in order (a step that cannot succeed is skipped when
+the plan has others). Then ANSWER when one succeeded (a correction that has not edited yet goes to
+CORRECT: edit or answer), else LOOK (one action; never an edit for a question). CLOSE asks once more, for
+the final answer only, when steps or retries run out or the model repeats itself. Replies are JSON under
+:mod:`synergai.agent.prompt`'s schemas; the short answer is typed by the question's form, bounded by what
+was observed (:mod:`synergai.agent.evidence`) and put in a composed sentence
+(:mod:`synergai.agent.answer_sentence`). Some questions are answered from the graph with no answer call
+("where", "what shape", "what type of X", the scene's rooms). An invalid reply gets a corrective
+observation, never a crash.
 """
+
 
 from __future__ import annotations
 

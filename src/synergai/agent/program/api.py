@@ -1,34 +1,16 @@
 """The scene APIs of LLM-TPC (Fig. S4) over a scene graph, for programs the model writes.
 
-Names and arguments follow the paper's documentation (``scene``, ``filter``, ``relate``,
-``relate_agent``, ``query_relation``, ``query_relation_agent``, ``query_attribute``,
-``query_state``): the paper's names are the contract inside the sandbox, even where they shadow
-Python builtins. ``rooms()`` and ``room(name)`` are ours: the scene's rooms and the objects in one.
-Wrong arguments raise errors that list the legal values, which drive the repair.
-
-Object sets: with ``ordered_sets`` (the default) a set of objects iterates, prints and indexes nearest
-to the agent first (ties by id), so ``tables[0]`` and ``next(iter(tables))`` both mean "the nearest
-table"; without it, sets keep LLM-TPC's contract (no indexing) and still iterate in that order. No
-element is ever picked arbitrarily.
-
-The functions accept what a reasonable person writes and mean one thing by it (each is documented in
-the API text the model reads, :data:`synergai.agent.program.prompt.API_DOC`): ``relate_agent()`` and
-``query_relation_agent()`` given a ``reference_object`` are ``relate()`` and ``query_relation()``;
-``candidate_relations`` beside the one ``relation`` of ``relate()`` / ``relate_agent()`` is ignored;
-``filter()`` takes a category, a list of categories or a predicate, and Python's own order
-``filter(function, items)``; ``query_attribute(obj, "category")`` (or ``"xyz"``, ``"id"``) is the
-field, and an object reads every attribute type as a field (``obj.color``, ``obj.size``,
-``obj.position``); ``query_relation()`` answers relate()'s relations among its candidates; an object
-set sorts in place (``objects.sort(key=...)``) and then iterates and indexes in that order; where one
-object is expected, an ordered set stands for its first (nearest) object, as ``objects[0]`` does
-(``query_attribute(chairs, "color")``, ``chairs.color``); ``relate_agent()`` given a relation between
-objects ("under") and no reference is what is so related to the objects of its set ("what is under the
-desks"); ``filter()`` given a ``relation`` (and a ``reference_object``) keeps what is so related, as
-``relate_agent()`` would; a keyword that begins exactly one parameter is that parameter (``obj=`` for
-``object=``), and ``object_set=`` / ``object=``, ``relation=`` / ``candidate_relations=`` name each
-other (:data:`KEYWORD_ALIASES`); relation and attribute names forgive case, underscores and synonyms
-(:func:`legal_value`).
+Names and arguments follow the paper (``scene``, ``filter``, ``relate``, ``relate_agent``,
+``query_relation``, ``query_relation_agent``, ``query_attribute``, ``query_state``; the paper's names are
+the contract inside the sandbox, even where they shadow builtins); ``rooms()`` and ``room(name)`` are
+ours. Wrong arguments raise errors that list the legal values, which drive the repair. With
+``ordered_sets`` a set of objects iterates, prints and indexes nearest to the agent first (ties by id);
+without it, sets keep LLM-TPC's no-indexing contract. The functions read what a reasonable person writes
+and mean one thing by it (each documented in the API text the model reads,
+:data:`synergai.agent.program.prompt.API_DOC`, and listed in
+:data:`synergai.agent.program.repairs.LENIENCIES`); values are read by :mod:`synergai.agent.program.values`.
 """
+
 
 from __future__ import annotations
 

@@ -64,13 +64,8 @@ _CODE = re.compile(r"```[ \t]*(?:python|py)?[ \t]*\n(.*?)(?:```|\Z)", re.IGNOREC
 
 @dataclass(frozen=True)
 class ProgramLimits:
-    """Bounds on one question.
-
-    The budget (issue 15) keeps a question near 2-3 calls: a program round may generate ``max_tokens``
-    (a program of ten lines and its thought fit in 300), the answer round after an output only
-    ``answer_tokens`` (a one-line thought and a short answer), and ``max_rounds`` 4 allows the first
-    program, two repairs and the answer. ``constrained`` stays off until measured on SQA3D
-    (``benchmarks/bench_program.py --variants ordered,constrained``)."""
+    """Bounds on one question: ``max_rounds`` 4 allows the first program, two repairs and the answer; a
+    program round generates ``max_tokens`` (ten lines and a thought fit in 300)."""
 
     max_rounds: int = 4
     max_tokens: int = 300

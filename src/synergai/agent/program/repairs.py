@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from synergai.agent.program.arguments import name_positional_arguments
@@ -49,10 +50,21 @@ PASSES: tuple[RepairPass, ...] = (
 )
 #: Every repair of a program's text, in the order the pipeline applies them.
 REPAIRS = (*(p.name for p in PASSES), "carry-definitions", "define-categories")
-#: What the scene API reads leniently at run time (documented in the API text the model reads).
-LENIENCIES = ("keyword-prefix", "keyword-alias", "agent-with-reference", "ignored-candidates",
-              "filter-forms", "attribute-as-field", "set-as-first-object", "set-sort", "relation-of-set",
-              "filter-relation", "value-spelling")
+#: What the scene API reads leniently at run time, each with what it means.
+LENIENCIES = MappingProxyType({
+    "agent-with-reference": "relate_agent() / query_relation_agent() given a reference_object are relate() / "
+                            "query_relation()",
+    "ignored-candidates": "candidate_relations beside the one relation of relate() / relate_agent()",
+    "filter-forms": "filter() takes a category, a list of them, a predicate, or filter(function, items)",
+    "filter-relation": "filter() given a relation (and a reference_object) keeps what is so related",
+    "relation-of-set": "relate_agent() given a relation between objects and no reference: related to its set",
+    "query-relation-relations": "query_relation() answers relate()'s relations among its candidates",
+    "attribute-as-field": "query_attribute(obj, 'category') is the field; obj.color reads an attribute type",
+    "set-as-first-object": "where one object is expected, an ordered set stands for its nearest",
+    "set-sort": "an object set sorts in place and then iterates and indexes in that order",
+    "keyword-prefix": "a keyword that begins exactly one parameter is that parameter (obj= for object=)",
+    "keyword-alias": "object_set= / object=, relation= / candidate_relations= name each other",
+    "value-spelling": "relation and attribute names forgive case, underscores, affixes and synonyms"})
 
 
 def make_parse(code: str, categories: Sequence[str] = ()) -> tuple[str, list[str]] | None:
