@@ -154,8 +154,7 @@ class ObjectSet(set):
                              "check len(objects) first") from None
 
     def _same(self, items: Iterable[ObjectAttribute]) -> ObjectSet:
-        out = type(self)(items)
-        return out
+        return type(self)(items)
 
     def __or__(self, other: Any) -> ObjectSet:
         return self._same(set.__or__(self, other))
