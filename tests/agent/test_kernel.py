@@ -194,3 +194,13 @@ def test_the_grounding_parse_goes_through_the_kernels_call_path():
     parsed = parse_expression(calls, "the cup", scene_vocabulary(graph))
     assert parsed.ref is not None and parsed.ref.category == "cup"
     assert calls.usage.calls == 1 and calls.replies == parsed.replies
+
+
+def test_a_graph_answer_that_fails_its_check_is_asked_of_the_model(store):
+    llm = ScriptedModel([act("query_for_objects", {"category": "cup"}, plan=["find it"]),
+                         final("It is next to the chair.", ["4"], "next to the chair")])
+    result = _ask(store, llm, "Where is the cup?", Reject("table"))
+    graph_answer = next(t for t in result.trace if t.get("from_graph"))
+    assert "table" in graph_answer["short_answer"] and result.usage.calls == 2
+    assert "table is another object's colour" in llm.requests[1].messages[-1]["content"]
+    assert "table" not in result.answer

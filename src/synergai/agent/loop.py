@@ -217,6 +217,7 @@ class _Turn(Turn):
     facts: list[Fact] = field(default_factory=list)  # what the successful actions observed
     errors: list[str] = field(default_factory=list)  # the tools' error texts (never copied into an answer)
     closing: str = "no-steps"  # the send-back CLOSE says
+    graph_answers: bool = True  # some forms are answered from the graph (not after such an answer failed)
 
     @property
     def asking(self) -> bool:
@@ -280,7 +281,8 @@ class AgentLoop:
                 Phase.ANSWER: self._next, Phase.CLOSE: self._close}
 
     def answer_again(self, turn: _Turn) -> str:
-        """After an answer failed its check: the final answer again."""
+        """After an answer failed its check: the final answer again, from the model."""
+        turn.graph_answers = False
         return Phase.ANSWER
 
     def full_graph_tokens(self, ctx: TurnContext) -> int:
@@ -493,7 +495,8 @@ class AgentLoop:
 
     def _next(self, turn: _Turn) -> str:
         """LOOK, CORRECT or ANSWER: one action (the final answer, in ANSWER)."""
-        if turn.phase is Phase.ANSWER and self._from_graph(turn) and self._answer_from_graph(turn):
+        if turn.phase is Phase.ANSWER and turn.graph_answers and self._from_graph(turn) \
+                and self._answer_from_graph(turn):
             return Phase.DONE
         typed = turn.phase is Phase.ANSWER and turn.form is not AnswerForm.PHRASE
         budget = self.limits.answer_max_tokens if typed else self.limits.step_max_tokens
