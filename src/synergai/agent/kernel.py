@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Any, Protocol
 
 from synergai.agent.result import Answered
@@ -76,8 +77,8 @@ class StepKind(StrEnum):
 
 
 #: The trace's ``type`` of each kind of step (a policy may name its own, e.g. "program").
-TRACE_TYPES = {StepKind.PLAN: "plan", StepKind.ACTION: "action", StepKind.OBSERVATION: "observation",
-               StepKind.ANSWER: "final", StepKind.ERROR: "error"}
+TRACE_TYPES = MappingProxyType({StepKind.PLAN: "plan", StepKind.ACTION: "action", StepKind.ANSWER: "final",
+                                StepKind.OBSERVATION: "observation", StepKind.ERROR: "error"})
 
 
 @dataclass(frozen=True)

@@ -317,9 +317,7 @@ class ProgramLoop:
 
     def _unparsed(self, at: _Question, reply: ChatReply, budget: int, error: str) -> str:
         """A reply in neither format: read a loose answer where one fits, else ask again."""
-        loose = loose_final(reply.text)
-        if loose is not None and normalise_answer(at.question.form, loose, at.question.options):
-            self._answer(at, loose, {"thought": "", "loose": True})
+        if self._loose(at, loose_final(reply.text)):
             return Phase.DONE
         at.last_error = error
         self.kernel.record(at, StepKind.ERROR, reply=reply.text[:800], error=error)
@@ -341,9 +339,7 @@ class ProgramLoop:
         if step is not None and step.kind == "final":
             self._answer(at, step.content, {"thought": step.thought})
             return Phase.DONE
-        loose = loose_final(reply.text, bare=True) if step is None else None
-        if loose is not None and normalise_answer(at.question.form, loose, at.question.options):
-            self._answer(at, loose, {"thought": "", "loose": True})
+        if step is None and self._loose(at, loose_final(reply.text, bare=True)):
             return Phase.DONE
         self.kernel.record(at, StepKind.ERROR, reply=reply.text[:800],
                            error="no final answer after the program's output")
@@ -439,6 +435,13 @@ class ProgramLoop:
         result.short_answer = short or " ".join(text.split())
         self.kernel.record(at, StepKind.ANSWER, **extra, answer=text, short_answer=result.short_answer,
                            fits_form=bool(short))
+
+    def _loose(self, at: _Question, loose: str | None) -> bool:
+        """Whether an answer given outside the format fits the question's form (then it is the answer)."""
+        if loose is None or not normalise_answer(at.question.form, loose, at.question.options):
+            return False
+        self._answer(at, loose, {"thought": "", "loose": True})
+        return True
 
     def _summarize(self, at: _Question) -> None:
         """Out of rounds (or no answer when asked) after seeing output: one JSON answer under the form's
