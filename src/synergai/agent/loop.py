@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -163,13 +163,6 @@ def parse_plan(text: str) -> tuple[list[str], str, list[tuple[Tool, Any]]]:
     return words, thought, [(tool, args)]
 
 
-def _remember(said: list[tuple[list[str], str]],
-              parsed: tuple[list[str], str, list[tuple[Tool, Any]]]) -> list[tuple[Tool, Any]]:
-    """A plan's actions, its words and thought kept in ``said``."""
-    said.append(parsed[:2])
-    return parsed[2]
-
-
 def _key(tool: Tool, args: Any) -> str:
     """An action with its arguments, to spot repeats."""
     return f"{tool.name} {json.dumps(args.model_dump(), sort_keys=True)}"
@@ -229,6 +222,8 @@ class _Turn(Turn):
         """The form of this turn's short answer."""
         return self.question.reply_form
 
+
+_P = TypeVar("_P")
 
 #: The tool that computes a mid point (offered only when the input speaks of a middle or "between").
 MID_POINT_TOOL = "calculate_mid_point"
@@ -360,14 +355,13 @@ class AgentLoop:
             turn.result.answer = "Sorry, I could not finish that: the conversation got too long for my model."
             return None
 
-    def _bad(self, turn: _Turn, reply: ChatReply, exc: _BadReply) -> str:
+    def _bad(self, turn: _Turn, reply: ChatReply, exc: _BadReply) -> Phase:
         """A reply that cannot run: say why and stay in the phase, within the retry bound."""
         self.kernel.record(turn, StepKind.ERROR, reply=reply.text[:500], error=str(exc))
-        return self.kernel.bad_reply(turn, "bad-reply", turn.phase, Phase.CLOSE, error=exc)
+        return Phase(self.kernel.bad_reply(turn, "bad-reply", turn.phase, Phase.CLOSE, error=exc))
 
-    def _parsed(self, turn: _Turn, reply: ChatReply,
-                parse: Callable[[str], list[tuple[Tool, Any]]]) -> list[tuple[Tool, Any]] | str:
-        """The actions of a reply, or the phase after a reply that cannot run."""
+    def _parsed(self, turn: _Turn, reply: ChatReply, parse: Callable[[str], _P]) -> _P | Phase:
+        """A reply parsed, or the phase after a reply that cannot run."""
         try:
             if reply.finish_reason == "length":
                 raise _BadReply("your reply was cut off; keep it short and reply again")
@@ -384,11 +378,10 @@ class AgentLoop:
         reply = self._ask(turn, schema, self.limits.first_max_tokens)
         if reply is None:
             return Phase.DONE
-        said: list[tuple[list[str], str]] = []
-        actions = self._parsed(turn, reply, lambda text: _remember(said, parse_plan(text)))
-        if isinstance(actions, str):
-            return actions
-        plan, thought = said[0]
+        parsed = self._parsed(turn, reply, parse_plan)
+        if isinstance(parsed, Phase):
+            return parsed
+        plan, thought, actions = parsed
         actions = self._runnable(turn, list({_key(t, a): (t, a) for t, a in actions}.values()))
         turn.result.plan = plan
         self.kernel.record(turn, StepKind.PLAN, plan=plan, thought=thought)
@@ -503,8 +496,8 @@ class AgentLoop:
         reply = self._ask(turn, self._schema(turn), budget)
         if reply is None:
             return Phase.DONE
-        actions = self._parsed(turn, reply, lambda text: [parse_action(text)[2:]])
-        return actions if isinstance(actions, str) else self._run(turn, actions)
+        parsed = self._parsed(turn, reply, parse_action)
+        return parsed if isinstance(parsed, Phase) else self._run(turn, [(parsed[2], parsed[3])])
 
     def _close(self, turn: _Turn) -> str:
         """CLOSE: ask once for the final answer only; else the turn ends without one."""
