@@ -1,13 +1,10 @@
 """A person's description of one object -> a typed referring expression, by ONE model call.
 
-The reply is JSON under a schema whose category, attribute and relation fields are enums built from
-the scene (:func:`~synergai.scene.grounding.scene_vocabulary`), so the model cannot name what the scene
-does not hold. The system prompt is the same for every scene and sentence (its KV cache is reused);
-the user message carries the scene's words and the sentence. The model reads the sentence; the graph
-(:func:`~synergai.scene.grounding.ground`) does the reasoning. Deterministic fixes
-(:func:`~synergai.agent.grounding_fixes.post_parse`) then put the model's pieces where the sentence says
-them. Only a reading that leaves a tie while the sentence says more costs a second call
-(:func:`ground_description`).
+The reply is JSON under a schema whose words are the scene's
+(:func:`~synergai.scene.grounding.scene_vocabulary`), so the model cannot name what the scene lacks; the
+system prompt is the same for every scene (its KV cache is reused). The model reads the sentence, the graph
+(:func:`~synergai.scene.grounding.ground`) reasons, :func:`~synergai.agent.grounding_fixes.post_parse`
+puts the pieces where the sentence says them; a tie the sentence can break costs a second call.
 """
 
 from __future__ import annotations

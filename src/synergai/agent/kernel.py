@@ -1,13 +1,11 @@
-"""One turn kernel: a turn's phases, model calls, usage, budgets, typed steps, send-backs and answer check.
+"""One turn kernel for both answering loops (the shape of smolagents' ``MultiStepAgent``).
 
-Both answering loops run on it, as policies (the shape of smolagents' ``MultiStepAgent`` with its
-``ToolCallingAgent`` and ``CodeAgent``): :class:`~synergai.agent.loop.AgentLoop` (a plan, then tool
-actions) and :class:`~synergai.agent.program.loop.ProgramLoop` (programs run in the sandbox). A policy
-gives its phase handlers, its :class:`Budget` and its :class:`SendBack` policies as data; the kernel runs
-the phases until :data:`DONE`, makes every model call through :class:`Calls` (usage counted, the trace's
-turn begun), records typed steps (:class:`Step`) into the result's trace, and checks the answer before it
-is given (``check_answer``: one targeted send-back with the reason, else the verdict's fallback).
-Grounding's parse call goes through :class:`Calls` too.
+A policy (:class:`~synergai.agent.loop.AgentLoop`: a plan, then tool actions;
+:class:`~synergai.agent.program.loop.ProgramLoop`: programs in the sandbox) gives its phase handlers, a
+:class:`Budget` and its :class:`SendBack` policies as data; :class:`TurnKernel` runs the phases until
+:data:`DONE`, makes every model call through :class:`Calls` (usage counted, the trace's turn begun; the
+grounding parse uses it too), records typed :class:`Step` records into the result's trace, and checks the
+answer before it is given (``check_answer``: one targeted send-back, else the verdict's fallback).
 """
 
 from __future__ import annotations
