@@ -50,6 +50,7 @@ class Echo:
         reply = self.kernel.call(turn, 10, temperature=turn.sampling.next())
         if reply.text == "stop":
             return "stop"
+        self.kernel.observe(turn, f"saw {reply.text}", tell=False)
         if reply.text == "restart":
             self.kernel.send_back(turn, "over")
             return "ask"
@@ -76,7 +77,8 @@ def test_the_kernel_runs_phases_within_the_budget_and_send_backs_as_data():
     # "again" goes back twice (its times), the third reply ends the asking
     assert [m["content"] for m in llm.requests[-1].messages] == ["s", "q", "a", "again 1", "b", "again 2"]
     assert turn.result.answer == "c" and turn.result.usage.calls == 3 and turn.sent_back["again"] == 2
-    assert [s.kind for s in turn.steps] == [StepKind.ANSWER] and turn.result.trace == [
+    assert [s.kind for s in turn.steps] == [StepKind.OBSERVATION] * 3 + [StepKind.ANSWER]
+    assert turn.result.trace == [
         {"type": "final", "answer": "c"}]
     # out of budget: the budgeted phase is not entered again, the turn goes to the policy's phase
     llm = ScriptedModel(["x", "y"])

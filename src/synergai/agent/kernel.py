@@ -81,7 +81,7 @@ TRACE_TYPES = MappingProxyType({StepKind.PLAN: "plan", StepKind.ACTION: "action"
 
 @dataclass(frozen=True)
 class Step:
-    """One typed step record; ``entry`` is its line in the result's trace."""
+    """One typed step record; ``entry`` is its line in the result's trace (an observation has none)."""
 
     kind: StepKind
     entry: dict[str, Any]
@@ -197,6 +197,14 @@ class TurnKernel:
         turn.steps.append(Step(kind, entry))
         turn.result.trace.append(entry)
         return entry
+
+    @staticmethod
+    def observe(turn: Turn, text: str, *, tell: bool = True) -> None:
+        """An observation step (what the model is shown of the actions' results; the action records in the
+        trace carry it); ``tell``: it goes to the model as the next user message."""
+        turn.steps.append(Step(StepKind.OBSERVATION, {"type": "observation", "text": text}))
+        if tell:
+            turn.messages.append({"role": "user", "content": text})
 
     def send_back(self, turn: Turn, name: str, **values: Any) -> bool:
         """Tell the model what the send-back ``name`` says; False when its times are used up."""

@@ -533,7 +533,7 @@ class AgentLoop:
             turn.edited = turn.edited or (ok and tool.edits)
         if clean:  # the question again, next to where the answer is written: small models drift
             observations.append(f"Reply to the user input from these observations: {turn.question.text}")
-        turn.messages.append({"role": "user", "content": "\n".join(observations)})
+        self.kernel.observe(turn, "\n".join(observations))
         if not clean:
             return Phase.LOOK
         return Phase.CORRECT if turn.correcting and not turn.edited else Phase.ANSWER

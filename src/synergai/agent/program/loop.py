@@ -380,6 +380,7 @@ class ProgramLoop:
         noted = f" Note: {repair_hint(notes)}" if notes else ""
         if outcome.ok and outcome.stdout.strip():
             observation = self._observation(outcome.stdout) + noted
+            self.kernel.observe(at, observation, tell=False)  # said by the send-back below
             if not self.limits.answer_after_output:
                 self.kernel.send_back(at, "output", observation=observation)
                 return Phase.PROGRAM
