@@ -19,6 +19,7 @@ replies follow the GBNF grammar of :mod:`synergai.agent.program.grammar`.
 from __future__ import annotations
 
 import re
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -253,8 +254,10 @@ class ProgramLoop:
     def run(self, graph: SceneGraph, question: str, situation: str = "",
             viewpoint: Viewpoint | None = None) -> ProgramResult:
         """Answer one (situated) question about ``graph``; the agent stands at ``viewpoint``."""
+        start = time.perf_counter()
         at = self._question(graph, question, situation, viewpoint)
         self.kernel.run(at)
+        at.result.seconds = time.perf_counter() - start  # the question's setup included
         return at.result
 
     def _question(self, graph: SceneGraph, text: str, situation: str,
