@@ -42,7 +42,10 @@ def run(programs: list[str], tests: Path) -> list[dict[str, Any]]:
     sys.path.insert(0, str(tests))
     from agent_scripting import room
 
-    from synergai.agent.program import rewrite
+    try:  # the repairs' pipeline, or the older code that kept the passes in rewrite
+        from synergai.agent.program import repairs as rewrite
+    except ImportError:
+        from synergai.agent.program import rewrite  # type: ignore[no-redef]
     from synergai.agent.program.check import check_program
     from synergai.agent.program.sandbox import run_program
     from synergai.scene.serialization import graph_to_dict

@@ -10,7 +10,6 @@ from gbnf import Engine, engine, undefined_rules
 
 from synergai.agent.answer_forms import AnswerForm, answer_form, choice_options
 from synergai.agent.program import prompt as P
-from synergai.agent.program.api import api_strings
 from synergai.agent.program.grammar import (
     PROGRAM_LINES,
     THOUGHT_CHARS,
@@ -18,6 +17,7 @@ from synergai.agent.program.grammar import (
     program_strings,
     reply_grammar,
 )
+from synergai.agent.program.values import api_strings
 
 EXAMPLE_SCENE = ["chair", "coffee table", "couch", "lamp"]  # the prompt's in-context example
 #: Categories as ScanNet writes them, awkward characters included.

@@ -9,7 +9,8 @@ from agent_scripting import room
 from synergai.agent.program.check import check_program
 from synergai.agent.program.loop import ProgramLimits, ProgramLoop
 from synergai.agent.program.names import carry_definitions
-from synergai.agent.program.rewrite import join_category_names, make_parse, parses, requote_fstrings
+from synergai.agent.program.repairs import make_parse
+from synergai.agent.program.rewrite import join_category_names, parses, requote_fstrings
 from synergai.llm import ScriptedModel
 
 
@@ -234,7 +235,7 @@ def test_a_repair_that_reads_a_name_before_assigning_it_gets_the_earlier_assignm
 
 
 def test_a_category_read_as_a_name_is_defined_when_its_use_has_one_meaning():
-    from synergai.agent.program.rewrite import define_categories
+    from synergai.agent.program.repairs import define_categories
 
     counts = {"chair": 3, "sink": 1, "table": 2}
     code = ("for c in chairs:\n    print(c.category)\n"
@@ -344,7 +345,7 @@ def test_a_bracket_left_open_in_an_f_string_field_is_closed():
 def test_the_registered_repairs_are_the_documented_ones():
     from pathlib import Path
 
-    from synergai.agent.program.rewrite import PASSES
+    from synergai.agent.program.repairs import PASSES
 
     names = [p.name for p in PASSES]
     assert names == ["requote-fstrings", "join-category-names", "clock-names", "close-fields",

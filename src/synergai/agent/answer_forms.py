@@ -1,12 +1,6 @@
-"""Typed short answers: the form a question's short answer takes, its JSON schema and its text.
-
-A question's form follows its wording: "A or B" asks for one of the options it names (a direction when
-they are directions), "how many" for a number, "is there" / "can I" for yes / no, "what colour" for a
-colour word (a basic colour term: "black", not "dark gray"), "what shape" for a shape word, "where" for
-a place (a relation and an anchor: "on the desk"), "which way" or "on what side of" for a direction,
-"what is on" or a trailing "... across from what?" for a category of the scene; anything else gets a
-free phrase. The agent's final answer and program mode's answer both go through this module, so a
-short answer is one value of the right kind, never a sentence.
+"""Typed short answers: the form a question's short answer takes ("A or B", a number, yes / no, a
+colour, a shape, a place, a direction, a category of the scene, or a free phrase), its JSON schema and
+its text. Both loops' answers go through it, so a short answer is one value of the right kind.
 """
 
 from __future__ import annotations

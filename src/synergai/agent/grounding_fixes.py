@@ -1,10 +1,6 @@
-"""Deterministic fixes of the model's referring expression, read from the sentence's words.
-
-A small model gets the pieces of a description right more often than their places. These fixes use the
-sentence's word order only to put the model's pieces where the sentence says them (which object is
-described, which object sets the viewpoint, which noun an attribute is said of); they add no meaning the
-model did not write, except a relation word said between the model's target and the object named before
-it (:func:`named_head`). :func:`post_parse` applies them in order.
+"""Deterministic fixes of the model's referring expression: the sentence's word order puts the model's
+pieces where the sentence says them (which object is described, which sets the viewpoint, which noun an
+attribute is said of); :func:`post_parse` applies them in order.
 """
 
 from __future__ import annotations
@@ -60,13 +56,9 @@ def _last_mention(words: list[str], category: str, vocab: SceneVocabulary) -> in
 
 
 def head_first(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
-    """The expression with its target and an anchor exchanged when the model swapped them.
-
-    English descriptions name the described object first ("the towel that is over the trash can"); a
-    small model sometimes makes the anchor the target ("trash can on towel"). When the sentence names an
-    anchor of a one-anchor relation before the target, and no relation word comes before that anchor
-    (so the sentence does start with it), the anchor becomes the target and the old target its anchor,
-    by the same relation. Anything else is returned unchanged: the graph still does the resolving."""
+    """The expression with its target and an anchor exchanged when the model swapped them ("trash can on
+    towel" for "the towel that is over the trash can"): the sentence names the anchor of a one-anchor
+    relation before the target, with no relation word before it."""
     if ref.category == ANY_OBJECT:
         return ref
     words = sentence_words(sentence)
@@ -97,17 +89,9 @@ _OWN_GROUP_ORDER = MappingProxyType({"left of": "left", "right of": "right", "in
 
 
 def group_order(ref: ObjectRef) -> ObjectRef:
-    """The expression with a relation to bare anchors of its own category read as an order in its group.
-
-    "The chair on the left" has no anchor; a small model, given only relations, writes "chair left of
-    chair", which every chair satisfies against another. A left / right / front / behind / between
-    relation whose anchors name only the target's own category (no attribute or feature; relations, if
-    any, again to its own category: "on the right of the group of trash cans") becomes the order left /
-    right / front / back / middle, when no order is set (also when the schema offered no order: "right
-    of" takes an anchor); with an order set, such a relation to its own category is dropped (it says
-    the group again). An order that repeats the direction of a relation to another object ("the bag on
-    the right of the desk" written with order "right" too) is dropped:
-    the words said it once, of the anchor."""
+    """A relation to bare anchors of the target's own category ("chair left of chair" for "the chair on
+    the left") read as an order in its group when none is set, else dropped; an order that repeats a
+    relation's direction to another object is dropped."""
     if ref.order is not None:
         # the order already says where in its group: a left / right ... relation to its own category
         # repeats it ("chair right of chair" beside order "right")
@@ -125,13 +109,9 @@ def group_order(ref: ObjectRef) -> ObjectRef:
 
 
 def view_first(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
-    """The expression with a viewpoint object taken for the target put back as the viewpoint.
-
-    "Facing the door, the cart on the far left": an opening clause (up to the first comma) that sets a
-    viewpoint (its words can mean ``view``) names the object faced; the described object comes after.
-    When the model made an object named only in that clause the target, and an anchor of it is named
-    after the clause, the anchor becomes the target, with the old target as what the speaker faces (or
-    has their back to: "standing at the door", "with your back to", "as you enter")."""
+    """A viewpoint object taken for the target put back as the viewpoint ("Facing the door, the cart on
+    the far left"): when the target is named only in the opening clause and an anchor after it, the
+    anchor becomes the target, the old target what the speaker faces (or has their back to)."""
     head, comma, rest = sentence.partition(",")
     if not comma or not (set(words_of(head)) & FEATURE_CUES["view"]) or ref.facing or ref.back_to:
         return ref
@@ -161,15 +141,9 @@ _BACK_PHRASE = 3
 
 
 def reverse_back_relations(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
-    """The expression with a relation the sentence says of an anchor back to the target put the right way.
-
-    "The table with a bag on it", "the couch has a round table in front of it": a having word ("with",
-    "has"), then the anchor named, then a relation phrase ending in "it", so the ANCHOR holds the
-    relation to the target. A small model writes the phrase's relation from the target ("table on bag");
-    such a relation (its name what the phrase says) becomes its converse ("table supporting bag"). A
-    relation written already converse, or an "it" that is the anchor ("alongside the toilet, not over
-    it": no having word; "the lamp on the table with a book on it": the table is named before "with"),
-    is left alone."""
+    """A relation the sentence says of an anchor back to the target ("the table with a bag on it": a
+    having word, the anchor, a relation phrase ending in "it") that the model wrote from the target
+    ("table on bag") becomes its converse ("table supporting bag")."""
     words = sentence_words(sentence)
     backs = [k for k, w in enumerate(words) if w in _BACK_PRONOUNS and k]
     if not backs or not ref.relations:
@@ -191,12 +165,8 @@ _OPPOSITE_GAP = 3
 
 
 def across_from(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
-    """The expression with a relation to an anchor the sentence says the target is across from ("the
-    whiteboard across from the door", "the door opposite of the window") read as "farthest from" it.
-
-    The relations offer no "opposite"; a small model writes "on" or "next to" instead, the reverse of
-    what is said. Of the candidates, the one across the room from the anchor is the farthest from it. A
-    negated relation ("not opposite them") is left alone."""
+    """A relation to an anchor the sentence says the target is across from ("the door opposite of the
+    window") read as "farthest from" it (the relations offer no "opposite"); not when negated."""
     words = sentence_words(sentence)
     rels = list(ref.relations)
     for j, r in enumerate(rels):
@@ -226,18 +196,9 @@ _HEIGHTS = frozenset(_STACKED.values())
 
 
 def drop_self_reference(ref: ObjectRef, sentence: str = "") -> ObjectRef:
-    """The expression without relations whose anchors name only the target's own category.
-
-    A small model that cannot place a phrase ("the door that's open", "in the washroom") writes the
-    target as its own anchor ("door on door"); such a relation holds of every object of the category
-    against another, so it says nothing, and it would leave no candidate that is not an anchor. Not
-    for a sentence about an unnamed object ("what is on the table", where the model copies the anchor
-    into the target): the caller decides. When the sentence sets the object among others of its kind or
-    in a stack (``STACK_WORDS``: "on top of the other bins", "the bottom of the stack") and the dropped
-    relations are vertical one way, they say its height among them: the superlative highest / lowest,
-    or the one the sentence's own place word says ("on the bottom of the stack", written "on") (not
-    with isolation: "apart from the others" is not on one; the graph often stores no support
-    between objects of one kind stacked)."""
+    """The expression without relations whose anchors name only the target's own category ("door on
+    door": true of every door); in a stack or among others of its kind (``STACK_WORDS``), vertical ones
+    become its height among them (highest / lowest, or the sentence's own place word)."""
     rest = [r for r in ref.relations if not all(_only_itself(a, ref.category) for a in r.anchors)]
     if len(rest) == len(ref.relations):
         return ref
@@ -311,15 +272,8 @@ def _said_before(words: list[str], attribute: str, vocab: SceneVocabulary) -> se
 
 
 def attributes_to_nouns(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
-    """The expression with each attribute word kept only on the objects of the noun the sentence says it
-    in front of.
-
-    A small model copies an attribute onto every object of the expression ("black whiteboard closest to
-    black door" for "the whiteboard closest to the black door"), and the copy then filters the wrong
-    object. An attribute word said right in front of a noun (past other attribute words and "and" /
-    "or") describes that noun: when the expression holds an object of that noun's category, the word is
-    dropped from the objects of other categories. A word said after its noun ("the table, colored
-    brown") or not said at all is left where the model put it."""
+    """Each attribute word kept only on the objects of the noun the sentence says it right in front of
+    ("black whiteboard closest to black door" for "the whiteboard closest to the black door")."""
     words = sentence_words(sentence)
     objects = _objects(ref)
     owner: dict[str, set[str]] = {}
@@ -334,20 +288,11 @@ def attributes_to_nouns(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -
 
 
 def view_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
-    """The expression rebuilt around the object named after an opening viewpoint, when the model made
-    the viewpoint object the target.
-
-    "Facing the toilet, choose the towel second from the left", "face the clock and then look to the
-    left at the plant": a sentence that opens with a viewpoint word (facing, looking, standing, back
-    ...) before its first named object names what the speaker faces or stands at first, and the
-    described object after it: the first object named after the opening clause (up to the first comma
-    or full stop), or, with no such clause, the second and last object the sentence names. When the
-    model's target is the viewpoint object and the described object is of another category, the
-    described object becomes the target: the expression's anchor of that category if it has one, else
-    (one category only) a new object; it takes over the target's order, room position and isolation
-    when it has none of its own, and the old target becomes the viewpoint (faced, or behind the
-    speaker for "standing at", "with your back to"); named again after the described object ("facing
-    the door, the chair closest to the door"), it is also its anchor, by the relation the model wrote."""
+    """The expression rebuilt around the object named after an opening viewpoint ("Facing the toilet,
+    choose the towel second from the left") when the model made the viewpoint object the target: the
+    described object (an anchor of its category, else a new object) becomes the target and takes over
+    its order, position and isolation; the old target becomes the viewpoint (and, named again after
+    the described object, its anchor too)."""
     words = sentence_words(sentence)
     clause = len(sentence_words(re.split(r"[,.;:]", sentence, maxsplit=1)[0]))
     named = _mentions(words, vocab)
@@ -400,13 +345,9 @@ def _relation_between(words: list[str], vocab: SceneVocabulary) -> str | None:
 
 
 def named_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
-    """The expression rebuilt around the object the sentence names first, when the model left it out.
-
-    "The towel on the toilet" written as "toilet": English descriptions name the described object
-    first. When the sentence (with no opening viewpoint) first names one category the expression does
-    not hold at all, then names the model's target, not as "this <target>" ("boxes are stacked next to
-    this chair"), and the words between the two say one relation, the first-named object becomes the
-    target, with that relation to the model's whole expression as its anchor."""
+    """The expression rebuilt around the object the sentence names first when the model left it out
+    ("toilet" for "the towel on the toilet"): the words between it and the model's target say one
+    relation, to the model's whole expression as its anchor."""
     words = sentence_words(sentence)
     named = _mentions(words, vocab)
     if not named or ref.category == ANY_OBJECT or set(words[:named[0][0]]) & FEATURE_CUES["view"]:
@@ -435,16 +376,9 @@ def _number(word: str) -> int | None:
 
 
 def group_size(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
-    """The expression with the size of the group its order or comparison is taken in, when the sentence
-    says it.
-
-    "The middle of the three cups", "the far right photo in the group of 3": the order is taken among
-    that many objects of the target's kind, those standing closest together (the engine finds them),
-    not among every one in the room. A number counts the group when the next object the sentence names,
-    within a few words, is of the target's category, or when it follows a group word or an order word
-    ("group of 3", "the rightmost of three"); "the other two" are two besides the target. Only for an
-    expression with an order, a superlative or a size word ("the lower of the two stacked bins") and no
-    group size yet."""
+    """The size of the group an order or comparison is taken in, when the sentence says it ("the middle
+    of the three cups", "the far right photo in the group of 3", "the other two"); only for an
+    expression with an order, a superlative or a size word and no group size yet."""
     sizes = any(" ".join(words_of(w)) in SIZE_WORDS for w in ref.attributes)
     if not (ref.order or ref.superlative or sizes) or ref.group_size is not None:
         return ref

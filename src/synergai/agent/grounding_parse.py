@@ -1,13 +1,10 @@
 """A person's description of one object -> a typed referring expression, by ONE model call.
 
-The reply is JSON under a schema whose category, attribute and relation fields are enums built from
-the scene (:func:`~synergai.scene.grounding.scene_vocabulary`), so the model cannot name what the scene
-does not hold. The system prompt is the same for every scene and sentence (its KV cache is reused);
-the user message carries the scene's words and the sentence. The model reads the sentence; the graph
-(:func:`~synergai.scene.grounding.ground`) does the reasoning. Deterministic fixes
-(:func:`~synergai.agent.grounding_fixes.post_parse`) then put the model's pieces where the sentence says
-them. Only a reading that leaves a tie while the sentence says more costs a second call
-(:func:`ground_description`).
+The reply is JSON under a schema whose words are the scene's
+(:func:`~synergai.scene.grounding.scene_vocabulary`), so the model cannot name what the scene lacks; the
+system prompt is the same for every scene (its KV cache is reused). The model reads the sentence, the graph
+(:func:`~synergai.scene.grounding.ground`) reasons, :func:`~synergai.agent.grounding_fixes.post_parse`
+puts the pieces where the sentence says them; a tie the sentence can break costs a second call.
 """
 
 from __future__ import annotations
@@ -19,8 +16,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from synergai.agent.grounding_fixes import post_parse
+from synergai.agent.kernel import Calls
 from synergai.llm.base import ChatModel, ChatReply
-from synergai.llm.json_reply import ask_json
 from synergai.scene.grounding import (
     RELATION_NAMES,
     SUPERLATIVES,
@@ -256,7 +253,9 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
                      note: str = "") -> ParsedExpression:
     """One model call (a retry only when the reply is cut off or not JSON) -> a validated expression; a
     description longer than ``MAX_SENTENCE_CHARS`` is refused without a call. A second reading is asked
-    with the ``category`` kept, at least one relation when ``relation_required``, and a ``note``."""
+    with the ``category`` kept, at least one relation when ``relation_required``, and a ``note``. The call
+    goes through the kernel's call path (:class:`~synergai.agent.kernel.Calls`: usage counted)."""
+    calls = model if isinstance(model, Calls) else Calls(model)
     if len(sentence) > MAX_SENTENCE_CHARS:
         return ParsedExpression(None, [], f"description too long ({len(sentence)} characters, at most "
                                           f"{MAX_SENTENCE_CHARS}): describe one object in a sentence")
@@ -271,7 +270,7 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
     messages = expression_messages(sentence, words, any_object=any_object)
     if note:
         messages[-1] = {"role": "user", "content": f"{messages[-1]['content']}\n{note}"}
-    answer = ask_json(model, messages, schema, max_tokens=max_tokens, retries=retries)
+    answer = calls.json(messages, schema, max_tokens=max_tokens, retries=retries)
     if answer.data is None:
         return ParsedExpression(None, answer.replies, answer.problem or "no JSON reply")
     try:
@@ -300,8 +299,10 @@ def ground_description(model: ChatModel, sentence: str, vocab: SceneVocabulary,
     sentence says a relation or a feature is asked for once more: told that it fits several objects
     equally, its category kept, a relation required when it was a bare category that left out every
     relation the sentence says (:func:`left_out_relations`). The second reading is taken when it leaves
-    fewer objects tied (and at least one): the model still only reads the sentence, the engine decides."""
-    parsed = parse_expression(model, sentence, vocab)
+    fewer objects tied (and at least one): the model still only reads the sentence, the engine decides.
+    The sentence is one turn of the model's trace."""
+    calls = Calls(model).begin(sentence)
+    parsed = parse_expression(calls, sentence, vocab)
     if parsed.ref is None:
         return parsed, None
     found = ground(graph, parsed.ref)
@@ -311,7 +312,7 @@ def ground_description(model: ChatModel, sentence: str, vocab: SceneVocabulary,
         return parsed, found
     note = (f"A first reading, {parsed.ref.describe()!r}, fits {found.tied} objects equally: read the "
             "description again and write every relation, order or position it says.")
-    again = parse_expression(model, sentence, vocab, category=parsed.ref.category, note=note,
+    again = parse_expression(calls, sentence, vocab, category=parsed.ref.category, note=note,
                              relation_required=left_out_relations(parsed.ref, sentence, vocab))
     replies = [*parsed.replies, *again.replies]
     second = ground(graph, again.ref) if again.ref is not None else None

@@ -1,13 +1,9 @@
 """What a user's input means to do: ask (a question never edits the graph) or correct the graph.
 
-The rule errs towards "question": an input is a correction only when nothing in it asks. It asks when it
-holds a question mark of any script (full-width "？" included), starts (after lead-ins such as "hey",
-"so", "please") with a question opener ("what", "is", "tell", "count" ...), has an interrogative at the
-start of a later clause ("Hey, what is on the table"), says a phrase that asks ("I wonder", "tell me",
-"let me know"), opens with a question word of another language ("Wo ist ...", "¿Dónde ...", "Combien
-..."), holds a Japanese or Chinese question word or particle, or is written in a script this rule
-cannot read at all. The word lists live in :mod:`synergai.scene.vocabulary`. Every step is one linear
-pass over the text (no backtracking pattern), and inputs are bounded by :data:`MAX_INPUT_CHARS`.
+The rule errs towards "question": an input is a correction only when nothing in it asks (a question
+mark of any script, a question opener or interrogative clause, a phrase that asks, a question word of
+another language, or a script the rule cannot read). The word lists live in
+:mod:`synergai.scene.vocabulary`; every step is one linear pass over a bounded input.
 """
 
 from __future__ import annotations

@@ -1,22 +1,17 @@
-"""The SynergAI loop: plan, then Action / Observation steps, until final_answer, as a small state machine.
+"""The SynergAI loop, a policy of the turn kernel (:mod:`synergai.agent.kernel`): plan, then Action /
+Observation steps, until final_answer.
 
-PLAN: the first reply is a plan whose steps are actions; they run in order (a step whose arguments
-cannot succeed, such as the mid point of one object, is not run when the plan has others) and their
-observations come back together. Then ANSWER when one of them succeeded (a correction that has not
-edited yet goes to CORRECT: edit or answer), else LOOK (one action of any kind; never an edit for a
-question). CLOSE asks once more, for the final answer only, when steps or retries run out or the model
-repeats itself. Every reply is JSON constrained by :mod:`synergai.agent.prompt`'s schemas; the final
-answer's short answer is typed by the question's form (:mod:`synergai.agent.answer_forms`), bounded by
-what was observed (:mod:`synergai.agent.evidence`: a category or colour answer names only an observed
-one), and its sentence is composed from that value and the observed facts
-(:mod:`synergai.agent.answer_sentence`). A "where" question about an observed object is answered from
-the graph (:mod:`synergai.scene.grounding.place`) with no answer call, a "what shape" question from
-the object's box (:func:`synergai.scene.attributes.box_shape`), a "what type of X" or "which X"
-question by X's colour, material and name. The mid-point tool is offered
-only when the input speaks of a middle or "between".
-A reply that is not valid (broken JSON, cut off, an unknown action, wrong argument types) is answered
-with a corrective observation, never a crash.
+PLAN: the first reply is a plan whose actions run in order (a step that cannot succeed is skipped when
+the plan has others). Then ANSWER when one succeeded (a correction that has not edited yet goes to
+CORRECT: edit or answer), else LOOK (one action; never an edit for a question). CLOSE asks once more, for
+the final answer only, when steps or retries run out or the model repeats itself. Replies are JSON under
+:mod:`synergai.agent.prompt`'s schemas; the short answer is typed by the question's form, bounded by what
+was observed (:mod:`synergai.agent.evidence`) and put in a composed sentence
+(:mod:`synergai.agent.answer_sentence`). Some questions are answered from the graph with no answer call
+("where", "what shape", "what type of X", the scene's rooms). An invalid reply gets a corrective
+observation, never a crash.
 """
+
 
 from __future__ import annotations
 
@@ -24,10 +19,11 @@ import dataclasses
 import json
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from types import MappingProxyType
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -35,6 +31,16 @@ from synergai.agent.answer_forms import AnswerForm
 from synergai.agent.answer_sentence import compose_answer, copies_error, kind_phrase
 from synergai.agent.context import ToolError, TurnContext
 from synergai.agent.evidence import evidence_categories, evidence_colours, named_at, question_subject
+from synergai.agent.kernel import (
+    ANSWER_CHECK,
+    DONE,
+    AnswerCheck,
+    Budget,
+    SendBack,
+    StepKind,
+    Turn,
+    TurnKernel,
+)
 from synergai.agent.observation import Fact, Observed, render_full_graph
 from synergai.agent.prompt import (
     TurnVocabulary,
@@ -50,7 +56,6 @@ from synergai.agent.result import Answered
 from synergai.agent.room_answers import room_answer
 from synergai.agent.tools import TOOLS, Tool, cannot_succeed, tool_by_name
 from synergai.llm.base import ChatModel, ChatReply, ContextFullError
-from synergai.llm.trace import begin_turn
 from synergai.scene.attributes import box_shape
 from synergai.scene.grounding.place import places
 from synergai.scene.model import SceneError, SceneGraph
@@ -187,29 +192,26 @@ class Phase(StrEnum):
     CORRECT = "correct"  # a correction found what it needs: edit, or answer
     ANSWER = "answer"  # something found: the final answer only
     CLOSE = "close"  # out of steps or retries, or stuck: one last call for the final answer
-    DONE = "done"
+    DONE = DONE
 
 
-@dataclass
-class _Turn:
+@dataclass(kw_only=True)
+class _Turn(Turn):
     """One user turn as the loop runs it."""
 
     ctx: TurnContext
     question: Question  # parsed once: a question never edits, and its answer is typed by its form
     result: AgentResult
-    messages: list[dict[str, str]]
     final: dict[str, Any]  # this turn's final_answer schema (before anything is observed)
     middle: bool  # the input speaks of a middle / between: the mid-point tool is offered
     vocab: TurnVocabulary  # what replies may name (ids grow as observations show them)
-    phase: Phase = Phase.PLAN
-    steps: int = 0
-    retries: int = 0
     correcting: bool = False
     edited: bool = False
     done: set[str] = field(default_factory=set)  # actions already run: a repeat means the model is stuck
     facts: list[Fact] = field(default_factory=list)  # what the successful actions observed
     errors: list[str] = field(default_factory=list)  # the tools' error texts (never copied into an answer)
-    closing: str = "Observation: No steps left. Give final_answer now."
+    closing: str = "no-steps"  # the send-back CLOSE says
+    graph_answers: bool = True  # some forms are answered from the graph (not after such an answer failed)
 
     @property
     def asking(self) -> bool:
@@ -222,6 +224,8 @@ class _Turn:
         return self.question.reply_form
 
 
+_P = TypeVar("_P")
+
 #: The tool that computes a mid point (offered only when the input speaks of a middle or "between").
 MID_POINT_TOOL = "calculate_mid_point"
 
@@ -231,13 +235,30 @@ _SEEN_ID = re.compile(r"\(id: ([^)\s]+)\)")
 #: Graph renderings whose token counts one loop keeps (one per scene revision).
 _GRAPH_TOKENS_KEPT = 8
 
+#: What the model is told when a reply cannot run, when steps run out, when it repeats an action.
+SEND_BACKS = MappingProxyType({
+    "bad-reply": SendBack("Observation: Error: {error}. Reply with one JSON object as the format says."),
+    "no-steps": SendBack("Observation: No steps left. Give final_answer now."),
+    "repeated": SendBack("Observation: You already did that; its result is above. Give final_answer now, "
+                         "from the observations you have."),
+    "answer-check": ANSWER_CHECK})
+
 
 class AgentLoop:
-    """Runs user turns against a chat model and the SynergAI tools."""
+    """Runs user turns against a chat model and the SynergAI tools: a policy of the
+    :class:`~synergai.agent.kernel.TurnKernel`."""
 
-    def __init__(self, llm: ChatModel, limits: LoopLimits | None = None) -> None:
+    budgeted: frozenset[str] = frozenset({Phase.PLAN, Phase.LOOK, Phase.CORRECT, Phase.ANSWER})
+    out_of_budget: str = Phase.CLOSE
+    send_backs: Mapping[str, SendBack] = SEND_BACKS
+
+    def __init__(self, llm: ChatModel, limits: LoopLimits | None = None,
+                 check_answer: AnswerCheck | None = None) -> None:
         self.llm = llm
         self.limits = limits or LoopLimits()
+        self.budget = Budget(self.limits.max_steps, self.limits.max_retries)
+        self.check_answer = check_answer
+        self.kernel = TurnKernel(llm, self)
         self._system = system_prompt(TOOLS)
         both = (True, False)
         tools = {mid: tuple(t for t in TOOLS if mid or t.name != MID_POINT_TOOL) for mid in both}
@@ -250,11 +271,15 @@ class AgentLoop:
         self._edits = action_schema(first=False, tools=edit_tools)["anyOf"]
         self._graph_tokens: dict[tuple[str, tuple[str, int]], int] = {}
 
-    def _call(
-        self, result: AgentResult, messages: list[dict[str, str]], schema: dict, max_tokens: int
-    ) -> ChatReply:
-        reply = self.llm.chat(messages, json_schema=schema, max_tokens=max_tokens, temperature=0.0)
-        return result.usage.count(reply)
+    def handlers(self) -> dict[str, Callable[[_Turn], str]]:
+        """Each phase's handler."""
+        return {Phase.PLAN: self._plan, Phase.LOOK: self._next, Phase.CORRECT: self._next,
+                Phase.ANSWER: self._next, Phase.CLOSE: self._close}
+
+    def answer_again(self, turn: _Turn) -> str:
+        """After an answer failed its check: the final answer again, from the model."""
+        turn.graph_answers = False
+        return Phase.ANSWER
 
     def full_graph_tokens(self, ctx: TurnContext) -> int:
         """Tokens of the whole graph rendered as observations: counted once per scene revision."""
@@ -275,33 +300,11 @@ class AgentLoop:
         """Answer one user input. Edits are held in ``ctx`` and written to the store when the turn ends;
         a turn that raises (a model failure, :class:`~synergai.agent.progress.TurnCancelled`) writes none."""
         start = time.perf_counter()
-        begin_turn(self.llm, question)
-        result = AgentResult(answer="")
-        messages: list[dict[str, str]] = [{"role": "system", "content": self._system}]
-        # Earlier turns go in as context text, not as past final_answer replies: a small model copies
-        # such replies and then answers without using any tool.
-        earlier = "".join(f"Earlier, the user said: {u}\nYou answered: {a}\n" for u, a in history)
-        note = f"\n{session_note}" if session_note else ""
-        messages.append({"role": "user", "content": f"{earlier}User input: {question}{note}"})
-        categories = sorted(ctx.graph.categories())
-        asked = Question.parse(question, categories)
-        form = asked.reply_form
-        final = final_schema(form, categories, sentence=form is AnswerForm.PHRASE,
-                             options=asked.choices)
-        # a question about a middle (or anything not a question) may use the mid point; other questions
-        # do not get it: a mid point of one category is filler whose "closest object" misleads the answer
-        middle = not asked.asking or "between" in asked.relations
-        # the ids the user wrote may be named from the start; others once an observation shows them
-        vocab = turn_vocabulary(ctx.graph, list(asked.ids), marked=ctx.marked is not None,
-                                said=question if asked.asking else "")  # a correction may name any relation
-        result.answer_form = form.value
-        turn = _Turn(ctx, asked, result, messages, final, middle, vocab)
-        if asked.asking and self._answer_about_rooms(turn):
+        turn = self._turn(ctx, question, history, session_note)
+        if turn.asking and self._answer_about_rooms(turn):
             turn.phase = Phase.DONE
-        handlers = {Phase.PLAN: self._plan, Phase.LOOK: self._next, Phase.CORRECT: self._next,
-                    Phase.ANSWER: self._next, Phase.CLOSE: self._close}
-        while turn.phase is not Phase.DONE:
-            turn.phase = handlers[turn.phase](turn)
+        self.kernel.run(turn)
+        result = turn.result
         if not result.answer:
             result.answer = "Sorry, I could not work out an answer to that. Could you rephrase it?"
             result.trace.append({"type": "final", "forced": True})
@@ -321,56 +324,71 @@ class AgentLoop:
         result.seconds = time.perf_counter() - start
         return result
 
+    def _turn(self, ctx: TurnContext, question: str, history: Sequence[tuple[str, str]],
+              session_note: str) -> _Turn:
+        """A new turn: its call path, question, conversation, answer schema and vocabulary."""
+        result = AgentResult(answer="")
+        calls = self.kernel.calls(question, result.usage)
+        # Earlier turns go in as context text, not as past final_answer replies: a small model copies
+        # such replies and then answers without using any tool.
+        earlier = "".join(f"Earlier, the user said: {u}\nYou answered: {a}\n" for u, a in history)
+        note = f"\n{session_note}" if session_note else ""
+        prompt = f"{earlier}User input: {question}{note}"
+        categories = sorted(ctx.graph.categories())
+        asked = Question.parse(question, categories)
+        form = asked.reply_form
+        final = final_schema(form, categories, sentence=form is AnswerForm.PHRASE, options=asked.choices)
+        # a question about a middle (or anything not a question) may use the mid point; other questions
+        # do not get it: a mid point of one category is filler whose "closest object" misleads the answer
+        middle = not asked.asking or "between" in asked.relations
+        # the ids the user wrote may be named from the start; others once an observation shows them
+        vocab = turn_vocabulary(ctx.graph, list(asked.ids), marked=ctx.marked is not None,
+                                said=question if asked.asking else "")  # a correction may name any relation
+        result.answer_form = form.value
+        messages = [{"role": "system", "content": self._system}, {"role": "user", "content": prompt}]
+        return _Turn(ctx=ctx, question=asked, result=result, messages=messages, final=final, middle=middle,
+                     vocab=vocab, phase=Phase.PLAN, calls=calls, prompt=prompt)
+
     # ------------------------------------------------------------------ states
     def _ask(self, turn: _Turn, schema: dict, max_tokens: int) -> ChatReply | None:
         """One model call (None when the context is full: the turn ends with an apology)."""
-        turn.steps += 1
         try:
-            reply = self._call(turn.result, turn.messages, schema, max_tokens)
+            return self.kernel.call(turn, max_tokens, json_schema=schema, temperature=0.0)
         except ContextFullError as exc:  # any other model failure is an error, raised to the caller
-            turn.result.trace.append({"type": "error", "error": f"model call failed: {exc}"})
+            self.kernel.record(turn, StepKind.ERROR, error=f"model call failed: {exc}")
             turn.result.answer = "Sorry, I could not finish that: the conversation got too long for my model."
             return None
-        turn.messages.append({"role": "assistant", "content": reply.text})
-        return reply
 
     def _bad(self, turn: _Turn, reply: ChatReply, exc: _BadReply) -> Phase:
         """A reply that cannot run: say why and stay in the phase, within the retry bound."""
-        turn.result.trace.append({"type": "error", "reply": reply.text[:500], "error": str(exc)})
-        turn.messages.append({"role": "user", "content": f"Observation: Error: {exc}. Reply with one JSON "
-                                                         "object as the format says."})
-        turn.retries += 1
-        return Phase.CLOSE if turn.retries > self.limits.max_retries else turn.phase
+        self.kernel.record(turn, StepKind.ERROR, reply=reply.text[:500], error=str(exc))
+        return Phase(self.kernel.bad_reply(turn, "bad-reply", turn.phase, Phase.CLOSE, error=exc))
 
-    def _plan(self, turn: _Turn) -> Phase:
+    def _parsed(self, turn: _Turn, reply: ChatReply, parse: Callable[[str], _P]) -> _P | Phase:
+        """A reply parsed, or the phase after a reply that cannot run."""
+        try:
+            if reply.finish_reason == "length":
+                raise _BadReply("your reply was cut off; keep it short and reply again")
+            actions = parse(reply.text)
+        except _BadReply as exc:
+            return self._bad(turn, reply, exc)
+        turn.retries = 0
+        return actions
+
+    def _plan(self, turn: _Turn) -> str:
         """PLAN: ask for a plan and run its steps (filler that cannot succeed is not run)."""
-        if turn.steps >= self.limits.max_steps:
-            return Phase.CLOSE
         ctx = turn.ctx
         schema = constrain(self._plans[(ctx.marked is not None, turn.asking, turn.middle)], turn.vocab)
         reply = self._ask(turn, schema, self.limits.first_max_tokens)
         if reply is None:
             return Phase.DONE
-        try:
-            if reply.finish_reason == "length":
-                raise _BadReply("your reply was cut off; keep it short and reply again")
-            plan, thought, actions = parse_plan(reply.text)
-        except _BadReply as exc:
-            return self._bad(turn, reply, exc)
-        turn.retries = 0
-        actions = list({_key(t, a): (t, a) for t, a in actions}.values())  # a repeat is padding
-        if len(actions) > 1:
-            kept = []
-            for tool, args in actions:
-                why = cannot_succeed(ctx, tool.name, args)
-                if why:
-                    turn.result.trace.append({"type": "skipped", "action": tool.name,
-                                              "action_input": args.model_dump(), "reason": why})
-                else:
-                    kept.append((tool, args))
-            actions = kept or actions[:1]
+        parsed = self._parsed(turn, reply, parse_plan)
+        if isinstance(parsed, Phase):
+            return parsed
+        plan, thought, actions = parsed
+        actions = self._runnable(turn, list({_key(t, a): (t, a) for t, a in actions}.values()))
         turn.result.plan = plan
-        turn.result.trace.append({"type": "plan", "plan": plan, "thought": thought})
+        self.kernel.record(turn, StepKind.PLAN, plan=plan, thought=thought)
         # the model sees the steps that ran, without any thought it wrote before observing: a small
         # model copies such a guess ("The window is blue.") into its answer over what it observed
         turn.messages[-1]["content"] = json.dumps({"plan": [
@@ -379,6 +397,20 @@ class AgentLoop:
         turn.correcting = not turn.asking or any(tool.edits for tool, _ in actions)
         return self._run(turn, actions)
 
+    def _runnable(self, turn: _Turn, actions: list[tuple[Tool, Any]]) -> list[tuple[Tool, Any]]:
+        """A plan's actions without the repeats (padding) and, when it has others, the steps whose
+        arguments cannot succeed."""
+        if len(actions) <= 1:
+            return actions
+        kept = []
+        for tool, args in actions:
+            why = cannot_succeed(turn.ctx, tool.name, args)
+            if why:
+                self.kernel.record(turn, StepKind.ACTION, "skipped", action=tool.name,
+                                   action_input=args.model_dump(), reason=why)
+            else:
+                kept.append((tool, args))
+        return kept or actions[:1]
     def _answer_schema(self, turn: _Turn) -> dict[str, Any]:
         """The final answer's schema once something is observed: a category or colour answer names only
         what the observations hold (:mod:`synergai.agent.evidence`)."""
@@ -428,8 +460,8 @@ class AgentLoop:
             sentence = f"It is {with_article(short)}."
         turn.result.answer = sentence
         turn.result.short_answer = short
-        turn.result.trace.append({"type": "final", "from_graph": True, "object": subject,
-                                  "short_answer": short, **extra})
+        self.kernel.record(turn, StepKind.ANSWER, from_graph=True, object=subject, short_answer=short,
+                           **extra)
         if not turn.ctx.highlights:
             turn.ctx.highlights = shown
         return True
@@ -458,40 +490,34 @@ class AgentLoop:
         lookups = constrain({"anyOf": self._lookups[(turn.asking, turn.middle)]}, turn.vocab)["anyOf"]
         return {"anyOf": [*lookups, *turn.final["anyOf"]]}
 
-    def _next(self, turn: _Turn) -> Phase:
+    def _next(self, turn: _Turn) -> str:
         """LOOK, CORRECT or ANSWER: one action (the final answer, in ANSWER)."""
-        if turn.steps >= self.limits.max_steps:
-            return Phase.CLOSE
-        if turn.phase is Phase.ANSWER and self._from_graph(turn) and self._answer_from_graph(turn):
+        if turn.phase is Phase.ANSWER and turn.graph_answers and self._from_graph(turn) \
+                and self._answer_from_graph(turn):
             return Phase.DONE
         typed = turn.phase is Phase.ANSWER and turn.form is not AnswerForm.PHRASE
         budget = self.limits.answer_max_tokens if typed else self.limits.step_max_tokens
         reply = self._ask(turn, self._schema(turn), budget)
         if reply is None:
             return Phase.DONE
-        try:
-            if reply.finish_reason == "length":
-                raise _BadReply("your reply was cut off; keep it short and reply again")
-            _, _, tool, args = parse_action(reply.text)
-        except _BadReply as exc:
-            return self._bad(turn, reply, exc)
-        turn.retries = 0
-        return self._run(turn, [(tool, args)])
+        parsed = self._parsed(turn, reply, parse_action)
+        return parsed if isinstance(parsed, Phase) else self._run(turn, [(parsed[2], parsed[3])])
 
-    def _close(self, turn: _Turn) -> Phase:
+    def _close(self, turn: _Turn) -> str:
         """CLOSE: ask once for the final answer only; else the turn ends without one."""
-        turn.messages.append({"role": "user", "content": turn.closing})
+        self.kernel.send_back(turn, turn.closing)
         try:
-            reply = self._call(turn.result, turn.messages, turn.final, self.limits.step_max_tokens)
+            reply = self.kernel.call(turn, self.limits.step_max_tokens, keep=False, json_schema=turn.final,
+                                     temperature=0.0)
             _, _, tool, args = parse_action(reply.text, first=False)
             if tool.name == "final_answer":
                 self._execute(turn, tool, args)
         except (_BadReply, ContextFullError) as exc:
-            turn.result.trace.append({"type": "error", "error": f"final answer failed: {exc}"})
+            self.kernel.record(turn, StepKind.ERROR, error=f"final answer failed: {exc}")
         return Phase.DONE
 
     # ------------------------------------------------------------------ actions
-    def _run(self, turn: _Turn, actions: list[tuple[Tool, Any]]) -> Phase:
+    def _run(self, turn: _Turn, actions: list[tuple[Tool, Any]]) -> str:
         """Run a reply's actions in order and choose the next phase from what they found."""
         observations, clean = [], False
         for k, (tool, args) in enumerate(actions):
@@ -499,9 +525,8 @@ class AgentLoop:
                 break  # an answer written before seeing the plan's observations is not given
             key = _key(tool, args)
             if key in turn.done and tool.name != "final_answer":
-                turn.result.trace.append({"type": "error", "error": "repeated action", "action": tool.name})
-                turn.closing = ("Observation: You already did that; its result is above. Give final_answer "
-                                "now, from the observations you have.")
+                self.kernel.record(turn, StepKind.ERROR, error="repeated action", action=tool.name)
+                turn.closing = "repeated"
                 return Phase.CLOSE
             turn.done.add(key)
             finished, observation, ok = self._execute(turn, tool, args)
@@ -512,7 +537,7 @@ class AgentLoop:
             turn.edited = turn.edited or (ok and tool.edits)
         if clean:  # the question again, next to where the answer is written: small models drift
             observations.append(f"Reply to the user input from these observations: {turn.question.text}")
-        turn.messages.append({"role": "user", "content": "\n".join(observations)})
+        self.kernel.observe(turn, "\n".join(observations))
         if not clean:
             return Phase.LOOK
         return Phase.CORRECT if turn.correcting and not turn.edited else Phase.ANSWER
@@ -520,24 +545,23 @@ class AgentLoop:
     def _execute(self, turn: _Turn, tool: Tool, args: Any) -> tuple[bool, str, bool]:
         """Run one action: (the turn is over, observation, the action succeeded)."""
         ctx, result = turn.ctx, turn.result
-        step: dict[str, Any] = {"type": "action", "action": tool.name, "action_input": args.model_dump()}
+        failed: dict[str, Any] = {}
         try:
             returned = tool.func(ctx, args)
         except ToolError as exc:
-            returned = f"Error: {exc}"
-            step["error"] = True
+            returned, failed = f"Error: {exc}", {"error": True}
             turn.errors.append(str(exc))
         observed = returned if isinstance(returned, Observed) else Observed(returned)
         observation = observed.text
-        step["observation"] = observation
-        result.trace.append(step)
-        ok = not step.get("error")
+        self.kernel.record(turn, StepKind.ACTION, action=tool.name, action_input=args.model_dump(), **failed,
+                           observation=observation)
+        ok = not failed
         if ctx.clarification and ctx.tied and turn.question.asking \
                 and not _tie_is_the_users(turn.question, ctx.graph, ctx.tied):
             ctx.clarification, ctx.tied = None, ()  # the observation says the tie; the model answers
         if ctx.clarification:
             result.answer = ctx.clarification
-            result.clarification = True
+            result.clarification = turn.open_question = True
             return True, observation, ok
         if tool.name == "final_answer" and ok:
             self._finish(turn, args)
@@ -557,7 +581,7 @@ class AgentLoop:
         composed = compose_answer(ctx.graph, turn.form, args.short_answer, turn.facts, turn.question)
         free = args.answer.strip()
         if free and copies_error(free, turn.errors):
-            result.trace.append({"type": "error", "error": "the answer repeated an error text; not given"})
+            self.kernel.record(turn, StepKind.ERROR, error="the answer repeated an error text; not given")
             free = ""
         short = composed.short or (args.short_answer.strip() if isinstance(args.short_answer, str) else "")
         sentence = composed.sentence or free

@@ -1,14 +1,10 @@
 """The stages of an agent turn as they happen, and stopping a turn on request.
 
-:class:`StagedModel` wraps the chat model of a session: before each model call and after each reply it
-tells a ``report`` callback the stage ("step 2: the model is thinking (after query_for_objects)",
-"step 2: running query_for_relations"). The CLI's spinner and the GUI's status line both listen to it.
-
-Cancellation is cooperative: when the ``cancel`` event is set, the next check (before a model call, or
-when a reply arrives and before its actions run) raises :class:`TurnCancelled`, which ends the turn.
-A call already inside the model (llama.cpp, an HTTP request) is not interrupted: it finishes first and
-its reply is discarded. The turn's edits are held until it ends (:meth:`TurnContext.commit`), so a
-cancelled turn leaves the store and its edit log as they were.
+:class:`StagedModel` wraps a session's chat model and tells a ``report`` callback each stage (the CLI's
+spinner and the GUI's status line listen). Cancellation is cooperative: once the ``cancel`` event is set,
+the next check (before a model call, or when a reply arrives) raises :class:`TurnCancelled`; a call
+already in the model finishes and its reply is discarded. A turn's edits are held until it ends, so a
+cancelled turn leaves the store as it was.
 """
 
 from __future__ import annotations

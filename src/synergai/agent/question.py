@@ -1,10 +1,5 @@
-"""A user's input parsed once: what it asks, in what form, and what it names.
-
-Both loops and the answer composer read this value instead of the string: whether the input is a
-question or a correction (:func:`synergai.agent.intent.is_question`), the form of its short answer and
-the options of an "A or B" question (:mod:`synergai.agent.answer_forms`), where it names the kind of
-thing a "which X" question asks about, the relations and object ids it names, and the scene categories
-its words name (when the scene's categories are given).
+"""A user's input parsed once: question or correction, the form of its short answer and its options,
+the kind a "which X" question asks about, and the relations, ids and scene categories it names.
 """
 
 from __future__ import annotations

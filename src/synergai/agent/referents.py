@@ -1,11 +1,6 @@
-"""The objects a correction refers to: the only ones its edits may touch.
-
-A correction ("That is not a table, it is a desk.") may edit the object the user marked, the objects
-whose ids it writes ("id 12"), and the objects its words ground to through the grounding engine
-(:func:`synergai.scene.grounding.ground` of each phrase of up to three words that could name a
-category: "table", "coffee table", "the chair"). Relations may be edited only between those objects.
-Words that name any object at all ("object", "thing") ground to nothing here: they would name the
-whole room.
+"""The objects a correction refers to, the only ones its edits may touch: the marked object, the ids it
+writes and the objects its words ground to (phrases of up to three words that could name a category;
+"object", "thing" ground to nothing). Relations may be edited only between those objects.
 """
 
 from __future__ import annotations

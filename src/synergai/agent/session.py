@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from synergai.agent.context import TurnContext
 from synergai.agent.intent import check_length, is_question
+from synergai.agent.kernel import AnswerCheck
 from synergai.agent.loop import AgentLoop, AgentResult, LoopLimits
 from synergai.geometry.frames import Viewpoint
 from synergai.llm.base import ChatModel
@@ -28,9 +29,10 @@ class AgentSession:
     history: list[tuple[str, str]] = field(default_factory=list)
     limits: LoopLimits = field(default_factory=LoopLimits)
     max_history: int = 3
+    check_answer: AnswerCheck | None = None  # every answer checked before it is given (the kernel's hook)
 
     def __post_init__(self) -> None:
-        self._loop = AgentLoop(self.llm, self.limits)
+        self._loop = AgentLoop(self.llm, self.limits, self.check_answer)
         if self.marked is not None:
             self.mark(self.marked)
 

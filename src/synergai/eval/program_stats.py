@@ -11,17 +11,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from synergai.agent.program.api import (
-    FIELDS,
-    KEYWORD_ALIASES,
-    OBJECT_FIELDS,
-    api_signatures,
-    between_objects,
-    full_keyword,
-    legal_value,
-)
+from synergai.agent.program.api import KEYWORD_ALIASES, api_signatures, full_keyword
 from synergai.agent.program.check import check_program
 from synergai.agent.program.prompt import EMPTY_OUTPUT
+from synergai.agent.program.values import FIELDS, OBJECT_FIELDS, between_objects, legal_value
 
 
 def program_stats(results: Sequence[Mapping[str, Any]]) -> dict[str, float]:
@@ -70,7 +63,7 @@ def program_error_classes(results: Sequence[Mapping[str, Any]]) -> dict[str, int
 
 
 def repair_counts(results: Sequence[Mapping[str, Any]]) -> dict[str, int]:
-    """How often each registered repair pass (:data:`synergai.agent.program.rewrite.PASSES`) fired, and
+    """How often each registered repair pass (:data:`synergai.agent.program.repairs.REPAIRS`) fired, and
     how often an earlier attempt's assignments were carried (``carry-definitions``) or a name that spells
     a category was defined (``define-categories``)."""
     counts: Counter[str] = Counter()

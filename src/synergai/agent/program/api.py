@@ -1,41 +1,22 @@
 """The scene APIs of LLM-TPC (Fig. S4) over a scene graph, for programs the model writes.
 
-Names and arguments follow the paper's documentation (``scene``, ``filter``, ``relate``,
-``relate_agent``, ``query_relation``, ``query_relation_agent``, ``query_attribute``,
-``query_state``): the paper's names are the contract inside the sandbox, even where they shadow
-Python builtins. ``rooms()`` and ``room(name)`` are ours: the scene's rooms and the objects in one.
-Wrong arguments raise errors that list the legal values, which drive the repair.
-
-Object sets: with ``ordered_sets`` (the default) a set of objects iterates, prints and indexes nearest
-to the agent first (ties by id), so ``tables[0]`` and ``next(iter(tables))`` both mean "the nearest
-table"; without it, sets keep LLM-TPC's contract (no indexing) and still iterate in that order. No
-element is ever picked arbitrarily.
-
-The functions accept what a reasonable person writes and mean one thing by it (each is documented in
-the API text the model reads, :data:`synergai.agent.program.prompt.API_DOC`): ``relate_agent()`` and
-``query_relation_agent()`` given a ``reference_object`` are ``relate()`` and ``query_relation()``;
-``candidate_relations`` beside the one ``relation`` of ``relate()`` / ``relate_agent()`` is ignored;
-``filter()`` takes a category, a list of categories or a predicate, and Python's own order
-``filter(function, items)``; ``query_attribute(obj, "category")`` (or ``"xyz"``, ``"id"``) is the
-field, and an object reads every attribute type as a field (``obj.color``, ``obj.size``,
-``obj.position``); ``query_relation()`` answers relate()'s relations among its candidates; an object
-set sorts in place (``objects.sort(key=...)``) and then iterates and indexes in that order; where one
-object is expected, an ordered set stands for its first (nearest) object, as ``objects[0]`` does
-(``query_attribute(chairs, "color")``, ``chairs.color``); ``relate_agent()`` given a relation between
-objects ("under") and no reference is what is so related to the objects of its set ("what is under the
-desks"); ``filter()`` given a ``relation`` (and a ``reference_object``) keeps what is so related, as
-``relate_agent()`` would; a keyword that begins exactly one parameter is that parameter (``obj=`` for
-``object=``), and ``object_set=`` / ``object=``, ``relation=`` / ``candidate_relations=`` name each
-other (:data:`KEYWORD_ALIASES`); relation and attribute names forgive case, underscores and synonyms
-(:func:`legal_value`).
+Names and arguments follow the paper (``scene``, ``filter``, ``relate``, ``relate_agent``,
+``query_relation``, ``query_relation_agent``, ``query_attribute``, ``query_state``; the paper's names are
+the contract inside the sandbox, even where they shadow builtins); ``rooms()`` and ``room(name)`` are
+ours. Wrong arguments raise errors that list the legal values, which drive the repair. With
+``ordered_sets`` a set of objects iterates, prints and indexes nearest to the agent first (ties by id);
+without it, sets keep LLM-TPC's no-indexing contract. The functions read what a reasonable person writes
+and mean one thing by it (each documented in the API text the model reads,
+:data:`synergai.agent.program.prompt.API_DOC`, and listed in
+:data:`synergai.agent.program.repairs.LENIENCIES`); values are read by :mod:`synergai.agent.program.values`.
 """
+
 
 from __future__ import annotations
 
 import dataclasses
 import functools
 import inspect
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
@@ -43,6 +24,25 @@ from typing import Any
 import numpy as np
 
 from synergai.agent.matching import category_matches
+from synergai.agent.program.values import (
+    AGENT_RELATIONS,
+    ATTRIBUTE_TYPES,
+    ATTRIBUTE_WORDS,
+    CLOCK_DIRECTIONS,
+    CLOCK_HOURS,
+    CLOCK_SPREAD,
+    DIRECTIONS,
+    FIELDS,
+    OBJECT_FIELDS,
+    QUERY_RELATIONS,
+    RELATE_RELATIONS,
+    UNKNOWN,
+    between_objects,
+    choose,
+    clock_hour,
+    hour_gap,
+    legal_value,
+)
 from synergai.geometry.frames import Viewpoint
 from synergai.scene import build
 from synergai.scene.attributes import closest_color, color_name
@@ -54,18 +54,7 @@ from synergai.scene.model import (
 )
 from synergai.scene.relations.thresholds import RelationThresholds
 from synergai.scene.serialization import graph_from_dict
-from synergai.scene.vocabulary import (
-    ATTRIBUTE_TYPE_SYNONYMS,
-    COLOR_ALIASES,
-    COLOR_NAMES,
-    COLOR_RGB,
-    COLOR_WORDS,
-    MATERIAL_WORDS,
-    RELATION_SYNONYMS,
-    SHAPE_WORDS,
-    STATE_WORDS,
-    WORD_TO_NUMBER,
-)
+from synergai.scene.vocabulary import COLOR_RGB
 
 #: The functions programs may call, in the order the documentation lists them.
 API_FUNCTIONS = ("scene", "rooms", "room", "filter", "relate_agent", "relate", "query_relation_agent",
@@ -73,33 +62,6 @@ API_FUNCTIONS = ("scene", "rooms", "room", "filter", "relate_agent", "relate", "
 #: A regular expression's alternation of the API functions' names, longest first (``relate_agent``
 #: before ``relate``).
 API_NAMES_PATTERN = "|".join(sorted(API_FUNCTIONS, key=len, reverse=True))
-RELATE_RELATIONS = (
-    "on",
-    "under",
-    "above",
-    "below",
-    "inside",
-    "supporting",
-    "near",
-    "far",
-    "next to",
-    "hanging on",
-    "left",
-    "right",
-    "front",
-    "behind",
-    "closest",
-    "farthest",
-    "within reach",
-    "around",
-)
-#: What query_relation() answers: the directions as seen by the agent, and relate()'s relations that
-#: hold between two objects.
-QUERY_RELATIONS = ("left", "right", "front", "back", "behind", *(
-    r for r in RELATE_RELATIONS if r not in ("left", "right", "front", "behind", "closest", "farthest")))
-AGENT_RELATIONS = ("left", "right", "front", "behind", "within reach", "around", "closest", "farthest")
-DIRECTIONS = ("left", "right", "front", "back", "o'clock")
-ATTRIBUTE_TYPES = ("lwh", "distance", "color", "shape", "material")
 #: Parameters accepted only to be lenient (the documentation's signatures leave them out).
 LENIENT_ONLY = MappingProxyType({"relate_agent": ("reference_object", "candidate_relations"),
                                  "relate": ("candidate_relations",),
@@ -109,29 +71,7 @@ LENIENT_ONLY = MappingProxyType({"relate_agent": ("reference_object", "candidate
 #: object or a set of them, one relation or a list of candidates.
 KEYWORD_ALIASES = MappingProxyType({"object_set": "object", "object": "object_set",
                                     "relation": "candidate_relations", "candidate_relations": "relation"})
-#: The fields every object has; query_attribute() returns them too.
-OBJECT_FIELDS = ("category", "xyz", "id")
-#: Every field an object answers: its own, and query_attribute()'s attribute types (``obj.color``).
-FIELDS = (*OBJECT_FIELDS, *ATTRIBUTE_TYPES)
-#: The vocabulary's words ``query_attribute`` reads an object's attributes with, per attribute type.
-ATTRIBUTE_WORDS = MappingProxyType({"color": COLOR_WORDS, "shape": SHAPE_WORDS, "material": MATERIAL_WORDS})
-#: What ``query_attribute`` and ``query_state`` return when the object's attributes do not say.
-UNKNOWN = "unknown"
-#: What ``query_relation_agent`` returns for its "o'clock" candidate.
-CLOCK_HOURS = tuple(f"{hour} o'clock" for hour in range(1, 13))
 AROUND_M = 2.0
-#: Hours either side of a clock direction that still count as it ("7 o'clock": 6, 7 and 8 o'clock).
-CLOCK_SPREAD = 1
-_CLOCK_PHRASE = re.compile(r"^(?:at |to )?(?:the |my )?(\d{1,2}|[a-z]+)(?: |_|-)?(?:o'? ?clock|:00)"
-                           r"(?: direction| position)?$")
-
-#: Clock hours that count as each direction (LLM-TPC's synonym table, Table S1).
-_CLOCK = {
-    "left": {7, 8, 9, 10, 11},
-    "right": {1, 2, 3, 4, 5},
-    "front": {10, 11, 12, 1, 2},
-    "back": {4, 5, 6, 7, 8},
-}
 
 
 class ObjectAttribute:
@@ -214,8 +154,7 @@ class ObjectSet(set):
                              "check len(objects) first") from None
 
     def _same(self, items: Iterable[ObjectAttribute]) -> ObjectSet:
-        out = type(self)(items)
-        return out
+        return type(self)(items)
 
     def __or__(self, other: Any) -> ObjectSet:
         return self._same(set.__or__(self, other))
@@ -261,66 +200,6 @@ class StrictObjectSet(ObjectSet):
 #: The relations of the graph that each direction, as seen by the agent, is.
 _VIEW = MappingProxyType({"left": Relation.LEFT_OF, "right": Relation.RIGHT_OF, "front": Relation.IN_FRONT_OF,
                           "back": Relation.BEHIND, "behind": Relation.BEHIND})
-_VALUE_SYNONYMS = MappingProxyType({**RELATION_SYNONYMS, **ATTRIBUTE_TYPE_SYNONYMS})
-_AFFIXES = re.compile(r"^(?:to |on )?(?:the |my )|(?: of| side)$")
-
-
-def api_strings() -> tuple[str, ...]:
-    """Every string a program passes to these functions or compares their results with, besides the
-    scene's categories: relation names, directions and clock hours, attribute types, and the vocabulary's
-    colour names, attribute words and object states (sorted, each once)."""
-    words = {*RELATE_RELATIONS, *AGENT_RELATIONS, *DIRECTIONS, *CLOCK_HOURS, *ATTRIBUTE_TYPES, UNKNOWN,
-             *COLOR_NAMES, *COLOR_ALIASES, *STATE_WORDS}
-    for values in ATTRIBUTE_WORDS.values():
-        words |= values
-    return tuple(sorted(words))
-
-
-def legal_value(value: object, legal: Iterable[str]) -> str | None:
-    """``value`` as one of ``legal`` (case, underscores, "to the ... of" / "... side" and the synonyms of
-    the vocabulary's relation and attribute-type words forgiven), or None."""
-    v = " ".join(str(value).strip().lower().replace("_", " ").split())
-    legal = tuple(legal)
-    if v not in legal and v not in _VALUE_SYNONYMS:
-        v = _AFFIXES.sub("", _AFFIXES.sub("", v)).strip()
-    v = _VALUE_SYNONYMS.get(v, v)
-    if v == "back" and "behind" in legal:
-        v = "behind"
-    if v == "behind" and "back" in legal:
-        v = "back"
-    return v if v in legal else None
-
-
-def between_objects(relation: object) -> bool:
-    """Whether ``relation`` is one only relate() takes, a relation between two objects ("under", "on"),
-    not one to the agent ("left", "closest") nor a clock direction."""
-    return clock_hour(relation) is None and legal_value(relation, AGENT_RELATIONS) is None \
-        and legal_value(relation, RELATE_RELATIONS) is not None
-
-
-def clock_hour(value: object) -> int | None:
-    """The hour (1..12) of a clock direction as programs write it ("7 o'clock", "seven o'clock",
-    "7 oclock", "at my 7 o'clock"), or None."""
-    match = _CLOCK_PHRASE.match(" ".join(str(value).strip().lower().split()))
-    if match is None:
-        return None
-    word = match.group(1)
-    hour = int(word) if word.isdigit() else WORD_TO_NUMBER.get(word)
-    return hour if hour is not None and 1 <= hour <= 12 else None
-
-
-def _hour_gap(a: int, b: int) -> int:
-    return min((a - b) % 12, (b - a) % 12)
-
-
-def _choose(value: str, legal: Iterable[str], what: str) -> str:
-    legal = tuple(legal)
-    v = legal_value(value, legal)
-    if v is None:
-        raise ValueError(f"{what} must be one of {list(legal)}, got {value!r}")
-    return v
-
-
 class SceneAPI:
     """The functions a program may call, bound to one graph and the agent's pose."""
 
@@ -403,7 +282,7 @@ class SceneAPI:
 
     def _agent_view(self, ids: list[str]) -> dict[str, set[str]]:
         hours = build.clock_direction(self.graph, ids, self.viewpoint)
-        return {i: {d for d, hs in _CLOCK.items() if hours[i] in hs} for i in ids}
+        return {i: {d for d, hs in CLOCK_DIRECTIONS.items() if hours[i] in hs} for i in ids}
 
     def _agent_distance(self, ids: list[str]) -> np.ndarray:
         c = np.array([self.graph.get(i).center for i in ids], dtype=float).reshape(-1, 3)
@@ -422,13 +301,13 @@ class SceneAPI:
         if between_objects(relation):
             return self._related_to_set(object_set, relation)
         hour = clock_hour(relation)
-        rel = "o'clock" if hour is not None else _choose(relation, AGENT_RELATIONS, "relation")
+        rel = "o'clock" if hour is not None else choose(relation, AGENT_RELATIONS, "relation")
         ids = [o.id for o in self._set(object_set)]
         if not ids:
             return self.set_type()
         if hour is not None:
             hours = build.clock_direction(self.graph, ids, self.viewpoint)
-            return self._wrap(i for i in ids if _hour_gap(hours[i], hour) <= CLOCK_SPREAD)
+            return self._wrap(i for i in ids if hour_gap(hours[i], hour) <= CLOCK_SPREAD)
         if rel in ("left", "right", "front", "behind"):
             key = "back" if rel == "behind" else rel
             view = self._agent_view(ids)
@@ -447,7 +326,7 @@ class SceneAPI:
         """Returns a set of objects that are related to the reference_object by the relation; a set (or list)
         of reference objects gives the objects related to any of them (the references left out);
         ``candidate_relations`` beside the one relation is ignored."""
-        rel = _choose(relation, RELATE_RELATIONS, "relation")
+        rel = choose(relation, RELATE_RELATIONS, "relation")
         if isinstance(reference_object, set | frozenset | list | tuple):
             refs = [r.id for r in self._set(reference_object)]
         else:
@@ -513,7 +392,7 @@ class SceneAPI:
         oid = self._obj(object).id
         hours_said = {c: clock_hour(c) for c in _strings(candidate_relations)}
         asked = [h for h in hours_said.values() if h is not None]
-        cands = [_choose(c, (*DIRECTIONS, "behind"), "candidate_relations")
+        cands = [choose(c, (*DIRECTIONS, "behind"), "candidate_relations")
                  for c, h in hours_said.items() if h is None]
         view = self._agent_view([oid])[oid]
         out = [
@@ -525,7 +404,7 @@ class SceneAPI:
         if "o'clock" in cands:
             out.append(CLOCK_HOURS[hour - 1])
         out += [CLOCK_HOURS[h - 1] for h in dict.fromkeys(asked)
-                if _hour_gap(hour, h) <= CLOCK_SPREAD and CLOCK_HOURS[h - 1] not in out]
+                if hour_gap(hour, h) <= CLOCK_SPREAD and CLOCK_HOURS[h - 1] not in out]
         return out
 
     def query_relation(
@@ -538,7 +417,7 @@ class SceneAPI:
         of relate() among the candidates ("on", "near") is returned when it holds."""
         oid = self._obj(object).id
         ref = self._obj(reference_object, "reference_object").id
-        cands = [_choose(c, QUERY_RELATIONS, "candidate_relations") for c in _strings(candidate_relations)]
+        cands = [choose(c, QUERY_RELATIONS, "candidate_relations") for c in _strings(candidate_relations)]
         return [c for c in cands if oid in (
             build.view_relation(self.graph, [oid], ref, _VIEW[c], self.viewpoint) if c in _VIEW
             else self._related([oid], ref, c))]
@@ -553,7 +432,7 @@ class SceneAPI:
         if field_ is not None:
             return getattr(found, field_)
         obj = self.graph.get(found.id)
-        kind = _choose(attribute_type, ATTRIBUTE_TYPES, "attribute_type")
+        kind = choose(attribute_type, ATTRIBUTE_TYPES, "attribute_type")
         if kind == "lwh":
             return [round(float(v), 3) for v in obj.size]
         if kind == "distance":

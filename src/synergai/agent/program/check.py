@@ -18,21 +18,23 @@ from types import MappingProxyType
 
 from synergai.agent.matching import category_matches
 from synergai.agent.program.api import (
-    AGENT_RELATIONS,
     API_FUNCTIONS,
     API_NAMES_PATTERN,
-    DIRECTIONS,
-    FIELDS,
     LENIENT_ONLY,
-    QUERY_RELATIONS,
-    RELATE_RELATIONS,
     api_signatures,
-    between_objects,
-    clock_hour,
     full_keywords,
-    legal_value,
 )
 from synergai.agent.program.names import bound_names, closest_hint, undefined_hint, undefined_names
+from synergai.agent.program.values import (
+    AGENT_RELATIONS,
+    DIRECTIONS,
+    FIELDS,
+    QUERY_RELATIONS,
+    RELATE_RELATIONS,
+    between_objects,
+    clock_hour,
+    legal_value,
+)
 
 #: Functions that return a set of objects.
 SET_FUNCTIONS = frozenset({"scene", "room", "filter", "relate", "relate_agent"})

@@ -1,28 +1,12 @@
 """llama.cpp GBNF grammars for program mode's replies: the format fixed, strings and answers bounded.
 
-A reply under :func:`reply_grammar` is exactly one of::
-
-    Thought: <one line>\\nAction: Program\\nAction Input:\\n```Python\\n<program>```
-    Thought: <one line>\\nAction: Final Answer\\nAction Input: <answer>
-
-(only the second when ``program`` is False). The thought is one line of at most ``THOUGHT_CHARS``
-characters; the program has 1 to ``PROGRAM_LINES`` non-blank lines of at most ``LINE_ITEMS`` characters
-or strings each, no comments and no backslashes. Every string literal in it is one of:
-
-* a **legal value**, in single or double quotes: a category of the scene or a string the scene API takes
-  or returns (:func:`synergai.agent.program.api.api_strings`); "o'clock" values only in double quotes;
-* a **print label**: up to ``LABEL_CHARS`` characters that end with ':' or '=' (one space may follow),
-  e.g. ``print("chairs:", len(chairs))``; a category never ends so, so a label cannot name one;
-* a **separator**: up to three of `` ,;|/.-`` (``", ".join(names)``), or the empty string;
-* an **f-string with at least one placeholder** (text with values, as in the prompt's example
-  ``f"Objects directly behind me: {names}"``); code in a placeholder holds only legal values of the
-  other quote kind, so ``f"sofa"`` cannot smuggle a category in.
-
-So a program cannot name a category the scene does not hold, nor a relation or attribute the API does not
-know. The answer of a closed form (yes/no, number, colour, direction, choice, category: those whose
-:func:`~synergai.agent.answer_forms.answer_schema` is an enum or an integer) is one of its values; other
-forms get a one-line phrase of at most ``PHRASE_MAX`` characters. Value alternatives are factored by
-common prefixes, which keeps llama.cpp's grammar stacks few.
+A reply under :func:`reply_grammar` is ``Thought: <one line>`` then ``Action: Program`` with a fenced
+program of 1 to ``PROGRAM_LINES`` lines (no comments, no backslashes), or ``Action: Final Answer`` with
+the answer. Every string in a program is a legal value (a scene category or an API string,
+:func:`synergai.agent.program.values.api_strings`), a print label ending with ':' or '=', a short
+separator, or an f-string with a placeholder whose code holds only legal values; so a program cannot name
+what the scene or the API lacks. A closed form's answer is one of its values; other forms get a short
+phrase. Alternatives are factored by common prefixes (few grammar stacks in llama.cpp).
 """
 
 from __future__ import annotations
@@ -31,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from itertools import groupby
 
 from synergai.agent.answer_forms import PHRASE_MAX, AnswerForm, answer_schema
-from synergai.agent.program.api import api_strings
+from synergai.agent.program.values import api_strings
 
 THOUGHT_CHARS = 150
 PROGRAM_LINES = 10

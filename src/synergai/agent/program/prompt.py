@@ -203,15 +203,6 @@ Action Input: ...
 
 {FORMAT}"""
 
-SUMMARIZE = """\
-You have reached the maximum number of chats. Anyway, still try your best to give a final answer in the \
-format of:
-Thought: Reasoning about the objects in the scene, your situation and question, you can still give a final \
-answer. Use your common sense reasoning skills to infer missing information and give a specific final answer.
-Action: Final Answer
-Action Input: your final answer with NO MORE THAN 3 words."""
-
-
 #: How object sets behave, in the documentation the model reads.
 ORDERED_SETS = ("Every set of objects the functions return is ordered by distance from you, nearest first: "
                 "set[0] and next(iter(set)) are the nearest object, set[-1] the farthest; check len(set) > 0 "

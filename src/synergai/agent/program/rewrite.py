@@ -1,13 +1,5 @@
-"""Registered repairs that make a program parse (:data:`PASSES`), applied only when the text as written
-does not, and the definition of names a program reads that spell a scene category.
-
-Python written wrongly in a few general ways has exactly one meaning, so it is repaired rather than sent
-back for a repair round: each pass is a function below, named in :data:`PASSES`, in docs/overview.md and
-in the program's trace (``repairs``). A rewrite is kept only when the result parses; otherwise the
-program is left as written and the static check reports the syntax error with its hint. Calls that parse
-are never rewritten: the scene API accepts what a reasonable person writes
-(:mod:`synergai.agent.program.api`).
-"""
+"""The parse passes: Python written wrongly in a few general ways that has exactly one meaning, rewritten
+(each registered in :data:`synergai.agent.program.repairs.REPAIRS`)."""
 
 from __future__ import annotations
 
@@ -15,13 +7,9 @@ import ast
 import io
 import re
 import tokenize
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 from synergai.agent.program.api import API_NAMES_PATTERN, api_signatures
-from synergai.agent.program.arguments import name_positional_arguments
-from synergai.agent.program.check import name_uses
-from synergai.agent.program.names import category_named, one_object_code, undefined_names
 
 _QUOTE = r"(\"\"\"|'''|\"|')"
 #: An f-string's opening: its prefix and quote.
@@ -166,62 +154,3 @@ def close_fields(code: str) -> str:
 
     lines = code.splitlines(keepends=True)
     return "".join(_FIELD.sub(fix, line) if _PREFIX.search(line) else line for line in lines)
-
-
-@dataclass(frozen=True)
-class RepairPass:
-    """One registered repair of Python written wrongly in a general way (see the module doc-string)."""
-
-    name: str
-    repair: Callable[[str, Sequence[str]], str]  # (code, the scene's categories) -> code; ValueError: no fix
-
-
-#: The repairs :func:`make_parse` tries, in order (each documented in docs/overview.md and tested).
-PASSES: tuple[RepairPass, ...] = (
-    RepairPass("requote-fstrings", lambda code, _: requote_fstrings(code)),
-    RepairPass("join-category-names", join_category_names),
-    RepairPass("clock-names", lambda code, _: clock_names(code)),
-    RepairPass("close-fields", lambda code, _: close_fields(code)),
-    RepairPass("colon-keywords", lambda code, _: colon_keywords(code)),
-    RepairPass("name-positional-arguments", lambda code, _: name_positional_arguments(code)),
-)
-
-
-def make_parse(code: str, categories: Sequence[str] = ()) -> tuple[str, list[str]] | None:
-    """A repair of ``code`` that parses and the names of the passes it took, when ``code`` does not parse
-    and the passes of :data:`PASSES`, applied in turn, make it parse; None otherwise."""
-    if parses(code):
-        return None
-    candidate, used = code, []
-    for repair in PASSES:
-        try:
-            fixed = repair.repair(candidate, categories)
-        except ValueError:
-            continue
-        if fixed != candidate:
-            candidate = fixed
-            used.append(repair.name)
-        if parses(candidate):
-            return candidate, used
-    return None
-
-
-def define_categories(code: str, counts: Mapping[str, int], *,
-                      ordered_sets: bool = True) -> tuple[str, list[str]] | None:
-    """``code`` with an assignment put in front for each name it reads but never assigns that spells a
-    scene category (``counts``: objects per category) and is used one way only: as a set it is the
-    category's objects (``chairs = filter(object_set=scene(), category='chair')``); as one object only
-    when the scene holds exactly one of them (``sink = filter(...)[0]``, ``next(iter(...))`` without
-    ordered sets: with several, which one is the model's choice and the check's hint goes back). None
-    when no name qualifies."""
-    if not parses(code):
-        return None
-    tree = ast.parse(code)
-    uses, found = name_uses(tree, ordered_sets), {}
-    for name in dict.fromkeys(n.id for n in undefined_names(tree)):
-        category, kinds = category_named(name, list(counts)), uses.get(name, set())
-        if category is not None and kinds == {"set"}:
-            found[name] = f"filter(object_set=scene(), category={category!r})"
-        elif category is not None and kinds == {"object"} and counts[category] == 1:
-            found[name] = one_object_code(category, ordered_sets)
-    return ("".join(f"{n} = {v}\n" for n, v in found.items()) + code, list(found)) if found else None

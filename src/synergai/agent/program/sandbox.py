@@ -1,20 +1,12 @@
 """Run one LLM-written Python program in a locked-down child process (LLM-TPC program mode).
 
-Generated code is hostile until proven otherwise. :func:`run_program` starts ``python -s -P sandbox_child.py``
-(isolated like ``-I``, with an environment of our own: a fixed hash seed, nothing of the host's)
-in a new session, sends it the program as JSON, enforces the wall-clock limit (SIGKILL to the whole process
-group), reads its pipes with size caps and turns whatever happened into a :class:`SandboxResult`. The child's
-defences (static check, curated builtins, rlimits, audit hook) are described in
-:mod:`synergai.agent.program.sandbox_child`.
-
-Scene APIs are injected by an ``api_factory`` import path ``"module:function"``: the child imports it and
-calls ``function(api_args)`` *before* the lockdown; it returns ``{name: object}`` for the program's globals
-(e.g. ``scene``, ``filter``, ``relate``). The factory and its objects are trusted code, but they run under the
-same audit hook, so they must import what they need before returning (no lazy import, file access or
-Python-level ``logging`` at call time; warnings are silenced). They must never look up an attribute whose
-name comes from the program (``getattr(obj, attribute_type)``): that would reopen the door the static rules
-close. Each run is a fresh process holding a JSON copy of ``api_args``; only the printed text comes back.
-:func:`demo_api` is a small example.
+:func:`run_program` starts ``python -s -P sandbox_child.py`` (isolated, with an environment of our own)
+in a new session, sends it the program as JSON, enforces the wall-clock limit (SIGKILL to the process
+group), reads its pipes with size caps and returns a :class:`SandboxResult`; the child's defences are in
+:mod:`synergai.agent.program.sandbox_child`. Scene APIs come from an ``api_factory`` (``"module:function"``)
+the child calls with ``api_args`` before the lockdown; its objects are trusted but run under the same
+audit hook (import everything before returning; never look up an attribute named by the program). Each
+run is a fresh process; only the printed text comes back. :func:`demo_api` is a small example.
 """
 
 from __future__ import annotations

@@ -1,32 +1,21 @@
 """Child side of the program sandbox: check, lock down and run one untrusted program.
 
-Started by :func:`synergai.agent.program.sandbox.run_program` as ``python -s -P <this file>`` (by path, so no
-package ``__init__`` runs in the child). It reads one JSON request on stdin and writes one reply line, the
-request's nonce followed by JSON, to the stdout it started with. Stdlib only.
+Started by :func:`synergai.agent.program.sandbox.run_program` as ``python -s -P <this file>`` (by path: no
+package ``__init__`` runs here); reads one JSON request on stdin, writes one reply line (the request's
+nonce, then JSON) to its original stdout. Stdlib only. Layers, in the order they act:
 
-Layers, in the order they act:
+1. Static check (:func:`check_program`): no imports but a few pure modules, no class or async
+   definitions, no attribute assignment or deletion, no ``__`` names or strings, no ``_`` attributes,
+   no frame / generator / code introspection attributes, no ``format`` / ``format_map`` / ``mro``.
+2. Curated builtins: no ``open``, ``eval``, ``exec``, ``compile``, ``globals``, ``setattr`` ...;
+   ``getattr`` refuses what rule 1 refuses; ``type`` takes one argument; ``print`` is bounded.
+3. Process limits set after the API factory ran: CPU (``ITIMER_PROF`` backed by ``RLIMIT_CPU``),
+   ``RLIMIT_AS``, ``RLIMIT_NPROC`` / ``NOFILE`` / ``FSIZE`` / ``CORE`` 0; root first drops to 65534.
+4. An audit hook that denies every event but a short benign list (``open``, new imports, sockets,
+   processes, ``os.*``, ``ctypes.*``, ``compile``, other ``exec``, frame access ...); the first denial
+   fails the run even if the program catches it.
 
-1. Static check (:func:`check_program`): no imports except a few pure modules (served as plain namespaces),
-   no class or async definitions, no attribute assignment or deletion (API objects and classes stay as the
-   factory made them), no name starting with ``__``, no attribute starting with ``_``, no frame /
-   generator / coroutine / traceback / code introspection attribute (``gi_frame``, ``f_back``, ``tb_frame``
-   ...), no ``format`` / ``format_map`` / ``mro`` attribute (``"{0.__class__}".format(x)`` style field access)
-   and no string constant containing ``"__"``.
-2. Curated builtins: no ``open``, ``eval``, ``exec``, ``compile``, ``input``, ``globals``, ``vars``, ``dir``,
-   ``breakpoint``, ``setattr`` ...; ``getattr`` / ``hasattr`` refuse the names rule 1 refuses; ``type`` takes
-   one argument and never hands out a metaclass; ``print`` writes to a bounded buffer.
-3. Process limits set after the API factory ran: CPU (a fractional ``ITIMER_PROF`` whose default action kills
-   the process, backed by ``RLIMIT_CPU``), ``RLIMIT_AS`` (the factory's footprint plus the memory budget),
-   ``RLIMIT_NPROC`` 0, ``RLIMIT_NOFILE`` 0, ``RLIMIT_FSIZE`` 0, ``RLIMIT_CORE`` 0; a child started as root
-   first drops to uid/gid 65534 so that ``RLIMIT_NPROC`` applies.
-4. An audit hook that denies every event except a short benign list: ``open``, ``import`` of a module not
-   yet loaded, ``socket.*``, ``subprocess.Popen``, ``os.*``, ``ctypes.*``, ``compile``, ``exec`` of any code
-   but the program, ``code.__new__``, ``function.__new__``, ``object.__getattr__`` (frame and code
-   introspection), ``object.__setattr__`` (patching classes), ``sys._getframe``, ``gc.*`` ... The first
-   denial is remembered: the run fails even if the program catches the exception.
-
-Trusted API code shares layers 3-4: a factory must import everything its functions use before returning
-(a lazy import, file read, ``logging`` or ``warnings.warn`` from Python code at call time is denied).
+Trusted API code shares layers 3-4: a factory imports everything its functions use before returning.
 """
 
 from __future__ import annotations

@@ -1,0 +1,123 @@
+"""The one pipeline of repairs of a model's program: every transform registered here, in order, and
+counted per run (:func:`applied`, ``ProgramResult.repairs``; each program's trace names its own).
+
+Python written wrongly in a general way with exactly one meaning is repaired rather than sent back for a
+repair round. Stage "parse" (:data:`PASSES`) runs only when the text does not parse and is kept only when
+the result parses (else the static check reports the syntax error with its hint); then a program is given
+back the assignments of earlier attempts it reads but dropped ("carry-definitions") and the names it reads
+that spell a scene category ("define-categories"). Calls that parse are never rewritten: the scene API
+reads what a reasonable person writes (its leniencies, :data:`LENIENCIES`, in
+:mod:`synergai.agent.program.api`; the values they read in :mod:`synergai.agent.program.values`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from synergai.agent.program.arguments import name_positional_arguments
+from synergai.agent.program.check import name_uses
+from synergai.agent.program.names import carry_definitions, category_named, one_object_code, undefined_names
+from synergai.agent.program.rewrite import (
+    clock_names,
+    close_fields,
+    colon_keywords,
+    join_category_names,
+    parses,
+    requote_fstrings,
+)
+
+
+@dataclass(frozen=True)
+class RepairPass:
+    """One registered parse repair: (code, the scene's categories) -> code; ValueError: no fix."""
+
+    name: str
+    repair: Callable[[str, Sequence[str]], str]
+
+
+#: The parse repairs :func:`make_parse` tries, in order (each documented in docs/overview.md and tested).
+PASSES: tuple[RepairPass, ...] = (
+    RepairPass("requote-fstrings", lambda code, _: requote_fstrings(code)),
+    RepairPass("join-category-names", join_category_names),
+    RepairPass("clock-names", lambda code, _: clock_names(code)),
+    RepairPass("close-fields", lambda code, _: close_fields(code)),
+    RepairPass("colon-keywords", lambda code, _: colon_keywords(code)),
+    RepairPass("name-positional-arguments", lambda code, _: name_positional_arguments(code)),
+)
+#: Every repair of a program's text, in the order the pipeline applies them.
+REPAIRS = (*(p.name for p in PASSES), "carry-definitions", "define-categories")
+#: What the scene API reads leniently at run time, each with what it means.
+LENIENCIES = MappingProxyType({
+    "agent-with-reference": "relate_agent() / query_relation_agent() given a reference_object are relate() / "
+                            "query_relation()",
+    "ignored-candidates": "candidate_relations beside the one relation of relate() / relate_agent()",
+    "filter-forms": "filter() takes a category, a list of them, a predicate, or filter(function, items)",
+    "filter-relation": "filter() given a relation (and a reference_object) keeps what is so related",
+    "relation-of-set": "relate_agent() given a relation between objects and no reference: related to its set",
+    "query-relation-relations": "query_relation() answers relate()'s relations among its candidates",
+    "attribute-as-field": "query_attribute(obj, 'category') is the field; obj.color reads an attribute type",
+    "set-as-first-object": "where one object is expected, an ordered set stands for its nearest",
+    "set-sort": "an object set sorts in place and then iterates and indexes in that order",
+    "keyword-prefix": "a keyword that begins exactly one parameter is that parameter (obj= for object=)",
+    "keyword-alias": "object_set= / object=, relation= / candidate_relations= name each other",
+    "value-spelling": "relation and attribute names forgive case, underscores, affixes and synonyms"})
+
+
+def make_parse(code: str, categories: Sequence[str] = ()) -> tuple[str, list[str]] | None:
+    """A repair of ``code`` that parses and the names of the passes it took, when ``code`` does not parse
+    and the passes of :data:`PASSES`, applied in turn, make it parse; None otherwise."""
+    if parses(code):
+        return None
+    candidate, used = code, []
+    for repair in PASSES:
+        try:
+            fixed = repair.repair(candidate, categories)
+        except ValueError:
+            continue
+        if fixed != candidate:
+            candidate = fixed
+            used.append(repair.name)
+        if parses(candidate):
+            return candidate, used
+    return None
+
+
+def define_categories(code: str, counts: Mapping[str, int], *,
+                      ordered_sets: bool = True) -> tuple[str, list[str]] | None:
+    """``code`` with an assignment put in front for each name it reads but never assigns that spells a
+    scene category (``counts``: objects per category) and is used one way only: as a set it is the
+    category's objects; as one object only when the scene holds exactly one (with several, which one is
+    the model's choice and the check's hint goes back). None when no name qualifies."""
+    if not parses(code):
+        return None
+    tree = ast.parse(code)
+    uses, found = name_uses(tree, ordered_sets), {}
+    for name in dict.fromkeys(n.id for n in undefined_names(tree)):
+        category, kinds = category_named(name, list(counts)), uses.get(name, set())
+        if category is not None and kinds == {"set"}:
+            found[name] = f"filter(object_set=scene(), category={category!r})"
+        elif category is not None and kinds == {"object"} and counts[category] == 1:
+            found[name] = one_object_code(category, ordered_sets)
+    return ("".join(f"{n} = {v}\n" for n, v in found.items()) + code, list(found)) if found else None
+
+
+def repair_program(code: str, counts: Mapping[str, int], earlier: list[str], *,
+                   ordered_sets: bool = True) -> tuple[str, dict[str, Any]]:
+    """The program as it will be checked, through every stage, and what was done (for the trace);
+    ``earlier`` (the programs so far) gets this one as written, parse-repaired."""
+    code, repairs = make_parse(code, sorted(counts)) or (code, [])
+    carry = carry_definitions(code, earlier)
+    earlier.append(code)
+    code, carried = carry or (code, [])
+    code, made = define_categories(code, counts, ordered_sets=ordered_sets) or (code, [])
+    return code, {"rewritten": bool(repairs), "repairs": repairs, "carried": carried, "defined": made}
+
+
+def applied(done: Mapping[str, Any]) -> list[str]:
+    """The repairs a program's record (:func:`repair_program`) says were applied."""
+    stages = (("carry-definitions", "carried"), ("define-categories", "defined"))
+    return [*done.get("repairs", []), *(name for name, key in stages if done.get(key))]

@@ -1,0 +1,108 @@
+"""The one place where the values programs pass are read: the legal relations, directions, clock hours,
+attribute types and fields, and :func:`legal_value` / :func:`clock_hour`, which forgive case, underscores,
+relation affixes ("to the left of", "right side") and the vocabulary's synonyms."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from types import MappingProxyType
+
+from synergai.scene.vocabulary import (
+    ATTRIBUTE_TYPE_SYNONYMS,
+    COLOR_ALIASES,
+    COLOR_NAMES,
+    COLOR_WORDS,
+    MATERIAL_WORDS,
+    RELATION_SYNONYMS,
+    SHAPE_WORDS,
+    STATE_WORDS,
+    WORD_TO_NUMBER,
+)
+
+RELATE_RELATIONS = ("on", "under", "above", "below", "inside", "supporting", "near", "far", "next to",
+                    "hanging on", "left", "right", "front", "behind", "closest", "farthest", "within reach",
+                    "around")
+#: What query_relation() answers: the directions as seen by the agent, and relate()'s relations that
+#: hold between two objects.
+QUERY_RELATIONS = ("left", "right", "front", "back", "behind", *(
+    r for r in RELATE_RELATIONS if r not in ("left", "right", "front", "behind", "closest", "farthest")))
+AGENT_RELATIONS = ("left", "right", "front", "behind", "within reach", "around", "closest", "farthest")
+DIRECTIONS = ("left", "right", "front", "back", "o'clock")
+ATTRIBUTE_TYPES = ("lwh", "distance", "color", "shape", "material")
+#: The fields every object has; query_attribute() returns them too.
+OBJECT_FIELDS = ("category", "xyz", "id")
+#: Every field an object answers: its own, and query_attribute()'s attribute types (``obj.color``).
+FIELDS = (*OBJECT_FIELDS, *ATTRIBUTE_TYPES)
+#: The vocabulary's words ``query_attribute`` reads an object's attributes with, per attribute type.
+ATTRIBUTE_WORDS = MappingProxyType({"color": COLOR_WORDS, "shape": SHAPE_WORDS, "material": MATERIAL_WORDS})
+#: What ``query_attribute`` and ``query_state`` return when the object's attributes do not say.
+UNKNOWN = "unknown"
+#: What ``query_relation_agent`` returns for its "o'clock" candidate.
+CLOCK_HOURS = tuple(f"{hour} o'clock" for hour in range(1, 13))
+#: Hours either side of a clock direction that still count as it ("7 o'clock": 6, 7 and 8 o'clock).
+CLOCK_SPREAD = 1
+#: Clock hours that count as each direction (LLM-TPC's synonym table, Table S1).
+CLOCK_DIRECTIONS = MappingProxyType({"left": {7, 8, 9, 10, 11}, "right": {1, 2, 3, 4, 5},
+                                     "front": {10, 11, 12, 1, 2}, "back": {4, 5, 6, 7, 8}})
+_CLOCK_PHRASE = re.compile(r"^(?:at |to )?(?:the |my )?(\d{1,2}|[a-z]+)(?: |_|-)?(?:o'? ?clock|:00)"
+                           r"(?: direction| position)?$")
+_VALUE_SYNONYMS = MappingProxyType({**RELATION_SYNONYMS, **ATTRIBUTE_TYPE_SYNONYMS})
+_AFFIXES = re.compile(r"^(?:to |on )?(?:the |my )|(?: of| side)$")
+
+
+def api_strings() -> tuple[str, ...]:
+    """Every string a program passes to the API or compares its results with, besides the scene's
+    categories (sorted, each once)."""
+    words = {*RELATE_RELATIONS, *AGENT_RELATIONS, *DIRECTIONS, *CLOCK_HOURS, *ATTRIBUTE_TYPES, UNKNOWN,
+             *COLOR_NAMES, *COLOR_ALIASES, *STATE_WORDS}
+    for values in ATTRIBUTE_WORDS.values():
+        words |= values
+    return tuple(sorted(words))
+
+
+def legal_value(value: object, legal: Iterable[str]) -> str | None:
+    """``value`` as one of ``legal`` (case, underscores, "to the ... of" / "... side" and the synonyms of
+    the vocabulary's relation and attribute-type words forgiven), or None."""
+    v = " ".join(str(value).strip().lower().replace("_", " ").split())
+    legal = tuple(legal)
+    if v not in legal and v not in _VALUE_SYNONYMS:
+        v = _AFFIXES.sub("", _AFFIXES.sub("", v)).strip()
+    v = _VALUE_SYNONYMS.get(v, v)
+    if v == "back" and "behind" in legal:
+        v = "behind"
+    if v == "behind" and "back" in legal:
+        v = "back"
+    return v if v in legal else None
+
+
+def choose(value: str, legal: Iterable[str], what: str) -> str:
+    """``value`` as one of ``legal`` (:func:`legal_value`); a ValueError listing them otherwise."""
+    legal = tuple(legal)
+    v = legal_value(value, legal)
+    if v is None:
+        raise ValueError(f"{what} must be one of {list(legal)}, got {value!r}")
+    return v
+
+
+def between_objects(relation: object) -> bool:
+    """Whether ``relation`` is one only relate() takes, a relation between two objects ("under", "on"),
+    not one to the agent ("left", "closest") nor a clock direction."""
+    return clock_hour(relation) is None and legal_value(relation, AGENT_RELATIONS) is None \
+        and legal_value(relation, RELATE_RELATIONS) is not None
+
+
+def clock_hour(value: object) -> int | None:
+    """The hour (1..12) of a clock direction as programs write it ("7 o'clock", "seven o'clock",
+    "7 oclock", "at my 7 o'clock"), or None."""
+    match = _CLOCK_PHRASE.match(" ".join(str(value).strip().lower().split()))
+    if match is None:
+        return None
+    word = match.group(1)
+    hour = int(word) if word.isdigit() else WORD_TO_NUMBER.get(word)
+    return hour if hour is not None and 1 <= hour <= 12 else None
+
+
+def hour_gap(a: int, b: int) -> int:
+    """Hours between two clock hours, either way round."""
+    return min((a - b) % 12, (b - a) % 12)
