@@ -426,11 +426,13 @@ class SceneGraph:
         rid = self.room(room_id).id
         return [o for o in self._objects.values() if o.room == rid]
 
-    def remove(self, object_id: str) -> SceneObject:
-        """Remove an object and every edge touching it."""
+    def remove(self, object_id: str, *, isolated: bool = False) -> SceneObject:
+        """Remove an object and every edge touching it (``isolated``: the caller knows no edge touches it,
+        so the edges are not scanned)."""
         obj = self.get(object_id)
         del self._objects[obj.id]
-        self._edges = {k: e for k, e in self._edges.items() if obj.id not in (e.subject, e.object)}
+        if not isolated:
+            self._edges = {k: e for k, e in self._edges.items() if obj.id not in (e.subject, e.object)}
         for holder in self._holders.pop(obj.id, {}):
             self._held[holder].pop(obj.id, None)
         for held in self._held.pop(obj.id, {}):

@@ -296,24 +296,35 @@ class SceneStore:
 
     @staticmethod
     def _write_changes(c: Transaction, scene_id: str, changes: tuple[Change, ...]) -> None:
-        """The rows one edit changes, in the order the graph applied them."""
+        """The rows one edit changes, in the order the graph applied them (consecutive statements of one
+        kind are sent together: an update of a whole scene is a few batches, not a round trip per row)."""
+        batch: list[tuple[Any, ...]] = []
+        sql = ""
+        row: tuple[Any, ...]
         for ch in changes:
             if isinstance(ch, ObjectChange):
                 if ch.before is None:
                     assert ch.after is not None  # an ObjectChange always has a before or an after
-                    c.execute("INSERT INTO objects (scene_id, id, data) VALUES (?, ?, ?)",
-                              _object_row(scene_id, ch.after))
+                    now, row = ("INSERT INTO objects (scene_id, id, data) VALUES (?, ?, ?)",
+                                _object_row(scene_id, ch.after))
                 elif ch.after is None:
-                    c.execute("DELETE FROM objects WHERE scene_id = ? AND id = ?", (scene_id, ch.before.id))
+                    now, row = ("DELETE FROM objects WHERE scene_id = ? AND id = ?", (scene_id, ch.before.id))
                 else:
                     sid, oid, data = _object_row(scene_id, ch.after)
-                    c.execute("UPDATE objects SET data = ? WHERE scene_id = ? AND id = ?", (data, sid, oid))
+                    now, row = ("UPDATE objects SET data = ? WHERE scene_id = ? AND id = ?", (data, sid, oid))
             elif ch.added:
-                c.execute("INSERT INTO edges (scene_id, subject, relation, object, provenance) "
-                          "VALUES (?, ?, ?, ?, ?)", _edge_row(scene_id, ch.edge))
+                now, row = ("INSERT INTO edges (scene_id, subject, relation, object, provenance) "
+                            "VALUES (?, ?, ?, ?, ?)", _edge_row(scene_id, ch.edge))
             else:
-                c.execute("DELETE FROM edges WHERE scene_id = ? AND subject = ? AND relation = ? "
-                          "AND object = ?", _edge_row(scene_id, ch.edge)[:4])
+                now, row = ("DELETE FROM edges WHERE scene_id = ? AND subject = ? AND relation = ? "
+                            "AND object = ?", _edge_row(scene_id, ch.edge)[:4])
+            if now != sql and batch:
+                c.executemany(sql, batch)
+                batch = []
+            sql = now
+            batch.append(row)
+        if batch:
+            c.executemany(sql, batch)
 
     def _rooms(self, c: Transaction, scene_id: str) -> list[Room]:
         """The scene's rooms: kept in its base graph document (edits do not change rooms)."""
@@ -498,9 +509,14 @@ class SceneStore:
 
     _COLUMNS = "scene_id, seq, actor, op, utterance, ts, changes, state"
 
-    def edits(self, scene_id: str, include_undone: bool = False) -> list[EditRecord]:
-        """The scene's active edits in order; with ``include_undone`` also undone and discarded ones."""
+    def edits(self, scene_id: str, include_undone: bool = False, *,
+              perception: bool | None = None) -> list[EditRecord]:
+        """The scene's active edits in order; with ``include_undone`` also undone and discarded ones;
+        ``perception`` False: only those of people and robots (not perception's, which are not read), True:
+        only perception's."""
         where = "" if include_undone else " AND state = 'active'"
+        if perception is not None:
+            where += f" AND {'' if perception else 'NOT '}(actor = 'perception' OR actor LIKE 'perception:%')"
         with self._read() as c:
             self._row(c, scene_id, "id")
             rows = c.execute(f"SELECT {self._COLUMNS} FROM edits WHERE scene_id = ?{where} ORDER BY seq",
