@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from synergai.cli import build_cmd
+from synergai.cli import build_cmd, reperceive_cmd
 from synergai.cli.build_cmd import IMPORT_FORMATS, read_graph
 from synergai.cli.common import add_scene_options, open_catalog, print_json, settings
 from synergai.cli.safe_text import visible
@@ -66,6 +66,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "not written by synergai: the file name)")
     p.add_argument("--db", type=store_location, default=None, help="scene store (a path or postgresql://...)")
     p.add_argument("--json", action="store_true")
+    reperceive_cmd.add_update_options(p, replace=True)
     p.set_defaults(func=cmd_import)
 
 
@@ -267,10 +268,14 @@ def cmd_import(args: argparse.Namespace) -> int:
             raise ValueError(f"cannot read {args.path}: {exc.strerror}") from None
         graph = read_graph(text, args.format, args.path, args.scene_id)
     settings(args)
+    source = {"builder": "import", "path": str(args.path.resolve())}
+    if args.update:
+        return reperceive_cmd.update(args, graph, source, args.format, args.db)
     store = SceneStore(args.db)
-    if store.has_scene(graph.scene_id):
-        raise ValueError(f"scene {graph.scene_id} is already in the store")
-    store.register(graph, {"builder": "import", "path": str(args.path.resolve())})
+    if store.has_scene(graph.scene_id) and not args.replace:
+        raise ValueError(f"scene {graph.scene_id} is already in the store (--update carries its edits over "
+                         "the new perception; --replace discards them)")
+    store.register(graph, source, replace_existing=args.replace)
     if args.json:
         print_json({"scene": graph.scene_id, "objects": len(graph), "relations": len(graph.edges),
                     "rooms": len(graph.rooms), "notes": notes})

@@ -69,23 +69,23 @@ def _boxes(objs: Sequence[SceneObject]) -> tuple[np.ndarray, np.ndarray]:
     return (np.array([o.center for o in objs], dtype=float), np.array([o.size for o in objs], dtype=float))
 
 
-def _codes(objs: Sequence[SceneObject]) -> np.ndarray:
-    """Each object's index in the sorted list of the categories present."""
-    return np.unique(np.array([o.category for o in objs], dtype=object), return_inverse=True)[1].ravel()
+def _codes(labels: Sequence[str]) -> np.ndarray:
+    """Each label's index in the sorted list of the labels present."""
+    return np.unique(np.array(labels, dtype=object), return_inverse=True)[1].ravel()
 
 
-def _agreement(stored: Sequence[SceneObject], new: Sequence[SceneObject]) -> np.ndarray:
-    """:func:`label_agreement` between every category present on each side (few: one table)."""
-    a, b = sorted({o.category for o in stored}), sorted({o.category for o in new})
-    return np.array([[label_agreement(x, y) for y in b] for x in a], dtype=float).reshape(len(a), len(b))
+def _agreement(a: Sequence[str], b: Sequence[str]) -> np.ndarray:
+    """:func:`label_agreement` between every label present on each side (few: one table)."""
+    xs, ys = sorted(set(a)), sorted(set(b))
+    return np.array([[label_agreement(x, y) for y in ys] for x in xs], dtype=float).reshape(len(xs), len(ys))
 
 
 def _kinds(objs: Sequence[SceneObject]) -> np.ndarray:
     return np.array([o.kind.value for o in objs], dtype=object)
 
 
-def _pair_costs(stored: Sequence[SceneObject], new: Sequence[SceneObject], i: np.ndarray, j: np.ndarray,
-                gates: MatchGates) -> np.ndarray:
+def _pair_costs(stored: Sequence[SceneObject], new: Sequence[SceneObject], labels: Sequence[str],
+                i: np.ndarray, j: np.ndarray, gates: MatchGates) -> np.ndarray:
     """The cost of each candidate pair (``i[k]``, ``j[k]``), ``inf`` where the gates refuse it."""
     (ca, sa), (cb, sb) = _boxes(stored), _boxes(new)
     lo = np.maximum(ca[i] - sa[i] / 2, cb[j] - sb[j] / 2)
@@ -96,7 +96,8 @@ def _pair_costs(stored: Sequence[SceneObject], new: Sequence[SceneObject], i: np
     shift = np.linalg.norm(ca[i] - cb[j], axis=1)
     diag = np.maximum(np.linalg.norm(sa[i], axis=1), np.linalg.norm(sb[j], axis=1))
     gate = np.clip(gates.shift_per_size * diag, gates.min_shift, gates.max_shift)
-    agree = _agreement(stored, new)[_codes(stored)[i], _codes(new)[j]]
+    new_labels = [o.category for o in new]
+    agree = _agreement(labels, new_labels)[_codes(labels)[i], _codes(new_labels)[j]]
     same_kind = _kinds(stored)[i] == _kinds(new)[j]
     near = (iou >= gates.min_iou) | (shift <= gate)
     related = (agree > 0) | (iou >= gates.sure_iou) | (shift <= gate / 2)
@@ -105,10 +106,16 @@ def _pair_costs(stored: Sequence[SceneObject], new: Sequence[SceneObject], i: np
 
 
 def match_objects(stored: Sequence[SceneObject], new: Sequence[SceneObject],
-                  gates: MatchGates | None = None) -> list[tuple[int, int]]:
+                  gates: MatchGates | None = None,
+                  labels: Sequence[str] | None = None) -> list[tuple[int, int]]:
     """Pairs ``(index in stored, index in new)``: a one-to-one matching of least total cost among the
-    pairs the gates allow (as many pairs as the gates allow first)."""
+    pairs the gates allow (as many pairs as the gates allow first). ``labels``: what to compare the new
+    labels with instead of the stored categories (eg. what perception called an object a person renamed:
+    a new perception calls it that again)."""
     gates = gates or MatchGates()
+    labels = [o.category for o in stored] if labels is None else list(labels)
+    if len(labels) != len(stored):
+        raise SceneError(f"{len(labels)} labels for {len(stored)} stored objects")
     if not stored or not new:
         return []
     (ca, sa), (cb, sb) = _boxes(stored), _boxes(new)
@@ -124,7 +131,7 @@ def match_objects(stored: Sequence[SceneObject], new: Sequence[SceneObject],
         keys = np.unique(np.stack([np.concatenate([i, big_a[far["i"]]]),
                                    np.concatenate([j, big_b[far["j"]]])]), axis=1)
         i, j = keys[0], keys[1]
-    cost = _pair_costs(stored, new, i, j, gates)
+    cost = _pair_costs(stored, new, labels, i, j, gates)
     ok = np.isfinite(cost)
     i, j, cost = i[ok], j[ok], cost[ok]
     if not len(i):

@@ -24,6 +24,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from synergai.geometry.frames import vec3
 from synergai.scene.edits import (
     Actor,
     Change,
@@ -96,6 +99,9 @@ class _Intent:
     removed: dict[str, SceneObject] = field(default_factory=dict)
     facts: dict[tuple[str, str, str], tuple[Edge, bool]] = field(default_factory=dict)
     touched: dict[int, set[str]] = field(default_factory=dict)
+    perceived: dict[str, str] = field(default_factory=dict)  # id -> its category before people renamed it
+    merged_into: dict[str, str] = field(default_factory=dict)  # a merged member's id -> the kept object's
+    parts: dict[str, SceneObject] = field(default_factory=dict)  # a kept object's box before its merge
 
     @classmethod
     def of(cls, records: Iterable[EditRecord]) -> _Intent:
@@ -104,6 +110,8 @@ class _Intent:
             if rec.actor is Actor.PERCEPTION:
                 continue
             ids = out.touched.setdefault(rec.seq, set())
+            if rec.op == "merge_objects":
+                out._merge(rec)
             for ch in rec.changes:
                 if isinstance(ch, EdgeChange):
                     e = ch.edge
@@ -113,6 +121,17 @@ class _Intent:
                     out._object(ch, rec.seq)
                     ids.add(ch.object_id)
         return out
+
+    def _merge(self, rec: EditRecord) -> None:
+        """Remember a merge: each member stands for the kept object, matched by its box before the merge."""
+        objs = [ch for ch in rec.changes if isinstance(ch, ObjectChange) and ch.before is not None]
+        kept = [ch.before for ch in objs if ch.after is not None]
+        keep = kept[0] if kept else objs[0].before
+        assert keep is not None
+        self.parts.setdefault(keep.id, keep)
+        for ch in objs:
+            if ch.after is None and ch.before is not None and ch.before.id != keep.id:
+                self.merged_into[ch.before.id] = keep.id
 
     def _object(self, ch: ObjectChange, seq: int) -> None:
         oid = ch.object_id
@@ -125,6 +144,8 @@ class _Intent:
         self.removed.pop(oid, None)
         if ch.before is None:
             self.added.add(oid)
+        if ch.before is not None and ch.before.category != ch.after.category:
+            self.perceived.setdefault(oid, ch.before.category)
         mine = self.fields.setdefault(oid, {})
         for f in fields(SceneObject):
             if f.name in GEOMETRY_FIELDS or f.name == "id":
@@ -157,6 +178,13 @@ def _check_new(current: SceneGraph, new: SceneGraph) -> None:
         raise SceneError(f"the new perception of scene {current.scene_id} repeats object ids")
 
 
+def _union(obj: SceneObject, members: Sequence[SceneObject]) -> SceneObject:
+    """``obj`` with its box grown over the members' boxes (a merged object seen again in parts)."""
+    lo = np.min([m.min_corner for m in (obj, *members)], axis=0)
+    hi = np.max([m.max_corner for m in (obj, *members)], axis=0)
+    return obj.with_changes(center=vec3((lo + hi) / 2.0), size=vec3(hi - lo), obb=None)
+
+
 def _carry(obj: SceneObject, mine: dict[str, tuple[Any, int]] | None) -> SceneObject:
     return obj if not mine else obj.with_changes(**{k: v for k, (v, _) in mine.items()})
 
@@ -168,9 +196,11 @@ def plan_update(current: SceneGraph, records: Sequence[EditRecord], new: SceneGr
     an empty perception and :class:`OtherSceneError` when it matches too little of the stored scene."""
     _check_new(current, new)
     intent = _Intent.of(records)
-    pool = current.objects + [o for oid, o in intent.removed.items() if oid not in current]
+    pool = [intent.parts.get(o.id, o) for o in current] + [o for oid, o in intent.removed.items()
+                                                          if oid not in current]
     new_objs = new.objects
-    pairs = match_objects(pool, new_objs, gates)
+    labels = [intent.perceived.get(o.id, o.category) for o in pool]
+    pairs = match_objects(pool, new_objs, gates, labels)
     live = [(a, b) for a, b in pairs if a < len(current)]
     if len(current) and len(live) < max(1.0, MIN_MATCHED_SHARE * min(len(current), len(new))):
         raise OtherSceneError(f"the new perception matches {len(live)} of the {len(current)} stored "
@@ -181,14 +211,20 @@ def plan_update(current: SceneGraph, records: Sequence[EditRecord], new: SceneGr
     rooms = {r.id for r in current.rooms}
     merged: dict[str, SceneObject] = {}
     id_of: dict[str, str] = {}  # new perception's id -> id in the merged graph
+    grown: dict[str, list[SceneObject]] = {}  # a merged object -> its members seen again
     for k, obj in enumerate(new_objs):
         old = new_to_old.get(k)
-        if old is not None and old not in current:
-            continue  # a person removed this object: it stays removed
+        if old is not None and old not in current:  # a person removed this object: it stays removed,
+            if intent.merged_into.get(old) in current:  # or merged it into another
+                grown.setdefault(intent.merged_into[old], []).append(obj)
+            continue
         oid = old if old is not None else fresh()
         room = obj.room if obj.room in rooms else (current.get(old).room if old is not None else None)
         id_of[obj.id] = oid
         merged[oid] = _carry(obj.with_changes(id=oid, room=room), intent.fields.get(oid))
+    for oid, members in grown.items():
+        if oid in merged:
+            merged[oid] = _union(merged[oid], members)
     seen = set(id_of.values())
     unseen = [o for o in current if o.id not in seen]
     kept = [o for o in unseen if keep_unseen or o.id in intent.added]

@@ -515,12 +515,14 @@ class SceneStore:
         ``perception`` False: only those of people and robots (not perception's, which are not read), True:
         only perception's."""
         where = "" if include_undone else " AND state = 'active'"
+        params: list[str] = [scene_id]
         if perception is not None:
-            where += f" AND {'' if perception else 'NOT '}(actor = 'perception' OR actor LIKE 'perception:%')"
+            where += f" AND {'' if perception else 'NOT '}(actor = ? OR actor LIKE ?)"
+            params += ["perception", "perception:%"]
         with self._read() as c:
             self._row(c, scene_id, "id")
             rows = c.execute(f"SELECT {self._COLUMNS} FROM edits WHERE scene_id = ?{where} ORDER BY seq",
-                             (scene_id,)).fetchall()
+                             params).fetchall()
         return [self._record(r) for r in rows]
 
     def _save(self, c: Transaction, scene_id: str, changes: tuple[Change, ...],
