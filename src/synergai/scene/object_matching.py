@@ -4,8 +4,8 @@ A pair's cost adds how little the axis-aligned boxes overlap (1 - 3D IoU), how f
 (relative to a gate that grows with the object's size) and how much the labels disagree (the same
 category after :data:`~synergai.scene.vocabulary.CANONICAL_CATEGORY`, a synonym in
 :data:`~synergai.scene.vocabulary.QUERY_SYNONYMS`, or neither). Pairs are gated first: boxes that barely
-overlap and whose centres are farther apart than the gate, pairs of a different kind (a wall and a
-table), and a far pair of unrelated labels are never matched. Candidates come from a k-d tree over the
+overlap and whose centres are farther apart than the gate (or that are of unlike volume), pairs of a
+different kind (a wall and a table), and a far pair of unrelated labels are never matched. Candidates come from a k-d tree over the
 centres; the optimal assignment (``scipy.optimize.linear_sum_assignment``) is solved per connected group
 of candidates, so a scene of 100,000 objects costs about what its groups cost.
 """
@@ -37,10 +37,11 @@ class MatchGates:
     label_weight: float = 0.5  # cost of labels that disagree (half of it for synonyms)
     shift_weight: float = 0.5  # cost of a centre moved by a whole gate
     max_big_shift: float = 5.0  # m: two large boxes (a floor, a wall) farther apart are never one object
+    min_volume_ratio: float = 0.3  # boxes that do not overlap must be of like volume (smaller / larger)
 
     def __post_init__(self) -> None:
         values = (self.min_iou, self.shift_per_size, self.min_shift, self.max_shift, self.sure_iou,
-                  self.label_weight, self.shift_weight, self.max_big_shift)
+                  self.label_weight, self.shift_weight, self.max_big_shift, self.min_volume_ratio)
         if not all(np.isfinite(v) and v >= 0 for v in values) or not 0 < self.min_shift <= self.max_shift:
             raise SceneError(f"match gates must be finite, non-negative, 0 < min_shift <= max_shift: {self}")
 
@@ -91,7 +92,8 @@ def _pair_costs(stored: Sequence[SceneObject], new: Sequence[SceneObject], label
     lo = np.maximum(ca[i] - sa[i] / 2, cb[j] - sb[j] / 2)
     hi = np.minimum(ca[i] + sa[i] / 2, cb[j] + sb[j] / 2)
     inter = np.prod(np.clip(hi - lo, 0.0, None), axis=1)
-    union = np.prod(sa[i], axis=1) + np.prod(sb[j], axis=1) - inter
+    va, vb = np.prod(sa[i], axis=1), np.prod(sb[j], axis=1)
+    union = va + vb - inter
     iou = np.where(union > 1e-12, inter / np.maximum(union, 1e-12), 0.0)
     shift = np.linalg.norm(ca[i] - cb[j], axis=1)
     diag = np.maximum(np.linalg.norm(sa[i], axis=1), np.linalg.norm(sb[j], axis=1))
@@ -99,7 +101,8 @@ def _pair_costs(stored: Sequence[SceneObject], new: Sequence[SceneObject], label
     new_labels = [o.category for o in new]
     agree = _agreement(labels, new_labels)[_codes(labels)[i], _codes(new_labels)[j]]
     same_kind = _kinds(stored)[i] == _kinds(new)[j]
-    near = (iou >= gates.min_iou) | (shift <= gate)
+    alike = np.minimum(va, vb) >= gates.min_volume_ratio * np.maximum(va, vb)
+    near = (iou >= gates.min_iou) | ((shift <= gate) & alike)
     related = (agree > 0) | (iou >= gates.sure_iou) | (shift <= gate / 2)
     cost = (1.0 - iou) + gates.shift_weight * np.minimum(shift / gate, 2.0) + gates.label_weight * (1 - agree)
     return np.where(near & related & same_kind, cost, np.inf)
