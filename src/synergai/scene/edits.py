@@ -312,6 +312,7 @@ def check_changes(state: GraphLookup, changes: Sequence[Change]) -> None:
     object also asks for the relations it still has)."""
     objs: dict[str, SceneObject | None] = {}  # id -> object after the changes so far (None: removed)
     edges: dict[tuple[str, str, str], Edge | None] = {}
+    touching: dict[str, set[tuple[str, str, str]]] = {}  # id -> keys in ``edges`` with it at one end
 
     def obj_now(oid: str) -> SceneObject | None:
         return objs[oid] if oid in objs else state.object(oid)
@@ -332,7 +333,7 @@ def check_changes(state: GraphLookup, changes: Sequence[Change]) -> None:
             elif cur != c.before:
                 raise SceneError(f"{where}: object {oid} is not in the state the edit expects")
             if c.after is None:
-                keys = state.edge_keys_touching(oid) | {k for k in edges if oid in (k[0], k[2])}
+                keys = state.edge_keys_touching(oid) | touching.get(oid, set())
                 left = sorted(k for k in keys if edge_now(k) is not None)
                 if left:
                     raise SceneError(f"{where}: object {oid} still has {len(left)} relation(s) "
@@ -358,6 +359,8 @@ def check_changes(state: GraphLookup, changes: Sequence[Change]) -> None:
                 if edge_now(key) is None:
                     raise SceneError(f"{where}: no stored relation {_edge_text(e)}")
                 edges[key] = None
+            touching.setdefault(key[0], set()).add(key)
+            touching.setdefault(key[2], set()).add(key)
         else:
             raise SceneError(f"{where}: not a change: {c!r}")
 

@@ -5,9 +5,9 @@ A pair's cost adds how little the axis-aligned boxes overlap (1 - 3D IoU), how f
 category after :data:`~synergai.scene.vocabulary.CANONICAL_CATEGORY`, a synonym in
 :data:`~synergai.scene.vocabulary.QUERY_SYNONYMS`, or neither). Pairs are gated first: boxes that barely
 overlap and whose centres are farther apart than the gate (or that are of unlike volume), pairs of a
-different kind (a wall and a table), and a far pair of unrelated labels are never matched. Candidates come from a k-d tree over the
-centres; the optimal assignment (``scipy.optimize.linear_sum_assignment``) is solved per connected group
-of candidates, so a scene of 100,000 objects costs about what its groups cost.
+different kind (a wall and a table), and a far pair of unrelated labels are never matched. Candidates
+come from a k-d tree over the centres; the optimal assignment (``scipy.optimize.linear_sum_assignment``)
+is solved per connected group of candidates, so a scene of 100,000 objects costs what its groups cost.
 """
 
 from __future__ import annotations
@@ -152,11 +152,12 @@ def match_objects(stored: Sequence[SceneObject], new: Sequence[SceneObject],
         if e - s == 1:  # one candidate pair: nothing to choose
             out.append((int(i[s]), int(j[s])))
             continue
-        rows, r_idx = np.unique(i[s:e], return_inverse=True)
-        cols, c_idx = np.unique(j[s:e], return_inverse=True)
+        ii, jj = i[s:e].tolist(), j[s:e].tolist()
+        rows, cols = sorted(set(ii)), sorted(set(jj))
+        r_of, c_of = {r: k for k, r in enumerate(rows)}, {c: k for k, c in enumerate(cols)}
         dense = np.full((len(rows), len(cols)), 1e6)
-        dense[r_idx, c_idx] = cost[s:e]
+        dense[[r_of[r] for r in ii], [c_of[c] for c in jj]] = cost[s:e]
         for r, c in zip(*linear_sum_assignment(dense), strict=True):
             if dense[r, c] < 1e6:
-                out.append((int(rows[r]), int(cols[c])))
+                out.append((rows[r], cols[c]))
     return sorted(out)

@@ -185,10 +185,6 @@ def _union(obj: SceneObject, members: Sequence[SceneObject]) -> SceneObject:
     return obj.with_changes(center=vec3((lo + hi) / 2.0), size=vec3(hi - lo), obb=None)
 
 
-def _carry(obj: SceneObject, mine: dict[str, tuple[Any, int]] | None) -> SceneObject:
-    return obj if not mine else obj.with_changes(**{k: v for k, (v, _) in mine.items()})
-
-
 def plan_update(current: SceneGraph, records: Sequence[EditRecord], new: SceneGraph, *, source: str,
                 keep_unseen: bool = False, gates: MatchGates | None = None) -> UpdatePlan:
     """The update that puts ``new`` (a fresh perception, its own ids) into ``current`` with people's and
@@ -221,7 +217,9 @@ def plan_update(current: SceneGraph, records: Sequence[EditRecord], new: SceneGr
         oid = old if old is not None else fresh()
         room = obj.room if obj.room in rooms else (current.get(old).room if old is not None else None)
         id_of[obj.id] = oid
-        merged[oid] = _carry(obj.with_changes(id=oid, room=room), intent.fields.get(oid))
+        mine = {k: v for k, (v, _) in intent.fields.get(oid, {}).items()}
+        moved = obj if (oid, room) == (obj.id, obj.room) else obj.with_id(oid, room)
+        merged[oid] = moved.with_changes(**mine) if mine else moved
     for oid, members in grown.items():
         if oid in merged:
             merged[oid] = _union(merged[oid], members)
