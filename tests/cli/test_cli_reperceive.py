@@ -149,3 +149,22 @@ def test_bad_input_is_one_line_exit_2_and_the_store_as_it_was(db: str, tmp_path:
     assert captured.out == "" and len(captured.err.strip().splitlines()) == 1
     assert captured.err.startswith("synergai: error: ")
     assert state(db) == before
+
+
+@pytest.mark.parametrize("fmt", ["sceneverse", "conceptgraphs"])
+def test_import_update_reads_every_format(db: str, tmp_path: Path, capsys, fmt: str) -> None:
+    from synergai.scene import export
+
+    again = kitchen(offset=10, shift=0.03)
+    doc = export.to_sceneverse(again) if fmt == "sceneverse" else export.to_conceptgraphs(again)
+    path = tmp_path / f"again.{fmt}.json"
+    path.write_text(json.dumps(doc))
+    capsys.readouterr()
+    argv = ["scene", "import", str(path), "--format", fmt, "--scene-id", "kitchen", "--update", "--db", db,
+            "--json"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["matched"] == 5 and report["carried"] == 1 and report["conflicts"] == []
+    with SceneStore(db) as s:
+        assert s.load("kitchen").get("3").category == "printer"
+        assert s.edits("kitchen")[-1].who == f"perception:{fmt}"

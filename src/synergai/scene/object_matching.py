@@ -21,7 +21,8 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
-from synergai.scene.model import SceneError, SceneObject
+from synergai.scene.building import structure_kind
+from synergai.scene.model import ObjectKind, SceneError, SceneObject
 from synergai.scene.vocabulary import CANONICAL_CATEGORY, QUERY_SYNONYMS, singular
 
 
@@ -82,7 +83,9 @@ def _agreement(a: Sequence[str], b: Sequence[str]) -> np.ndarray:
 
 
 def _kinds(objs: Sequence[SceneObject]) -> np.ndarray:
-    return np.array([o.kind.value for o in objs], dtype=object)
+    """Floor, wall, ceiling or object: the kind, else what the label names (a format without kinds)."""
+    return np.array([(o.kind if o.kind is not ObjectKind.OBJECT else structure_kind(o.category)).value
+                     for o in objs], dtype=object)
 
 
 def _pair_costs(stored: Sequence[SceneObject], new: Sequence[SceneObject], labels: Sequence[str],
