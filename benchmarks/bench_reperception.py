@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -214,14 +215,15 @@ def store_at(kind: str, tmp: Path) -> Iterator[str]:
     if kind == "sqlite":
         yield str(tmp / "timing.sqlite3")
         return
-    directory = tmp / "pg"
+    directory = Path(tempfile.mkdtemp(prefix="synergai-pg-"))  # not under ``tmp``: the server's user needs it
     tool = str(ROOT / "tests" / "pg_cluster.py")
-    url = subprocess.run([sys.executable, tool, "start", str(directory), "--durable"], check=True,
-                         capture_output=True, text=True).stdout.strip().splitlines()[-1]
     try:
+        url = subprocess.run([sys.executable, tool, "start", str(directory), "--durable"], check=True,
+                             capture_output=True, text=True).stdout.strip().splitlines()[-1]
         yield url
     finally:
         subprocess.run([sys.executable, tool, "stop", str(directory)], check=False, capture_output=True)
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def bench_timing(kind: str, n: int, seed: int, jitter: float) -> dict[str, float]:
@@ -283,7 +285,11 @@ def main() -> None:
                                  for v in variants.values()))
         console.print(table)
     if "timing" in args.part:
-        rows = [bench_timing(kind, n, args.seed, args.jitter) for kind in args.db for n in args.sizes]
+        rows = []
+        for kind in args.db:
+            for n in args.sizes:
+                rows.append(bench_timing(kind, n, args.seed, args.jitter))
+                print(json.dumps(rows[-1]), file=sys.stderr, flush=True)  # progress of a long run
         results["timing"] = rows
         table = Table(title="--update time (s)")
         for col in rows[0]:
