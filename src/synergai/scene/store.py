@@ -295,22 +295,30 @@ class SceneStore:
                     (_edge_row(scene_id, e) for e in graph.edges))
 
     @staticmethod
-    def _write_changes(c: Transaction, scene_id: str, changes: tuple[Change, ...]) -> None:
+    def _write_changes(c: Transaction, scene_id: str, changes: tuple[Change, ...],
+                       documents: Sequence[dict[str, Any]] | None = None) -> None:
         """The rows one edit changes, in the order the graph applied them (consecutive statements of one
-        kind are sent together: an update of a whole scene is a few batches, not a round trip per row)."""
+        kind are sent together: an update of a whole scene is a few batches, not a round trip per row);
+        ``documents``: the changes' dicts (:func:`change_to_dict`) when already made."""
         batch: list[tuple[Any, ...]] = []
         sql = ""
         row: tuple[Any, ...]
-        for ch in changes:
+
+        def object_row(k: int, obj: SceneObject) -> tuple[str, str, str]:
+            if documents is None:
+                return _object_row(scene_id, obj)
+            return (scene_id, obj.id, json.dumps(documents[k]["after"], allow_nan=False, ensure_ascii=False))
+
+        for k, ch in enumerate(changes):
             if isinstance(ch, ObjectChange):
                 if ch.before is None:
                     assert ch.after is not None  # an ObjectChange always has a before or an after
                     now, row = ("INSERT INTO objects (scene_id, id, data) VALUES (?, ?, ?)",
-                                _object_row(scene_id, ch.after))
+                                object_row(k, ch.after))
                 elif ch.after is None:
                     now, row = ("DELETE FROM objects WHERE scene_id = ? AND id = ?", (scene_id, ch.before.id))
                 else:
-                    sid, oid, data = _object_row(scene_id, ch.after)
+                    sid, oid, data = object_row(k, ch.after)
                     now, row = ("UPDATE objects SET data = ? WHERE scene_id = ? AND id = ?", (data, sid, oid))
             elif ch.added:
                 now, row = ("INSERT INTO edges (scene_id, subject, relation, object, provenance) "
@@ -525,10 +533,11 @@ class SceneStore:
                              params).fetchall()
         return [self._record(r) for r in rows]
 
-    def _save(self, c: Transaction, scene_id: str, changes: tuple[Change, ...],
-              now: str) -> tuple[str, int]:
-        """Write the rows ``changes`` touch; returns the new revision key."""
-        self._write_changes(c, scene_id, changes)
+    def _save(self, c: Transaction, scene_id: str, changes: tuple[Change, ...], now: str,
+              documents: Sequence[dict[str, Any]] | None = None) -> tuple[str, int]:
+        """Write the rows ``changes`` touch (``documents``: their dicts, when made); returns the new
+        revision key."""
+        self._write_changes(c, scene_id, changes, documents)
         delta = sum((ch.after is None) - (ch.before is None)
                     for ch in changes if isinstance(ch, ObjectChange))
         row = c.execute("UPDATE scenes SET n_objects = n_objects - ?, updated_at = ?, "
@@ -583,8 +592,8 @@ class SceneStore:
                 raise SceneError(f"apply needs an EditRequest, got {type(request).__name__}")
         if not requests:
             return []
-        payloads = [json.dumps([change_to_dict(ch) for ch in r.changes], allow_nan=False, ensure_ascii=False)
-                    for r in requests]
+        documents = [[change_to_dict(ch) for ch in r.changes] for r in requests]
+        payloads = [json.dumps(d, allow_nan=False, ensure_ascii=False) for d in documents]
         records = []
         with self._editing(scene_id) as (c, graph):
             now = _now()
@@ -592,7 +601,7 @@ class SceneStore:
                             (scene_id,)).fetchone()[0]
             c.execute("UPDATE edits SET state = 'discarded' WHERE scene_id = ? AND state = 'undone'",
                       (scene_id,))
-            for request, payload in zip(requests, payloads, strict=True):
+            for request, payload, docs in zip(requests, payloads, documents, strict=True):
                 try:
                     self._change(c, scene_id, graph, request.changes)
                 except SceneError as exc:
@@ -600,7 +609,7 @@ class SceneStore:
                 seq += 1
                 c.execute(f"INSERT INTO edits ({self._COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, 'active')",
                           (scene_id, seq, request.who, request.op, request.utterance, now, payload))
-                revision = self._save(c, scene_id, request.changes, now)
+                revision = self._save(c, scene_id, request.changes, now, docs)
                 self._event(c, scene_id, "edit", request.who, _touched(request.changes), now)
                 records.append(EditRecord(seq, scene_id, request.actor, request.op, request.utterance, now,
                                           request.changes, EditState.ACTIVE, request.robot))
