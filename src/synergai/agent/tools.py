@@ -133,6 +133,11 @@ class RelationEditArgs(_Args):
     object_id: Id
 
 
+class MergeArgs(_Args):
+    item_id_list: Annotated[list[Id], Field(min_length=2, max_length=8)]
+    new_name: Short | None = None
+
+
 class FinalArgs(_Args):
     answer: Annotated[str, StringConstraints(max_length=240)] = ""
     short_answer: Annotated[str, StringConstraints(max_length=40)] | int | dict[str, str] = ""
@@ -611,6 +616,43 @@ def delete_relation(ctx: TurnContext, args: RelationEditArgs) -> str:
     return _relation_edit(ctx, args, add=False)
 
 
+def _ensure_merge_meant(ctx: TurnContext, ids: list[str]) -> None:
+    """Each part must be marked, named by id, or one of the only objects of its kind, all of them merged
+    ("these two are one table" with two tables); otherwise the user is asked which ones."""
+    for oid in ids:
+        _ensure_referred(ctx, oid)
+        kind = {o.id for o in ctx.graph.by_category(ctx.graph.get(oid).category)}
+        if oid != ctx.marked and oid not in mentioned_ids(ctx.utterance) and not kind <= set(ids):
+            ctx.clarification = (f"There are {len(kind)} objects called {ctx.graph.get(oid).category} here. "
+                                 "Which ones are one object? Please click one and tell me the others' ids.")
+            raise ToolError(f"ambiguous parts: {len(kind)} {ctx.graph.get(oid).category} objects; the user "
+                            "is asked which ones")
+
+
+def merge_objects(ctx: TurnContext, args: MergeArgs) -> str:
+    """Make several objects one when the user says they are one object, eg. "these two are one table".
+
+    Hints:
+        1. Only the objects the user speaks of; if several could be meant, ask the user which ones.
+        2. The first id stays; new_name is the one object's name (optional), eg. "table".
+
+    Arguments:
+        item_id_list: list, ids of the parts, eg. ["12", "13"].
+        new_name: str, eg. "table".
+
+    Return:
+        observation: str, the merged object.
+    """
+    ctx.check_writable()
+    ids = list(dict.fromkeys(ctx.check_id(i) for i in args.item_id_list))
+    if len(ids) < 2:
+        raise ToolError("a merge needs at least two different objects")
+    _ensure_merge_meant(ctx, ids)
+    parts = ", ".join(name_id(ctx.graph.get(i)) for i in ids)
+    _edit(ctx, partial(edits.merge_objects, ctx.graph, ids, edits.Actor.USER, ctx.utterance, args.new_name))
+    return f"The {parts} are now one {name_id(ctx.graph.get(ids[0]))}."
+
+
 # ----------------------------------------------------------------------------- response
 def post_process(ctx: TurnContext, args: IdsArgs) -> str:
     """Highlight the objects an answer is about in the user interface.
@@ -699,6 +741,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool("update_attributes", update_attributes, UpdateAttributesArgs, True, edits=True),
     Tool("add_relation", add_relation, RelationEditArgs, True, edits=True),
     Tool("delete_relation", delete_relation, RelationEditArgs, True, edits=True),
+    Tool("merge_objects", merge_objects, MergeArgs, True, edits=True),
     Tool("post_process", post_process, IdsArgs, False),
     Tool("final_answer", final_answer, FinalArgs, False),
 )

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from synergai.cli.common import print_json, settings
+from synergai.cli.reperceive_cmd import add_update_options, update
 from synergai.cli.safe_text import visible
 from synergai.scene.model import SceneError, SceneGraph, SceneObject
 from synergai.scene.store_location import store_location
@@ -120,6 +121,7 @@ def register(ssub: argparse._SubParsersAction) -> None:
     p.add_argument("--db", type=store_location, default=None,
                    help="scene store: a SQLite file or a postgresql:// URL (default: user data directory)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    add_update_options(p, replace=False)
     p.set_defaults(func=cmd_build)
 
 
@@ -497,10 +499,13 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     settings(args)
     graph, source = build_scene(args)
+    if args.update:
+        return update(args, graph, source, args.source, args.db)
     with SceneStore(args.db) as store:
         if store.has_scene(graph.scene_id) and not args.replace:
             raise SceneError(f"scene {graph.scene_id} is already in the store "
-                             "(--replace, or another --scene-id)")
+                             "(--update to carry its edits over the new perception, --replace, or another "
+                             "--scene-id)")
         store.register(graph, source, replace_existing=args.replace)
         path = store.where
     summary = {"scene": graph.scene_id, "objects": len(graph), "relations": len(graph.edges),

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from synergai.cli import build_cmd
+from synergai.cli import build_cmd, reperceive_cmd
 from synergai.cli.common import add_scene_options, open_catalog, print_json, settings
 from synergai.cli.safe_text import visible
 from synergai.scene.formats import (
@@ -76,6 +76,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="keep a file that brings no relations without them (default: compute them)")
     p.add_argument("--db", type=store_location, default=None, help="scene store (a path or postgresql://...)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    reperceive_cmd.add_update_options(p, replace=True)
     p.set_defaults(func=cmd_import)
 
 
@@ -275,10 +276,14 @@ def cmd_import(args: argparse.Namespace) -> int:
     result = import_scene(args.path, args.format, args.scene_id, relations=not args.no_relations)
     graph = result.graph
     settings(args)
+    source = {"builder": "import", "path": str(args.path.resolve())}
+    if args.update:
+        return reperceive_cmd.update(args, graph, source, args.format, args.db)
     store = SceneStore(args.db)
-    if store.has_scene(graph.scene_id):
-        raise ValueError(f"scene {graph.scene_id} is already in the store")
-    store.register(graph, {"builder": "import", "path": str(args.path.resolve())})
+    if store.has_scene(graph.scene_id) and not args.replace:
+        raise ValueError(f"scene {graph.scene_id} is already in the store (--update carries its edits over "
+                         "the new perception; --replace discards them)")
+    store.register(graph, source, replace_existing=args.replace)
     notes = list(result.notes)
     if result.computed_relations is not None:
         notes.append(f"the file brought no relations: computed {result.computed_relations} from the boxes "

@@ -15,6 +15,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Protocol
 
+import numpy as np
+
 from synergai.geometry.frames import vec3
 from synergai.scene.hierarchy import compute_levels, update_levels
 from synergai.scene.model import (
@@ -43,7 +45,10 @@ class Actor(StrEnum):
 
 #: A robot's actor label is this prefix and its name, e.g. ``robot:Alice``.
 ROBOT_PREFIX = "robot:"
+#: A perception update's actor label is this prefix and its source, e.g. ``perception:rosbag``.
+PERCEPTION_PREFIX = "perception:"
 ROBOT_NAME_MAX = 64
+_NAMED = {Actor.ROBOT: ROBOT_PREFIX, Actor.PERCEPTION: PERCEPTION_PREFIX}
 
 
 class EditState(StrEnum):
@@ -86,33 +91,39 @@ Change = ObjectChange | EdgeChange
 
 
 def parse_actor(actor: Actor | str, robot: str = "") -> tuple[Actor, str]:
-    """An actor kind and its name from a kind (``user``) or a label (``robot:Alice``); only a robot has a
-    name (one line, at most 64 characters)."""
-    if isinstance(actor, str) and not isinstance(actor, Actor) and actor.startswith(ROBOT_PREFIX):
-        if robot and robot != actor[len(ROBOT_PREFIX):]:
-            raise SceneError(f"actor {actor!r} names another robot than {robot!r}")
-        actor, robot = Actor.ROBOT, actor[len(ROBOT_PREFIX):]
+    """An actor kind and its name from a kind (``user``) or a label (``robot:Alice``,
+    ``perception:rosbag``); a robot needs a name, a perception update may name its source (one line, at
+    most 64 characters); the other actors have none."""
+    if isinstance(actor, str) and not isinstance(actor, Actor):
+        for named, prefix in _NAMED.items():
+            if actor.startswith(prefix):
+                if robot and robot != actor[len(prefix):]:
+                    raise SceneError(f"actor {actor!r} names another {named.value} than {robot!r}")
+                actor, robot = named, actor[len(prefix):]
+                break
     try:
         kind = Actor(actor)
     except ValueError:
         legal = ", ".join(a.value for a in Actor if a is not Actor.ROBOT)
-        raise SceneError(f"unknown actor {actor!r}; legal: {legal}, robot:NAME") from None
+        raise SceneError(f"unknown actor {actor!r}; legal: {legal}, robot:NAME, perception:SOURCE") from None
     if not isinstance(robot, str):
         raise SceneError(f"a robot's name must be a string, got {robot!r}")
-    if kind is not Actor.ROBOT:
+    if kind not in _NAMED or (kind is Actor.PERCEPTION and not robot):
         if robot:
-            raise SceneError(f"only a robot actor has a name, not {kind.value} ({robot!r})")
+            raise SceneError(f"only a robot actor has a name (a perception update may name its source), "
+                             f"not {kind.value} ({robot!r})")
         return kind, ""
     name = robot.strip()
     if not name or len(name) > ROBOT_NAME_MAX or not name.isprintable():
-        raise SceneError(f"a robot actor needs a name of 1 to {ROBOT_NAME_MAX} printable characters, "
+        raise SceneError(f"a {kind.value} actor needs a name of 1 to {ROBOT_NAME_MAX} printable characters, "
                          f"got {robot!r}")
     return kind, name
 
 
 def actor_label(actor: Actor, robot: str = "") -> str:
-    """``user``, ``agent``, ``perception`` or ``robot:<name>`` (what the log stores and shows)."""
-    return f"{ROBOT_PREFIX}{robot}" if actor is Actor.ROBOT else actor.value
+    """``user``, ``agent``, ``perception``, ``perception:<source>`` or ``robot:<name>`` (what the log
+    stores and shows)."""
+    return f"{_NAMED[actor]}{robot}" if actor in _NAMED and robot else actor.value
 
 
 def _actor(actor: Actor | str) -> str:
@@ -128,7 +139,9 @@ class EditRequest:
     op: str
     changes: tuple[Change, ...]
     utterance: str = ""
-    robot: str = ""  # the robot's name when ``actor`` is ROBOT (``actor`` may also be ``"robot:<name>"``)
+    # the robot's name when ``actor`` is ROBOT, a perception update's source when PERCEPTION (``actor``
+    # may also be a label, ``"robot:<name>"`` or ``"perception:<source>"``)
+    robot: str = ""
 
     def __post_init__(self) -> None:
         kind, name = parse_actor(self.actor, self.robot)
@@ -171,7 +184,7 @@ class EditRecord:
     timestamp: str  # UTC ISO 8601
     changes: tuple[Change, ...]
     state: EditState = EditState.ACTIVE
-    robot: str = ""  # the robot's name when ``actor`` is ROBOT
+    robot: str = ""  # the robot's name when ``actor`` is ROBOT (a perception update's source: PERCEPTION)
 
     @property
     def who(self) -> str:
@@ -270,9 +283,12 @@ class GraphLookup(Protocol):
         """Keys of every stored edge with this object at one end."""
 
 
-@dataclass(frozen=True)
 class _InGraph:
-    graph: SceneGraph
+    """A graph as :class:`GraphLookup`; the edges touching each object are indexed on first need."""
+
+    def __init__(self, graph: SceneGraph) -> None:
+        self.graph = graph
+        self._touching: dict[str, set[tuple[str, str, str]]] | None = None
 
     def object(self, object_id: str) -> SceneObject | None:
         return self.graph.get(object_id) if object_id in self.graph else None
@@ -281,7 +297,13 @@ class _InGraph:
         return self.graph.edge(key)
 
     def edge_keys_touching(self, object_id: str) -> set[tuple[str, str, str]]:
-        return {e.key() for e in self.graph.edges if object_id in (e.subject, e.object)}
+        if self._touching is None:  # one pass over the edges, however many objects an edit removes
+            self._touching = {}
+            for e in self.graph.edges:
+                key = e.key()
+                self._touching.setdefault(e.subject, set()).add(key)
+                self._touching.setdefault(e.object, set()).add(key)
+        return set(self._touching.get(object_id, ()))
 
 
 def check_changes(state: GraphLookup, changes: Sequence[Change]) -> None:
@@ -291,6 +313,7 @@ def check_changes(state: GraphLookup, changes: Sequence[Change]) -> None:
     object also asks for the relations it still has)."""
     objs: dict[str, SceneObject | None] = {}  # id -> object after the changes so far (None: removed)
     edges: dict[tuple[str, str, str], Edge | None] = {}
+    touching: dict[str, set[tuple[str, str, str]]] = {}  # id -> keys in ``edges`` with it at one end
 
     def obj_now(oid: str) -> SceneObject | None:
         return objs[oid] if oid in objs else state.object(oid)
@@ -311,7 +334,7 @@ def check_changes(state: GraphLookup, changes: Sequence[Change]) -> None:
             elif cur != c.before:
                 raise SceneError(f"{where}: object {oid} is not in the state the edit expects")
             if c.after is None:
-                keys = state.edge_keys_touching(oid) | {k for k in edges if oid in (k[0], k[2])}
+                keys = state.edge_keys_touching(oid) | touching.get(oid, set())
                 left = sorted(k for k in keys if edge_now(k) is not None)
                 if left:
                     raise SceneError(f"{where}: object {oid} still has {len(left)} relation(s) "
@@ -337,6 +360,8 @@ def check_changes(state: GraphLookup, changes: Sequence[Change]) -> None:
                 if edge_now(key) is None:
                     raise SceneError(f"{where}: no stored relation {_edge_text(e)}")
                 edges[key] = None
+            touching.setdefault(key[0], set()).add(key)
+            touching.setdefault(key[2], set()).add(key)
         else:
             raise SceneError(f"{where}: not a change: {c!r}")
 
@@ -381,7 +406,7 @@ def apply_changes(graph: SceneGraph, changes: Iterable[Change]) -> None:
     for c in changes:
         if isinstance(c, ObjectChange):
             if c.after is None:
-                graph.remove(c.object_id)
+                graph.remove(c.object_id)  # checked: no stored edge touches it
             else:
                 graph.put(c.after)
         elif c.added:
@@ -581,3 +606,48 @@ def move_object(graph: SceneGraph, object_id: str | int, center: Sequence[float]
     changes += [EdgeChange(e, False) for e in gone]
     changes += [EdgeChange(e, True) for e in came]
     return _request(actor, "move_object", tuple(changes), utterance)
+
+
+def fact_key(subject: str, relation: Relation, obj: str) -> tuple[str, str, str]:
+    """One key per fact, whichever reading (``a above b`` / ``b below a``) states it."""
+    inv = INVERSE.get(relation)
+    key = (subject, relation.value, obj)
+    return key if inv is None else min(key, (obj, inv.value, subject))
+
+
+def merge_objects(graph: SceneGraph, object_ids: Sequence[str | int], actor: Actor | str = Actor.USER,
+                  utterance: str = "", category: str | None = None) -> EditRequest:
+    """Make several objects one (``merge_objects``: "these two are one table"): the first keeps its id
+    and becomes the union of the boxes (its category, or ``category``; the members' attributes joined),
+    the others are removed, and their relations are re-pointed to the first (a relation between two
+    members, or one the first already has, is dropped). Undo restores every member and relation."""
+    if isinstance(object_ids, str) or len(object_ids) < 2:
+        raise SceneError("a merge needs at least two different objects")
+    members = [graph.get(i) for i in object_ids]
+    ids = [m.id for m in members]
+    if len(set(ids)) != len(ids):
+        raise SceneError(f"a merge needs different objects, got {', '.join(ids)}")
+    if any(m.kind is not members[0].kind for m in members):
+        raise SceneError("only objects of one kind merge (not a wall with a table)")
+    keep, gone = members[0], set(ids[1:])
+    lo = np.min([m.min_corner for m in members], axis=0)
+    hi = np.max([m.max_corner for m in members], axis=0)
+    attrs = tuple(dict.fromkeys(a for m in members for a in m.attributes))
+    merged = keep.with_changes(center=vec3((lo + hi) / 2.0), size=vec3(hi - lo), attributes=attrs, obb=None,
+                               category=keep.category if category is None else _text(category, "category"))
+    touching = [e for e in graph.edges if e.subject in gone or e.object in gone]
+    facts = {fact_key(e.subject, e.relation, e.object) for e in graph.edges
+             if not {e.subject, e.object} & gone}
+    added: list[Edge] = []
+    for e in touching:
+        s, o = (keep.id if e.subject in gone else e.subject), (keep.id if e.object in gone else e.object)
+        if s != o and fact_key(s, e.relation, o) not in facts:
+            facts.add(fact_key(s, e.relation, o))
+            added.append(Edge(s, e.relation, o, e.provenance))
+    changes: list[Change] = [EdgeChange(e, False) for e in touching]
+    changes += [ObjectChange(keep, merged)] if merged != keep else []
+    changes += [ObjectChange(graph.get(i), None) for i in ids[1:]]
+    changes += [EdgeChange(e, True) for e in added]
+    req = _request(actor, "merge_objects", tuple(changes), utterance)
+    _check(graph, req.changes)
+    return req

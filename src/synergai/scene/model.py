@@ -246,6 +246,17 @@ class SceneObject:
         """A copy with some fields replaced."""
         return replace(self, **changes)  # type: ignore[arg-type]
 
+    def with_id(self, object_id: str, room: str | None) -> SceneObject:
+        """A copy under another id and room (its numbers are not checked again: they are this object's)."""
+        if not isinstance(object_id, str) or not object_id:
+            raise SceneError("object id must not be empty")
+        if room is not None and (not isinstance(room, str) or not room):
+            raise SceneError(f"object {object_id}: room must be a non-empty room id or None")
+        out = copy.copy(self)
+        object.__setattr__(out, "id", object_id)
+        object.__setattr__(out, "room", room)
+        return out
+
 
 Point2 = tuple[float, float]
 
@@ -430,7 +441,7 @@ class SceneGraph:
         return [o for o in self._objects.values() if o.room == rid]
 
     def remove(self, object_id: str) -> SceneObject:
-        """Remove an object and every edge touching it."""
+        """Remove an object and every edge touching it (found through the edge index, not a scan)."""
         obj = self.get(object_id)
         for key in list(self._touching_index().get(obj.id, ())):
             self._unlink(self._edges.pop(key))

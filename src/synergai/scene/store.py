@@ -312,25 +312,44 @@ class SceneStore:
                     (_edge_row(scene_id, e) for e in graph.edges))
 
     @staticmethod
-    def _write_changes(c: Transaction, scene_id: str, changes: tuple[Change, ...]) -> None:
-        """The rows one edit changes, in the order the graph applied them."""
-        for ch in changes:
+    def _write_changes(c: Transaction, scene_id: str, changes: tuple[Change, ...],
+                       documents: Sequence[dict[str, Any]] | None = None) -> None:
+        """The rows one edit changes, in the order the graph applied them (consecutive statements of one
+        kind are sent together: an update of a whole scene is a few batches, not a round trip per row);
+        ``documents``: the changes' dicts (:func:`change_to_dict`) when already made."""
+        batch: list[tuple[Any, ...]] = []
+        sql = ""
+        row: tuple[Any, ...]
+
+        def object_row(k: int, obj: SceneObject) -> tuple[str, str, str]:
+            if documents is None:
+                return _object_row(scene_id, obj)
+            return (scene_id, obj.id, json.dumps(documents[k]["after"], allow_nan=False, ensure_ascii=False))
+
+        for k, ch in enumerate(changes):
             if isinstance(ch, ObjectChange):
                 if ch.before is None:
                     assert ch.after is not None  # an ObjectChange always has a before or an after
-                    c.execute("INSERT INTO objects (scene_id, id, data) VALUES (?, ?, ?)",
-                              _object_row(scene_id, ch.after))
+                    now, row = ("INSERT INTO objects (scene_id, id, data) VALUES (?, ?, ?)",
+                                object_row(k, ch.after))
                 elif ch.after is None:
-                    c.execute("DELETE FROM objects WHERE scene_id = ? AND id = ?", (scene_id, ch.before.id))
+                    now, row = ("DELETE FROM objects WHERE scene_id = ? AND id = ?", (scene_id, ch.before.id))
                 else:
-                    sid, oid, data = _object_row(scene_id, ch.after)
-                    c.execute("UPDATE objects SET data = ? WHERE scene_id = ? AND id = ?", (data, sid, oid))
+                    sid, oid, data = object_row(k, ch.after)
+                    now, row = ("UPDATE objects SET data = ? WHERE scene_id = ? AND id = ?", (data, sid, oid))
             elif ch.added:
-                c.execute("INSERT INTO edges (scene_id, subject, relation, object, provenance) "
-                          "VALUES (?, ?, ?, ?, ?)", _edge_row(scene_id, ch.edge))
+                now, row = ("INSERT INTO edges (scene_id, subject, relation, object, provenance) "
+                            "VALUES (?, ?, ?, ?, ?)", _edge_row(scene_id, ch.edge))
             else:
-                c.execute("DELETE FROM edges WHERE scene_id = ? AND subject = ? AND relation = ? "
-                          "AND object = ?", _edge_row(scene_id, ch.edge)[:4])
+                now, row = ("DELETE FROM edges WHERE scene_id = ? AND subject = ? AND relation = ? "
+                            "AND object = ?", _edge_row(scene_id, ch.edge)[:4])
+            if now != sql and batch:
+                c.executemany(sql, batch)
+                batch = []
+            sql = now
+            batch.append(row)
+        if batch:
+            c.executemany(sql, batch)
 
     def _rooms(self, c: Transaction, scene_id: str) -> list[Room]:
         """The scene's rooms: kept in its base graph document (edits do not change rooms)."""
@@ -526,19 +545,27 @@ class SceneStore:
 
     _COLUMNS = "scene_id, seq, actor, op, utterance, ts, changes, state"
 
-    def edits(self, scene_id: str, include_undone: bool = False) -> list[EditRecord]:
-        """The scene's active edits in order; with ``include_undone`` also undone and discarded ones."""
+    def edits(self, scene_id: str, include_undone: bool = False, *,
+              perception: bool | None = None) -> list[EditRecord]:
+        """The scene's active edits in order; with ``include_undone`` also undone and discarded ones;
+        ``perception`` False: only those of people and robots (not perception's, which are not read), True:
+        only perception's."""
         where = "" if include_undone else " AND state = 'active'"
+        params: list[str] = [scene_id]
+        if perception is not None:
+            where += f" AND {'' if perception else 'NOT '}(actor = ? OR actor LIKE ?)"
+            params += ["perception", "perception:%"]
         with self._read() as c:
             self._row(c, scene_id, "id")
             rows = c.execute(f"SELECT {self._COLUMNS} FROM edits WHERE scene_id = ?{where} ORDER BY seq",
-                             (scene_id,)).fetchall()
+                             params).fetchall()
         return [self._record(r) for r in rows]
 
-    def _save(self, c: Transaction, scene_id: str, changes: tuple[Change, ...],
-              now: str) -> tuple[str, int]:
-        """Write the rows ``changes`` touch; returns the new revision key."""
-        self._write_changes(c, scene_id, changes)
+    def _save(self, c: Transaction, scene_id: str, changes: tuple[Change, ...], now: str,
+              documents: Sequence[dict[str, Any]] | None = None) -> tuple[str, int]:
+        """Write the rows ``changes`` touch (``documents``: their dicts, when made); returns the new
+        revision key."""
+        self._write_changes(c, scene_id, changes, documents)
         delta = sum((ch.after is None) - (ch.before is None)
                     for ch in changes if isinstance(ch, ObjectChange))
         row = c.execute("UPDATE scenes SET n_objects = n_objects - ?, updated_at = ?, "
@@ -610,8 +637,8 @@ class SceneStore:
                 raise SceneError(f"apply needs an EditRequest, got {type(request).__name__}")
         if not requests:
             return []
-        payloads = [json.dumps([change_to_dict(ch) for ch in r.changes], allow_nan=False, ensure_ascii=False)
-                    for r in requests]
+        documents = [[change_to_dict(ch) for ch in r.changes] for r in requests]
+        payloads = [json.dumps(d, allow_nan=False, ensure_ascii=False) for d in documents]
         records = []
         with self._editing(scene_id, registration) as (c, graph):
             now = _now()
@@ -621,7 +648,7 @@ class SceneStore:
             # names the log as it stays (an undone edit is "undone", not "discarded")
             undone = c.execute("SELECT seq FROM edits WHERE scene_id = ? AND state = 'undone'",
                                (scene_id,)).fetchall()
-            for request, payload in zip(requests, payloads, strict=True):
+            for request, payload, docs in zip(requests, payloads, documents, strict=True):
                 try:
                     self._change(c, scene_id, graph, request.changes)
                 except SceneError as exc:
@@ -629,7 +656,7 @@ class SceneStore:
                 seq += 1
                 c.execute(f"INSERT INTO edits ({self._COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, 'active')",
                           (scene_id, seq, request.who, request.op, request.utterance, now, payload))
-                revision = self._save(c, scene_id, request.changes, now)
+                revision = self._save(c, scene_id, request.changes, now, docs)
                 self._event(c, scene_id, "edit", request.who, _touched(request.changes), now)
                 records.append(EditRecord(seq, scene_id, request.actor, request.op, request.utterance, now,
                                           request.changes, EditState.ACTIVE, request.robot))
