@@ -31,6 +31,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from synergai.agent.answer_check import settle
 from synergai.agent.answer_forms import AnswerForm
 from synergai.agent.answer_sentence import compose_answer, copies_error, kind_phrase
 from synergai.agent.context import ToolError, TurnContext
@@ -302,6 +303,8 @@ class AgentLoop:
                     Phase.ANSWER: self._next, Phase.CLOSE: self._close}
         while turn.phase is not Phase.DONE:
             turn.phase = handlers[turn.phase](turn)
+        if any(t.get("from_graph") for t in result.trace):  # the graph's answers are checked too
+            settle(result, asked, ctx.graph, ctx.marked, may_retry=False)
         if not result.answer:
             result.answer = "Sorry, I could not work out an answer to that. Could you rephrase it?"
             result.trace.append({"type": "final", "forced": True})
@@ -537,7 +540,9 @@ class AgentLoop:
             return True, observation, ok
         if tool.name == "final_answer" and ok:
             self._finish(turn, args)
-            return True, observation, ok
+            back = settle(result, turn.question, ctx.graph, ctx.marked,
+                          may_retry=turn.steps < self.limits.max_steps)
+            return back is None, back or observation, ok
         if ok:
             turn.facts.extend(observed.facts)
             seen = [i for i in _SEEN_ID.findall(observation) if i in ctx.graph]

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from synergai.agent.answer_check import settle
 from synergai.agent.answer_forms import answer_schema, normalise_answer, render_answer
 from synergai.agent.program import prompt as P
 from synergai.agent.program.check import Finding, check_program, repair_hint
@@ -266,6 +267,10 @@ class ProgramLoop:
         handlers = {Phase.PROGRAM: self._program, Phase.ANSWER: self._answer_only, Phase.FINISH: self._finish}
         while at.phase is not Phase.DONE:
             at.phase = handlers[at.phase](at)
+            if at.phase is Phase.DONE and (back := settle(at.result, at.question, graph, may_retry=(
+                    at.result.answer != NOT_COMPUTED and at.rounds < self.limits.max_rounds))):
+                at.say(back)
+                at.phase = Phase.ANSWER if at.saw_output else Phase.PROGRAM
         at.result.seconds = time.perf_counter() - start
         return at.result
 
