@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from synergai.agent.answer_forms import PLACE_RELATIONS, AnswerForm, normalise_answer
@@ -45,6 +45,7 @@ from synergai.scene.vocabulary import (
     SIZE_WORDS,
     basic_color,
     plural,
+    singular,
     with_article,
     words_of,
 )
@@ -121,11 +122,17 @@ def question_subject(question: Question, graph: SceneGraph, marked: str | None =
     return Subject(ids, cats[0], at=at)
 
 
-def absent_thing(question: Question, graph: SceneGraph) -> str:
+#: Whether a phrase means one of the categories, beyond the synonym list (a sentence-embedding model).
+Meaning = Callable[[str, Sequence[str]], bool]
+
+
+def absent_thing(question: Question, graph: SceneGraph, means: Meaning | None = None) -> str:
     """The noun phrase a question names its object by ("the grand piano") when nothing in the room can be
-    called so; '' when it names none, or only a part of the room ("the corner"), or one the room has."""
+    called so (by the synonym list, or by ``means`` when given); '' when it names none, or only a part
+    of the room ("the corner"), or one the room has."""
     words = list(question.words)
-    start = next((k + 1 for k, w in enumerate(words) if w in _ARTICLES), None)
+    start = next((k + 1 for k, w in enumerate(words)
+                  if w in _ARTICLES or words[max(k - 1, 0):k + 1] == ["how", "many"]), None)
     if start is None or not question.asking:
         return ""
     phrase: list[str] = []
@@ -134,14 +141,14 @@ def absent_thing(question: Question, graph: SceneGraph) -> str:
             break
         if w not in COLOR_WORDS and w not in SIZE_WORDS and w not in MATERIAL_WORDS:
             phrase.append(w)
-    phrase = phrase[-_PHRASE_WORDS:]
+    phrase = [*phrase[-_PHRASE_WORDS:-1], singular(phrase[-1])] if phrase else []
     if not phrase or any(w in ROOM_PART_WORDS | OPEN_QUERY_WORDS | ANY_OBJECT_WORDS for w in phrase):
         return ""
     cats = sorted({o.category for o in graph} | {n for r in graph.rooms for n in (r.category, r.name)})
     said = " ".join(phrase)
     if map_word_to(said, cats, areas=True) or map_word_to(phrase[-1], cats, areas=True):
         return ""
-    return said
+    return "" if means is not None and means(said, cats) else said
 
 
 def tool_text(text: str) -> str:
