@@ -299,7 +299,10 @@ def check_answer(question: Question, answer: str, graph: SceneGraph, marked: str
         return _failed("the answer is empty", question, graph, subject)
     if question.reply_form not in _CLOSED and set(words_of(text)) & _NONE_WORDS:
         return Verdict(True)  # "there is nothing on it", "I could not find it": an answer of its own
-    problem = _form_problem(question, text, graph) or _subject_problem(question, text, graph, subject)
+    problem = _form_problem(question, text, graph)
+    if problem and question.reply_form is AnswerForm.CATEGORY:
+        return Verdict(False, problem)  # a thing the labels lack ("the rod"): the graph has no better word
+    problem = problem or _subject_problem(question, text, graph, subject)
     return _failed(problem, question, graph, subject) if problem else Verdict(True)
 
 
