@@ -127,7 +127,8 @@ def test_an_error_text_is_never_copied_into_the_answer(store):
     ("What is on the table?", {"enum": ["cup"]}),
 ])
 def test_the_answer_call_is_typed_by_the_question_and_bounded_by_the_scene(store, question, expected):
-    llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"})), _typed("x")])
+    # "x" fits no form: it is sent back once (the answer check), and the same again is not given
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"})), _typed("x"), _typed("x")])
     AgentSession(store, "room", llm).ask(question)
     schema = llm.requests[1].json_schema
     (branch,) = schema["anyOf"]
@@ -153,13 +154,15 @@ def test_a_place_answer_is_read_from_the_graph_without_a_model_call(store):
 
 
 def test_a_place_answer_without_an_observed_subject_is_a_relation_and_an_anchor_of_the_scene(store):
-    llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"})),
-                         _typed({"relation": "on", "anchor": "table"})])
+    on_table = _typed({"relation": "on", "anchor": "table"})
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"})), on_table, on_table])
     result = AgentSession(store, "room", llm).ask("Where is the thingamajig?")
     args = llm.requests[1].json_schema["anyOf"][0]["properties"]["action_input"]
     anchors = args["properties"]["short_answer"]["properties"]["anchor"]["enum"]
     assert "table" in anchors and "sofa" not in anchors
-    assert result.short_answer == "on the table"
+    # the room holds nothing called so: the answer says there is none, not a place of another object
+    assert "this room has no thingamajig" in llm.requests[2].messages[-1]["content"]
+    assert result.answer == "There is no thingamajig in this room." and result.usage.calls == 3
 
 
 def test_the_mid_point_is_offered_only_when_the_question_speaks_of_a_middle(store):
@@ -449,7 +452,7 @@ def test_a_questions_relations_are_the_ones_its_words_can_mean(store):
     query = _branch(first, "query_for_objects")
     assert query["properties"]["relations"]["items"]["properties"]["relation"]["enum"] == ["right of"]
     llm = ScriptedModel([_plan(("query_for_objects", {"category": "table", "attributes": []})),
-                         _typed("cup")])
+                         _typed(2)])
     AgentSession(store, "room", llm).ask("How many chairs are there?")
     wide = _branch(llm.requests[0].json_schema, "query_for_relations")["properties"]["relation"]["enum"]
     assert "next to" in wide and "to the left of" in wide  # no relation said: every one

@@ -19,6 +19,7 @@ from synergai.agent.kernel import (
     StepKind,
     Turn,
     TurnKernel,
+    verdict_check,
 )
 from synergai.agent.loop import AgentLoop, LoopLimits
 from synergai.agent.program.loop import ProgramLimits, ProgramLoop
@@ -37,7 +38,7 @@ class Echo:
                                    "over": SendBack("over", restart=True, resample=True)})
 
     def __init__(self, llm: ScriptedModel, calls: int, check=None) -> None:
-        self.budget, self.check_answer = Budget(calls), check
+        self.budget, self.check_answer = Budget(calls), None if check is None else verdict_check(check)
         self.kernel = TurnKernel(llm, self)
 
     def handlers(self):
@@ -132,7 +133,7 @@ class Reject:
 
 def _ask(store, llm: ScriptedModel, question: str, check) -> Answered:
     ctx = TurnContext(store, "room", question, read_only=True)
-    return AgentLoop(llm, LoopLimits(), check_answer=check).run(ctx, question)
+    return AgentLoop(llm, LoopLimits(), check_answer=verdict_check(check)).run(ctx, question)
 
 
 def test_the_agent_loop_sends_a_rejected_answer_back_to_its_answer_phase(store):
@@ -164,7 +165,8 @@ COUNT = "print(len(filter(object_set=scene(), category='chair')))"
 def test_the_program_loop_asks_for_the_answer_again_after_a_failed_check():
     llm = ScriptedModel([_program(COUNT), "Final Answer: 3", "Final Answer: 2"])
     limits = ProgramLimits()
-    result = ProgramLoop(llm, limits, check_answer=Reject("3")).run(room(), "How many chairs are there?")
+    check = verdict_check(Reject("3"))
+    result = ProgramLoop(llm, limits, check_answer=check).run(room(), "How many chairs are there?")
     assert result.short_answer == "2" and result.usage.calls == 3
     budgets = [limits.max_tokens, limits.answer_tokens, limits.answer_tokens]
     assert [r.max_tokens for r in llm.requests] == budgets
@@ -174,7 +176,8 @@ def test_the_program_loop_asks_for_the_answer_again_after_a_failed_check():
 def test_the_program_loop_re_ask_respects_the_round_budget():
     # two rounds: the program and its answer; the re-ask finds no round left, FINISH summarises as JSON
     llm = ScriptedModel([_program(COUNT), "Final Answer: 3", '{"thought": "", "answer": 3}'])
-    result = ProgramLoop(llm, ProgramLimits(max_rounds=2), check_answer=Reject("3", fallback="2")).run(
+    check = verdict_check(Reject("3", fallback="2"))
+    result = ProgramLoop(llm, ProgramLimits(max_rounds=2), check_answer=check).run(
         room(), "How many chairs are there?")
     assert llm.requests[-1].json_schema is not None and result.usage.calls == 3
     assert result.answer == "2" and result.trace[-1]["fallback"]

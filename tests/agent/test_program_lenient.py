@@ -19,7 +19,7 @@ def run(code: str) -> str:
     """What a program prints in the sandbox (its error when it fails), with no static finding."""
     assert check_program(code, CATEGORIES, named=[]) == []
     model = ScriptedModel([f"Thought: t.\nAction: Program\nAction Input:\n```Python\n{code}\n```",
-                           "Thought: done\nAction: Final Answer\nAction Input: done"])
+                           "Thought: done\nAction: Final Answer\nAction Input: the table"])
     step = next(t for t in ProgramLoop(model).run(room(), "What is here?", "", NORTH).trace
                 if t["type"] == "program")
     assert step["ok"], step["error"]

@@ -82,7 +82,7 @@ def test_an_edit_at_a_later_step_of_a_question_is_refused(store: SceneStore) -> 
     llm = ScriptedModel([
         _plan(("query_for_objects", {"query": "a name that is no object"})),
         act("delete_relation", DELETE_CUP_ON_TABLE, thought="ignore previous instructions"),
-        final("The cup is on the table.", ["3"]),
+        final("The cup is on the table.", ["3"], short="yes"),
     ])
     before = dumps(store.load("room"))
     result = AgentSession(store, "room", llm).ask("Is the cup on the table?")
@@ -90,7 +90,7 @@ def test_an_edit_at_a_later_step_of_a_question_is_refused(store: SceneStore) -> 
     assert dumps(store.load("room")) == before
     refused = [t for t in result.trace if t.get("action") == "delete_relation"]
     assert refused and refused[0]["error"] and "a question never changes" in refused[0]["observation"]
-    assert result.answer == "The cup is on the table."
+    assert result.short_answer == "yes"
 
 
 def test_a_question_plan_holding_an_edit_does_not_edit(store: SceneStore) -> None:

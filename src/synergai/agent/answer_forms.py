@@ -60,7 +60,7 @@ _OPTION_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz'-")
 #: Words that cannot be an option of an "A or B" question ("... or are they ...", "... or not").
 _NOT_OPTIONS = frozenset({*_AUX_WORDS, "not", "the", "a", "an", "they", "it", "i", "he", "she", "we", "you",
                           "there", "this", "that", "these", "those", "to", "in", "of", "at", "my",
-                          "me", "by", "with", "for", "and", "so"})
+                          "me", "by", "with", "for", "and", "so", "else"})
 _PLACE_Q = re.compile(r"^where\b|\bwhere (?:is|are|was|were|can|do|does|should)\b")
 _CATEGORY_Q = re.compile(
     r"^(?:what|which)\b(?! (?:shape|material|size|kind of (?:shape|material)|type of (?:shape|material)))"

@@ -116,9 +116,32 @@ class AnswerVerdict:
     fallback: str | None = None
 
 
-AnswerCheck = Callable[[str], AnswerVerdict]
-#: The send-back of an answer that failed its check (one, targeted by the reason).
-ANSWER_CHECK = SendBack("Your answer cannot be given: {reason}. Give your final answer again.", times=1)
+#: The check a policy runs before an answer is given: (the turn, whether it may still be sent back) -> the
+#: send-back's text, or None when the turn's result may go (the check may have put a fallback in it).
+AnswerCheck = Callable[[Any, bool], "str | None"]
+#: The send-back of an answer that failed its check (once a turn; the text names the reason).
+ANSWER_CHECK = SendBack("{text}", times=1)
+
+
+def verdict_check(check: Callable[[str], AnswerVerdict]) -> AnswerCheck:
+    """An :data:`AnswerCheck` from a checker of the answer's text alone: a failed verdict's reason goes back
+    to the model while it may, else its fallback (when it has one) replaces the answer."""
+
+    def run(turn: Any, may_send_back: bool) -> str | None:
+        answer = turn.result.answer
+        verdict = check(answer)
+        if verdict.ok:
+            return None
+        TurnKernel.record(turn, StepKind.ERROR, error=f"answer check: {verdict.reason}", answer=answer[:500])
+        if may_send_back:
+            turn.result.answer = turn.result.short_answer = ""
+            return f"Your answer cannot be given: {verdict.reason}. Give your final answer again."
+        if verdict.fallback is not None:
+            turn.result.answer = turn.result.short_answer = verdict.fallback
+            TurnKernel.record(turn, StepKind.ANSWER, answer=verdict.fallback, fallback=True)
+        return None
+
+    return run
 
 
 @dataclass(kw_only=True)
@@ -228,20 +251,15 @@ class TurnKernel:
         return give_up if turn.retries > self.policy.budget.retries else stay
 
     def answer_may_go(self, turn: Turn) -> bool:
-        """Check the answer (``check_answer``); a failed check sends it back once with the reason (the
-        turn goes on from the policy's :meth:`Policy.answer_again`), else gives the verdict's fallback."""
-        check, answer = self.policy.check_answer, turn.result.answer
-        if check is None or not answer or turn.open_question:
+        """Check the answer (the policy's ``check_answer``): a failed check sends it back once with its
+        reason (the turn goes on from :meth:`Policy.answer_again`), else what the check left is given."""
+        check, result = self.policy.check_answer, turn.result
+        if check is None or turn.open_question or not (result.answer or result.short_answer):
             return True
-        verdict = check(answer)
-        if verdict.ok:
+        times = self.policy.send_backs["answer-check"].times
+        text = check(turn, not times or turn.sent_back["answer-check"] < times)
+        if text is None:
             return True
-        self.record(turn, StepKind.ERROR, error=f"answer check: {verdict.reason}", answer=answer[:500])
-        if self.send_back(turn, "answer-check", reason=verdict.reason):
-            turn.result.answer = turn.result.short_answer = ""
-            turn.phase = self.policy.answer_again(turn)
-            return False
-        if verdict.fallback is not None:
-            turn.result.answer = turn.result.short_answer = verdict.fallback
-            self.record(turn, StepKind.ANSWER, answer=verdict.fallback, fallback=True)
-        return True
+        self.send_back(turn, "answer-check", text=text)
+        turn.phase = self.policy.answer_again(turn)
+        return False

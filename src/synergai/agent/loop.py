@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
+from synergai.agent.answer_check import settle
 from synergai.agent.answer_forms import AnswerForm
 from synergai.agent.answer_sentence import compose_answer, copies_error, kind_phrase
 from synergai.agent.context import ToolError, TurnContext
@@ -257,7 +258,7 @@ class AgentLoop:
         self.llm = llm
         self.limits = limits or LoopLimits()
         self.budget = Budget(self.limits.max_steps, self.limits.max_retries)
-        self.check_answer = check_answer
+        self.check_answer: AnswerCheck | None = check_answer or self._checked
         self.kernel = TurnKernel(llm, self)
         self._system = system_prompt(TOOLS)
         both = (True, False)
@@ -275,6 +276,13 @@ class AgentLoop:
         """Each phase's handler."""
         return {Phase.PLAN: self._plan, Phase.LOOK: self._next, Phase.CORRECT: self._next,
                 Phase.ANSWER: self._next, Phase.CLOSE: self._close}
+
+    def _checked(self, turn: _Turn, may_send_back: bool) -> str | None:
+        """The answer check (:func:`~synergai.agent.answer_check.settle`); an answer the graph gave is not
+        sent back to the model (its fallback is given instead)."""
+        from_graph = any(t.get("from_graph") for t in turn.result.trace)
+        return settle(turn.result, turn.question, turn.ctx.graph, turn.ctx.marked, may_retry=(
+            may_send_back and not from_graph and turn.model_calls < self.limits.max_steps))
 
     def answer_again(self, turn: _Turn) -> str:
         """After an answer failed its check: the final answer again, from the model."""

@@ -33,6 +33,7 @@ from synergai.agent.referents import mentioned_ids
 from synergai.scene import edits
 from synergai.scene.build import view_relation
 from synergai.scene.grounding import ObjectRef, ground
+from synergai.scene.grounding.place import places
 from synergai.scene.model import (
     INVERSE,
     STRUCTURE_KINDS,
@@ -196,6 +197,15 @@ def _singles_out(ref: ObjectRef) -> bool:
                                           for r in ref.relations))
 
 
+def _plainly(graph: SceneGraph, oid: str) -> str:
+    """An object as a person tells it from others: its first attribute, name and place ("the black chair
+    next to the table")."""
+    obj = graph.get(oid)
+    found = places(graph, oid, limit=1)
+    where = f" {found[0].words(graph)}" if found else ""
+    return f"the {obj.attributes[0] + ' ' if obj.attributes else ''}{obj.name}{where}"
+
+
 def _grounded(ctx: TurnContext, ref: ObjectRef) -> Observed:
     """An expression with attributes, relations or a superlative, resolved by the grounding engine:
     the best candidate(s) with their reasons; ties are reported, never hidden."""
@@ -217,9 +227,9 @@ def _grounded(ctx: TurnContext, ref: ObjectRef) -> Observed:
     ids = g.tied_ids()
     if len(ids) > 1 and _singles_out(ref):
         # "the chair in the middle" means one chair: when two fit, the user is asked, not answered
-        ctx.clarification = (f"{len(ids)} objects fit {desc!r}: " + ", ".join(
-            labelled(graph.get(i)) for i in ids[:MAX_LISTED]) + ". Which one do you mean? Please click it in "
-            "the 3D view (or tell me its id).")
+        # said in plain words (never ids or counts of matches: tool text is no answer to a person)
+        ctx.clarification = ("Several fit: " + "; ".join(_plainly(graph, i) for i in ids[:MAX_LISTED])
+                             + ". Which one do you mean? Please click it in the 3D view.")
         ctx.tied = tuple(ids)
     if len(ids) > 1:
         head = f"{len(ids)} objects match {desc!r} equally: " + "; ".join(

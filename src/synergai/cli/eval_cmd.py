@@ -23,6 +23,7 @@ from synergai.cli.common import (
 )
 from synergai.cli.progress import shows_bar
 from synergai.eval.report import format_figure, write_report
+from synergai.eval.split import HALVES
 from synergai.scene.builders.objects_json import load_objects_file
 from synergai.scene.model import SceneError
 from synergai.scene.serialization import parse_json
@@ -60,6 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                            help="axis_alignment_matrices.json (default: beside the objects file)")
             p.add_argument("--mode", choices=("program", "react"), default="program")
         p.add_argument("--limit", type=int, default=None, help="a fixed spread-out subset of N questions")
+        _add_half(p)
         default = Path("benchmarks/results/scanqa") if name == "scanqa" else None  # sqa3d: sqa3d_MODE
         p.add_argument("--out", type=Path, default=default,
                        help="results.jsonl (resumable), metrics.json, report.md, plots "
@@ -79,6 +81,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(sr3d_test_relations_dev.json, nr3d_test_dev.json)")
     p.add_argument("--objects", type=Path, required=True, help=OBJECTS_HELP)
     p.add_argument("--limit", type=int, default=None, help="a fixed spread-out subset of N utterances")
+    p.add_argument("--sample", type=int, default=None,
+                   help="a seeded random draw of N utterances instead (see --seed; not with --limit)")
+    p.add_argument("--seed", type=int, default=0, help="the random draw's seed (default 0)")
+    _add_half(p)
     p.add_argument("--out", type=Path, default=None,
                    help="results.jsonl (resumable), metrics.json, report.md, plots "
                         "(default: benchmarks/results/grounding, or grounding_oracle with --oracle)")
@@ -88,6 +94,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_grounding)
     alignment_cmd.register(esub)
+
+
+def _add_half(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--half", choices=HALVES, default=None,
+                   help="only the scenes of one half of the dev split: read (look at failures, choose "
+                        "mechanisms) or check (only measured); composes with --limit")
 
 
 def read_json(path: Path) -> object:
@@ -142,7 +154,7 @@ def cmd_scanqa(args: argparse.Namespace) -> int:
 
     questions = check_questions(read_json(args.questions), str(args.questions))
     objects = args.pred_objects or args.objects
-    results = run_scanqa(questions, objects, open_llm(args), args.out, limit=args.limit,
+    results = run_scanqa(questions, objects, open_llm(args), args.out, limit=args.limit, half=args.half,
                          concurrency=args.concurrency, progress=shows_bar(args))
     with CaptionScorer(meteor=False, tokenizer="simple") if args.no_meteor else CaptionScorer() as scorer:
         metrics = scanqa_metrics(results, scorer)
@@ -163,9 +175,12 @@ def cmd_grounding(args: argparse.Namespace) -> int:
     records = check_records(read_json(args.utterances), str(args.utterances))
     if args.limit is not None and args.limit < 1:
         raise SceneError(f"--limit must be at least 1, got {args.limit}")
+    if args.sample is not None and (args.sample < 1 or args.limit is not None):
+        raise SceneError("--sample must be at least 1 and cannot be combined with --limit")
     out = args.out or Path("benchmarks/results") / ("grounding_oracle" if args.oracle else "grounding")
     model = None if args.oracle else open_llm(args)
-    results = run_grounding(records, args.objects, model, out, limit=args.limit, progress=shows_bar(args))
+    results = run_grounding(records, args.objects, model, out, limit=args.limit, half=args.half,
+                            sample=args.sample, seed=args.seed, progress=shows_bar(args))
     metrics = grounding_metrics(results)
     source = "scripted oracle" if model is None else f"model {model.name}"
     title = f"utterance grounding ({source})"
@@ -194,7 +209,8 @@ def cmd_sqa3d(args: argparse.Namespace) -> int:
     if not isinstance(alignments, dict):
         raise SceneError("axis alignments must be a JSON object {scene_id: [16 numbers]}")
     results = run_sqa3d(questions, args.objects, alignments, open_llm(args), out, mode=args.mode,
-                        limit=args.limit, concurrency=args.concurrency, progress=shows_bar(args))
+                        limit=args.limit, half=args.half, concurrency=args.concurrency,
+                        progress=shows_bar(args))
     metrics = sqa3d_metrics(results)
     write_report(out, f"SQA3D ({args.mode} mode)", metrics, _command())
     if args.json:

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from synergai.agent.grounding_parse import ground_description
-from synergai.eval.runner import ResumableRun, stride_subset
+from synergai.eval.runner import ResumableRun
+from synergai.eval.split import Half, select
 from synergai.llm.base import ChatModel, ChatReply, LLMError
 from synergai.scene.build import build_graph
 from synergai.scene.builders.objects_json import ObjectsFile, load_objects_file
@@ -141,10 +142,15 @@ def run_grounding(
     out_dir: Path,
     *,
     limit: int | None = None,
+    half: Half | None = None,
+    sample: int | None = None,
+    seed: int = 0,
     progress: bool = True,
 ) -> list[dict[str, Any]]:
-    """Ground (a fixed spread-out subset of) the records, resumably, into ``out_dir``."""
-    indexed = stride_subset(list(enumerate(records)), limit)
+    """Ground the records of one half of the dev split (all with ``half`` None), resumably, into
+    ``out_dir``: a fixed spread-out subset of ``limit`` or a seeded random draw of ``sample`` of them."""
+    indexed = select(list(enumerate(records)), lambda kr: str(kr[1]["scene_id"]), half=half, limit=limit,
+                     sample=sample, seed=seed)
     settings = {"benchmark": "grounding", "mode": "oracle" if model is None else "llm",
                 "llm": model.name if model is not None else "", "objects": Path(objects_path).name}
     run = ResumableRun(out_dir, settings)

@@ -22,7 +22,8 @@ from synergai.eval.metrics import (
     refined_exact_match,
     scanqa_question_type,
 )
-from synergai.eval.runner import ResumableRun, stride_subset
+from synergai.eval.runner import ResumableRun
+from synergai.eval.split import Half, select
 from synergai.llm.base import ChatModel, LLMError
 from synergai.scene.catalog import SceneCatalog
 from synergai.scene.model import SceneError
@@ -76,11 +77,14 @@ def run_scanqa(
     out_dir: Path,
     *,
     limit: int | None = None,
+    half: Half | None = None,
     concurrency: int = 1,
     progress: bool = True,
 ) -> list[dict[str, Any]]:
-    """Answer (a fixed spread-out subset of) the questions, resumably, into ``out_dir``."""
-    subset = stride_subset(sorted(questions, key=lambda q: str(q["question_id"])), limit)
+    """Answer (a fixed spread-out subset of) the questions of one half of the dev split (all with
+    ``half`` None), resumably, into ``out_dir``."""
+    subset = select(sorted(questions, key=lambda q: str(q["question_id"])), lambda q: str(q["scene_id"]),
+                    half=half, limit=limit)
     run = ResumableRun(out_dir, {"benchmark": "scanqa", "llm": llm.name, "objects": Path(objects_path).name})
     store = SceneStore(Path(out_dir) / "scenes.sqlite3")
     try:

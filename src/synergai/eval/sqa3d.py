@@ -29,7 +29,8 @@ from synergai.agent.result import Answered
 from synergai.agent.session import AgentSession
 from synergai.eval.metrics import aggregate, soft_match, sqa3d_question_type, strict_match
 from synergai.eval.program_stats import lenient_counts, program_error_classes, program_stats, repair_counts
-from synergai.eval.runner import ResumableRun, stride_subset
+from synergai.eval.runner import ResumableRun
+from synergai.eval.split import Half, select
 from synergai.geometry.frames import SQA3D_FACING, Viewpoint, quat_to_matrix
 from synergai.llm.base import ChatModel, LLMError
 from synergai.scene.catalog import SceneCatalog
@@ -124,16 +125,19 @@ def run_sqa3d(
     *,
     mode: str = "program",
     limit: int | None = None,
+    half: Half | None = None,
     concurrency: int = 1,
     progress: bool = True,
     program_limits: ProgramLimits | None = None,
 ) -> list[dict[str, Any]]:
-    """Answer (a fixed spread-out subset of) the questions, resumably, into ``out_dir``; program mode runs
+    """Answer (a fixed spread-out subset of) the questions of one half of the dev split (all with
+    ``half`` None), resumably, into ``out_dir``; program mode runs
     under ``program_limits`` (default :class:`ProgramLimits`; all its values are kept in the run's
     settings, so a directory never mixes two setups)."""
     if mode not in ("program", "react"):
         raise SceneError(f"mode must be 'program' or 'react', got {mode!r}")
-    subset = stride_subset(sorted(questions, key=lambda q: str(q["question_id"])), limit)
+    subset = select(sorted(questions, key=lambda q: str(q["question_id"])), lambda q: str(q["scene_id"]),
+                    half=half, limit=limit)
     settings = {"benchmark": "sqa3d", "mode": mode, "llm": llm.name, "objects": Path(objects_path).name}
     if mode == "program":  # every limit, so a change of the defaults is not resumed into either
         limits = asdict(program_limits or ProgramLimits())

@@ -111,6 +111,12 @@ STACK_PLACES: MappingProxyType[str, str] = MappingProxyType({"top": "highest", "
 #: Words that say a number of objects without a number word ("both lamps"; not "pair": a pair of shoes
 #: is one object).
 PAIR_WORDS = frozenset({"both"})
+#: Parts of a room, not objects, that a place is said by ("in the corner", "against the wall", "in the
+#: middle of the room") and that a question may name without the scene holding an object of that name.
+ROOM_PART_WORDS = frozenset({"corner", "corners", "wall", "walls", "room", "floor", "ceiling", "middle",
+                             "center", "centre", "side", "sides", "end", "edge", "front", "back", "left",
+                             "right", "top", "bottom", "area", "part", "space", "row", "scene", "one",
+                             "ones"})
 #: The category a referring expression gives "any object" ("what is on the table?").
 ANY_OBJECT = "object"
 #: The category of a segment no one has named yet (a scan built without instance masks): the word that

@@ -27,6 +27,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
+from synergai.agent.answer_check import settle
 from synergai.agent.answer_forms import answer_schema, normalise_answer, render_answer
 from synergai.agent.kernel import (
     ANSWER_CHECK,
@@ -199,6 +200,7 @@ class _Question(Turn):
 
     question: Question
     result: ProgramResult
+    graph: SceneGraph
     api_args: dict[str, Any]
     counts: Counter[str]  # objects per category
     grammars: dict[str, str]  # per phase, when replies are constrained
@@ -237,7 +239,7 @@ class ProgramLoop:
         self.llm = llm
         self.limits = limits or ProgramLimits()
         self.budget = Budget(self.limits.max_rounds)
-        self.check_answer = check_answer
+        self.check_answer: AnswerCheck | None = check_answer or self._checked
         self.kernel = TurnKernel(llm, self)
         #: Whether replies go out under the grammar (asked for, and the model enforces grammars).
         self.constrained = self.limits.constrained and supports_grammar(llm)
@@ -246,6 +248,12 @@ class ProgramLoop:
     def handlers(self) -> dict[str, Callable[[_Question], str]]:
         """Each phase's handler."""
         return {Phase.PROGRAM: self._program, Phase.ANSWER: self._answer_only, Phase.FINISH: self._finish}
+
+    def _checked(self, at: _Question, may_send_back: bool) -> str | None:
+        """The answer check (:func:`~synergai.agent.answer_check.settle`); "could not be computed" is not
+        sent back."""
+        return settle(at.result, at.question, at.graph, may_retry=(
+            may_send_back and at.result.answer != NOT_COMPUTED and at.model_calls < self.limits.max_rounds))
 
     def answer_again(self, at: _Question) -> str:
         """After an answer failed its check: the answer only when a program printed, else a program."""
@@ -280,7 +288,7 @@ class ProgramLoop:
         if rooms:
             prompt = f"The scene has rooms: {', '.join(rooms)} (see rooms(), room()).\n{prompt}"
         messages = [{"role": "system", "content": self._system}, {"role": "user", "content": prompt}]
-        return _Question(question=question, result=result, prompt=prompt, messages=messages,
+        return _Question(question=question, result=result, graph=graph, prompt=prompt, messages=messages,
                          api_args=api_args, counts=counts, grammars=grammars, phase=Phase.PROGRAM,
                          calls=calls, sampling=Resampling(self.limits.repeat_temperature))
 

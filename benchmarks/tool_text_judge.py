@@ -1,0 +1,76 @@
+"""Count answers that carry tool text, in benchmark results (one command, prints a table).
+
+The judge never shares code with what it judges: this file imports nothing from ``synergai.agent``
+(in particular not ``answer_check``); its patterns are written from what a person would call "not an
+answer": object ids, coordinates or sizes in brackets, counts of matches ("2 objects fit ..."), the
+observation templates' fixed words, tool and error names.
+
+    python benchmarks/tool_text_judge.py RUN_DIR [RUN_DIR ...] [--show N]
+
+Each RUN_DIR holds a ``results.jsonl`` (``synergai eval scanqa|sqa3d --out RUN_DIR``); both the answer
+and its short form are judged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+#: What no answer to a person contains, each with its name.
+PATTERNS: dict[str, re.Pattern[str]] = {
+    "object id": re.compile(r"\(\s*id\b|\bid\s*[:=#]\s*\S|\bids?\s+\d+\b", re.I),
+    "coordinates": re.compile(r"\[\s*-?\d[\d.]*\s*,\s*-?\d[\d.]*|(?:-?\d+\.\d+\s*,\s*){2}-?\d+\.\d+"),
+    "count of matches": re.compile(r"\b\d+\s+(?:objects?|candidates?)\s+(?:fit|match|found)", re.I),
+    "template words": re.compile(r"has attributes|position of the|its size is|best match for|"
+                                 r"no object matches|nothing in this room matches|mid point of|"
+                                 r"closest categories|the room has:", re.I),
+    "tool or error name": re.compile(r"query_for|final_answer|action_input|observation\s*:|error\s*:|"
+                                     r"traceback|checkerror", re.I),
+}
+
+
+def judge(text: str) -> list[str]:
+    """The names of the patterns ``text`` shows."""
+    return [name for name, pattern in PATTERNS.items() if pattern.search(text or "")]
+
+
+def read(run_dir: Path) -> list[dict]:
+    """The last result line per id of a run directory."""
+    latest: dict[str, dict] = {}
+    for line in (run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a torn last line of a killed run
+            latest[str(record.get("id"))] = record
+    return list(latest.values())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("runs", nargs="+", type=Path)
+    parser.add_argument("--show", type=int, default=0, help="print up to N offending answers per run")
+    args = parser.parse_args(argv)
+    print(f"{'run':50} {'n':>5} {'with tool text':>15}  kinds")
+    for run in args.runs:
+        try:
+            records = read(run)
+        except OSError as exc:
+            print(f"{run}: {exc.strerror}", file=sys.stderr)
+            return 2
+        bad = [(r, sorted({k for f in ("answer", "short") for k in judge(str(r.get(f, "")))}))
+               for r in records]
+        bad = [(r, kinds) for r, kinds in bad if kinds]
+        kinds = sorted({k for _, ks in bad for k in ks})
+        print(f"{str(run)[-50:]:50} {len(records):>5} {len(bad):>15}  {', '.join(kinds)}")
+        for r, ks in bad[:args.show]:
+            print(f"    {r.get('question', '')!r} -> {r.get('answer', '')!r} ({', '.join(ks)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,341 @@
+"""Every answer checked before it is given: about what was asked, in the form asked, in plain words.
+
+:func:`check_answer` reads a (short) answer against the parsed question and the scene graph:
+
+(a) **subject**: it is about the object the question names (its category, read through the one synonym
+    list of :mod:`synergai.scene.grounding.vocabulary`, or the marked object), not another one: a colour
+    that object has, a place whose anchor is another object than itself, a count no larger than the room
+    holds, an object other than the one the question already names. A question about an object the
+    room lacks ("what colour is the piano?") is answered by saying there is none, never by a guess;
+(b) **form**: it has the form the question asks (:mod:`synergai.agent.answer_forms`): a colour, a
+    number, yes / no, one of the options, an object of this room, a place (a relation and its anchor,
+    "against the wall next to the shelf");
+(c) **no tool text**: no ids, coordinates, counts of matches ("2 objects fit ..."), observation
+    sentences (:mod:`synergai.agent.observation`'s templates) or error texts.
+
+A failed check carries its reason (what the loop sends back to the model, once) and the best typed
+answer the graph gives (``fallback``, with a sentence), when the graph gives one. :func:`settle` is the
+one call the loops make at their final answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from synergai.agent.answer_forms import PLACE_RELATIONS, AnswerForm, normalise_answer
+from synergai.agent.evidence import named_at
+from synergai.agent.question import Question
+from synergai.agent.result import Answered
+from synergai.scene.attributes import color_name
+from synergai.scene.grounding.place import places
+from synergai.scene.grounding.vocabulary import SceneVocabulary, map_word_to
+from synergai.scene.model import STRUCTURE_KINDS, SceneGraph
+from synergai.scene.vocabulary import (
+    ANY_OBJECT_WORDS,
+    COLOR_NAMES,
+    COLOR_WORDS,
+    MATERIAL_WORDS,
+    OPEN_QUERY_WORDS,
+    RELATION_CUES,
+    RELATION_PREPOSITIONS,
+    ROOM_PART_WORDS,
+    SIZE_WORDS,
+    basic_color,
+    plural,
+    singular,
+    with_article,
+    words_of,
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether an answer may be given; if not, why (said to the model) and the graph's own answer."""
+
+    ok: bool
+    reason: str = ""
+    fallback: str | None = None  # the best typed answer the graph gives (None: it gives none)
+    sentence: str = ""  # the fallback said as a sentence
+
+
+#: Tool text an answer must never carry: ids, coordinates, counts of matches, observation templates.
+TOOL_TEXT = re.compile(
+    r"\(\s*id\s*[:=]?\s*[^)]*\)"  # "(id: 15)"
+    r"|\bids?\s*[:#=]\s*\w+|\bid\s+\d+"  # "id: 15", "id 15"
+    r"|\[\s*-?\d+(?:\.\d+)?\s*,\s*-?\d+(?:\.\d+)?"  # "[1.2, 0.4 ..." (a position or a size)
+    r"|-?\d+\.\d+\s*,\s*-?\d+\.\d+\s*,\s*-?\d+\.\d+"  # "1.2, 0.4, 0.8"
+    r"|\b\d+\s+objects?\s+(?:fit|match|matches|found)\b|\bobjects? (?:fit|match) '"  # counts of matches
+    r"|\bbest match for\b|\bno object matches\b|\bnothing in this room matches\b|\bnext: "
+    r"|\bhas attributes:|\bthe position of the\b|\bits size is\b|\bmid point of\b"
+    r"|\bclosest categories\b|\bthe room has:|\bobservation\s*:|\berror\s*:|\btraceback\b|\bcheckerror\b"
+    r"|\bquery_for_\w+|\bfinal_answer\b|\baction_input\b",
+    re.IGNORECASE,
+)
+#: What each closed form asks for, as the send-back says it.
+WANTED: dict[AnswerForm, str] = {
+    AnswerForm.YES_NO: "yes or no", AnswerForm.NUMBER: "a number", AnswerForm.COLOR: "a colour word",
+    AnswerForm.SHAPE: "a shape word", AnswerForm.DIRECTION: "a direction (left, right, front or back)",
+    AnswerForm.CATEGORY: "an object of this room",
+    AnswerForm.PLACE: "a place: a relation and its anchor, e.g. 'on the desk'",
+}
+_CLOSED = (AnswerForm.YES_NO, AnswerForm.NUMBER, AnswerForm.COLOR, AnswerForm.SHAPE, AnswerForm.DIRECTION,
+           AnswerForm.CHOICE)
+#: Words that end the noun phrase a question names its object by ("the piano *in* the corner").
+_PHRASE_END = frozenset({"is", "are", "was", "were", "has", "have", "does", "do", "can", "that", "which",
+                         "who", "and", "or", "for", "with", "located", "placed", "there", "here", "it",
+                         "in", "on", "at", "of", "by", "from", "to"}
+                        | RELATION_PREPOSITIONS | {w for cue in RELATION_CUES.values() for w in cue})
+_ARTICLES = frozenset({"the", "a", "an", "any"})
+_NONE_WORDS = frozenset({"no", "none", "not", "nothing", "nowhere", "0", "zero"})
+#: Longest noun phrase read as the thing a question names (words).
+_PHRASE_WORDS = 3
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What a question is about: the objects (``ids``) and their name, or the thing it names that the
+    room lacks (``absent``)."""
+
+    ids: tuple[str, ...] = ()
+    name: str = ""
+    absent: str = ""
+    at: int | None = None  # which word of the question names it
+
+
+def question_subject(question: Question, graph: SceneGraph, marked: str | None = None) -> Subject:
+    """The objects a question names first (all of the categories its first naming word means), the
+    marked object when there is one; the thing it names that the room lacks when it names no category."""
+    if marked is not None and marked in graph:
+        return Subject((marked,), graph.get(marked).name)
+    if not question.categories:
+        return Subject(absent=absent_thing(question, graph))
+    first = {c: named_at(graph, graph.by_category(c)[0].id, question)
+             for c in question.categories if graph.by_category(c)}
+    at = min((p for p in first.values() if p is not None), default=None)
+    if at is None or any(w in ANY_OBJECT_WORDS or w == "one" for w in question.words[1:at]):
+        return Subject(at=at)  # "what colour is the object on the desk": the desk is not what is asked
+    cats = [c for c, p in first.items() if p == at]
+    ids = tuple(o.id for c in cats for o in graph.by_category(c))
+    return Subject(ids, cats[0], at=at)
+
+
+#: Whether a phrase means one of the categories, beyond the synonym list (a sentence-embedding model).
+Meaning = Callable[[str, Sequence[str]], bool]
+
+
+def absent_thing(question: Question, graph: SceneGraph, means: Meaning | None = None) -> str:
+    """The noun phrase a question names its object by ("the grand piano") when nothing in the room can be
+    called so (by the synonym list, or by ``means`` when given); '' when it names none, or only a part
+    of the room ("the corner"), or one the room has."""
+    words = list(question.words)
+    start = next((k + 1 for k, w in enumerate(words)
+                  if w in _ARTICLES or words[max(k - 1, 0):k + 1] == ["how", "many"]), None)
+    if start is None or not question.asking:
+        return ""
+    phrase: list[str] = []
+    for w in words[start:start + _PHRASE_WORDS + 2]:
+        if w in _PHRASE_END:
+            break
+        if w not in COLOR_WORDS and w not in SIZE_WORDS and w not in MATERIAL_WORDS:
+            phrase.append(w)
+    phrase = [*phrase[-_PHRASE_WORDS:-1], singular(phrase[-1])] if phrase else []
+    if not phrase or any(w in ROOM_PART_WORDS | OPEN_QUERY_WORDS | ANY_OBJECT_WORDS for w in phrase):
+        return ""
+    cats = sorted({o.category for o in graph} | {n for r in graph.rooms for n in (r.category, r.name)})
+    said = " ".join(phrase)
+    if map_word_to(said, cats, areas=True) or map_word_to(phrase[-1], cats, areas=True):
+        return ""
+    return "" if means is not None and means(said, cats) else said
+
+
+def tool_text(text: str) -> str:
+    """The first piece of tool text in ``text`` ('' when there is none)."""
+    m = TOOL_TEXT.search(text)
+    return m.group(0) if m else ""
+
+
+def _colours(graph: SceneGraph, ids: Sequence[str]) -> Counter[str]:
+    """The basic colour terms of the objects (stored colour words and the captured colour's name)."""
+    found: Counter[str] = Counter()
+    for oid in ids:
+        obj = graph.get(oid)
+        named = {basic_color(a) for a in obj.attributes if " ".join(words_of(a)) in COLOR_NAMES}
+        if not named and obj.color is not None:
+            named = {basic_color(color_name(obj.color))}
+        found.update(n for n in named if n)
+    return found
+
+
+def _scene_categories(graph: SceneGraph) -> tuple[str, ...]:
+    return tuple(sorted({o.category for o in graph if o.kind not in STRUCTURE_KINDS}))
+
+
+def _place_anchor(text: str) -> tuple[str, str] | None:
+    """(relation, the words after it) of a place answer, the first relation it says; None without one."""
+    t = f" {' '.join(words_of(text))} "
+    found = [(t.find(f" {r} "), r) for r in PLACE_RELATIONS if f" {r} " in t]
+    if not found:
+        return None
+    at, rel = min(found, key=lambda f: (f[0], -len(f[1])))
+    return rel, t[at + len(rel) + 2:].strip()
+
+
+def _form_problem(question: Question, text: str, graph: SceneGraph) -> str:
+    """Why the answer is not of the form asked ('' when it is)."""
+    form = question.reply_form
+    if form in _CLOSED:
+        if normalise_answer(form, text, question.options):
+            return ""
+        wanted = f"one of: {', '.join(question.options)}" if form is AnswerForm.CHOICE else WANTED[form]
+        return f"the question asks for {wanted}"
+    if form is AnswerForm.PLACE:
+        place = _place_anchor(text)
+        anchor_words = set(words_of(place[1])) if place else set()
+        vocab = SceneVocabulary(_scene_categories(graph), ())
+        if place and (anchor_words & ROOM_PART_WORDS or vocab.categories_said(place[1])):
+            return ""
+        return f"the question asks for {WANTED[form]}"
+    named = SceneVocabulary(_scene_categories(graph), ()).categories_said(text)
+    if form is AnswerForm.CATEGORY and not named:
+        return f"the question asks for {WANTED[form]}"
+    return ""
+
+
+def _subject_problem(question: Question, text: str, graph: SceneGraph, subject: Subject) -> str:
+    """Why the answer is about another object than the question's ('' when it is not, or unknown)."""
+    form, name = question.reply_form, subject.name
+    if not subject.ids:
+        return ""
+    if form is AnswerForm.COLOR:
+        colours = _colours(graph, subject.ids)
+        said = normalise_answer(form, text)
+        if colours and said not in colours:
+            return f"no {name} here is {said}: the {name} is {' or '.join(sorted(colours))}"
+    if form is AnswerForm.PLACE:
+        place = _place_anchor(text)
+        named = SceneVocabulary(_scene_categories(graph), ()).categories_said(place[1]) if place else ()
+        if named and set(named) <= {graph.get(i).category for i in subject.ids}:
+            return f"a place is said by another object than the {name} itself"
+    if form is AnswerForm.CATEGORY and question.kind_at is None:
+        named = SceneVocabulary(_scene_categories(graph), ()).categories_said(text)
+        if named and set(named) <= set(question.categories):
+            return f"the question already names the {named[0]}; name the other object it asks for"
+    if form is AnswerForm.NUMBER and _counts_subject(question, subject):
+        said = normalise_answer(form, text)
+        if said.isdigit() and int(said) > len(subject.ids):
+            return f"the room has only {len(subject.ids)} {plural(name) if len(subject.ids) != 1 else name}"
+    return ""
+
+
+def _counts_subject(question: Question, subject: Subject) -> bool:
+    """Whether "how many" is followed by the subject's own word ("how many chairs ...")."""
+    words = list(question.words)
+    at = next((k + 2 for k in range(len(words) - 1) if words[k:k + 2] == ["how", "many"]), None)
+    return at is not None and subject.at is not None and at <= subject.at <= at + 2
+
+
+def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tuple[str, str] | None:
+    """The best typed answer the graph gives to the question, as (short answer, sentence); None when it
+    gives none (a yes / no, a direction, a free phrase)."""
+    form, name, ids = question.reply_form, subject.name, subject.ids
+    if subject.absent:
+        return _none_answer(question, subject.absent)
+    if not ids:
+        return None
+    if form is AnswerForm.COLOR and (colours := _colours(graph, ids)):
+        colour = colours.most_common(1)[0][0]
+        return colour, f"The {name} is {colour}."
+    if form is AnswerForm.NUMBER and _counts_subject(question, subject):
+        n = len(ids)
+        return str(n), f"There {'is' if n == 1 else 'are'} {n} {name if n == 1 else plural(name)}."
+    if form is AnswerForm.PLACE:
+        for oid in ids:
+            found = [p for p in places(graph, oid) if graph.get(p.anchor).category != name]
+            if found:
+                words = found[0].words(graph)
+                return words, f"The {name} is {words}."
+    if form is AnswerForm.CATEGORY and question.kind_at is None:
+        for oid in ids:
+            others = [graph.get(o) for _, o in graph.relations_of(oid) if o in graph]
+            other = next((o for o in others if o.kind not in STRUCTURE_KINDS
+                          and o.category not in question.categories), None)
+            if other is not None:
+                return other.category, f"It is {with_article(other.category)}."
+    return None
+
+
+def _none_answer(question: Question, thing: str) -> tuple[str, str]:
+    """The answer to a question about a thing the room lacks: there is none (no, 0 for closed forms)."""
+    sentence = f"There is no {thing} in this room."
+    if question.reply_form is AnswerForm.YES_NO:
+        return "no", sentence
+    if question.reply_form is AnswerForm.NUMBER:
+        return "0", sentence
+    return f"there is no {thing}", sentence
+
+
+def _failed(reason: str, question: Question, graph: SceneGraph, subject: Subject) -> Verdict:
+    found = graph_answer(question, graph, subject)
+    return Verdict(False, reason, found[0] if found else None, found[1] if found else "")
+
+
+def check_answer(question: Question, answer: str, graph: SceneGraph, marked: str | None = None) -> Verdict:
+    """Check one answer (its short form, or its sentence) before it is given (see the module doc-string)."""
+    text = " ".join(str(answer).split())
+    subject = question_subject(question, graph, marked)
+    quoted = tool_text(text)
+    if quoted:
+        return _failed(f"it quotes the tools' own text ({quoted!r}); answer in plain words", question, graph,
+                       subject)
+    if subject.absent:
+        said = set(words_of(text))
+        if said & _NONE_WORDS and singular(subject.absent.split()[-1]) in {singular(w) for w in said}:
+            return Verdict(True)  # "there is no piano": a bare "none" is given as that sentence instead
+        return _failed(f"this room has no {subject.absent}: say so, do not answer about another object",
+                       question, graph, subject)
+    if not text:
+        return _failed("the answer is empty", question, graph, subject)
+    if question.reply_form not in _CLOSED and set(words_of(text)) & _NONE_WORDS:
+        return Verdict(True)  # "there is nothing on it", "I could not find it": an answer of its own
+    problem = _form_problem(question, text, graph)
+    if problem and question.reply_form is AnswerForm.CATEGORY:
+        return Verdict(False, problem)  # a thing the labels lack ("the rod"): the graph has no better word
+    problem = problem or _subject_problem(question, text, graph, subject)
+    return _failed(problem, question, graph, subject) if problem else Verdict(True)
+
+
+#: The trace record of a failed check (one per answer that failed).
+CHECK = "answer-check"
+#: What the model is told when its answer is sent back.
+SEND_BACK = ("Your answer was not given to the user: {reason}. Give the final answer again, from the "
+             "observations.")
+#: What is said when an answer fails its check and the graph gives none (never the tool text).
+NO_ANSWER = "Sorry, I could not find that in this room."
+
+
+def settle(result: Answered, question: Question, graph: SceneGraph, marked: str | None = None, *,
+           may_retry: bool) -> str | None:
+    """Check the answer in ``result`` (its short answer and its sentence): the send-back text when it
+    fails and ``may_retry`` (the loop asks once more; the graph's answer is already in ``result``, in
+    case no better one comes), else None with ``result`` holding what may be given."""
+    if not question.asking or result.error or not (result.answer or result.short_answer):
+        return None  # a correction, or no answer at all (the loop says why)
+    verdict = check_answer(question, result.short_answer or result.answer, graph, marked)
+    said = tool_text(result.answer)
+    if verdict.ok and said:
+        verdict = _failed(f"it quotes the tools' own text ({said!r}); answer in plain words", question,
+                          graph, question_subject(question, graph, marked))
+    if verdict.ok:
+        return None
+    retry = may_retry and not any(t.get("type") == CHECK for t in result.trace)
+    result.trace.append({"type": CHECK, "ok": False, "reason": verdict.reason, "answer": result.answer,
+                         "short_answer": result.short_answer, "fallback": verdict.fallback,
+                         "sent_back": retry})
+    if verdict.fallback is not None:
+        result.short_answer, result.answer = verdict.fallback, verdict.sentence
+    elif tool_text(result.answer) or tool_text(result.short_answer):
+        result.short_answer, result.answer = "", NO_ANSWER
+    return SEND_BACK.format(reason=verdict.reason) if retry else None

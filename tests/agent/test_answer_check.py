@@ -1,0 +1,182 @@
+"""Every answer is checked before it is given: on real dev scenes, each kind of wrong answer is caught and
+comes with the graph's own typed answer; in both loops a failed check is sent back once, then the
+fallback is given, never tool text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from agent_scripting import act, final, room
+
+from synergai.agent.answer_check import Verdict, check_answer, question_subject, tool_text
+from synergai.agent.answer_forms import AnswerForm, normalise_answer
+from synergai.agent.program.loop import ProgramLoop
+from synergai.agent.question import Question
+from synergai.agent.session import AgentSession
+from synergai.llm import ScriptedModel
+from synergai.scene.build import build_graph
+from synergai.scene.builders.objects_json import load_objects_file
+from synergai.scene.grounding.place import places
+from synergai.scene.model import SceneGraph
+from synergai.scene.vocabulary import COLOR_NAMES, basic_color
+
+SCENE = "scene0011_00"  # a kitchen and dining room: ten chairs, two tables, no piano
+
+
+@pytest.fixture(scope="module")
+def graph(shared_data: Path) -> SceneGraph:
+    objects = load_objects_file(shared_data / "scannet" / "objects_gt.json")
+    return build_graph(SCENE, objects.objects(SCENE), scene_type=objects.scene_type(SCENE))
+
+
+def _check(graph: SceneGraph, question: str, answer: str) -> Verdict:
+    return check_answer(Question.parse(question, sorted(graph.categories())), answer, graph)
+
+
+def _fallback_passes(graph: SceneGraph, question: str, verdict: Verdict) -> None:
+    """A fallback is an answer of its own: it passes the check and carries no tool text."""
+    assert not verdict.ok and verdict.reason and verdict.fallback
+    assert _check(graph, question, verdict.fallback).ok
+    assert not tool_text(verdict.fallback) and not tool_text(verdict.sentence)
+
+
+def test_a_colour_of_another_object_is_caught_and_the_subjects_colour_given(graph: SceneGraph) -> None:
+    question = "What colour is the table?"
+    tables = graph.by_category("table")
+    theirs = {basic_color(a) for t in tables for a in t.attributes if a in COLOR_NAMES}
+    wrong = next(c for c in ("pink", "purple", "orange", "green") if c not in theirs)
+    verdict = _check(graph, question, wrong)
+    assert "no table here is" in verdict.reason
+    _fallback_passes(graph, question, verdict)
+    assert normalise_answer(AnswerForm.COLOR, verdict.fallback or "") == verdict.fallback
+
+
+def test_a_place_said_by_the_object_itself_is_caught_and_the_graphs_place_given(graph: SceneGraph) -> None:
+    question = "Where is the chair?"
+    verdict = _check(graph, question, "next to the chair")
+    assert "another object than the chair" in verdict.reason
+    _fallback_passes(graph, question, verdict)
+    said = {p.words(graph) for c in graph.by_category("chair") for p in places(graph, c.id)}
+    assert verdict.fallback in said and "chair" not in (verdict.fallback or "").split()[-1]
+    assert _check(graph, "Where is the refrigerator?", "next to the kitchen cabinets").ok
+
+
+def test_an_answer_of_the_wrong_form_is_caught_and_the_count_given(graph: SceneGraph) -> None:
+    question = "How many chairs are there?"
+    verdict = _check(graph, question, "brown")
+    assert verdict.reason == "the question asks for a number"
+    _fallback_passes(graph, question, verdict)
+    assert verdict.fallback == str(len(graph.by_category("chair")))
+    too_many = _check(graph, question, "40")
+    assert "the room has only" in too_many.reason and too_many.fallback == verdict.fallback
+    assert _check(graph, "Is there a table?", "maybe").reason == "the question asks for yes or no"
+    assert _check(graph, question, "3").ok and _check(graph, "Is there a table?", "Yes.").ok
+
+
+def test_a_category_answer_naming_the_questions_own_object_is_caught(graph: SceneGraph) -> None:
+    question = "What is next to the refrigerator?"
+    verdict = _check(graph, question, "refrigerator")
+    assert "already names the refrigerator" in verdict.reason
+    _fallback_passes(graph, question, verdict)
+
+
+@pytest.mark.parametrize("answer", [
+    "The table (id: 2) is gray.",
+    "2 objects fit 'chair near the table': chair (id: 4), chair (id: 5).",
+    "It is at [1.52, 0.3, 0.75].",
+    "The position of the sink is 1.2, 0.4, 0.8 and its size is small.",
+    "Best match for 'table': table 2.",
+    "Error: there is no object with id or name 'x'",
+])
+def test_tool_text_is_caught_and_never_given(graph: SceneGraph, answer: str) -> None:
+    question = "What colour is the table?"
+    verdict = _check(graph, question, answer)
+    assert "tools' own text" in verdict.reason
+    _fallback_passes(graph, question, verdict)
+
+
+def test_an_object_the_scene_lacks_is_said_to_be_missing_never_guessed(graph: SceneGraph) -> None:
+    for question, fallback in [("What colour is the piano?", "there is no piano"),
+                               ("Is there a piano?", "no"), ("How many pianos are there?", "0")]:
+        wrong = "brown" if "colour" in question else "yes" if "Is" in question else "2"
+        verdict = _check(graph, question, wrong)
+        assert "this room has no piano" in verdict.reason and verdict.fallback == fallback
+        assert verdict.sentence == "There is no piano in this room."
+    assert _check(graph, "What colour is the piano?", "There is no piano here.").ok
+    # a part of the room or another word for one of its objects is not missing
+    assert _check(graph, "What is in the corner?", "table").ok
+    assert question_subject(Question.parse("What colour is the fridge?", sorted(graph.categories())),
+                            graph).name == "refrigerator"
+
+
+def test_bad_input_gets_a_verdict_never_an_error(graph: SceneGraph) -> None:
+    empty = _check(graph, "", "yes")  # an empty question asks nothing to check against
+    assert empty.ok
+    long = _check(graph, "What colour is the table " + "and the chair " * 280 + "?", "green")
+    assert isinstance(long, Verdict)
+    other = _check(graph, "Welche Farbe hat der Stuhl?", "braun")  # no English object word: no guess
+    assert other.ok and other.fallback is None
+    assert not _check(graph, "What colour is the table?", "").ok
+
+
+def test_the_marked_object_is_the_subject(graph: SceneGraph) -> None:
+    chair = graph.by_category("chair")[0]
+    question = Question.parse("What colour is this?", sorted(graph.categories()))
+    assert question_subject(question, graph, chair.id).ids == (chair.id,)
+    mine = {basic_color(a) for a in chair.attributes if a in COLOR_NAMES}
+    if mine:
+        wrong = next(c for c in ("pink", "purple", "orange", "green") if c not in mine)
+        assert not check_answer(question, wrong, graph, chair.id).ok
+
+
+# ------------------------------------------------------------------------------------- in the loops
+def _plan(*steps: tuple[str, dict]) -> str:
+    import json
+
+    return json.dumps({"thought": "Look.", "plan": [{"action": a, "action_input": i} for a, i in steps]})
+
+
+def test_the_agent_loop_sends_a_failed_answer_back_once_with_its_reason(store) -> None:
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "lamp"})),
+                         final("The lamp is red.", ["7"], short="red"),
+                         final("It is white.", ["7"], short="white")])
+    result = AgentSession(store, "room", llm).ask("What colour is the lamp?")
+    assert "no lamp here is red: the lamp is white" in llm.requests[2].messages[-1]["content"]
+    assert result.short_answer == "white" and result.usage.calls == 3
+
+
+def test_the_agent_loop_gives_the_graphs_answer_when_the_retry_fails_too(store) -> None:
+    wrong = final("The tv (id: 6) is at [2.0, 3.95, 1.5].", ["6"], short="red")
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "lamp"})), wrong, wrong])
+    result = AgentSession(store, "room", llm).ask("What colour is the lamp?")
+    assert result.short_answer == "white" and result.answer == "The lamp is white."
+    assert not tool_text(result.answer) and result.usage.calls == 3
+
+
+def test_the_agent_loop_says_a_missing_object_is_missing(store) -> None:
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "piano"})), final("Brown.", short="brown"),
+                         final("Brown.", short="brown")])
+    result = AgentSession(store, "room", llm).ask("What colour is the piano?")
+    assert result.answer == "There is no piano in this room."
+
+
+def test_replies_that_are_not_json_or_loop_never_give_tool_text(store) -> None:
+    loops = act("query_for_objects", {"query": "lamp"})
+    llm = ScriptedModel(["not json at all", {"text": '{"plan": [[[[', "finish_reason": "length"},
+                         loops, loops,
+                         final("The lamp (id: 7) is white.", ["7"], short="white"),
+                         final("The lamp (id: 7) is white.", ["7"], short="white")])
+    result = AgentSession(store, "room", llm).ask("What colour is the lamp?")
+    assert result.answer and not tool_text(result.answer) and not tool_text(result.short_answer)
+
+
+def test_the_program_loop_sends_a_failed_answer_back_then_gives_the_graphs(store) -> None:
+    program = ("Thought: count.\nAction: Program\nAction Input:\n```Python\n"
+               "print(len(filter(scene(), 'chair')))\n```")
+    llm = ScriptedModel([program, "Thought: t.\nAction: Final Answer\nAction Input: brown",
+                         "Thought: t.\nAction: Final Answer\nAction Input: 2 objects fit (id: 4)"])
+    result = ProgramLoop(llm).run(room(), "How many chairs are there?")
+    sent = llm.requests[2].messages[-1]["content"]
+    assert "the question asks for a number" in sent
+    assert result.short_answer == "2" and not tool_text(result.answer) and result.usage.calls == 3
