@@ -12,7 +12,7 @@ from agent_scripting import act, final
 
 from synergai.agent.answer_forms import AnswerForm
 from synergai.agent.answer_sentence import compose_answer, copies_error
-from synergai.agent.loop import AgentLoop
+from synergai.agent.loop import AgentLoop, LoopLimits
 from synergai.agent.observation import Fact
 from synergai.agent.prompt import action_schema, final_schema, plan_schema
 from synergai.agent.question import Question
@@ -156,7 +156,8 @@ def test_a_place_answer_is_read_from_the_graph_without_a_model_call(store):
 def test_a_place_answer_without_an_observed_subject_is_a_relation_and_an_anchor_of_the_scene(store):
     on_table = _typed({"relation": "on", "anchor": "table"})
     llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"})), on_table, on_table])
-    result = AgentSession(store, "room", llm).ask("Where is the thingamajig?")
+    sends_back = LoopLimits(check_sends_back=True)  # the failed answer goes back to the model once
+    result = AgentSession(store, "room", llm, limits=sends_back).ask("Where is the thingamajig?")
     args = llm.requests[1].json_schema["anyOf"][0]["properties"]["action_input"]
     anchors = args["properties"]["short_answer"]["properties"]["anchor"]["enum"]
     assert "table" in anchors and "sofa" not in anchors

@@ -202,8 +202,9 @@ def test_a_full_context_ends_the_turn_gracefully(store):
 
     llm = Overflowing([act("query_for_objects", {"query": "chair"}, plan=["find"])])
     result = AgentSession(store, "room", llm).ask("What color are the chairs?")
-    assert result.answer.startswith("Sorry") and result.usage.calls == 1
-    assert "exceeds the available context size" in result.trace[-1]["error"]
+    # the turn ends after one call; the answer check gives the graph's typed answer, never the error text
+    assert result.usage.calls == 1 and "context" not in result.answer
+    assert any("exceeds the available context size" in t.get("error", "") for t in result.trace)
 
 
 def _plan(*steps: tuple[str, dict], thought: str = "Look it up.") -> str:

@@ -11,7 +11,8 @@ from agent_scripting import act, final, room
 
 from synergai.agent.answer_check import Verdict, check_answer, question_subject, tool_text
 from synergai.agent.answer_forms import AnswerForm, normalise_answer
-from synergai.agent.program.loop import ProgramLoop
+from synergai.agent.loop import LoopLimits
+from synergai.agent.program.loop import ProgramLimits, ProgramLoop
 from synergai.agent.question import Question
 from synergai.agent.session import AgentSession
 from synergai.llm import ScriptedModel
@@ -20,6 +21,8 @@ from synergai.scene.builders.objects_json import load_objects_file
 from synergai.scene.grounding.place import places
 from synergai.scene.model import SceneGraph
 from synergai.scene.vocabulary import COLOR_NAMES, basic_color
+
+SEND_BACK = LoopLimits(check_sends_back=True)  # the agent sends a failed answer back once
 
 SCENE = "scene0011_00"  # a kitchen and dining room: ten chairs, two tables, no piano
 
@@ -141,7 +144,7 @@ def test_the_agent_loop_sends_a_failed_answer_back_once_with_its_reason(store) -
     llm = ScriptedModel([_plan(("query_for_objects", {"query": "lamp"})),
                          final("The lamp is red.", ["7"], short="red"),
                          final("It is white.", ["7"], short="white")])
-    result = AgentSession(store, "room", llm).ask("What colour is the lamp?")
+    result = AgentSession(store, "room", llm, limits=SEND_BACK).ask("What colour is the lamp?")
     assert "no lamp here is red: the lamp is white" in llm.requests[2].messages[-1]["content"]
     assert result.short_answer == "white" and result.usage.calls == 3
 
@@ -149,7 +152,7 @@ def test_the_agent_loop_sends_a_failed_answer_back_once_with_its_reason(store) -
 def test_the_agent_loop_gives_the_graphs_answer_when_the_retry_fails_too(store) -> None:
     wrong = final("The tv (id: 6) is at [2.0, 3.95, 1.5].", ["6"], short="red")
     llm = ScriptedModel([_plan(("query_for_objects", {"query": "lamp"})), wrong, wrong])
-    result = AgentSession(store, "room", llm).ask("What colour is the lamp?")
+    result = AgentSession(store, "room", llm, limits=SEND_BACK).ask("What colour is the lamp?")
     assert result.short_answer == "white" and result.answer == "The lamp is white."
     assert not tool_text(result.answer) and result.usage.calls == 3
 
@@ -157,7 +160,7 @@ def test_the_agent_loop_gives_the_graphs_answer_when_the_retry_fails_too(store) 
 def test_the_agent_loop_says_a_missing_object_is_missing(store) -> None:
     llm = ScriptedModel([_plan(("query_for_objects", {"query": "piano"})), final("Brown.", short="brown"),
                          final("Brown.", short="brown")])
-    result = AgentSession(store, "room", llm).ask("What colour is the piano?")
+    result = AgentSession(store, "room", llm, limits=SEND_BACK).ask("What colour is the piano?")
     assert result.answer == "There is no piano in this room."
 
 
@@ -167,7 +170,7 @@ def test_replies_that_are_not_json_or_loop_never_give_tool_text(store) -> None:
                          loops, loops,
                          final("The lamp (id: 7) is white.", ["7"], short="white"),
                          final("The lamp (id: 7) is white.", ["7"], short="white")])
-    result = AgentSession(store, "room", llm).ask("What colour is the lamp?")
+    result = AgentSession(store, "room", llm, limits=SEND_BACK).ask("What colour is the lamp?")
     assert result.answer and not tool_text(result.answer) and not tool_text(result.short_answer)
 
 
@@ -176,7 +179,7 @@ def test_the_program_loop_sends_a_failed_answer_back_then_gives_the_graphs(store
                "print(len(filter(scene(), 'chair')))\n```")
     llm = ScriptedModel([program, "Thought: t.\nAction: Final Answer\nAction Input: brown",
                          "Thought: t.\nAction: Final Answer\nAction Input: 2 objects fit (id: 4)"])
-    result = ProgramLoop(llm).run(room(), "How many chairs are there?")
+    result = ProgramLoop(llm, ProgramLimits(check_sends_back=True)).run(room(), "How many chairs are there?")
     sent = llm.requests[2].messages[-1]["content"]
     assert "the question asks for a number" in sent
     assert result.short_answer == "2" and not tool_text(result.answer) and result.usage.calls == 3

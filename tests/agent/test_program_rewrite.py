@@ -167,7 +167,8 @@ def test_the_loop_sends_a_program_that_ignores_the_question_s_objects_back_once_
               "right = relate_agent(object_set=scene(), relation='right')\nprint(len(right))\n```")
     model = ScriptedModel([ignore, ignore.replace("count.", "count again."),
                            "Thought: done\nAction: Final Answer\nAction Input: 3"])
-    result = ProgramLoop(model).run(room(), "How many chairs are on my right?")
+    unchecked = ProgramLimits(check_answers=False)  # the send-back of the program is what is tested
+    result = ProgramLoop(model, unchecked).run(room(), "How many chairs are on my right?")
     programs = [t for t in result.trace if t["type"] == "program"]
     assert programs[0]["stage"] == "check" and programs[0]["findings"] == ["question-object"]
     assert "category='chair'" in programs[0]["error"]

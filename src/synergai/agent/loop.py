@@ -73,6 +73,10 @@ class LoopLimits:
     first_max_tokens: int = 200  # a plan with a two-level typed description is ~150 tokens
     step_max_tokens: int = 140
     answer_max_tokens: int = 48  # a typed short answer (the sentence is composed, not generated)
+    #: an answer failing its check goes back to the model once (else the graph's typed answer is given at
+    #: once); off: on the ScanQA check half the send-back gained nothing over the fallback, +0.1 calls
+    check_sends_back: bool = False
+    check_answers: bool = True  #: every answer checked before it is given (off only to test other parts)
 
 
 @dataclass
@@ -213,6 +217,7 @@ class _Turn(Turn):
     errors: list[str] = field(default_factory=list)  # the tools' error texts (never copied into an answer)
     closing: str = "no-steps"  # the send-back CLOSE says
     graph_answers: bool = True  # some forms are answered from the graph (not after such an answer failed)
+    heard: bool = False  # earlier turns of the conversation are in the prompt (what the user said may count)
 
     @property
     def asking(self) -> bool:
@@ -281,8 +286,11 @@ class AgentLoop:
         """The answer check (:func:`~synergai.agent.answer_check.settle`); an answer the graph gave is not
         sent back to the model (its fallback is given instead)."""
         from_graph = any(t.get("from_graph") for t in turn.result.trace)
+        if not self.limits.check_answers or turn.heard:  # the user's earlier words may outweigh the graph
+            return None
         return settle(turn.result, turn.question, turn.ctx.graph, turn.ctx.marked, may_retry=(
-            may_send_back and not from_graph and turn.model_calls < self.limits.max_steps))
+            self.limits.check_sends_back and may_send_back and not from_graph
+            and turn.model_calls < self.limits.max_steps))
 
     def answer_again(self, turn: _Turn) -> str:
         """After an answer failed its check: the final answer again, from the model."""
@@ -355,7 +363,7 @@ class AgentLoop:
         result.answer_form = form.value
         messages = [{"role": "system", "content": self._system}, {"role": "user", "content": prompt}]
         return _Turn(ctx=ctx, question=asked, result=result, messages=messages, final=final, middle=middle,
-                     vocab=vocab, phase=Phase.PLAN, calls=calls, prompt=prompt)
+                     vocab=vocab, phase=Phase.PLAN, calls=calls, prompt=prompt, heard=bool(history))
 
     # ------------------------------------------------------------------ states
     def _ask(self, turn: _Turn, schema: dict, max_tokens: int) -> ChatReply | None:

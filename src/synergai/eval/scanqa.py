@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from synergai.agent.loop import LoopLimits
 from synergai.agent.session import AgentSession
 from synergai.eval.answers import short_answer
 from synergai.eval.metrics import (
@@ -43,14 +44,16 @@ def check_questions(records: object, source: str) -> list[dict[str, Any]]:
     return records
 
 
-def answer_question(catalog: SceneCatalog, llm: ChatModel, q: Mapping[str, Any]) -> dict[str, Any]:
+def answer_question(catalog: SceneCatalog, llm: ChatModel, q: Mapping[str, Any],
+                    limits: LoopLimits | None = None) -> dict[str, Any]:
     """One question: the agent's answer, its cost and its short form (no metric yet)."""
     start = time.perf_counter()
     record: dict[str, Any] = {"scene_id": q["scene_id"], "question": q["question"], "answers": q["answers"],
                               "type": scanqa_question_type(q["question"])}
     try:
         catalog.open(q["scene_id"])
-        result = AgentSession(catalog.store, q["scene_id"], llm).ask(q["question"])
+        session = AgentSession(catalog.store, q["scene_id"], llm, limits=limits or LoopLimits())
+        result = session.ask(q["question"])
     except (LLMError, SceneError) as exc:
         record.update(answer="", short="", error=str(exc), llm_calls=0, query_ratio=0.0, actions=0,
                       prompt_tokens=0, new_prompt_tokens=0, completion_tokens=0,
@@ -80,16 +83,19 @@ def run_scanqa(
     half: Half | None = None,
     concurrency: int = 1,
     progress: bool = True,
+    limits: LoopLimits | None = None,
 ) -> list[dict[str, Any]]:
     """Answer (a fixed spread-out subset of) the questions of one half of the dev split (all with
-    ``half`` None), resumably, into ``out_dir``."""
+    ``half`` None), resumably, into ``out_dir``; the agent under ``limits`` (default
+    :class:`LoopLimits`)."""
     subset = select(sorted(questions, key=lambda q: str(q["question_id"])), lambda q: str(q["scene_id"]),
                     half=half, limit=limit)
     run = ResumableRun(out_dir, {"benchmark": "scanqa", "llm": llm.name, "objects": Path(objects_path).name})
     store = SceneStore(Path(out_dir) / "scenes.sqlite3")
     try:
         catalog = SceneCatalog(store, objects_path)
-        return run.run(subset, lambda q: str(q["question_id"]), lambda q: answer_question(catalog, llm, q),
+        return run.run(subset, lambda q: str(q["question_id"]),
+                       lambda q: answer_question(catalog, llm, q, limits),
                        concurrency=concurrency, desc="ScanQA", progress=progress)
     finally:
         store.close()

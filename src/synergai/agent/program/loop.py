@@ -70,6 +70,9 @@ class ProgramLimits:
     program round generates ``max_tokens`` (ten lines and a thought fit in 300)."""
 
     max_rounds: int = 4
+    #: an answer failing its check goes back to the model once (off: the graph's typed answer at once)
+    check_sends_back: bool = False
+    check_answers: bool = True  #: every answer checked before it is given (off only to test other parts)
     max_tokens: int = 300
     #: Tokens of a reply that can only be the Final Answer (the round after a program's output).
     answer_tokens: int = 100
@@ -252,8 +255,11 @@ class ProgramLoop:
     def _checked(self, at: _Question, may_send_back: bool) -> str | None:
         """The answer check (:func:`~synergai.agent.answer_check.settle`); "could not be computed" is not
         sent back."""
+        if not self.limits.check_answers:
+            return None
         return settle(at.result, at.question, at.graph, may_retry=(
-            may_send_back and at.result.answer != NOT_COMPUTED and at.model_calls < self.limits.max_rounds))
+            self.limits.check_sends_back and may_send_back and at.result.answer != NOT_COMPUTED
+            and at.model_calls < self.limits.max_rounds))
 
     def answer_again(self, at: _Question) -> str:
         """After an answer failed its check: the answer only when a program printed, else a program."""
