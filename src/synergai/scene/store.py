@@ -134,30 +134,21 @@ def _canonical(graph: SceneGraph) -> dict[str, Any]:
     return d
 
 
-def _json_text(document: Any) -> str:
-    return json.dumps(document, allow_nan=False, ensure_ascii=False)
+#: The JSON writer of the store's documents (exact floats, no NaN, text as is): one, not one per call.
+_JSON = json.JSONEncoder(allow_nan=False, ensure_ascii=False)
 
 
 def _change_texts(changes: Sequence[Change]) -> tuple[str, list[str | None]]:
-    """The log's JSON text of ``changes`` (exactly ``json.dumps([change_to_dict(ch) ...])``) and each
-    change's ``after`` object as JSON text (None for the others): each object is serialised once, for
-    the log and its row."""
-    parts: list[str] = []
-    afters: list[str | None] = []
-    for ch in changes:
-        if isinstance(ch, ObjectChange):
-            before = "null" if ch.before is None else _json_text(object_to_dict(ch.before))
-            after = None if ch.after is None else _json_text(object_to_dict(ch.after))
-            parts.append(f'{{"type": "object", "before": {before}, "after": {after or "null"}}}')
-            afters.append(after)
-        else:
-            parts.append(_json_text(change_to_dict(ch)))
-            afters.append(None)
-    return f"[{', '.join(parts)}]", afters
+    """The log's JSON text of ``changes`` (``json.dumps([change_to_dict(ch) ...])``, one call) and each
+    change's ``after`` object as JSON text for its row (None for the others)."""
+    documents = [change_to_dict(ch) for ch in changes]
+    afters = [_JSON.encode(d["after"]) if d["type"] == "object" and d["after"] is not None else None
+              for d in documents]
+    return _JSON.encode(documents), afters
 
 
 def _object_row(scene_id: str, obj: SceneObject) -> tuple[str, str, str]:
-    return (scene_id, obj.id, json.dumps(object_to_dict(obj), allow_nan=False, ensure_ascii=False))
+    return (scene_id, obj.id, _JSON.encode(object_to_dict(obj)))
 
 
 def _edge_row(scene_id: str, edge: Edge) -> tuple[str, str, str, str, str]:
@@ -327,7 +318,7 @@ class SceneStore:
         if documents is None:
             rows = (_object_row(scene_id, o) for o in graph)
         else:
-            rows = ((scene_id, d["id"], json.dumps(d, allow_nan=False, ensure_ascii=False))
+            rows = ((scene_id, d["id"], _JSON.encode(d))
                     for d in documents)
         c.copy_rows("objects", ("scene_id", "id", "data"), rows)
         c.copy_rows("edges", ("scene_id", "subject", "relation", "object", "provenance"),
@@ -729,7 +720,7 @@ class SceneStore:
             changes = invert(record.changes) if undo else record.changes
             # the rows' documents as logged (read back strictly above): each object is not made again
             side = "before" if undo else "after"
-            texts = [_json_text(item[side]) if isinstance(item.get(side), dict) else None
+            texts = [_JSON.encode(item[side]) if isinstance(item.get(side), dict) else None
                      for item in (reversed(items) if undo else items)]
             self._change(c, scene_id, graph, changes)
             c.execute("UPDATE edits SET state = ? WHERE scene_id = ? AND seq = ?",
