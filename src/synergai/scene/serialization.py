@@ -272,8 +272,28 @@ def object_from_dict(data: Any, *, where: str = "object") -> SceneObject:
         raise SceneError(msg if msg.startswith((f"{where}.", f"{where}:")) else f"{where}: {msg}") from None
 
 
+_EDGE_FIELDS = frozenset(_EDGE_REQUIRED + _EDGE_OPTIONAL)
+_STORED_RELATIONS = {r.value: r for r in Relation if is_stored(r)}
+
+
+def _plain_edge(d: Any) -> Edge | None:
+    """An edge document as :func:`edge_to_dict` writes it, read without making error messages; None when
+    it is not in that plain form (the strict reader then reads it, or says what is wrong)."""
+    if type(d) is not dict or not d.keys() <= _EDGE_FIELDS:
+        return None
+    subject, name, obj = d.get("subject"), d.get("relation"), d.get("object")
+    provenance = d.get("provenance", "perception")
+    if not (type(subject) is str and subject and type(obj) is str and obj and type(provenance) is str
+            and type(name) is str and name in _STORED_RELATIONS):
+        return None
+    return Edge(subject, _STORED_RELATIONS[name], obj, provenance)
+
+
 def edge_from_dict(data: Any, *, where: str = "edge") -> Edge:
     """Read an edge dict strictly (canonical relation names only)."""
+    plain = _plain_edge(data)
+    if plain is not None:
+        return plain
     d = _mapping(data, where, _EDGE_REQUIRED, _EDGE_OPTIONAL)
     name = d["relation"]
     try:
