@@ -331,7 +331,8 @@ class Edge:
     provenance: str = field(default="perception", compare=False)
 
     def key(self) -> tuple[str, str, str]:
-        return (self.subject, self.relation.value, self.object)
+        # ``_value_`` is ``value`` without the enum property's lookup (keys are made millions of times)
+        return (self.subject, self.relation._value_, self.object)
 
 
 def _norm_text(s: str) -> str:

@@ -178,8 +178,69 @@ def _obb(value: Any, where: str) -> OrientedBox | None:
                        _num(d["yaw"], f"{where}.yaw"))
 
 
+_OBJECT_FIELDS = frozenset(_OBJECT_REQUIRED + _OBJECT_OPTIONAL)
+_OBB_FIELDS = frozenset(("center", "size", "yaw"))
+_KINDS = {k.value: k for k in ObjectKind}
+
+
+def _plain3(value: Any) -> tuple[float, float, float] | None:
+    """Three finite floats (what the writer makes), else None."""
+    if type(value) is not list or len(value) != 3:
+        return None
+    x, y, z = value
+    if type(x) is float and type(y) is float and type(z) is float and \
+            math.isfinite(x) and math.isfinite(y) and math.isfinite(z):
+        return (x, y, z)
+    return None
+
+
+def _plain_object(d: Any) -> SceneObject | None:
+    """An object document exactly as :func:`object_to_dict` writes it, read without making the error
+    messages a refused one needs (a big scene reads hundreds of thousands); None when any field is not
+    in that plain form (the strict reader then reads it, or says what is wrong)."""
+    if type(d) is not dict or not d.keys() <= _OBJECT_FIELDS:
+        return None
+    oid, category, provenance = d.get("id"), d.get("category"), d.get("provenance", "perception")
+    room, color, attrs = d.get("room"), d.get("color"), d.get("attributes", [])
+    confidence, kind = d.get("confidence", 1.0), d.get("kind", ObjectKind.OBJECT.value)
+    front, obb = d.get("front"), d.get("obb")
+    center, size = _plain3(d.get("center")), _plain3(d.get("size"))
+    if not (type(oid) is str and oid and type(category) is str and category and type(provenance) is str
+            and (room is None or (type(room) is str and room)) and center is not None and size is not None
+            and type(confidence) is float and math.isfinite(confidence) and type(kind) is str
+            and kind in _KINDS and type(attrs) is list and all(type(a) is str for a in attrs)):
+        return None
+    if color is not None:
+        if type(color) is not list or len(color) != 3 or \
+                not all(type(c) is int and 0 <= c <= 255 for c in color):
+            return None
+        color = (color[0], color[1], color[2])
+    if front is not None and (front := _plain3(front)) is None:
+        return None
+    box = None
+    if obb is not None:
+        if type(obb) is not dict or obb.keys() != _OBB_FIELDS:
+            return None
+        yaw, box_center, box_size = obb["yaw"], _plain3(obb["center"]), _plain3(obb["size"])
+        if type(yaw) is not float or not math.isfinite(yaw) or box_center is None or box_size is None:
+            return None
+        try:
+            box = OrientedBox(box_center, box_size, yaw)
+        except SceneError:
+            return None
+    try:
+        return SceneObject(id=oid, category=category, center=center, size=size, color=color,
+                           attributes=tuple(attrs), confidence=confidence, provenance=provenance,
+                           kind=_KINDS[kind], front=front, obb=box, room=room)
+    except SceneError:
+        return None
+
+
 def object_from_dict(data: Any, *, where: str = "object") -> SceneObject:
     """Read an object dict strictly; ``where`` prefixes error messages."""
+    plain = _plain_object(data)
+    if plain is not None:
+        return plain
     d = _mapping(data, where, _OBJECT_REQUIRED, _OBJECT_OPTIONAL)
     attrs = d.get("attributes", [])
     if not isinstance(attrs, list | tuple) or not all(isinstance(a, str) for a in attrs):
@@ -211,8 +272,28 @@ def object_from_dict(data: Any, *, where: str = "object") -> SceneObject:
         raise SceneError(msg if msg.startswith((f"{where}.", f"{where}:")) else f"{where}: {msg}") from None
 
 
+_EDGE_FIELDS = frozenset(_EDGE_REQUIRED + _EDGE_OPTIONAL)
+_STORED_RELATIONS = {r.value: r for r in Relation if is_stored(r)}
+
+
+def _plain_edge(d: Any) -> Edge | None:
+    """An edge document as :func:`edge_to_dict` writes it, read without making error messages; None when
+    it is not in that plain form (the strict reader then reads it, or says what is wrong)."""
+    if type(d) is not dict or not d.keys() <= _EDGE_FIELDS:
+        return None
+    subject, name, obj = d.get("subject"), d.get("relation"), d.get("object")
+    provenance = d.get("provenance", "perception")
+    if not (type(subject) is str and subject and type(obj) is str and obj and type(provenance) is str
+            and type(name) is str and name in _STORED_RELATIONS):
+        return None
+    return Edge(subject, _STORED_RELATIONS[name], obj, provenance)
+
+
 def edge_from_dict(data: Any, *, where: str = "edge") -> Edge:
     """Read an edge dict strictly (canonical relation names only)."""
+    plain = _plain_edge(data)
+    if plain is not None:
+        return plain
     d = _mapping(data, where, _EDGE_REQUIRED, _EDGE_OPTIONAL)
     name = d["relation"]
     try:

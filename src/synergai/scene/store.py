@@ -134,8 +134,21 @@ def _canonical(graph: SceneGraph) -> dict[str, Any]:
     return d
 
 
+#: The JSON writer of the store's documents (exact floats, no NaN, text as is): one, not one per call.
+_JSON = json.JSONEncoder(allow_nan=False, ensure_ascii=False)
+
+
+def _change_texts(changes: Sequence[Change]) -> tuple[str, list[str | None]]:
+    """The log's JSON text of ``changes`` (``json.dumps([change_to_dict(ch) ...])``, one call) and each
+    change's ``after`` object as JSON text for its row (None for the others)."""
+    documents = [change_to_dict(ch) for ch in changes]
+    afters = [_JSON.encode(d["after"]) if d["type"] == "object" and d["after"] is not None else None
+              for d in documents]
+    return _JSON.encode(documents), afters
+
+
 def _object_row(scene_id: str, obj: SceneObject) -> tuple[str, str, str]:
-    return (scene_id, obj.id, json.dumps(object_to_dict(obj), allow_nan=False, ensure_ascii=False))
+    return (scene_id, obj.id, _JSON.encode(object_to_dict(obj)))
 
 
 def _edge_row(scene_id: str, edge: Edge) -> tuple[str, str, str, str, str]:
@@ -224,7 +237,7 @@ class SceneStore:
         #: the SQLite file, or None on a server
         self.path: Path | None = None if is_url(location) else Path(location)
         self._lock = threading.RLock()
-        # scene id -> ((created_at, revision), the current graph of that revision); owned by the store
+        # scene id -> ((registration, revision), the current graph of that revision); owned by the store
         self._cache: dict[str, tuple[tuple[str, int], SceneGraph]] = {}
         self._database: Database | None = open_database(self.location)
         #: the location for messages (a URL's password masked)
@@ -305,7 +318,7 @@ class SceneStore:
         if documents is None:
             rows = (_object_row(scene_id, o) for o in graph)
         else:
-            rows = ((scene_id, d["id"], json.dumps(d, allow_nan=False, ensure_ascii=False))
+            rows = ((scene_id, d["id"], _JSON.encode(d))
                     for d in documents)
         c.copy_rows("objects", ("scene_id", "id", "data"), rows)
         c.copy_rows("edges", ("scene_id", "subject", "relation", "object", "provenance"),
@@ -313,18 +326,17 @@ class SceneStore:
 
     @staticmethod
     def _write_changes(c: Transaction, scene_id: str, changes: tuple[Change, ...],
-                       documents: Sequence[dict[str, Any]] | None = None) -> None:
+                       texts: Sequence[str | None] | None = None) -> None:
         """The rows one edit changes, in the order the graph applied them (consecutive statements of one
         kind are sent together: an update of a whole scene is a few batches, not a round trip per row);
-        ``documents``: the changes' dicts (:func:`change_to_dict`) when already made."""
+        ``texts``: each change's ``after`` object as JSON text, when already made (None for the others)."""
         batch: list[tuple[Any, ...]] = []
         sql = ""
         row: tuple[Any, ...]
 
         def object_row(k: int, obj: SceneObject) -> tuple[str, str, str]:
-            if documents is None:
-                return _object_row(scene_id, obj)
-            return (scene_id, obj.id, json.dumps(documents[k]["after"], allow_nan=False, ensure_ascii=False))
+            text = None if texts is None else texts[k]
+            return _object_row(scene_id, obj) if text is None else (scene_id, obj.id, text)
 
         for k, ch in enumerate(changes):
             if isinstance(ch, ObjectChange):
@@ -530,6 +542,11 @@ class SceneStore:
     # ----- the log
     @staticmethod
     def _record(row: tuple) -> EditRecord:
+        return SceneStore._parsed(row)[0]
+
+    @staticmethod
+    def _parsed(row: tuple) -> tuple[EditRecord, list[Any]]:
+        """The log row as a record, and its changes' documents (the dicts :func:`change_to_dict` made)."""
         scene_id, seq, actor, op, utterance, ts, changes, state = row
         try:
             items = json.loads(changes)
@@ -538,10 +555,11 @@ class SceneStore:
         if not isinstance(items, list):
             raise StoreError(f"scene {scene_id}: edit {seq} changes are not a list")
         kind, robot = parse_actor(actor)
-        return EditRecord(seq, scene_id, kind, op, utterance, ts,
-                          tuple(change_from_dict(d, where=f"edit {seq} change {i + 1}")
-                                for i, d in enumerate(items)),
-                          EditState(state), robot)
+        record = EditRecord(seq, scene_id, kind, op, utterance, ts,
+                            tuple(change_from_dict(d, where=f"edit {seq} change {i + 1}")
+                                  for i, d in enumerate(items)),
+                            EditState(state), robot)
+        return record, items
 
     _COLUMNS = "scene_id, seq, actor, op, utterance, ts, changes, state"
 
@@ -562,14 +580,15 @@ class SceneStore:
         return [self._record(r) for r in rows]
 
     def _save(self, c: Transaction, scene_id: str, changes: tuple[Change, ...], now: str,
-              documents: Sequence[dict[str, Any]] | None = None) -> tuple[str, int]:
-        """Write the rows ``changes`` touch (``documents``: their dicts, when made); returns the new
-        revision key."""
-        self._write_changes(c, scene_id, changes, documents)
+              texts: Sequence[str | None] | None = None) -> tuple[str, int]:
+        """Write the rows ``changes`` touch (``texts``: each change's ``after`` object as JSON text, when
+        made); returns the new revision key (as :meth:`_revision` reads it: the cache is keyed by it)."""
+        self._write_changes(c, scene_id, changes, texts)
         delta = sum((ch.after is None) - (ch.before is None)
                     for ch in changes if isinstance(ch, ObjectChange))
+        column = "registration" if self._db().registrations else "''"  # as _revision reads it
         row = c.execute("UPDATE scenes SET n_objects = n_objects - ?, updated_at = ?, "
-                        "revision = revision + 1 WHERE id = ? RETURNING created_at, revision",
+                        f"revision = revision + 1 WHERE id = ? RETURNING {column}, revision",
                         (delta, now, scene_id)).fetchone()
         return (row[0], int(row[1]))
 
@@ -637,8 +656,7 @@ class SceneStore:
                 raise SceneError(f"apply needs an EditRequest, got {type(request).__name__}")
         if not requests:
             return []
-        documents = [[change_to_dict(ch) for ch in r.changes] for r in requests]
-        payloads = [json.dumps(d, allow_nan=False, ensure_ascii=False) for d in documents]
+        documents = [_change_texts(r.changes) for r in requests]
         records = []
         with self._editing(scene_id, registration) as (c, graph):
             now = _now()
@@ -648,7 +666,7 @@ class SceneStore:
             # names the log as it stays (an undone edit is "undone", not "discarded")
             undone = c.execute("SELECT seq FROM edits WHERE scene_id = ? AND state = 'undone'",
                                (scene_id,)).fetchall()
-            for request, payload, docs in zip(requests, payloads, documents, strict=True):
+            for request, (payload, texts) in zip(requests, documents, strict=True):
                 try:
                     self._change(c, scene_id, graph, request.changes)
                 except SceneError as exc:
@@ -656,7 +674,7 @@ class SceneStore:
                 seq += 1
                 c.execute(f"INSERT INTO edits ({self._COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, 'active')",
                           (scene_id, seq, request.who, request.op, request.utterance, now, payload))
-                revision = self._save(c, scene_id, request.changes, now, docs)
+                revision = self._save(c, scene_id, request.changes, now, texts)
                 self._event(c, scene_id, "edit", request.who, _touched(request.changes), now)
                 records.append(EditRecord(seq, scene_id, request.actor, request.op, request.utterance, now,
                                           request.changes, EditState.ACTIVE, request.robot))
@@ -694,17 +712,21 @@ class SceneStore:
         with self._editing(scene_id) as (c, graph):
             row = c.execute(f"SELECT {self._COLUMNS} FROM edits WHERE scene_id = ? AND state = ? "
                             f"ORDER BY seq {order} LIMIT 1", (scene_id, state)).fetchone()
-            record = None if row is None else self._record(row)
+            record, items = (None, []) if row is None else self._parsed(row)
             if expect is not None and (record is None or record.seq != expect):
                 raise self._stale_step(c, scene_id, undo, expect, record)
             if record is None:
                 return None
             changes = invert(record.changes) if undo else record.changes
+            # the rows' documents as logged (read back strictly above): each object is not made again
+            side = "before" if undo else "after"
+            texts = [_JSON.encode(item[side]) if isinstance(item.get(side), dict) else None
+                     for item in (reversed(items) if undo else items)]
             self._change(c, scene_id, graph, changes)
             c.execute("UPDATE edits SET state = ? WHERE scene_id = ? AND seq = ?",
                       (new.value, scene_id, record.seq))
             now = _now()
-            revision = self._save(c, scene_id, changes, now)
+            revision = self._save(c, scene_id, changes, now, texts)
             self._event(c, scene_id, "undo" if undo else "redo", actor, _touched(changes), now)
         self._remember(scene_id, revision, graph)
         return replace(record, state=new)
