@@ -271,7 +271,7 @@ def test_chat_runs_off_the_ui_thread_and_its_edit_reaches_every_tab(gui):
     # the edit went through the store and both tabs list it; the other tab keeps its own (empty) session
     edits = store.edits("demo")
     assert [e.op for e in edits] == ["update_name"] and store.load("demo").get(cup.id).category == "mug"
-    other_page.get_by_text("cup -> mug").first.wait_for(timeout=20_000)
+    other_page.get_by_text("(cup) -> mug").first.wait_for(timeout=20_000)
     assert "mug" in other.edits_md.content and other.marked is None and not other.chat.turns
     page.get_by_role("checkbox", name="Segmentation").uncheck()
     wait_for(lambda: not s.legend.visible, 10, "the legend to go with the segmentation view")

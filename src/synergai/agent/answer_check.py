@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from synergai.agent.answer_forms import PLACE_RELATIONS, AnswerForm, normalise_answer
 from synergai.agent.evidence import named_at
+from synergai.agent.matching import category_matches
 from synergai.agent.question import Question
 from synergai.agent.result import Answered
 from synergai.scene.attributes import color_name
@@ -224,10 +225,16 @@ def _subject_problem(question: Question, text: str, graph: SceneGraph, subject: 
         if named and set(named) <= set(question.categories):
             return f"the question already names the {named[0]}; name the other object it asks for"
     if form is AnswerForm.NUMBER and _counts_subject(question, subject):
-        said = normalise_answer(form, text)
-        if said.isdigit() and int(said) > len(subject.ids):
-            return f"the room has only {len(subject.ids)} {plural(name) if len(subject.ids) != 1 else name}"
+        said, n = normalise_answer(form, text), len(_counted(graph, subject))
+        if said.isdigit() and int(said) > n:
+            return f"the room has only {n} {plural(name) if n != 1 else name}"
     return ""
+
+
+def _counted(graph: SceneGraph, subject: Subject) -> list[str]:
+    """The objects a "how many" of the subject's name counts: every one the name matches (an office chair
+    is a chair), as the tools and the program API count them."""
+    return [o.id for o in graph if category_matches(subject.name, o.category)] or list(subject.ids)
 
 
 def _counts_subject(question: Question, subject: Subject) -> bool:
@@ -249,7 +256,7 @@ def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tup
         colour = colours.most_common(1)[0][0]
         return colour, f"The {name} is {colour}."
     if form is AnswerForm.NUMBER and _counts_subject(question, subject):
-        n = len(ids)
+        n = len(_counted(graph, subject))
         return str(n), f"There {'is' if n == 1 else 'are'} {n} {name if n == 1 else plural(name)}."
     if form is AnswerForm.PLACE:
         for oid in ids:
