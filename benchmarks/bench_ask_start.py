@@ -34,10 +34,11 @@ from bench_graph_speed import synthetic_scene
 from synergai.agent.session import AgentSession
 from synergai.llm.base import ChatReply
 from synergai.llm.scripted import ScriptedModel
+from synergai.masking import mask_secrets
 from synergai.scene.build import build_graph
 from synergai.scene.model import SceneGraph
 from synergai.scene.store import SceneStore
-from synergai.scene.store_location import is_url, mask_url
+from synergai.scene.store_location import is_url
 
 SCENE = "big"
 QUESTIONS = ("what is on the table?", "which cup is closest to the bed?", "how many chairs are there?",
@@ -109,7 +110,7 @@ def bench(db: str, graph: SceneGraph, repeat: int) -> dict[str, Any]:
     return {"store": "sqlite" if not is_url(db) else "postgresql", "objects": len(graph),
             "edges": len(graph.edges), "register_s": register_s, "open_s": open_s,
             "ask_first_call_median_s": statistics.median(rounds), "ask_first_call_max_s": max(rounds),
-            "cold_s": open_s + first[0], "where": "sqlite" if not is_url(db) else mask_url(db)}
+            "cold_s": open_s + first[0], "where": "sqlite" if not is_url(db) else mask_secrets(db)}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -41,11 +41,12 @@ from pathlib import Path
 from urllib.parse import quote
 
 from bench_graph_speed import synthetic_scene
+from synergai.masking import mask_secrets
 from synergai.scene import edits as E
 from synergai.scene.build import build_graph
 from synergai.scene.model import ObjectKind, Relation
 from synergai.scene.store import SceneStore
-from synergai.scene.store_location import is_url, mask_url
+from synergai.scene.store_location import is_url
 
 SCENE = "synthetic"
 HOLD_WRITE = """
@@ -325,7 +326,7 @@ def main() -> None:
                         row |= bench_writers(db, args.writers, args.each)
                         row |= bench_kill(db, args.kills)
                     results.setdefault(name, {})[str(n)] = row
-                    print(f"done: {name} {mask_url(kind)} {n}", file=sys.stderr, flush=True)
+                    print(f"done: {name} {mask_secrets(kind)} {n}", file=sys.stderr, flush=True)
     if args.json:
         print(json.dumps(results, indent=2))
         return

@@ -14,11 +14,12 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
+from synergai.masking import mask_secrets
 from synergai.scene.model import SceneError
-from synergai.scene.store_location import is_url, mask_url, store_location
+from synergai.scene.store_location import is_url, store_location
 
 __all__ = ["LOCK_WAIT_S", "SCHEMA_VERSION", "Database", "StoreBusy", "StoreError", "StoreLost",
-           "StoreUnavailable", "Transaction", "Waker", "application_name", "is_url", "mask_url",
+           "StoreUnavailable", "Transaction", "Waker", "application_name", "is_url",
            "open_database", "open_waker", "store_location"]
 
 #: The schema both databases hold: version 3 added the event log (the change feed), version 4 each
@@ -120,7 +121,7 @@ def open_database(location: str | Path) -> Database:
         url = str(location).strip()
         scheme = url.split("://", 1)[0].lower()
         if scheme not in POSTGRES_SCHEMES:
-            raise StoreError(f"scene store {mask_url(url)}: unsupported URL scheme {scheme!r}; "
+            raise StoreError(f"scene store {mask_secrets(url)}: unsupported URL scheme {scheme!r}; "
                              "use a file path (SQLite) or postgresql://USER[:PASSWORD]@HOST[:PORT]/DBNAME")
         from synergai.scene.store_postgres import PostgresDatabase
 

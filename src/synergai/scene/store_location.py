@@ -1,6 +1,6 @@
 """Store locations as the user gives them (``--db``, ``SYNERGAI_STORE``, config ``store``): a path
 means a SQLite file, a ``scheme://`` URL a database server; messages mask its credentials with
-:func:`synergai.masking.mask_secrets` (also importable here as ``mask_url``).
+:func:`synergai.masking.mask_secrets`.
 (Light on purpose: the command line parses ``--db`` before it imports anything heavy.)"""
 
 from __future__ import annotations
@@ -8,9 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from synergai.masking import mask_secrets as mask_url
-
-__all__ = ["is_url", "mask_url", "store_location"]
+__all__ = ["is_url", "store_location"]
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
