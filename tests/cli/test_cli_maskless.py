@@ -169,7 +169,9 @@ class _Handler(BaseHTTPRequestHandler):
         url = next(part["image_url"]["url"] for part in content if part["type"] == "image_url")
         self.server.images.append(base64.b64decode(url.removeprefix("data:image/png;base64,")))
         if self.server.status != 200:
-            payload: dict[str, Any] = {"error": {"message": "vision model crashed"}}
+            # a careless server echoes the credentials it was sent
+            echoed = f"vision model crashed for {self.headers.get('Authorization')}"
+            payload: dict[str, Any] = {"error": {"message": echoed}}
         else:
             payload = {"id": "1", "object": "chat.completion", "created": 0, "model": "fake-vl",
                        "choices": [{"index": 0, "message": {"role": "assistant", "content": "box"},
@@ -207,6 +209,29 @@ def test_an_openai_compatible_endpoint_gets_png_crops(frames_dir, vision_server,
     else:  # the endpoint failed: one line, exit 2, nothing stored
         assert code == 2 and len(captured.err.strip().splitlines()) == 1 and "HTTP 500" in captured.err
         assert stored(db) == []
+
+
+def test_naming_uses_the_configured_endpoint_and_never_prints_its_key(frames_dir, tmp_path, capsys,
+                                                                         monkeypatch):
+    server = _VisionServer(401)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread.start()
+    try:
+        config = tmp_path / "config.toml"
+        config.write_text(f'base_url = "http://127.0.0.1:{server.server_address[1]}/v1"\ntimeout = 20\n')
+        monkeypatch.setenv("SYNERGAI_CONFIG", str(config))
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-naming-secret-4711")
+        db = tmp_path / "s.db"
+        code = main(["scene", "build", "--from", "rgbd", str(frames_dir), "--scene-id", "named", "--db",
+                     str(db), "--name-with", "openai:fake-vl"])
+        err = capsys.readouterr().err
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert server.images, "the endpoint of the config file was not asked"
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "HTTP 401" in err
+    assert "sk-naming-secret-4711" not in err and "crashed for" in err
+    assert stored(db) == []
 
 
 def test_bad_input_is_one_line_exit_2_and_leaves_the_store(cloud, frames_dir, tmp_path, capsys):

@@ -113,8 +113,10 @@ def register(ssub: argparse._SubParsersAction) -> None:
                                   "from its picture by a model that reads images (off by default)")
     naming.add_argument("--name-with", metavar="MODEL", default=None,
                         help="openai:MODEL (an endpoint with image input) or scripted:FILE")
-    naming.add_argument("--base-url", default=None, help="that endpoint's URL (default: OPENAI_BASE_URL)")
-    naming.add_argument("--timeout", type=float, default=None, help="seconds one naming call may take")
+    naming.add_argument("--base-url", default=None,
+                        help="that endpoint's URL [env SYNERGAI_BASE_URL, config base_url]")
+    naming.add_argument("--timeout", type=float, default=None,
+                        help="seconds one naming call may take [env SYNERGAI_TIMEOUT, config timeout]")
     p.add_argument("--trim", type=float, default=0.0, help="percentile trim of boxes (0..25)")
     p.add_argument("--replace", action="store_true",
                    help="replace a stored scene of the same id (its edits stay in the log, discarded)")
@@ -430,6 +432,7 @@ def build_rosbag(args: argparse.Namespace, scene_id: str) -> Built:
 
 def _namer(args: argparse.Namespace) -> ImageModel | None:
     """The ``--name-with`` model (checked before any work), or None."""
+    from synergai.cli.config import resolve_settings
     from synergai.llm.vision import make_image_model
 
     if args.name_with is None:
@@ -437,7 +440,11 @@ def _namer(args: argparse.Namespace) -> ImageModel | None:
     if args.source not in ("rgbd", "rosbag"):
         raise SceneError(f"--name-with names the segments of a scan without instance ids from its colour "
                          f"frames: --from rgbd or rosbag without masks, not --from {args.source}")
-    return make_image_model(args.name_with, base_url=args.base_url, timeout=args.timeout)
+    given = resolve_settings({"base_url": args.base_url, "llm_timeout": args.timeout})
+    # an endpoint from the environment or the config file applies to an openai: model only (as for --llm)
+    openai_spec = args.name_with.strip().startswith("openai:")
+    endpoint = given["base_url"] if args.base_url is not None or openai_spec else None
+    return make_image_model(args.name_with, base_url=endpoint, timeout=given["timeout"])
 
 
 def name_segments(model: ImageModel, built: Built) -> int:

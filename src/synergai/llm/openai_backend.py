@@ -14,6 +14,7 @@ remote server may reject the request for it.
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import os
@@ -125,20 +126,30 @@ class OpenAIModel:
                     mode = "loose" if mode == "strict" else "object"
                     continue
                 raise LLMError(f"{self.name}: request rejected: {detail}") from exc
-            except openai.APIStatusError as exc:
-                raise LLMError(f"{self.name}: HTTP {exc.status_code}: {self._masked(_detail(exc))}") from exc
-            except openai.APITimeoutError as exc:
-                raise self._expired() from exc
-            except openai.APIConnectionError as exc:
-                raise LLMError(f"{self.name}: cannot connect: {self._masked(_cause(exc))}") from exc
             except openai.OpenAIError as exc:
-                raise LLMError(f"{self.name}: {type(exc).__name__}: {self._masked(_detail(exc))}") from exc
+                raise self._failure(exc) from exc
             with self._lock:  # remember what this endpoint accepted
                 self._token_param = token_param
                 if json_schema is not None:
                     self._schema_mode = mode
             return self._reply(response, clean, time.perf_counter() - started)
         raise LLMError(f"{self.name}: request rejected after adapting parameters")  # pragma: no cover
+
+    def describe_image(self, png: bytes, prompt: str, *, max_tokens: int = 16) -> str:
+        """The reply to ``prompt`` about a PNG picture, sent as a data URL beside it in one user message
+        (for an endpoint with image input); the same deadline and masked one-line errors as :meth:`chat`."""
+        url = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+        content = [{"type": "text", "text": prompt}, {"type": "image_url", "image_url": {"url": url}}]
+        kwargs = {"model": self.model, "messages": [{"role": "user", "content": content}],
+                  "temperature": 0.0, self._token_param: max_tokens}
+        try:
+            response = self._create(kwargs, time.monotonic() + self.timeout)
+        except openai.OpenAIError as exc:
+            raise self._failure(exc) from exc
+        try:
+            return str(response.choices[0].message.content or "")
+        except (AttributeError, IndexError, TypeError) as exc:
+            raise LLMError(f"{self.name}: malformed reply: {exc}") from exc
 
     def _create(self, kwargs: dict[str, Any], deadline: float) -> Any:
         """One ``chat.completions.create`` (with the SDK's retries) that ends by ``deadline`` (monotonic):
@@ -168,6 +179,16 @@ class OpenAIModel:
         if "error" in outcome:
             raise outcome["error"]
         return outcome["response"]
+
+    def _failure(self, exc: openai.OpenAIError) -> LLMError:
+        """The one-line error for a failed call (HTTP status, deadline, connection, other), secrets masked."""
+        if isinstance(exc, openai.APIStatusError):
+            return LLMError(f"{self.name}: HTTP {exc.status_code}: {self._masked(_detail(exc))}")
+        if isinstance(exc, openai.APITimeoutError):
+            return self._expired()
+        if isinstance(exc, openai.APIConnectionError):
+            return LLMError(f"{self.name}: cannot connect: {self._masked(_cause(exc))}")
+        return LLMError(f"{self.name}: {type(exc).__name__}: {self._masked(_detail(exc))}")
 
     def _masked(self, text: str) -> str:
         """A server's or the network's text with the key and the endpoint's credentials masked (an

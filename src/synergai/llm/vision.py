@@ -8,9 +8,7 @@ reads no images, so it is refused here.
 
 from __future__ import annotations
 
-import base64
 import re
-import time
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -69,8 +67,7 @@ def make_image_model(spec: str, *, base_url: str | None = None, timeout: float |
     if kind == "openai" and arg.strip():
         from synergai.llm.openai_backend import DEFAULT_TIMEOUT_S, OpenAIModel
 
-        return _OpenAIImageModel(OpenAIModel(arg.strip(), base_url=base_url,
-                                             timeout=timeout or DEFAULT_TIMEOUT_S))
+        return OpenAIModel(arg.strip(), base_url=base_url, timeout=timeout or DEFAULT_TIMEOUT_S)
     if base_url is not None:
         raise LLMError(f"base_url applies only to 'openai:MODEL', not to {spec!r}")
     if kind == "scripted" and arg.strip():
@@ -81,36 +78,3 @@ def make_image_model(spec: str, *, base_url: str | None = None, timeout: float |
         raise LLMError("the embedded model reads no images: name segments with an endpoint that does, "
                        f"{SPEC_FORMS}")
     raise LLMError(f"bad image model spec {spec!r}: use {SPEC_FORMS}")
-
-
-class _OpenAIImageModel:
-    """``describe_image`` through an :class:`~synergai.llm.openai_backend.OpenAIModel`'s client, with its
-    deadline and its one-line errors."""
-
-    def __init__(self, model: Any) -> None:
-        self.model = model
-        self.name = model.name
-
-    def describe_image(self, png: bytes, prompt: str, *, max_tokens: int = 16) -> str:
-        import openai
-
-        from synergai.llm.openai_backend import _cause, _detail
-
-        url = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-        content = [{"type": "text", "text": prompt}, {"type": "image_url", "image_url": {"url": url}}]
-        kwargs = {"model": self.model.model, "messages": [{"role": "user", "content": content}],
-                  "temperature": 0.0, "max_tokens": max_tokens}
-        try:
-            response = self.model._create(kwargs, time.monotonic() + self.model.timeout)
-        except openai.APIStatusError as exc:
-            raise LLMError(f"{self.name}: HTTP {exc.status_code}: {_detail(exc)}") from exc
-        except openai.APITimeoutError as exc:
-            raise self.model._expired() from exc
-        except openai.APIConnectionError as exc:
-            raise LLMError(f"{self.name}: cannot connect: {_cause(exc)}") from exc
-        except openai.OpenAIError as exc:
-            raise LLMError(f"{self.name}: {type(exc).__name__}: {_detail(exc)}") from exc
-        try:
-            return str(response.choices[0].message.content or "")
-        except (AttributeError, IndexError, TypeError) as exc:
-            raise LLMError(f"{self.name}: malformed reply: {exc}") from exc
