@@ -55,25 +55,22 @@ from synergai.scene.vocabulary import COLOR_RGB
 #: The functions programs may call, in the order the documentation lists them.
 API_FUNCTIONS = ("scene", "rooms", "room", "filter", "relate_agent", "relate", "query_relation_agent",
                  "query_relation", "query_attribute", "query_state")
-#: A regular expression's alternation of the API functions' names, longest first (``relate_agent``
-#: before ``relate``).
+#: A regular expression's alternation of the API functions' names, longest first.
 API_NAMES_PATTERN = "|".join(sorted(API_FUNCTIONS, key=len, reverse=True))
 #: Parameters accepted only to be lenient (the documentation's signatures leave them out).
 LENIENT_ONLY = MappingProxyType({"relate_agent": ("reference_object", "candidate_relations"),
                                  "relate": ("candidate_relations",),
                                  "query_relation_agent": ("reference_object",),
                                  "filter": ("relation", "reference_object")})
-#: Keywords that name another parameter of the same role, for a function without that keyword: one
-#: object or a set of them, one relation or a list of candidates.
+#: Keywords that name another parameter of the same role, for a function without that keyword.
 KEYWORD_ALIASES = MappingProxyType({"object_set": "object", "object": "object_set",
                                     "relation": "candidate_relations", "candidate_relations": "relation"})
 AROUND_M = 2.0
 
 
 class ObjectAttribute:
-    """One object as programs see it: ``category`` and ``xyz`` (its centre), plus ``id``; the attribute
-    types of ``query_attribute`` and their synonyms read as fields too (``obj.color``, ``obj.size``,
-    ``obj.position``), answered by ``query``."""
+    """One object as programs see it: ``category``, ``xyz`` (its centre) and ``id``; ``query_attribute``'s
+    types and their synonyms read as fields too (``obj.color``), answered by ``query``."""
 
     def __init__(self, object_id: str, category: str, xyz: list[float], rank: float = 0.0,
                  query: Callable[[ObjectAttribute, str], Any] | None = None) -> None:
@@ -424,16 +421,14 @@ class SceneAPI:
         return [r.name for r in self.graph.rooms]
 
     def room(self, name: Any) -> ObjectSet:
-        """Returns the set of objects in the room called `name` (one of rooms(); a room's category or a
-        close spelling also names it)."""
+        """Returns the set of objects in the room called `name` (one of rooms(), or a close spelling)."""
         if not isinstance(name, str) or not name.strip():
             raise TypeError(f"name must be a room name (one of {self.rooms()}), got {name!r}")
         if not self.graph.rooms:
             raise ValueError("this scene has no rooms (rooms() is empty): it is one room; use scene()")
-        found = rooms_named(self.graph, name)
-        if not found:
+        ids = {r.id for r in rooms_named(self.graph, name)}
+        if not ids:
             raise ValueError(f"name must be one of {self.rooms()}, got {name!r}")
-        ids = {r.id for r in found}
         return self._wrap(o.id for o in self.graph if o.room in ids)
 
     def names(self) -> dict[str, Any]:
@@ -453,8 +448,8 @@ def api_signatures() -> Mapping[str, inspect.Signature]:
 
 
 def full_keyword(keyword: str, params: Iterable[str]) -> str:
-    """The parameter a keyword names: itself, its alias (:data:`KEYWORD_ALIASES`: ``object_set`` ->
-    ``object`` where there is no ``object_set``), or the one parameter it begins (``obj`` -> ``object``)."""
+    """The parameter a keyword names: itself, its alias (:data:`KEYWORD_ALIASES`), or the one parameter
+    it begins (``obj`` -> ``object``)."""
     params = tuple(params)
     if keyword not in params and KEYWORD_ALIASES.get(keyword) in params:
         return KEYWORD_ALIASES[keyword]

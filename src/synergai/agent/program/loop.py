@@ -57,8 +57,8 @@ _CODE = re.compile(r"```[ \t]*(?:python|py)?[ \t]*\n(.*?)(?:```|\Z)", re.IGNOREC
 
 @dataclass(frozen=True)
 class ProgramLimits:
-    """Bounds on one question: ``max_rounds`` 4 allows the first program, two repairs and the answer; a
-    program round generates ``max_tokens`` (ten lines and a thought fit in 300)."""
+    """Bounds on one question: 4 rounds allow the first program, two repairs and the answer; ten lines and
+    a thought fit in 300 tokens."""
 
     max_rounds: int = 4
     #: an answer failing its check goes back to the model once (off: the graph's typed answer at once)
@@ -209,8 +209,7 @@ class _Question(Turn):
 
 
 class ProgramLoop:
-    """Runs Think-Program-reCtify for situated questions: a policy of the
-    :class:`~synergai.agent.kernel.TurnKernel`."""
+    """Runs Think-Program-reCtify for situated questions: a policy of the turn kernel."""
 
     budgeted: frozenset[str] = frozenset({Phase.PROGRAM, Phase.ANSWER})
     out_of_budget: str = Phase.FINISH
@@ -232,8 +231,7 @@ class ProgramLoop:
         return {Phase.PROGRAM: self._program, Phase.ANSWER: self._answer_only, Phase.FINISH: self._finish}
 
     def _checked(self, at: _Question, may_send_back: bool) -> str | None:
-        """The answer check (:func:`~synergai.agent.answer_check.settle`); "could not be computed" is not
-        sent back."""
+        """The answer check (:func:`~synergai.agent.answer_check.settle`); NOT_COMPUTED is not sent back."""
         if not self.limits.check_answers:
             return None
         return settle(at.result, at.question, at.graph, may_retry=(
@@ -286,8 +284,8 @@ class ProgramLoop:
 
     # ------------------------------------------------------------------ phases
     def _program(self, at: _Question) -> str:
-        """PROGRAM: a reply that answers ends the question; a program is checked and run; a malformed
-        reply or a repeated program gets its prompt."""
+        """PROGRAM: an answer ends the question; a program is checked and run; a malformed reply or a
+        repeated program is sent back."""
         budget = self.limits.max_tokens
         reply = self._call(at, budget)
         try:
@@ -341,8 +339,8 @@ class ProgramLoop:
         return Phase.FINISH
 
     def _finish(self, at: _Question) -> str:
-        """FINISH: one JSON answer when a program's output was seen; else the answer sent back when no
-        program ran after it; else "could not be computed"."""
+        """FINISH: one JSON answer when a program's output was seen; else the answer sent back; else
+        NOT_COMPUTED."""
         result = at.result
         if at.programs(printed=True):
             self._summarize(at)
@@ -406,8 +404,7 @@ class ProgramLoop:
 
     def _check(self, at: _Question, code: str) -> tuple[list[Finding], list[Finding]]:
         """The static check's findings that keep a program from running, and those said beside its
-        output (:data:`NOTED`). A program ignoring the question's objects goes back once, while a round is
-        left for the repair."""
+        output (:data:`NOTED`)."""
         if not self.limits.static_check:
             return [], []
         findings = check_program(code, sorted(at.counts), ordered_sets=self.limits.ordered_sets,
@@ -440,8 +437,7 @@ class ProgramLoop:
         return True
 
     def _summarize(self, at: _Question) -> None:
-        """Out of rounds (or no answer when asked) after seeing output: one JSON answer under the form's
-        schema."""
+        """After seeing output: one JSON answer under the form's schema."""
         question = at.question
         schema = {"type": "object", "additionalProperties": False, "required": ["thought", "answer"],
                   "properties": {"thought": {"type": "string", "maxLength": 200},
