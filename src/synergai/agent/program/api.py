@@ -43,11 +43,7 @@ from synergai.geometry.frames import Viewpoint
 from synergai.scene import build
 from synergai.scene.attributes import closest_color, color_name
 from synergai.scene.grounding.rooms import rooms_named
-from synergai.scene.model import (
-    SUPPORT_RELATIONS,
-    Relation,
-    SceneGraph,
-)
+from synergai.scene.model import SUPPORT_RELATIONS, Relation, SceneGraph
 from synergai.scene.relations.thresholds import RelationThresholds
 from synergai.scene.serialization import graph_from_dict
 from synergai.scene.vocabulary import COLOR_RGB
@@ -433,10 +429,9 @@ class SceneAPI:
 
     def names(self) -> dict[str, Any]:
         """The names a program sees."""
-        functions = (self.scene, self.rooms, self.room, self.filter, self.relate, self.relate_agent,
-                     self.query_relation, self.query_relation_agent, self.query_attribute, self.query_state)
         # ObjectAttribute is named in the documentation: type hints and isinstance work
-        return {f.__name__: _lenient_keywords(f) for f in functions} | {"ObjectAttribute": ObjectAttribute}
+        return {name: _lenient_keywords(getattr(self, name)) for name in API_FUNCTIONS} | {
+            "ObjectAttribute": ObjectAttribute}
 
 
 @functools.cache
