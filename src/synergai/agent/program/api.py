@@ -1,14 +1,10 @@
 """The scene APIs of LLM-TPC (Fig. S4) over a scene graph, for programs the model writes.
 
-Names and arguments follow the paper (``scene``, ``filter``, ``relate``, ``relate_agent``,
-``query_relation``, ``query_relation_agent``, ``query_attribute``, ``query_state``; the paper's names are
-the contract inside the sandbox, even where they shadow builtins); ``rooms()`` and ``room(name)`` are
-ours. Wrong arguments raise errors that list the legal values, which drive the repair. With
-``ordered_sets`` a set of objects iterates, prints and indexes nearest to the agent first (ties by id);
-without it, sets keep LLM-TPC's no-indexing contract. The functions read what a reasonable person writes
-and mean one thing by it (each documented in the API text the model reads,
-:data:`synergai.agent.program.prompt.API_DOC`, and listed in
-:data:`synergai.agent.program.repairs.LENIENCIES`); values are read by :mod:`synergai.agent.program.values`.
+The paper's names and arguments are the contract inside the sandbox (even where they shadow builtins);
+``rooms()`` and ``room(name)`` are ours. Wrong arguments raise errors that list the legal values. With
+``ordered_sets`` a set of objects iterates, prints and indexes nearest to the agent first; without it,
+sets keep LLM-TPC's no-indexing contract. The leniencies are listed in
+:data:`synergai.agent.program.repairs.LENIENCIES`; values are read by :mod:`synergai.agent.program.values`.
 """
 
 
@@ -47,11 +43,7 @@ from synergai.geometry.frames import Viewpoint
 from synergai.scene import build
 from synergai.scene.attributes import closest_color, color_name
 from synergai.scene.grounding.rooms import rooms_named
-from synergai.scene.model import (
-    SUPPORT_RELATIONS,
-    Relation,
-    SceneGraph,
-)
+from synergai.scene.model import SUPPORT_RELATIONS, Relation, SceneGraph
 from synergai.scene.relations.thresholds import RelationThresholds
 from synergai.scene.serialization import graph_from_dict
 from synergai.scene.vocabulary import COLOR_RGB
@@ -59,25 +51,22 @@ from synergai.scene.vocabulary import COLOR_RGB
 #: The functions programs may call, in the order the documentation lists them.
 API_FUNCTIONS = ("scene", "rooms", "room", "filter", "relate_agent", "relate", "query_relation_agent",
                  "query_relation", "query_attribute", "query_state")
-#: A regular expression's alternation of the API functions' names, longest first (``relate_agent``
-#: before ``relate``).
+#: A regular expression's alternation of the API functions' names, longest first.
 API_NAMES_PATTERN = "|".join(sorted(API_FUNCTIONS, key=len, reverse=True))
 #: Parameters accepted only to be lenient (the documentation's signatures leave them out).
 LENIENT_ONLY = MappingProxyType({"relate_agent": ("reference_object", "candidate_relations"),
                                  "relate": ("candidate_relations",),
                                  "query_relation_agent": ("reference_object",),
                                  "filter": ("relation", "reference_object")})
-#: Keywords that name another parameter of the same role, for a function without that keyword: one
-#: object or a set of them, one relation or a list of candidates.
+#: Keywords that name another parameter of the same role, for a function without that keyword.
 KEYWORD_ALIASES = MappingProxyType({"object_set": "object", "object": "object_set",
                                     "relation": "candidate_relations", "candidate_relations": "relation"})
 AROUND_M = 2.0
 
 
 class ObjectAttribute:
-    """One object as programs see it: ``category`` and ``xyz`` (its centre), plus ``id``; the attribute
-    types of ``query_attribute`` and their synonyms read as fields too (``obj.color``, ``obj.size``,
-    ``obj.position``), answered by ``query``."""
+    """One object as programs see it: ``category``, ``xyz`` (its centre) and ``id``; ``query_attribute``'s
+    types and their synonyms read as fields too (``obj.color``), answered by ``query``."""
 
     def __init__(self, object_id: str, category: str, xyz: list[float], rank: float = 0.0,
                  query: Callable[[ObjectAttribute, str], Any] | None = None) -> None:
@@ -104,39 +93,47 @@ class ObjectAttribute:
         return isinstance(other, ObjectAttribute) and other.id == self.id
 
 
+def _keeping_type(name: str) -> Callable[..., Any]:
+    """The ``set`` method ``name``, returning a set of the caller's type."""
+    method = getattr(set, name)
+
+    def keep(self: ObjectSet, *others: Any) -> ObjectSet:
+        return type(self)(method(self, *others))
+
+    return keep
+
+
 class ObjectSet(set):
     """The paper's ``Set[ObjectAttribute]``, iterated nearest to the agent first (ties by id).
 
     With ``indexable`` it also indexes in that order (``objects[0]`` is the nearest); otherwise indexing
-    raises an error that says what to do instead. Set operations keep the type and the order."""
+    raises an error that says what to do instead. Set operations keep the type."""
 
     indexable: bool = True
     _order: tuple[ObjectAttribute, ...] = ()  # an order sort() chose (nearest first until then)
 
     def _ordered(self) -> list[ObjectAttribute]:
         nearest = sorted(super().__iter__(), key=lambda o: o._rank)
-        if not self._order:
-            return nearest
         chosen = [o for o in self._order if set.__contains__(self, o)]
         return chosen + [o for o in nearest if o not in chosen]
 
     def sort(self, *, key: Any = None, reverse: bool = False) -> None:
-        """Order the set as ``sorted(objects, key=..., reverse=...)`` would (as a list sorts in place):
-        iteration, printing and indexing follow that order."""
+        """Order the set as ``sorted(objects, key=..., reverse=...)`` would: iteration, printing and
+        indexing follow that order."""
         self._order = tuple(sorted(self._ordered(), key=key, reverse=reverse))
 
     def __iter__(self) -> Iterator[ObjectAttribute]:
         return iter(self._ordered())
 
     def __getattr__(self, name: str) -> Any:
-        if not name.startswith("_") and legal_value(name, FIELDS) is not None:
-            if self.indexable and self:  # one object expected: the first, as objects[0]
-                return getattr(self._ordered()[0], name)
-            what = "an empty set of objects (nothing matched: check len(objects) > 0 first)" \
-                if self.indexable else "a set of objects"
-            raise AttributeError(f"{what} has no .{name}: take one of its objects (for obj in objects: ...) "
-                                 f"and read obj.{name}")
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        if name.startswith("_") or legal_value(name, FIELDS) is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        if self.indexable and self:  # one object expected: the first, as objects[0]
+            return getattr(self._ordered()[0], name)
+        what = "an empty set of objects (nothing matched: check len(objects) > 0 first)" \
+            if self.indexable else "a set of objects"
+        raise AttributeError(f"{what} has no .{name}: take one of its objects (for obj in objects: ...) "
+                             f"and read obj.{name}")
 
     def __repr__(self) -> str:  # as a set prints, so programs' output reads the same
         return "{" + ", ".join(map(repr, self._ordered())) + "}" if self else "set()"
@@ -153,34 +150,14 @@ class ObjectSet(set):
             raise IndexError(f"index {index} is out of range: the set holds {len(self)} objects; "
                              "check len(objects) first") from None
 
-    def _same(self, items: Iterable[ObjectAttribute]) -> ObjectSet:
-        return type(self)(items)
-
-    def __or__(self, other: Any) -> ObjectSet:
-        return self._same(set.__or__(self, other))
-
-    def __and__(self, other: Any) -> ObjectSet:
-        return self._same(set.__and__(self, other))
-
-    def __sub__(self, other: Any) -> ObjectSet:
-        return self._same(set.__sub__(self, other))
-
-    def __xor__(self, other: Any) -> ObjectSet:
-        return self._same(set.__xor__(self, other))
-
-    __ror__, __rand__, __rxor__ = __or__, __and__, __xor__
-
-    def union(self, *others: Any) -> ObjectSet:
-        return self._same(set.union(self, *others))
-
-    def intersection(self, *others: Any) -> ObjectSet:
-        return self._same(set.intersection(self, *others))
-
-    def difference(self, *others: Any) -> ObjectSet:
-        return self._same(set.difference(self, *others))
-
-    def copy(self) -> ObjectSet:
-        return self._same(self)
+    __or__ = __ror__ = _keeping_type("__or__")
+    __and__ = __rand__ = _keeping_type("__and__")
+    __sub__ = _keeping_type("__sub__")
+    __xor__ = __rxor__ = _keeping_type("__xor__")
+    union = _keeping_type("union")
+    intersection = _keeping_type("intersection")
+    difference = _keeping_type("difference")
+    copy = _keeping_type("copy")
 
     def pop(self) -> ObjectAttribute:
         """Removes and returns the nearest object (a plain set would return an arbitrary one)."""
@@ -200,6 +177,20 @@ class StrictObjectSet(ObjectSet):
 #: The relations of the graph that each direction, as seen by the agent, is.
 _VIEW = MappingProxyType({"left": Relation.LEFT_OF, "right": Relation.RIGHT_OF, "front": Relation.IN_FRONT_OF,
                           "back": Relation.BEHIND, "behind": Relation.BEHIND})
+_ON_TOP = SUPPORT_RELATIONS - {Relation.INSIDE, Relation.EMBEDDED_IN}
+#: The graph's relations that make each relation of relate() hold, and those that keep it from holding.
+_FACTS = MappingProxyType({
+    "on": (_ON_TOP, frozenset()),
+    "inside": ({Relation.INSIDE, Relation.EMBEDDED_IN}, frozenset()),
+    "hanging on": ({Relation.HANGING_ON, Relation.MOUNTED_ON, Relation.AFFIXED_ON}, frozenset()),
+    "supporting": ({Relation.SUPPORTS}, frozenset()),
+    "above": ({Relation.ABOVE, Relation.SUPPORTED_BY, Relation.HIGHER_THAN}, {Relation.LOWER_THAN}),
+    "below": ({Relation.BELOW, Relation.SUPPORTS, Relation.LOWER_THAN}, frozenset()),
+    "under": ({Relation.BELOW, Relation.SUPPORTS}, frozenset()),
+    "near": ({Relation.NEAR, Relation.NEXT_TO, Relation.BESIDE}, frozenset()),
+    "next to": ({Relation.NEXT_TO, Relation.BESIDE, Relation.NEAR}, frozenset())})
+
+
 class SceneAPI:
     """The functions a program may call, bound to one graph and the agent's pose."""
 
@@ -252,10 +243,8 @@ class SceneAPI:
 
     def filter(self, object_set: Any, category: Any = None, relation: Any = None,
                reference_object: Any = None) -> Any:
-        """Returns a set of objects whose category is `category` (or, given a list of categories, any of
-        them; given a predicate, the objects it holds true of); given a ``relation`` (and a
-        ``reference_object``), those of them so related, as :meth:`relate_agent` says. Python's own order,
-        ``filter(function, items)``, keeps the items the function holds true of."""
+        """Returns the objects whose category is `category` (a list of them, or a predicate); given a
+        ``relation``, those so related (:meth:`relate_agent`); ``filter(function, items)`` as Python's."""
         if callable(object_set) and not callable(category):  # Python's filter(function, iterable)
             items = list(category)
             kept = [x for x in items if object_set(x)]
@@ -280,9 +269,8 @@ class SceneAPI:
         return self.set_type(o for o in self._set(object_set)
                              if any(category_matches(c, o.category) for c in wanted))
 
-    def _agent_view(self, ids: list[str]) -> dict[str, set[str]]:
-        hours = build.clock_direction(self.graph, ids, self.viewpoint)
-        return {i: {d for d, hs in CLOCK_DIRECTIONS.items() if hours[i] in hs} for i in ids}
+    def _hours(self, ids: list[str]) -> dict[str, int]:
+        return build.clock_direction(self.graph, ids, self.viewpoint)
 
     def _agent_distance(self, ids: list[str]) -> np.ndarray:
         c = np.array([self.graph.get(i).center for i in ids], dtype=float).reshape(-1, 3)
@@ -291,11 +279,8 @@ class SceneAPI:
     def relate_agent(self, object_set: Any, relation: str, reference_object: Any = None,
                      candidate_relations: Any = None) -> ObjectSet:
         """Returns a set of objects that are related to the agent(you) by the relation (one of
-        ``AGENT_RELATIONS``, or a clock direction: "7 o'clock" holds the objects within an hour of it).
-        Given a ``reference_object`` it is :meth:`relate` (related to that object); given a relation
-        between objects ("under") and no reference, the objects so related to the objects of
-        ``object_set`` ("what is under the desks"); ``candidate_relations`` beside the one relation is
-        ignored."""
+        ``AGENT_RELATIONS``, or a clock direction: within an hour of it); given a ``reference_object``
+        it is :meth:`relate`; given a relation between objects, the objects so related to the set."""
         if reference_object is not None:
             return self.relate(object_set, reference_object, relation)
         if between_objects(relation):
@@ -306,40 +291,32 @@ class SceneAPI:
         if not ids:
             return self.set_type()
         if hour is not None:
-            hours = build.clock_direction(self.graph, ids, self.viewpoint)
+            hours = self._hours(ids)
             return self._wrap(i for i in ids if hour_gap(hours[i], hour) <= CLOCK_SPREAD)
         if rel in ("left", "right", "front", "behind"):
-            key = "back" if rel == "behind" else rel
-            view = self._agent_view(ids)
-            return self._wrap(i for i in ids if key in view[i])
+            hours, wanted = self._hours(ids), CLOCK_DIRECTIONS["back" if rel == "behind" else rel]
+            return self._wrap(i for i in ids if hours[i] in wanted)
         dist = self._agent_distance(ids)
-        if rel == "closest":
-            return self._wrap([ids[int(np.argmin(dist))]])
-        if rel == "farthest":
-            return self._wrap([ids[int(np.argmax(dist))]])
+        if rel in ("closest", "farthest"):
+            return self._wrap([ids[int(np.argmin(dist) if rel == "closest" else np.argmax(dist))]])
         if rel == "within reach":
             return self._wrap(build.within_reach(self.graph, list(self.viewpoint.position), ids))
         return self._wrap(i for i, d in zip(ids, dist, strict=True) if d <= AROUND_M)
 
     def relate(self, object_set: Any, reference_object: Any, relation: str,
                candidate_relations: Any = None) -> ObjectSet:
-        """Returns a set of objects that are related to the reference_object by the relation; a set (or list)
-        of reference objects gives the objects related to any of them (the references left out);
-        ``candidate_relations`` beside the one relation is ignored."""
+        """Returns a set of objects that are related to the reference_object by the relation (to any of a
+        set of references, the references left out)."""
         rel = choose(relation, RELATE_RELATIONS, "relation")
         if isinstance(reference_object, set | frozenset | list | tuple):
             refs = [r.id for r in self._set(reference_object)]
         else:
             refs = [self._obj(reference_object, "reference_object").id]
         ids = [o.id for o in self._set(object_set) if o.id not in refs]
-        found: set[str] = set()
-        for ref in refs:
-            found.update(self._related(ids, ref, rel))
-        return self._wrap(found)
+        return self._wrap({i for ref in refs for i in self._related(ids, ref, rel)})
 
     def _related_to_set(self, object_set: Any, relation: str) -> ObjectSet:
-        """The objects of the scene related by ``relation`` to any object of ``object_set`` (which must
-        not be the whole scene: then the relation says nothing of which objects are meant)."""
+        """The objects related by ``relation`` to any object of ``object_set`` (not the whole scene)."""
         refs = self._set(object_set)
         if len(refs) == len(self.objects) > 1:
             raise ValueError(f"relation {relation!r} holds between two objects: say to which, e.g. "
@@ -349,82 +326,53 @@ class SceneAPI:
 
     def _related(self, ids: list[str], ref: str, rel: str) -> list[str]:
         """The ids among ``ids`` related to the object ``ref`` by ``rel`` (a legal relate() relation)."""
+        g = self.graph
         if not ids:
             return []
-        g = self.graph
         if rel in _VIEW:
             return list(build.view_relation(g, ids, ref, _VIEW[rel], self.viewpoint))
         if rel in ("closest", "farthest"):
-            pick = build.closest if rel == "closest" else build.farthest
-            best = pick(g, ref, ids, self.thresholds)
+            best = (build.closest if rel == "closest" else build.farthest)(g, ref, ids, self.thresholds)
             return [best] if best else []
         if rel == "far":
             return list(build.far(g, ref, ids))
         if rel in ("within reach", "around"):
             return list(build.within_reach(g, ref, ids))
+        some, none = _FACTS[rel]
         facts = {i: {r for r, o in g.relations_of(i) if o == ref} for i in ids}
-        wanted: dict[str, Callable[[set[Relation]], bool]] = {
-            "on": lambda rs: bool(rs & (SUPPORT_RELATIONS - {Relation.INSIDE, Relation.EMBEDDED_IN})),
-            "inside": lambda rs: bool(rs & {Relation.INSIDE, Relation.EMBEDDED_IN}),
-            "hanging on": lambda rs: bool(
-                rs & {Relation.HANGING_ON, Relation.MOUNTED_ON, Relation.AFFIXED_ON}
-            ),
-            "supporting": lambda rs: Relation.SUPPORTS in rs,
-            "above": lambda rs: (
-                bool(rs & {Relation.ABOVE, Relation.SUPPORTED_BY, Relation.HIGHER_THAN})
-                and Relation.LOWER_THAN not in rs
-            ),
-            "below": lambda rs: bool(rs & {Relation.BELOW, Relation.SUPPORTS, Relation.LOWER_THAN}),
-            "under": lambda rs: bool(rs & {Relation.BELOW, Relation.SUPPORTS}),
-            "near": lambda rs: bool(rs & {Relation.NEAR, Relation.NEXT_TO, Relation.BESIDE}),
-            "next to": lambda rs: bool(rs & {Relation.NEXT_TO, Relation.BESIDE, Relation.NEAR}),
-        }
-        return [i for i in ids if wanted[rel](facts[i])]
+        return [i for i in ids if facts[i] & some and not facts[i] & none]
 
     def query_relation_agent(self, object: Any, candidate_relations: Any = DIRECTIONS,
                              reference_object: Any = None) -> list[str]:
-        """Returns a list of allocentric relations between the object and the agent(you); a clock
-        direction among the candidates ("7 o'clock") is returned when the object is within an hour of it.
-        Given a ``reference_object`` it is :meth:`query_relation` (relations to that object)."""
+        """Returns a list of allocentric relations between the object and the agent(you) (a clock
+        direction among the candidates: when within an hour of it); given a ``reference_object`` it is
+        :meth:`query_relation`."""
         if reference_object is not None:
             cands = candidate_relations if candidate_relations is not DIRECTIONS else DIRECTIONS[:4]
             return self.query_relation(object, reference_object, cands)
         oid = self._obj(object).id
         hours_said = {c: clock_hour(c) for c in _strings(candidate_relations)}
-        asked = [h for h in hours_said.values() if h is not None]
         cands = [choose(c, (*DIRECTIONS, "behind"), "candidate_relations")
                  for c, h in hours_said.items() if h is None]
-        view = self._agent_view([oid])[oid]
-        out = [
-            c
-            for c in ("left", "right", "front", "back")
-            if c in view and (c in cands or (c == "back" and "behind" in cands))
-        ]
-        hour = build.clock_direction(self.graph, [oid], self.viewpoint)[oid]
+        hour = self._hours([oid])[oid]
+        out = [c for c in ("left", "right", "front", "back") if c in cands and hour in CLOCK_DIRECTIONS[c]]
         if "o'clock" in cands:
             out.append(CLOCK_HOURS[hour - 1])
-        out += [CLOCK_HOURS[h - 1] for h in dict.fromkeys(asked)
-                if hour_gap(hour, h) <= CLOCK_SPREAD and CLOCK_HOURS[h - 1] not in out]
-        return out
+        asked = dict.fromkeys(h for h in hours_said.values() if h is not None)
+        return out + [CLOCK_HOURS[h - 1] for h in asked
+                      if hour_gap(hour, h) <= CLOCK_SPREAD and CLOCK_HOURS[h - 1] not in out]
 
-    def query_relation(
-        self,
-        object: Any,
-        reference_object: Any,
-        candidate_relations: Any = ("left", "right", "front", "back"),
-    ) -> list[str]:
+    def query_relation(self, object: Any, reference_object: Any,
+                       candidate_relations: Any = ("left", "right", "front", "back")) -> list[str]:
         """Returns a list of allocentric relations between the object and the reference_object; a relation
         of relate() among the candidates ("on", "near") is returned when it holds."""
         oid = self._obj(object).id
         ref = self._obj(reference_object, "reference_object").id
         cands = [choose(c, QUERY_RELATIONS, "candidate_relations") for c in _strings(candidate_relations)]
-        return [c for c in cands if oid in (
-            build.view_relation(self.graph, [oid], ref, _VIEW[c], self.viewpoint) if c in _VIEW
-            else self._related([oid], ref, c))]
+        return [c for c in cands if oid in self._related([oid], ref, c)]
 
-    def query_attribute(
-        self, object: Any, attribute_type: str, candidate_attribute_values: Any = None
-    ) -> Any:
+    def query_attribute(self, object: Any, attribute_type: str,
+                        candidate_attribute_values: Any = None) -> Any:
         """Returns the attribute of the object: lwh, distance, color, shape or material (or one of its
         fields: category, xyz, id)."""
         found = self._obj(object)
@@ -437,17 +385,13 @@ class SceneAPI:
             return [round(float(v), 3) for v in obj.size]
         if kind == "distance":
             return round(float(self._agent_distance([obj.id])[0]), 3)
-        cands = (
-            [c.lower() for c in _strings(candidate_attribute_values)] if candidate_attribute_values else []
-        )
-        words = ATTRIBUTE_WORDS[kind]
-        known = [a.lower() for a in obj.attributes if set(a.lower().split()) & words]
+        cands = [c.lower() for c in _strings(candidate_attribute_values or [])]
+        known = [a.lower() for a in obj.attributes if set(a.lower().split()) & ATTRIBUTE_WORDS[kind]]
         if kind == "color" and not known and obj.color is not None:
             known = [color_name(obj.color)]
-        for value in known:
-            for c in cands:
-                if c in value or value in c:
-                    return c
+        match = next((c for value in known for c in cands if c in value or value in c), None)
+        if match is not None:
+            return match
         if known and not cands:
             return known[0]
         if kind == "color" and cands:
@@ -473,39 +417,34 @@ class SceneAPI:
         return [r.name for r in self.graph.rooms]
 
     def room(self, name: Any) -> ObjectSet:
-        """Returns the set of objects in the room called `name` (one of rooms(); a room's category or a
-        close spelling also names it)."""
+        """Returns the set of objects in the room called `name` (one of rooms(), or a close spelling)."""
         if not isinstance(name, str) or not name.strip():
             raise TypeError(f"name must be a room name (one of {self.rooms()}), got {name!r}")
         if not self.graph.rooms:
             raise ValueError("this scene has no rooms (rooms() is empty): it is one room; use scene()")
-        found = rooms_named(self.graph, name)
-        if not found:
+        ids = {r.id for r in rooms_named(self.graph, name)}
+        if not ids:
             raise ValueError(f"name must be one of {self.rooms()}, got {name!r}")
-        ids = {r.id for r in found}
         return self._wrap(o.id for o in self.graph if o.room in ids)
 
     def names(self) -> dict[str, Any]:
         """The names a program sees."""
-        functions = (self.scene, self.rooms, self.room, self.filter, self.relate, self.relate_agent,
-                     self.query_relation, self.query_relation_agent, self.query_attribute, self.query_state)
         # ObjectAttribute is named in the documentation: type hints and isinstance work
-        return {f.__name__: _lenient_keywords(f) for f in functions} | {"ObjectAttribute": ObjectAttribute}
+        return {name: _lenient_keywords(getattr(self, name)) for name in API_FUNCTIONS} | {
+            "ObjectAttribute": ObjectAttribute}
 
 
 @functools.cache
 def api_signatures() -> Mapping[str, inspect.Signature]:
     """The API functions' signatures as programs call them (without ``self``); read once."""
-    out = {}
-    for name in API_FUNCTIONS:
-        sig = inspect.signature(getattr(SceneAPI, name))
-        out[name] = sig.replace(parameters=list(sig.parameters.values())[1:])  # without self
-    return MappingProxyType(out)
+    sigs = {name: inspect.signature(getattr(SceneAPI, name)) for name in API_FUNCTIONS}
+    return MappingProxyType({name: sig.replace(parameters=list(sig.parameters.values())[1:])
+                             for name, sig in sigs.items()})
 
 
 def full_keyword(keyword: str, params: Iterable[str]) -> str:
-    """The parameter a keyword names: itself, its alias (:data:`KEYWORD_ALIASES`: ``object_set`` ->
-    ``object`` where there is no ``object_set``), or the one parameter it begins (``obj`` -> ``object``)."""
+    """The parameter a keyword names: itself, its alias (:data:`KEYWORD_ALIASES`), or the one parameter
+    it begins (``obj`` -> ``object``)."""
     params = tuple(params)
     if keyword not in params and KEYWORD_ALIASES.get(keyword) in params:
         return KEYWORD_ALIASES[keyword]
@@ -532,14 +471,12 @@ def _lenient_keywords(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if not isinstance(value, list | tuple | set):
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list | tuple | set):
         raise TypeError(f"expected a list of strings, got {type(value).__name__}")
-    out = [v for v in value if isinstance(v, str)]
-    if len(out) != len(value):
+    if not all(isinstance(v, str) for v in items):
         raise TypeError("expected a list of strings")
-    return out
+    return list(items)
 
 
 def sandbox_api(args: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,10 +1,6 @@
-"""Static check of a program before it runs (Python ``ast``, nothing executed).
-
-Finds at once what the scene API would report one error at a time, after a sandbox run (the classes are
-:class:`Finding`'s); each finding's repair hint names the legal values and the closest one. The check
-reports only what is certain from the text (a name whose kind it cannot tell is never reported); the
-sandbox remains the security boundary.
-"""
+"""Static check of a program before it runs (Python ``ast``, nothing executed): what the scene API would
+report one error at a time, at once, each with a repair hint naming the legal values; only what is certain
+from the text. The sandbox remains the security boundary."""
 
 from __future__ import annotations
 
@@ -42,8 +38,8 @@ SET_FUNCTIONS = frozenset({"scene", "room", "filter", "relate", "relate_agent"})
 OBJECT_ARGUMENTS = {"query_relation": ("object", "reference_object"), "query_relation_agent": ("object",),
                     "query_attribute": ("object",), "query_state": ("object",)}
 _CATEGORY_LIST_MAX = 60
-#: Per function that takes relations: the argument that holds them, their legal values, whether a clock
-#: direction is one too, and the function it is when given a ``reference_object``.
+#: Per function that takes relations: the argument, the legal values, whether a clock direction is one
+#: too, and the function it is when given a ``reference_object``.
 _RELATIONS = MappingProxyType({
     "relate": ("relation", RELATE_RELATIONS, False, "relate"),
     "relate_agent": ("relation", tuple(dict.fromkeys((*AGENT_RELATIONS, *RELATE_RELATIONS))), True, "relate"),
@@ -53,11 +49,8 @@ _RELATIONS = MappingProxyType({
 
 @dataclass(frozen=True)
 class Finding:
-    """One problem: its class (``syntax``, ``api-copied``, ``undefined-name``, ``unknown-function``,
-    ``arguments``, ``hand-built-object``, ``category``, ``relation``, ``attribute``, ``object-field``,
-    ``set-index``, ``set-as-object`` (only where sets are unordered), ``object-as-set``,
-    ``question-object``), the line (0: the whole program) and the repair
-    hint."""
+    """One problem: its class (``syntax``, ``undefined-name``, ``category``, ...), the line (0: the whole
+    program) and the repair hint."""
 
     kind: str
     line: int
@@ -82,9 +75,14 @@ def _legal_list(values: Sequence[str]) -> str:
     return ", ".join(repr(v) for v in values)
 
 
+def _callee(node: ast.AST | None) -> str:
+    """The name a call calls (``scene`` for ``scene()``), or ""."""
+    return node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else ""
+
+
 class _Checker(ast.NodeVisitor):
     """Walks the program in source order, tracking which names hold object sets and single objects, and
-    how the program uses each name (``uses``: as a set, as one object)."""
+    how each name is used (``uses``)."""
 
     def __init__(self, categories: Sequence[str], ordered_sets: bool, shadowed: set[str]) -> None:
         self.categories = sorted({c for c in categories if c})
@@ -96,7 +94,6 @@ class _Checker(ast.NodeVisitor):
         self.uses: dict[str, set[str]] = {}  # name -> {"set", "object"}
         self.whole_scene: set[str] = set()  # names bound to scene()
 
-    # ----- bookkeeping
     def add(self, kind: str, node: ast.AST | None, hint: str) -> None:
         line = getattr(node, "lineno", 0) if node is not None else 0
         if not any(f.kind == kind and f.hint == hint for f in self.findings):
@@ -106,16 +103,14 @@ class _Checker(ast.NodeVisitor):
         """"set", "object" or "other" ("other" when unsure)."""
         if isinstance(node, ast.Name):
             return self.kinds.get(node.id, "other")
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            name = node.func.id
-            if name in SET_FUNCTIONS and name not in self.shadowed:
-                return "set"
-            if name == "next" and node.args and isinstance(node.args[0], ast.Call) \
-                    and isinstance(node.args[0].func, ast.Name) and node.args[0].func.id == "iter" \
-                    and node.args[0].args and self.kind_of(node.args[0].args[0]) == "set":
-                return "object"
-            if name in ("min", "max") and node.args and self.kind_of(node.args[0]) == "set":
-                return "object"
+        name, first = _callee(node), node.args[0] if isinstance(node, ast.Call) and node.args else None
+        if name in SET_FUNCTIONS and name not in self.shadowed:
+            return "set"
+        if name == "next" and _callee(first) == "iter" and isinstance(first, ast.Call) and first.args \
+                and self.kind_of(first.args[0]) == "set":
+            return "object"
+        if name in ("min", "max") and first is not None and self.kind_of(first) == "set":
+            return "object"
         if isinstance(node, ast.Subscript) and self.ordered_sets and self.kind_of(node.value) == "set" \
                 and not isinstance(node.slice, ast.Slice):
             return "object"
@@ -127,19 +122,16 @@ class _Checker(ast.NodeVisitor):
                 self.kinds[node.id] = kind if node is target else "other"
 
     def use(self, node: ast.expr, kind: str, needs: str = "") -> None:
-        """Note that ``node`` is used as ``kind`` ("set" or "object"); a set where ``needs`` (what the
-        program does with it) wants one object is a finding."""
+        """Note that ``node`` is used as ``kind``; a set where ``needs`` wants one object is a finding."""
         if isinstance(node, ast.Name):
             self.uses.setdefault(node.id, set()).add(kind)
         if needs and kind == "object" and self.kind_of(node) == "set" and not self.ordered_sets:
             what = ast.unparse(node)
-            one = f"{what}[0]" if self.ordered_sets else f"next(iter({what}))"
-            one += needs * needs.startswith(".")  # cups[0].category
+            one = f"next(iter({what}))" + needs * needs.startswith(".")  # next(iter(cups)).category
             self.add("set-as-object", node, f"{what} is a set of objects, but {needs} needs one object: take "
                      f"the nearest with {one} after checking len({what}) > 0, or loop over it (for obj in "
                      f"{what}: ...)")
 
-    # ----- statements that bind names
     def visit_Assign(self, node: ast.Assign | ast.AnnAssign) -> None:
         if node.value is not None:
             self.visit(node.value)
@@ -147,9 +139,7 @@ class _Checker(ast.NodeVisitor):
             self.visit(t)
             self.bind(t, self.kind_of(node.value) if node.value is not None else "other")
             if isinstance(t, ast.Name):
-                scene_call = isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) \
-                    and node.value.func.id == "scene"
-                (self.whole_scene.add if scene_call else self.whole_scene.discard)(t.id)
+                (self.whole_scene.add if _callee(node.value) == "scene" else self.whole_scene.discard)(t.id)
 
     visit_AnnAssign = visit_Assign
 
@@ -173,7 +163,6 @@ class _Checker(ast.NodeVisitor):
 
     visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _visit_comp
 
-    # ----- expressions
     def visit_Subscript(self, node: ast.Subscript) -> None:
         self.generic_visit(node)
         self.use(node.value, "set")
@@ -194,7 +183,7 @@ class _Checker(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         self.generic_visit(node)
-        name = node.func.id if isinstance(node.func, ast.Name) else ""
+        name = _callee(node)
         if name == "ObjectAttribute":
             self.add("hand-built-object", node, "do not build ObjectAttribute(...) yourself: get objects "
                      "from scene(), filter() or relate(), e.g. tables = filter(object_set=scene(), "
@@ -241,14 +230,12 @@ class _Checker(ast.NodeVisitor):
             self.check_whole_scene_reference(args.get("relation"), args.get("object_set"))
 
     def check_whole_scene_reference(self, relation: ast.expr | None, object_set: ast.expr | None) -> None:
-        """Report a relation between objects ("above") asked of the whole scene with no reference: it
-        would say nothing of which objects are meant."""
+        """Report a relation between objects ("above") asked of the whole scene with no reference."""
         value = relation.value if isinstance(relation, ast.Constant) else None
         if not isinstance(value, str) or not between_objects(value):
             return
-        called = isinstance(object_set, ast.Call) and isinstance(object_set.func, ast.Name) \
-            and object_set.func.id == "scene"
-        if called or (isinstance(object_set, ast.Name) and object_set.id in self.whole_scene):
+        named = isinstance(object_set, ast.Name) and object_set.id in self.whole_scene
+        if named or _callee(object_set) == "scene":
             self.add("relation", relation, f"{value!r} holds between two objects: say to which, e.g. "
                      f"relate(object_set=scene(), reference_object=table, relation={value!r}) for the "
                      f"objects {value} the table")
@@ -297,9 +284,8 @@ _COPIED = re.compile(rf"^\s*def\s+({API_NAMES_PATTERN})\s*\([^)]*\)\s*->|"
 
 
 def _copied_signature(code: str) -> Finding | None:
-    """An ``api-copied`` finding when the program writes out an API function's signature as the
-    documentation gives it (typed parameters, ``-> Set``): the model copied the documentation instead of
-    calling the function. None otherwise (a helper of its own may reuse a name)."""
+    """An ``api-copied`` finding when the program copies an API function's documented signature (typed
+    parameters, ``-> Set``) instead of calling it, else None."""
     match = _COPIED.search(code)
     if match is None:
         return None
@@ -325,9 +311,8 @@ def _syntax_hint(exc: SyntaxError | ValueError, code: str) -> Finding:
 
 def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bool = True,
                   named: Sequence[str] = (), require_named: bool = False) -> list[Finding]:
-    """Findings for ``code`` against the scene API and the scene's ``categories`` ([] when it looks right);
-    with ``require_named`` a program that never names one of the categories the question ``named`` is a
-    ``question-object`` finding."""
+    """Findings for ``code`` against the scene API and ``categories`` ([] when it looks right); with
+    ``require_named``, never naming a category the question ``named`` is one."""
     copied = _copied_signature(code)
     if copied is not None:
         return [copied]
@@ -354,9 +339,8 @@ def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bo
 
 
 def name_uses(tree: ast.Module, ordered_sets: bool = True) -> dict[str, set[str]]:
-    """How the program uses each name it reads: as a "set" (an ``object_set`` argument or ``relate()``'s
-    reference, a loop, ``len()``, an index) or as one "object" (an object argument of the API, a field:
-    ``name.category``); other uses say nothing."""
+    """How the program uses each name it reads: as a "set" (a set argument, a loop, ``len()``, an index)
+    or as one "object" (an object argument, a field)."""
     checker = _Checker((), ordered_sets, bound_names(tree) & set(API_FUNCTIONS))
     checker.visit(tree)
     return checker.uses

@@ -1,16 +1,15 @@
 """llama.cpp GBNF grammars for program mode's replies: the format fixed, strings and answers bounded.
 
-A reply under :func:`reply_grammar` is ``Thought: <one line>`` then ``Action: Program`` with a fenced
-program of 1 to ``PROGRAM_LINES`` lines (no comments, no backslashes), or ``Action: Final Answer`` with
-the answer. Every string in a program is a legal value (a scene category or an API string,
-:func:`synergai.agent.program.values.api_strings`), a print label ending with ':' or '=', a short
-separator, or an f-string with a placeholder whose code holds only legal values; so a program cannot name
-what the scene or the API lacks. A closed form's answer is one of its values; other forms get a short
-phrase. Alternatives are factored by common prefixes (few grammar stacks in llama.cpp).
+A reply is ``Thought: <one line>`` then ``Action: Program`` with a fenced program of 1 to ``PROGRAM_LINES``
+lines (no comments, no backslashes), or ``Action: Final Answer`` with the answer. Every string in a program
+is a legal value (a scene category or :func:`synergai.agent.program.values.api_strings`), a print label
+ending with ':' or '=', a short separator, or an f-string whose placeholders hold only legal values. A
+closed form's answer is one of its values; other forms get a short phrase.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from itertools import groupby
 
@@ -46,7 +45,7 @@ def _choice(words: list[str]) -> str:
     alternatives = []
     for _, group in groupby((w for w in words if w), key=lambda w: w[0]):
         members = list(group)
-        prefix = _common_prefix(members)
+        prefix = os.path.commonprefix(members)  # noqa: RUF071 - by character, as wanted
         tails = [w[len(prefix):] for w in members]
         alternatives.append(literal(prefix) if tails == [""] else f"{literal(prefix)} {_choice(tails)}")
     body = " | ".join(alternatives)
@@ -59,14 +58,6 @@ def answer_values(form: AnswerForm, categories: Sequence[str] = (),
                   options: Sequence[str] = ()) -> tuple[str, ...]:
     """The values an answer of ``form`` takes, when its schema lists them (() for open forms)."""
     return tuple(str(v) for v in answer_schema(form, categories, options).get("enum", ()))
-
-
-def _common_prefix(words: list[str]) -> str:
-    first, last = min(words), max(words)
-    size = 0
-    while size < min(len(first), len(last)) and first[size] == last[size]:
-        size += 1
-    return first[:size]
 
 
 def program_strings(categories: Iterable[str], answers: Iterable[str] = ()) -> tuple[str, ...]:

@@ -1,19 +1,10 @@
 """Program mode (LLM-TPC): Think -> Program -> check -> run in the sandbox -> reCtify, then a typed answer.
 
 A policy of the turn kernel (:mod:`synergai.agent.kernel`), in phases: PROGRAM asks for a program (or the
-answer), repairs it (:mod:`synergai.agent.program.repairs`), checks it statically
-(:mod:`synergai.agent.program.check`: findings go back at once, and a program that never takes an object the
-question names goes back once) and runs it in the sandbox; ANSWER, after a program printed, asks for the
-final answer only with a small budget; FINISH, when the rounds run out or no answer came, asks once for a
-JSON answer under the form's schema when a program's output was seen, else gives the answer sent back
-(one given before any program ran goes back once) or "could not be computed". What the model is told on
-each occasion is :data:`SEND_BACKS`: an error's last traceback line or an empty output asks for a
-rectified program; a reply cut off by the token budget, or a program that already failed, starts the
-conversation over from the question (the model copies what it can see) and samples the next reply (a
-second repeat ends the rounds); a ``Final Answer: X`` line without ``Action:``, or a bare short reply when
-only the answer is asked, is read as the answer when it fits the question's form
-(:mod:`synergai.agent.answer_forms`). With ``ProgramLimits.constrained`` and a model that enforces grammars,
-replies follow the GBNF grammar of :mod:`synergai.agent.program.grammar`.
+answer), repairs it (:mod:`synergai.agent.program.repairs`), checks it (:mod:`synergai.agent.program.check`)
+and runs it in the sandbox; ANSWER, after a program printed, asks for the final answer only; FINISH, out
+of rounds or answers, asks once for a JSON answer when a program's output was seen, else gives the answer
+sent back or "could not be computed". What the model is told on each occasion is :data:`SEND_BACKS`.
 """
 
 from __future__ import annotations
@@ -66,45 +57,38 @@ _CODE = re.compile(r"```[ \t]*(?:python|py)?[ \t]*\n(.*?)(?:```|\Z)", re.IGNOREC
 
 @dataclass(frozen=True)
 class ProgramLimits:
-    """Bounds on one question: ``max_rounds`` 4 allows the first program, two repairs and the answer; a
-    program round generates ``max_tokens`` (ten lines and a thought fit in 300)."""
+    """Bounds on one question: 4 rounds allow the first program, two repairs and the answer; ten lines and
+    a thought fit in 300 tokens."""
 
     max_rounds: int = 4
     #: an answer failing its check goes back to the model once (off: the graph's typed answer at once)
     check_sends_back: bool = False
     check_answers: bool = True  #: every answer checked before it is given (off only to test other parts)
     max_tokens: int = 300
-    #: Tokens of a reply that can only be the Final Answer (the round after a program's output).
-    answer_tokens: int = 100
+    answer_tokens: int = 100  #: tokens of a reply that can only be the Final Answer
     #: After a program prints, the next call asks for the Final Answer only (no further program).
     answer_after_output: bool = True
-    #: Generate replies under the program-mode grammar where the model enforces grammars.
-    constrained: bool = False
+    constrained: bool = False  #: replies under the program-mode grammar where the model enforces grammars
     sandbox: SandboxLimits = field(default_factory=SandboxLimits)
     #: Object sets index nearest-first (True) or keep LLM-TPC's no-indexing contract (False).
     ordered_sets: bool = True
-    #: Check programs statically before the sandbox (False: every program goes to the sandbox).
-    static_check: bool = True
-    #: Longest program output shown to the model (a longer one is cut, and the model told so).
-    max_observation_chars: int = 1500
-    #: Sampling temperature of the call after the model repeated a failed program (greedy decoding
-    #: given the same prompt would write it again); every other call is greedy.
+    static_check: bool = True  #: repair and check programs before the sandbox
+    max_observation_chars: int = 1500  #: longest program output shown to the model (longer: cut)
+    #: Sampling temperature of the call after the model repeated a failed program (else greedy).
     repeat_temperature: float = REPEAT_TEMPERATURE
-    #: Send back, once, a program that never takes any object the question names (check finding
-    #: ``question-object``); the same program given again then runs, and so does one written in the last
-    #: round (no round is left for the repair).
+    #: Send back, once, a program that never takes any object the question names (while a round is left).
     question_objects: bool = True
 
 
-#: Findings about a program that runs as written, with a result the model may not expect: a category the
-#: scene has none of (filter() gives an empty set). The program runs; the hint is said beside its output.
+#: Findings said beside a program's output rather than keeping it from running (a category the scene
+#: has none of: filter() gives an empty set).
 NOTED = frozenset({"category"})
 
 
 @dataclass
 class ProgramResult(Answered):
-    """What one question produced in program mode (:class:`~synergai.agent.result.Answered`, whether the
-    replies were generated under the grammar, and how often each repair was applied)."""
+    """What one question produced in program mode: whether the replies were generated under the grammar,
+    and how often each repair was applied."""
 
     constrained: bool = False
     repairs: dict[str, int] = field(default_factory=dict)  # per repair, the programs it was applied to
@@ -135,16 +119,24 @@ def parse_reply(text: str) -> TPCStep:
     body = rest.group(1).strip() if rest else ""
     if kind.startswith("program"):
         code = _CODE.search(body) or _CODE.search(text)
-        program = code.group(1).strip() if code else ""
-        if not program:
+        if not (code and code.group(1).strip()):
             raise ParseError("Action is Program but no ```Python block follows")
-        return TPCStep(thought, "program", program)
-    if kind.startswith("final"):
-        answer = body.splitlines()[0].strip().strip('"').strip() if body else ""
-        if not answer:
-            raise ParseError("Action is Final Answer but Action Input is empty")
-        return TPCStep(thought, "final", answer)
-    raise ParseError(f"unknown action {action.group(1).strip()!r}")
+        return TPCStep(thought, "program", code.group(1).strip())
+    if not kind.startswith("final"):
+        raise ParseError(f"unknown action {action.group(1).strip()!r}")
+    answer = body.splitlines()[0].strip().strip('"').strip() if body else ""
+    if not answer:
+        raise ParseError("Action is Final Answer but Action Input is empty")
+    return TPCStep(thought, "final", answer)
+
+
+def _final_text(text: str) -> str | None:
+    """The answer of a text-format Final Answer reply, or None."""
+    try:
+        step = parse_reply(text)
+    except ParseError:
+        return None
+    return step.content if step.kind == "final" else None
 
 
 _LOOSE_FINAL = re.compile(r"^\s*\**\s*Final Answer\s*\**\s*:\s*\**\s*(.+?)\s*$", re.MULTILINE | re.IGNORECASE)
@@ -153,9 +145,8 @@ BARE_ANSWER_WORDS = 6
 
 
 def loose_final(text: str, bare: bool = False) -> str | None:
-    """The answer of a reply that gives one outside the format: a ``Final Answer: X`` line without the
-    ``Action:`` line, or (``bare``: the round asked for the answer only) a single short line such as ``2``;
-    None otherwise. The caller keeps it only when it fits the question's answer form."""
+    """The answer of a reply outside the format: a ``Final Answer: X`` line, or (``bare``) a single short
+    line such as ``2``; None otherwise. The caller keeps it only when it fits the question's form."""
     match = _LOOSE_FINAL.search(text)
     if match:
         return match.group(1).strip().strip('"*').strip() or None
@@ -168,10 +159,7 @@ def loose_final(text: str, bare: bool = False) -> str | None:
 
 def scene_summary(graph: SceneGraph) -> str:
     """"2 chair, 1 table, ..." (structural nodes left out), as LLM-TPC prepends it."""
-    counts: dict[str, int] = {}
-    for o in graph:
-        if o.kind not in STRUCTURE_KINDS:
-            counts[o.category] = counts.get(o.category, 0) + 1
+    counts = Counter(o.category for o in graph if o.kind not in STRUCTURE_KINDS)
     return ", ".join(f"{n} {c}" for c, n in sorted(counts.items()))
 
 
@@ -184,7 +172,8 @@ class Phase(StrEnum):
     DONE = DONE
 
 
-#: What the model is told, per occasion (:class:`~synergai.agent.kernel.SendBack`).
+#: What the model is told, per occasion (:class:`~synergai.agent.kernel.SendBack`): a repeated program or
+#: a reply cut off before its action starts over from the question and samples the next reply.
 SEND_BACKS = MappingProxyType({
     "answer-first": SendBack(P.PROGRAM_FIRST, times=1),  # answered before any program ran
     "repeated-program": SendBack(P.REPEATED, times=1, restart=True, resample=True),
@@ -213,25 +202,14 @@ class _Question(Turn):
     early: TPCStep | None = None  # an answer given before any program ran, sent back once
     last_error: str = ""
 
-    @property
-    def categories(self) -> list[str]:
-        """The scene's categories."""
-        return sorted(self.counts)
-
-    @property
-    def ran(self) -> bool:
-        """Whether a program ran without an error."""
-        return any(t["type"] == "program" and t["ok"] for t in self.result.trace)
-
-    @property
-    def saw_output(self) -> bool:
-        """Whether a program ran and printed."""
-        return any(t["type"] == "program" and t["ok"] and t["stdout"].strip() for t in self.result.trace)
+    def programs(self, printed: bool = False) -> bool:
+        """Whether a program ran without an error (and, with ``printed``, printed)."""
+        return any(t["type"] == "program" and t["ok"] and (not printed or t["stdout"].strip())
+                   for t in self.result.trace)
 
 
 class ProgramLoop:
-    """Runs Think-Program-reCtify for situated questions: a policy of the
-    :class:`~synergai.agent.kernel.TurnKernel`."""
+    """Runs Think-Program-reCtify for situated questions: a policy of the turn kernel."""
 
     budgeted: frozenset[str] = frozenset({Phase.PROGRAM, Phase.ANSWER})
     out_of_budget: str = Phase.FINISH
@@ -253,8 +231,7 @@ class ProgramLoop:
         return {Phase.PROGRAM: self._program, Phase.ANSWER: self._answer_only, Phase.FINISH: self._finish}
 
     def _checked(self, at: _Question, may_send_back: bool) -> str | None:
-        """The answer check (:func:`~synergai.agent.answer_check.settle`); "could not be computed" is not
-        sent back."""
+        """The answer check (:func:`~synergai.agent.answer_check.settle`); NOT_COMPUTED is not sent back."""
         if not self.limits.check_answers:
             return None
         return settle(at.result, at.question, at.graph, may_retry=(
@@ -263,7 +240,7 @@ class ProgramLoop:
 
     def answer_again(self, at: _Question) -> str:
         """After an answer failed its check: the answer only when a program printed, else a program."""
-        return Phase.ANSWER if at.saw_output else Phase.PROGRAM
+        return Phase.ANSWER if at.programs(printed=True) else Phase.PROGRAM
 
     def run(self, graph: SceneGraph, question: str, situation: str = "",
             viewpoint: Viewpoint | None = None) -> ProgramResult:
@@ -280,7 +257,6 @@ class ProgramLoop:
         counts = Counter(o.category for o in graph)
         question = Question.parse(text, sorted(counts))
         result = ProgramResult(answer="", answer_form=question.form.value, constrained=self.constrained)
-        calls = self.kernel.calls(text, result.usage)
         pose = None if viewpoint is None else {"position": list(viewpoint.position),
                                                "forward": list(viewpoint.forward)}
         api_args: dict[str, Any] = {"graph": graph_to_dict(graph), "viewpoint": pose,
@@ -296,7 +272,8 @@ class ProgramLoop:
         messages = [{"role": "system", "content": self._system}, {"role": "user", "content": prompt}]
         return _Question(question=question, result=result, graph=graph, prompt=prompt, messages=messages,
                          api_args=api_args, counts=counts, grammars=grammars, phase=Phase.PROGRAM,
-                         calls=calls, sampling=Resampling(self.limits.repeat_temperature))
+                         calls=self.kernel.calls(text, result.usage),
+                         sampling=Resampling(self.limits.repeat_temperature))
 
     def _call(self, at: _Question, max_tokens: int) -> ChatReply:
         """One round's model call (greedy unless the question asks for a sample)."""
@@ -307,15 +284,15 @@ class ProgramLoop:
 
     # ------------------------------------------------------------------ phases
     def _program(self, at: _Question) -> str:
-        """PROGRAM: a reply that answers ends the question; a program is checked and run; a malformed
-        reply or a repeated program gets its prompt."""
+        """PROGRAM: an answer ends the question; a program is checked and run; a malformed reply or a
+        repeated program is sent back."""
         budget = self.limits.max_tokens
         reply = self._call(at, budget)
         try:
             step = parse_reply(reply.text)
         except ParseError as exc:
             return self._unparsed(at, reply, budget, f"parse error: {exc}")
-        if step.kind == "final" and not (at.ran or at.early) and at.model_calls < self.budget.calls:
+        if step.kind == "final" and not (at.programs() or at.early) and at.model_calls < self.budget.calls:
             at.early = step
             self.kernel.record(at, StepKind.ERROR, error="answered before a program ran",
                                reply=reply.text[:800])
@@ -338,8 +315,7 @@ class ProgramLoop:
             return Phase.DONE
         at.last_error = error
         self.kernel.record(at, StepKind.ERROR, reply=reply.text[:800], error=error)
-        # cut off before its action: a loop greedy decoding repeats ("then the blanket on the bed, then
-        # the blanket on the bed, ...") and copies while it can see it: start over and sample
+        # cut off before its action: a loop greedy decoding repeats and copies while it can see it
         if reply.finish_reason == "length":
             self.kernel.send_back(at, "cut-thought", tokens=budget)
         else:
@@ -363,10 +339,10 @@ class ProgramLoop:
         return Phase.FINISH
 
     def _finish(self, at: _Question) -> str:
-        """FINISH: one JSON answer when a program's output was seen; else the answer sent back when no
-        program ran after it; else "could not be computed"."""
+        """FINISH: one JSON answer when a program's output was seen; else the answer sent back; else
+        NOT_COMPUTED."""
         result = at.result
-        if at.saw_output:
+        if at.programs(printed=True):
             self._summarize(at)
         elif at.early is not None:
             self._answer(at, at.early.content, {"thought": at.early.thought, "sent_back": True})
@@ -428,11 +404,10 @@ class ProgramLoop:
 
     def _check(self, at: _Question, code: str) -> tuple[list[Finding], list[Finding]]:
         """The static check's findings that keep a program from running, and those said beside its
-        output (:data:`NOTED`). A program ignoring the question's objects goes back once, while a round is
-        left for the repair."""
+        output (:data:`NOTED`)."""
         if not self.limits.static_check:
             return [], []
-        findings = check_program(code, at.categories, ordered_sets=self.limits.ordered_sets,
+        findings = check_program(code, sorted(at.counts), ordered_sets=self.limits.ordered_sets,
                                  named=at.question.categories,
                                  require_named=self.limits.question_objects and not at.named_asked
                                  and at.model_calls < self.budget.calls)
@@ -462,12 +437,11 @@ class ProgramLoop:
         return True
 
     def _summarize(self, at: _Question) -> None:
-        """Out of rounds (or no answer when asked) after seeing output: one JSON answer under the form's
-        schema."""
+        """After seeing output: one JSON answer under the form's schema."""
         question = at.question
         schema = {"type": "object", "additionalProperties": False, "required": ["thought", "answer"],
                   "properties": {"thought": {"type": "string", "maxLength": 200},
-                                 "answer": answer_schema(question.form, at.categories, question.options)}}
+                                 "answer": answer_schema(question.form, sorted(at.counts), question.options)}}
         asked = [*at.messages, {"role": "user", "content": P.SUMMARIZE_JSON}]
         reply = at.calls.json(asked, schema, max_tokens=120, retries=1,
                               accept_text=lambda t: _final_text(t) is not None)  # LLMError: the caller's
@@ -483,12 +457,3 @@ class ProgramLoop:
             self._answer(at, final, {"summarized": True})
         else:
             self.kernel.record(at, StepKind.ERROR, error=f"summarization failed: {reply.problem}")
-
-
-def _final_text(text: str) -> str | None:
-    """The answer of a text-format Final Answer reply, or None."""
-    try:
-        step = parse_reply(text)
-    except ParseError:
-        return None
-    return step.content if step.kind == "final" else None

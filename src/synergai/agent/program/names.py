@@ -1,6 +1,5 @@
-"""Which names a Python program reads before it binds them (``ast``, nothing executed): every name it
-binds, the names it reads that nothing binds, the module-level reads that come before the first
-assignment; and the assignments of earlier programs that give a repair back the names it dropped."""
+"""Which names a program reads before it binds them (``ast``, nothing executed), and the assignments of
+earlier programs that give a repair back the names it dropped."""
 
 from __future__ import annotations
 
@@ -11,6 +10,14 @@ from collections.abc import Iterable, Sequence
 
 from synergai.agent.program.api import API_FUNCTIONS
 from synergai.scene.vocabulary import singular
+
+
+def parsed(code: str) -> ast.Module | None:
+    """``code``'s syntax tree, or None when the sandbox's Python cannot read it."""
+    try:
+        return ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
 
 
 def bound_names(tree: ast.Module) -> set[str]:
@@ -33,8 +40,8 @@ def bound_names(tree: ast.Module) -> set[str]:
 
 
 def undefined_names(tree: ast.Module) -> list[ast.Name]:
-    """The names ``tree`` reads that nothing binds (not the program, the builtins or the API), and the
-    names its top level reads before it first assigns them (:func:`read_before_assigned`)."""
+    """The names ``tree`` reads that nothing binds (the program, the builtins or the API), and those its
+    top level reads before it first assigns them."""
     known = bound_names(tree) | set(dir(builtins)) | set(API_FUNCTIONS) | {"ObjectAttribute"}
     unbound = [node for node in ast.walk(tree)
                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in known]
@@ -47,8 +54,8 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.
 
 
 def _top_level(node: ast.AST) -> Iterable[ast.AST]:
-    """The nodes under ``node`` that run in the module's scope (not inside functions, lambdas, classes or
-    comprehensions, whose names are their own)."""
+    """The nodes under ``node`` that run in the module's scope (not in functions, lambdas, classes or
+    comprehensions)."""
     for child in ast.iter_child_nodes(node):
         if isinstance(child, _SCOPES):
             if isinstance(child, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
@@ -60,32 +67,28 @@ def _top_level(node: ast.AST) -> Iterable[ast.AST]:
 
 
 def _bindings(nodes: Sequence[ast.AST]) -> dict[str, _Position]:
-    """Where a statement's module-scope ``nodes`` (the statement and :func:`_top_level` of it) first bind
-    each name, as the order of evaluation sees it: an assignment's targets after its value, a loop's target
-    after its iterable."""
+    """Where a statement's module-scope ``nodes`` first bind each name, in the order of evaluation: an
+    assignment's targets after its value, a loop's target after its iterable."""
     first: dict[str, _Position] = {}
 
     def bind(name: str, after: ast.AST) -> None:
         at = (getattr(after, "end_lineno", 0) or 0, getattr(after, "end_col_offset", 0) or 0)
         first[name] = min(first.get(name, at), at)
 
+    def bind_all(targets: Iterable[ast.AST], after: ast.AST) -> None:
+        for name in (n for t in targets for n in ast.walk(t)):
+            if isinstance(name, ast.Name):
+                bind(name.id, after)
+
     for node in nodes:
         if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                for name in ast.walk(target):
-                    if isinstance(name, ast.Name):
-                        bind(name.id, node)
+            bind_all(node.targets if isinstance(node, ast.Assign) else [node.target], node)
         elif isinstance(node, ast.For | ast.AsyncFor):
-            for name in ast.walk(node.target):
-                if isinstance(name, ast.Name):
-                    bind(name.id, node.iter)
+            bind_all([node.target], node.iter)
         elif isinstance(node, ast.NamedExpr):
             bind(node.target.id, node)
         elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            for name in ast.walk(node.optional_vars):
-                if isinstance(name, ast.Name):
-                    bind(name.id, node.context_expr)
+            bind_all([node.optional_vars], node.context_expr)
         elif isinstance(node, ast.Import | ast.ImportFrom):
             for alias in node.names:
                 bind((alias.asname or alias.name).split(".")[0], node)
@@ -97,10 +100,8 @@ def _bindings(nodes: Sequence[ast.AST]) -> dict[str, _Position]:
 
 
 def read_before_assigned(tree: ast.Module) -> list[ast.Name]:
-    """The reads of module-level names that come before the program first assigns them, e.g. ``door`` in
-    ``if len(door) > 0: door = list(door)`` (a repair that dropped the line defining it) or ``print(x)``
-    before ``x = ...``; names the program never binds are :func:`undefined_names`' own. An assignment under
-    a condition counts as an assignment."""
+    """The reads of module-level names before the program first assigns them (``print(x)`` before
+    ``x = ...``); an assignment under a condition counts."""
     scopes = [[statement, *_top_level(statement)] for statement in tree.body]
     per_statement = [_bindings(nodes) for nodes in scopes]
     module_names = {name for binds in per_statement for name in binds}
@@ -118,27 +119,18 @@ def read_before_assigned(tree: ast.Module) -> list[ast.Name]:
 
 def _assignments(code: str) -> dict[str, ast.Assign]:
     """The last top-level ``name = ...`` statement of each name in ``code`` ({} when it does not parse)."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
-        return {}
     found: dict[str, ast.Assign] = {}
-    for stmt in tree.body:
+    for stmt in getattr(parsed(code), "body", []):
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             found[stmt.targets[0].id] = stmt
     return found
 
 
 def carry_definitions(code: str, earlier: Sequence[str]) -> tuple[str, list[str]] | None:
-    """``code`` with the top-level assignments of the ``earlier`` programs that its undefined names need
-    put in front (each one's own needs before it; a later program's assignment wins), and the names
-    carried; None when it needs none, or when one of them was never assigned before (then the check's
-    hint goes back as usual)."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
-        return None
-    missing = list(dict.fromkeys(n.id for n in undefined_names(tree)))
+    """``code`` with the top-level assignments of the ``earlier`` programs its undefined names need put in
+    front (a later program's wins), and the names carried; None when it needs none or one is missing."""
+    tree = parsed(code)
+    missing = list(dict.fromkeys(n.id for n in undefined_names(tree))) if tree is not None else []
     if not missing:
         return None
     definitions: dict[str, ast.Assign] = {}

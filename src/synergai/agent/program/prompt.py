@@ -223,20 +223,15 @@ STRING_RULE = ("In a program every string is a category of the scene or a value 
 SUMMARIZE_JSON = ("You have reached the maximum number of chats. From the observations above, give your "
                   "final answer as JSON: {\"thought\": \"...\", \"answer\": ...}.")
 
-_FORM_HINTS = {
-    AnswerForm.YES_NO: "yes or no",
-    AnswerForm.NUMBER: "a number",
-    AnswerForm.COLOR: "a colour",
-    AnswerForm.CATEGORY: "an object category of the scene",
-    AnswerForm.PLACE: "a place (a relation and an object, e.g. on the desk)",
-    AnswerForm.DIRECTION: "a direction: left, right, front or back",
-    AnswerForm.PHRASE: "one or two words",
-}
+_FORM_HINTS = {AnswerForm.YES_NO: "yes or no", AnswerForm.NUMBER: "a number", AnswerForm.COLOR: "a colour",
+               AnswerForm.CATEGORY: "an object category of the scene",
+               AnswerForm.PLACE: "a place (a relation and an object, e.g. on the desk)",
+               AnswerForm.DIRECTION: "a direction: left, right, front or back",
+               AnswerForm.PHRASE: "one or two words"}
 
 
 def system_prompt(ordered_sets: bool = True, constrained: bool = False) -> str:
-    """The scene-independent system prompt (a stable prefix for the model's cache); ``constrained`` adds
-    the rule the grammar enforces on a program's strings."""
+    """The scene-independent system prompt (a stable cache prefix); ``constrained`` adds the string rule."""
     api = API_DOC.replace("{set_order}", ORDERED_SETS if ordered_sets else STRICT_SETS)
     if constrained:
         api = f"{api}\n{STRING_RULE}"
@@ -251,8 +246,7 @@ def answer_hint(form: AnswerForm, options: Sequence[str] = ()) -> str:
 
 
 def user_prompt(scene_summary: str, situation: str, question: str, answer: str = "") -> str:
-    """The per-question message, with the scene summary prepended as in the paper (and, when given, the
-    form the final answer takes)."""
+    """The per-question message: the scene summary as in the paper, the question and the answer's form."""
     situation_line = f"My situation: {situation}\n" if situation.strip() else ""
     answer_line = f"\nAnswer with: {answer}." if answer else ""
     return f"I am in a room. Looking around me, I see some objects: {scene_summary}.\n{situation_line}" \

@@ -1,13 +1,8 @@
 """The one pipeline of repairs of a model's program: every transform registered here, in order, and
-counted per run (:func:`applied`, ``ProgramResult.repairs``; each program's trace names its own).
-
-Python written wrongly in a general way with exactly one meaning is repaired rather than sent back for a
-repair round. Stage "parse" (:data:`PASSES`) runs only when the text does not parse and is kept only when
-the result parses (else the static check reports the syntax error with its hint); then a program is given
-back the assignments of earlier attempts it reads but dropped ("carry-definitions") and the names it reads
-that spell a scene category ("define-categories"). Calls that parse are never rewritten: the scene API
-reads what a reasonable person writes (its leniencies, :data:`LENIENCIES`, in
-:mod:`synergai.agent.program.api`; the values they read in :mod:`synergai.agent.program.values`).
+counted per run (:func:`applied`). The parse passes (:data:`PASSES`) run only on text that does not parse
+and are kept only when the result parses; then a program gets back the assignments of earlier attempts it
+dropped ("carry-definitions") and the names it reads that spell a scene category ("define-categories").
+Calls that parse are never rewritten: the scene API reads them leniently (:data:`LENIENCIES`).
 """
 
 from __future__ import annotations
@@ -18,7 +13,6 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from synergai.agent.program.arguments import name_positional_arguments
 from synergai.agent.program.check import name_uses
 from synergai.agent.program.names import carry_definitions, category_named, one_object_code, undefined_names
 from synergai.agent.program.rewrite import (
@@ -26,6 +20,7 @@ from synergai.agent.program.rewrite import (
     close_fields,
     colon_keywords,
     join_category_names,
+    name_positional_arguments,
     parses,
     requote_fstrings,
 )
@@ -68,8 +63,8 @@ LENIENCIES = MappingProxyType({
 
 
 def make_parse(code: str, categories: Sequence[str] = ()) -> tuple[str, list[str]] | None:
-    """A repair of ``code`` that parses and the names of the passes it took, when ``code`` does not parse
-    and the passes of :data:`PASSES`, applied in turn, make it parse; None otherwise."""
+    """A repair of ``code`` that does not parse by the passes of :data:`PASSES` in turn, and the passes it
+    took; None when it parses already or they do not make it parse."""
     if parses(code):
         return None
     candidate, used = code, []
@@ -88,10 +83,9 @@ def make_parse(code: str, categories: Sequence[str] = ()) -> tuple[str, list[str
 
 def define_categories(code: str, counts: Mapping[str, int], *,
                       ordered_sets: bool = True) -> tuple[str, list[str]] | None:
-    """``code`` with an assignment put in front for each name it reads but never assigns that spells a
-    scene category (``counts``: objects per category) and is used one way only: as a set it is the
-    category's objects; as one object only when the scene holds exactly one (with several, which one is
-    the model's choice and the check's hint goes back). None when no name qualifies."""
+    """``code`` with an assignment in front for each undefined name that spells a scene category and is
+    used one way only: as a set, the category's objects; as one object, when the scene has exactly one
+    (``counts``: objects per category). None when no name qualifies."""
     if not parses(code):
         return None
     tree = ast.parse(code)
@@ -107,8 +101,8 @@ def define_categories(code: str, counts: Mapping[str, int], *,
 
 def repair_program(code: str, counts: Mapping[str, int], earlier: list[str], *,
                    ordered_sets: bool = True) -> tuple[str, dict[str, Any]]:
-    """The program as it will be checked, through every stage, and what was done (for the trace);
-    ``earlier`` (the programs so far) gets this one as written, parse-repaired."""
+    """The program through every stage, and what was done (for the trace); ``earlier`` (the programs so
+    far) gets this one, parse-repaired."""
     code, repairs = make_parse(code, sorted(counts)) or (code, [])
     carry = carry_definitions(code, earlier)
     earlier.append(code)

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import ast
 import io
 import re
 import tokenize
 from collections.abc import Sequence
 
-from synergai.agent.program.api import API_NAMES_PATTERN, api_signatures
+from synergai.agent.program.api import API_NAMES_PATTERN, api_signatures, full_keyword
+from synergai.agent.program.names import parsed
 
 _QUOTE = r"(\"\"\"|'''|\"|')"
 #: An f-string's opening: its prefix and quote.
@@ -21,16 +21,12 @@ _OTHER = {'"': "'", "'": '"'}
 
 def parses(code: str) -> bool:
     """Whether ``code`` is valid Python for the sandbox's interpreter."""
-    try:
-        ast.parse(code)
-    except (SyntaxError, ValueError):
-        return False
-    return True
+    return parsed(code) is not None
 
 
 def _scan_fstring(code: str, start: int, quote: str, out: list[str]) -> int:
-    """Copy the f-string body from ``start`` (after its opening quote) to ``out``; return the index after
-    its closing quote. Literals inside replacement fields that reuse ``quote`` get the other quotes."""
+    """Copy the f-string body from ``start`` to ``out``, literals in its fields that reuse ``quote`` with
+    the other quotes; the index after its closing quote."""
     i, depth, other = start, 0, _OTHER[quote[0]]
     while i < len(code) and not (code[i] == "\n" and len(quote) == 1):
         ch = code[i]
@@ -57,8 +53,8 @@ def _scan_fstring(code: str, start: int, quote: str, out: list[str]) -> int:
 
 
 def requote_fstrings(code: str) -> str:
-    """``code`` with string literals inside f-string replacement fields using the other kind of quotes
-    where they reuse the f-string's own (PEP 701 code made valid for Python 3.11)."""
+    """``code`` with literals in f-string fields that reuse the f-string's quotes given the other kind
+    (PEP 701 code made valid for Python 3.11)."""
     out, i = [], 0
     while (m := _OUTER.search(code, i)) is not None:
         out.append(code[i:m.end()])
@@ -74,8 +70,8 @@ def requote_fstrings(code: str) -> str:
 
 
 def _spells(run: list[tokenize.TokenInfo], words: tuple[str, ...]) -> bool:
-    """Whether the tokens ``run`` are bare names on one line that spell the category ``words``, the first
-    possibly with a prefix joined by ``_`` and the last with a suffix (``closest_water cooler_distance``)."""
+    """Whether the tokens ``run`` are names on one line that spell ``words``, with a prefix or suffix
+    joined by ``_`` (``closest_water cooler_distance``)."""
     if len(run) != len(words) or any(t.type != tokenize.NAME or t.start[0] != run[0].start[0] for t in run):
         return False
     first, *middle, last = (t.string for t in run)
@@ -84,9 +80,8 @@ def _spells(run: list[tokenize.TokenInfo], words: tuple[str, ...]) -> bool:
 
 
 def join_category_names(code: str, categories: Sequence[str]) -> str:
-    """``code`` with the words of a multi-word scene category that stand as bare names joined by ``_``
-    (``water cooler = ...`` becomes ``water_cooler = ...``; ``water cooler_distance`` becomes
-    ``water_cooler_distance``)."""
+    """``code`` with a multi-word scene category written as bare names joined by ``_`` (``water cooler =
+    ...`` becomes ``water_cooler = ...``)."""
     phrases = sorted({tuple(c.split()) for c in categories if len(c.split()) > 1}, key=len, reverse=True)
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(code).readline)) if phrases else []
@@ -117,9 +112,8 @@ _COLON_ARGUMENT = re.compile(r"([(,]\s*)(\w+)\s*:\s*(?=[a-z_\"'\[\d])")
 
 
 def colon_keywords(code: str) -> str:
-    """``code`` with an API call's keyword written with a colon, ``query_relation_agent(object: chair)``,
-    written with ``=`` (only the function's own parameter names, and not before a capitalised word: a
-    copied signature, ``object: ObjectAttribute``, is the check's to report)."""
+    """``code`` with an API call's parameter written with a colon (``query_relation_agent(object: chair)``)
+    written with ``=`` (not before a capitalised word: a copied signature is the check's)."""
     def fix(call: re.Match[str]) -> str:
         params = api_signatures()[call[1]].parameters
         return _COLON_ARGUMENT.sub(lambda m: f"{m[1]}{m[2]}=" if m[2] in params else m[0], call[0])
@@ -132,8 +126,7 @@ _CLOSER = {"[": "]", "(": ")"}
 
 
 def _closers(text: str) -> str | None:
-    """The brackets that close what ``text`` leaves open, innermost first; None when it closes one it
-    never opened."""
+    """The brackets that close what ``text`` leaves open, innermost first; None when it closes one more."""
     stack: list[str] = []
     for ch in text:
         if ch in _CLOSER:
@@ -144,8 +137,8 @@ def _closers(text: str) -> str | None:
 
 
 def close_fields(code: str) -> str:
-    """``code`` with the brackets an f-string replacement field leaves open closed before its ``}``
-    (``f"{[o.category for o in objs[:3]}"``; a ``]`` written after the ``}`` moves inside it)."""
+    """``code`` with the brackets an f-string field leaves open closed before its ``}`` (a ``]`` written
+    after the ``}`` moves inside it)."""
 
     def fix(m: re.Match[str]) -> str:
         closers = _closers(m[1])
@@ -154,3 +147,51 @@ def close_fields(code: str) -> str:
 
     lines = code.splitlines(keepends=True)
     return "".join(_FIELD.sub(fix, line) if _PREFIX.search(line) else line for line in lines)
+
+
+def _call_arguments(tokens: list[tokenize.TokenInfo], at: int) -> list[list[tokenize.TokenInfo]]:
+    """The arguments (their tokens) of the call whose ``(`` is ``tokens[at]``; [] for a call left open."""
+    args: list[list[tokenize.TokenInfo]] = [[]]
+    depth = 0
+    for tok in tokens[at + 1:]:
+        if tok.type in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT):
+            continue
+        depth += (tok.string in "([{") - (tok.string in ")]}") if tok.type == tokenize.OP else 0
+        if depth < 0:
+            return [a for a in args if a]
+        if depth == 0 and tok.string == ",":
+            args.append([])
+        else:
+            args[-1].append(tok)
+    return []
+
+
+def name_positional_arguments(code: str) -> str:
+    """``code`` with an unnamed argument after named ones in an API call (``filter(object_set=s, lambda o:
+    ...)``) named as the function's first parameter not yet given (``category=lambda o: ...``)."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return code
+    lines, inserts, signatures = code.splitlines(keepends=True), [], api_signatures()
+    for i, tok in enumerate(tokens[:-1]):
+        if tok.string not in signatures or tokens[i + 1].string != "(" or (
+                i and tokens[i - 1].string in (".", "def")):
+            continue
+        params = [p.name for p in signatures[tok.string].parameters.values()
+                  if p.kind is p.POSITIONAL_OR_KEYWORD]
+        args = _call_arguments(tokens, i + 1)
+        named = [len(a) > 1 and a[0].type == tokenize.NAME and a[1].string == "=" for a in args]
+        first = named.index(True) if True in named else len(args)
+        late = [a for a, n in zip(args[first:], named[first:], strict=True) if not n]
+        if any(a[0].string in ("*", "**") for a in late):  # *items after keywords is Python's own
+            continue
+        keywords = (a[0].string for a, n in zip(args, named, strict=True) if n)
+        given = {*params[:first], *(full_keyword(k, params) for k in keywords)}
+        free = [p for p in params if p not in given]
+        if len(late) > len(free):
+            raise ValueError("more unnamed arguments than parameters left")
+        inserts += [(arg[0].start, f"{name}=") for arg, name in zip(late, free, strict=False)]
+    for (row, col), text in sorted(inserts, reverse=True):  # from the end: earlier columns stay right
+        lines[row - 1] = lines[row - 1][:col] + text + lines[row - 1][col:]
+    return "".join(lines)

@@ -1,12 +1,11 @@
 """Run one LLM-written Python program in a locked-down child process (LLM-TPC program mode).
 
-:func:`run_program` starts ``python -s -P sandbox_child.py`` (isolated, with an environment of our own)
-in a new session, sends it the program as JSON, enforces the wall-clock limit (SIGKILL to the process
-group), reads its pipes with size caps and returns a :class:`SandboxResult`; the child's defences are in
+:func:`run_program` starts ``python -s -P sandbox_child.py`` in a new session with an environment of our
+own, sends it the program as JSON, enforces the wall-clock limit (SIGKILL to the process group), reads its
+pipes with size caps and returns a :class:`SandboxResult`; the child's defences are in
 :mod:`synergai.agent.program.sandbox_child`. Scene APIs come from an ``api_factory`` (``"module:function"``)
-the child calls with ``api_args`` before the lockdown; its objects are trusted but run under the same
-audit hook (import everything before returning; never look up an attribute named by the program). Each
-run is a fresh process; only the printed text comes back. :func:`demo_api` is a small example.
+the child calls with ``api_args`` before the lockdown (import everything before returning; never look up an
+attribute named by the program). Each run is a fresh process. :func:`demo_api` is a small example.
 """
 
 from __future__ import annotations
@@ -90,11 +89,8 @@ def run_program(
     api_args: Mapping[str, Any] | None = None,
     limits: SandboxLimits = SandboxLimits(),  # frozen, so a shared default is safe
 ) -> SandboxResult:
-    """Run ``code`` in a fresh sandboxed process and report its printed output or its error.
-
-    Raises :class:`SandboxError` for bad arguments or a failing ``api_factory``; anything the program does
-    (syntax errors, forbidden operations, limits, crashes) comes back as ``ok=False`` with a one-line error.
-    """
+    """Run ``code`` in a fresh sandboxed process and report its printed output or its one-line error
+    (``ok=False``); :class:`SandboxError` for bad arguments or a failing ``api_factory``."""
     start = time.monotonic()
     if not isinstance(code, str):
         raise SandboxError(f"code must be a str, got {type(code).__name__}")
@@ -127,12 +123,8 @@ def _request(code: str, api_factory: str | None, api_args: Mapping[str, Any] | N
         "code": code,
         "api_factory": api_factory,
         "api_args": dict(api_args or {}),
-        "limits": {
-            "cpu_seconds": limits.cpu_seconds,
-            "memory_mb": limits.memory_mb,
-            "max_output_chars": limits.max_output_chars,
-            "max_code_chars": limits.max_code_chars,
-        },
+        "limits": {k: getattr(limits, k) for k in ("cpu_seconds", "memory_mb", "max_output_chars",
+                                                    "max_code_chars")},
     }
     try:
         return json.dumps(request).encode("utf-8", "surrogatepass")
@@ -141,20 +133,17 @@ def _request(code: str, api_factory: str | None, api_args: Mapping[str, Any] | N
 
 
 def _child_env() -> dict[str, str]:
-    """A minimal environment: no host secrets, one BLAS thread (threads would meet RLIMIT_NPROC), a
-    fixed hash seed so sets of objects iterate, and programs print, in the same order on every run, and
-    the directory this ``synergai`` package was loaded from first on the path, so that API factories come
-    from the same code as the host (not from another installed copy)."""
+    """A minimal environment: no host secrets, one BLAS thread (threads would meet RLIMIT_NPROC), a fixed
+    hash seed (sets print in the same order on every run), and this ``synergai`` package first on the path
+    (API factories come from the host's code)."""
     single = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
     return {"PATH": os.defpath, "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONPATH": str(_PACKAGE_ROOT),
             **single}
 
 
 def _supervise(argv: Sequence[str], payload: bytes, wall_seconds: float, stdout_cap: int) -> _Outcome:
-    """Run ``argv`` in a new session, feed ``payload``, collect capped output until EOF or the deadline.
-
-    The process group is always SIGKILLed before the child is reaped, so nothing it started survives.
-    """
+    """Run ``argv`` in a new session, feed ``payload``, collect capped output until EOF or the deadline;
+    the process group is always SIGKILLed before the child is reaped, so nothing it started survives."""
     deadline = time.monotonic() + wall_seconds
     try:
         proc = subprocess.Popen(
@@ -200,17 +189,13 @@ def _supervise(argv: Sequence[str], payload: bytes, wall_seconds: float, stdout_
                     elif len(err) < _STDERR_CAP:
                         err += chunk[:_STDERR_CAP - len(err)]
     finally:
-        _kill_group(proc.pid)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             stream.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=_REAP_SECONDS)
     return _Outcome(bytes(out), bytes(err), proc.returncode, timed_out, overflowed)
-
-
-def _kill_group(pgid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
 
 
 def _find_reply(stdout: bytes, nonce: str) -> dict[str, Any] | None:
@@ -260,9 +245,6 @@ def _death_message(outcome: _Outcome, limits: SandboxLimits) -> str:
     return f"RuntimeError: the program process exited with code {code} without a result"
 
 
-# ------------------------------------------------------------------------------------------------ demo API
-
-
 @dataclass(frozen=True)
 class DemoObject:
     """One object of the demo scene, what programs see as LLM-TPC's ``ObjectAttribute``."""
@@ -284,19 +266,14 @@ _DEMO_ATTRIBUTES = ("lwh", "distance", "color")
 
 
 def demo_api(args: Mapping[str, Any]) -> dict[str, Any]:
-    """A tiny LLM-TPC-style API for tests and examples: ``scene``, ``filter``, ``query_attribute``.
-
-    ``args["objects"]`` (optional): list of ``{"category", "xyz", "lwh", "color"}``; default a 4-object room.
-    The agent stands at the origin.
-    """
+    """A tiny LLM-TPC-style API for tests and examples: ``scene``, ``filter``, ``query_attribute``, over
+    ``args["objects"]`` (``{"category", "xyz", "lwh", "color"}`` each; default a 4-object room); the agent
+    stands at the origin."""
     rows = args.get("objects")
     if rows is None:
         rows = [{"category": c, "xyz": x, "lwh": s, "color": k} for c, x, s, k in _DEMO_OBJECTS]
-    objects = frozenset(
-        DemoObject(i, str(r["category"]), vec3(r["xyz"]), vec3(r["lwh"]),
-                   str(r.get("color", "unknown")))
-        for i, r in enumerate(rows)
-    )
+    objects = frozenset(DemoObject(i, str(r["category"]), vec3(r["xyz"]), vec3(r["lwh"]),
+                                   str(r.get("color", "unknown"))) for i, r in enumerate(rows))
 
     def scene() -> set[DemoObject]:
         """Returns the set of objects in the scene."""

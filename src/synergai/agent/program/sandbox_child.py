@@ -1,8 +1,7 @@
-"""Child side of the program sandbox: check, lock down and run one untrusted program.
-
-Started by :func:`synergai.agent.program.sandbox.run_program` as ``python -s -P <this file>`` (by path: no
-package ``__init__`` runs here); reads one JSON request on stdin, writes one reply line (the request's
-nonce, then JSON) to its original stdout. Stdlib only. Layers, in the order they act:
+"""Child side of the program sandbox: check, lock down and run one untrusted program. Started by
+:func:`synergai.agent.program.sandbox.run_program` by path (no package ``__init__`` runs here); reads one
+JSON request on stdin, writes one reply line (nonce, then JSON) to its original stdout. Stdlib only.
+Layers, in the order they act:
 
 1. Static check (:func:`check_program`): no imports but a few pure modules, no class or async
    definitions, no attribute assignment or deletion, no ``__`` names or strings, no ``_`` attributes,
@@ -88,9 +87,6 @@ class SecurityError(Exception):
     """A program tried something the sandbox forbids."""
 
 
-# ----------------------------------------------------------------------------------------------- static check
-
-
 def forbidden_attribute(name: str) -> bool:
     """True for attribute names a program may not touch, directly or through ``getattr``."""
     return name.startswith("_") or name in FORBIDDEN_ATTRIBUTES
@@ -157,9 +153,6 @@ def check_program(code: str, max_chars: int) -> ast.Module:
         if problem := _node_problem(node):
             raise SecurityError(problem)
     return tree
-
-
-# ----------------------------------------------------------------------------------------- runtime pieces
 
 
 class BoundedOutput:
@@ -342,9 +335,6 @@ def _name_hint(name: str, names: Any) -> str:
     candidates = [n for n in (*names, *SAFE_BUILTINS) if isinstance(n, str) and not n.startswith("_")]
     close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.7)
     return f". Did you mean: {close[0]!r}?" if close else ""
-
-
-# -------------------------------------------------------------------------------------------------- serving
 
 
 def load_api(spec: str | None, args: Mapping[str, Any]) -> dict[str, Any]:

@@ -55,9 +55,7 @@ def api_strings() -> tuple[str, ...]:
     """Every string a program passes to the API or compares its results with, besides the scene's
     categories (sorted, each once)."""
     words = {*RELATE_RELATIONS, *AGENT_RELATIONS, *DIRECTIONS, *CLOCK_HOURS, *ATTRIBUTE_TYPES, UNKNOWN,
-             *COLOR_NAMES, *COLOR_ALIASES, *STATE_WORDS}
-    for values in ATTRIBUTE_WORDS.values():
-        words |= values
+             *COLOR_NAMES, *COLOR_ALIASES, *STATE_WORDS, *(w for ws in ATTRIBUTE_WORDS.values() for w in ws)}
     return tuple(sorted(words))
 
 
@@ -69,10 +67,8 @@ def legal_value(value: object, legal: Iterable[str]) -> str | None:
     if v not in legal and v not in _VALUE_SYNONYMS:
         v = _AFFIXES.sub("", _AFFIXES.sub("", v)).strip()
     v = _VALUE_SYNONYMS.get(v, v)
-    if v == "back" and "behind" in legal:
-        v = "behind"
-    if v == "behind" and "back" in legal:
-        v = "back"
+    if v in ("back", "behind"):  # each names the other where only one is legal
+        v = next((d for d in ("back", "behind") if d in legal), v)
     return v if v in legal else None
 
 
