@@ -415,11 +415,16 @@ def _header(path: Path) -> dict[str, str]:
 
 
 def _sandbox_children() -> set[int]:
+    """Sandbox children of this tree's code anywhere on the machine (a leftover one is re-parented, so not
+    only our descendants), not another checkout's (another test run beside this one)."""
+    import synergai.agent.program.sandbox_child as child
+
+    script = str(Path(child.__file__)).encode()
     found = set()
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if b"sandbox_child.py" in (entry / "cmdline").read_bytes():
+                if script in (entry / "cmdline").read_bytes():
                     found.add(int(entry.name))
             except OSError:
                 continue
