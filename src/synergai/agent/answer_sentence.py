@@ -1,8 +1,5 @@
-"""The sentence answer, written from the typed short answer and the evidence the tools observed.
-
-The model picks the value (a colour, a number, a category, a place); the sentence is composed here, so
-it costs no generated tokens, names every object the evidence holds ("The laptop and the remote
-control are on the coffee table.") and never carries an error text.
+"""The sentence answer, composed from the typed short answer and the facts the tools observed (no
+generated tokens, never an error text).
 """
 
 from __future__ import annotations
@@ -44,8 +41,7 @@ def _names(graph: SceneGraph, ids: Sequence[str]) -> str:
 
 
 def kind_phrase(obj: SceneObject) -> str:
-    """What kind of thing an object is, as far as the graph tells: its basic colour, its material and its
-    name ("brown wooden table", "white refrigerator"); the name alone when it has neither."""
+    """What kind of thing an object is: its basic colour, material and name ("brown wooden table")."""
     colour = next((c for a in obj.attributes if (c := basic_color(a))), "")
     material = next((a for a in obj.attributes if a in MATERIAL_WORDS), "")
     return " ".join(w for w in (colour, material, obj.name) if w)
@@ -62,8 +58,8 @@ def fact_sentence(graph: SceneGraph, fact: Fact) -> str:
 
 
 def _merged(facts: Sequence[Fact]) -> list[Fact]:
-    """Facts with the same wording joined: the same anchors gather their subjects ("2 chairs are near
-    the table"), then the same subjects gather their anchors ("... right of 2 toolboxes"); in order."""
+    """Facts with the same wording joined: the same anchors gather their subjects, then the same subjects
+    gather their anchors; in order."""
     by_anchors: dict[tuple[str, tuple[str, ...]], list[str]] = {}
     for f in facts:
         by_anchors.setdefault((f.wording, f.anchors), []).extend(f.subjects)
@@ -75,8 +71,7 @@ def _merged(facts: Sequence[Fact]) -> list[Fact]:
 
 
 def _stated(graph: SceneGraph, facts: Sequence[Fact]) -> tuple[str, list[Fact]]:
-    """The sentences of the first ``MAX_SENTENCES`` facts once merged (:func:`_merged`) that read
-    differently, and those facts."""
+    """The differing sentences of the first ``MAX_SENTENCES`` merged facts, and those facts."""
     texts: dict[str, Fact] = {}
     for f in _merged(facts):
         text = fact_sentence(graph, f)
@@ -108,7 +103,7 @@ def compose_answer(
     graph: SceneGraph, form: AnswerForm, value: Any, facts: Sequence[Fact], question: Question | None = None
 ) -> ComposedAnswer:
     """The sentence for a typed value, from the observed facts ('' sentence for a free phrase, or a value
-    that does not fit the form); objects the question names are preferred as its subject."""
+    that does not fit the form)."""
     short = render_answer(form, value)
     if not short or form is AnswerForm.PHRASE:
         return ComposedAnswer("", short, ())

@@ -1,9 +1,7 @@
 """What a user's input means to do: ask (a question never edits the graph) or correct the graph.
 
-The rule errs towards "question": an input is a correction only when nothing in it asks (a question
-mark of any script, a question opener or interrogative clause, a phrase that asks, a question word of
-another language, or a script the rule cannot read). The word lists live in
-:mod:`synergai.scene.vocabulary`; every step is one linear pass over a bounded input.
+The rule errs towards "question": an input is a correction only when nothing in it asks. The word lists
+live in :mod:`synergai.scene.vocabulary`.
 """
 
 from __future__ import annotations
@@ -58,8 +56,7 @@ def _words(clause: str) -> list[str]:
 
 
 def _foreign(clause: str, k: int) -> bool:
-    """Whether the clause's ``k``-th word, or its part before an apostrophe ("qu'est"), asks in another
-    language."""
+    """Whether the clause's ``k``-th word (or its part before an apostrophe) asks in another language."""
     words = _WORD.findall(clause)
     if k >= len(words):
         return False
@@ -89,9 +86,8 @@ def _clause_asks(clause: str, first: bool, after_lead_ins: bool) -> bool:
 
 
 def is_question(text: str) -> bool:
-    """Whether the input asks something (it then never edits the graph) rather than states a correction.
-
-    Errs towards "question" (see the module doc-string); an empty input is no question."""
+    """Whether the input asks something (it then never edits the graph) rather than states a
+    correction; errs towards "question"; an empty input is no question."""
     norm = unicodedata.normalize("NFKC", str(text)).lower()
     if not norm.strip():
         return False

@@ -1,15 +1,7 @@
-"""The SynergAI loop, a policy of the turn kernel (:mod:`synergai.agent.kernel`): plan, then Action /
-Observation steps, until final_answer.
-
-PLAN: the first reply is a plan whose actions run in order (a step that cannot succeed is skipped when
-the plan has others). Then ANSWER when one succeeded (a correction that has not edited yet goes to
-CORRECT: edit or answer), else LOOK (one action; never an edit for a question). CLOSE asks once more, for
-the final answer only, when steps or retries run out or the model repeats itself. Replies are JSON under
-:mod:`synergai.agent.prompt`'s schemas; the short answer is typed by the question's form, bounded by what
-was observed (:mod:`synergai.agent.evidence`) and put in a composed sentence
-(:mod:`synergai.agent.answer_sentence`). Some questions are answered from the graph with no answer call
-("where", "what shape", "what type of X", the scene's rooms). An invalid reply gets a corrective
-observation, never a crash.
+"""The SynergAI loop, a policy of the turn kernel (:mod:`synergai.agent.kernel`): a plan, then Action /
+Observation steps until final_answer (phases in :class:`Phase`). Short answers are typed by the question's
+form, bounded by what was observed and put in a composed sentence; some questions are answered from the
+graph with no answer call. An invalid reply gets a corrective observation, never a crash.
 """
 
 
@@ -152,11 +144,8 @@ def parse_action(text: str, first: bool = False) -> tuple[list[str], str, Tool, 
 
 
 def parse_plan(text: str) -> tuple[list[str], str, list[tuple[Tool, Any]]]:
-    """Parse the first reply into (plan as text, thought, actions to run in order).
-
-    The embedded model's schema gives ``{"plan": [{"action", "action_input"}, …]}``; a single
-    action object (with or without a plan in words) is accepted too, as remote models may send one.
-    """
+    """Parse the first reply into (plan as text, thought, actions to run in order): a list of actions
+    (the embedded model's schema) or a single action object (as remote models may send)."""
     data = _load(text)
     said = data.get("thought")
     thought = said if isinstance(said, str) else ""
@@ -174,12 +163,9 @@ def _key(tool: Tool, args: Any) -> str:
     return f"{tool.name} {json.dumps(args.model_dump(), sort_keys=True)}"
 
 
-
-
 def _tie_is_the_users(question: Question, graph: SceneGraph, ids: Sequence[str]) -> bool:
-    """Whether a question's tie is the user's to settle: among objects of a category the question names
-    (not one the model chose), which would answer it differently (a count takes them all; a colour
-    they share is the answer)."""
+    """Whether a question's tie is the user's to settle: among objects of a category the question names,
+    which would answer it differently (a count takes them all; a colour they share is the answer)."""
     objs = [graph.get(i) for i in ids if i in graph]
     if question.form is AnswerForm.NUMBER or not {o.category for o in objs} & set(question.categories):
         return False
@@ -270,11 +256,10 @@ class AgentLoop:
         tools = {mid: tuple(t for t in TOOLS if mid or t.name != MID_POINT_TOOL) for mid in both}
         self._plans = {(m, q, mid): plan_schema(tools[mid], marked=m, question=q)
                        for m in both for q in both for mid in both}
-        self._lookups = {(q, mid): action_schema(first=False, tools=tuple(
+        self._lookups = {(q, mid): action_schema(tuple(
             t for t in tools[mid] if t.name != "final_answer" and not (q and t.edits)))["anyOf"]
             for q in both for mid in both}
-        edit_tools = tuple(t for t in TOOLS if t.edits)
-        self._edits = action_schema(first=False, tools=edit_tools)["anyOf"]
+        self._edits = action_schema(tuple(t for t in TOOLS if t.edits))["anyOf"]
         self._graph_tokens: dict[tuple[str, tuple[str, int]], int] = {}
 
     def handlers(self) -> dict[str, Callable[[_Turn], str]]:
@@ -284,7 +269,7 @@ class AgentLoop:
 
     def _checked(self, turn: _Turn, may_send_back: bool) -> str | None:
         """The answer check (:func:`~synergai.agent.answer_check.settle`); an answer the graph gave is not
-        sent back to the model (its fallback is given instead)."""
+        sent back."""
         from_graph = any(t.get("from_graph") for t in turn.result.trace)
         if not self.limits.check_answers or turn.heard:  # the user's earlier words may outweigh the graph
             return None
@@ -414,8 +399,7 @@ class AgentLoop:
         return self._run(turn, actions)
 
     def _runnable(self, turn: _Turn, actions: list[tuple[Tool, Any]]) -> list[tuple[Tool, Any]]:
-        """A plan's actions without the repeats (padding) and, when it has others, the steps whose
-        arguments cannot succeed."""
+        """A plan's actions without, when it has others, the steps whose arguments cannot succeed."""
         if len(actions) <= 1:
             return actions
         kept = []
@@ -430,15 +414,11 @@ class AgentLoop:
     def _answer_schema(self, turn: _Turn) -> dict[str, Any]:
         """The final answer's schema once something is observed: a category or colour answer names only
         what the observations hold (:mod:`synergai.agent.evidence`)."""
-        graph = turn.ctx.graph
-        if turn.form is AnswerForm.CATEGORY:
-            cats = evidence_categories(graph, turn.facts, turn.question)
-            if cats:
-                return final_schema(turn.form, cats)
-        if turn.form is AnswerForm.COLOR:
-            colours = evidence_colours(graph, turn.facts, turn.question)
-            if colours:
-                return final_schema(turn.form, options=colours)
+        seen = (turn.ctx.graph, turn.facts, turn.question)
+        if turn.form is AnswerForm.CATEGORY and (cats := evidence_categories(*seen)):
+            return final_schema(turn.form, cats)
+        if turn.form is AnswerForm.COLOR and (colours := evidence_colours(*seen)):
+            return final_schema(turn.form, options=colours)
         return turn.final
 
     @staticmethod
@@ -448,10 +428,8 @@ class AgentLoop:
             turn.form is AnswerForm.CATEGORY and turn.question.kind_at is not None)
 
     def _answer_from_graph(self, turn: _Turn) -> bool:
-        """Some questions about an observed object are answered from the graph, with no model call: a
-        "where" question by the best place (what holds it up, what it is under or next to), a "what shape"
-        question by its box (square or rectangular), a "what type of X" or "which X" question by X's
-        colour, material and name ("white refrigerator"). False when there is no such object or place."""
+        """Answer from the graph, with no model call: "where" by the observed subject's best place, "what
+        shape" by its box, "what type of X" by X's colour, material and name. False when there is none."""
         graph = turn.ctx.graph
         subject = question_subject(graph, turn.facts, turn.question)
         if subject is None:
@@ -484,8 +462,7 @@ class AgentLoop:
 
     @staticmethod
     def _answer_about_rooms(turn: _Turn) -> bool:
-        """A question about the scene's rooms ("which room has a fridge", "how many chairs are in the
-        living room", "what is in the kitchen") is answered from the graph before any model call
+        """Answer a question about the scene's rooms from the graph
         (:mod:`synergai.agent.room_answers`); False for any other question or a scene without rooms."""
         found = room_answer(turn.ctx.graph, turn.question.text)
         if found is None:
@@ -591,8 +568,8 @@ class AgentLoop:
         return False, observation, ok
 
     def _finish(self, turn: _Turn, args: Any) -> None:
-        """The answer: the typed short answer, and a sentence composed from it and the facts observed
-        (the model's own sentence only for free answers, and never when it repeats an error text)."""
+        """The answer: the typed short answer, and a sentence composed from it and the facts observed (the
+        model's own only for free answers, never when it repeats an error text)."""
         ctx, result = turn.ctx, turn.result
         composed = compose_answer(ctx.graph, turn.form, args.short_answer, turn.facts, turn.question)
         free = args.answer.strip()

@@ -20,7 +20,7 @@ def _phrase(text: str) -> str:
 
 def _verbatim_words(phrase: str, cat: str) -> int:
     """How many words of a normalised phrase name the category, written open or closed ("night stand"
-    for "nightstand", "trashcan" for "trash can"); 0 when it is not named verbatim."""
+    for "nightstand"); 0 when it is not named verbatim."""
     if f" {cat} " in f" {phrase} ":
         return len(cat.split())
     words = phrase.split()
@@ -49,11 +49,8 @@ def category_matches(query: str, category: str) -> bool:
 
 
 def spelling_fixed(graph: SceneGraph, query: str) -> str:
-    """The query with each longer unknown word replaced by a close category word of the graph ("toobox").
-
-    Only words of five letters or more are changed, and only to a word at least 85 % similar, so
-    "chain" never becomes "chair"; the normalised query comes back unchanged when nothing is close.
-    """
+    """The query with each unknown word of 5+ letters replaced by a category word at least 85 % similar
+    ("toobox"); unchanged when nothing is close."""
     vocab = sorted({w for o in graph for w in _phrase(o.category).split()})
     known = set(vocab) | COLOR_WORDS | set(QUERY_SYNONYMS)
     words = []
@@ -65,12 +62,8 @@ def spelling_fixed(graph: SceneGraph, query: str) -> str:
 
 
 def find_objects(graph: SceneGraph, query: str, *, fix_spelling: bool = True) -> list[SceneObject]:
-    """Objects the phrase names, narrowed by any colour / attribute words it also contains.
-
-    An attribute filter that would remove every candidate is ignored (perception may have the colour
-    wrong), so "the blue box" still finds the boxes when none is recorded as blue. A phrase that names
-    nothing is tried once more with its misspelt words fixed (:func:`spelling_fixed`).
-    """
+    """Objects the phrase names, narrowed by its colour / attribute words unless that removes every one;
+    a phrase that names nothing is tried once more with its spelling fixed."""
     q = _norm(query)
     direct = [o for o in graph if o.id == q.strip() or f"id {o.id}" in q]
     if direct:

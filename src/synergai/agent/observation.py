@@ -1,8 +1,5 @@
-"""Observations rendered with SynergAI's three templates (position and size, attributes, relations).
-
-Relations are rendered from each object's own side ("The table (id: 1) is supporting white cup (id: 3).")
-and grouped per relation, as the paper's third template does; a related object carries its first
-attribute, so "what colour is the cup on the table" needs no second query.
+"""Observations rendered with SynergAI's three templates (position and size, attributes, relations), with
+relations grouped per relation from each object's own side.
 """
 
 from __future__ import annotations
@@ -49,8 +46,8 @@ def _grouped(facts: Iterable[tuple[Relation, str]]) -> dict[Relation, list[str]]
 
 
 def relation_facts(obj: SceneObject, facts: Iterable[tuple[Relation, str]]) -> list[Fact]:
-    """The facts :func:`relation_sentences` states, read from the held / related objects' side where
-    the relation has an inverse ("the laptop is on the table" for "the table supports the laptop")."""
+    """The facts :func:`relation_sentences` states, read from the related objects' side where the
+    relation has an inverse."""
     grouped = _grouped(facts)
     out = []
     for rel, others in grouped.items():
@@ -63,8 +60,7 @@ def relation_facts(obj: SceneObject, facts: Iterable[tuple[Relation, str]]) -> l
 
 
 def number(x: float) -> str:
-    """A coordinate in metres to the centimetre, without trailing zeros ("2.1", "0.08", "2"): each digit
-    is a prompt token."""
+    """A coordinate in metres to the centimetre, without trailing zeros ("2.1", "0.08", "2")."""
     text = f"{x:.2f}".rstrip("0").rstrip(".")
     return "0" if text == "-0" else text
 

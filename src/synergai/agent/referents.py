@@ -1,6 +1,5 @@
 """The objects a correction refers to, the only ones its edits may touch: the marked object, the ids it
-writes and the objects its words ground to (phrases of up to three words that could name a category;
-"object", "thing" ground to nothing). Relations may be edited only between those objects.
+writes and the objects its words ground to.
 """
 
 from __future__ import annotations

@@ -1,23 +1,10 @@
 """Questions about rooms, answered from the graph (no model call): "which room has a fridge", "how many
-chairs are in the living room", "what is in the kitchen".
+chairs are in the living room", "what is in the kitchen", "how many rooms".
 
-A scene with rooms (:attr:`SceneGraph.rooms`) answers three forms of question:
-
-* which / what room + object words: the rooms that hold objects of the categories named;
-* how many + object words + a room: the number of those objects in that room;
-* what (objects / things) + in / does + a room, naming no object: what the room holds, by category;
-* how many rooms: the rooms.
-
-Anything else (and every question in a scene without rooms) is left to the agent: :func:`room_answer`
-returns None, as it does for a question that relates objects to one another ("the cups on the table in
-the kitchen") or counts several kinds at once. A form answers only what it reads exactly: every word of
-the question must be a word of the form (:data:`_FORM_WORDS`), a room's name or an object's; any other
-word (a negation: "which rooms have *no* chairs", "what is *not* in the kitchen"; an attribute: "a
-*green* chair", "*red* chairs"; a superlative or a comparison: "the *most* chairs", "the *biggest*
-table") sends the question to the agent, which can read it, rather than to a wrong answer. Object words
-are matched as the grounding engine matches them (:func:`synergai.scene.grounding.vocabulary.map_word_to`:
-plurals, synonyms, "fridge" for refrigerator, the best match only); room words by
-:func:`synergai.scene.grounding.rooms.rooms_named`.
+:func:`room_answer` answers only a question it reads exactly: every word must be a word of the forms
+(:data:`_FORM_WORDS`), a room's name or an object's (matched as the grounding engine matches them); any
+other word (a negation, an attribute, a superlative, a relation to another object) and every scene without
+rooms leave the question to the agent (None).
 """
 
 from __future__ import annotations
@@ -94,9 +81,8 @@ def _room_phrase(words: list[str], graph: SceneGraph) -> tuple[list[Room], list[
 
 
 def _categories_named(graph: SceneGraph, words: list[str]) -> tuple[list[tuple[str, list[str]]], list[str]]:
-    """The object words of the question and the scene categories each names (best match only:
-    "table" is the table, not the coffee table, when the scene has one), in the order said; and the
-    words that named no object."""
+    """The object words of the question with the scene categories each names (best match only), in
+    order, and the words that named no object."""
     cats = sorted({o.category for o in graph if o.kind not in STRUCTURE_KINDS})
     out: list[tuple[str, list[str]]] = []
     rest: list[str] = []
@@ -118,9 +104,8 @@ def _categories_named(graph: SceneGraph, words: list[str]) -> tuple[list[tuple[s
 
 
 def _category_phrase(phrase: list[str], cats: list[str]) -> list[str]:
-    """The categories ``phrase`` names exactly: none when a word of it only describes the object ("green
-    chair", "biggest table": the first word dropped names the same, or it is an attribute word), unless
-    the phrase is a category's own name."""
+    """The categories ``phrase`` names exactly: none when a word of it only describes the object
+    ("green chair"), unless the phrase is a category's own name."""
     said = " ".join(phrase)
     if said in cats:
         return [said]
@@ -133,8 +118,7 @@ def _category_phrase(phrase: list[str], cats: list[str]) -> list[str]:
 
 
 def _relational(words: list[str]) -> bool:
-    """Whether the question relates objects to one another ("the cups on the table", "near the door"):
-    then it is not a plain question about a room."""
+    """Whether the question relates objects to one another ("the cups on the table")."""
     return any(w in _RELATION_WORDS for w in words)
 
 

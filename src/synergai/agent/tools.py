@@ -1,8 +1,7 @@
-"""The SynergAI toolset (Table I): five for 3D reasoning, four for alignment, two for the response.
+"""The SynergAI toolset (Table I): 3D reasoning, alignment and response tools.
 
-Each tool is a function ``(ctx, args) -> observation`` whose doc-string follows the paper's Fig. A.4
-format (description, Hints, Arguments, Return); the agent's prompt is built from these doc-strings and
-the action schema from the pydantic argument models.
+Each tool is a function ``(ctx, args) -> observation``; the prompt is built from its doc-string (the paper's
+Fig. A.4 format), the action schema from its pydantic argument model.
 """
 
 from __future__ import annotations
@@ -110,10 +109,6 @@ class IdsArgs(_Args):
     item_id_list: IdList
 
 
-class MidPointArgs(_Args):
-    item_id_list: Annotated[list[Id], Field(min_length=1, max_length=8)]
-
-
 class PointArgs(_Args):
     point: Annotated[list[float], Field(min_length=3, max_length=3)]
 
@@ -160,8 +155,7 @@ def missing(graph: SceneGraph, phrase: str) -> str:
 
 
 def _described(graph: SceneGraph, objs: list[SceneObject]) -> tuple[str, list[Fact]]:
-    """The paper's templates 1 and 2 for each object, its room (when the scene has rooms), and where it
-    sits (3): what holds it, what it holds."""
+    """Templates 1 and 2 for each object, its room, and what holds it and what it holds (3)."""
     lines: list[str] = []
     facts: list[Fact] = []
     for obj in objs:
@@ -190,16 +184,15 @@ def _expression(args: QueryArgs) -> ObjectRef:
 
 
 def _singles_out(ref: ObjectRef) -> bool:
-    """Whether the description claims one object: an order in its group, a room position, isolation, a
-    superlative or a closest / farthest relation ("the chair in the middle", "the lone table")."""
+    """Whether the description claims one object: an order, a room position, isolation, a superlative
+    or a closest / farthest relation."""
     return bool(ref.order or (ref.position and not ref.position.startswith("not ")) or ref.alone
                 or ref.superlative or any(r.relation in ("closest to", "farthest from") and not r.negated
                                           for r in ref.relations))
 
 
 def _plainly(graph: SceneGraph, oid: str) -> str:
-    """An object as a person tells it from others: its first attribute, name and place ("the black chair
-    next to the table")."""
+    """An object as a person tells it from others ("the black chair next to the table")."""
     obj = graph.get(oid)
     found = places(graph, oid, limit=1)
     where = f" {found[0].words(graph)}" if found else ""
@@ -207,8 +200,8 @@ def _plainly(graph: SceneGraph, oid: str) -> str:
 
 
 def _grounded(ctx: TurnContext, ref: ObjectRef) -> Observed:
-    """An expression with attributes, relations or a superlative, resolved by the grounding engine:
-    the best candidate(s) with their reasons; ties are reported, never hidden."""
+    """An expression resolved by the grounding engine: the best candidate(s) with their reasons; ties are
+    reported, never hidden."""
     graph = ctx.graph
     g = ground(graph, ref, ctx.viewpoint)
     desc = ref.describe()
@@ -311,7 +304,7 @@ def _view_facts(
 def _resolve(ctx: TurnContext, entry: str) -> list[str]:
     """An id, "marked", or a name ("coffee table") -> object ids."""
     key = str(entry).strip()
-    if key in ctx.graph or key.lower().startswith("marked") or key.lower().startswith("the marked"):
+    if key in ctx.graph or key.lower().startswith(("marked", "the marked")):
         return [ctx.check_id(key)]
     found = [o.id for o in find_objects(ctx.graph, key)]
     if not found:
@@ -404,7 +397,7 @@ def find_marked_object(ctx: TurnContext, args: NoArgs) -> str | Observed:
         ctx.graph.get(oid)) + " " + around.text, (Fact((oid,)), *around.facts))
 
 
-def calculate_mid_point(ctx: TurnContext, args: MidPointArgs) -> str:
+def calculate_mid_point(ctx: TurnContext, args: IdsArgs) -> str:
     """Calculate the midpoint of a list of objects.
 
     Hints:
@@ -469,8 +462,7 @@ ASK_WHICH_OBJECT = ("I could not tell which object you mean, so I changed nothin
 
 
 def _ensure_referred(ctx: TurnContext, oid: str) -> None:
-    """Refuse to edit an object the utterance does not refer to (:meth:`TurnContext.referred`); when it
-    refers to none at all, ask the user which object they mean instead of editing."""
+    """Refuse to edit an object the utterance does not refer to; when it refers to none, ask which."""
     referred = ctx.referred()
     if oid in referred:
         return
@@ -483,14 +475,16 @@ def _ensure_referred(ctx: TurnContext, oid: str) -> None:
 
 
 def _ensure_unambiguous(ctx: TurnContext, oid: str) -> None:
-    """Refuse to edit on a guess: the target must be marked, named by id, or the only one of its kind."""
+    """Refuse to edit an object the user did not refer to (:func:`_ensure_referred`), or on a guess: the
+    target must be marked, named by id, or the only one of its kind."""
+    _ensure_referred(ctx, oid)
     if oid == ctx.marked or oid in mentioned_ids(ctx.utterance):
         return
     obj = ctx.graph.get(oid)
     same = [o for o in find_objects(ctx.graph, ctx.utterance) if o.category == obj.category]
-    if len(ctx.graph.by_category(obj.category)) <= 1 or (len(same) == 1 and same[0].id == oid):
-        return
     n = len(ctx.graph.by_category(obj.category))
+    if n <= 1 or (len(same) == 1 and same[0].id == oid):
+        return
     ctx.clarification = (
         f"There are {n} objects called {obj.category} here. Which one do you mean? "
         "Please click it in the 3D view (or tell me its id) and say it again."
@@ -525,7 +519,6 @@ def update_name(ctx: TurnContext, args: UpdateNameArgs) -> str:
     out = []
     for raw, name in zip(args.item_id_list, args.new_name_list, strict=True):
         oid = _rename_target(ctx, raw, name)
-        _ensure_referred(ctx, oid)
         _ensure_unambiguous(ctx, oid)
         old = ctx.graph.get(oid).category
         _edit(ctx, partial(edits.rename_object, ctx.graph, oid, name, edits.Actor.USER, ctx.utterance))
@@ -534,11 +527,8 @@ def update_name(ctx: TurnContext, args: UpdateNameArgs) -> str:
 
 
 def _rename_target(ctx: TurnContext, raw: object, new_name: str) -> str:
-    """The object to rename; a target that already bears the new name stands for the marked object.
-
-    Renaming a shelf to "shelf" changes nothing: the model copied the new name into the target, and
-    the user means the object they marked.
-    """
+    """The object to rename; a target that already bears the new name stands for the marked object (the
+    model copied the new name into the target)."""
     if ctx.marked is not None:
         bearing = {o.id for o in find_objects(ctx.graph, new_name)}
         key = str(raw).strip()
@@ -565,7 +555,6 @@ def update_attributes(ctx: TurnContext, args: UpdateAttributesArgs) -> str:
     """
     ctx.check_writable()
     oid = ctx.check_id(args.object_id)
-    _ensure_referred(ctx, oid)
     _ensure_unambiguous(ctx, oid)
     _edit(ctx, lambda: edits.set_attributes(ctx.graph, oid, args.new_attributes_list, edits.Actor.USER,
                                              ctx.utterance))
@@ -583,7 +572,6 @@ def _relation_edit(ctx: TurnContext, args: RelationEditArgs, add: bool) -> str:
         raise ToolError(f"{rel.value} depends on the viewpoint and is never stored; use a relation such as "
                         "on, inside, near, above, mounted on")
     for oid in (s, o):
-        _ensure_referred(ctx, oid)
         _ensure_unambiguous(ctx, oid)
     build = edits.add_relation if add else edits.delete_relation
     _edit(ctx, lambda: build(ctx.graph, s, rel, o, edits.Actor.USER, ctx.utterance))
@@ -627,8 +615,8 @@ def delete_relation(ctx: TurnContext, args: RelationEditArgs) -> str:
 
 
 def _ensure_merge_meant(ctx: TurnContext, ids: list[str]) -> None:
-    """Each part must be marked, named by id, or one of the only objects of its kind, all of them merged
-    ("these two are one table" with two tables); otherwise the user is asked which ones."""
+    """Each part must be marked, named by id, or one of the only objects of its kind, all merged;
+    otherwise the user is asked which ones."""
     for oid in ids:
         _ensure_referred(ctx, oid)
         kind = {o.id for o in ctx.graph.by_category(ctx.graph.get(oid).category)}
@@ -709,14 +697,14 @@ def final_answer(ctx: TurnContext, args: FinalArgs) -> str:
 
 
 def cannot_succeed(ctx: TurnContext, name: str, args: BaseModel) -> str:
-    """Why a planned action's arguments cannot succeed ('' when they may): filler such as the mid point
-    of one object, or "marked" when nothing is marked. Such a step of a longer plan is not run."""
-    values = [v for v in args.model_dump().values()]
-    words = [str(x).strip().lower() for v in values for x in (v if isinstance(v, list) else [v])]
+    """Why a planned action's arguments cannot succeed ('' when they may): a mid point of one object,
+    or "marked" when nothing is marked."""
+    words = [str(x).strip().lower() for v in args.model_dump().values()
+             for x in (v if isinstance(v, list) else [v])]
     if ctx.marked is None and (name == "find_marked_object" or any(w.startswith(("marked", "the marked"))
                                                                     for w in words)):
         return "no object is marked"
-    if name == "calculate_mid_point" and isinstance(args, MidPointArgs):
+    if name == "calculate_mid_point" and isinstance(args, IdsArgs):
         try:
             ids = {i for entry in args.item_id_list for i in _resolve(ctx, entry)}
         except ToolError as exc:
@@ -745,7 +733,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool("query_for_objects", query_for_objects, QueryArgs, True),
     Tool("query_for_relations", query_for_relations, RelationsArgs, True),
     Tool("find_marked_object", find_marked_object, NoArgs, True),
-    Tool("calculate_mid_point", calculate_mid_point, MidPointArgs, False),
+    Tool("calculate_mid_point", calculate_mid_point, IdsArgs, False),
     Tool("find_object_closest", find_object_closest, PointArgs, True),
     Tool("update_name", update_name, UpdateNameArgs, True, edits=True),
     Tool("update_attributes", update_attributes, UpdateAttributesArgs, True, edits=True),
