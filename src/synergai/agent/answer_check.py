@@ -87,8 +87,7 @@ _PHRASE_WORDS = 3
 
 @dataclass(frozen=True)
 class Subject:
-    """What a question is about: the objects (``ids``) and their name, or the thing it names that the
-    room lacks (``absent``)."""
+    """What a question is about: objects (``ids``) and their name, or the thing the room lacks."""
 
     ids: tuple[str, ...] = ()
     name: str = ""
@@ -232,8 +231,7 @@ def _counts_subject(question: Question, subject: Subject) -> bool:
 
 
 def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tuple[str, str] | None:
-    """The best typed answer the graph gives to the question, as (short answer, sentence); None when it
-    gives none."""
+    """The best typed answer the graph gives, as (short answer, sentence); None when it gives none."""
     form, name, ids = question.reply_form, subject.name, subject.ids
     if subject.absent:
         return _none_answer(question, subject.absent)
@@ -263,12 +261,8 @@ def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tup
 
 def _none_answer(question: Question, thing: str) -> tuple[str, str]:
     """The answer to a question about a thing the room lacks: there is none (no, 0 for closed forms)."""
-    sentence = f"There is no {thing} in this room."
-    if question.reply_form is AnswerForm.YES_NO:
-        return "no", sentence
-    if question.reply_form is AnswerForm.NUMBER:
-        return "0", sentence
-    return f"there is no {thing}", sentence
+    short = {AnswerForm.YES_NO: "no", AnswerForm.NUMBER: "0"}.get(question.reply_form, f"there is no {thing}")
+    return short, f"There is no {thing} in this room."
 
 
 def _failed(reason: str, question: Question, graph: SceneGraph, subject: Subject) -> Verdict:

@@ -81,8 +81,7 @@ _NO_KIND = frozenset({"object", "objects", "item", "items", "thing", "things", "
 
 
 def kind_asked_at(question: str) -> int | None:
-    """Where a "which X" / "what type of X" question names X ("Which *chair* is ..." -> 1); None for
-    other questions."""
+    """Where a "which X" / "what type of X" question names X ("Which *chair* is ..." -> 1), else None."""
     words = words_of(question)
     m = _KIND_Q.match(" ".join(words))
     if m is None:
@@ -164,8 +163,7 @@ def _names_direction(q: str) -> bool:
 
 def answer_schema(form: AnswerForm, categories: Sequence[str] = (),
                   options: Sequence[str] = ()) -> dict[str, Any]:
-    """JSON schema of a short answer of this form: ``categories`` bound category and place answers,
-    ``options`` a choice or a colour."""
+    """JSON schema of a short answer of this form, bounded by ``categories`` and ``options``."""
     cats = sorted({c for c in categories if c})
     if form is AnswerForm.CHOICE and options:
         return {"type": "string", "enum": list(options)}

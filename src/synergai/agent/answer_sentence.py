@@ -4,6 +4,7 @@ generated tokens, never an error text).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -33,9 +34,7 @@ def _name(graph: SceneGraph, oid: str) -> str:
 
 def _names(graph: SceneGraph, ids: Sequence[str]) -> str:
     """ "the laptop and the remote control"; repeated names are counted ("2 chairs")."""
-    counts: dict[str, int] = {}
-    for oid in ids:
-        counts[_name(graph, oid)] = counts.get(_name(graph, oid), 0) + 1
+    counts = Counter(_name(graph, oid) for oid in ids)
     parts = [f"the {n}" if c == 1 else f"{c} {plural(n)}" for n, c in counts.items()]
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
@@ -58,8 +57,7 @@ def fact_sentence(graph: SceneGraph, fact: Fact) -> str:
 
 
 def _merged(facts: Sequence[Fact]) -> list[Fact]:
-    """Facts with the same wording joined: the same anchors gather their subjects, then the same subjects
-    gather their anchors; in order."""
+    """Facts with the same wording joined by anchors, then by subjects; in order."""
     by_anchors: dict[tuple[str, tuple[str, ...]], list[str]] = {}
     for f in facts:
         by_anchors.setdefault((f.wording, f.anchors), []).extend(f.subjects)
@@ -102,8 +100,7 @@ def _named_in(graph: SceneGraph, ids: Sequence[str], question: Question | None) 
 def compose_answer(
     graph: SceneGraph, form: AnswerForm, value: Any, facts: Sequence[Fact], question: Question | None = None
 ) -> ComposedAnswer:
-    """The sentence for a typed value, from the observed facts ('' sentence for a free phrase, or a value
-    that does not fit the form)."""
+    """The sentence for a typed value, from the observed facts ('' for a free phrase or a misfit)."""
     short = render_answer(form, value)
     if not short or form is AnswerForm.PHRASE:
         return ComposedAnswer("", short, ())

@@ -175,8 +175,7 @@ def across_from(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> Object
 
 
 def _only_itself(anchor: ObjectRef, category: str) -> bool:
-    """Whether an anchor names nothing but the target's own category ("the trash can inside the
-    trash can")."""
+    """Whether an anchor names nothing but the target's own category (at every level)."""
     plain = anchor.model_copy(update={"relations": []}) == ObjectRef(category=anchor.category)
     return anchor.category == category and plain and all(
         _only_itself(a, category) for r in anchor.relations for a in r.anchors)
@@ -186,8 +185,6 @@ def _only_itself(anchor: ObjectRef, category: str) -> bool:
 #: is the highest of them, the one under them the lowest.
 _STACKED = MappingProxyType({"on": "highest", "above": "highest", "supporting": "lowest", "under": "lowest",
                              "below": "lowest"})
-
-
 _HEIGHTS = frozenset(_STACKED.values())
 
 
@@ -225,8 +222,7 @@ def _with_attributes(ref: ObjectRef, keep: Callable[[ObjectRef], list[str]]) -> 
 
 
 def _named_at(words: list[str], k: int, vocab: SceneVocabulary) -> tuple[int, set[str]] | None:
-    """The length and categories of the phrase (1-3 words) that starts at word ``k`` and names a
-    category by that word; None when none does."""
+    """The length and categories of the phrase (1-3 words) naming a category from word ``k``, or None."""
     for m in (3, 2, 1):
         cats = vocab.map_word(" ".join(words[k:k + m])) if k + m <= len(words) else []
         if cats and (m == 1 or cats != vocab.map_word(" ".join(words[k + 1:k + m]))):
@@ -324,8 +320,7 @@ def view_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRe
 
 
 def _relation_between(words: list[str], vocab: SceneVocabulary) -> str | None:
-    """The one relation name the words between two objects mean ("the towel on the toilet": on); None
-    when they say none or several."""
+    """The one relation name the words between two objects mean; None for none or several."""
     said = relations_said(" ".join(words), vocab.relations)
     for preferred in ("closest to", "on"):  # "by" also cues near / beside; "hanging on" is a kind of "on"
         if preferred in said:

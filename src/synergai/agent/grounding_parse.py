@@ -264,8 +264,7 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
 
 
 def left_out_relations(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> bool:
-    """Whether an expression is a bare category while the sentence says a relation and names another
-    category."""
+    """Whether a bare-category expression left out a relation the sentence says to another object."""
     bare = not (ref.relations or ref.position or ref.order or ref.alone or ref.superlative or ref.facing
                 or ref.back_to)
     named = set(vocab.categories_said(sentence)) - {ref.category}

@@ -13,7 +13,6 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from types import MappingProxyType
 from typing import Any, Protocol
 
 from synergai.agent.result import Answered
@@ -67,13 +66,8 @@ class StepKind(StrEnum):
     PLAN = "plan"
     ACTION = "action"  # a tool call or a program run, with what it observed
     OBSERVATION = "observation"
-    ANSWER = "answer"
+    ANSWER = "answer"  # its trace type is "final" (a policy may name its own, e.g. "program")
     ERROR = "error"
-
-
-#: The trace's ``type`` of each kind of step (a policy may name its own, e.g. "program").
-TRACE_TYPES = MappingProxyType({StepKind.PLAN: "plan", StepKind.ACTION: "action", StepKind.ANSWER: "final",
-                                StepKind.OBSERVATION: "observation", StepKind.ERROR: "error"})
 
 
 @dataclass(frozen=True)
@@ -120,8 +114,7 @@ ANSWER_CHECK = SendBack("{text}", times=1)
 
 
 def verdict_check(check: Callable[[str], AnswerVerdict]) -> AnswerCheck:
-    """An :data:`AnswerCheck` from a checker of the answer's text: a failed verdict's reason goes back
-    while it may, else its fallback (if any) replaces the answer."""
+    """An :data:`AnswerCheck` from a checker of the answer's text (send back the reason, else fallback)."""
 
     def run(turn: Any, may_send_back: bool) -> str | None:
         answer = turn.result.answer
@@ -211,7 +204,7 @@ class TurnKernel:
     @staticmethod
     def record(turn: Turn, kind: StepKind, trace_type: str = "", **fields: Any) -> dict[str, Any]:
         """A typed step into the turn and its trace entry into the result's trace; the entry."""
-        entry = {"type": trace_type or TRACE_TYPES[kind], **fields}
+        entry = {"type": trace_type or ("final" if kind is StepKind.ANSWER else kind.value), **fields}
         turn.steps.append(Step(kind, entry))
         turn.result.trace.append(entry)
         return entry

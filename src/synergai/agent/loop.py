@@ -133,8 +133,7 @@ def _load(text: str) -> dict[str, Any]:
 
 
 def parse_action(text: str, first: bool = False) -> tuple[list[str], str, Tool, Any]:
-    """Parse one step reply into (plan, thought, tool, validated arguments); thought is '' unless a
-    (remote) model sent one."""
+    """Parse one step reply into (plan, thought, tool, validated arguments)."""
     data = _load(text)
     tool, args = _step(data.get("action"), data.get("action_input", {}))
     plan = data.get("plan") if first else None
@@ -237,8 +236,7 @@ SEND_BACKS = MappingProxyType({
 
 
 class AgentLoop:
-    """Runs user turns against a chat model and the SynergAI tools: a policy of the
-    :class:`~synergai.agent.kernel.TurnKernel`."""
+    """Runs user turns against a chat model and the SynergAI tools: a policy of the turn kernel."""
 
     budgeted: frozenset[str] = frozenset({Phase.PLAN, Phase.LOOK, Phase.CORRECT, Phase.ANSWER})
     out_of_budget: str = Phase.CLOSE
@@ -268,8 +266,7 @@ class AgentLoop:
                 Phase.ANSWER: self._next, Phase.CLOSE: self._close}
 
     def _checked(self, turn: _Turn, may_send_back: bool) -> str | None:
-        """The answer check (:func:`~synergai.agent.answer_check.settle`); an answer the graph gave is not
-        sent back."""
+        """The answer check (:func:`~synergai.agent.answer_check.settle`); not sent back if from the graph."""
         from_graph = any(t.get("from_graph") for t in turn.result.trace)
         if not self.limits.check_answers or turn.heard:  # the user's earlier words may outweigh the graph
             return None
@@ -412,8 +409,7 @@ class AgentLoop:
                 kept.append((tool, args))
         return kept or actions[:1]
     def _answer_schema(self, turn: _Turn) -> dict[str, Any]:
-        """The final answer's schema once something is observed: a category or colour answer names only
-        what the observations hold (:mod:`synergai.agent.evidence`)."""
+        """The final answer's schema, bounded by the categories or colours observed."""
         seen = (turn.ctx.graph, turn.facts, turn.question)
         if turn.form is AnswerForm.CATEGORY and (cats := evidence_categories(*seen)):
             return final_schema(turn.form, cats)
@@ -462,8 +458,7 @@ class AgentLoop:
 
     @staticmethod
     def _answer_about_rooms(turn: _Turn) -> bool:
-        """Answer a question about the scene's rooms from the graph
-        (:mod:`synergai.agent.room_answers`); False for any other question or a scene without rooms."""
+        """Answer a question about the scene's rooms from the graph; False when it is none."""
         found = room_answer(turn.ctx.graph, turn.question.text)
         if found is None:
             return False

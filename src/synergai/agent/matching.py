@@ -19,8 +19,7 @@ def _phrase(text: str) -> str:
 
 
 def _verbatim_words(phrase: str, cat: str) -> int:
-    """How many words of a normalised phrase name the category, written open or closed ("night stand"
-    for "nightstand"); 0 when it is not named verbatim."""
+    """How many words of a phrase name the category, written open or closed; 0 if not verbatim."""
     if f" {cat} " in f" {phrase} ":
         return len(cat.split())
     words = phrase.split()
@@ -39,10 +38,8 @@ def category_matches(query: str, category: str) -> bool:
     if _verbatim_words(q.strip(), cat):
         return True
     words = q.split()
-    for w in words:
-        for alt in QUERY_SYNONYMS.get(w, ()):
-            if _phrase(alt) == cat:
-                return True
+    if any(_phrase(alt) == cat for w in words for alt in QUERY_SYNONYMS.get(w, ())):
+        return True
     # "chair" matches the categories "office chair" / "armchair" (same head noun)
     head = cat.split()[-1]
     return any(w == head for w in words) and len(cat.split()) > 1

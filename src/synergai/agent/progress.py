@@ -42,8 +42,7 @@ def action_of(reply_text: str) -> str | None:
 
 
 class StagedModel:
-    """A chat model that reports each agent step to ``report`` and stops when ``cancel`` is set (the
-    replies are the wrapped model's, unchanged)."""
+    """A chat model that reports each agent step to ``report`` and stops when ``cancel`` is set."""
 
     def __init__(self, inner: ChatModel, report: Report, cancel: threading.Event | None = None) -> None:
         self.inner = inner

@@ -170,8 +170,7 @@ def _enum_items(prop: dict[str, Any], values: list[str]) -> None:
 
 
 def constrain(schema: dict[str, Any], vocab: TurnVocabulary) -> dict[str, Any]:
-    """The schema with every object, category, attribute and relation argument limited to this turn's
-    vocabulary (new names in edits stay free)."""
+    """The schema with every object, category, attribute and relation argument limited to ``vocab``."""
     out = copy.deepcopy(schema)
     names = vocab.names
 

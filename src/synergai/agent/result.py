@@ -11,8 +11,7 @@ from synergai.llm.usage import Outcome
 
 @dataclass
 class Answered(Outcome):
-    """What one question or correction produced: answer, short form, objects, trace, error, and (from
-    :class:`Outcome`) model usage and wall time."""
+    """What one question or correction produced (and, from :class:`Outcome`, usage and wall time)."""
 
     answer: str
     short_answer: str = ""

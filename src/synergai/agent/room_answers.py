@@ -10,6 +10,7 @@ rooms leave the question to the agent (None).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from synergai.scene.grounding.rooms import rooms_named
@@ -131,8 +132,7 @@ def _counted(category: str, n: int) -> str:
 
 
 def room_answer(graph: SceneGraph, question: str) -> RoomAnswer | None:
-    """The graph's answer to a question about rooms, or None when the question is not one of the three
-    forms (see the module doc-string) or the scene has no rooms."""
+    """The graph's answer to a question about rooms, or None (see the module doc-string)."""
     if not graph.rooms:
         return None
     text = " ".join(words_of(question))
@@ -173,9 +173,7 @@ def room_answer(graph: SceneGraph, question: str) -> RoomAnswer | None:
                           f"{what if len(hits) != 1 else cats[0]} in the {room.name}.",
                           str(len(hits)), tuple(o.id for o in hits), "count")
     if _WHAT_IN.search(text) and not named:
-        counts: dict[str, int] = {}
-        for o in inside:
-            counts[o.category] = counts.get(o.category, 0) + 1
+        counts = Counter(o.category for o in inside)
         if not counts:
             return RoomAnswer(f"The {room.name} is empty.", "nothing", (), "contents")
         listed = [_counted(c, n) for c, n in counts.items()]

@@ -38,10 +38,7 @@ class AgentSession:
 
     def mark(self, object_id: str | None) -> None:
         """Mark an object (a click in the GUI, ``--mark`` / ``/mark`` in the CLI); None clears it."""
-        if object_id is None:
-            self.marked = None
-            return
-        self.marked = self.store.load(self.scene_id).get(object_id).id
+        self.marked = None if object_id is None else self.store.load(self.scene_id).get(object_id).id
 
     def switch_scene(self, scene_id: str) -> None:
         """Talk about another (registered) scene: the mark and the dialogue start afresh."""

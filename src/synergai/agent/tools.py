@@ -200,8 +200,7 @@ def _plainly(graph: SceneGraph, oid: str) -> str:
 
 
 def _grounded(ctx: TurnContext, ref: ObjectRef) -> Observed:
-    """An expression resolved by the grounding engine: the best candidate(s) with their reasons; ties are
-    reported, never hidden."""
+    """An expression resolved by the grounding engine: the best candidates with reasons; ties reported."""
     graph = ctx.graph
     g = ground(graph, ref, ctx.viewpoint)
     desc = ref.describe()
@@ -342,7 +341,7 @@ def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> Observed:
         facts = graph.relations_of(oid)
         family = PROXIMITY if wanted in PROXIMITY else {wanted}
         own = [(r, o) for r, o in facts if wanted is None or r in family]
-        inverse = INVERSE.get(wanted) if wanted is not None else None
+        inverse = INVERSE.get(wanted) if wanted else None
         # "other WANTED obj" read from the other object's side, when it is a different fact
         others = [o for r, o in facts if inverse is not None and inverse != wanted and r == inverse]
         # view-dependent facts only when asked for: they are many and depend on where the user stands
@@ -350,12 +349,10 @@ def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> Observed:
         lines.append(attributes_sentence(obj))
         sentences = relation_sentences(graph, obj, own)[:MAX_RELATION_SENTENCES]
         found.extend(relation_facts(obj, own))
-        if others and wanted is not None:  # others is only found for a wanted relation
-            sentences.append(_toward(graph, others, wanted, f"{name_id(obj)}"))
-            found.append(Fact(tuple(others[:MAX_LISTED]), WORDING[wanted], (oid,)))
-        if view and wanted is not None:  # view facts are only found for a wanted relation
-            sentences.append(_toward(graph, [o for _, o in view], wanted, f"{obj.name} ({how})"))
-            found.append(Fact(tuple(o for _, o in view[:MAX_LISTED]), WORDING[wanted], (oid,)))
+        for around, target in ((others, name_id(obj)), ([o for _, o in view], f"{obj.name} ({how})")):
+            if around and wanted is not None:  # both are only found for a wanted relation
+                sentences.append(_toward(graph, around, wanted, target))
+                found.append(Fact(tuple(around[:MAX_LISTED]), WORDING[wanted], (oid,)))
         if not own and not others and not view:
             what = f" {WORDING[wanted]}" if wanted else ""
             other = relation_sentences(graph, obj, facts)[:MAX_RELATION_SENTENCES]  # [] unless filtered
@@ -527,8 +524,7 @@ def update_name(ctx: TurnContext, args: UpdateNameArgs) -> str:
 
 
 def _rename_target(ctx: TurnContext, raw: object, new_name: str) -> str:
-    """The object to rename; a target that already bears the new name stands for the marked object (the
-    model copied the new name into the target)."""
+    """The object to rename; a target already bearing the new name stands for the marked object."""
     if ctx.marked is not None:
         bearing = {o.id for o in find_objects(ctx.graph, new_name)}
         key = str(raw).strip()
