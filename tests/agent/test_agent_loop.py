@@ -134,7 +134,7 @@ def test_a_step_repeated_within_the_plan_is_padding_and_dropped(store):
 
 def test_final_answer_as_plain_string_is_accepted():
     _, _, tool, args = parse_action(
-        json.dumps({"thought": "t", "action": "Final Answer", "action_input": "Two chairs."}), first=False
+        json.dumps({"thought": "t", "action": "Final Answer", "action_input": "Two chairs."})
     )
     assert tool.name == "final_answer" and args.answer == "Two chairs."
 

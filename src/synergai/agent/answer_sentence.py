@@ -106,11 +106,9 @@ def compose_answer(
         return ComposedAnswer("", short, ())
     related = _relation_facts(facts)
     plain = [f for f in facts if not f.wording and f.subjects]
-    if form is AnswerForm.YES_NO:
-        return ComposedAnswer(f"{short.capitalize()}.", short, ())
-    if form is AnswerForm.DIRECTION:
-        return ComposedAnswer(f"To the {short}." if short in ("left", "right") else f"{short.capitalize()}.",
-                              short, ())
+    if form in (AnswerForm.YES_NO, AnswerForm.DIRECTION):
+        side = form is AnswerForm.DIRECTION and short in ("left", "right")
+        return ComposedAnswer(f"To the {short}." if side else f"{short.capitalize()}.", short, ())
     if form is AnswerForm.NUMBER:
         ids = plain[-1].subjects if plain else ()
         cats = {graph.get(o).category for o in ids if o in graph}

@@ -132,28 +132,28 @@ def _load(text: str) -> dict[str, Any]:
     return data
 
 
-def parse_action(text: str, first: bool = False) -> tuple[list[str], str, Tool, Any]:
-    """Parse one step reply into (plan, thought, tool, validated arguments)."""
+def _said(data: dict[str, Any]) -> tuple[list[str], str]:
+    """A reply's plan in words and its thought (as a remote model may send them)."""
+    plan, thought = data.get("plan"), data.get("thought")
+    words = [str(p) for p in plan] if isinstance(plan, list) else []
+    return words, thought if isinstance(thought, str) else ""
+
+
+def parse_action(text: str) -> tuple[list[str], str, Tool, Any]:
+    """Parse one step reply into (plan in words, thought, tool, validated arguments)."""
     data = _load(text)
-    tool, args = _step(data.get("action"), data.get("action_input", {}))
-    plan = data.get("plan") if first else None
-    plan_list = [str(p) for p in plan] if isinstance(plan, list) else []
-    thought = data.get("thought")
-    return plan_list, thought if isinstance(thought, str) else "", tool, args
+    return *_said(data), *_step(data.get("action"), data.get("action_input", {}))
 
 
 def parse_plan(text: str) -> tuple[list[str], str, list[tuple[Tool, Any]]]:
     """Parse the first reply into (plan as text, thought, actions to run in order): a list of actions
     (the embedded model's schema) or a single action object (as remote models may send)."""
     data = _load(text)
-    said = data.get("thought")
-    thought = said if isinstance(said, str) else ""
     plan = data.get("plan")
     if isinstance(plan, list) and plan and all(isinstance(p, dict) for p in plan):
         steps = [_step(p.get("action"), p.get("action_input", {})) for p in plan]
-        words = [f"{tool.name} {json.dumps(args.model_dump())}" for tool, args in steps]
-        return words, thought, steps
-    words, thought, tool, args = parse_action(text, first=True)
+        return [f"{tool.name} {json.dumps(args.model_dump())}" for tool, args in steps], _said(data)[1], steps
+    words, thought, tool, args = parse_action(text)
     return words, thought, [(tool, args)]
 
 
@@ -357,19 +357,19 @@ class AgentLoop:
             turn.result.answer = "Sorry, I could not finish that: the conversation got too long for my model."
             return None
 
-    def _bad(self, turn: _Turn, reply: ChatReply, exc: _BadReply) -> Phase:
-        """A reply that cannot run: say why and stay in the phase, within the retry bound."""
-        self.kernel.record(turn, StepKind.ERROR, reply=reply.text[:500], error=str(exc))
-        return Phase(self.kernel.bad_reply(turn, "bad-reply", turn.phase, Phase.CLOSE, error=exc))
-
-    def _parsed(self, turn: _Turn, reply: ChatReply, parse: Callable[[str], _P]) -> _P | Phase:
-        """A reply parsed, or the phase after a reply that cannot run."""
+    def _reply(self, turn: _Turn, schema: dict, max_tokens: int, parse: Callable[[str], _P]) -> _P | Phase:
+        """A reply asked for and parsed, or the next phase: DONE when the context is full, else after a
+        reply that cannot run the same phase (within the retry bound: it is told why)."""
+        reply = self._ask(turn, schema, max_tokens)
+        if reply is None:
+            return Phase.DONE
         try:
             if reply.finish_reason == "length":
                 raise _BadReply("your reply was cut off; keep it short and reply again")
             actions = parse(reply.text)
         except _BadReply as exc:
-            return self._bad(turn, reply, exc)
+            self.kernel.record(turn, StepKind.ERROR, reply=reply.text[:500], error=str(exc))
+            return Phase(self.kernel.bad_reply(turn, "bad-reply", turn.phase, Phase.CLOSE, error=exc))
         turn.retries = 0
         return actions
 
@@ -377,10 +377,7 @@ class AgentLoop:
         """PLAN: ask for a plan and run its steps (filler that cannot succeed is not run)."""
         ctx = turn.ctx
         schema = constrain(self._plans[(ctx.marked is not None, turn.asking, turn.middle)], turn.vocab)
-        reply = self._ask(turn, schema, self.limits.first_max_tokens)
-        if reply is None:
-            return Phase.DONE
-        parsed = self._parsed(turn, reply, parse_plan)
+        parsed = self._reply(turn, schema, self.limits.first_max_tokens, parse_plan)
         if isinstance(parsed, Phase):
             return parsed
         plan, thought, actions = parsed
@@ -408,6 +405,7 @@ class AgentLoop:
             else:
                 kept.append((tool, args))
         return kept or actions[:1]
+
     def _answer_schema(self, turn: _Turn) -> dict[str, Any]:
         """The final answer's schema, bounded by the categories or colours observed."""
         seen = (turn.ctx.graph, turn.facts, turn.question)
@@ -485,10 +483,7 @@ class AgentLoop:
             return Phase.DONE
         typed = turn.phase is Phase.ANSWER and turn.form is not AnswerForm.PHRASE
         budget = self.limits.answer_max_tokens if typed else self.limits.step_max_tokens
-        reply = self._ask(turn, self._schema(turn), budget)
-        if reply is None:
-            return Phase.DONE
-        parsed = self._parsed(turn, reply, parse_action)
+        parsed = self._reply(turn, self._schema(turn), budget, parse_action)
         return parsed if isinstance(parsed, Phase) else self._run(turn, [(parsed[2], parsed[3])])
 
     def _close(self, turn: _Turn) -> str:
@@ -497,7 +492,7 @@ class AgentLoop:
         try:
             reply = self.kernel.call(turn, self.limits.step_max_tokens, keep=False, json_schema=turn.final,
                                      temperature=0.0)
-            _, _, tool, args = parse_action(reply.text, first=False)
+            _, _, tool, args = parse_action(reply.text)
             if tool.name == "final_answer":
                 self._execute(turn, tool, args)
         except (_BadReply, ContextFullError) as exc:

@@ -48,12 +48,9 @@ class AgentSession:
 
     def session_note(self) -> str:
         """What the agent is told about the session besides the question."""
-        notes = []
-        if self.marked is not None:
-            notes.append("The user has marked an object (use find_marked_object).")
-        if self.viewpoint is not None:
-            notes.append("Left, right, front and behind are from the user's viewpoint.")
-        return " ".join(notes)
+        notes = {"The user has marked an object (use find_marked_object).": self.marked is not None,
+                 "Left, right, front and behind are from the user's viewpoint.": self.viewpoint is not None}
+        return " ".join(n for n, said in notes.items() if said)
 
     def ask(self, question: str) -> AgentResult:
         """Answer one user input (and apply any correction it contains)."""
