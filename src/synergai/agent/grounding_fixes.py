@@ -38,21 +38,14 @@ _RELATION_WORDS = frozenset(w for phrase in (*RELATION_NAMES, *RELATION_SYNONYMS
 
 def _first_mention(words: list[str], category: str, vocab: SceneVocabulary) -> int | None:
     """Index of the sentence's earliest phrase (1-3 words) that names ``category``."""
-    for k in range(len(words)):
-        for n in (3, 2, 1):
-            phrase = " ".join(words[k:k + n])
-            if k + n <= len(words) and category in vocab.map_word(phrase):
-                return k
-    return None
+    return next((k for k in range(len(words)) for n in (3, 2, 1)
+                 if k + n <= len(words) and category in vocab.map_word(" ".join(words[k:k + n]))), None)
 
 
 def _last_mention(words: list[str], category: str, vocab: SceneVocabulary) -> int | None:
     """Index of the last word of the sentence's last phrase (1-2 words) naming ``category``."""
-    for k in range(len(words) - 1, -1, -1):
-        if any(category in vocab.map_word(" ".join(words[k - n + 1:k + 1]))
-               for n in (1, 2) if k - n + 1 >= 0):
-            return k
-    return None
+    return next((k for k in range(len(words) - 1, -1, -1) if any(
+        category in vocab.map_word(" ".join(words[k - n + 1:k + 1])) for n in (1, 2) if k >= n - 1)), None)
 
 
 def head_first(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:

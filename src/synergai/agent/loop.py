@@ -446,25 +446,20 @@ class AgentLoop:
                 return False  # "what type of prism is the cabinet": no observed object is the kind asked
             short, shown = kind_phrase(obj), [subject]
             sentence = f"It is {with_article(short)}."
-        turn.result.answer = sentence
-        turn.result.short_answer = short
-        self.kernel.record(turn, StepKind.ANSWER, from_graph=True, object=subject, short_answer=short,
-                           **extra)
-        if not turn.ctx.highlights:
-            turn.ctx.highlights = shown
-        return True
+        return self._give(turn, sentence, short, shown, object=subject, short_answer=short, **extra)
 
-    @staticmethod
-    def _answer_about_rooms(turn: _Turn) -> bool:
+    def _answer_about_rooms(self, turn: _Turn) -> bool:
         """Answer a question about the scene's rooms from the graph; False when it is none."""
         found = room_answer(turn.ctx.graph, turn.question.text)
-        if found is None:
-            return False
-        turn.result.answer = found.sentence
-        turn.result.short_answer = found.short
-        turn.result.trace.append({"type": "final", "from_graph": True, "rooms": found.kind,
-                                  "short_answer": found.short})
-        turn.ctx.highlights = list(found.objects)
+        return found is not None and self._give(turn, found.sentence, found.short, found.objects,
+                                                rooms=found.kind, short_answer=found.short)
+
+    def _give(self, turn: _Turn, sentence: str, short: str, shown: Sequence[str], **trace: Any) -> bool:
+        """An answer the graph gives with no model call (its objects shown unless some already are)."""
+        turn.result.answer, turn.result.short_answer = sentence, short
+        self.kernel.record(turn, StepKind.ANSWER, from_graph=True, **trace)
+        if not turn.ctx.highlights:
+            turn.ctx.highlights = list(shown)
         return True
 
     def _schema(self, turn: _Turn) -> dict[str, Any]:

@@ -170,13 +170,10 @@ def _described(graph: SceneGraph, objs: list[SceneObject]) -> tuple[str, list[Fa
 
 
 def _expression(args: QueryArgs) -> ObjectRef:
+    fields = args.model_dump(exclude={"query"})  # relations as dicts: validation makes them RelationRef
+    fields |= {k: fields[k] or None for k in ("superlative", "position", "order")}
     try:
-        # the relations arrive as dicts; validation turns them into RelationRef
-        return ObjectRef.model_validate({"category": args.category, "attributes": args.attributes,
-                                         "superlative": args.superlative or None,
-                                         "relations": args.relations, "position": args.position or None,
-                                         "order": args.order or None, "alone": args.alone,
-                                         "facing": args.facing, "back_to": args.back_to})
+        return ObjectRef.model_validate(fields)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
