@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from synergai.agent.answer_forms import PLACE_RELATIONS, AnswerForm, normalise_answer
 from synergai.agent.evidence import named_at
+from synergai.agent.kernel import AnswerVerdict
 from synergai.agent.matching import category_matches
 from synergai.agent.question import Question
 from synergai.agent.result import Answered
@@ -40,17 +41,6 @@ from synergai.scene.vocabulary import (
     with_article,
     words_of,
 )
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """Whether an answer may be given; if not, why (said to the model) and the graph's own answer."""
-
-    ok: bool
-    reason: str = ""
-    fallback: str | None = None  # the best typed answer the graph gives (None: it gives none)
-    sentence: str = ""  # the fallback said as a sentence
-
 
 #: Tool text an answer must never carry: ids, coordinates, counts of matches, observation templates.
 TOOL_TEXT = re.compile(
@@ -234,7 +224,8 @@ def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tup
     """The best typed answer the graph gives, as (short answer, sentence); None when it gives none."""
     form, name, ids = question.reply_form, subject.name, subject.ids
     if subject.absent:
-        return _none_answer(question, subject.absent)
+        short = {AnswerForm.YES_NO: "no", AnswerForm.NUMBER: "0"}.get(form, f"there is no {subject.absent}")
+        return short, f"There is no {subject.absent} in this room."
     if not ids:
         return None
     if form is AnswerForm.COLOR and (colours := _colours(graph, ids)):
@@ -259,18 +250,13 @@ def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tup
     return None
 
 
-def _none_answer(question: Question, thing: str) -> tuple[str, str]:
-    """The answer to a question about a thing the room lacks: there is none (no, 0 for closed forms)."""
-    short = {AnswerForm.YES_NO: "no", AnswerForm.NUMBER: "0"}.get(question.reply_form, f"there is no {thing}")
-    return short, f"There is no {thing} in this room."
-
-
-def _failed(reason: str, question: Question, graph: SceneGraph, subject: Subject) -> Verdict:
+def _failed(reason: str, question: Question, graph: SceneGraph, subject: Subject) -> AnswerVerdict:
     found = graph_answer(question, graph, subject)
-    return Verdict(False, reason, found[0] if found else None, found[1] if found else "")
+    return AnswerVerdict(False, reason, found[0] if found else None, found[1] if found else "")
 
 
-def check_answer(question: Question, answer: str, graph: SceneGraph, marked: str | None = None) -> Verdict:
+def check_answer(question: Question, answer: str, graph: SceneGraph,
+                 marked: str | None = None) -> AnswerVerdict:
     """Check one answer (its short form, or its sentence) before it is given (see the module doc-string)."""
     text = " ".join(str(answer).split())
     subject = question_subject(question, graph, marked)
@@ -281,18 +267,18 @@ def check_answer(question: Question, answer: str, graph: SceneGraph, marked: str
     if subject.absent:
         said = set(words_of(text))
         if said & _NONE_WORDS and singular(subject.absent.split()[-1]) in {singular(w) for w in said}:
-            return Verdict(True)  # "there is no piano": a bare "none" is given as that sentence instead
+            return AnswerVerdict(True)  # "there is no piano": a bare "none" is given as that sentence
         return _failed(f"this room has no {subject.absent}: say so, do not answer about another object",
                        question, graph, subject)
     if not text:
         return _failed("the answer is empty", question, graph, subject)
     if question.reply_form not in _CLOSED and set(words_of(text)) & _NONE_WORDS:
-        return Verdict(True)  # "there is nothing on it", "I could not find it": an answer of its own
+        return AnswerVerdict(True)  # "there is nothing on it", "I could not find it": an answer too
     problem = _form_problem(question, text, graph)
     if problem and question.reply_form is AnswerForm.CATEGORY:
-        return Verdict(False, problem)  # a thing the labels lack ("the rod"): the graph has no better word
+        return AnswerVerdict(False, problem)  # a thing the labels lack ("the rod"): no better word
     problem = problem or _subject_problem(question, text, graph, subject)
-    return _failed(problem, question, graph, subject) if problem else Verdict(True)
+    return _failed(problem, question, graph, subject) if problem else AnswerVerdict(True)
 
 
 #: The trace record of a failed check (one per answer that failed).

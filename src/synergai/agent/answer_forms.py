@@ -133,7 +133,8 @@ def answer_form(question: str) -> AnswerForm:
         return AnswerForm.COLOR
     if _SHAPE_Q.search(q):
         return AnswerForm.SHAPE
-    if _DIRECTION_Q.search(q) or _SIDE_Q.search(q) or (" or " in f" {q} " and _names_direction(q)):
+    if _DIRECTION_Q.search(q) or _SIDE_Q.search(q) or (" or " in f" {q} " and len(
+            set(q.split()) & {"left", "right", "front", "back", "behind"}) >= 2):
         return AnswerForm.DIRECTION
     if _YES_NO_START.match(q) and " or " not in f" {q} ":
         return AnswerForm.YES_NO
@@ -154,11 +155,6 @@ def _tail(q: str) -> str:
         return q
     tail = q[-_TAIL_CHARS:]
     return tail[tail.find(" ") + 1:]
-
-
-def _names_direction(q: str) -> bool:
-    words = set(q.split())
-    return sum(w in words for w in ("left", "right", "front", "back", "behind")) >= 2
 
 
 def answer_schema(form: AnswerForm, categories: Sequence[str] = (),

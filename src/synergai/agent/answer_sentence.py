@@ -85,10 +85,6 @@ def _mentions(graph: SceneGraph, fact: Fact, category: str) -> bool:
     return any(" ".join(words_of(graph.get(o).category)) == want for o in fact.ids if o in graph)
 
 
-def _relation_facts(facts: Iterable[Fact]) -> list[Fact]:
-    return list(dict.fromkeys(f for f in facts if f.wording and f.subjects and f.anchors))
-
-
 def _named_in(graph: SceneGraph, ids: Sequence[str], question: Question | None) -> list[str]:
     """The objects whose category the question names (all of them when it names none)."""
     q = f" {' '.join(question.words if question else ())} "
@@ -104,7 +100,7 @@ def compose_answer(
     short = render_answer(form, value)
     if not short or form is AnswerForm.PHRASE:
         return ComposedAnswer("", short, ())
-    related = _relation_facts(facts)
+    related = list(dict.fromkeys(f for f in facts if f.wording and f.subjects and f.anchors))
     plain = [f for f in facts if not f.wording and f.subjects]
     if form in (AnswerForm.YES_NO, AnswerForm.DIRECTION):
         side = form is AnswerForm.DIRECTION and short in ("left", "right")

@@ -103,7 +103,8 @@ class AnswerVerdict:
 
     ok: bool
     reason: str = ""
-    fallback: str | None = None
+    fallback: str | None = None  # the best typed answer the graph gives (None: it gives none)
+    sentence: str = ""  # the fallback said as a sentence
 
 
 #: The check a policy runs before an answer is given: (the turn, whether it may still be sent back) -> the

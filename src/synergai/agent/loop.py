@@ -415,18 +415,13 @@ class AgentLoop:
             return final_schema(turn.form, options=colours)
         return turn.final
 
-    @staticmethod
-    def _from_graph(turn: _Turn) -> bool:
-        """Whether the question's form is one the graph may answer (:meth:`_answer_from_graph`)."""
-        return turn.form in (AnswerForm.PLACE, AnswerForm.SHAPE) or (
-            turn.form is AnswerForm.CATEGORY and turn.question.kind_at is not None)
-
     def _answer_from_graph(self, turn: _Turn) -> bool:
         """Answer from the graph, with no model call: "where" by the observed subject's best place, "what
         shape" by its box, "what type of X" by X's colour, material and name. False when there is none."""
-        graph = turn.ctx.graph
+        graph, kind = turn.ctx.graph, turn.question.kind_at is not None
         subject = question_subject(graph, turn.facts, turn.question)
-        if subject is None:
+        if subject is None or not (turn.form in (AnswerForm.PLACE, AnswerForm.SHAPE)
+                                   or (turn.form is AnswerForm.CATEGORY and kind)):
             return False
         extra: dict[str, Any] = {}
         obj = graph.get(subject)
@@ -473,8 +468,7 @@ class AgentLoop:
 
     def _next(self, turn: _Turn) -> str:
         """LOOK, CORRECT or ANSWER: one action (the final answer, in ANSWER)."""
-        if turn.phase is Phase.ANSWER and turn.graph_answers and self._from_graph(turn) \
-                and self._answer_from_graph(turn):
+        if turn.phase is Phase.ANSWER and turn.graph_answers and self._answer_from_graph(turn):
             return Phase.DONE
         typed = turn.phase is Phase.ANSWER and turn.form is not AnswerForm.PHRASE
         budget = self.limits.answer_max_tokens if typed else self.limits.step_max_tokens

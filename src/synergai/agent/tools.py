@@ -348,7 +348,9 @@ def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> Observed:
         found.extend(relation_facts(obj, own))
         for around, target in ((others, name_id(obj)), ([o for _, o in view], f"{obj.name} ({how})")):
             if around and wanted is not None:  # both are only found for a wanted relation
-                sentences.append(_toward(graph, around, wanted, target))
+                names = ", ".join(labelled(graph.get(o)) for o in around[:MAX_LISTED])  # template 3, reversed
+                verb = "is" if len(around) == 1 else "are"
+                sentences.append(f"The {names} {verb} {WORDING[wanted]} the {target}.")
                 found.append(Fact(tuple(around[:MAX_LISTED]), WORDING[wanted], (oid,)))
         if not own and not others and not view:
             what = f" {WORDING[wanted]}" if wanted else ""
@@ -363,12 +365,6 @@ def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> Observed:
         rest = ", ".join(ids[MAX_ANCHORS:])
         lines.append(f"({len(ids) - MAX_ANCHORS} more objects not shown: ids {rest}.)")
     return Observed(note + " ".join(lines), tuple(found))
-
-
-def _toward(graph: SceneGraph, ids: list[str], relation: Relation, target: str) -> str:
-    """Template 3 read from the other objects' side: "The a (id: 1), b (id: 2) are REL the target."."""
-    names = ", ".join(labelled(graph.get(o)) for o in ids[:MAX_LISTED])
-    return f"The {names} {'is' if len(ids) == 1 else 'are'} {WORDING[relation]} the {target}."
 
 
 def find_marked_object(ctx: TurnContext, args: NoArgs) -> str | Observed:
