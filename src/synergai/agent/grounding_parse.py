@@ -216,10 +216,8 @@ def _normalised(data: dict[str, Any]) -> dict[str, Any]:
         name = " ".join(str(r.get("relation", "")).replace("_", " ").split())
         if not r.get("count"):  # 0: no count said
             r = {k: v for k, v in r.items() if k != "count"}
-        if name != "between" and len(anchors) > 1:
-            rels += [{**r, "anchors": [a]} for a in anchors]
-        else:
-            rels.append({**r, "anchors": anchors})
+        groups = [[a] for a in anchors] if name != "between" and len(anchors) > 1 else [anchors]
+        rels += [{**r, "anchors": g} for g in groups]
     out["relations"] = rels
     for key in ("facing", "back_to"):
         if isinstance(out.get(key), dict):

@@ -64,17 +64,10 @@ def _foreign(clause: str, k: int) -> bool:
     return any(w in _FOREIGN or _plain(w) in _FOREIGN for w in (word, word.split("'")[0]))
 
 
-def _opening(words: list[str]) -> tuple[int, str]:
-    """How many lead-in words start the clause, and the first word after them ('' when none)."""
-    k = 0
-    while k < len(words) and words[k] in QUESTION_LEAD_INS:
-        k += 1
-    return k, words[k] if k < len(words) else ""
-
-
 def _clause_asks(clause: str, first: bool, after_lead_ins: bool) -> bool:
     words = _words(clause)
-    k, head = _opening(words)
+    k = next((i for i, w in enumerate(words) if w not in QUESTION_LEAD_INS), len(words))  # past lead-ins
+    head = words[k] if k < len(words) else ""
     if not head:
         return False
     if first or after_lead_ins:

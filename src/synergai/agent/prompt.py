@@ -51,14 +51,10 @@ Later replies have "action" and "action_input", one action each. Rules:
 tool); only after an error may you look further. Never repeat an action."""
 
 
-def tool_section(tools: tuple[Tool, ...] = TOOLS) -> str:
-    """The tools' doc-strings, as LangChain injects them."""
-    return "\n\n".join(f"{t.name}:\n    {t.doc}" for t in tools)
-
-
 def system_prompt(tools: tuple[Tool, ...] = TOOLS) -> str:
-    """The full, scene-independent system prompt."""
-    return f"{PROLOGUE}\n\n{EXAMPLES}\n\nTools:\n\n{tool_section(tools)}\n\n{RULES}"
+    """The full, scene-independent system prompt (the tools' doc-strings as LangChain injects them)."""
+    section = "\n\n".join(f"{t.name}:\n    {t.doc}" for t in tools)
+    return f"{PROLOGUE}\n\n{EXAMPLES}\n\nTools:\n\n{section}\n\n{RULES}"
 
 
 def _branch(tool: Tool) -> dict[str, Any]:

@@ -118,11 +118,6 @@ def _category_phrase(phrase: list[str], cats: list[str]) -> list[str]:
     return hits
 
 
-def _relational(words: list[str]) -> bool:
-    """Whether the question relates objects to one another ("the cups on the table")."""
-    return any(w in _RELATION_WORDS for w in words)
-
-
 def _names(items: list[str]) -> str:
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
@@ -137,7 +132,7 @@ def room_answer(graph: SceneGraph, question: str) -> RoomAnswer | None:
         return None
     text = " ".join(words_of(question))
     rooms, rest = _room_phrase(words_of(question), graph)
-    if _relational(rest):
+    if any(w in _RELATION_WORDS for w in rest):  # it relates objects to one another: the agent's question
         return None
     named, unread = _categories_named(graph, rest)
     if any(w not in _FORM_WORDS for w in unread):  # a word the forms do not read: the agent's question
