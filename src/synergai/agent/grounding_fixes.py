@@ -84,8 +84,7 @@ def group_order(ref: ObjectRef) -> ObjectRef:
     """A relation to bare anchors of the target's own category ("chair left of chair") read as an order
     in its group when none is set, else dropped; an order repeating a relation's direction is dropped."""
     if ref.order is not None:
-        # the order already says where in its group: a left / right ... relation to its own category
-        # repeats it ("chair right of chair" beside order "right")
+        # the order says it already: a left / right ... relation to its own category repeats it
         rest = [r for r in ref.relations if not (r.relation in _OWN_GROUP_ORDER and not r.negated and all(
             a.category == ref.category for a in r.anchors))]
         said = {_OWN_GROUP_ORDER[r.relation] for r in rest if r.relation in _OWN_GROUP_ORDER
@@ -303,7 +302,7 @@ def view_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRe
     target = target.model_copy(update=moved)
     if k is not None and any(ref.category in m[2] for m in named if m[0] > head[0]):
         # the viewpoint object named again after the target is its anchor too ("facing the door, the chair
-        # closest to the door"), by the relation the model wrote between them
+        # closest to the door")
         target = target.model_copy(update={"relations": [
             *target.relations, RelationRef(relation=ref.relations[k].relation, anchors=[viewed])]})
     if ref.facing is not None or ref.back_to is not None:  # the viewpoint is said already

@@ -65,8 +65,8 @@ class LoopLimits:
     first_max_tokens: int = 200  # a plan with a two-level typed description is ~150 tokens
     step_max_tokens: int = 140
     answer_max_tokens: int = 48  # a typed short answer (the sentence is composed, not generated)
-    #: an answer failing its check goes back to the model once (else the graph's typed answer is given at
-    #: once); off: on the ScanQA check half the send-back gained nothing over the fallback, +0.1 calls
+    #: an answer failing its check goes back to the model once (off: on the ScanQA check half it gained
+    #: nothing over the graph's typed answer, +0.1 calls)
     check_sends_back: bool = False
     check_answers: bool = True  #: every answer checked before it is given (off only to test other parts)
 

@@ -208,9 +208,8 @@ def _grounded(ctx: TurnContext, ref: ObjectRef) -> Observed:
     top = g.candidates[0]
     if top.score <= 0:
         shown = "; ".join(c.reason for c in g.candidates[:MAX_DESCRIBED])
-        # the room's only object of the category is what the words mean even where its captured colour
-        # or a relation disagrees ("the white radiator" for the one radiator, captured dark brown): it is
-        # the evidence a "where" or "what colour" answer reads; among several none is singled out
+        # the room's only object of the category is what the words mean even where its colour or a
+        # relation disagrees ("the white radiator" for the one radiator, captured dark brown)
         lone = [Fact((top.id,))] if len(g.candidates) == 1 else []
         return Observed(f"No object matches {desc!r} fully: {shown}.", tuple(lone))
     ids = g.tied_ids()
@@ -261,11 +260,8 @@ def query_for_objects(ctx: TurnContext, args: QueryArgs) -> str | Observed:
         ref = _expression(args)
         if ref.attributes or ref.relations or ref.superlative or ref.order or ref.position or ref.alone:
             return _grounded(ctx, ref)
-        g = ground(ctx.graph, ref, ctx.viewpoint)
-        if g.missing:
-            return missing(ctx.graph, ref.category)
-        found = [ctx.graph.get(c.id) for c in g.candidates]
-        label = ref.category
+        found = [ctx.graph.get(c.id) for c in ground(ctx.graph, ref, ctx.viewpoint).candidates]
+        label = ref.category  # a category the room lacks grounds to no candidate: missing() below
     else:
         found, label = find_objects(ctx.graph, args.query), args.query
     if not found:
