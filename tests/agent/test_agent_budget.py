@@ -62,8 +62,8 @@ def test_results_record_new_prompt_tokens_and_completion_tokens(store):
 
 
 def test_no_schema_asks_for_a_thought():
-    for schema in (plan_schema(), plan_schema(marked=False, question=True), action_schema(first=False),
-                   action_schema(first=True), final_schema(AnswerForm.COLOR)):
+    for schema in (plan_schema(), plan_schema(marked=False, question=True), action_schema(),
+                   final_schema(AnswerForm.COLOR)):
         assert "thought" not in _keys(schema)
 
 

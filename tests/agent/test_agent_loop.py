@@ -26,13 +26,12 @@ def test_prompt_is_built_from_tool_docstrings():
 
 
 def test_action_schema_is_typed_per_tool():
-    schema = action_schema(first=True)
+    schema = action_schema()
     names = [b["properties"]["action"]["const"] for b in schema["anyOf"]]
     assert names == [t.name for t in TOOLS]
     q = next(b for b in schema["anyOf"] if b["properties"]["action"]["const"] == "query_for_objects")
     assert q["properties"]["action_input"]["properties"]["query"]["maxLength"] == 60
-    assert "plan" in q["required"]
-    assert "plan" not in action_schema(first=False)["anyOf"][0]["properties"]
+    assert "plan" not in q["properties"]
 
 
 def test_what_is_on_the_table(store):
@@ -135,7 +134,7 @@ def test_a_step_repeated_within_the_plan_is_padding_and_dropped(store):
 
 def test_final_answer_as_plain_string_is_accepted():
     _, _, tool, args = parse_action(
-        json.dumps({"thought": "t", "action": "Final Answer", "action_input": "Two chairs."}), first=False
+        json.dumps({"thought": "t", "action": "Final Answer", "action_input": "Two chairs."})
     )
     assert tool.name == "final_answer" and args.answer == "Two chairs."
 

@@ -107,11 +107,11 @@ def test_mid_point_and_closest(store):
 
 
 def test_mid_point_of_a_name_is_the_middle_of_all_its_objects(store):
-    obs = T.calculate_mid_point(ctx(store), T.MidPointArgs(item_id_list=["chair"]))
+    obs = T.calculate_mid_point(ctx(store), T.IdsArgs(item_id_list=["chair"]))
     assert str(obs).startswith("The mid point of chair (id: 4), chair (id: 5) is [2.00, 2.00, 0.45].")
     assert obs.endswith("The object closest to it is the brown table (id: 2).")
     with pytest.raises(ToolError, match=r"needs two different objects.*only the cup \(id: 3\)"):
-        T.calculate_mid_point(ctx(store), T.MidPointArgs(item_id_list=["cup", "3"]))
+        T.calculate_mid_point(ctx(store), T.IdsArgs(item_id_list=["cup", "3"]))
 
 
 def test_post_process_and_final_answer_set_highlights(store):

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from agent_scripting import act, final, room
 
-from synergai.agent.answer_check import Verdict, check_answer, question_subject, tool_text
+from synergai.agent.answer_check import check_answer, question_subject, tool_text
 from synergai.agent.answer_forms import AnswerForm, normalise_answer
+from synergai.agent.kernel import AnswerVerdict
 from synergai.agent.loop import LoopLimits
 from synergai.agent.program.loop import ProgramLimits, ProgramLoop
 from synergai.agent.question import Question
@@ -33,11 +34,11 @@ def graph(shared_data: Path) -> SceneGraph:
     return build_graph(SCENE, objects.objects(SCENE), scene_type=objects.scene_type(SCENE))
 
 
-def _check(graph: SceneGraph, question: str, answer: str) -> Verdict:
+def _check(graph: SceneGraph, question: str, answer: str) -> AnswerVerdict:
     return check_answer(Question.parse(question, sorted(graph.categories())), answer, graph)
 
 
-def _fallback_passes(graph: SceneGraph, question: str, verdict: Verdict) -> None:
+def _fallback_passes(graph: SceneGraph, question: str, verdict: AnswerVerdict) -> None:
     """A fallback is an answer of its own: it passes the check and carries no tool text."""
     assert not verdict.ok and verdict.reason and verdict.fallback
     assert _check(graph, question, verdict.fallback).ok
@@ -117,7 +118,7 @@ def test_bad_input_gets_a_verdict_never_an_error(graph: SceneGraph) -> None:
     empty = _check(graph, "", "yes")  # an empty question asks nothing to check against
     assert empty.ok
     long = _check(graph, "What colour is the table " + "and the chair " * 280 + "?", "green")
-    assert isinstance(long, Verdict)
+    assert isinstance(long, AnswerVerdict)
     other = _check(graph, "Welche Farbe hat der Stuhl?", "braun")  # no English object word: no guess
     assert other.ok and other.fallback is None
     assert not _check(graph, "What colour is the table?", "").ok

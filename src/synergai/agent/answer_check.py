@@ -1,21 +1,11 @@
-"""Every answer checked before it is given: about what was asked, in the form asked, in plain words.
+"""Every answer checked before it is given (:func:`check_answer`; :func:`settle` is the loops' one call):
 
-:func:`check_answer` reads a (short) answer against the parsed question and the scene graph:
+(a) **subject**: it is about the object the question names (or the marked one), not another; a question
+    about an object the room lacks is answered by saying there is none;
+(b) **form**: it has the form the question asks (:mod:`synergai.agent.answer_forms`);
+(c) **no tool text**: no ids, coordinates, counts of matches, observation sentences or error texts.
 
-(a) **subject**: it is about the object the question names (its category, read through the one synonym
-    list of :mod:`synergai.scene.grounding.vocabulary`, or the marked object), not another one: a colour
-    that object has, a place whose anchor is another object than itself, a count no larger than the room
-    holds, an object other than the one the question already names. A question about an object the
-    room lacks ("what colour is the piano?") is answered by saying there is none, never by a guess;
-(b) **form**: it has the form the question asks (:mod:`synergai.agent.answer_forms`): a colour, a
-    number, yes / no, one of the options, an object of this room, a place (a relation and its anchor,
-    "against the wall next to the shelf");
-(c) **no tool text**: no ids, coordinates, counts of matches ("2 objects fit ..."), observation
-    sentences (:mod:`synergai.agent.observation`'s templates) or error texts.
-
-A failed check carries its reason (what the loop sends back to the model, once) and the best typed
-answer the graph gives (``fallback``, with a sentence), when the graph gives one. :func:`settle` is the
-one call the loops make at their final answer.
+A failed check carries its reason (sent back to the model, once) and the graph's best typed answer.
 """
 
 from __future__ import annotations
@@ -27,6 +17,7 @@ from dataclasses import dataclass
 
 from synergai.agent.answer_forms import PLACE_RELATIONS, AnswerForm, normalise_answer
 from synergai.agent.evidence import named_at
+from synergai.agent.kernel import AnswerVerdict
 from synergai.agent.matching import category_matches
 from synergai.agent.question import Question
 from synergai.agent.result import Answered
@@ -50,17 +41,6 @@ from synergai.scene.vocabulary import (
     with_article,
     words_of,
 )
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """Whether an answer may be given; if not, why (said to the model) and the graph's own answer."""
-
-    ok: bool
-    reason: str = ""
-    fallback: str | None = None  # the best typed answer the graph gives (None: it gives none)
-    sentence: str = ""  # the fallback said as a sentence
-
 
 #: Tool text an answer must never carry: ids, coordinates, counts of matches, observation templates.
 TOOL_TEXT = re.compile(
@@ -97,8 +77,7 @@ _PHRASE_WORDS = 3
 
 @dataclass(frozen=True)
 class Subject:
-    """What a question is about: the objects (``ids``) and their name, or the thing it names that the
-    room lacks (``absent``)."""
+    """What a question is about: objects (``ids``) and their name, or the thing the room lacks."""
 
     ids: tuple[str, ...] = ()
     name: str = ""
@@ -107,8 +86,8 @@ class Subject:
 
 
 def question_subject(question: Question, graph: SceneGraph, marked: str | None = None) -> Subject:
-    """The objects a question names first (all of the categories its first naming word means), the
-    marked object when there is one; the thing it names that the room lacks when it names no category."""
+    """The objects a question names first (the marked object when there is one); the thing it names
+    that the room lacks when it names no category."""
     if marked is not None and marked in graph:
         return Subject((marked,), graph.get(marked).name)
     if not question.categories:
@@ -128,9 +107,8 @@ Meaning = Callable[[str, Sequence[str]], bool]
 
 
 def absent_thing(question: Question, graph: SceneGraph, means: Meaning | None = None) -> str:
-    """The noun phrase a question names its object by ("the grand piano") when nothing in the room can be
-    called so (by the synonym list, or by ``means`` when given); '' when it names none, or only a part
-    of the room ("the corner"), or one the room has."""
+    """The noun phrase a question names its object by when nothing in the room can be called so (by the
+    synonym list, or by ``means``); '' when it names none, a part of the room, or one the room has."""
     words = list(question.words)
     start = next((k + 1 for k, w in enumerate(words)
                   if w in _ARTICLES or words[max(k - 1, 0):k + 1] == ["how", "many"]), None)
@@ -170,8 +148,10 @@ def _colours(graph: SceneGraph, ids: Sequence[str]) -> Counter[str]:
     return found
 
 
-def _scene_categories(graph: SceneGraph) -> tuple[str, ...]:
-    return tuple(sorted({o.category for o in graph if o.kind not in STRUCTURE_KINDS}))
+def _said(graph: SceneGraph, text: str) -> tuple[str, ...]:
+    """The room's categories (structure aside) that ``text`` names."""
+    cats = tuple(sorted({o.category for o in graph if o.kind not in STRUCTURE_KINDS}))
+    return SceneVocabulary(cats, ()).categories_said(text)
 
 
 def _place_anchor(text: str) -> tuple[str, str] | None:
@@ -194,13 +174,10 @@ def _form_problem(question: Question, text: str, graph: SceneGraph) -> str:
         return f"the question asks for {wanted}"
     if form is AnswerForm.PLACE:
         place = _place_anchor(text)
-        anchor_words = set(words_of(place[1])) if place else set()
-        vocab = SceneVocabulary(_scene_categories(graph), ())
-        if place and (anchor_words & ROOM_PART_WORDS or vocab.categories_said(place[1])):
+        if place and (set(words_of(place[1])) & ROOM_PART_WORDS or _said(graph, place[1])):
             return ""
         return f"the question asks for {WANTED[form]}"
-    named = SceneVocabulary(_scene_categories(graph), ()).categories_said(text)
-    if form is AnswerForm.CATEGORY and not named:
+    if form is AnswerForm.CATEGORY and not _said(graph, text):
         return f"the question asks for {WANTED[form]}"
     return ""
 
@@ -217,11 +194,11 @@ def _subject_problem(question: Question, text: str, graph: SceneGraph, subject: 
             return f"no {name} here is {said}: the {name} is {' or '.join(sorted(colours))}"
     if form is AnswerForm.PLACE:
         place = _place_anchor(text)
-        named = SceneVocabulary(_scene_categories(graph), ()).categories_said(place[1]) if place else ()
+        named = _said(graph, place[1]) if place else ()
         if named and set(named) <= {graph.get(i).category for i in subject.ids}:
             return f"a place is said by another object than the {name} itself"
     if form is AnswerForm.CATEGORY and question.kind_at is None:
-        named = SceneVocabulary(_scene_categories(graph), ()).categories_said(text)
+        named = _said(graph, text)
         if named and set(named) <= set(question.categories):
             return f"the question already names the {named[0]}; name the other object it asks for"
     if form is AnswerForm.NUMBER and _counts_subject(question, subject):
@@ -232,8 +209,7 @@ def _subject_problem(question: Question, text: str, graph: SceneGraph, subject: 
 
 
 def _counted(graph: SceneGraph, subject: Subject) -> list[str]:
-    """The objects a "how many" of the subject's name counts: every one the name matches (an office chair
-    is a chair), as the tools and the program API count them."""
+    """The objects a "how many" of the subject's name counts: every one the name matches."""
     return [o.id for o in graph if category_matches(subject.name, o.category)] or list(subject.ids)
 
 
@@ -245,11 +221,11 @@ def _counts_subject(question: Question, subject: Subject) -> bool:
 
 
 def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tuple[str, str] | None:
-    """The best typed answer the graph gives to the question, as (short answer, sentence); None when it
-    gives none (a yes / no, a direction, a free phrase)."""
+    """The best typed answer the graph gives, as (short answer, sentence); None when it gives none."""
     form, name, ids = question.reply_form, subject.name, subject.ids
     if subject.absent:
-        return _none_answer(question, subject.absent)
+        short = {AnswerForm.YES_NO: "no", AnswerForm.NUMBER: "0"}.get(form, f"there is no {subject.absent}")
+        return short, f"There is no {subject.absent} in this room."
     if not ids:
         return None
     if form is AnswerForm.COLOR and (colours := _colours(graph, ids)):
@@ -274,22 +250,13 @@ def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tup
     return None
 
 
-def _none_answer(question: Question, thing: str) -> tuple[str, str]:
-    """The answer to a question about a thing the room lacks: there is none (no, 0 for closed forms)."""
-    sentence = f"There is no {thing} in this room."
-    if question.reply_form is AnswerForm.YES_NO:
-        return "no", sentence
-    if question.reply_form is AnswerForm.NUMBER:
-        return "0", sentence
-    return f"there is no {thing}", sentence
-
-
-def _failed(reason: str, question: Question, graph: SceneGraph, subject: Subject) -> Verdict:
+def _failed(reason: str, question: Question, graph: SceneGraph, subject: Subject) -> AnswerVerdict:
     found = graph_answer(question, graph, subject)
-    return Verdict(False, reason, found[0] if found else None, found[1] if found else "")
+    return AnswerVerdict(False, reason, found[0] if found else None, found[1] if found else "")
 
 
-def check_answer(question: Question, answer: str, graph: SceneGraph, marked: str | None = None) -> Verdict:
+def check_answer(question: Question, answer: str, graph: SceneGraph,
+                 marked: str | None = None) -> AnswerVerdict:
     """Check one answer (its short form, or its sentence) before it is given (see the module doc-string)."""
     text = " ".join(str(answer).split())
     subject = question_subject(question, graph, marked)
@@ -300,18 +267,18 @@ def check_answer(question: Question, answer: str, graph: SceneGraph, marked: str
     if subject.absent:
         said = set(words_of(text))
         if said & _NONE_WORDS and singular(subject.absent.split()[-1]) in {singular(w) for w in said}:
-            return Verdict(True)  # "there is no piano": a bare "none" is given as that sentence instead
+            return AnswerVerdict(True)  # "there is no piano": a bare "none" is given as that sentence
         return _failed(f"this room has no {subject.absent}: say so, do not answer about another object",
                        question, graph, subject)
     if not text:
         return _failed("the answer is empty", question, graph, subject)
     if question.reply_form not in _CLOSED and set(words_of(text)) & _NONE_WORDS:
-        return Verdict(True)  # "there is nothing on it", "I could not find it": an answer of its own
+        return AnswerVerdict(True)  # "there is nothing on it", "I could not find it": an answer too
     problem = _form_problem(question, text, graph)
     if problem and question.reply_form is AnswerForm.CATEGORY:
-        return Verdict(False, problem)  # a thing the labels lack ("the rod"): the graph has no better word
+        return AnswerVerdict(False, problem)  # a thing the labels lack ("the rod"): no better word
     problem = problem or _subject_problem(question, text, graph, subject)
-    return _failed(problem, question, graph, subject) if problem else Verdict(True)
+    return _failed(problem, question, graph, subject) if problem else AnswerVerdict(True)
 
 
 #: The trace record of a failed check (one per answer that failed).
@@ -325,9 +292,8 @@ NO_ANSWER = "Sorry, I could not find that in this room."
 
 def settle(result: Answered, question: Question, graph: SceneGraph, marked: str | None = None, *,
            may_retry: bool) -> str | None:
-    """Check the answer in ``result`` (its short answer and its sentence): the send-back text when it
-    fails and ``may_retry`` (the loop asks once more; the graph's answer is already in ``result``, in
-    case no better one comes), else None with ``result`` holding what may be given."""
+    """Check the answer in ``result``: the send-back text when it fails and ``may_retry``, else None;
+    ``result`` then holds what may be given (the graph's answer, when the check failed)."""
     if not question.asking or result.error or not (result.answer or result.short_answer):
         return None  # a correction, or no answer at all (the loop says why)
     verdict = check_answer(question, result.short_answer or result.answer, graph, marked)

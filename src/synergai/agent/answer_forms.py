@@ -1,6 +1,5 @@
-"""Typed short answers: the form a question's short answer takes ("A or B", a number, yes / no, a
-colour, a shape, a place, a direction, a category of the scene, or a free phrase), its JSON schema and
-its text. Both loops' answers go through it, so a short answer is one value of the right kind.
+"""Typed short answers: the form a question's short answer takes, its JSON schema and its text (both
+loops' answers go through it).
 """
 
 from __future__ import annotations
@@ -8,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Any
 
 from synergai.scene.vocabulary import (
@@ -43,12 +43,14 @@ PLACE_RELATIONS: tuple[str, ...] = (
 )
 #: Longest free phrase (characters).
 PHRASE_MAX = 40
+#: The forms whose answer is one word of a fixed list, in the order the schema offers them.
+_ONE_WORD: Mapping[AnswerForm, tuple[str, ...]] = MappingProxyType({
+    AnswerForm.YES_NO: ("yes", "no"), AnswerForm.DIRECTION: DIRECTION_WORDS,
+    AnswerForm.SHAPE: tuple(sorted(SHAPE_WORDS))})
 
 _AUX_WORDS = ("is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "should",
-              "has",
-        "have", "had", "am", "may", "might", "must")
-_AUX = _AUX_WORDS
-_YES_NO_START = re.compile(rf"^(?:{'|'.join(_AUX)})\b")
+              "has", "have", "had", "am", "may", "might", "must")
+_YES_NO_START = re.compile(rf"^(?:{'|'.join(_AUX_WORDS)})\b")
 _COLOR_Q = re.compile(r"\b(colou?r|colou?red)\b")
 _SHAPE_Q = re.compile(r"^(?:what|which) (?:is the )?shape\b|\bwhat shape\b")
 _COUNT_Q = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")
@@ -79,9 +81,7 @@ _NO_KIND = frozenset({"object", "objects", "item", "items", "thing", "things", "
 
 
 def kind_asked_at(question: str) -> int | None:
-    """Where a question that asks which one or what kind of thing names the thing ("What type of *lamp*
-    is by the door?" -> 3, "Which *chair* is closest to the tv?" -> 1): such a question is answered by
-    that object's description, not by its category again. None for other questions."""
+    """Where a "which X" / "what type of X" question names X ("Which *chair* is ..." -> 1), else None."""
     words = words_of(question)
     m = _KIND_Q.match(" ".join(words))
     if m is None:
@@ -91,7 +91,7 @@ def kind_asked_at(question: str) -> int | None:
 
 
 def _options_before(text: str, end: int) -> list[str]:
-    """The "X, Y, " options written just before ``end`` (read backwards, in order)."""
+    """The "X, Y, " options written just before ``end``, in order."""
     found: list[str] = []
     while end >= 2 and text.startswith(", ", end - 2):
         start = end - 2
@@ -133,7 +133,8 @@ def answer_form(question: str) -> AnswerForm:
         return AnswerForm.COLOR
     if _SHAPE_Q.search(q):
         return AnswerForm.SHAPE
-    if _DIRECTION_Q.search(q) or _SIDE_Q.search(q) or (" or " in f" {q} " and _names_direction(q)):
+    if _DIRECTION_Q.search(q) or _SIDE_Q.search(q) or (" or " in f" {q} " and len(
+            set(q.split()) & {"left", "right", "front", "back", "behind"}) >= 2):
         return AnswerForm.DIRECTION
     if _YES_NO_START.match(q) and " or " not in f" {q} ":
         return AnswerForm.YES_NO
@@ -149,37 +150,25 @@ _TAIL_CHARS = 200
 
 
 def _tail(q: str) -> str:
-    """The question's last words (at most :data:`_TAIL_CHARS` characters, whole words): a pattern
-    anchored at the end is searched there, so its cost does not grow with the question."""
+    """The question's last :data:`_TAIL_CHARS` characters (whole words): a bounded search."""
     if len(q) <= _TAIL_CHARS:
         return q
     tail = q[-_TAIL_CHARS:]
     return tail[tail.find(" ") + 1:]
 
 
-def _names_direction(q: str) -> bool:
-    words = set(q.split())
-    return sum(w in words for w in ("left", "right", "front", "back", "behind")) >= 2
-
-
 def answer_schema(form: AnswerForm, categories: Sequence[str] = (),
                   options: Sequence[str] = ()) -> dict[str, Any]:
-    """JSON schema of a short answer of this form; categories (the scene's, or those observed) bound
-    category and place answers, so the model cannot name what the scene does not hold; options bound a
-    choice, or a colour (the colours observed)."""
+    """JSON schema of a short answer of this form, bounded by ``categories`` and ``options``."""
     cats = sorted({c for c in categories if c})
     if form is AnswerForm.CHOICE and options:
         return {"type": "string", "enum": list(options)}
-    if form is AnswerForm.YES_NO:
-        return {"type": "string", "enum": ["yes", "no"]}
+    if form in _ONE_WORD:
+        return {"type": "string", "enum": list(_ONE_WORD[form])}
     if form is AnswerForm.NUMBER:
         return {"type": "integer", "minimum": 0, "maximum": 999}
     if form is AnswerForm.COLOR:
         return {"type": "string", "enum": list(options) or sorted({basic_color(n) for n in COLOR_NAMES})}
-    if form is AnswerForm.DIRECTION:
-        return {"type": "string", "enum": list(DIRECTION_WORDS)}
-    if form is AnswerForm.SHAPE:
-        return {"type": "string", "enum": sorted(SHAPE_WORDS)}
     if form is AnswerForm.CATEGORY and cats:
         return {"type": "string", "enum": cats}
     if form is AnswerForm.PLACE and cats:
@@ -204,14 +193,11 @@ def render_answer(form: AnswerForm, value: Any) -> str:
 
 def normalise_answer(form: AnswerForm, text: str, options: Sequence[str] = ()) -> str:
     """A free-text short answer read as a value of the form ("Yes, there is." -> "yes", "three" -> "3",
-    "dark grey" -> "black", the basic colour term people say, "It is even." -> "even" among the options);
-    '' when it holds no such value.
-    Phrases and categories are kept as written."""
+    "dark grey" -> "black"); '' when it holds no such value; phrases and categories kept as written."""
     words = words_of(text)
-    if form is AnswerForm.CHOICE:
-        return next((w for w in words if w in options), "")
-    if form is AnswerForm.YES_NO:
-        return next((w for w in words if w in ("yes", "no")), "")
+    if form is AnswerForm.CHOICE or form in _ONE_WORD:
+        allowed = options if form is AnswerForm.CHOICE else _ONE_WORD[form]
+        return next((w for w in words if w in allowed), "")
     if form is AnswerForm.NUMBER:
         for w in words:
             if w.isdigit():
@@ -224,8 +210,4 @@ def normalise_answer(form: AnswerForm, text: str, options: Sequence[str] = ()) -
         for alias, name in sorted(COLOR_ALIASES.items(), key=lambda kv: -len(kv[0])):
             t = t.replace(f" {alias} ", f" {name} ")
         return next((basic_color(n) for n in COLOR_NAMES if f" {n} " in t), "")
-    if form is AnswerForm.DIRECTION:
-        return next((w for w in words if w in DIRECTION_WORDS), "")
-    if form is AnswerForm.SHAPE:
-        return next((w for w in words if w in SHAPE_WORDS), "")
     return " ".join(text.split())[:PHRASE_MAX]

@@ -1,12 +1,10 @@
-"""The sentence answer, written from the typed short answer and the evidence the tools observed.
-
-The model picks the value (a colour, a number, a category, a place); the sentence is composed here, so
-it costs no generated tokens, names every object the evidence holds ("The laptop and the remote
-control are on the coffee table.") and never carries an error text.
+"""The sentence answer, composed from the typed short answer and the facts the tools observed (no
+generated tokens, never an error text).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -36,16 +34,13 @@ def _name(graph: SceneGraph, oid: str) -> str:
 
 def _names(graph: SceneGraph, ids: Sequence[str]) -> str:
     """ "the laptop and the remote control"; repeated names are counted ("2 chairs")."""
-    counts: dict[str, int] = {}
-    for oid in ids:
-        counts[_name(graph, oid)] = counts.get(_name(graph, oid), 0) + 1
+    counts = Counter(_name(graph, oid) for oid in ids)
     parts = [f"the {n}" if c == 1 else f"{c} {plural(n)}" for n, c in counts.items()]
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def kind_phrase(obj: SceneObject) -> str:
-    """What kind of thing an object is, as far as the graph tells: its basic colour, its material and its
-    name ("brown wooden table", "white refrigerator"); the name alone when it has neither."""
+    """What kind of thing an object is: its basic colour, material and name ("brown wooden table")."""
     colour = next((c for a in obj.attributes if (c := basic_color(a))), "")
     material = next((a for a in obj.attributes if a in MATERIAL_WORDS), "")
     return " ".join(w for w in (colour, material, obj.name) if w)
@@ -62,8 +57,7 @@ def fact_sentence(graph: SceneGraph, fact: Fact) -> str:
 
 
 def _merged(facts: Sequence[Fact]) -> list[Fact]:
-    """Facts with the same wording joined: the same anchors gather their subjects ("2 chairs are near
-    the table"), then the same subjects gather their anchors ("... right of 2 toolboxes"); in order."""
+    """Facts with the same wording joined by anchors, then by subjects; in order."""
     by_anchors: dict[tuple[str, tuple[str, ...]], list[str]] = {}
     for f in facts:
         by_anchors.setdefault((f.wording, f.anchors), []).extend(f.subjects)
@@ -75,8 +69,7 @@ def _merged(facts: Sequence[Fact]) -> list[Fact]:
 
 
 def _stated(graph: SceneGraph, facts: Sequence[Fact]) -> tuple[str, list[Fact]]:
-    """The sentences of the first ``MAX_SENTENCES`` facts once merged (:func:`_merged`) that read
-    differently, and those facts."""
+    """The differing sentences of the first ``MAX_SENTENCES`` merged facts, and those facts."""
     texts: dict[str, Fact] = {}
     for f in _merged(facts):
         text = fact_sentence(graph, f)
@@ -92,10 +85,6 @@ def _mentions(graph: SceneGraph, fact: Fact, category: str) -> bool:
     return any(" ".join(words_of(graph.get(o).category)) == want for o in fact.ids if o in graph)
 
 
-def _relation_facts(facts: Iterable[Fact]) -> list[Fact]:
-    return list(dict.fromkeys(f for f in facts if f.wording and f.subjects and f.anchors))
-
-
 def _named_in(graph: SceneGraph, ids: Sequence[str], question: Question | None) -> list[str]:
     """The objects whose category the question names (all of them when it names none)."""
     q = f" {' '.join(question.words if question else ())} "
@@ -107,18 +96,15 @@ def _named_in(graph: SceneGraph, ids: Sequence[str], question: Question | None) 
 def compose_answer(
     graph: SceneGraph, form: AnswerForm, value: Any, facts: Sequence[Fact], question: Question | None = None
 ) -> ComposedAnswer:
-    """The sentence for a typed value, from the observed facts ('' sentence for a free phrase, or a value
-    that does not fit the form); objects the question names are preferred as its subject."""
+    """The sentence for a typed value, from the observed facts ('' for a free phrase or a misfit)."""
     short = render_answer(form, value)
     if not short or form is AnswerForm.PHRASE:
         return ComposedAnswer("", short, ())
-    related = _relation_facts(facts)
+    related = list(dict.fromkeys(f for f in facts if f.wording and f.subjects and f.anchors))
     plain = [f for f in facts if not f.wording and f.subjects]
-    if form is AnswerForm.YES_NO:
-        return ComposedAnswer(f"{short.capitalize()}.", short, ())
-    if form is AnswerForm.DIRECTION:
-        return ComposedAnswer(f"To the {short}." if short in ("left", "right") else f"{short.capitalize()}.",
-                              short, ())
+    if form in (AnswerForm.YES_NO, AnswerForm.DIRECTION):
+        side = form is AnswerForm.DIRECTION and short in ("left", "right")
+        return ComposedAnswer(f"To the {short}." if side else f"{short.capitalize()}.", short, ())
     if form is AnswerForm.NUMBER:
         ids = plain[-1].subjects if plain else ()
         cats = {graph.get(o).category for o in ids if o in graph}

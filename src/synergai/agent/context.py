@@ -1,8 +1,5 @@
-"""What the tools of one agent turn can see and change: the scene (through the store), the marked
-object, the viewpoint, the user's utterance, and what the turn has produced so far.
-
-A turn's edits are made in its own copy of the graph and written to the store together when the turn
-ends (:meth:`TurnContext.commit`, one transaction): a turn is all or nothing.
+"""What the tools of one agent turn can see and change. A turn's edits are made in its own copy of the
+graph and written to the store together when the turn ends (:meth:`TurnContext.commit`): all or nothing.
 """
 
 from __future__ import annotations
@@ -63,28 +60,21 @@ class TurnContext:
             raise ToolError(QUESTION_NEVER_EDITS)
 
     def referred(self) -> frozenset[str]:
-        """The objects the utterance refers to (:func:`~synergai.agent.referents.referred_ids`), read from
-        the graph as the turn found it: the only objects this turn's edits may touch."""
+        """The objects the utterance refers to, the only ones this turn's edits may touch."""
         if self._referred is None:
             self._referred = referred_ids(self.graph, self.utterance, self.marked)
         return self._referred
 
     def apply(self, request: EditRequest) -> None:
-        """Make one edit in the turn's graph (checked now; refused on a question turn); the store gets it
-        at :meth:`commit`, so a turn that does not finish (cancelled, failed) changes nothing."""
+        """Make one edit in the turn's graph; the store gets it at :meth:`commit`."""
         self.check_writable()
         apply_changes(self.graph, request.changes)  # on an error nothing is changed
         self.pending.append(request)
 
     def commit(self) -> list[EditRecord]:
-        """Write the pending edits to the store in one transaction (all or none); returns them as logged.
-
-        When another writer changed the scene since the turn read it (:class:`ConflictError`), the edits
-        are re-made once on the new state (:func:`~synergai.scene.rebase.rebase`: the fields they change,
-        carried onto the objects as they are now) and written again; if that fails too, the first error
-        (naming the object and the newer edit) is raised. Edits planned on a scene that was dropped (or
-        dropped and registered again) since the turn read it are refused
-        (:class:`~synergai.scene.store.SceneReplacedError`), never carried over."""
+        """Write the pending edits to the store in one transaction; returns them as logged. On a conflict
+        with another writer they are re-made once on the new state (:func:`synergai.scene.rebase.rebase`).
+        Edits planned on a scene dropped since the turn read it are refused."""
         if self.pending:
             planned_on = self._planned_on
             try:

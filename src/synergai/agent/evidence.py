@@ -1,9 +1,5 @@
 """What a turn's observations hold for its answer: the object the question is about, and the categories
-and colours the answer may name.
-
-The final answer's schema is built from this evidence, so the model chooses among what it observed
-("What is to the left of the oven?" can name the refrigerator the lookup returned, not a bed from
-elsewhere in the room), and a place answer ("Where is the printer?") is read from the graph.
+and colours the answer may name (the final answer's schema is built from them).
 """
 
 from __future__ import annotations
@@ -26,8 +22,8 @@ from synergai.scene.vocabulary import (
 
 
 def _position(question_words: list[str], category: str) -> int | None:
-    """Where the question names the category: as it is written (singular or plural), else by another
-    word for it ("fridge" for refrigerator, :func:`map_word_to`); None when it does not."""
+    """Where the question names the category (as written, singular or plural, else by another word
+    for it: :func:`map_word_to`); None when it does not."""
     for form in (category, plural(category)):
         cat = words_of(form)
         for k in range(len(question_words) - len(cat) + 1):
@@ -54,9 +50,8 @@ def named_at(graph: SceneGraph, oid: str, question: Question) -> int | None:
 
 
 def question_subject(graph: SceneGraph, facts: Sequence[Fact], question: Question) -> str | None:
-    """The observed object the question is about: of the observed objects whose category the question
-    names, one of the category it names first, the first observed (the best-ranked match); None when the
-    question names none of them."""
+    """The observed object the question is about: of those whose category it names, one of the
+    category it names first, the first observed; None when it names none of them."""
     subjects = list(dict.fromkeys(o for f in facts for o in f.subjects if o in graph))
     at = _positions(graph, subjects, question)
     named = [(p, k, o) for k, o in enumerate(subjects) if (p := at[graph.get(o).category]) is not None]
@@ -79,10 +74,8 @@ _TRAILING_WORDS = _RELATION_WORDS | RELATION_PREPOSITIONS
 
 def asked_role(question: Question, named_at: int | None) -> str:
     """Which side of a relation a "what ..." question asks for: "subject" when a relation word comes
-    before the first object it names ("what is *above* the counter": what the counter is below is not
-    the answer), "anchor" when it ends on one ("what is the towel hanging *on*", "the door is left
-    *of* what"), "" otherwise.
-    ``named_at`` is where the question first names an observed object's category."""
+    before the first object it names ("what is *above* the counter"), "anchor" when it ends on one ("what is
+    the towel hanging *on*"), "" otherwise; ``named_at``: where it first names an observed object."""
     words = list(question.words)
     if words[-2:-1] and words[-1] in ("what", "which") and words[-2] in _TRAILING_WORDS:
         words = words[:-1]  # "the door is to the left of what?"
@@ -95,12 +88,9 @@ def asked_role(question: Question, named_at: int | None) -> str:
 
 
 def evidence_categories(graph: SceneGraph, facts: Sequence[Fact], question: Question) -> list[str]:
-    """The categories the answer to "what / which ..." may name: those of the observed objects, in the
-    order observed, without the ones the question itself names (the answer to "what is next to the bed"
-    is not "bed"). When the question asks for one side of a relation (:func:`asked_role`) and the facts
-    relate objects it names, only the other side of those facts ("what is above the counter": the objects
-    above it, not those it is above). [] when nothing else was observed: then the answer is not bound to
-    the evidence (a lookup that found only the piano says nothing of what is left of it)."""
+    """The categories the answer to "what / which ..." may name: those observed, without the ones the
+    question names, and only the asked side (:func:`asked_role`) of the facts relating objects it names;
+    [] when nothing else was observed."""
     at = _positions(graph, _observed(graph, facts), question)
     other = [c for c, p in at.items() if p is None]
     named = [p for p in at.values() if p is not None]
@@ -120,10 +110,8 @@ def evidence_categories(graph: SceneGraph, facts: Sequence[Fact], question: Ques
 
 
 def evidence_colours(graph: SceneGraph, facts: Sequence[Fact], question: Question) -> list[str]:
-    """The colours the answer may name: the basic colour terms
-    (:func:`~synergai.scene.vocabulary.basic_color`: "black" for "dark gray", what people say of
-    ScanNet's darkened shades) of the observed objects the question names (of every observed object
-    when it names none of them), in the order observed. [] when none has a colour."""
+    """The basic colour terms of the observed objects the question names (of every observed object when
+    it names none), in the order observed; [] when none has a colour."""
     seen = _observed(graph, facts)
     at = _positions(graph, seen, question)
     named = [o for o in seen if at[graph.get(o).category] is not None] or seen

@@ -37,28 +37,20 @@ _RELATION_WORDS = frozenset(w for phrase in (*RELATION_NAMES, *RELATION_SYNONYMS
 
 
 def _first_mention(words: list[str], category: str, vocab: SceneVocabulary) -> int | None:
-    """Index of the first word of the sentence's earliest phrase (1-3 words) that names ``category``."""
-    for k in range(len(words)):
-        for n in (3, 2, 1):
-            phrase = " ".join(words[k:k + n])
-            if k + n <= len(words) and category in vocab.map_word(phrase):
-                return k
-    return None
+    """Index of the sentence's earliest phrase (1-3 words) that names ``category``."""
+    return next((k for k in range(len(words)) for n in (3, 2, 1)
+                 if k + n <= len(words) and category in vocab.map_word(" ".join(words[k:k + n]))), None)
 
 
 def _last_mention(words: list[str], category: str, vocab: SceneVocabulary) -> int | None:
-    """Index of the last word of the sentence's last phrase (1-2 words) that names ``category``."""
-    for k in range(len(words) - 1, -1, -1):
-        if any(category in vocab.map_word(" ".join(words[k - n + 1:k + 1]))
-               for n in (1, 2) if k - n + 1 >= 0):
-            return k
-    return None
+    """Index of the last word of the sentence's last phrase (1-2 words) naming ``category``."""
+    return next((k for k in range(len(words) - 1, -1, -1) if any(
+        category in vocab.map_word(" ".join(words[k - n + 1:k + 1])) for n in (1, 2) if k >= n - 1)), None)
 
 
 def head_first(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
     """The expression with its target and an anchor exchanged when the model swapped them ("trash can on
-    towel" for "the towel that is over the trash can"): the sentence names the anchor of a one-anchor
-    relation before the target, with no relation word before it."""
+    towel" for "the towel that is over the trash can"): the sentence names the anchor first."""
     if ref.category == ANY_OBJECT:
         return ref
     words = sentence_words(sentence)
@@ -89,12 +81,10 @@ _OWN_GROUP_ORDER = MappingProxyType({"left of": "left", "right of": "right", "in
 
 
 def group_order(ref: ObjectRef) -> ObjectRef:
-    """A relation to bare anchors of the target's own category ("chair left of chair" for "the chair on
-    the left") read as an order in its group when none is set, else dropped; an order that repeats a
-    relation's direction to another object is dropped."""
+    """A relation to bare anchors of the target's own category ("chair left of chair") read as an order
+    in its group when none is set, else dropped; an order repeating a relation's direction is dropped."""
     if ref.order is not None:
-        # the order already says where in its group: a left / right ... relation to its own category
-        # repeats it ("chair right of chair" beside order "right")
+        # the order says it already: a left / right ... relation to its own category repeats it
         rest = [r for r in ref.relations if not (r.relation in _OWN_GROUP_ORDER and not r.negated and all(
             a.category == ref.category for a in r.anchors))]
         said = {_OWN_GROUP_ORDER[r.relation] for r in rest if r.relation in _OWN_GROUP_ORDER
@@ -110,8 +100,7 @@ def group_order(ref: ObjectRef) -> ObjectRef:
 
 def view_first(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
     """A viewpoint object taken for the target put back as the viewpoint ("Facing the door, the cart on
-    the far left"): when the target is named only in the opening clause and an anchor after it, the
-    anchor becomes the target, the old target what the speaker faces (or has their back to)."""
+    the far left"): the anchor named after the opening clause becomes the target."""
     head, comma, rest = sentence.partition(",")
     if not comma or not (set(words_of(head)) & FEATURE_CUES["view"]) or ref.facing or ref.back_to:
         return ref
@@ -141,9 +130,8 @@ _BACK_PHRASE = 3
 
 
 def reverse_back_relations(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
-    """A relation the sentence says of an anchor back to the target ("the table with a bag on it": a
-    having word, the anchor, a relation phrase ending in "it") that the model wrote from the target
-    ("table on bag") becomes its converse ("table supporting bag")."""
+    """A relation the sentence says back to the target ("the table with a bag on it") that the model wrote
+    from the target ("table on bag") becomes its converse ("table supporting bag")."""
     words = sentence_words(sentence)
     backs = [k for k, w in enumerate(words) if w in _BACK_PRONOUNS and k]
     if not backs or not ref.relations:
@@ -165,8 +153,8 @@ _OPPOSITE_GAP = 3
 
 
 def across_from(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
-    """A relation to an anchor the sentence says the target is across from ("the door opposite of the
-    window") read as "farthest from" it (the relations offer no "opposite"); not when negated."""
+    """A relation to an anchor the sentence says the target is across from ("opposite of the window")
+    read as "farthest from" it; not when negated."""
     words = sentence_words(sentence)
     rels = list(ref.relations)
     for j, r in enumerate(rels):
@@ -179,8 +167,7 @@ def across_from(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> Object
 
 
 def _only_itself(anchor: ObjectRef, category: str) -> bool:
-    """Whether an anchor names nothing but the target's own category: no attribute, feature or relation
-    to anything else ("the trash can inside the trash can")."""
+    """Whether an anchor names nothing but the target's own category (at every level)."""
     plain = anchor.model_copy(update={"relations": []}) == ObjectRef(category=anchor.category)
     return anchor.category == category and plain and all(
         _only_itself(a, category) for r in anchor.relations for a in r.anchors)
@@ -190,15 +177,12 @@ def _only_itself(anchor: ObjectRef, category: str) -> bool:
 #: is the highest of them, the one under them the lowest.
 _STACKED = MappingProxyType({"on": "highest", "above": "highest", "supporting": "lowest", "under": "lowest",
                              "below": "lowest"})
-
-
 _HEIGHTS = frozenset(_STACKED.values())
 
 
 def drop_self_reference(ref: ObjectRef, sentence: str = "") -> ObjectRef:
     """The expression without relations whose anchors name only the target's own category ("door on
-    door": true of every door); in a stack or among others of its kind (``STACK_WORDS``), vertical ones
-    become its height among them (highest / lowest, or the sentence's own place word)."""
+    door"); in a stack, vertical ones become its height among them (highest / lowest)."""
     rest = [r for r in ref.relations if not all(_only_itself(a, ref.category) for a in r.anchors)]
     if len(rest) == len(ref.relations):
         return ref
@@ -230,8 +214,7 @@ def _with_attributes(ref: ObjectRef, keep: Callable[[ObjectRef], list[str]]) -> 
 
 
 def _named_at(words: list[str], k: int, vocab: SceneVocabulary) -> tuple[int, set[str]] | None:
-    """The length and categories of the phrase (1-3 words) that starts at word ``k`` and names a
-    category by that word ("trash can", not "the door"), None when none does."""
+    """The length and categories of the phrase (1-3 words) naming a category from word ``k``, or None."""
     for m in (3, 2, 1):
         cats = vocab.map_word(" ".join(words[k:k + m])) if k + m <= len(words) else []
         if cats and (m == 1 or cats != vocab.map_word(" ".join(words[k + 1:k + m]))):
@@ -254,10 +237,8 @@ def _mentions(words: list[str], vocab: SceneVocabulary) -> list[tuple[int, int, 
 
 
 def _said_before(words: list[str], attribute: str, vocab: SceneVocabulary) -> set[str] | None:
-    """The categories of the noun a sentence says an attribute word in front of ("the whiteboard closest
-    to the black door": black -> door; "the black and silver chair": black -> chair): the category named
-    right after the word's first occurrence, past other attribute words and "and" / "or"; None when the
-    word is not said, or not in front of a noun ("the table, colored brown, with ...")."""
+    """The categories of the noun a sentence says an attribute word in front of ("the black door":
+    black -> door); None when the word is not said, or not in front of a noun."""
     said = words_of(attribute)
     n = len(said)
     at = next((k for k in range(len(words) - n + 1) if words[k:k + n] == said), None)
@@ -272,8 +253,7 @@ def _said_before(words: list[str], attribute: str, vocab: SceneVocabulary) -> se
 
 
 def attributes_to_nouns(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
-    """Each attribute word kept only on the objects of the noun the sentence says it right in front of
-    ("black whiteboard closest to black door" for "the whiteboard closest to the black door")."""
+    """Each attribute word kept only on the objects of the noun the sentence says it in front of."""
     words = sentence_words(sentence)
     objects = _objects(ref)
     owner: dict[str, set[str]] = {}
@@ -289,10 +269,8 @@ def attributes_to_nouns(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -
 
 def view_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
     """The expression rebuilt around the object named after an opening viewpoint ("Facing the toilet,
-    choose the towel second from the left") when the model made the viewpoint object the target: the
-    described object (an anchor of its category, else a new object) becomes the target and takes over
-    its order, position and isolation; the old target becomes the viewpoint (and, named again after
-    the described object, its anchor too)."""
+    choose the towel second from the left") when the model made the viewpoint object the target; the old
+    target becomes the viewpoint (and, named again later, an anchor too)."""
     words = sentence_words(sentence)
     clause = len(sentence_words(re.split(r"[,.;:]", sentence, maxsplit=1)[0]))
     named = _mentions(words, vocab)
@@ -324,7 +302,7 @@ def view_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRe
     target = target.model_copy(update=moved)
     if k is not None and any(ref.category in m[2] for m in named if m[0] > head[0]):
         # the viewpoint object named again after the target is its anchor too ("facing the door, the chair
-        # closest to the door"), by the relation the model wrote between them
+        # closest to the door")
         target = target.model_copy(update={"relations": [
             *target.relations, RelationRef(relation=ref.relations[k].relation, anchors=[viewed])]})
     if ref.facing is not None or ref.back_to is not None:  # the viewpoint is said already
@@ -334,9 +312,7 @@ def view_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRe
 
 
 def _relation_between(words: list[str], vocab: SceneVocabulary) -> str | None:
-    """The one relation name the words between two objects mean ("the towel on the toilet": on), as
-    the system prompt reads them ("near", "by", "next to": closest to); None when they say none or
-    several."""
+    """The one relation name the words between two objects mean; None for none or several."""
     said = relations_said(" ".join(words), vocab.relations)
     for preferred in ("closest to", "on"):  # "by" also cues near / beside; "hanging on" is a kind of "on"
         if preferred in said:
@@ -346,8 +322,7 @@ def _relation_between(words: list[str], vocab: SceneVocabulary) -> str | None:
 
 def named_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
     """The expression rebuilt around the object the sentence names first when the model left it out
-    ("toilet" for "the towel on the toilet"): the words between it and the model's target say one
-    relation, to the model's whole expression as its anchor."""
+    ("toilet" for "the towel on the toilet"), related to the model's whole expression."""
     words = sentence_words(sentence)
     named = _mentions(words, vocab)
     if not named or ref.category == ANY_OBJECT or set(words[:named[0][0]]) & FEATURE_CUES["view"]:
@@ -377,8 +352,7 @@ def _number(word: str) -> int | None:
 
 def group_size(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
     """The size of the group an order or comparison is taken in, when the sentence says it ("the middle
-    of the three cups", "the far right photo in the group of 3", "the other two"); only for an
-    expression with an order, a superlative or a size word and no group size yet."""
+    of the three cups", "the other two")."""
     sizes = any(" ".join(words_of(w)) in SIZE_WORDS for w in ref.attributes)
     if not (ref.order or ref.superlative or sizes) or ref.group_size is not None:
         return ref
@@ -397,10 +371,8 @@ def group_size(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
 
 def post_parse(ref: ObjectRef, sentence: str, words: SceneVocabulary, *,
                any_object: bool = False) -> tuple[ObjectRef, bool]:
-    """The model's expression with the deterministic fixes applied, from the sentence's words and its
-    narrowed vocabulary ``words``, and whether the target was changed for another object (an exchange
-    or a rebuild around another head). ``any_object``: the sentence asks about an object it does not
-    name (then relations to the target's own category are kept)."""
+    """The model's expression with the deterministic fixes applied, and whether the target was changed
+    for another object. ``any_object``: the sentence asks about an object it does not name."""
     fixed = head_first(ref, sentence, words)
     if "view" in words.features:
         fixed = view_head(view_first(fixed, sentence, words), sentence, words)

@@ -1,10 +1,8 @@
 """A person's description of one object -> a typed referring expression, by ONE model call.
 
-The reply is JSON under a schema whose words are the scene's
-(:func:`~synergai.scene.grounding.scene_vocabulary`), so the model cannot name what the scene lacks; the
-system prompt is the same for every scene (its KV cache is reused). The model reads the sentence, the graph
-(:func:`~synergai.scene.grounding.ground`) reasons, :func:`~synergai.agent.grounding_fixes.post_parse`
-puts the pieces where the sentence says them; a tie the sentence can break costs a second call.
+The reply is JSON under a schema whose words are the scene's, so the model cannot name what the scene
+lacks; the system prompt is the same for every scene. The graph reasons (:func:`ground`), a tie the
+sentence can break costs a second call.
 """
 
 from __future__ import annotations
@@ -91,12 +89,9 @@ def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
                       any_object: bool = False, exact_between: bool = False,
                       keep_fields: bool = False, target: bool = True) -> dict[str, Any]:
     """JSON schema of an :class:`ObjectRef` whose words are this scene's (anchors nested ``depth`` deep);
-    ``any_object`` adds the category "object" (any ordinary object: "what is on the desk?");
-    ``exact_between`` gives "between" its own branch with exactly two anchors (every other relation
-    one), at the price of a larger schema (worth it for a narrowed vocabulary); ``keep_fields`` keeps a
-    field the vocabulary has no word for, fixed empty (``"attributes": []``), so a reply keeps the shape
-    a model was shown (the agent's plans: without the field the embedded model filled ``relations``
-    with anchors the question never named)."""
+    ``any_object`` adds the category "object"; ``exact_between`` gives "between" its own branch with two
+    anchors; ``keep_fields`` keeps a field with no word here fixed empty, so a reply keeps the shape the
+    model was shown."""
     cats = list(dict.fromkeys([*vocab.categories, ANY_OBJECT])) if any_object else list(vocab.categories)
     obj: dict[str, Any] = {
         "type": "object",
@@ -104,20 +99,13 @@ def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
         "required": ["category"],
         "additionalProperties": False,
     }
-    # a field the vocabulary has no word for is left out: nothing to say there, no tokens spent on it
-    if vocab.attributes:
-        obj["properties"]["attributes"] = {"type": "array", "maxItems": MAX_ATTRIBUTES,
-                                           "items": {"type": "string", "enum": list(vocab.attributes)}}
-        obj["required"].append("attributes")
-    elif keep_fields:
-        obj["properties"]["attributes"] = {"const": []}
-        obj["required"].append("attributes")
-    if vocab.superlatives:
-        obj["properties"]["superlative"] = {"type": "string", "enum": ["", *vocab.superlatives]}
-        obj["required"].append("superlative")
-    elif keep_fields:
-        obj["properties"]["superlative"] = {"const": ""}
-        obj["required"].append("superlative")
+    fields = {"attributes": (vocab.attributes, {"type": "array", "maxItems": MAX_ATTRIBUTES, "items": {
+                  "type": "string", "enum": list(vocab.attributes)}}, []),
+              "superlative": (vocab.superlatives, {"type": "string", "enum": ["", *vocab.superlatives]}, "")}
+    for key, (said, schema, empty) in fields.items():  # a field with no word here: left out (no tokens)
+        if said or keep_fields:
+            obj["properties"][key] = schema if said else {"const": empty}
+            obj["required"].append(key)
     if target:
         _add_features(obj, vocab, expression_schema(vocab, 0, any_object=any_object, target=False))
     if depth > 0:
@@ -138,46 +126,39 @@ def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
 
 def _relation_item(vocab: SceneVocabulary, anchor: dict[str, Any], names: list[str],
                    anchors: int) -> dict[str, Any]:
-    """The schema of one relation among ``names`` with its ``anchors`` (0: one or two, whatever the
-    relation), and the negation and count fields when the sentence's words can mean them."""
+    """The schema of one relation among ``names`` with its ``anchors`` (0: one or two)."""
     item: dict[str, Any] = {
         "type": "object",
         "properties": {"relation": {"type": "string", "enum": names},
                        "anchors": {"type": "array", "items": anchor, "minItems": anchors or 1,
                                    "maxItems": anchors or 2}},
         "required": ["relation", "anchors"], "additionalProperties": False}
-    if "negation" in vocab.features:
-        item["properties"]["negated"] = {"type": "boolean"}
-        item["required"].append("negated")
-    if "count" in vocab.features:
-        item["properties"]["count"] = {"type": "integer", "enum": list(range(MAX_COUNT + 1))}
-        item["required"].append("count")
+    _add_said(item, vocab, {"negated": ("negation", {"type": "boolean"}),
+                            "count": ("count", {"type": "integer", "enum": list(range(MAX_COUNT + 1))})})
     return item
 
 
 def _add_features(obj: dict[str, Any], vocab: SceneVocabulary, anchor: dict[str, Any]) -> None:
-    """The target's fields for the features the sentence's words can mean (``vocab.features``): a room
-    position (negated forms only when it negates), an order in its group, isolation, a viewpoint."""
-    props, required = obj["properties"], obj["required"]
-    if "position" in vocab.features:
-        negated = [f"not {p}" for p in POSITIONS] if "negation" in vocab.features else []
-        props["position"] = {"type": "string", "enum": ["", *POSITIONS, *negated]}
-        required.append("position")
-    if "order" in vocab.features:
-        props["order"] = {"type": "string", "enum": ["", *ORDERS]}
-        required.append("order")
-    if "alone" in vocab.features:
-        props["alone"] = {"type": "boolean"}
-        required.append("alone")
-    if "view" in vocab.features:
-        for key in ("facing", "back_to"):
-            props[key] = {"anyOf": [{"type": "null"}, anchor]}
-            required.append(key)
+    """The target's fields for the features the sentence's words can mean."""
+    negated = [f"not {p}" for p in POSITIONS] if "negation" in vocab.features else []
+    _add_said(obj, vocab, {"position": ("position", {"type": "string", "enum": ["", *POSITIONS, *negated]}),
+                           "order": ("order", {"type": "string", "enum": ["", *ORDERS]}),
+                           "alone": ("alone", {"type": "boolean"}),
+                           "facing": ("view", {"anyOf": [{"type": "null"}, anchor]}),
+                           "back_to": ("view", {"anyOf": [{"type": "null"}, anchor]})})
+
+
+def _add_said(obj: dict[str, Any], vocab: SceneVocabulary, fields: dict[str, tuple[str, Any]]) -> None:
+    """Each field (name -> its feature and schema) whose feature the sentence's words can mean, required."""
+    for key, (feature, schema) in fields.items():
+        if feature in vocab.features:
+            obj["properties"][key] = schema
+            obj["required"].append(key)
 
 
 def synonym_hints(sentence: str, vocab: SceneVocabulary) -> list[str]:
-    """"word = category" for the sentence's everyday words that are not this scene's categories but
-    name some of them through the synonym or area tables ("couch = sofa", "bathroom = toilet or sink")."""
+    """"word = category" for the sentence's everyday words that name some of this scene's categories
+    through the synonym or area tables ("couch = sofa")."""
     words = words_of(sentence)
     own = {c.lower() for c in vocab.categories}
     hints: list[str] = []
@@ -195,8 +176,7 @@ def synonym_hints(sentence: str, vocab: SceneVocabulary) -> list[str]:
 
 def expression_messages(sentence: str, vocab: SceneVocabulary, *,
                         any_object: bool = True) -> list[dict[str, str]]:
-    """The system prompt (stable) and a compact user message: the room's categories, colour and material
-    words, synonym hints, the sentence."""
+    """The stable system prompt and a compact user message: the room's words, hints, the sentence."""
     anything = f"; or {ANY_OBJECT} (any object)" if any_object else ""
     lines = [f"Room categories: {', '.join(vocab.categories)}{anything}."]
     own = [a for a in vocab.attributes if a not in SIZE_WORDS]  # size words are in the system prompt
@@ -225,8 +205,8 @@ class ParsedExpression:
 
 
 def _normalised(data: dict[str, Any]) -> dict[str, Any]:
-    """The reply with every level's ``relations`` present (a depth-0 anchor has none) and a relation
-    given two anchors other than "between" read as that relation to each ("next to the bed and the desk")."""
+    """The reply with every level's ``relations`` present, and a relation given two anchors other than
+    "between" read as that relation to each."""
     out = dict(data)
     rels: list[dict[str, Any]] = []
     for r in out.get("relations", []):
@@ -236,10 +216,8 @@ def _normalised(data: dict[str, Any]) -> dict[str, Any]:
         name = " ".join(str(r.get("relation", "")).replace("_", " ").split())
         if not r.get("count"):  # 0: no count said
             r = {k: v for k, v in r.items() if k != "count"}
-        if name != "between" and len(anchors) > 1:
-            rels += [{**r, "anchors": [a]} for a in anchors]
-        else:
-            rels.append({**r, "anchors": anchors})
+        groups = [[a] for a in anchors] if name != "between" and len(anchors) > 1 else [anchors]
+        rels += [{**r, "anchors": g} for g in groups]
     out["relations"] = rels
     for key in ("facing", "back_to"):
         if isinstance(out.get(key), dict):
@@ -252,9 +230,8 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
                      category: str | None = None, relation_required: bool = False,
                      note: str = "") -> ParsedExpression:
     """One model call (a retry only when the reply is cut off or not JSON) -> a validated expression; a
-    description longer than ``MAX_SENTENCE_CHARS`` is refused without a call. A second reading is asked
-    with the ``category`` kept, at least one relation when ``relation_required``, and a ``note``. The call
-    goes through the kernel's call path (:class:`~synergai.agent.kernel.Calls`: usage counted)."""
+    description longer than ``MAX_SENTENCE_CHARS`` is refused without a call. A second reading keeps the
+    ``category``, needs a relation when ``relation_required``, and adds a ``note``."""
     calls = model if isinstance(model, Calls) else Calls(model)
     if len(sentence) > MAX_SENTENCE_CHARS:
         return ParsedExpression(None, [], f"description too long ({len(sentence)} characters, at most "
@@ -285,8 +262,7 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
 
 
 def left_out_relations(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> bool:
-    """Whether an expression is a bare category (no relation, position, order, isolation, superlative or
-    viewpoint) while the sentence says a relation and names a category besides the object's."""
+    """Whether a bare-category expression left out a relation the sentence says to another object."""
     bare = not (ref.relations or ref.position or ref.order or ref.alone or ref.superlative or ref.facing
                 or ref.back_to)
     named = set(vocab.categories_said(sentence)) - {ref.category}
@@ -296,11 +272,8 @@ def left_out_relations(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) ->
 def ground_description(model: ChatModel, sentence: str, vocab: SceneVocabulary,
                        graph: SceneGraph) -> tuple[ParsedExpression, Grounding | None]:
     """A description parsed (:func:`parse_expression`) and grounded. A reading that leaves a tie while the
-    sentence says a relation or a feature is asked for once more: told that it fits several objects
-    equally, its category kept, a relation required when it was a bare category that left out every
-    relation the sentence says (:func:`left_out_relations`). The second reading is taken when it leaves
-    fewer objects tied (and at least one): the model still only reads the sentence, the engine decides.
-    The sentence is one turn of the model's trace."""
+    sentence says a relation or a feature is asked for once more (its category kept); the second reading
+    is taken when it leaves fewer objects tied (and at least one)."""
     calls = Calls(model).begin(sentence)
     parsed = parse_expression(calls, sentence, vocab)
     if parsed.ref is None:

@@ -1,9 +1,7 @@
 """What a user's input means to do: ask (a question never edits the graph) or correct the graph.
 
-The rule errs towards "question": an input is a correction only when nothing in it asks (a question
-mark of any script, a question opener or interrogative clause, a phrase that asks, a question word of
-another language, or a script the rule cannot read). The word lists live in
-:mod:`synergai.scene.vocabulary`; every step is one linear pass over a bounded input.
+The rule errs towards "question": an input is a correction only when nothing in it asks. The word lists
+live in :mod:`synergai.scene.vocabulary`.
 """
 
 from __future__ import annotations
@@ -58,8 +56,7 @@ def _words(clause: str) -> list[str]:
 
 
 def _foreign(clause: str, k: int) -> bool:
-    """Whether the clause's ``k``-th word, or its part before an apostrophe ("qu'est"), asks in another
-    language."""
+    """Whether the clause's ``k``-th word (or its part before an apostrophe) asks in another language."""
     words = _WORD.findall(clause)
     if k >= len(words):
         return False
@@ -67,17 +64,10 @@ def _foreign(clause: str, k: int) -> bool:
     return any(w in _FOREIGN or _plain(w) in _FOREIGN for w in (word, word.split("'")[0]))
 
 
-def _opening(words: list[str]) -> tuple[int, str]:
-    """How many lead-in words start the clause, and the first word after them ('' when none)."""
-    k = 0
-    while k < len(words) and words[k] in QUESTION_LEAD_INS:
-        k += 1
-    return k, words[k] if k < len(words) else ""
-
-
 def _clause_asks(clause: str, first: bool, after_lead_ins: bool) -> bool:
     words = _words(clause)
-    k, head = _opening(words)
+    k = next((i for i, w in enumerate(words) if w not in QUESTION_LEAD_INS), len(words))  # past lead-ins
+    head = words[k] if k < len(words) else ""
     if not head:
         return False
     if first or after_lead_ins:
@@ -89,9 +79,8 @@ def _clause_asks(clause: str, first: bool, after_lead_ins: bool) -> bool:
 
 
 def is_question(text: str) -> bool:
-    """Whether the input asks something (it then never edits the graph) rather than states a correction.
-
-    Errs towards "question" (see the module doc-string); an empty input is no question."""
+    """Whether the input asks something (it then never edits the graph) rather than states a
+    correction; errs towards "question"; an empty input is no question."""
     norm = unicodedata.normalize("NFKC", str(text)).lower()
     if not norm.strip():
         return False

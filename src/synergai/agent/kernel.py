@@ -1,11 +1,9 @@
 """One turn kernel for both answering loops (the shape of smolagents' ``MultiStepAgent``).
 
-A policy (:class:`~synergai.agent.loop.AgentLoop`: a plan, then tool actions;
-:class:`~synergai.agent.program.loop.ProgramLoop`: programs in the sandbox) gives its phase handlers, a
-:class:`Budget` and its :class:`SendBack` policies as data; :class:`TurnKernel` runs the phases until
-:data:`DONE`, makes every model call through :class:`Calls` (usage counted, the trace's turn begun; the
-grounding parse uses it too), records typed :class:`Step` records into the result's trace, and checks the
-answer before it is given (``check_answer``: one targeted send-back, else the verdict's fallback).
+A policy (:class:`~synergai.agent.loop.AgentLoop`, :class:`~synergai.agent.program.loop.ProgramLoop`) gives
+its phase handlers, a :class:`Budget` and its :class:`SendBack` policies as data; :class:`TurnKernel` runs
+the phases until :data:`DONE`, makes every model call through :class:`Calls`, records typed :class:`Step`
+records into the trace, and checks the answer before it is given.
 """
 
 from __future__ import annotations
@@ -15,7 +13,6 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from types import MappingProxyType
 from typing import Any, Protocol
 
 from synergai.agent.result import Answered
@@ -30,8 +27,7 @@ DONE = "done"
 
 
 class Calls:
-    """The one path of model calls: each counted in ``usage`` and kept in ``replies``; a chat model itself,
-    so JSON calls (:func:`~synergai.llm.json_reply.ask_json`) take it too."""
+    """The one path of model calls: each counted in ``usage`` and kept in ``replies``; a chat model itself."""
 
     def __init__(self, llm: ChatModel, usage: Usage | None = None) -> None:
         self.llm = llm
@@ -70,13 +66,8 @@ class StepKind(StrEnum):
     PLAN = "plan"
     ACTION = "action"  # a tool call or a program run, with what it observed
     OBSERVATION = "observation"
-    ANSWER = "answer"
+    ANSWER = "answer"  # its trace type is "final" (a policy may name its own, e.g. "program")
     ERROR = "error"
-
-
-#: The trace's ``type`` of each kind of step (a policy may name its own, e.g. "program").
-TRACE_TYPES = MappingProxyType({StepKind.PLAN: "plan", StepKind.ACTION: "action", StepKind.ANSWER: "final",
-                                StepKind.OBSERVATION: "observation", StepKind.ERROR: "error"})
 
 
 @dataclass(frozen=True)
@@ -97,9 +88,8 @@ class Budget:
 
 @dataclass(frozen=True)
 class SendBack:
-    """A send-back policy: what the model is told (``message``, a format string), how often in a turn
-    (``times``; 0: unbounded), whether the conversation starts over from the question (``restart``) and
-    whether the next reply is sampled (``resample``)."""
+    """A send-back policy: the ``message`` (a format string), how often in a turn (``times``; 0:
+    unbounded), whether the conversation restarts from the question, whether the next reply is sampled."""
 
     message: str
     times: int = 0
@@ -113,7 +103,8 @@ class AnswerVerdict:
 
     ok: bool
     reason: str = ""
-    fallback: str | None = None
+    fallback: str | None = None  # the best typed answer the graph gives (None: it gives none)
+    sentence: str = ""  # the fallback said as a sentence
 
 
 #: The check a policy runs before an answer is given: (the turn, whether it may still be sent back) -> the
@@ -124,8 +115,7 @@ ANSWER_CHECK = SendBack("{text}", times=1)
 
 
 def verdict_check(check: Callable[[str], AnswerVerdict]) -> AnswerCheck:
-    """An :data:`AnswerCheck` from a checker of the answer's text alone: a failed verdict's reason goes back
-    to the model while it may, else its fallback (when it has one) replaces the answer."""
+    """An :data:`AnswerCheck` from a checker of the answer's text (send back the reason, else fallback)."""
 
     def run(turn: Any, may_send_back: bool) -> str | None:
         answer = turn.result.answer
@@ -169,8 +159,7 @@ Handler = Callable[[Any], str]
 
 
 class Policy(Protocol):
-    """What a loop gives the kernel: its phases' handlers, the phases its budget bounds and where a turn
-    out of budget goes, its send-backs, and the answer check with the phase that asks again."""
+    """What a loop gives the kernel: phase handlers, budget, send-backs and the answer check."""
 
     budget: Budget
     budgeted: frozenset[str]
@@ -216,15 +205,14 @@ class TurnKernel:
     @staticmethod
     def record(turn: Turn, kind: StepKind, trace_type: str = "", **fields: Any) -> dict[str, Any]:
         """A typed step into the turn and its trace entry into the result's trace; the entry."""
-        entry = {"type": trace_type or TRACE_TYPES[kind], **fields}
+        entry = {"type": trace_type or ("final" if kind is StepKind.ANSWER else kind.value), **fields}
         turn.steps.append(Step(kind, entry))
         turn.result.trace.append(entry)
         return entry
 
     @staticmethod
     def observe(turn: Turn, text: str, *, tell: bool = True) -> None:
-        """An observation step (what the model is shown of the actions' results; the action records in the
-        trace carry it); ``tell``: it goes to the model as the next user message."""
+        """An observation step; ``tell``: it goes to the model as the next user message."""
         turn.steps.append(Step(StepKind.OBSERVATION, {"type": "observation", "text": text}))
         if tell:
             turn.messages.append({"role": "user", "content": text})
@@ -251,8 +239,8 @@ class TurnKernel:
         return give_up if turn.retries > self.policy.budget.retries else stay
 
     def answer_may_go(self, turn: Turn) -> bool:
-        """Check the answer (the policy's ``check_answer``): a failed check sends it back once with its
-        reason (the turn goes on from :meth:`Policy.answer_again`), else what the check left is given."""
+        """Check the answer: a failed check sends it back once with its reason (the turn goes on from
+        :meth:`Policy.answer_again`), else what the check left is given."""
         check, result = self.policy.check_answer, turn.result
         if check is None or turn.open_question or not (result.answer or result.short_answer):
             return True

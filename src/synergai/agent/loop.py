@@ -1,15 +1,7 @@
-"""The SynergAI loop, a policy of the turn kernel (:mod:`synergai.agent.kernel`): plan, then Action /
-Observation steps, until final_answer.
-
-PLAN: the first reply is a plan whose actions run in order (a step that cannot succeed is skipped when
-the plan has others). Then ANSWER when one succeeded (a correction that has not edited yet goes to
-CORRECT: edit or answer), else LOOK (one action; never an edit for a question). CLOSE asks once more, for
-the final answer only, when steps or retries run out or the model repeats itself. Replies are JSON under
-:mod:`synergai.agent.prompt`'s schemas; the short answer is typed by the question's form, bounded by what
-was observed (:mod:`synergai.agent.evidence`) and put in a composed sentence
-(:mod:`synergai.agent.answer_sentence`). Some questions are answered from the graph with no answer call
-("where", "what shape", "what type of X", the scene's rooms). An invalid reply gets a corrective
-observation, never a crash.
+"""The SynergAI loop, a policy of the turn kernel (:mod:`synergai.agent.kernel`): a plan, then Action /
+Observation steps until final_answer (phases in :class:`Phase`). Short answers are typed by the question's
+form, bounded by what was observed and put in a composed sentence; some questions are answered from the
+graph with no answer call. An invalid reply gets a corrective observation, never a crash.
 """
 
 
@@ -73,8 +65,8 @@ class LoopLimits:
     first_max_tokens: int = 200  # a plan with a two-level typed description is ~150 tokens
     step_max_tokens: int = 140
     answer_max_tokens: int = 48  # a typed short answer (the sentence is composed, not generated)
-    #: an answer failing its check goes back to the model once (else the graph's typed answer is given at
-    #: once); off: on the ScanQA check half the send-back gained nothing over the fallback, +0.1 calls
+    #: an answer failing its check goes back to the model once (off: on the ScanQA check half it gained
+    #: nothing over the graph's typed answer, +0.1 calls)
     check_sends_back: bool = False
     check_answers: bool = True  #: every answer checked before it is given (off only to test other parts)
 
@@ -140,32 +132,28 @@ def _load(text: str) -> dict[str, Any]:
     return data
 
 
-def parse_action(text: str, first: bool = False) -> tuple[list[str], str, Tool, Any]:
-    """Parse one step reply into (plan, thought, tool, validated arguments); thought is '' unless a
-    (remote) model sent one."""
+def _said(data: dict[str, Any]) -> tuple[list[str], str]:
+    """A reply's plan in words and its thought (as a remote model may send them)."""
+    plan, thought = data.get("plan"), data.get("thought")
+    words = [str(p) for p in plan] if isinstance(plan, list) else []
+    return words, thought if isinstance(thought, str) else ""
+
+
+def parse_action(text: str) -> tuple[list[str], str, Tool, Any]:
+    """Parse one step reply into (plan in words, thought, tool, validated arguments)."""
     data = _load(text)
-    tool, args = _step(data.get("action"), data.get("action_input", {}))
-    plan = data.get("plan") if first else None
-    plan_list = [str(p) for p in plan] if isinstance(plan, list) else []
-    thought = data.get("thought")
-    return plan_list, thought if isinstance(thought, str) else "", tool, args
+    return *_said(data), *_step(data.get("action"), data.get("action_input", {}))
 
 
 def parse_plan(text: str) -> tuple[list[str], str, list[tuple[Tool, Any]]]:
-    """Parse the first reply into (plan as text, thought, actions to run in order).
-
-    The embedded model's schema gives ``{"plan": [{"action", "action_input"}, …]}``; a single
-    action object (with or without a plan in words) is accepted too, as remote models may send one.
-    """
+    """Parse the first reply into (plan as text, thought, actions to run in order): a list of actions
+    (the embedded model's schema) or a single action object (as remote models may send)."""
     data = _load(text)
-    said = data.get("thought")
-    thought = said if isinstance(said, str) else ""
     plan = data.get("plan")
     if isinstance(plan, list) and plan and all(isinstance(p, dict) for p in plan):
         steps = [_step(p.get("action"), p.get("action_input", {})) for p in plan]
-        words = [f"{tool.name} {json.dumps(args.model_dump())}" for tool, args in steps]
-        return words, thought, steps
-    words, thought, tool, args = parse_action(text, first=True)
+        return [f"{tool.name} {json.dumps(args.model_dump())}" for tool, args in steps], _said(data)[1], steps
+    words, thought, tool, args = parse_action(text)
     return words, thought, [(tool, args)]
 
 
@@ -174,12 +162,9 @@ def _key(tool: Tool, args: Any) -> str:
     return f"{tool.name} {json.dumps(args.model_dump(), sort_keys=True)}"
 
 
-
-
 def _tie_is_the_users(question: Question, graph: SceneGraph, ids: Sequence[str]) -> bool:
-    """Whether a question's tie is the user's to settle: among objects of a category the question names
-    (not one the model chose), which would answer it differently (a count takes them all; a colour
-    they share is the answer)."""
+    """Whether a question's tie is the user's to settle: among objects of a category the question names,
+    which would answer it differently (a count takes them all; a colour they share is the answer)."""
     objs = [graph.get(i) for i in ids if i in graph]
     if question.form is AnswerForm.NUMBER or not {o.category for o in objs} & set(question.categories):
         return False
@@ -251,8 +236,7 @@ SEND_BACKS = MappingProxyType({
 
 
 class AgentLoop:
-    """Runs user turns against a chat model and the SynergAI tools: a policy of the
-    :class:`~synergai.agent.kernel.TurnKernel`."""
+    """Runs user turns against a chat model and the SynergAI tools: a policy of the turn kernel."""
 
     budgeted: frozenset[str] = frozenset({Phase.PLAN, Phase.LOOK, Phase.CORRECT, Phase.ANSWER})
     out_of_budget: str = Phase.CLOSE
@@ -270,11 +254,10 @@ class AgentLoop:
         tools = {mid: tuple(t for t in TOOLS if mid or t.name != MID_POINT_TOOL) for mid in both}
         self._plans = {(m, q, mid): plan_schema(tools[mid], marked=m, question=q)
                        for m in both for q in both for mid in both}
-        self._lookups = {(q, mid): action_schema(first=False, tools=tuple(
+        self._lookups = {(q, mid): action_schema(tuple(
             t for t in tools[mid] if t.name != "final_answer" and not (q and t.edits)))["anyOf"]
             for q in both for mid in both}
-        edit_tools = tuple(t for t in TOOLS if t.edits)
-        self._edits = action_schema(first=False, tools=edit_tools)["anyOf"]
+        self._edits = action_schema(tuple(t for t in TOOLS if t.edits))["anyOf"]
         self._graph_tokens: dict[tuple[str, tuple[str, int]], int] = {}
 
     def handlers(self) -> dict[str, Callable[[_Turn], str]]:
@@ -283,8 +266,7 @@ class AgentLoop:
                 Phase.ANSWER: self._next, Phase.CLOSE: self._close}
 
     def _checked(self, turn: _Turn, may_send_back: bool) -> str | None:
-        """The answer check (:func:`~synergai.agent.answer_check.settle`); an answer the graph gave is not
-        sent back to the model (its fallback is given instead)."""
+        """The answer check (:func:`~synergai.agent.answer_check.settle`); not sent back if from the graph."""
         from_graph = any(t.get("from_graph") for t in turn.result.trace)
         if not self.limits.check_answers or turn.heard:  # the user's earlier words may outweigh the graph
             return None
@@ -375,19 +357,19 @@ class AgentLoop:
             turn.result.answer = "Sorry, I could not finish that: the conversation got too long for my model."
             return None
 
-    def _bad(self, turn: _Turn, reply: ChatReply, exc: _BadReply) -> Phase:
-        """A reply that cannot run: say why and stay in the phase, within the retry bound."""
-        self.kernel.record(turn, StepKind.ERROR, reply=reply.text[:500], error=str(exc))
-        return Phase(self.kernel.bad_reply(turn, "bad-reply", turn.phase, Phase.CLOSE, error=exc))
-
-    def _parsed(self, turn: _Turn, reply: ChatReply, parse: Callable[[str], _P]) -> _P | Phase:
-        """A reply parsed, or the phase after a reply that cannot run."""
+    def _reply(self, turn: _Turn, schema: dict, max_tokens: int, parse: Callable[[str], _P]) -> _P | Phase:
+        """A reply asked for and parsed, or the next phase: DONE when the context is full, else after a
+        reply that cannot run the same phase (within the retry bound: it is told why)."""
+        reply = self._ask(turn, schema, max_tokens)
+        if reply is None:
+            return Phase.DONE
         try:
             if reply.finish_reason == "length":
                 raise _BadReply("your reply was cut off; keep it short and reply again")
             actions = parse(reply.text)
         except _BadReply as exc:
-            return self._bad(turn, reply, exc)
+            self.kernel.record(turn, StepKind.ERROR, reply=reply.text[:500], error=str(exc))
+            return Phase(self.kernel.bad_reply(turn, "bad-reply", turn.phase, Phase.CLOSE, error=exc))
         turn.retries = 0
         return actions
 
@@ -395,10 +377,7 @@ class AgentLoop:
         """PLAN: ask for a plan and run its steps (filler that cannot succeed is not run)."""
         ctx = turn.ctx
         schema = constrain(self._plans[(ctx.marked is not None, turn.asking, turn.middle)], turn.vocab)
-        reply = self._ask(turn, schema, self.limits.first_max_tokens)
-        if reply is None:
-            return Phase.DONE
-        parsed = self._parsed(turn, reply, parse_plan)
+        parsed = self._reply(turn, schema, self.limits.first_max_tokens, parse_plan)
         if isinstance(parsed, Phase):
             return parsed
         plan, thought, actions = parsed
@@ -414,8 +393,7 @@ class AgentLoop:
         return self._run(turn, actions)
 
     def _runnable(self, turn: _Turn, actions: list[tuple[Tool, Any]]) -> list[tuple[Tool, Any]]:
-        """A plan's actions without the repeats (padding) and, when it has others, the steps whose
-        arguments cannot succeed."""
+        """A plan's actions without, when it has others, the steps whose arguments cannot succeed."""
         if len(actions) <= 1:
             return actions
         kept = []
@@ -427,34 +405,23 @@ class AgentLoop:
             else:
                 kept.append((tool, args))
         return kept or actions[:1]
+
     def _answer_schema(self, turn: _Turn) -> dict[str, Any]:
-        """The final answer's schema once something is observed: a category or colour answer names only
-        what the observations hold (:mod:`synergai.agent.evidence`)."""
-        graph = turn.ctx.graph
-        if turn.form is AnswerForm.CATEGORY:
-            cats = evidence_categories(graph, turn.facts, turn.question)
-            if cats:
-                return final_schema(turn.form, cats)
-        if turn.form is AnswerForm.COLOR:
-            colours = evidence_colours(graph, turn.facts, turn.question)
-            if colours:
-                return final_schema(turn.form, options=colours)
+        """The final answer's schema, bounded by the categories or colours observed."""
+        seen = (turn.ctx.graph, turn.facts, turn.question)
+        if turn.form is AnswerForm.CATEGORY and (cats := evidence_categories(*seen)):
+            return final_schema(turn.form, cats)
+        if turn.form is AnswerForm.COLOR and (colours := evidence_colours(*seen)):
+            return final_schema(turn.form, options=colours)
         return turn.final
 
-    @staticmethod
-    def _from_graph(turn: _Turn) -> bool:
-        """Whether the question's form is one the graph may answer (:meth:`_answer_from_graph`)."""
-        return turn.form in (AnswerForm.PLACE, AnswerForm.SHAPE) or (
-            turn.form is AnswerForm.CATEGORY and turn.question.kind_at is not None)
-
     def _answer_from_graph(self, turn: _Turn) -> bool:
-        """Some questions about an observed object are answered from the graph, with no model call: a
-        "where" question by the best place (what holds it up, what it is under or next to), a "what shape"
-        question by its box (square or rectangular), a "what type of X" or "which X" question by X's
-        colour, material and name ("white refrigerator"). False when there is no such object or place."""
-        graph = turn.ctx.graph
+        """Answer from the graph, with no model call: "where" by the observed subject's best place, "what
+        shape" by its box, "what type of X" by X's colour, material and name. False when there is none."""
+        graph, kind = turn.ctx.graph, turn.question.kind_at is not None
         subject = question_subject(graph, turn.facts, turn.question)
-        if subject is None:
+        if subject is None or not (turn.form in (AnswerForm.PLACE, AnswerForm.SHAPE)
+                                   or (turn.form is AnswerForm.CATEGORY and kind)):
             return False
         extra: dict[str, Any] = {}
         obj = graph.get(subject)
@@ -474,27 +441,20 @@ class AgentLoop:
                 return False  # "what type of prism is the cabinet": no observed object is the kind asked
             short, shown = kind_phrase(obj), [subject]
             sentence = f"It is {with_article(short)}."
-        turn.result.answer = sentence
-        turn.result.short_answer = short
-        self.kernel.record(turn, StepKind.ANSWER, from_graph=True, object=subject, short_answer=short,
-                           **extra)
-        if not turn.ctx.highlights:
-            turn.ctx.highlights = shown
-        return True
+        return self._give(turn, sentence, short, shown, object=subject, short_answer=short, **extra)
 
-    @staticmethod
-    def _answer_about_rooms(turn: _Turn) -> bool:
-        """A question about the scene's rooms ("which room has a fridge", "how many chairs are in the
-        living room", "what is in the kitchen") is answered from the graph before any model call
-        (:mod:`synergai.agent.room_answers`); False for any other question or a scene without rooms."""
+    def _answer_about_rooms(self, turn: _Turn) -> bool:
+        """Answer a question about the scene's rooms from the graph; False when it is none."""
         found = room_answer(turn.ctx.graph, turn.question.text)
-        if found is None:
-            return False
-        turn.result.answer = found.sentence
-        turn.result.short_answer = found.short
-        turn.result.trace.append({"type": "final", "from_graph": True, "rooms": found.kind,
-                                  "short_answer": found.short})
-        turn.ctx.highlights = list(found.objects)
+        return found is not None and self._give(turn, found.sentence, found.short, found.objects,
+                                                rooms=found.kind, short_answer=found.short)
+
+    def _give(self, turn: _Turn, sentence: str, short: str, shown: Sequence[str], **trace: Any) -> bool:
+        """An answer the graph gives with no model call (its objects shown unless some already are)."""
+        turn.result.answer, turn.result.short_answer = sentence, short
+        self.kernel.record(turn, StepKind.ANSWER, from_graph=True, **trace)
+        if not turn.ctx.highlights:
+            turn.ctx.highlights = list(shown)
         return True
 
     def _schema(self, turn: _Turn) -> dict[str, Any]:
@@ -508,15 +468,11 @@ class AgentLoop:
 
     def _next(self, turn: _Turn) -> str:
         """LOOK, CORRECT or ANSWER: one action (the final answer, in ANSWER)."""
-        if turn.phase is Phase.ANSWER and turn.graph_answers and self._from_graph(turn) \
-                and self._answer_from_graph(turn):
+        if turn.phase is Phase.ANSWER and turn.graph_answers and self._answer_from_graph(turn):
             return Phase.DONE
         typed = turn.phase is Phase.ANSWER and turn.form is not AnswerForm.PHRASE
         budget = self.limits.answer_max_tokens if typed else self.limits.step_max_tokens
-        reply = self._ask(turn, self._schema(turn), budget)
-        if reply is None:
-            return Phase.DONE
-        parsed = self._parsed(turn, reply, parse_action)
+        parsed = self._reply(turn, self._schema(turn), budget, parse_action)
         return parsed if isinstance(parsed, Phase) else self._run(turn, [(parsed[2], parsed[3])])
 
     def _close(self, turn: _Turn) -> str:
@@ -525,7 +481,7 @@ class AgentLoop:
         try:
             reply = self.kernel.call(turn, self.limits.step_max_tokens, keep=False, json_schema=turn.final,
                                      temperature=0.0)
-            _, _, tool, args = parse_action(reply.text, first=False)
+            _, _, tool, args = parse_action(reply.text)
             if tool.name == "final_answer":
                 self._execute(turn, tool, args)
         except (_BadReply, ContextFullError) as exc:
@@ -591,8 +547,8 @@ class AgentLoop:
         return False, observation, ok
 
     def _finish(self, turn: _Turn, args: Any) -> None:
-        """The answer: the typed short answer, and a sentence composed from it and the facts observed
-        (the model's own sentence only for free answers, and never when it repeats an error text)."""
+        """The answer: the typed short answer, and a sentence composed from it and the facts observed (the
+        model's own only for free answers, never when it repeats an error text)."""
         ctx, result = turn.ctx, turn.result
         composed = compose_answer(ctx.graph, turn.form, args.short_answer, turn.facts, turn.question)
         free = args.answer.strip()

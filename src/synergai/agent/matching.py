@@ -19,8 +19,7 @@ def _phrase(text: str) -> str:
 
 
 def _verbatim_words(phrase: str, cat: str) -> int:
-    """How many words of a normalised phrase name the category, written open or closed ("night stand"
-    for "nightstand", "trashcan" for "trash can"); 0 when it is not named verbatim."""
+    """How many words of a phrase name the category, written open or closed; 0 if not verbatim."""
     if f" {cat} " in f" {phrase} ":
         return len(cat.split())
     words = phrase.split()
@@ -39,21 +38,16 @@ def category_matches(query: str, category: str) -> bool:
     if _verbatim_words(q.strip(), cat):
         return True
     words = q.split()
-    for w in words:
-        for alt in QUERY_SYNONYMS.get(w, ()):
-            if _phrase(alt) == cat:
-                return True
+    if any(_phrase(alt) == cat for w in words for alt in QUERY_SYNONYMS.get(w, ())):
+        return True
     # "chair" matches the categories "office chair" / "armchair" (same head noun)
     head = cat.split()[-1]
     return any(w == head for w in words) and len(cat.split()) > 1
 
 
 def spelling_fixed(graph: SceneGraph, query: str) -> str:
-    """The query with each longer unknown word replaced by a close category word of the graph ("toobox").
-
-    Only words of five letters or more are changed, and only to a word at least 85 % similar, so
-    "chain" never becomes "chair"; the normalised query comes back unchanged when nothing is close.
-    """
+    """The query with each unknown word of 5+ letters replaced by a category word at least 85 % similar
+    ("toobox"); unchanged when nothing is close."""
     vocab = sorted({w for o in graph for w in _phrase(o.category).split()})
     known = set(vocab) | COLOR_WORDS | set(QUERY_SYNONYMS)
     words = []
@@ -65,12 +59,8 @@ def spelling_fixed(graph: SceneGraph, query: str) -> str:
 
 
 def find_objects(graph: SceneGraph, query: str, *, fix_spelling: bool = True) -> list[SceneObject]:
-    """Objects the phrase names, narrowed by any colour / attribute words it also contains.
-
-    An attribute filter that would remove every candidate is ignored (perception may have the colour
-    wrong), so "the blue box" still finds the boxes when none is recorded as blue. A phrase that names
-    nothing is tried once more with its misspelt words fixed (:func:`spelling_fixed`).
-    """
+    """Objects the phrase names, narrowed by its colour / attribute words unless that removes every one;
+    a phrase that names nothing is tried once more with its spelling fixed."""
     q = _norm(query)
     direct = [o for o in graph if o.id == q.strip() or f"id {o.id}" in q]
     if direct:

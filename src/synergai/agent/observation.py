@@ -1,8 +1,5 @@
-"""Observations rendered with SynergAI's three templates (position and size, attributes, relations).
-
-Relations are rendered from each object's own side ("The table (id: 1) is supporting white cup (id: 3).")
-and grouped per relation, as the paper's third template does; a related object carries its first
-attribute, so "what colour is the cup on the table" needs no second query.
+"""Observations rendered with SynergAI's three templates (position and size, attributes, relations), with
+relations grouped per relation from each object's own side.
 """
 
 from __future__ import annotations
@@ -49,8 +46,7 @@ def _grouped(facts: Iterable[tuple[Relation, str]]) -> dict[Relation, list[str]]
 
 
 def relation_facts(obj: SceneObject, facts: Iterable[tuple[Relation, str]]) -> list[Fact]:
-    """The facts :func:`relation_sentences` states, read from the held / related objects' side where
-    the relation has an inverse ("the laptop is on the table" for "the table supports the laptop")."""
+    """The facts :func:`relation_sentences` states, read from the related objects' side."""
     grouped = _grouped(facts)
     out = []
     for rel, others in grouped.items():
@@ -63,8 +59,7 @@ def relation_facts(obj: SceneObject, facts: Iterable[tuple[Relation, str]]) -> l
 
 
 def number(x: float) -> str:
-    """A coordinate in metres to the centimetre, without trailing zeros ("2.1", "0.08", "2"): each digit
-    is a prompt token."""
+    """A coordinate in metres to the centimetre, without trailing zeros ("2.1", "0.08", "2")."""
     text = f"{x:.2f}".rstrip("0").rstrip(".")
     return "0" if text == "-0" else text
 
@@ -114,22 +109,11 @@ def relation_sentences(
 
 def describe_objects(graph: SceneGraph, ids: Iterable[str]) -> str:
     """Templates 1 and 2 for each object (what `query_for_objects` returns)."""
-    lines: list[str] = []
-    for oid in ids:
-        obj = graph.get(oid)
-        lines.append(position_sentence(obj))
-        lines.append(attributes_sentence(obj))
-    return " ".join(lines)
+    objs = [graph.get(oid) for oid in ids]
+    return " ".join(s for obj in objs for s in (position_sentence(obj), attributes_sentence(obj)))
 
 
-def render_full_graph(
-    graph: SceneGraph, view_facts: dict[str, list[tuple[Relation, str]]] | None = None
-) -> str:
+def render_full_graph(graph: SceneGraph) -> str:
     """The whole graph rendered the same way as observations (the query ratio's denominator)."""
-    parts: list[str] = []
-    for obj in graph:
-        parts.append(position_sentence(obj))
-        parts.append(attributes_sentence(obj))
-        facts = list(graph.relations_of(obj.id)) + list((view_facts or {}).get(obj.id, []))
-        parts.extend(relation_sentences(graph, obj, facts, limit=10**6))
-    return " ".join(parts)
+    return " ".join(s for obj in graph for s in (describe_objects(graph, [obj.id]), *relation_sentences(
+        graph, obj, graph.relations_of(obj.id), limit=10**6)))

@@ -1,10 +1,6 @@
-"""The stages of an agent turn as they happen, and stopping a turn on request.
-
-:class:`StagedModel` wraps a session's chat model and tells a ``report`` callback each stage (the CLI's
-spinner and the GUI's status line listen). Cancellation is cooperative: once the ``cancel`` event is set,
-the next check (before a model call, or when a reply arrives) raises :class:`TurnCancelled`; a call
-already in the model finishes and its reply is discarded. A turn's edits are held until it ends, so a
-cancelled turn leaves the store as it was.
+"""The stages of an agent turn as they happen (:class:`StagedModel` tells a ``report`` callback), and
+cooperative cancellation: once ``cancel`` is set, the next check raises :class:`TurnCancelled`; a turn's
+edits are held until it ends, so a cancelled turn leaves the store as it was.
 """
 
 from __future__ import annotations
@@ -26,8 +22,8 @@ class TurnCancelled(Exception):
 
 
 def action_of(reply_text: str) -> str | None:
-    """The action an agent reply names: JSON ``action`` (or its plan's first), or program mode's
-    ``Action: Program`` line ("the program"); None if it names none."""
+    """The action an agent reply names (JSON ``action`` or its plan's first, or program mode's ``Action:``
+    line); None if it names none."""
     try:
         data = json.loads(reply_text)
     except RecursionError:  # nested too deeply: the agent tells the model so; the display names nothing
@@ -46,8 +42,7 @@ def action_of(reply_text: str) -> str | None:
 
 
 class StagedModel:
-    """A chat model that reports each agent step to ``report`` and stops when ``cancel`` is set (the
-    replies are the wrapped model's, unchanged)."""
+    """A chat model that reports each agent step to ``report`` and stops when ``cancel`` is set."""
 
     def __init__(self, inner: ChatModel, report: Report, cancel: threading.Event | None = None) -> None:
         self.inner = inner

@@ -1,7 +1,5 @@
-"""The agent's prompt (after SynergAI Fig. A.3) and the JSON schemas that constrain each reply.
-
-The system prompt is the same for every scene and question, so llama.cpp reuses its cached prefix;
-the question, the session state and the observations follow it as chat messages.
+"""The agent's prompt (after SynergAI Fig. A.3), the same for every scene and question, and the JSON
+schemas that constrain each reply.
 """
 
 from __future__ import annotations
@@ -53,46 +51,32 @@ Later replies have "action" and "action_input", one action each. Rules:
 tool); only after an error may you look further. Never repeat an action."""
 
 
-def tool_section(tools: tuple[Tool, ...] = TOOLS) -> str:
-    """The tools' doc-strings, as LangChain injects them."""
-    return "\n\n".join(f"{t.name}:\n    {t.doc}" for t in tools)
-
-
 def system_prompt(tools: tuple[Tool, ...] = TOOLS) -> str:
-    """The full, scene-independent system prompt."""
-    return f"{PROLOGUE}\n\n{EXAMPLES}\n\nTools:\n\n{tool_section(tools)}\n\n{RULES}"
+    """The full, scene-independent system prompt (the tools' doc-strings as LangChain injects them)."""
+    section = "\n\n".join(f"{t.name}:\n    {t.doc}" for t in tools)
+    return f"{PROLOGUE}\n\n{EXAMPLES}\n\nTools:\n\n{section}\n\n{RULES}"
 
 
-def _branch(tool: Tool, with_plan: bool) -> dict[str, Any]:
+def _branch(tool: Tool) -> dict[str, Any]:
+    """One action: its name and its typed argument object."""
     args = tool.args.model_json_schema()
     args.pop("title", None)
     for prop in args.get("properties", {}).values():
         prop.pop("title", None)
         prop.pop("default", None)
-    props: dict[str, Any] = {}
-    if with_plan:
-        props["plan"] = {"type": "array", "items": {"type": "string", "maxLength": 60},
-                         "minItems": 1, "maxItems": 4}
-    props["action"] = {"const": tool.name}
-    props["action_input"] = args
+    props = {"action": {"const": tool.name}, "action_input": args}
     return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
 
 
-def action_schema(first: bool, tools: tuple[Tool, ...] = TOOLS) -> dict[str, Any]:
+def action_schema(tools: tuple[Tool, ...] = TOOLS) -> dict[str, Any]:
     """Schema of one reply: the action name picks a typed argument object (anyOf by tool)."""
-    return {"anyOf": [_branch(t, first) for t in tools]}
-
-
-def _step_branch(tool: Tool) -> dict[str, Any]:
-    return _branch(tool, with_plan=False)
+    return {"anyOf": [_branch(t) for t in tools]}
 
 
 def final_schema(form: AnswerForm, categories: Sequence[str] = (), sentence: bool = False,
                  options: Sequence[str] = ()) -> dict[str, Any]:
-    """Schema of a final_answer reply whose short answer has the question's form (categories: the
-    scene's or those observed, so a category or place answer names only what the room holds; options:
-    a choice's options or the colours observed). The model writes the sentence itself only when
-    ``sentence`` (a correction, a free answer); otherwise it is composed."""
+    """Schema of a final_answer reply whose short answer has the question's form (bounded by
+    ``categories`` and ``options``); the model writes the sentence only when ``sentence``."""
     props: dict[str, Any] = {"short_answer": answer_schema(form, categories, options)}
     if sentence:
         props = {"answer": {"type": "string", "minLength": 1, "maxLength": 160}, **props}
@@ -109,21 +93,17 @@ NOT_PLANNED = frozenset({"find_object_closest", "post_process"})
 def plan_schema(
     tools: tuple[Tool, ...] = TOOLS, max_steps: int = 3, marked: bool = True, question: bool = False
 ) -> dict[str, Any]:
-    """Schema of the first reply: a plan of 1 to ``max_steps`` actions
-    (``find_marked_object`` only when an object is marked; no edits when the user asks a question).
-
-    final_answer is a plan only on its own (a greeting): an answer written before the observations
-    costs tokens, is never given, and a small model copies it into its real answer.
-    """
+    """Schema of the first reply: a plan of 1 to ``max_steps`` actions (``find_marked_object`` only when
+    an object is marked, no edits for a question), or final_answer alone (a greeting)."""
     skip = set(NOT_PLANNED)
     if not marked:
         skip.add("find_marked_object")
     if question:
         skip |= {t.name for t in tools if t.edits}
-    steps = [_step_branch(t) for t in tools if t.name not in skip and t.name != "final_answer"]
+    steps = [_branch(t) for t in tools if t.name not in skip and t.name != "final_answer"]
     plans: list[dict[str, Any]] = [{"type": "array", "items": {"anyOf": steps}, "minItems": 1,
                                     "maxItems": max_steps}]
-    plans += [{"type": "array", "items": _step_branch(t), "minItems": 1, "maxItems": 1}
+    plans += [{"type": "array", "items": _branch(t), "minItems": 1, "maxItems": 1}
               for t in tools if t.name == "final_answer"]
     return {
         "type": "object",
@@ -139,9 +119,7 @@ _OBJECT_ARGS = ("item_id_list", "subject_id", "object_id")
 
 @dataclass(frozen=True)
 class TurnVocabulary:
-    """What a reply may name this turn: the scene's categories and attribute words, the relation names
-    (the ones the input's words can mean, when it says any), the ids seen so far (and "marked" when an
-    object is marked)."""
+    """What a reply may name this turn: categories, attribute words, relation names, ids seen so far."""
 
     categories: tuple[str, ...]
     attributes: tuple[str, ...]
@@ -158,10 +136,8 @@ class TurnVocabulary:
 
     @cached_property
     def expression(self) -> SceneVocabulary:
-        """What a referring expression (``query_for_objects``) may name: every category, and only the
-        attribute, superlative and relation words the input says (:meth:`SceneVocabulary.narrowed`), so
-        the model cannot add a colour the user did not say ("the white chair" for "the chair"); a
-        correction (no input words) may use them all."""
+        """What ``query_for_objects`` may name: every category, and only the attribute, superlative and
+        relation words the input says (all of them for a correction)."""
         scene = SceneVocabulary(self.categories, self.attributes)
         if not self.said:
             return scene
@@ -175,8 +151,7 @@ class TurnVocabulary:
 
 def turn_vocabulary(graph: SceneGraph, seen_ids: Iterable[str] = (), marked: bool = False,
                     said: str = "") -> TurnVocabulary:
-    """The vocabulary of one turn over this graph (categories and attribute words from
-    :func:`synergai.scene.grounding.scene_vocabulary`; relations narrowed by the words ``said``)."""
+    """The vocabulary of one turn over this graph (relations narrowed by the words ``said``)."""
     scene = scene_vocabulary(graph)
     ids = [i for i in seen_ids if i in graph] + (["marked"] if marked else [])
     return TurnVocabulary(scene.categories, scene.attributes, tuple(dict.fromkeys(ids)), said)
@@ -191,8 +166,7 @@ def _enum_items(prop: dict[str, Any], values: list[str]) -> None:
 
 
 def constrain(schema: dict[str, Any], vocab: TurnVocabulary) -> dict[str, Any]:
-    """The schema with every object, category, attribute and relation argument limited to this turn's
-    vocabulary, so the model cannot name what the scene does not hold (new names in edits stay free)."""
+    """The schema with every object, category, attribute and relation argument limited to ``vocab``."""
     out = copy.deepcopy(schema)
     names = vocab.names
 

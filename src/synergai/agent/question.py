@@ -47,10 +47,5 @@ class Question:
         """The options a choice answer may take (() unless the form is a choice)."""
         return self.options if self.form is AnswerForm.CHOICE else ()
 
-    @property
-    def anchor(self) -> str | None:
-        """The one scene category it names, or None when it names none or several."""
-        return self.categories[0] if len(self.categories) == 1 else None
-
     def __str__(self) -> str:
         return self.text

@@ -1,6 +1,5 @@
 """The objects a correction refers to, the only ones its edits may touch: the marked object, the ids it
-writes and the objects its words ground to (phrases of up to three words that could name a category;
-"object", "thing" ground to nothing). Relations may be edited only between those objects.
+writes and the objects its words ground to.
 """
 
 from __future__ import annotations
@@ -8,13 +7,12 @@ from __future__ import annotations
 import re
 
 from synergai.scene.grounding import ObjectRef, ground
+from synergai.scene.grounding.vocabulary import MIN_WORD
 from synergai.scene.model import SceneGraph
 from synergai.scene.vocabulary import OPEN_QUERY_WORDS, singular, words_of
 
 #: Longest phrase (words) looked up as a category name ("kitchen cabinet door").
 MAX_PHRASE_WORDS = 3
-#: Shortest word that may name a category unless it spells one exactly ("tv" does, "is" does not).
-MIN_WORD = 3
 
 _ID_WORD = re.compile(r"\bid[:\s]*(\w+)")
 _OBJECT_NUMBER = re.compile(r"\bobject\s+(\d+)\b")

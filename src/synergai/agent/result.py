@@ -11,9 +11,7 @@ from synergai.llm.usage import Outcome
 
 @dataclass
 class Answered(Outcome):
-    """What one question or correction produced: the answer, its short form, the objects it is about, the
-    steps taken (``trace``), why no answer could be computed (``error``), and (from :class:`Outcome`) the
-    model usage and wall time."""
+    """What one question or correction produced (and, from :class:`Outcome`, usage and wall time)."""
 
     answer: str
     short_answer: str = ""

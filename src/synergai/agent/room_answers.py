@@ -1,28 +1,16 @@
 """Questions about rooms, answered from the graph (no model call): "which room has a fridge", "how many
-chairs are in the living room", "what is in the kitchen".
+chairs are in the living room", "what is in the kitchen", "how many rooms".
 
-A scene with rooms (:attr:`SceneGraph.rooms`) answers three forms of question:
-
-* which / what room + object words: the rooms that hold objects of the categories named;
-* how many + object words + a room: the number of those objects in that room;
-* what (objects / things) + in / does + a room, naming no object: what the room holds, by category;
-* how many rooms: the rooms.
-
-Anything else (and every question in a scene without rooms) is left to the agent: :func:`room_answer`
-returns None, as it does for a question that relates objects to one another ("the cups on the table in
-the kitchen") or counts several kinds at once. A form answers only what it reads exactly: every word of
-the question must be a word of the form (:data:`_FORM_WORDS`), a room's name or an object's; any other
-word (a negation: "which rooms have *no* chairs", "what is *not* in the kitchen"; an attribute: "a
-*green* chair", "*red* chairs"; a superlative or a comparison: "the *most* chairs", "the *biggest*
-table") sends the question to the agent, which can read it, rather than to a wrong answer. Object words
-are matched as the grounding engine matches them (:func:`synergai.scene.grounding.vocabulary.map_word_to`:
-plurals, synonyms, "fridge" for refrigerator, the best match only); room words by
-:func:`synergai.scene.grounding.rooms.rooms_named`.
+:func:`room_answer` answers only a question it reads exactly: every word must be a word of the forms
+(:data:`_FORM_WORDS`), a room's name or an object's (matched as the grounding engine matches them); any
+other word (a negation, an attribute, a superlative, a relation to another object) and every scene without
+rooms leave the question to the agent (None).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from synergai.scene.grounding.rooms import rooms_named
@@ -94,9 +82,8 @@ def _room_phrase(words: list[str], graph: SceneGraph) -> tuple[list[Room], list[
 
 
 def _categories_named(graph: SceneGraph, words: list[str]) -> tuple[list[tuple[str, list[str]]], list[str]]:
-    """The object words of the question and the scene categories each names (best match only:
-    "table" is the table, not the coffee table, when the scene has one), in the order said; and the
-    words that named no object."""
+    """The object words of the question with the scene categories each names (best match only), in
+    order, and the words that named no object."""
     cats = sorted({o.category for o in graph if o.kind not in STRUCTURE_KINDS})
     out: list[tuple[str, list[str]]] = []
     rest: list[str] = []
@@ -118,9 +105,8 @@ def _categories_named(graph: SceneGraph, words: list[str]) -> tuple[list[tuple[s
 
 
 def _category_phrase(phrase: list[str], cats: list[str]) -> list[str]:
-    """The categories ``phrase`` names exactly: none when a word of it only describes the object ("green
-    chair", "biggest table": the first word dropped names the same, or it is an attribute word), unless
-    the phrase is a category's own name."""
+    """The categories ``phrase`` names exactly: none when a word of it only describes the object
+    ("green chair"), unless the phrase is a category's own name."""
     said = " ".join(phrase)
     if said in cats:
         return [said]
@@ -132,12 +118,6 @@ def _category_phrase(phrase: list[str], cats: list[str]) -> list[str]:
     return hits
 
 
-def _relational(words: list[str]) -> bool:
-    """Whether the question relates objects to one another ("the cups on the table", "near the door"):
-    then it is not a plain question about a room."""
-    return any(w in _RELATION_WORDS for w in words)
-
-
 def _names(items: list[str]) -> str:
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
@@ -147,13 +127,12 @@ def _counted(category: str, n: int) -> str:
 
 
 def room_answer(graph: SceneGraph, question: str) -> RoomAnswer | None:
-    """The graph's answer to a question about rooms, or None when the question is not one of the three
-    forms (see the module doc-string) or the scene has no rooms."""
+    """The graph's answer to a question about rooms, or None (see the module doc-string)."""
     if not graph.rooms:
         return None
     text = " ".join(words_of(question))
     rooms, rest = _room_phrase(words_of(question), graph)
-    if _relational(rest):
+    if any(w in _RELATION_WORDS for w in rest):  # it relates objects to one another: the agent's question
         return None
     named, unread = _categories_named(graph, rest)
     if any(w not in _FORM_WORDS for w in unread):  # a word the forms do not read: the agent's question
@@ -189,9 +168,7 @@ def room_answer(graph: SceneGraph, question: str) -> RoomAnswer | None:
                           f"{what if len(hits) != 1 else cats[0]} in the {room.name}.",
                           str(len(hits)), tuple(o.id for o in hits), "count")
     if _WHAT_IN.search(text) and not named:
-        counts: dict[str, int] = {}
-        for o in inside:
-            counts[o.category] = counts.get(o.category, 0) + 1
+        counts = Counter(o.category for o in inside)
         if not counts:
             return RoomAnswer(f"The {room.name} is empty.", "nothing", (), "contents")
         listed = [_counted(c, n) for c, n in counts.items()]

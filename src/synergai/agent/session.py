@@ -38,10 +38,7 @@ class AgentSession:
 
     def mark(self, object_id: str | None) -> None:
         """Mark an object (a click in the GUI, ``--mark`` / ``/mark`` in the CLI); None clears it."""
-        if object_id is None:
-            self.marked = None
-            return
-        self.marked = self.store.load(self.scene_id).get(object_id).id
+        self.marked = None if object_id is None else self.store.load(self.scene_id).get(object_id).id
 
     def switch_scene(self, scene_id: str) -> None:
         """Talk about another (registered) scene: the mark and the dialogue start afresh."""
@@ -51,12 +48,9 @@ class AgentSession:
 
     def session_note(self) -> str:
         """What the agent is told about the session besides the question."""
-        notes = []
-        if self.marked is not None:
-            notes.append("The user has marked an object (use find_marked_object).")
-        if self.viewpoint is not None:
-            notes.append("Left, right, front and behind are from the user's viewpoint.")
-        return " ".join(notes)
+        notes = {"The user has marked an object (use find_marked_object).": self.marked is not None,
+                 "Left, right, front and behind are from the user's viewpoint.": self.viewpoint is not None}
+        return " ".join(n for n, said in notes.items() if said)
 
     def ask(self, question: str) -> AgentResult:
         """Answer one user input (and apply any correction it contains)."""

@@ -1,8 +1,7 @@
-"""The SynergAI toolset (Table I): five for 3D reasoning, four for alignment, two for the response.
+"""The SynergAI toolset (Table I): 3D reasoning, alignment and response tools.
 
-Each tool is a function ``(ctx, args) -> observation`` whose doc-string follows the paper's Fig. A.4
-format (description, Hints, Arguments, Return); the agent's prompt is built from these doc-strings and
-the action schema from the pydantic argument models.
+Each tool is a function ``(ctx, args) -> observation``; the prompt is built from its doc-string (the paper's
+Fig. A.4 format), the action schema from its pydantic argument model.
 """
 
 from __future__ import annotations
@@ -110,10 +109,6 @@ class IdsArgs(_Args):
     item_id_list: IdList
 
 
-class MidPointArgs(_Args):
-    item_id_list: Annotated[list[Id], Field(min_length=1, max_length=8)]
-
-
 class PointArgs(_Args):
     point: Annotated[list[float], Field(min_length=3, max_length=3)]
 
@@ -160,8 +155,7 @@ def missing(graph: SceneGraph, phrase: str) -> str:
 
 
 def _described(graph: SceneGraph, objs: list[SceneObject]) -> tuple[str, list[Fact]]:
-    """The paper's templates 1 and 2 for each object, its room (when the scene has rooms), and where it
-    sits (3): what holds it, what it holds."""
+    """Templates 1 and 2 for each object, its room, and what holds it and what it holds (3)."""
     lines: list[str] = []
     facts: list[Fact] = []
     for obj in objs:
@@ -176,13 +170,10 @@ def _described(graph: SceneGraph, objs: list[SceneObject]) -> tuple[str, list[Fa
 
 
 def _expression(args: QueryArgs) -> ObjectRef:
+    fields = args.model_dump(exclude={"query"})  # relations as dicts: validation makes them RelationRef
+    fields |= {k: fields[k] or None for k in ("superlative", "position", "order")}
     try:
-        # the relations arrive as dicts; validation turns them into RelationRef
-        return ObjectRef.model_validate({"category": args.category, "attributes": args.attributes,
-                                         "superlative": args.superlative or None,
-                                         "relations": args.relations, "position": args.position or None,
-                                         "order": args.order or None, "alone": args.alone,
-                                         "facing": args.facing, "back_to": args.back_to})
+        return ObjectRef.model_validate(fields)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
@@ -190,16 +181,15 @@ def _expression(args: QueryArgs) -> ObjectRef:
 
 
 def _singles_out(ref: ObjectRef) -> bool:
-    """Whether the description claims one object: an order in its group, a room position, isolation, a
-    superlative or a closest / farthest relation ("the chair in the middle", "the lone table")."""
+    """Whether the description claims one object: an order, a room position, isolation, a superlative
+    or a closest / farthest relation."""
     return bool(ref.order or (ref.position and not ref.position.startswith("not ")) or ref.alone
                 or ref.superlative or any(r.relation in ("closest to", "farthest from") and not r.negated
                                           for r in ref.relations))
 
 
 def _plainly(graph: SceneGraph, oid: str) -> str:
-    """An object as a person tells it from others: its first attribute, name and place ("the black chair
-    next to the table")."""
+    """An object as a person tells it from others ("the black chair next to the table")."""
     obj = graph.get(oid)
     found = places(graph, oid, limit=1)
     where = f" {found[0].words(graph)}" if found else ""
@@ -207,8 +197,7 @@ def _plainly(graph: SceneGraph, oid: str) -> str:
 
 
 def _grounded(ctx: TurnContext, ref: ObjectRef) -> Observed:
-    """An expression with attributes, relations or a superlative, resolved by the grounding engine:
-    the best candidate(s) with their reasons; ties are reported, never hidden."""
+    """An expression resolved by the grounding engine: the best candidates with reasons; ties reported."""
     graph = ctx.graph
     g = ground(graph, ref, ctx.viewpoint)
     desc = ref.describe()
@@ -219,9 +208,8 @@ def _grounded(ctx: TurnContext, ref: ObjectRef) -> Observed:
     top = g.candidates[0]
     if top.score <= 0:
         shown = "; ".join(c.reason for c in g.candidates[:MAX_DESCRIBED])
-        # the room's only object of the category is what the words mean even where its captured colour
-        # or a relation disagrees ("the white radiator" for the one radiator, captured dark brown): it is
-        # the evidence a "where" or "what colour" answer reads; among several none is singled out
+        # the room's only object of the category is what the words mean even where its colour or a
+        # relation disagrees ("the white radiator" for the one radiator, captured dark brown)
         lone = [Fact((top.id,))] if len(g.candidates) == 1 else []
         return Observed(f"No object matches {desc!r} fully: {shown}.", tuple(lone))
     ids = g.tied_ids()
@@ -272,11 +260,8 @@ def query_for_objects(ctx: TurnContext, args: QueryArgs) -> str | Observed:
         ref = _expression(args)
         if ref.attributes or ref.relations or ref.superlative or ref.order or ref.position or ref.alone:
             return _grounded(ctx, ref)
-        g = ground(ctx.graph, ref, ctx.viewpoint)
-        if g.missing:
-            return missing(ctx.graph, ref.category)
-        found = [ctx.graph.get(c.id) for c in g.candidates]
-        label = ref.category
+        found = [ctx.graph.get(c.id) for c in ground(ctx.graph, ref, ctx.viewpoint).candidates]
+        label = ref.category  # a category the room lacks grounds to no candidate: missing() below
     else:
         found, label = find_objects(ctx.graph, args.query), args.query
     if not found:
@@ -311,7 +296,7 @@ def _view_facts(
 def _resolve(ctx: TurnContext, entry: str) -> list[str]:
     """An id, "marked", or a name ("coffee table") -> object ids."""
     key = str(entry).strip()
-    if key in ctx.graph or key.lower().startswith("marked") or key.lower().startswith("the marked"):
+    if key in ctx.graph or key.lower().startswith(("marked", "the marked")):
         return [ctx.check_id(key)]
     found = [o.id for o in find_objects(ctx.graph, key)]
     if not found:
@@ -349,7 +334,7 @@ def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> Observed:
         facts = graph.relations_of(oid)
         family = PROXIMITY if wanted in PROXIMITY else {wanted}
         own = [(r, o) for r, o in facts if wanted is None or r in family]
-        inverse = INVERSE.get(wanted) if wanted is not None else None
+        inverse = INVERSE.get(wanted) if wanted else None
         # "other WANTED obj" read from the other object's side, when it is a different fact
         others = [o for r, o in facts if inverse is not None and inverse != wanted and r == inverse]
         # view-dependent facts only when asked for: they are many and depend on where the user stands
@@ -357,12 +342,12 @@ def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> Observed:
         lines.append(attributes_sentence(obj))
         sentences = relation_sentences(graph, obj, own)[:MAX_RELATION_SENTENCES]
         found.extend(relation_facts(obj, own))
-        if others and wanted is not None:  # others is only found for a wanted relation
-            sentences.append(_toward(graph, others, wanted, f"{name_id(obj)}"))
-            found.append(Fact(tuple(others[:MAX_LISTED]), WORDING[wanted], (oid,)))
-        if view and wanted is not None:  # view facts are only found for a wanted relation
-            sentences.append(_toward(graph, [o for _, o in view], wanted, f"{obj.name} ({how})"))
-            found.append(Fact(tuple(o for _, o in view[:MAX_LISTED]), WORDING[wanted], (oid,)))
+        for around, target in ((others, name_id(obj)), ([o for _, o in view], f"{obj.name} ({how})")):
+            if around and wanted is not None:  # both are only found for a wanted relation
+                names = ", ".join(labelled(graph.get(o)) for o in around[:MAX_LISTED])  # template 3, reversed
+                verb = "is" if len(around) == 1 else "are"
+                sentences.append(f"The {names} {verb} {WORDING[wanted]} the {target}.")
+                found.append(Fact(tuple(around[:MAX_LISTED]), WORDING[wanted], (oid,)))
         if not own and not others and not view:
             what = f" {WORDING[wanted]}" if wanted else ""
             other = relation_sentences(graph, obj, facts)[:MAX_RELATION_SENTENCES]  # [] unless filtered
@@ -376,12 +361,6 @@ def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> Observed:
         rest = ", ".join(ids[MAX_ANCHORS:])
         lines.append(f"({len(ids) - MAX_ANCHORS} more objects not shown: ids {rest}.)")
     return Observed(note + " ".join(lines), tuple(found))
-
-
-def _toward(graph: SceneGraph, ids: list[str], relation: Relation, target: str) -> str:
-    """Template 3 read from the other objects' side: "The a (id: 1), b (id: 2) are REL the target."."""
-    names = ", ".join(labelled(graph.get(o)) for o in ids[:MAX_LISTED])
-    return f"The {names} {'is' if len(ids) == 1 else 'are'} {WORDING[relation]} the {target}."
 
 
 def find_marked_object(ctx: TurnContext, args: NoArgs) -> str | Observed:
@@ -404,7 +383,7 @@ def find_marked_object(ctx: TurnContext, args: NoArgs) -> str | Observed:
         ctx.graph.get(oid)) + " " + around.text, (Fact((oid,)), *around.facts))
 
 
-def calculate_mid_point(ctx: TurnContext, args: MidPointArgs) -> str:
+def calculate_mid_point(ctx: TurnContext, args: IdsArgs) -> str:
     """Calculate the midpoint of a list of objects.
 
     Hints:
@@ -469,8 +448,7 @@ ASK_WHICH_OBJECT = ("I could not tell which object you mean, so I changed nothin
 
 
 def _ensure_referred(ctx: TurnContext, oid: str) -> None:
-    """Refuse to edit an object the utterance does not refer to (:meth:`TurnContext.referred`); when it
-    refers to none at all, ask the user which object they mean instead of editing."""
+    """Refuse to edit an object the utterance does not refer to; when it refers to none, ask which."""
     referred = ctx.referred()
     if oid in referred:
         return
@@ -483,14 +461,16 @@ def _ensure_referred(ctx: TurnContext, oid: str) -> None:
 
 
 def _ensure_unambiguous(ctx: TurnContext, oid: str) -> None:
-    """Refuse to edit on a guess: the target must be marked, named by id, or the only one of its kind."""
+    """Refuse to edit an object the user did not refer to (:func:`_ensure_referred`), or on a guess: the
+    target must be marked, named by id, or the only one of its kind."""
+    _ensure_referred(ctx, oid)
     if oid == ctx.marked or oid in mentioned_ids(ctx.utterance):
         return
     obj = ctx.graph.get(oid)
     same = [o for o in find_objects(ctx.graph, ctx.utterance) if o.category == obj.category]
-    if len(ctx.graph.by_category(obj.category)) <= 1 or (len(same) == 1 and same[0].id == oid):
-        return
     n = len(ctx.graph.by_category(obj.category))
+    if n <= 1 or (len(same) == 1 and same[0].id == oid):
+        return
     ctx.clarification = (
         f"There are {n} objects called {obj.category} here. Which one do you mean? "
         "Please click it in the 3D view (or tell me its id) and say it again."
@@ -525,7 +505,6 @@ def update_name(ctx: TurnContext, args: UpdateNameArgs) -> str:
     out = []
     for raw, name in zip(args.item_id_list, args.new_name_list, strict=True):
         oid = _rename_target(ctx, raw, name)
-        _ensure_referred(ctx, oid)
         _ensure_unambiguous(ctx, oid)
         old = ctx.graph.get(oid).category
         _edit(ctx, partial(edits.rename_object, ctx.graph, oid, name, edits.Actor.USER, ctx.utterance))
@@ -534,11 +513,7 @@ def update_name(ctx: TurnContext, args: UpdateNameArgs) -> str:
 
 
 def _rename_target(ctx: TurnContext, raw: object, new_name: str) -> str:
-    """The object to rename; a target that already bears the new name stands for the marked object.
-
-    Renaming a shelf to "shelf" changes nothing: the model copied the new name into the target, and
-    the user means the object they marked.
-    """
+    """The object to rename; a target already bearing the new name stands for the marked object."""
     if ctx.marked is not None:
         bearing = {o.id for o in find_objects(ctx.graph, new_name)}
         key = str(raw).strip()
@@ -565,7 +540,6 @@ def update_attributes(ctx: TurnContext, args: UpdateAttributesArgs) -> str:
     """
     ctx.check_writable()
     oid = ctx.check_id(args.object_id)
-    _ensure_referred(ctx, oid)
     _ensure_unambiguous(ctx, oid)
     _edit(ctx, lambda: edits.set_attributes(ctx.graph, oid, args.new_attributes_list, edits.Actor.USER,
                                              ctx.utterance))
@@ -583,7 +557,6 @@ def _relation_edit(ctx: TurnContext, args: RelationEditArgs, add: bool) -> str:
         raise ToolError(f"{rel.value} depends on the viewpoint and is never stored; use a relation such as "
                         "on, inside, near, above, mounted on")
     for oid in (s, o):
-        _ensure_referred(ctx, oid)
         _ensure_unambiguous(ctx, oid)
     build = edits.add_relation if add else edits.delete_relation
     _edit(ctx, lambda: build(ctx.graph, s, rel, o, edits.Actor.USER, ctx.utterance))
@@ -627,8 +600,8 @@ def delete_relation(ctx: TurnContext, args: RelationEditArgs) -> str:
 
 
 def _ensure_merge_meant(ctx: TurnContext, ids: list[str]) -> None:
-    """Each part must be marked, named by id, or one of the only objects of its kind, all of them merged
-    ("these two are one table" with two tables); otherwise the user is asked which ones."""
+    """Each part must be marked, named by id, or one of the only objects of its kind, all merged;
+    otherwise the user is asked which ones."""
     for oid in ids:
         _ensure_referred(ctx, oid)
         kind = {o.id for o in ctx.graph.by_category(ctx.graph.get(oid).category)}
@@ -709,14 +682,14 @@ def final_answer(ctx: TurnContext, args: FinalArgs) -> str:
 
 
 def cannot_succeed(ctx: TurnContext, name: str, args: BaseModel) -> str:
-    """Why a planned action's arguments cannot succeed ('' when they may): filler such as the mid point
-    of one object, or "marked" when nothing is marked. Such a step of a longer plan is not run."""
-    values = [v for v in args.model_dump().values()]
-    words = [str(x).strip().lower() for v in values for x in (v if isinstance(v, list) else [v])]
+    """Why a planned action's arguments cannot succeed ('' when they may): a mid point of one object,
+    or "marked" when nothing is marked."""
+    words = [str(x).strip().lower() for v in args.model_dump().values()
+             for x in (v if isinstance(v, list) else [v])]
     if ctx.marked is None and (name == "find_marked_object" or any(w.startswith(("marked", "the marked"))
                                                                     for w in words)):
         return "no object is marked"
-    if name == "calculate_mid_point" and isinstance(args, MidPointArgs):
+    if name == "calculate_mid_point" and isinstance(args, IdsArgs):
         try:
             ids = {i for entry in args.item_id_list for i in _resolve(ctx, entry)}
         except ToolError as exc:
@@ -745,7 +718,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool("query_for_objects", query_for_objects, QueryArgs, True),
     Tool("query_for_relations", query_for_relations, RelationsArgs, True),
     Tool("find_marked_object", find_marked_object, NoArgs, True),
-    Tool("calculate_mid_point", calculate_mid_point, MidPointArgs, False),
+    Tool("calculate_mid_point", calculate_mid_point, IdsArgs, False),
     Tool("find_object_closest", find_object_closest, PointArgs, True),
     Tool("update_name", update_name, UpdateNameArgs, True, edits=True),
     Tool("update_attributes", update_attributes, UpdateAttributesArgs, True, edits=True),
