@@ -72,8 +72,10 @@ def _boxes(objs: Sequence[SceneObject]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _codes(labels: Sequence[str]) -> np.ndarray:
-    """Each label's index in the sorted list of the labels present."""
-    return np.unique(np.array(labels, dtype=object), return_inverse=True)[1].ravel()
+    """Each label's index in the sorted list of the labels present (a dict, not a sort of every label:
+    a scene holds few distinct labels)."""
+    index = {label: k for k, label in enumerate(sorted(set(labels)))}
+    return np.fromiter((index[label] for label in labels), dtype=np.int64, count=len(labels))
 
 
 def _agreement(a: Sequence[str], b: Sequence[str]) -> np.ndarray:
@@ -84,8 +86,17 @@ def _agreement(a: Sequence[str], b: Sequence[str]) -> np.ndarray:
 
 def _kinds(objs: Sequence[SceneObject]) -> np.ndarray:
     """Floor, wall, ceiling or object: the kind, else what the label names (a format without kinds)."""
-    return np.array([(o.kind if o.kind is not ObjectKind.OBJECT else structure_kind(o.category)).value
-                     for o in objs], dtype=object)
+    named: dict[str, str] = {}  # category -> the kind it names (one look-up per distinct category)
+    out = []
+    for o in objs:
+        if o.kind is not ObjectKind.OBJECT:
+            out.append(o.kind.value)
+        else:
+            kind = named.get(o.category)
+            if kind is None:
+                kind = named[o.category] = structure_kind(o.category).value
+            out.append(kind)
+    return np.array(out, dtype=object)
 
 
 def _pair_costs(stored: Sequence[SceneObject], new: Sequence[SceneObject], labels: Sequence[str],

@@ -155,6 +155,23 @@ def _edge_row(scene_id: str, edge: Edge) -> tuple[str, str, str, str, str]:
     return (scene_id, edge.subject, edge.relation.value, edge.object, edge.provenance)
 
 
+_OBJECT_COLUMNS = ("scene_id", "id", "data")
+_EDGE_COLUMNS = ("scene_id", "subject", "relation", "object", "provenance")
+
+
+def _write_batch(c: Transaction, kind: str, rows: list[tuple[Any, ...]]) -> None:
+    """Write one batch of :meth:`SceneStore._write_changes` (``kind``: ``insert|update|delete objects|edges``;
+    rows as :func:`_object_row` and :func:`_edge_row` make them, a delete's only the key columns)."""
+    what, table = kind.split()
+    columns = _OBJECT_COLUMNS if table == "objects" else _EDGE_COLUMNS
+    if what == "insert":
+        c.copy_rows(table, columns, rows)
+    elif what == "update":  # only objects are updated (an edge is removed and added)
+        c.update_rows(table, columns[:2], columns[2:], rows)
+    else:
+        c.delete_rows(table, columns[:len(rows[0])], rows)
+
+
 @dataclass(frozen=True)
 class _StoredRows:
     """A scene's committed rows as :class:`~synergai.scene.edits.GraphLookup` (reads only what an
@@ -327,11 +344,12 @@ class SceneStore:
     @staticmethod
     def _write_changes(c: Transaction, scene_id: str, changes: tuple[Change, ...],
                        texts: Sequence[str | None] | None = None) -> None:
-        """The rows one edit changes, in the order the graph applied them (consecutive statements of one
-        kind are sent together: an update of a whole scene is a few batches, not a round trip per row);
-        ``texts``: each change's ``after`` object as JSON text, when already made (None for the others)."""
+        """The rows one edit changes, in the order the graph applied them: consecutive changes of one
+        kind are written as one batch (an update of a whole scene is a few bulk writes, not a round trip
+        per row: :meth:`Transaction.copy_rows`, ``update_rows``, ``delete_rows``); ``texts``: each
+        change's ``after`` object as JSON text, when already made (None for the others)."""
         batch: list[tuple[Any, ...]] = []
-        sql = ""
+        kind = ""
         row: tuple[Any, ...]
 
         def object_row(k: int, obj: SceneObject) -> tuple[str, str, str]:
@@ -342,26 +360,22 @@ class SceneStore:
             if isinstance(ch, ObjectChange):
                 if ch.before is None:
                     assert ch.after is not None  # an ObjectChange always has a before or an after
-                    now, row = ("INSERT INTO objects (scene_id, id, data) VALUES (?, ?, ?)",
-                                object_row(k, ch.after))
+                    now, row = "insert objects", object_row(k, ch.after)
                 elif ch.after is None:
-                    now, row = ("DELETE FROM objects WHERE scene_id = ? AND id = ?", (scene_id, ch.before.id))
+                    now, row = "delete objects", (scene_id, ch.before.id)
                 else:
-                    sid, oid, data = object_row(k, ch.after)
-                    now, row = ("UPDATE objects SET data = ? WHERE scene_id = ? AND id = ?", (data, sid, oid))
+                    now, row = "update objects", object_row(k, ch.after)
             elif ch.added:
-                now, row = ("INSERT INTO edges (scene_id, subject, relation, object, provenance) "
-                            "VALUES (?, ?, ?, ?, ?)", _edge_row(scene_id, ch.edge))
+                now, row = "insert edges", _edge_row(scene_id, ch.edge)
             else:
-                now, row = ("DELETE FROM edges WHERE scene_id = ? AND subject = ? AND relation = ? "
-                            "AND object = ?", _edge_row(scene_id, ch.edge)[:4])
-            if now != sql and batch:
-                c.executemany(sql, batch)
+                now, row = "delete edges", _edge_row(scene_id, ch.edge)[:4]
+            if now != kind and batch:
+                _write_batch(c, kind, batch)
                 batch = []
-            sql = now
+            kind = now
             batch.append(row)
         if batch:
-            c.executemany(sql, batch)
+            _write_batch(c, kind, batch)
 
     def _rooms(self, c: Transaction, scene_id: str) -> list[Room]:
         """The scene's rooms: kept in its base graph document (edits do not change rooms)."""
