@@ -272,3 +272,9 @@ def test_a_large_update_is_written_in_bulk_and_undone_exactly(store_location: st
         assert store.load("grid") == before and store.verify("grid")
     with SceneStore(store_location) as fresh:  # read back from the rows, nothing cached
         assert fresh.load("grid") == before
+    with SceneStore(store_location) as cold:  # a redo by a new process: no graph held, the rows read once
+        assert cold.redo("grid") is not None
+        assert cold.load("grid") == now and cold.verify("grid")
+        cold.undo("grid")
+    with SceneStore(store_location) as fresh:
+        assert fresh.load("grid") == before

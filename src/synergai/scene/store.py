@@ -634,13 +634,23 @@ class SceneStore:
                                      "nothing was written")
         return (row[0], int(row[1]))
 
+    #: From this many changes on, an edit the store holds no graph for reads the scene's rows once (and
+    #: keeps the graph) instead of reading each row it touches (an update of a big scene, its undo)
+    _READ_WHOLE = 1000
+
     def _change(self, c: Transaction, scene_id: str, graph: SceneGraph | None,
-                changes: tuple[Change, ...]) -> None:
-        """Check ``changes`` against the committed state (and apply them to the held graph)."""
+                changes: tuple[Change, ...]) -> SceneGraph | None:
+        """Check ``changes`` against the committed state (and apply them to the held graph); returns the
+        graph held now (read here for a large edit)."""
+        if graph is None and len(changes) >= self._READ_WHOLE:
+            hit = self._cache.get(scene_id)
+            graph = self._load_rows(c, scene_id, hit[1].rooms if hit is not None and
+                                    hit[0][0] == self._revision(c, scene_id)[0] else None)
         if graph is not None:
             apply_changes(graph, changes)
         else:
             check_changes(_StoredRows(c, scene_id), changes)
+        return graph
 
     def _remember(self, scene_id: str, revision: tuple[str, int], graph: SceneGraph | None) -> None:
         if graph is None:
@@ -682,7 +692,7 @@ class SceneStore:
                                (scene_id,)).fetchall()
             for request, (payload, texts) in zip(requests, documents, strict=True):
                 try:
-                    self._change(c, scene_id, graph, request.changes)
+                    graph = self._change(c, scene_id, graph, request.changes)
                 except SceneError as exc:
                     raise self._conflict(c, scene_id, request.changes, exc) from None
                 seq += 1
@@ -736,7 +746,7 @@ class SceneStore:
             side = "before" if undo else "after"
             texts = [_JSON.encode(item[side]) if isinstance(item.get(side), dict) else None
                      for item in (reversed(items) if undo else items)]
-            self._change(c, scene_id, graph, changes)
+            graph = self._change(c, scene_id, graph, changes)
             c.execute("UPDATE edits SET state = ? WHERE scene_id = ? AND seq = ?",
                       (new.value, scene_id, record.seq))
             now = _now()
