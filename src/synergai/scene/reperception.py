@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from synergai.geometry.frames import vec3
+from synergai.scene.collector import collector_paused
 from synergai.scene.edits import (
     Actor,
     Change,
@@ -307,6 +308,12 @@ def update_scene(store: SceneStore, new: SceneGraph, *, source: str, keep_unseen
     write it as one edit; when another writer committed meanwhile the store refuses the stale plan and
     it is planned again (at most ``attempts`` times). ``before_write`` is called with each plan just
     before it is written (tests use it to commit a competing edit)."""
+    with collector_paused():
+        return _update(store, new, source, keep_unseen, gates, attempts, before_write)
+
+
+def _update(store: SceneStore, new: SceneGraph, source: str, keep_unseen: bool, gates: MatchGates | None,
+            attempts: int, before_write: Callable[[UpdatePlan], None] | None) -> UpdatePlan:
     scene_id = new.scene_id
     for attempt in range(attempts):
         revision = store.revision(scene_id)

@@ -76,18 +76,20 @@ def _plain_dict(obj: SceneObject) -> dict[str, Any] | None:
     for a in attrs:
         if type(a) is not str:
             return None
+    rgb: list[int] | None = None
     if color is not None:
         if type(color) is not tuple or len(color) != 3:
             return None
         for c in color:
             if type(c) is not int or not 0 <= c <= 255:
                 return None
-        color = list(color)
-    if front is not None and (front := _plain_list3(front)) is None:
+        rgb = list(color)
+    facing = None if front is None else _plain_list3(front)
+    if front is not None and facing is None:
         return None
-    return {"id": oid, "category": category, "center": center, "size": size, "color": color,
+    return {"id": oid, "category": category, "center": center, "size": size, "color": rgb,
             "attributes": list(attrs), "confidence": confidence, "provenance": provenance,
-            "kind": obj.kind._value_, "front": front, "obb": None, "room": obj.room}
+            "kind": obj.kind._value_, "front": facing, "obb": None, "room": obj.room}
 
 
 def object_to_dict(obj: SceneObject) -> dict[str, Any]:

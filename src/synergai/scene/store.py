@@ -53,6 +53,7 @@ from typing import Any
 
 import platformdirs
 
+from synergai.scene.collector import collector_paused
 from synergai.scene.edits import (
     Change,
     EdgeChange,
@@ -528,7 +529,8 @@ class SceneStore:
             return hit[1]
         # Rooms change only when a scene is registered (a new registration id): an edit keeps them.
         same_scene = hit is not None and hit[0][0] == key[0]
-        graph = self._load_rows(c, scene_id, hit[1].rooms if hit is not None and same_scene else None)
+        with collector_paused():
+            graph = self._load_rows(c, scene_id, hit[1].rooms if hit is not None and same_scene else None)
         self._cache[scene_id] = (key, graph)
         return graph
 
@@ -680,6 +682,11 @@ class SceneStore:
                 raise SceneError(f"apply needs an EditRequest, got {type(request).__name__}")
         if not requests:
             return []
+        with collector_paused():
+            return self._apply_all(scene_id, requests, registration)
+
+    def _apply_all(self, scene_id: str, requests: list[EditRequest], registration: str | None
+                   ) -> list[EditRecord]:
         documents = [_change_texts(r.changes) for r in requests]
         records = []
         with self._editing(scene_id, registration) as (c, graph):
@@ -729,6 +736,10 @@ class SceneStore:
         return exc
 
     def _step(self, scene_id: str, undo: bool, actor: str, expect: int | None) -> EditRecord | None:
+        with collector_paused():
+            return self._step_paused(scene_id, undo, actor, expect)
+
+    def _step_paused(self, scene_id: str, undo: bool, actor: str, expect: int | None) -> EditRecord | None:
         if undo:
             order, state, new = "DESC", "active", EditState.UNDONE
         else:
