@@ -145,9 +145,10 @@ def match_objects(stored: Sequence[SceneObject], new: Sequence[SceneObject],
     if len(big_a) and len(big_b):
         reach = min(0.5 * (float(da[big_a].max()) + float(db[big_b].max())), gates.max_big_shift)
         far = cKDTree(ca[big_a]).sparse_distance_matrix(cKDTree(cb[big_b]), reach, output_type="ndarray")
-        keys = np.unique(np.stack([np.concatenate([i, big_a[far["i"]]]),
-                                   np.concatenate([j, big_b[far["j"]]])]), axis=1)
-        i, j = keys[0], keys[1]
+        # the pairs once each, in (i, j) order: one integer key per pair (a sort of integers, not of rows)
+        rows, cols = np.concatenate([i, big_a[far["i"]]]), np.concatenate([j, big_b[far["j"]]])
+        keys = np.unique(rows * len(new) + cols)
+        i, j = keys // len(new), keys % len(new)
     cost = _pair_costs(stored, new, labels, i, j, gates)
     ok = np.isfinite(cost)
     i, j, cost = i[ok], j[ok], cost[ok]

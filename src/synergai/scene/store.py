@@ -140,12 +140,27 @@ _JSON = json.JSONEncoder(allow_nan=False, ensure_ascii=False)
 
 
 def _change_texts(changes: Sequence[Change]) -> tuple[str, list[str | None]]:
-    """The log's JSON text of ``changes`` (``json.dumps([change_to_dict(ch) ...])``, one call) and each
-    change's ``after`` object as JSON text for its row (None for the others)."""
-    documents = [change_to_dict(ch) for ch in changes]
-    afters = [_JSON.encode(d["after"]) if d["type"] == "object" and d["after"] is not None else None
-              for d in documents]
-    return _JSON.encode(documents), afters
+    """The log's JSON text of ``changes`` (what ``json.dumps([change_to_dict(ch) ...])`` writes) and each
+    change's ``after`` object as JSON text for its row (None for the others). Each object is encoded once
+    (its row's text is part of the log's), each run of relation changes in one call."""
+    pieces: list[str] = []
+    afters: list[str | None] = []
+    run: list[dict[str, Any]] = []  # relation changes not encoded yet
+    for ch in changes:
+        if isinstance(ch, ObjectChange):
+            if run:
+                pieces.append(_JSON.encode(run)[1:-1])
+                run = []
+            before = "null" if ch.before is None else _JSON.encode(object_to_dict(ch.before))
+            after = None if ch.after is None else _JSON.encode(object_to_dict(ch.after))
+            pieces.append(f'{{"type": "object", "before": {before}, "after": {after or "null"}}}')
+            afters.append(after)
+        else:
+            run.append(change_to_dict(ch))
+            afters.append(None)
+    if run:
+        pieces.append(_JSON.encode(run)[1:-1])
+    return f"[{', '.join(pieces)}]", afters
 
 
 def _object_row(scene_id: str, obj: SceneObject) -> tuple[str, str, str]:
@@ -402,12 +417,13 @@ class SceneStore:
                 graph.put(object_from_dict(json.loads(data), where=where))
             except ValueError as exc:  # SceneError included
                 raise StoreError(f"{where} is unreadable: {exc}") from None
+        relations = {r.value: r for r in Relation}  # a look-up, not the enum's call, per edge
         for subject, relation, obj, provenance in c.execute(
                 "SELECT subject, relation, object, provenance FROM edges WHERE scene_id = ? "
                 f"ORDER BY {order}",
                 (scene_id,)):
             try:
-                graph.add_edge(Edge(subject, Relation(relation), obj, provenance))
+                graph.add_edge(Edge(subject, relations.get(relation) or Relation(relation), obj, provenance))
             except ValueError as exc:
                 raise StoreError(f"scene {scene_id}: stored relation {subject} {relation} {obj} "
                                  f"is unreadable: {exc}") from None
