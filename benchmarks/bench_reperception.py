@@ -22,7 +22,10 @@ directly to the objects that persist).
 
 (b) ``timing``: a synthetic apartment of ``--sizes`` objects (``bench_graph_speed.synthetic_scene``) is
 stored with 20 user edits, perceived again the same way, and updated: the wall time of building the new
-graph (relations) and of the update itself (load, match, carry, one transaction), and of its undo. With
+graph (relations) and of the update itself (load, match, carry, one transaction), and of its undo (in the
+same store, and by a new process after a redo); ``*_cpu_s``: this process's CPU time of the same (on a
+shared machine the wall time also holds the waits for a core; on PostgreSQL the server's work is not in
+it). With
 ``--db postgres`` a throwaway cluster is started (``tests/pg_cluster.py``, fsync on) and stopped.
 """
 
@@ -241,14 +244,21 @@ def bench_timing(kind: str, n: int, seed: int, jitter: float) -> dict[str, float
         build_s = time.perf_counter() - t
         store.close()
         with SceneStore(location) as fresh:  # a new process's view: nothing cached
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.process_time()
             plan = update_scene(fresh, new, source="bench")
-            update_s = time.perf_counter() - t
-            t = time.perf_counter()
+            update_s, update_cpu = time.perf_counter() - t, time.process_time() - cpu
+            t, cpu = time.perf_counter(), time.process_time()
             fresh.undo(sid)
-            undo_s = time.perf_counter() - t
+            undo_s, undo_cpu = time.perf_counter() - t, time.process_time() - cpu
             ok = fresh.verify(sid)
-    return {"db": kind, "objects": n, "build_new_graph_s": build_s, "update_s": update_s, "undo_s": undo_s,
+            fresh.redo(sid)
+        with SceneStore(location) as cold:  # `synergai scene undo` in a new process: nothing cached
+            t = time.perf_counter()
+            cold.undo(sid)
+            cold_undo_s = time.perf_counter() - t
+    return {"db": kind, "objects": n, "build_new_graph_s": build_s, "update_s": update_s,
+            "update_cpu_s": update_cpu, "undo_s": undo_s, "undo_cpu_s": undo_cpu,
+            "undo_new_process_s": cold_undo_s,
             "matched": plan.matched, "added": len(plan.added), "removed": len(plan.removed),
             "carried": plan.carried, "conflicts": len(plan.conflicts), "verified": ok}
 

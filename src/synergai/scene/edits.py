@@ -611,8 +611,8 @@ def move_object(graph: SceneGraph, object_id: str | int, center: Sequence[float]
 def fact_key(subject: str, relation: Relation, obj: str) -> tuple[str, str, str]:
     """One key per fact, whichever reading (``a above b`` / ``b below a``) states it."""
     inv = INVERSE.get(relation)
-    key = (subject, relation.value, obj)
-    return key if inv is None else min(key, (obj, inv.value, subject))
+    key = (subject, relation._value_, obj)  # ``_value_``: no property look-up (millions of keys)
+    return key if inv is None else min(key, (obj, inv._value_, subject))
 
 
 def merge_objects(graph: SceneGraph, object_ids: Sequence[str | int], actor: Actor | str = Actor.USER,

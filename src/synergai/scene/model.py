@@ -196,6 +196,18 @@ class OrientedBox:
             raise SceneError("oriented box: non-finite center, size or yaw")
 
 
+def _plain_box(center: Any, size: Any) -> bool:
+    """Whether ``center`` and ``size`` are tuples of three finite floats, the size's non-negative."""
+    if type(center) is not tuple or type(size) is not tuple or len(center) != 3 or len(size) != 3:
+        return False
+    x, y, z = center
+    a, b, c = size
+    return (type(x) is float and type(y) is float and type(z) is float and type(a) is float
+            and type(b) is float and type(c) is float and math.isfinite(x) and math.isfinite(y)
+            and math.isfinite(z) and math.isfinite(a) and math.isfinite(b) and math.isfinite(c)
+            and a >= 0 and b >= 0 and c >= 0)
+
+
 @dataclass(frozen=True)
 class SceneObject:
     """One object instance: category, axis-aligned box, appearance and where it came from."""
@@ -218,6 +230,8 @@ class SceneObject:
             raise SceneError("object id must not be empty")
         if self.room is not None and (not isinstance(self.room, str) or not self.room):
             raise SceneError(f"object {self.id}: room must be a non-empty room id or None")
+        if self.front is None and _plain_box(self.center, self.size):
+            return  # the common case, checked without the generic checks below (a big scene makes 100,000s)
         if len(self.center) != 3 or len(self.size) != 3:
             raise SceneError(f"object {self.id}: center and size need 3 numbers")
         # plain floats, not numpy: a big scene reads tens of thousands of objects

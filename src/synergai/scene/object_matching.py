@@ -72,8 +72,10 @@ def _boxes(objs: Sequence[SceneObject]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _codes(labels: Sequence[str]) -> np.ndarray:
-    """Each label's index in the sorted list of the labels present."""
-    return np.unique(np.array(labels, dtype=object), return_inverse=True)[1].ravel()
+    """Each label's index in the sorted list of the labels present (a dict, not a sort of every label:
+    a scene holds few distinct labels)."""
+    index = {label: k for k, label in enumerate(sorted(set(labels)))}
+    return np.fromiter((index[label] for label in labels), dtype=np.int64, count=len(labels))
 
 
 def _agreement(a: Sequence[str], b: Sequence[str]) -> np.ndarray:
@@ -84,8 +86,17 @@ def _agreement(a: Sequence[str], b: Sequence[str]) -> np.ndarray:
 
 def _kinds(objs: Sequence[SceneObject]) -> np.ndarray:
     """Floor, wall, ceiling or object: the kind, else what the label names (a format without kinds)."""
-    return np.array([(o.kind if o.kind is not ObjectKind.OBJECT else structure_kind(o.category)).value
-                     for o in objs], dtype=object)
+    named: dict[str, str] = {}  # category -> the kind it names (one look-up per distinct category)
+    out = []
+    for o in objs:
+        if o.kind is not ObjectKind.OBJECT:
+            out.append(o.kind.value)
+        else:
+            kind = named.get(o.category)
+            if kind is None:
+                kind = named[o.category] = structure_kind(o.category).value
+            out.append(kind)
+    return np.array(out, dtype=object)
 
 
 def _pair_costs(stored: Sequence[SceneObject], new: Sequence[SceneObject], labels: Sequence[str],
@@ -134,9 +145,10 @@ def match_objects(stored: Sequence[SceneObject], new: Sequence[SceneObject],
     if len(big_a) and len(big_b):
         reach = min(0.5 * (float(da[big_a].max()) + float(db[big_b].max())), gates.max_big_shift)
         far = cKDTree(ca[big_a]).sparse_distance_matrix(cKDTree(cb[big_b]), reach, output_type="ndarray")
-        keys = np.unique(np.stack([np.concatenate([i, big_a[far["i"]]]),
-                                   np.concatenate([j, big_b[far["j"]]])]), axis=1)
-        i, j = keys[0], keys[1]
+        # the pairs once each, in (i, j) order: one integer key per pair (a sort of integers, not of rows)
+        pair_i, pair_j = np.concatenate([i, big_a[far["i"]]]), np.concatenate([j, big_b[far["j"]]])
+        keys = np.unique(pair_i * len(new) + pair_j)
+        i, j = keys // len(new), keys % len(new)
     cost = _pair_costs(stored, new, labels, i, j, gates)
     ok = np.isfinite(cost)
     i, j, cost = i[ok], j[ok], cost[ok]

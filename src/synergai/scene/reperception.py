@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from synergai.geometry.frames import vec3
+from synergai.scene.collector import collector_paused
 from synergai.scene.edits import (
     Actor,
     Change,
@@ -273,14 +274,20 @@ def _carry_facts(current: SceneGraph, intent: _Intent, facts: dict[tuple[str, st
 
 def _request(current: SceneGraph, merged: dict[str, SceneObject], facts: dict[tuple[str, str, str], Edge],
              source: str, carried: int, conflicts: list[Conflict], matched: int) -> EditRequest | None:
-    """The one edit from ``current`` to the merged state (None when they are the same)."""
-    keys = {e.key() for e in facts.values()}
-    stored = {e.key() for e in current.edges}
-    changes: list[Change] = [EdgeChange(e, False) for e in current.edges if e.key() not in keys]
+    """The one edit from ``current`` to the merged state (None when they are the same). Relations are
+    compared as facts (:func:`fact_key`): a stored fact the merged state holds stays as it is stored,
+    whichever reading the new perception states it in (only what changed is written)."""
+    stored: set[tuple[str, str, str]] = set()
+    changes: list[Change] = []
+    for e in current.edges:
+        key = fact_key(e.subject, e.relation, e.object)
+        stored.add(key)
+        if key not in facts:
+            changes.append(EdgeChange(e, False))
     changes += [ObjectChange(current.get(i) if i in current else None, o) for i, o in merged.items()
                 if i not in current or current.get(i) != o]
     changes += [ObjectChange(o, None) for o in current if o.id not in merged]
-    changes += [EdgeChange(e, True) for e in facts.values() if e.key() not in stored]
+    changes += [EdgeChange(e, True) for key, e in facts.items() if key not in stored]
     if not changes:
         return None
     added = sum(1 for i in merged if i not in current)
@@ -301,6 +308,12 @@ def update_scene(store: SceneStore, new: SceneGraph, *, source: str, keep_unseen
     write it as one edit; when another writer committed meanwhile the store refuses the stale plan and
     it is planned again (at most ``attempts`` times). ``before_write`` is called with each plan just
     before it is written (tests use it to commit a competing edit)."""
+    with collector_paused():
+        return _update(store, new, source, keep_unseen, gates, attempts, before_write)
+
+
+def _update(store: SceneStore, new: SceneGraph, source: str, keep_unseen: bool, gates: MatchGates | None,
+            attempts: int, before_write: Callable[[UpdatePlan], None] | None) -> UpdatePlan:
     scene_id = new.scene_id
     for attempt in range(attempts):
         revision = store.revision(scene_id)

@@ -50,8 +50,53 @@ def _vec(values: Any, where: str) -> list[float]:
     return out
 
 
+def _plain_list3(value: Any) -> list[float] | None:
+    """Three finite floats as a list (what a checked object holds), else None."""
+    if type(value) is not tuple or len(value) != 3:
+        return None
+    x, y, z = value
+    if type(x) is float and type(y) is float and type(z) is float and \
+            math.isfinite(x) and math.isfinite(y) and math.isfinite(z):
+        return [x, y, z]
+    return None
+
+
+def _plain_dict(obj: SceneObject) -> dict[str, Any] | None:
+    """:func:`object_to_dict` of an object whose fields are all of the plain types an object read or built
+    here holds, made without the messages a refused one needs (an update of a big scene writes hundreds of
+    thousands); None when any field is not plain (the checked writer then writes it, or refuses it)."""
+    oid, category, provenance, color, attrs = obj.id, obj.category, obj.provenance, obj.color, obj.attributes
+    center, size, confidence, front, obb = _plain_list3(obj.center), _plain_list3(obj.size), obj.confidence, \
+        obj.front, obj.obb
+    if not (type(oid) is str and oid and type(category) is str and category and type(provenance) is str
+            and center is not None and size is not None and type(confidence) is float
+            and math.isfinite(confidence) and type(attrs) is tuple and type(obj.kind) is ObjectKind
+            and (obj.room is None or type(obj.room) is str) and obb is None):
+        return None
+    for a in attrs:
+        if type(a) is not str:
+            return None
+    rgb: list[int] | None = None
+    if color is not None:
+        if type(color) is not tuple or len(color) != 3:
+            return None
+        for c in color:
+            if type(c) is not int or not 0 <= c <= 255:
+                return None
+        rgb = list(color)
+    facing = None if front is None else _plain_list3(front)
+    if front is not None and facing is None:
+        return None
+    return {"id": oid, "category": category, "center": center, "size": size, "color": rgb,
+            "attributes": list(attrs), "confidence": confidence, "provenance": provenance,
+            "kind": obj.kind._value_, "front": facing, "obb": None, "room": obj.room}
+
+
 def object_to_dict(obj: SceneObject) -> dict[str, Any]:
     """A JSON-ready dict with every field of ``obj`` (optional ones as ``null`` / defaults)."""
+    plain = _plain_dict(obj)
+    if plain is not None:
+        return plain
     where = f"object {obj.id!r}"
     # what is written must read back (object_from_dict): refuse it here, before anything is stored
     _str(obj.id, f"{where}.id")
@@ -92,7 +137,8 @@ def edge_to_dict(edge: Edge) -> dict[str, Any]:
     """A JSON-ready dict of an edge (relation by its canonical name)."""
     return {
         "subject": edge.subject,
-        "relation": Relation(edge.relation).value,
+        # the enum's own value when it is one (Relation(...) is slow; an update writes 100,000s of edges)
+        "relation": rel._value_ if type(rel := edge.relation) is Relation else Relation(rel).value,
         "object": edge.object,
         "provenance": edge.provenance,
     }

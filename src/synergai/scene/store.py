@@ -53,6 +53,7 @@ from typing import Any
 
 import platformdirs
 
+from synergai.scene.collector import collector_paused
 from synergai.scene.edits import (
     Change,
     EdgeChange,
@@ -139,12 +140,27 @@ _JSON = json.JSONEncoder(allow_nan=False, ensure_ascii=False)
 
 
 def _change_texts(changes: Sequence[Change]) -> tuple[str, list[str | None]]:
-    """The log's JSON text of ``changes`` (``json.dumps([change_to_dict(ch) ...])``, one call) and each
-    change's ``after`` object as JSON text for its row (None for the others)."""
-    documents = [change_to_dict(ch) for ch in changes]
-    afters = [_JSON.encode(d["after"]) if d["type"] == "object" and d["after"] is not None else None
-              for d in documents]
-    return _JSON.encode(documents), afters
+    """The log's JSON text of ``changes`` (what ``json.dumps([change_to_dict(ch) ...])`` writes) and each
+    change's ``after`` object as JSON text for its row (None for the others). Each object is encoded once
+    (its row's text is part of the log's), each run of relation changes in one call."""
+    pieces: list[str] = []
+    afters: list[str | None] = []
+    run: list[dict[str, Any]] = []  # relation changes not encoded yet
+    for ch in changes:
+        if isinstance(ch, ObjectChange):
+            if run:
+                pieces.append(_JSON.encode(run)[1:-1])
+                run = []
+            before = "null" if ch.before is None else _JSON.encode(object_to_dict(ch.before))
+            after = None if ch.after is None else _JSON.encode(object_to_dict(ch.after))
+            pieces.append(f'{{"type": "object", "before": {before}, "after": {after or "null"}}}')
+            afters.append(after)
+        else:
+            run.append(change_to_dict(ch))
+            afters.append(None)
+    if run:
+        pieces.append(_JSON.encode(run)[1:-1])
+    return f"[{', '.join(pieces)}]", afters
 
 
 def _object_row(scene_id: str, obj: SceneObject) -> tuple[str, str, str]:
@@ -153,6 +169,23 @@ def _object_row(scene_id: str, obj: SceneObject) -> tuple[str, str, str]:
 
 def _edge_row(scene_id: str, edge: Edge) -> tuple[str, str, str, str, str]:
     return (scene_id, edge.subject, edge.relation.value, edge.object, edge.provenance)
+
+
+_OBJECT_COLUMNS = ("scene_id", "id", "data")
+_EDGE_COLUMNS = ("scene_id", "subject", "relation", "object", "provenance")
+
+
+def _write_batch(c: Transaction, kind: str, rows: list[tuple[Any, ...]]) -> None:
+    """Write one batch of :meth:`SceneStore._write_changes` (``kind``: ``insert|update|delete objects|edges``;
+    rows as :func:`_object_row` and :func:`_edge_row` make them, a delete's only the key columns)."""
+    what, table = kind.split()
+    columns = _OBJECT_COLUMNS if table == "objects" else _EDGE_COLUMNS
+    if what == "insert":
+        c.copy_rows(table, columns, rows)
+    elif what == "update":  # only objects are updated (an edge is removed and added)
+        c.update_rows(table, columns[:2], columns[2:], rows)
+    else:
+        c.delete_rows(table, columns[:len(rows[0])], rows)
 
 
 @dataclass(frozen=True)
@@ -327,11 +360,12 @@ class SceneStore:
     @staticmethod
     def _write_changes(c: Transaction, scene_id: str, changes: tuple[Change, ...],
                        texts: Sequence[str | None] | None = None) -> None:
-        """The rows one edit changes, in the order the graph applied them (consecutive statements of one
-        kind are sent together: an update of a whole scene is a few batches, not a round trip per row);
-        ``texts``: each change's ``after`` object as JSON text, when already made (None for the others)."""
+        """The rows one edit changes, in the order the graph applied them: consecutive changes of one
+        kind are written as one batch (an update of a whole scene is a few bulk writes, not a round trip
+        per row: :meth:`Transaction.copy_rows`, ``update_rows``, ``delete_rows``); ``texts``: each
+        change's ``after`` object as JSON text, when already made (None for the others)."""
         batch: list[tuple[Any, ...]] = []
-        sql = ""
+        kind = ""
         row: tuple[Any, ...]
 
         def object_row(k: int, obj: SceneObject) -> tuple[str, str, str]:
@@ -342,26 +376,22 @@ class SceneStore:
             if isinstance(ch, ObjectChange):
                 if ch.before is None:
                     assert ch.after is not None  # an ObjectChange always has a before or an after
-                    now, row = ("INSERT INTO objects (scene_id, id, data) VALUES (?, ?, ?)",
-                                object_row(k, ch.after))
+                    now, row = "insert objects", object_row(k, ch.after)
                 elif ch.after is None:
-                    now, row = ("DELETE FROM objects WHERE scene_id = ? AND id = ?", (scene_id, ch.before.id))
+                    now, row = "delete objects", (scene_id, ch.before.id)
                 else:
-                    sid, oid, data = object_row(k, ch.after)
-                    now, row = ("UPDATE objects SET data = ? WHERE scene_id = ? AND id = ?", (data, sid, oid))
+                    now, row = "update objects", object_row(k, ch.after)
             elif ch.added:
-                now, row = ("INSERT INTO edges (scene_id, subject, relation, object, provenance) "
-                            "VALUES (?, ?, ?, ?, ?)", _edge_row(scene_id, ch.edge))
+                now, row = "insert edges", _edge_row(scene_id, ch.edge)
             else:
-                now, row = ("DELETE FROM edges WHERE scene_id = ? AND subject = ? AND relation = ? "
-                            "AND object = ?", _edge_row(scene_id, ch.edge)[:4])
-            if now != sql and batch:
-                c.executemany(sql, batch)
+                now, row = "delete edges", _edge_row(scene_id, ch.edge)[:4]
+            if now != kind and batch:
+                _write_batch(c, kind, batch)
                 batch = []
-            sql = now
+            kind = now
             batch.append(row)
         if batch:
-            c.executemany(sql, batch)
+            _write_batch(c, kind, batch)
 
     def _rooms(self, c: Transaction, scene_id: str) -> list[Room]:
         """The scene's rooms: kept in its base graph document (edits do not change rooms)."""
@@ -387,12 +417,13 @@ class SceneStore:
                 graph.put(object_from_dict(json.loads(data), where=where))
             except ValueError as exc:  # SceneError included
                 raise StoreError(f"{where} is unreadable: {exc}") from None
+        relations = {r.value: r for r in Relation}  # a look-up, not the enum's call, per edge
         for subject, relation, obj, provenance in c.execute(
                 "SELECT subject, relation, object, provenance FROM edges WHERE scene_id = ? "
                 f"ORDER BY {order}",
                 (scene_id,)):
             try:
-                graph.add_edge(Edge(subject, Relation(relation), obj, provenance))
+                graph.add_edge(Edge(subject, relations.get(relation) or Relation(relation), obj, provenance))
             except ValueError as exc:
                 raise StoreError(f"scene {scene_id}: stored relation {subject} {relation} {obj} "
                                  f"is unreadable: {exc}") from None
@@ -514,7 +545,8 @@ class SceneStore:
             return hit[1]
         # Rooms change only when a scene is registered (a new registration id): an edit keeps them.
         same_scene = hit is not None and hit[0][0] == key[0]
-        graph = self._load_rows(c, scene_id, hit[1].rooms if hit is not None and same_scene else None)
+        with collector_paused():
+            graph = self._load_rows(c, scene_id, hit[1].rooms if hit is not None and same_scene else None)
         self._cache[scene_id] = (key, graph)
         return graph
 
@@ -620,13 +652,23 @@ class SceneStore:
                                      "nothing was written")
         return (row[0], int(row[1]))
 
+    #: From this many changes on, an edit the store holds no graph for reads the scene's rows once (and
+    #: keeps the graph) instead of reading each row it touches (an update of a big scene, its undo)
+    _READ_WHOLE = 1000
+
     def _change(self, c: Transaction, scene_id: str, graph: SceneGraph | None,
-                changes: tuple[Change, ...]) -> None:
-        """Check ``changes`` against the committed state (and apply them to the held graph)."""
+                changes: tuple[Change, ...]) -> SceneGraph | None:
+        """Check ``changes`` against the committed state (and apply them to the held graph); returns the
+        graph held now (read here for a large edit)."""
+        if graph is None and len(changes) >= self._READ_WHOLE:
+            hit = self._cache.get(scene_id)
+            graph = self._load_rows(c, scene_id, hit[1].rooms if hit is not None and
+                                    hit[0][0] == self._revision(c, scene_id)[0] else None)
         if graph is not None:
             apply_changes(graph, changes)
         else:
             check_changes(_StoredRows(c, scene_id), changes)
+        return graph
 
     def _remember(self, scene_id: str, revision: tuple[str, int], graph: SceneGraph | None) -> None:
         if graph is None:
@@ -656,6 +698,11 @@ class SceneStore:
                 raise SceneError(f"apply needs an EditRequest, got {type(request).__name__}")
         if not requests:
             return []
+        with collector_paused():
+            return self._apply_all(scene_id, requests, registration)
+
+    def _apply_all(self, scene_id: str, requests: list[EditRequest], registration: str | None
+                   ) -> list[EditRecord]:
         documents = [_change_texts(r.changes) for r in requests]
         records = []
         with self._editing(scene_id, registration) as (c, graph):
@@ -668,7 +715,7 @@ class SceneStore:
                                (scene_id,)).fetchall()
             for request, (payload, texts) in zip(requests, documents, strict=True):
                 try:
-                    self._change(c, scene_id, graph, request.changes)
+                    graph = self._change(c, scene_id, graph, request.changes)
                 except SceneError as exc:
                     raise self._conflict(c, scene_id, request.changes, exc) from None
                 seq += 1
@@ -705,6 +752,10 @@ class SceneStore:
         return exc
 
     def _step(self, scene_id: str, undo: bool, actor: str, expect: int | None) -> EditRecord | None:
+        with collector_paused():
+            return self._step_paused(scene_id, undo, actor, expect)
+
+    def _step_paused(self, scene_id: str, undo: bool, actor: str, expect: int | None) -> EditRecord | None:
         if undo:
             order, state, new = "DESC", "active", EditState.UNDONE
         else:
@@ -722,7 +773,7 @@ class SceneStore:
             side = "before" if undo else "after"
             texts = [_JSON.encode(item[side]) if isinstance(item.get(side), dict) else None
                      for item in (reversed(items) if undo else items)]
-            self._change(c, scene_id, graph, changes)
+            graph = self._change(c, scene_id, graph, changes)
             c.execute("UPDATE edits SET state = ? WHERE scene_id = ? AND seq = ?",
                       (new.value, scene_id, record.seq))
             now = _now()

@@ -80,6 +80,14 @@ class Transaction(Protocol):
     def copy_rows(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
         """Insert many rows fast (COPY on PostgreSQL)."""
 
+    def update_rows(self, table: str, keys: Sequence[str], values: Sequence[str],
+                    rows: Sequence[Sequence[Any]]) -> None:
+        """``UPDATE table SET values WHERE keys`` for each row (its key columns, then its values; one row
+        per key): on PostgreSQL a large batch is one statement over a COPY into a temporary table."""
+
+    def delete_rows(self, table: str, keys: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        """``DELETE FROM table WHERE keys`` for each row (its key columns), as :meth:`update_rows`."""
+
 
 class Database(Protocol):
     """A connection to one store: a write transaction holds the store's write lock (writers take

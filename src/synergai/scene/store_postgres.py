@@ -42,6 +42,9 @@ from synergai.scene.store_db import (
 WRITE_LOCK = 0x53594E47
 CHANNEL = "synergai_events"
 CONNECT_TIMEOUT_S = 10
+#: From this many rows on, an update or delete of many rows is one statement over a COPY (fewer rows: one
+#: statement per row, sent together).
+BULK_ROWS = 500
 APPLICATION = "synergai"
 
 _SCHEMA = """
@@ -161,10 +164,12 @@ def connect(url: str, *, autocommit: bool = True) -> psycopg.Connection:
 
 
 class _Tx:
-    """A transaction on a psycopg connection: ``?`` placeholders become ``%s``."""
+    """A transaction on a psycopg connection: ``?`` placeholders become ``%s``. ``staging``: whether this
+    role may create temporary tables (large updates and deletes go through one)."""
 
-    def __init__(self, conn: psycopg.Connection) -> None:
+    def __init__(self, conn: psycopg.Connection, staging: bool = True) -> None:
         self.conn = conn
+        self.staging = staging
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor:
         return self.conn.execute(sql.replace("?", "%s"), tuple(params))
@@ -177,6 +182,37 @@ class _Tx:
         with self.conn.cursor() as cur, cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
             for row in rows:
                 copy.write_row(row)
+
+    def _staged(self, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        """The rows COPYed into the temporary table ``synergai_batch`` (text columns; it is dropped at
+        commit, or by the caller once used)."""
+        typed = ", ".join(f"{c} text" for c in columns)
+        self.conn.execute(f"CREATE TEMPORARY TABLE synergai_batch ({typed}) ON COMMIT DROP")
+        self.copy_rows("synergai_batch", columns, rows)
+        self.conn.execute("ANALYZE synergai_batch")  # autovacuum never sees a temporary table
+
+    def update_rows(self, table: str, keys: Sequence[str], values: Sequence[str],
+                    rows: Sequence[Sequence[Any]]) -> None:
+        n = len(keys)
+        if len(rows) < BULK_ROWS or not self.staging:
+            self.executemany(f"UPDATE {table} SET {', '.join(f'{v} = ?' for v in values)} "
+                             f"WHERE {' AND '.join(f'{k} = ?' for k in keys)}",
+                             ((*row[n:], *row[:n]) for row in rows))
+            return
+        last = {tuple(row[:n]): row for row in rows}  # one row per key: the last one wins, as in order
+        self._staged([*keys, *values], list(last.values()))
+        self.conn.execute(f"UPDATE {table} t SET {', '.join(f'{v} = b.{v}' for v in values)} "
+                          f"FROM synergai_batch b WHERE {' AND '.join(f't.{k} = b.{k}' for k in keys)}")
+        self.conn.execute("DROP TABLE synergai_batch")
+
+    def delete_rows(self, table: str, keys: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        if len(rows) < BULK_ROWS or not self.staging:
+            self.executemany(f"DELETE FROM {table} WHERE {' AND '.join(f'{k} = ?' for k in keys)}", rows)
+            return
+        self._staged(keys, rows)
+        self.conn.execute(f"DELETE FROM {table} t USING synergai_batch b "
+                          f"WHERE {' AND '.join(f't.{k} = b.{k}' for k in keys)}")
+        self.conn.execute("DROP TABLE synergai_batch")
 
 
 class PostgresDatabase:
@@ -192,6 +228,7 @@ class PostgresDatabase:
         #: True when this role may not write the store's tables (or the server is read only)
         self.read_only = False
         self.registrations = True
+        self._staging = False  # known after _setup: whether this role may create temporary tables
         try:
             self._setup()
         except BaseException:
@@ -231,6 +268,8 @@ class PostgresDatabase:
                         tx.execute(stmt)
         with self.read() as tx:
             self.read_only = not tx.execute(_WRITABLE).fetchone()[0]
+            self._staging = bool(tx.execute(
+                "SELECT has_database_privilege(current_database(), 'TEMPORARY')").fetchone()[0])
 
     def _kind(self, tx: _Tx) -> str:
         """``new`` (the schema holds no relation), ``ours`` (synergai's tables), else refused."""
@@ -325,7 +364,7 @@ class PostgresDatabase:
                 raise self._busy(lock) from None
             raise self._error(exc) from None
         try:
-            yield _Tx(conn)
+            yield _Tx(conn, self._staging)
             conn.execute("COMMIT")
         except BaseException as exc:
             self._rollback()

@@ -174,6 +174,16 @@ class _Tx:
         marks = ", ".join("?" for _ in columns)
         self.conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
 
+    def update_rows(self, table: str, keys: Sequence[str], values: Sequence[str],
+                    rows: Sequence[Sequence[Any]]) -> None:
+        n = len(keys)
+        self.conn.executemany(f"UPDATE {table} SET {', '.join(f'{v} = ?' for v in values)} "
+                              f"WHERE {' AND '.join(f'{k} = ?' for k in keys)}",
+                              ((*row[n:], *row[:n]) for row in rows))
+
+    def delete_rows(self, table: str, keys: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        self.conn.executemany(f"DELETE FROM {table} WHERE {' AND '.join(f'{k} = ?' for k in keys)}", rows)
+
 
 class SqliteDatabase:
     """One SQLite store file (see the module doc-string)."""
