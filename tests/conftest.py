@@ -1,6 +1,7 @@
-"""Shared fixtures: where the benchmark data lives (read in place, never copied), and a real
+"""Shared fixtures: where the benchmark data lives (read in place, never copied), a real
 PostgreSQL server for the store's tests (``SYNERGAI_TEST_PG`` when set, else a throwaway cluster
-started here; without PostgreSQL those tests fail, they are not skipped)."""
+started here; without PostgreSQL those tests fail, they are not skipped), and the real embedded model
+that the slow tests share (loaded once per session)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,15 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 import pytest
 
 from pg_cluster import ClusterError, start, stop
+
+if TYPE_CHECKING:
+    from synergai.llm import EmbeddedModel
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PG_ENV = "SYNERGAI_TEST_PG"
@@ -45,6 +50,18 @@ def postgres_url() -> Iterator[str]:
         yield url
     finally:
         stop(directory)
+
+
+@pytest.fixture(scope="session")
+def embedded_model() -> Iterator[EmbeddedModel]:
+    """The real embedded model on 2 CPU threads (CI's cores), loaded once for every slow test that asks a
+    question; the tests of loading itself make instances of their own."""
+    from synergai.llm import EmbeddedModel
+
+    model = EmbeddedModel(threads=2)
+    model.load()
+    yield model
+    model.close()
 
 
 def schema_url(url: str, schema: str) -> str:

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from browser import ARGS, CHROMIUM
 
+from child_lines import LineReader
+
 URL = re.compile(r"https?://\S+")
 
 
@@ -30,23 +32,20 @@ class Served:
              "--scene", "house", "--llm", f"scripted:{script}"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
-        self.lines: list[str] = []
-        for line in self.proc.stdout:  # the process flushes its two lines once the server listens
-            self.lines.append(line.rstrip("\n"))
-            if "Ctrl-C" in line:
-                break
-        assert self.lines and "Ctrl-C" in self.lines[-1], (self.lines, self.proc.stderr)
+        # the process flushes its two lines once the server listens; a missing line fails, not hangs
+        self.lines = LineReader(self.proc.stdout).until("Ctrl-C", timeout=60)
         self.urls = [u for line in self.lines for u in URL.findall(line)]
 
     def stop(self) -> str:
         """Stop the server (Ctrl-C's signal) and return what it wrote on stderr."""
         self.proc.terminate()
         try:
-            _, err = self.proc.communicate(timeout=20)
+            self.proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            _, err = self.proc.communicate()
-        return err
+            self.proc.wait()
+        assert self.proc.stderr is not None
+        return self.proc.stderr.read()
 
 
 @pytest.fixture
