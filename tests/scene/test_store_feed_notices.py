@@ -156,9 +156,12 @@ def test_a_server_that_goes_away_and_comes_back_is_one_notice_each(pg_location: 
         reader = threading.Thread(target=run)
         reader.start()
         try:
-            time.sleep(1.0)
+            _wait_for_listener(pg_location)  # the reader follows the feed (through the proxy)
             proxy.down()
-            time.sleep(3.0)  # many retries while the server is away
+            deadline = time.monotonic() + 20
+            while not said and time.monotonic() < deadline:  # told once the server is away...
+                time.sleep(0.05)
+            time.sleep(1.5)  # ...then many retries while the server is away, not told again
             s.apply("s1", E.rename_object(s.load("s1"), "9", "mug", "user"))  # committed meanwhile
             proxy.up()
             deadline = time.monotonic() + 20
