@@ -8,19 +8,11 @@ from pathlib import Path
 import pytest
 
 from synergai.agent.session import AgentSession
-from synergai.llm import EmbeddedModel
 from synergai.scene.catalog import SceneCatalog
 from synergai.scene.store import SceneStore
 from synergai.scene.vocabulary import basic_color
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def model() -> Iterator[EmbeddedModel]:
-    m = EmbeddedModel()
-    yield m
-    m.close()
 
 
 @pytest.fixture
@@ -31,9 +23,9 @@ def demo(tmp_path: Path) -> Iterator[tuple[SceneStore, dict[str, str]]]:
     store.close()
 
 
-def test_what_objects_are_on_the_coffee_table(model, demo):
+def test_what_objects_are_on_the_coffee_table(embedded_model, demo):
     store, labels = demo
-    result = AgentSession(store, "demo", model).ask("What objects are on the coffee table?")
+    result = AgentSession(store, "demo", embedded_model).ask("What objects are on the coffee table?")
     on_table = {i for i, c in labels.items() if c in ("laptop", "remote control")}
     named = {i for i in result.objects if i in on_table}
     text = result.answer.lower()
@@ -42,10 +34,10 @@ def test_what_objects_are_on_the_coffee_table(model, demo):
     assert 0 < result.query_ratio < 0.2
 
 
-def test_the_marked_object_is_actually_a_stool(model, demo):
+def test_the_marked_object_is_actually_a_stool(embedded_model, demo):
     store, labels = demo
     chair = next(i for i, c in labels.items() if c == "chair")
-    session = AgentSession(store, "demo", model, marked=chair)
+    session = AgentSession(store, "demo", embedded_model, marked=chair)
     result = session.ask("The marked object is actually a stool.")
     renames = [e for e in store.edits("demo") if e.op == "update_name"]
     assert renames, result.trace
@@ -56,10 +48,10 @@ def test_the_marked_object_is_actually_a_stool(model, demo):
     assert store.load("demo").get(chair).category.endswith("stool")
 
 
-def test_what_is_on_the_coffee_table_names_both_objects(model, demo):
+def test_what_is_on_the_coffee_table_names_both_objects(embedded_model, demo):
     """Issue 14: the answer names every object the evidence holds, in <= 2 calls and <= 800 new tokens."""
     store, labels = demo
-    result = AgentSession(store, "demo", model).ask("What is on the coffee table?")
+    result = AgentSession(store, "demo", embedded_model).ask("What is on the coffee table?")
     text = result.answer.lower()
     assert "laptop" in text and "remote control" in text, result.trace
     assert {i for i, c in labels.items() if c in ("laptop", "remote control")} <= set(result.objects)
@@ -67,12 +59,12 @@ def test_what_is_on_the_coffee_table_names_both_objects(model, demo):
     assert result.usage.new_prompt_tokens <= 800, result.usage.new_prompt_tokens
 
 
-def test_the_lamp_next_to_the_bed(model, demo):
+def test_the_lamp_next_to_the_bed(embedded_model, demo):
     """Issue 14: "the lamp next to the bed" is the white lamp on the nightstand, not the floor lamp."""
     store, labels = demo
     graph = store.load("demo")
     bed = next(i for i, c in labels.items() if c == "bed")
     lamp = next(i for i, c in labels.items() if c == "lamp" and bed in {x for _, x in graph.relations_of(i)})
-    result = AgentSession(store, "demo", model).ask("What colour is the lamp next to the bed?")
+    result = AgentSession(store, "demo", embedded_model).ask("What colour is the lamp next to the bed?")
     assert result.short_answer == basic_color(graph.get(lamp).attributes[0]), result.trace
     assert lamp in result.objects and result.usage.calls <= 2 and result.edits == []

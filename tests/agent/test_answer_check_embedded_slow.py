@@ -12,7 +12,6 @@ import pytest
 
 from synergai.agent.program.loop import ProgramLimits, ProgramLoop
 from synergai.agent.session import AgentSession
-from synergai.llm import EmbeddedModel
 from synergai.scene.catalog import SceneCatalog
 from synergai.scene.store import SceneStore
 
@@ -20,13 +19,6 @@ pytestmark = pytest.mark.slow
 
 #: Tool text no answer may carry (written here, not taken from the check under test).
 TOOL_WORDS = ("(id", "objects fit", "query_for", "has attributes", "error:")
-
-
-@pytest.fixture(scope="module")
-def model() -> Iterator[EmbeddedModel]:
-    m = EmbeddedModel()
-    yield m
-    m.close()
 
 
 @pytest.fixture
@@ -37,14 +29,14 @@ def store(tmp_path: Path) -> Iterator[SceneStore]:
     s.close()
 
 
-def test_the_agent_says_a_missing_object_is_missing(model, store):
-    result = AgentSession(store, "demo", model).ask("What colour is the piano?")
+def test_the_agent_says_a_missing_object_is_missing(embedded_model, store):
+    result = AgentSession(store, "demo", embedded_model).ask("What colour is the piano?")
     assert "no piano" in result.answer.lower(), result.trace
     assert not any(w in result.answer.lower() for w in TOOL_WORDS)
 
 
-def test_program_mode_says_a_missing_object_is_missing(model, store):
+def test_program_mode_says_a_missing_object_is_missing(embedded_model, store):
     graph = store.load("demo")
-    result = ProgramLoop(model, ProgramLimits(max_rounds=3)).run(graph, "What colour is the piano?")
+    result = ProgramLoop(embedded_model, ProgramLimits(max_rounds=3)).run(graph, "What colour is the piano?")
     assert "no piano" in result.answer.lower() or result.error, result.trace
     assert not any(w in result.answer.lower() for w in TOOL_WORDS)

@@ -14,15 +14,14 @@ from synergai.scene.builders.demo import demo_scene
 pytestmark = pytest.mark.slow
 
 
-def test_counting_question_with_a_program():
+def test_counting_question_with_a_program(embedded_model: EmbeddedModel):
     demo = demo_scene()
     graph = build_graph(demo.scene_id, demo.objects, scene_type=demo.scene_type)
     n_chairs = sum(1 for o in graph if category_matches("chair", o.category))  # office chair counts
     viewpoint = Viewpoint((1.7, 0.6, 1.2), (0.0, 1.0, 0.0))
-    with EmbeddedModel() as model:
-        result = ProgramLoop(model, ProgramLimits(max_rounds=4)).run(
-            graph, "How many chairs are there in the room?", "I am standing in the kitchen.", viewpoint
-        )
+    result = ProgramLoop(embedded_model, ProgramLimits(max_rounds=4)).run(
+        graph, "How many chairs are there in the room?", "I am standing in the kitchen.", viewpoint
+    )
     programs = [t for t in result.trace if t["type"] == "program"]
     assert programs, result.trace
     assert any(t["ok"] and str(n_chairs) in t["stdout"] for t in programs), programs
@@ -30,7 +29,8 @@ def test_counting_question_with_a_program():
     assert str(n_chairs) in result.answer or words.get(n_chairs, "?") in result.answer.lower(), result.answer
 
 
-def test_situated_sqa3d_question_on_a_dev_scene_is_answered_by_a_program_that_runs(shared_data):
+def test_situated_sqa3d_question_on_a_dev_scene_is_answered_by_a_program_that_runs(
+        shared_data, embedded_model: EmbeddedModel):
     """SQA3D 220602001791 (scene0427_00): "How many chairs are on my right?" with the agent placed at the
     question's position and facing; a program must run in the sandbox and the answer must be a number."""
     import json
@@ -46,8 +46,7 @@ def test_situated_sqa3d_question_on_a_dev_scene_is_answered_by_a_program_that_ru
     graph = build_graph(q["scene_id"], objects.objects(q["scene_id"]))
     alignments = json.loads((shared_data / "scannet" / "axis_alignment_matrices.json").read_text())
     viewpoint = situated_viewpoint(q, graph, np.asarray(alignments[q["scene_id"]]))
-    with EmbeddedModel() as model:
-        result = ProgramLoop(model).run(graph, q["question"], q["situation"], viewpoint)
+    result = ProgramLoop(embedded_model).run(graph, q["question"], q["situation"], viewpoint)
     ran = [t for t in result.trace if t["type"] == "program" and t["stage"] == "sandbox" and t["ok"]]
     assert ran and any(t["stdout"].strip() for t in ran), result.trace
     assert result.error is None and result.answer_form == "number"

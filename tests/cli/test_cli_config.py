@@ -15,6 +15,7 @@ from synergai.cli.main import main
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``python -m synergai ARGS`` in a child (where the process matters; else the ``cli`` fixture)."""
     return subprocess.run([sys.executable, "-m", "synergai", *args], capture_output=True, text=True,
                           env={**os.environ, **(env or {})})
 
@@ -68,11 +69,11 @@ def test_a_configured_endpoint_applies_only_to_openai_models(tmp_path):
     ("timeout = 0\n", "timeout: expected a finite number of seconds > 0"),
     ("timeout = inf\n", "timeout: expected a finite number of seconds > 0"),
 ])
-def test_bad_config_file_is_a_one_line_error(tmp_path, text, message):
+def test_bad_config_file_is_a_one_line_error(tmp_path, text, message, cli):
     cfg = write_config(tmp_path, text)
     with pytest.raises(ConfigError, match=message):
         resolve_settings({}, {"SYNERGAI_CONFIG": str(cfg)})
-    r = run("scene", "list", "--db", str(tmp_path / "s.db"), env={"SYNERGAI_CONFIG": str(cfg)})
+    r = cli("scene", "list", "--db", str(tmp_path / "s.db"), env={"SYNERGAI_CONFIG": str(cfg)})
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and message in r.stderr
     assert not (tmp_path / "s.db").exists()
 
@@ -84,10 +85,10 @@ def test_bad_environment_and_missing_named_file_are_errors(tmp_path):
         resolve_settings({}, {"SYNERGAI_CONFIG": str(tmp_path / "nope.toml")})
 
 
-def test_config_show_json_names_every_source_and_never_the_key(tmp_path):
+def test_config_show_json_names_every_source_and_never_the_key(tmp_path, cli):
     cfg = write_config(tmp_path, 'threads = 3\nbase_url = "http://file:1/v1"\n')
     env = {"SYNERGAI_CONFIG": str(cfg), "SYNERGAI_LLM": "openai:env-model", "OPENAI_API_KEY": "sk-secret-42"}
-    r = run("config", "show", "--json", "--db", str(tmp_path / "flag.db"), env=env)
+    r = cli("config", "show", "--json", "--db", str(tmp_path / "flag.db"), env=env)
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
     assert data["config_file"] == str(cfg) and data["config_file_exists"] is True
@@ -99,7 +100,7 @@ def test_config_show_json_names_every_source_and_never_the_key(tmp_path):
         "timeout": {"value": 120.0, "source": "default"},
     }
     assert data["api_key"] == {"set": True, "source": "env OPENAI_API_KEY"}
-    text = run("config", "show", env=env)
+    text = cli("config", "show", env=env)
     assert text.returncode == 0
     assert "sk-secret-42" not in text.stdout + text.stderr and "sk-secret-42" not in r.stdout
     lines = {line.split()[0]: line for line in text.stdout.splitlines()}
@@ -117,7 +118,7 @@ def test_config_init_writes_a_file_that_parses_and_refuses_to_overwrite(tmp_path
     assert "already exists" in capsys.readouterr().err
 
 
-def test_configured_store_and_model_are_the_ones_commands_use(tmp_path):
+def test_configured_store_and_model_are_the_ones_commands_use(tmp_path, cli):
     """The store from the file and the model from the environment reach `scene` and `ask`."""
     store = tmp_path / "configured.sqlite3"
     cfg = write_config(tmp_path, f'store = "{store}"\n')
@@ -127,17 +128,17 @@ def test_configured_store_and_model_are_the_ones_commands_use(tmp_path):
     script = tmp_path / "script.json"
     script.write_text(json.dumps([reply]))
     env = {"SYNERGAI_CONFIG": str(cfg), "SYNERGAI_LLM": f"scripted:{script}"}
-    r = run("scene", "show", "--json", env=env)
+    r = cli("scene", "show", "--json", env=env)
     assert r.returncode == 0, r.stderr
     assert store.is_file()
-    r = run("ask", "Hello!", "--json", env=env)
+    r = cli("ask", "Hello!", "--json", env=env)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["answer"] == "Hello from the configured model."
     # a flag beats both: another store, and a model spec that does not exist is an error
     other = tmp_path / "flag.sqlite3"
-    r = run("ask", "Hello!", "--db", str(other), "--llm", f"scripted:{tmp_path / 'none.json'}", env=env)
+    r = cli("ask", "Hello!", "--db", str(other), "--llm", f"scripted:{tmp_path / 'none.json'}", env=env)
     assert r.returncode == 2 and "none.json" in r.stderr
-    assert run("scene", "show", "--db", str(other), "--json", env=env).returncode == 0 and other.is_file()
+    assert cli("scene", "show", "--db", str(other), "--json", env=env).returncode == 0 and other.is_file()
 
 
 def test_verbosity_flags_anywhere_and_logging_configured_once(tmp_path):

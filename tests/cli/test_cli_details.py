@@ -4,10 +4,8 @@ and then its label, and every option that takes a file says which formats or sou
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
-import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,11 +17,6 @@ from synergai.scene.model import ObjectKind, SceneGraph, SceneObject
 from synergai.scene.store import SceneStore
 
 LONG_ID = "dishwasher_under_the_kitchen_counter_left_of_the_sink_0042"
-
-
-def run(*args: str, columns: int = 80) -> subprocess.CompletedProcess:
-    env = {**os.environ, "COLUMNS": str(columns)}
-    return subprocess.run([sys.executable, "-m", "synergai", *args], capture_output=True, text=True, env=env)
 
 
 @pytest.fixture
@@ -39,8 +32,8 @@ def db(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("columns", [40, 80, 200])
-def test_scene_show_prints_every_id_whole_at_any_width(db: Path, columns: int) -> None:
-    r = run("scene", "show", "--scene", "kitchen", "--db", str(db), columns=columns)
+def test_scene_show_prints_every_id_whole_at_any_width(db: Path, columns: int, cli: Any) -> None:
+    r = cli("scene", "show", "--scene", "kitchen", "--db", str(db), env={"COLUMNS": str(columns)})
     assert r.returncode == 0, r.stderr
     assert LONG_ID in r.stdout and "…" not in r.stdout
     lines = r.stdout.splitlines()
@@ -49,14 +42,14 @@ def test_scene_show_prints_every_id_whole_at_any_width(db: Path, columns: int) -
     assert any(line.startswith("│ tray ") for line in table)
 
 
-def test_edit_messages_name_the_id_then_the_label(db: Path) -> None:
+def test_edit_messages_name_the_id_then_the_label(db: Path, cli: Any) -> None:
     with SceneStore(db) as store:
         graph = store.load("kitchen")
         edit = rename_object(graph, "tray", "cutting board", "user", "that is a cutting board")
         store.apply("kitchen", edit)
-    r = run("scene", "edits", "--scene", "kitchen", "--db", str(db))
+    r = cli("scene", "edits", "--scene", "kitchen", "--db", str(db), env={"COLUMNS": "80"})
     assert "user renamed tray (tray) -> cutting board: 'that is a cutting board'" in r.stdout, r.stdout
-    r = run("scene", "undo", "--scene", "kitchen", "--db", str(db))
+    r = cli("scene", "undo", "--scene", "kitchen", "--db", str(db), env={"COLUMNS": "80"})
     assert r.stdout.startswith("undone: user renamed tray (tray) -> cutting board"), r.stdout
 
 
@@ -79,8 +72,9 @@ def test_every_option_that_takes_a_file_says_what_it_accepts() -> None:
     assert missing == []
 
 
-def test_import_export_and_build_help_name_every_format_and_source() -> None:
-    helps = {cmd: run("scene", cmd, "--help", columns=300).stdout for cmd in ("import", "export", "build")}
+def test_import_export_and_build_help_name_every_format_and_source(cli: Any) -> None:
+    helps = {cmd: cli("scene", cmd, "--help", env={"COLUMNS": "300"}).stdout
+             for cmd in ("import", "export", "build")}
     for name in READ_FORMATS:
         assert name in helps["import"], name
     for name in WRITE_FORMATS:
@@ -88,5 +82,5 @@ def test_import_export_and_build_help_name_every_format_and_source() -> None:
     for name in SOURCES:
         assert name in helps["build"], name
     assert "scene export` wrote" not in helps["import"] and "--no-relations" in helps["import"]
-    top = run("scene", "--help", columns=300).stdout
+    top = cli("scene", "--help", env={"COLUMNS": "300"}).stdout
     assert all(name in top for name in READ_FORMATS)

@@ -14,6 +14,7 @@ from synergai.cli.main import main
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
+    """``python -m synergai ARGS`` in a child (where the process matters; else the ``cli`` fixture)."""
     return subprocess.run([sys.executable, "-m", "synergai", *args], capture_output=True, text=True)
 
 
@@ -72,24 +73,24 @@ def test_scene_list_edits_undo_and_export(tmp_path, capsys, shared_data):
     assert imported["scene"] == "demo" and imported["objects"] >= 40 and imported["relations"] > 0
 
 
-def test_edits_and_undo_through_the_cli(tmp_path):
+def test_edits_and_undo_through_the_cli(tmp_path, cli):
     from synergai.scene.edits import rename_object
     from synergai.scene.store import SceneStore
 
     db = tmp_path / "s.db"
-    assert run("scene", "show", "--db", str(db), "--json").returncode == 0
+    assert cli("scene", "show", "--db", str(db), "--json").returncode == 0
     with SceneStore(db) as store:
         g = store.load("demo")
         store.apply("demo", rename_object(g, "24", "saucer", "user", "that plate is a saucer"))
-    edits = json.loads(run("scene", "edits", "--db", str(db), "--json").stdout)["edits"]
+    edits = json.loads(cli("scene", "edits", "--db", str(db), "--json").stdout)["edits"]
     assert [(e["op"], e["actor"], e["utterance"]) for e in edits] == [
         ("update_name", "user", "that plate is a saucer")
     ]
-    shown = json.loads(run("scene", "show", "--db", str(db), "--json").stdout)
+    shown = json.loads(cli("scene", "show", "--db", str(db), "--json").stdout)
     assert {o["id"]: o["label"] for o in shown["objects"]}["24"] == "saucer"
-    undone = run("scene", "undo", "--db", str(db))
+    undone = cli("scene", "undo", "--db", str(db))
     assert undone.returncode == 0 and "undone" in undone.stdout
-    shown = json.loads(run("scene", "show", "--db", str(db), "--json").stdout)
+    shown = json.loads(cli("scene", "show", "--db", str(db), "--json").stdout)
     assert {o["id"]: o["label"] for o in shown["objects"]}["24"] == "plate"
 
 
@@ -109,33 +110,33 @@ def test_edits_and_undo_through_the_cli(tmp_path):
         ("[" * 50000 + "]" * 50000, "not valid JSON"),
     ],
 )
-def test_bad_objects_file_is_one_line_error_exit_2(tmp_path, content, message):
+def test_bad_objects_file_is_one_line_error_exit_2(tmp_path, content, message, cli):
     db = tmp_path / "s.db"
     bad = tmp_path / "bad.json"
     bad.write_text(content)
-    before = run("scene", "show", "--db", str(db), "--json")
+    before = cli("scene", "show", "--db", str(db), "--json")
     assert before.returncode == 0
     snapshot = db.read_bytes()
-    r = run("scene", "show", "--db", str(db), "--objects", str(bad), "--scene", "s1")
+    r = cli("scene", "show", "--db", str(db), "--objects", str(bad), "--scene", "s1")
     assert r.returncode == 2
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert message in r.stderr
     assert db.read_bytes() == snapshot
 
 
-def test_unknown_scene_and_object_are_clear_errors(tmp_path):
+def test_unknown_scene_and_object_are_clear_errors(tmp_path, cli):
     db = str(tmp_path / "s.db")
-    r = run("scene", "show", "--db", db, "--scene", "scene9999_00")
+    r = cli("scene", "show", "--db", db, "--scene", "scene9999_00")
     assert r.returncode == 2 and "unknown scene 'scene9999_00'" in r.stderr and "Traceback" not in r.stderr
-    r = run("ask", "what is this?", "--db", db, "--mark", "9999", "--llm", "scripted:/nonexistent.json")
+    r = cli("ask", "what is this?", "--db", db, "--mark", "9999", "--llm", "scripted:/nonexistent.json")
     assert r.returncode == 2 and "Traceback" not in r.stderr
 
 
-def test_eval_relations_json(tmp_path, shared_data):
+def test_eval_relations_json(tmp_path, shared_data, cli):
     records = json.loads((shared_data / "sr3d" / "sr3d_test_relations_dev.json").read_text())
     subset = tmp_path / "sr3d.json"
     subset.write_text(json.dumps(records[::40]))
-    r = run(
+    r = cli(
         "eval",
         "relations",
         "--relations",
@@ -150,7 +151,7 @@ def test_eval_relations_json(tmp_path, shared_data):
     assert 0.8 <= data["accuracy"] <= 1.0
     assert set(data["by_relation"]) >= {"closest", "farthest"}
     assert all(set(v) == {"n", "accuracy"} for v in data["by_relation"].values())
-    bad = run(
+    bad = cli(
         "eval",
         "relations",
         "--relations",
@@ -161,12 +162,12 @@ def test_eval_relations_json(tmp_path, shared_data):
     assert bad.returncode == 2 and "cannot read" in bad.stderr
 
 
-def test_scene_list_does_not_wait_for_a_writer(tmp_path):
+def test_scene_list_does_not_wait_for_a_writer(tmp_path, cli):
     import sqlite3
     import time
 
     db = tmp_path / "s.db"
-    assert run("scene", "show", "--db", str(db), "--json").returncode == 0
+    assert cli("scene", "show", "--db", str(db), "--json").returncode == 0
     writer = sqlite3.connect(db, isolation_level=None)
     try:
         writer.execute("BEGIN IMMEDIATE")  # another process holds the write lock
@@ -187,7 +188,7 @@ def test_db_pointing_at_another_programs_sqlite_file_is_refused_untouched(tmp_pa
         c.execute("CREATE TABLE notes (body TEXT)")
     c.close()
     before = db.read_bytes()
-    r = run("scene", "list", "--db", str(db))
+    r = run("scene", "list", "--db", str(db))  # a real process: its exit code and its stderr
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and "not a synergai scene store" in r.stderr
     assert db.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["notes.sqlite"]

@@ -1,13 +1,12 @@
 """Secrets are never printed or traced (issue 42, item 4): one function masks them
 (:func:`synergai.masking.mask_secrets`) and every error, ``-v`` line, ``config show``, trace and GUI
-message goes through it. A fake endpoint on 127.0.0.1 answers 401 echoing the key, as LiteLLM does."""
+message goes through it. A fake endpoint on 127.0.0.1 (the secrets benchmark's) answers 401 echoing the key,
+as LiteLLM does."""
 
 from __future__ import annotations
 
-import json
-import threading
+import runpy
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -56,44 +55,18 @@ def test_known_secrets_are_masked_in_any_form_and_plain_text_is_kept(monkeypatch
     assert mask_secrets('{"open": true} as postgres', only_known=True) == '{"open": true} as postgres'
 
 
-class EchoingServer(ThreadingHTTPServer):
-    """Answers every request 401, echoing the key it was sent and the path it was asked for."""
-
-    daemon_threads = True
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Echo)
-
-
-class _Echo(BaseHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def _answer(self) -> None:
-        key = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
-        body = json.dumps({"error": {"message": f"Incorrect API key provided: {key}; bad key {key} for "
-                                                f"{self.path} (Authorization: Bearer {key})",
-                                     "type": "auth_error"}}).encode()
-        self.send_response(401)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        self._answer()
-
-    do_GET = _answer
+#: The fake endpoint of benchmarks/bench_secrets.py (one server for the fuzz and these tests), its 401
+#: message echoing the key three ways and the path it was asked for.
+echo_server = runpy.run_path(str(Path(__file__).resolve().parents[2] / "benchmarks" / "bench_secrets.py"))[
+    "echo_server"]
+ECHO = "Incorrect API key provided: {key}; bad key {key} for {path} (Authorization: Bearer {key})"
 
 
 @pytest.fixture
 def echoing() -> Iterator[int]:
-    server = EchoingServer()
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server.server_address[1]
-    server.shutdown()
-    server.server_close()
+    with echo_server() as server:
+        server.form = ECHO
+        yield server.server_address[1]
 
 
 @pytest.mark.parametrize("base", [

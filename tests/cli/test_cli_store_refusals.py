@@ -6,15 +6,13 @@ superseded is refused naming the newer edit."""
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit, urlunsplit
 
-import psycopg
 import pytest
 
+from pg_roles import reader_role
 from synergai.cli import agent_cmd
 from synergai.cli.main import main
 from synergai.llm import ScriptedModel
@@ -57,22 +55,12 @@ def test_a_correction_the_store_refuses_exits_non_zero(
 
 
 @pytest.fixture
-def read_only_role(pg_location: str, postgres_url: str) -> Iterator[str]:
+def read_only_role(pg_location: str) -> Iterator[str]:
     """The URL of a role that may read the store holding the room, but not write it."""
     with SceneStore(pg_location) as s:
         s.register(_room(), {"b": 1})
-    schema = urlsplit(pg_location).query.split("search_path%3D")[-1]
-    role, password = f"r_{uuid.uuid4().hex[:10]}", uuid.uuid4().hex
-    with psycopg.connect(postgres_url, autocommit=True) as admin:
-        admin.execute(f"CREATE ROLE {role} LOGIN PASSWORD '{password}'")
-        admin.execute(f"GRANT USAGE ON SCHEMA {schema} TO {role}")
-        admin.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {role}")
-    parts = urlsplit(postgres_url)
-    url = urlunsplit(parts._replace(netloc=f"{role}:{password}@{parts.hostname}:{parts.port}"))
-    yield f"{url}?options={quote(f'-csearch_path={schema}')}"
-    with psycopg.connect(postgres_url, autocommit=True) as admin:
-        admin.execute(f"DROP OWNED BY {role}")
-        admin.execute(f"DROP ROLE {role}")
+    with reader_role(pg_location) as url:
+        yield url
 
 
 def test_a_correction_without_write_permission_is_an_error(

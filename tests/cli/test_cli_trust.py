@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -97,20 +98,20 @@ def test_chat_shows_a_failed_model_call_as_an_error(tmp_path: Path) -> None:
 
 
 def test_markup_in_scene_labels_and_answers_is_printed_literally(
-    marked_up_store: Path, tmp_path: Path
+    marked_up_store: Path, tmp_path: Path, cli: Any
 ) -> None:
     script = tmp_path / "s.json"
     script.write_text(json.dumps([final(f"The {MARKUP} is [red] on the table.", ["2"])]))
     db = str(marked_up_store)
-    r = _run(
+    r = cli(
         "ask", "What is on the table?", "--scene", "[x]room[/]", "--db", db, "--llm", f"scripted:{script}"
     )
     assert r.returncode == 0, r.stderr
     assert f"The {MARKUP} is [red] on the table." in r.stdout
-    shown = _run("scene", "show", "--scene", "[x]room[/]", "--db", db)
+    shown = cli("scene", "show", "--scene", "[x]room[/]", "--db", db)
     assert shown.returncode == 0, shown.stderr
     assert MARKUP in shown.stdout and "[red]" in shown.stdout and "[x]room[/]" in shown.stdout
-    listed = _run("scene", "list", "--db", db)
+    listed = cli("scene", "list", "--db", db)
     assert listed.returncode == 0 and "[x]room[/]" in listed.stdout
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from browser import ARGS, CHROMIUM, wait_for
+from browser import wait_for
 
 from synergai.gui import GuiHandle, serve
 from synergai.gui.palette import ANSWER_COLOR, MARK_COLOR
@@ -113,15 +113,8 @@ def yellow_pixels(page: Any, x: float, y: float, r: int = 50) -> int:
 
 
 @pytest.fixture(scope="module")
-def gui(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Iterator[dict[str, Any]]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"headless Chromium not found at {CHROMIUM}: run `apt-get install -y chromium` "
-                    "(the GUI end-to-end test needs a real browser)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.fail("the Python package playwright is missing: pip install playwright (never `playwright "
-                    "install`: the test uses Debian's chromium)")
+def gui(tmp_path_factory: pytest.TempPathFactory, shared_data: Path,
+        chromium: Any) -> Iterator[dict[str, Any]]:
     store = SceneStore(tmp_path_factory.mktemp("gui") / "store.sqlite3")
     catalog = SceneCatalog(store, shared_data / "scannet" / "objects_gt.json")
     demo = catalog.open("demo")
@@ -135,21 +128,19 @@ def gui(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Iterator
     ], delay=1.2)
     handle: GuiHandle = serve(catalog, lambda: llm, port=0, block=False, poll_seconds=0.5)
     assert handle.url.startswith("http://127.0.0.1:")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            page = browser.new_page(viewport=VIEWPORT)
-            page.set_default_timeout(30_000)
-            page.goto(handle.url)
-            session = handle.client_session(timeout=30)
-            page.locator("form input").wait_for()
-            yield {"handle": handle, "browser": browser, "page": page, "session": session, "llm": llm,
-                   "store": store, "catalog": catalog, "cup": cup,
-                   "shots": Shots(tmp_path_factory.mktemp("gui-screenshots"))}
-        finally:
-            browser.close()
-            handle.stop()
-            store.close()
+    page = chromium.new_page(viewport=VIEWPORT)  # a page in a browser context of its own
+    try:
+        page.set_default_timeout(30_000)
+        page.goto(handle.url)
+        session = handle.client_session(timeout=30)
+        page.locator("form input").wait_for()
+        yield {"handle": handle, "browser": chromium, "page": page, "session": session, "llm": llm,
+               "store": store, "catalog": catalog, "cup": cup,
+               "shots": Shots(tmp_path_factory.mktemp("gui-screenshots"))}
+    finally:
+        page.close()
+        handle.stop()
+        store.close()
 
 
 def test_page_shows_the_demo_scene_drawn_from_meshes(gui):

@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+from browser import wait_for
 from gui_fakes import FakeCamera
 
 from synergai.gui.app import GuiApp, _watch
@@ -158,6 +159,11 @@ def test_undo_refuses_an_edit_another_writer_superseded_and_says_which(store_loc
         assert [r.state.value for r in store.edits("demo", include_undone=True)] == ["active", "undone"]
 
 
+def _told(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """What the GUI's store watcher has logged so far."""
+    return [r.getMessage() for r in list(caplog.records) if r.name == "synergai.gui.app"]
+
+
 def test_the_watcher_says_once_that_the_store_went_away_and_once_that_it_is_back(
         pg_location: str, caplog: pytest.LogCaptureFixture) -> None:
     parts = urlsplit(pg_location)
@@ -174,11 +180,14 @@ def test_the_watcher_says_once_that_the_store_went_away_and_once_that_it_is_back
         watcher = threading.Thread(target=_watch, args=(app, stop, 0.1))
         watcher.start()
         try:
-            time.sleep(2.0)  # ~20 tries
+            wait_for(lambda: len(_told(caplog)) >= 1, 20, "the watcher to say the store is away")
+            time.sleep(1.0)  # ~10 more tries, not told again
             proxy.up()
-            time.sleep(2.0)
+            wait_for(lambda: len(_told(caplog)) >= 2, 20, "the watcher to say the store is back")
+            time.sleep(0.5)  # following the feed now
             proxy.down()  # away again while following the feed
-            time.sleep(2.0)
+            wait_for(lambda: len(_told(caplog)) >= 3, 20, "the watcher to say the store is away again")
+            time.sleep(1.0)  # ~10 more tries, not told again
             store.apply("demo", E.rename_object(store.load("demo"), "a", "organ", "user"))
             proxy.up()
             deadline = time.monotonic() + 20
@@ -189,9 +198,8 @@ def test_the_watcher_says_once_that_the_store_went_away_and_once_that_it_is_back
             watcher.join(timeout=10)
             proxy.down()
     assert applied == [(2, "edit")]  # committed while the store was away: not lost
-    lines = [r for r in caplog.records if r.name == "synergai.gui.app"]
-    assert all(r.exc_info is None for r in lines)  # never a traceback
-    said = [r.getMessage() for r in lines]
+    assert all(r.exc_info is None for r in caplog.records if r.name == "synergai.gui.app")  # no traceback
+    said = _told(caplog)
     assert len(said) == 4, said
     assert "the GUI tries again every 0.1 s" in said[0] and ":***@" in said[0]
     assert "reachable again" in said[1] and "trying again" in said[2] and "reachable again" in said[3]

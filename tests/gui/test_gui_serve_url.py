@@ -11,9 +11,11 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from browser import ARGS, CHROMIUM
+
+from child_lines import LineReader
 
 URL = re.compile(r"https?://\S+")
 
@@ -30,23 +32,20 @@ class Served:
              "--scene", "house", "--llm", f"scripted:{script}"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
-        self.lines: list[str] = []
-        for line in self.proc.stdout:  # the process flushes its two lines once the server listens
-            self.lines.append(line.rstrip("\n"))
-            if "Ctrl-C" in line:
-                break
-        assert self.lines and "Ctrl-C" in self.lines[-1], (self.lines, self.proc.stderr)
+        # the process flushes its two lines once the server listens; a missing line fails, not hangs
+        self.lines = LineReader(self.proc.stdout).until("Ctrl-C", timeout=60)
         self.urls = [u for line in self.lines for u in URL.findall(line)]
 
     def stop(self) -> str:
         """Stop the server (Ctrl-C's signal) and return what it wrote on stderr."""
         self.proc.terminate()
         try:
-            _, err = self.proc.communicate(timeout=20)
+            self.proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            _, err = self.proc.communicate()
-        return err
+            self.proc.wait()
+        assert self.proc.stderr is not None
+        return self.proc.stderr.read()
 
 
 @pytest.fixture
@@ -71,18 +70,14 @@ def test_serve_prints_only_the_tokened_url_once_with_scene_and_store(served: Ser
     assert refused.value.code == 403
 
 
-@pytest.mark.slow  # a real browser: ~20 s
-def test_the_printed_url_opens_the_gui_in_chromium(served: Served) -> None:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            page = browser.new_page()
-            page.set_default_timeout(60_000)
-            reply = page.goto(served.urls[0])
-            assert reply is not None and reply.status == 200
-            page.locator("form input").wait_for()  # the chat box: the GUI's panel is up
-            page.get_by_text("house").first.wait_for()  # the scene it said it serves
-        finally:
-            browser.close()
+@pytest.mark.slow  # a real browser
+def test_the_printed_url_opens_the_gui_in_chromium(served: Served, chromium: Any) -> None:
+    page = chromium.new_page()  # in a browser context of its own
+    try:
+        page.set_default_timeout(60_000)
+        reply = page.goto(served.urls[0])
+        assert reply is not None and reply.status == 200
+        page.locator("form input").wait_for()  # the chat box: the GUI's panel is up
+        page.get_by_text("house").first.wait_for()  # the scene it said it serves
+    finally:
+        page.close()

@@ -305,6 +305,7 @@ def test_serve_command_binds_loopback_prints_its_url_and_stops_on_ctrl_c(tmp_pat
     import sys
     import urllib.request
 
+    from child_lines import LineReader
     from synergai.cli import gui_cmd
 
     parser = argparse.ArgumentParser()
@@ -326,21 +327,22 @@ def test_serve_command_binds_loopback_prints_its_url_and_stops_on_ctrl_c(tmp_pat
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
-        line = ""
-        for line in proc.stdout:  # type: ignore[union-attr]
-            if line.startswith("SynergAI GUI: open "):
-                break
+        assert proc.stdout is not None
+        output = LineReader(proc.stdout)  # drains the pipe: a process blocked on a full pipe never exits
+        line = output.until("SynergAI GUI: open ", timeout=60)[-1]  # a missing line fails, not hangs
         assert line.startswith("SynergAI GUI: open http://127.0.0.1:"), line
         url = line.split()[3]
         with urllib.request.urlopen(url, timeout=10) as r:
             assert r.status == 200 and b"<html" in r.read(2000).lower()
         proc.send_signal(signal.SIGINT)
-        try:  # drain the output while waiting: a process blocked on a full pipe never exits
-            rest, _ = proc.communicate(timeout=20)
+        try:
+            proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
-            rest, _ = proc.communicate()
+            proc.wait()
+            rest = output.rest(timeout=5)
             raise AssertionError(f"serve did not stop on Ctrl-C; its output:\n{rest[-3000:]}") from None
+        rest = output.rest(timeout=5)
         assert proc.returncode == 0, rest[-3000:]
     finally:
         if proc.poll() is None:

@@ -1,10 +1,10 @@
-"""The real embedded model (Qwen2.5-Coder-1.5B Q4_K_M on xllamacpp, CPU): one load shared by the module."""
+"""The real embedded model (Qwen2.5-Coder-1.5B Q4_K_M on xllamacpp, CPU): one load shared by the session's
+slow tests; loading itself and the prefix cache across instances: test_prefix_cache_slow.py."""
 
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
 
 import pytest
 
@@ -20,12 +20,10 @@ COLOUR_SCHEMA = {
 }
 
 
-@pytest.fixture(scope="module")
-def model() -> Iterator[EmbeddedModel]:
-    embedded = EmbeddedModel(threads=2)
-    embedded.load()
-    yield embedded
-    embedded.close()
+@pytest.fixture
+def model(embedded_model: EmbeddedModel) -> EmbeddedModel:
+    """The session's loaded model (tests/conftest.py)."""
+    return embedded_model
 
 
 def test_chat_reply(model: EmbeddedModel) -> None:
@@ -106,19 +104,3 @@ def test_closed_model_refuses() -> None:
     with pytest.raises(LLMError, match="n_ctx"):
         EmbeddedModel(n_ctx=16)
 
-
-
-def test_first_time_stages_are_reported_once(tmp_path) -> None:
-    """Loading and the first processing of a system prompt are told; a second process restores the prompt."""
-    from synergai.llm.embedded import LOAD_STAGE, PROMPT_STAGE
-    from synergai.llm.weights import ASSEMBLY_STAGE
-
-    messages = [{"role": "system", "content": "You answer with one word."},
-                {"role": "user", "content": "Hi?"}]
-    for expected in ([LOAD_STAGE, PROMPT_STAGE], [LOAD_STAGE]):
-        heard: list[str] = []
-        with EmbeddedModel(threads=2, prefix_cache=tmp_path / "kv",
-                           progress=lambda stage, _done, _total, heard=heard: heard.append(stage)) as fresh:
-            fresh.chat(messages, max_tokens=2)
-            fresh.chat(messages, max_tokens=2)
-        assert [s for s in heard if s != ASSEMBLY_STAGE] == expected

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from synergai.llm import make_model
+from synergai.llm import EmbeddedModel
 from synergai.robots.tabletop.multitalk import MultiTalkConfig, run_multitalk
 from synergai.robots.tabletop.sim import TabletopSim
 from synergai.robots.task_file import packaged_task
@@ -15,11 +15,10 @@ from synergai.robots.team.team import TeamConfig, run_team
 
 
 @pytest.mark.slow
-def test_embedded_model_runs_a_tabletop_episode():
+def test_embedded_model_runs_a_tabletop_episode(embedded_model: EmbeddedModel):
     task = packaged_task("eat", "tabletop")
-    model = make_model("embedded")
     with TabletopSim(task.objects) as sim:
-        result = run_multitalk(task.text, sim, model, checker=task.check, answers=task.answers,
+        result = run_multitalk(task.text, sim, embedded_model, checker=task.check, answers=task.answers,
                                config=MultiTalkConfig(max_rounds=4))
     assert 1 <= result.rounds <= 4 and len(result.log) == result.rounds
     assert result.usage.calls >= result.rounds
@@ -33,9 +32,9 @@ def test_embedded_model_runs_a_tabletop_episode():
 
 
 @pytest.mark.slow
-def test_embedded_model_runs_a_house_episode():
+def test_embedded_model_runs_a_house_episode(embedded_model: EmbeddedModel):
     task = packaged_task("hold_phone", "house")
-    result = run_team(task, make_model("embedded"), TeamConfig(max_rounds=4))
+    result = run_team(task, embedded_model, TeamConfig(max_rounds=4))
     # a robot with nothing to do and nothing to read waits without a model call ("auto")
     called = [e for e in result.log if e["command"] is not None and not e.get("auto")]
     assert 1 <= result.rounds <= 4 and result.steps >= 1 and result.usage.calls >= len(called)

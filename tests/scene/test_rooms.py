@@ -152,11 +152,11 @@ def test_importing_a_room_that_is_not_a_polygon_is_one_line_exit_2_and_the_store
     doc["rooms"][1]["footprint"] = [[0, 0], [2, 2], [2, 0], [0, 2]]  # crosses itself
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(doc))
-    run = [sys.executable, "-m", "synergai"]
-    shown = subprocess.run([*run, "scene", "show", "--db", str(db), "--json"], capture_output=True)
-    assert shown.returncode == 0
+    with SceneStore(db) as store:  # the store as `scene show` leaves it (closed: the file is complete)
+        SceneCatalog(store).open("demo")
     before = db.read_bytes()
-    r = subprocess.run([*run, "scene", "import", str(path), "--db", str(db)], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "synergai", "scene", "import", str(path), "--db", str(db)],
+                       capture_output=True, text=True)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
     assert "rooms[1]: room b: footprint is not a polygon (self-intersection" in r.stderr
     assert db.read_bytes() == before

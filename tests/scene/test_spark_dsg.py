@@ -19,6 +19,7 @@ from synergai.scene.store import SceneStore
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
+    """``python -m synergai ARGS`` in a child (for exit codes and stderr; else the ``cli`` fixture)."""
     return subprocess.run([sys.executable, "-m", "synergai", *args], capture_output=True, text=True)
 
 
@@ -159,26 +160,26 @@ def test_a_rotated_box_gives_its_axis_aligned_bounds_and_the_oriented_box():
     assert obj.obb.size == pytest.approx((2.0, 1.0, 1.0)) and obj.center == pytest.approx((1.0, 2.0, 0.5))
 
 
-def test_cli_import_of_a_hydra_graph_and_export_round_trip(tmp_path):
+def test_cli_import_of_a_hydra_graph_and_export_round_trip(tmp_path, cli):
     db = str(tmp_path / "s.db")
     hydra_style_graph().save(str(tmp_path / "office.json"), include_mesh=True)
-    r = run("scene", "import", str(tmp_path / "office.json"), "--format", "spark-dsg", "--db", db)
+    r = cli("scene", "import", str(tmp_path / "office.json"), "--format", "spark-dsg", "--db", db)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.strip().splitlines()
     # the file brings no relations: ours are computed (and a floor under everything), and it says so
     assert lines[0] == "imported office: 6 objects, 7 relations, 2 rooms"
     assert lines[1].startswith("left out: ") and len(lines) == 3
     assert lines[2].startswith("the file brought no relations: computed 7 from the boxes")
-    r = run("scene", "import", str(tmp_path / "office.json"), "--format", "spark-dsg", "--db", db,
+    r = cli("scene", "import", str(tmp_path / "office.json"), "--format", "spark-dsg", "--db", db,
             "--scene-id", "as-is", "--no-relations")
     assert r.stdout.strip().splitlines()[0] == "imported as-is: 5 objects, 0 relations, 2 rooms"
-    r = run("scene", "show", "--scene", "office", "--db", db, "--json")
+    r = cli("scene", "show", "--scene", "office", "--db", db, "--json")
     rooms = json.loads(r.stdout)["rooms"]
     assert rooms[1] == {"id": "R1", "name": "bedroom", "category": "bedroom", "object_ids": ["O3", "O4"]}
-    r = run("scene", "export", "--scene", "house", "--db", db, "--format", "spark-dsg",
+    r = cli("scene", "export", "--scene", "house", "--db", db, "--format", "spark-dsg",
             "--out", str(tmp_path / "house.sparkdsg"))
     assert r.returncode == 0, r.stderr
-    r = run("scene", "import", str(tmp_path / "house.sparkdsg"), "--format", "spark-dsg", "--db", db,
+    r = cli("scene", "import", str(tmp_path / "house.sparkdsg"), "--format", "spark-dsg", "--db", db,
             "--scene-id", "house2", "--json")
     with SceneStore(tmp_path / "s.db") as store:
         a, b = store.load("house"), store.load("house2")
@@ -205,7 +206,8 @@ def _legacy_binary(path):
 ])
 def test_bad_spark_dsg_input_is_one_line_exit_2_and_the_store_is_untouched(tmp_path, name, make, message):
     db = tmp_path / "s.db"
-    assert run("scene", "show", "--db", str(db), "--json").returncode == 0
+    with SceneStore(db) as store:  # the store as `scene show` leaves it (closed: the file is complete)
+        SceneCatalog(store).open("demo")
     before = db.read_bytes()
     path = tmp_path / name
     if make is not None:
@@ -217,8 +219,8 @@ def test_bad_spark_dsg_input_is_one_line_exit_2_and_the_store_is_untouched(tmp_p
     assert db.read_bytes() == before
 
 
-def test_export_without_out_is_refused(tmp_path):
-    r = run("scene", "export", "--format", "spark-dsg", "--db", str(tmp_path / "s.db"))
+def test_export_without_out_is_refused(tmp_path, cli):
+    r = cli("scene", "export", "--format", "spark-dsg", "--db", str(tmp_path / "s.db"))
     assert r.returncode == 2 and "needs --out" in r.stderr
 
 

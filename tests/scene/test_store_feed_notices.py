@@ -11,15 +11,14 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
-import psycopg
 import pytest
 from test_store_feed import Watch, _graph, _wait_for_listener
 
+from pg_roles import reader_role
 from synergai.scene import edits as E
 from synergai.scene.feed import follow
 from synergai.scene.store import SceneStore
@@ -114,35 +113,24 @@ def test_watch_since_past_the_end_says_which_event_it_waits_for(store_location: 
 
 
 @pytest.fixture
-def reader_role(pg_location: str, postgres_url: str) -> Iterator[str]:
+def blind_role(pg_location: str) -> Iterator[str]:
     """The URL of a role that may read every table of the store except the event log."""
     with SceneStore(pg_location) as s:
         s.register(_graph(), {"b": 1})
-    schema = urlsplit(pg_location).query.split("search_path%3D")[-1]
-    role, password = f"r_{uuid.uuid4().hex[:10]}", uuid.uuid4().hex
-    with psycopg.connect(postgres_url, autocommit=True) as admin:
-        admin.execute(f"CREATE ROLE {role} LOGIN PASSWORD '{password}'")
-        admin.execute(f"GRANT USAGE ON SCHEMA {schema} TO {role}")
-        admin.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {role}")
-        admin.execute(f"REVOKE SELECT ON {schema}.events FROM {role}")
-    parts = urlsplit(postgres_url)
-    url = urlunsplit(parts._replace(netloc=f"{role}:{password}@{parts.hostname}:{parts.port}"))
-    yield f"{url}?options={quote(f'-csearch_path={schema}')}"
-    with psycopg.connect(postgres_url, autocommit=True) as admin:
-        admin.execute(f"DROP OWNED BY {role}")
-        admin.execute(f"DROP ROLE {role}")
+    with reader_role(pg_location, hidden=["events"]) as url:
+        yield url
 
 
 @pytest.mark.parametrize("since", [[], ["--since", "0"]])
-def test_watch_without_select_on_the_event_log_says_so_at_once(reader_role: str, since: list[str]) -> None:
+def test_watch_without_select_on_the_event_log_says_so_at_once(blind_role: str, since: list[str]) -> None:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "synergai", "scene", "watch", "--db", reader_role, *since],
+    done = subprocess.run([sys.executable, "-m", "synergai", "scene", "watch", "--db", blind_role, *since],
                           capture_output=True, text=True, env=env, timeout=60)
     assert time.monotonic() - start < 20  # it said "unreachable" after 61 s before
     err = done.stderr.strip()
     assert done.returncode == 2 and "\n" not in err and "permission denied for table events" in err
-    password = urlsplit(reader_role).password
+    password = urlsplit(blind_role).password
     assert "unreachable" not in err and password and password not in err
 
 
@@ -168,9 +156,12 @@ def test_a_server_that_goes_away_and_comes_back_is_one_notice_each(pg_location: 
         reader = threading.Thread(target=run)
         reader.start()
         try:
-            time.sleep(1.0)
+            _wait_for_listener(pg_location)  # the reader follows the feed (through the proxy)
             proxy.down()
-            time.sleep(3.0)  # many retries while the server is away
+            deadline = time.monotonic() + 20
+            while not said and time.monotonic() < deadline:  # told once the server is away...
+                time.sleep(0.05)
+            time.sleep(1.5)  # ...then many retries while the server is away, not told again
             s.apply("s1", E.rename_object(s.load("s1"), "9", "mug", "user"))  # committed meanwhile
             proxy.up()
             deadline = time.monotonic() + 20
