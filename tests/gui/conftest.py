@@ -1,4 +1,6 @@
-"""The GUI's browser tests share one headless Chromium (each test opens pages of its own and closes them)."""
+"""The GUI's browser tests share one headless Chromium per test file (each test opens pages of its own
+and closes them); per file, not per run: a live Playwright keeps an event loop running that other
+tests' asyncio.run would trip over."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import pytest
 from browser import ARGS, CHROMIUM
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
     """Debian's Chromium driven by Playwright, launched once for the GUI tests; fails (never skips) when
     the browser or the playwright package is missing."""

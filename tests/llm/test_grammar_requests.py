@@ -99,3 +99,13 @@ def test_the_progress_wrapper_passes_the_capability_and_the_grammar_through() ->
     staged.chat(USER, grammar=GRAMMAR)
     assert inner.requests[0].grammar == GRAMMAR and stages
     assert not supports_grammar(StagedModel(ScriptedModel([]), stages.append))
+
+
+def test_a_saved_prompt_slot_is_only_reused_on_the_same_thread_count(tmp_path) -> None:
+    """Another thread count sums in another order: its slot would change greedy replies, so it has its
+    own file (a slot written by a 1-thread benchmark once changed a 2-thread test's reading)."""
+    system = [{"role": "system", "content": "You read sentences."}, {"role": "user", "content": "x"}]
+    one, two = (EmbeddedModel(prefix_cache=tmp_path, threads=n) for n in (1, 2))
+    assert one._kv_file(system) and two._kv_file(system)
+    assert one._kv_file(system) != two._kv_file(system)
+    assert one._kv_file(system) == EmbeddedModel(prefix_cache=tmp_path, threads=1)._kv_file(system)

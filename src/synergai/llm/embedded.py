@@ -141,7 +141,10 @@ class EmbeddedModel:
         """The slot file name for this request's system prompt, if it was not handled in this process."""
         if self._kv_dir is None or not messages or messages[0]["role"] != "system":
             return None
-        key = hashlib.sha256(f"{self.name}|{self.n_ctx}|{messages[0]['content']}".encode()).hexdigest()[:24]
+        # the thread count changes the arithmetic's order, so a slot computed on other threads would give
+        # other greedy replies than a fresh prompt processing: it is part of the key
+        spec = f"{self.name}|{self.n_ctx}|{self.threads}|{messages[0]['content']}"
+        key = hashlib.sha256(spec.encode()).hexdigest()[:24]
         return None if key in self._kv_done else key
 
     def _slot_action(self, action: str, key: str) -> bool:
