@@ -123,6 +123,9 @@ class EmbeddedModel:
                 key = cache_key(self.name, clean, json_schema, max_tokens, stop, grammar)
                 times = self._sampled[key] = self._sampled.get(key, 0) + 1
                 request["seed"] = (self.seed + times - 1) % (2**32 - 1)
+                # a prompt continued from whatever the slot held earlier sums in another order: a sampled
+                # reply is drawn after processing its whole prompt, so one seed gives one reply in any state
+                request["cache_prompt"] = False
             server = self._ensure_server()
             started = time.perf_counter()
             slot = self._kv_file(clean)
