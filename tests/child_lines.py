@@ -25,6 +25,10 @@ class LineReader:
             pass
         self._lines.put(None)  # end of output
 
+    def _next(self, deadline: float) -> str | None:
+        """The next line (None: the output ended); queue.Empty when ``deadline`` (monotonic) passes first."""
+        return self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+
     def until(self, marker: str, timeout: float) -> list[str]:
         """The lines up to and including the first holding ``marker`` (newlines stripped); fails when the
         output ends or ``timeout`` seconds pass first, showing what came."""
@@ -32,7 +36,7 @@ class LineReader:
         got: list[str] = []
         while True:
             try:
-                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+                line = self._next(deadline)
             except queue.Empty:
                 raise AssertionError(f"no line with {marker!r} within {timeout:.0f} s; got {got}") from None
             if line is None:
@@ -48,9 +52,9 @@ class LineReader:
         got: list[str] = []
         while True:
             try:
-                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+                line = self._next(deadline)
             except queue.Empty:
-                return "".join(got)
+                line = None
             if line is None:
                 return "".join(got)
             got.append(line)
