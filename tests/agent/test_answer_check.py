@@ -142,19 +142,20 @@ def _plan(*steps: tuple[str, dict]) -> str:
 
 
 def test_the_agent_loop_sends_a_failed_answer_back_once_with_its_reason(store) -> None:
-    llm = ScriptedModel([_plan(("query_for_objects", {"query": "lamp"})),
-                         final("The lamp is red.", ["7"], short="red"),
-                         final("It is white.", ["7"], short="white")])
-    result = AgentSession(store, "room", llm, limits=SEND_BACK).ask("What colour is the lamp?")
-    assert "no lamp here is red: the lamp is white" in llm.requests[2].messages[-1]["content"]
-    assert result.short_answer == "white" and result.usage.calls == 3
+    # the table and the red cup on it observed: two colours, so the model answers
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"})),
+                         final("The cup is brown.", ["3"], short="brown"),
+                         final("It is red.", ["3"], short="red")])
+    result = AgentSession(store, "room", llm, limits=SEND_BACK).ask("What colour is the cup on the table?")
+    assert "no cup here is brown: the cup is red" in llm.requests[2].messages[-1]["content"]
+    assert result.short_answer == "red" and result.usage.calls == 3
 
 
 def test_the_agent_loop_gives_the_graphs_answer_when_the_retry_fails_too(store) -> None:
-    wrong = final("The tv (id: 6) is at [2.0, 3.95, 1.5].", ["6"], short="red")
-    llm = ScriptedModel([_plan(("query_for_objects", {"query": "lamp"})), wrong, wrong])
-    result = AgentSession(store, "room", llm, limits=SEND_BACK).ask("What colour is the lamp?")
-    assert result.short_answer == "white" and result.answer == "The lamp is white."
+    wrong = final("The tv (id: 6) is at [2.0, 3.95, 1.5].", ["6"], short="brown")
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"})), wrong, wrong])
+    result = AgentSession(store, "room", llm, limits=SEND_BACK).ask("What colour is the cup on the table?")
+    assert result.short_answer == "red" and result.answer == "The cup is red."
     assert not tool_text(result.answer) and result.usage.calls == 3
 
 

@@ -137,9 +137,10 @@ def _ask(store, llm: ScriptedModel, question: str, check) -> Answered:
 
 
 def test_the_agent_loop_sends_a_rejected_answer_back_to_its_answer_phase(store):
+    # the table and the red cup on it observed: two colours, so the model answers
     llm = ScriptedModel([act("query_for_objects", {"category": "table"}, plan=["find it"]),
                          final("It is red.", ["2"], "red"), final("It is brown.", ["2"], "brown")])
-    result = _ask(store, llm, "What colour is the table?", Reject("red"))
+    result = _ask(store, llm, "What colour is the table under the cup?", Reject("red"))
     assert result.short_answer == "brown" and result.usage.calls == 3
     assert "red is another object's colour" in llm.requests[2].messages[-1]["content"]
     # the answer phase again: the schema offers the final answer only
@@ -151,7 +152,7 @@ def test_the_agent_loop_sends_a_rejected_answer_back_to_its_answer_phase(store):
 def test_the_agent_loop_gives_the_fallback_when_the_second_answer_fails_too(store):
     llm = ScriptedModel([act("query_for_objects", {"category": "table"}, plan=["find it"]),
                          final("It is red.", ["2"], "red"), final("It is red.", ["2"], "red")])
-    result = _ask(store, llm, "What colour is the table?", Reject("red", fallback="brown"))
+    result = _ask(store, llm, "What colour is the table under the cup?", Reject("red", fallback="brown"))
     assert result.answer == result.short_answer == "brown" and result.usage.calls == 3
 
 

@@ -43,9 +43,9 @@ def _usage(u: Usage) -> tuple[int, int, int, int, int]:
 
 def test_the_agent_sums_every_call_of_a_turn(store) -> None:
     plan = json.dumps({"plan": [{"action": "query_for_objects", "action_input": {"query": "lamp"}}]})
-    typed = json.dumps({"action": "final_answer", "action_input": {"short_answer": "white"}})
+    typed = json.dumps({"action": "final_answer", "action_input": {"short_answer": "yes"}})
     llm = Recording(ScriptedModel(["{broken", plan, typed]))
-    result = AgentSession(store, "room", llm).ask("What colour is the lamp?")
+    result = AgentSession(store, "room", llm).ask("Is the lamp white?")
     assert isinstance(result, Answered) and len(llm.replies) == 3
     assert _usage(result.usage) == _sums(llm.replies) and result.usage.cached_tokens > 0
     d = result.to_dict()

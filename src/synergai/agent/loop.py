@@ -47,7 +47,7 @@ from synergai.agent.prompt import (
 from synergai.agent.question import Question
 from synergai.agent.result import Answered
 from synergai.agent.room_answers import room_answer
-from synergai.agent.tools import TOOLS, Tool, cannot_succeed, tool_by_name
+from synergai.agent.tools import TOOLS, FinalArgs, Tool, cannot_succeed, tool_by_name
 from synergai.llm.base import ChatModel, ChatReply, ContextFullError
 from synergai.scene.attributes import box_shape
 from synergai.scene.grounding.place import places
@@ -466,9 +466,21 @@ class AgentLoop:
         lookups = constrain({"anyOf": self._lookups[(turn.asking, turn.middle)]}, turn.vocab)["anyOf"]
         return {"anyOf": [*lookups, *turn.final["anyOf"]]}
 
+    def _forced(self, turn: _Turn) -> bool:
+        """Give the one short answer the observations allow (the answer schema has one value and no
+        sentence), with no model call: a call whose reply the grammar fixes tells nothing."""
+        branch = self._answer_schema(turn)["anyOf"][0]["properties"]["action_input"]["properties"]
+        values = branch["short_answer"].get("enum", [])
+        if "answer" in branch or len(values) != 1:
+            return False
+        self.kernel.record(turn, StepKind.ANSWER, from_graph=True, only_value=values[0])
+        self._finish(turn, FinalArgs(short_answer=values[0]))
+        return True
+
     def _next(self, turn: _Turn) -> str:
         """LOOK, CORRECT or ANSWER: one action (the final answer, in ANSWER)."""
-        if turn.phase is Phase.ANSWER and turn.graph_answers and self._answer_from_graph(turn):
+        if turn.phase is Phase.ANSWER and turn.graph_answers and (self._answer_from_graph(turn)
+                                                                 or self._forced(turn)):
             return Phase.DONE
         typed = turn.phase is Phase.ANSWER and turn.form is not AnswerForm.PHRASE
         budget = self.limits.answer_max_tokens if typed else self.limits.step_max_tokens
