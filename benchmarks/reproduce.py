@@ -28,18 +28,19 @@ def commands() -> dict[str, list[str]]:
     gt = str(DATA / "scannet" / "objects_gt.json")
     scanqa = str(DATA / "scanqa" / "scanqa_val_dev.json")
     eval_ = [sys.executable, "-m", "synergai", "eval"]
+    check = ["--half", "check"]  # the scenes never read while developing (synergai.eval.split)
     robots = [sys.executable, str(ROOT / "benchmarks" / "bench_robots.py"), "--out", str(OUT / "robots.json")]
     return {
         "relations": [sys.executable, str(ROOT / "benchmarks" / "bench_relations.py")],
         "sr3d": [*eval_, "grounding", "--utterances", str(DATA / "sr3d" / "sr3d_test_relations_dev.json"),
-                 "--objects", gt, "--limit", "500", "--out", str(OUT / "sr3d")],
+                 "--objects", gt, *check, "--sample", "100", "--seed", "0", "--out", str(OUT / "sr3d")],
         "nr3d": [*eval_, "grounding", "--utterances", str(DATA / "nr3d" / "nr3d_test_dev.json"),
-                 "--objects", gt, "--limit", "1000", "--out", str(OUT / "nr3d")],
+                 "--objects", gt, *check, "--sample", "100", "--seed", "0", "--out", str(OUT / "nr3d")],
         "colours": [sys.executable, str(ROOT / "benchmarks" / "bench_colours.py")],
-        "scanqa": [*eval_, "scanqa", "--questions", scanqa, "--objects", gt, "--limit", "200",
+        "scanqa": [*eval_, "scanqa", "--questions", scanqa, "--objects", gt, *check, "--limit", "100",
                    "--out", str(OUT / "scanqa")],
         "sqa3d": [*eval_, "sqa3d", "--questions", str(DATA / "sqa3d" / "sqa3d_test_dev.json"),
-                  "--objects", gt, "--mode", "program", "--limit", "200", "--out", str(OUT / "sqa3d")],
+                  "--objects", gt, "--mode", "program", *check, "--limit", "50", "--out", str(OUT / "sqa3d")],
         "alignment": [*eval_, "alignment", "--questions", scanqa, "--objects", gt,
                       "--pred-objects", str(DATA / "scannet" / "objects_pred_3dvista.json"),
                       "--out", str(OUT / "alignment")],

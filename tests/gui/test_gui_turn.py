@@ -85,10 +85,10 @@ def test_cancel_during_a_correction_keeps_nothing_and_the_chat_says_cancelled(st
 def test_the_status_line_reports_stages_in_order_with_the_elapsed_seconds(store: SceneStore) -> None:
     tab = Tab(store, "demo", ScriptedModel([
         act("query_for_objects", {"query": "cup"}, plan=True),
-        act("final_answer", {"answer": "It is on the table.", "short_answer": "table", "item_id_list": []}),
+        act("final_answer", {"answer": "Yes, on the table.", "short_answer": "yes", "item_id_list": []}),
     ]))
     tab.start()
-    tab._work("What is the cup on?")  # a "where" question needs no second call
+    tab._work("Is the cup on the table?")  # yes or no: the model answers in a second call
     stages = [line for line in tab.shown if line]
     assert [s.split("*")[1] for s in stages] == [
         "step 1: the model is thinking", "step 1: running query\\_for\\_objects",

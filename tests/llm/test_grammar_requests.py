@@ -4,6 +4,7 @@ The embedded model's sampled requests carry its seed."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,8 @@ import pytest
 from synergai.agent.progress import StagedModel
 from synergai.llm import CachedModel, EmbeddedModel, LLMError, ScriptedModel
 from synergai.llm.base import check_request, supports_grammar
-from synergai.llm.cache import cache_key
+from synergai.llm.cache import cache_key, json_format
+from synergai.llm.embedded import compact_json_grammar
 
 USER = [{"role": "user", "content": "Is there a chair?"}]
 GRAMMAR = 'root ::= "yes" | "no"\n'
@@ -40,6 +42,24 @@ def test_the_embedded_model_sends_the_grammar_in_its_request() -> None:
     with_grammar, without = stand_in.requests
     assert with_grammar["grammar"] == GRAMMAR and "response_format" not in with_grammar
     assert "grammar" not in without
+
+
+def test_the_embedded_model_sends_a_schema_as_compact_json_and_caches_it_apart(tmp_path: Path) -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "string", "enum": ["x", "y"]}},
+              "required": ["a"]}
+    model = EmbeddedModel(prefix_cache=False)
+    stand_in = StandIn()
+    model._server = stand_in
+    model.chat(USER, json_schema=schema, max_tokens=4)
+    (sent,) = stand_in.requests
+    assert "response_format" not in sent and sent["grammar"] == compact_json_grammar(schema)
+    head, body = sent["grammar"].split("start: %json ")
+    assert head == "%llguidance {}\n"
+    assert json.loads(body) == {**schema, "x-guidance": {"whitespace_flexible": False}}
+    # a reply written another way is another cache entry: the model's format is part of the key
+    assert json_format(CachedModel(model, tmp_path)) == "compact"
+    assert cache_key("m", USER, schema, 4, None, None, "compact") != cache_key("m", USER, schema, 4, None)
+    assert cache_key("m", USER, None, 4, None, None, "compact") == cache_key("m", USER, None, 4, None)
 
 
 def test_the_embedded_model_seeds_its_sampled_requests_only() -> None:

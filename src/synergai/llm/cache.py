@@ -37,9 +37,10 @@ def cache_key(
     max_tokens: int,
     stop: Sequence[str] | None,
     grammar: str | None = None,
+    json_format: str | None = None,
 ) -> str:
-    """Hex sha256 identifying one deterministic request (a request without a grammar keeps the key it had
-    before grammars existed)."""
+    """Hex sha256 identifying one deterministic request (a request without a grammar or a model's own
+    ``json_format`` keeps the key it had before those existed)."""
     record: dict[str, Any] = {
         "model": model,
         "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
@@ -49,11 +50,21 @@ def cache_key(
     }
     if grammar is not None:
         record["grammar"] = grammar
+    if json_format is not None and json_schema is not None:
+        record["json_format"] = json_format
     try:
         canonical = json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError) as exc:
         raise LLMError(f"request is not JSON-serialisable, cannot cache it: {exc}") from exc
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def json_format(model: object) -> str | None:
+    """How ``model`` (or the model it wraps) writes JSON replies, when it says (e.g. "compact")."""
+    while getattr(model, "json_format", None) is None and hasattr(model, "inner"):
+        model = model.inner
+    found = getattr(model, "json_format", None)
+    return found if isinstance(found, str) else None
 
 
 class CachedModel:
@@ -89,7 +100,8 @@ class CachedModel:
             return self.inner.chat(clean, json_schema=json_schema, max_tokens=max_tokens,
                                    temperature=temperature, stop=stop, **extra)
         started = time.perf_counter()
-        path = self.path_for(cache_key(self.name, clean, json_schema, max_tokens, stop, grammar))
+        path = self.path_for(cache_key(self.name, clean, json_schema, max_tokens, stop, grammar,
+                                       json_format(self.inner)))
         stored = _read(path)
         if stored is not None:
             self.hits += 1

@@ -34,8 +34,18 @@ PROMPT_STAGE = ("processing the instructions the model reads first (once per pro
 THREADS_ENV = "SYNERGAI_THREADS"  # CPU threads for the model (default: all cores)
 
 
+def compact_json_grammar(schema: Mapping[str, Any]) -> str:
+    """The llguidance grammar of JSON under ``schema`` with no whitespace between tokens: the model's own
+    pretty-printing (newlines, indents, spaces) took about half the tokens of its JSON replies."""
+    compact = {**schema, "x-guidance": {"whitespace_flexible": False}}
+    return f"%llguidance {{}}\nstart: %json {json.dumps(compact)}"
+
+
 class EmbeddedModel:
     """Chat with a local GGUF model through xllamacpp (greedy at temperature 0, seeded above it)."""
+
+    #: How JSON replies are written (part of the response cache's key: other writers, other replies).
+    json_format = "compact"
 
     #: llama.cpp enforces GBNF grammars (``chat(..., grammar=...)``).
     supports_grammar = True
@@ -112,8 +122,8 @@ class EmbeddedModel:
         }
         if stop:
             request["stop"] = list(stop)
-        if json_schema is not None:
-            request["response_format"] = {"type": "json_schema", "json_schema": {"schema": json_schema}}
+        if json_schema is not None:  # never with a grammar (check_request)
+            request["grammar"] = compact_json_grammar(json_schema)
         if grammar is not None:
             request["grammar"] = grammar
         if temperature == 0:
