@@ -50,7 +50,9 @@ def test_the_embedded_model_sends_a_schema_as_compact_json_and_caches_it_apart(t
     model = EmbeddedModel(prefix_cache=False)
     stand_in = StandIn()
     model._server = stand_in
-    model.chat(USER, json_schema=schema, max_tokens=4)
+    # llama.cpp drops a grammar it cannot read and generates freely: a reply that is not JSON is an error
+    with pytest.raises(LLMError, match="ignored the JSON schema's grammar"):
+        model.chat(USER, json_schema=schema, max_tokens=4)  # the stand-in answers "yes"
     (sent,) = stand_in.requests
     assert "response_format" not in sent and sent["grammar"] == compact_json_grammar(schema)
     head, body = sent["grammar"].split("start: %json ")
@@ -60,6 +62,10 @@ def test_the_embedded_model_sends_a_schema_as_compact_json_and_caches_it_apart(t
     assert json_format(CachedModel(model, tmp_path)) == "compact"
     assert cache_key("m", USER, schema, 4, None, None, "compact") != cache_key("m", USER, schema, 4, None)
     assert cache_key("m", USER, None, 4, None, None, "compact") == cache_key("m", USER, None, 4, None)
+    # and a schema that is not one is refused before anything is sent
+    with pytest.raises(LLMError, match="invalid JSON schema: 'bogus'"):
+        model.chat(USER, json_schema={"type": "bogus"}, max_tokens=4)
+    assert len(stand_in.requests) == 1
 
 
 def test_the_embedded_model_seeds_its_sampled_requests_only() -> None:

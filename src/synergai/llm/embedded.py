@@ -28,6 +28,7 @@ from synergai.llm.weights import ENV_VAR, QWEN_CODER_1_5B, REQUIREMENTS_HINT, Pr
 _HOST_CACHE_MIB = 1024  # llama.cpp's host-RAM prompt cache (its default, 8 GiB, is too much for a laptop)
 _TOKENIZE_TIMEOUT_S = 30.0
 _KV_KEEP = 6  # system prompts whose KV cache stays on disk
+_GRAMMARS_KEPT = 256  # checked schemas remembered by one model
 LOAD_STAGE = "loading the model into memory (once per process)"
 PROMPT_STAGE = ("processing the instructions the model reads first (once per prompt: the result is saved "
                 "on disk, so later runs skip this)")
@@ -39,6 +40,25 @@ def compact_json_grammar(schema: Mapping[str, Any]) -> str:
     pretty-printing (newlines, indents, spaces) took about half the tokens of its JSON replies."""
     compact = {**schema, "x-guidance": {"whitespace_flexible": False}}
     return f"%llguidance {{}}\nstart: %json {json.dumps(compact)}"
+
+
+def check_json_schema(schema: Mapping[str, Any]) -> None:
+    """LLMError unless ``schema`` is a JSON schema (llama.cpp drops a grammar it cannot read and generates
+    unconstrained text)."""
+    from jsonschema import Draft202012Validator, SchemaError
+
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        raise LLMError(f"invalid JSON schema: {_one_line(exc.message)}") from None
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
 
 
 class EmbeddedModel:
@@ -88,6 +108,7 @@ class EmbeddedModel:
             prefix_cache = Path(platformdirs.user_cache_dir("synergai")) / "kv"
         self._kv_dir = Path(prefix_cache) if prefix_cache else None
         self._kv_done: set[str] = set()  # system prompts restored or saved in this process
+        self._valid_grammars: set[str] = set()  # schemas already checked (check_json_schema)
 
     @property
     def loaded(self) -> bool:
@@ -124,6 +145,11 @@ class EmbeddedModel:
             request["stop"] = list(stop)
         if json_schema is not None:  # never with a grammar (check_request)
             request["grammar"] = compact_json_grammar(json_schema)
+            if request["grammar"] not in self._valid_grammars:
+                check_json_schema(json_schema)
+                if len(self._valid_grammars) >= _GRAMMARS_KEPT:
+                    self._valid_grammars.clear()
+                self._valid_grammars.add(request["grammar"])
         if grammar is not None:
             request["grammar"] = grammar
         if temperature == 0:
@@ -147,7 +173,10 @@ class EmbeddedModel:
                 raw = server.handle_chat_completions(request)
             except (ValueError, RuntimeError) as exc:
                 raise LLMError(f"{self.name}: {_one_line(exc)}") from exc
-            return self._reply(raw, time.perf_counter() - started)
+            reply = self._reply(raw, time.perf_counter() - started)
+        if json_schema is not None and reply.finish_reason == "stop" and not _is_json(reply.text):
+            raise LLMError(f"{self.name}: the reply ignored the JSON schema's grammar")
+        return reply
 
     # ----- the KV cache of a system prompt, kept on disk so a new process skips its prompt processing
     def _kv_file(self, messages: Sequence[Mapping[str, str]]) -> str | None:
