@@ -157,6 +157,13 @@ def parse_plan(text: str) -> tuple[list[str], str, list[tuple[Tool, Any]]]:
     return words, thought, [(tool, args)]
 
 
+def final_values(schema: dict[str, Any]) -> list[Any] | None:
+    """The short answers a :func:`~synergai.agent.prompt.final_schema` schema allows; None when it lists
+    none or asks for a sentence too."""
+    args = schema["anyOf"][0]["properties"]["action_input"]["properties"]
+    return None if "answer" in args else args["short_answer"].get("enum")
+
+
 def _key(tool: Tool, args: Any) -> str:
     """An action with its arguments, to spot repeats."""
     return f"{tool.name} {json.dumps(args.model_dump(), sort_keys=True)}"
@@ -466,12 +473,11 @@ class AgentLoop:
         lookups = constrain({"anyOf": self._lookups[(turn.asking, turn.middle)]}, turn.vocab)["anyOf"]
         return {"anyOf": [*lookups, *turn.final["anyOf"]]}
 
-    def _forced(self, turn: _Turn) -> bool:
-        """Give the one short answer the observations allow (the answer schema has one value and no
-        sentence), with no model call: a call whose reply the grammar fixes tells nothing."""
-        branch = self._answer_schema(turn)["anyOf"][0]["properties"]["action_input"]["properties"]
-        values = branch["short_answer"].get("enum", [])
-        if "answer" in branch or len(values) != 1:
+    def _forced(self, turn: _Turn, schema: dict[str, Any]) -> bool:
+        """Give the one short answer the answer ``schema`` allows (and no sentence), with no model call: a
+        call whose reply the grammar fixes tells nothing."""
+        values = final_values(schema)
+        if values is None or len(values) != 1:
             return False
         self.kernel.record(turn, StepKind.ANSWER, from_graph=True, only_value=values[0])
         self._finish(turn, FinalArgs(short_answer=values[0]))
@@ -479,12 +485,13 @@ class AgentLoop:
 
     def _next(self, turn: _Turn) -> str:
         """LOOK, CORRECT or ANSWER: one action (the final answer, in ANSWER)."""
+        schema = self._schema(turn)
         if turn.phase is Phase.ANSWER and turn.graph_answers and (self._answer_from_graph(turn)
-                                                                 or self._forced(turn)):
+                                                                 or self._forced(turn, schema)):
             return Phase.DONE
         typed = turn.phase is Phase.ANSWER and turn.form is not AnswerForm.PHRASE
         budget = self.limits.answer_max_tokens if typed else self.limits.step_max_tokens
-        parsed = self._reply(turn, self._schema(turn), budget, parse_action)
+        parsed = self._reply(turn, schema, budget, parse_action)
         return parsed if isinstance(parsed, Phase) else self._run(turn, [(parsed[2], parsed[3])])
 
     def _close(self, turn: _Turn) -> str:
