@@ -8,7 +8,6 @@ records into the trace, and checks the answer before it is given.
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -185,7 +184,7 @@ class TurnKernel:
 
     def run(self, turn: Turn) -> None:
         """Run ``turn`` from its phase to :data:`DONE`; its answer is checked before it is given."""
-        start, policy, handlers = time.perf_counter(), self.policy, self.policy.handlers()
+        policy, handlers = self.policy, self.policy.handlers()
         while True:
             while turn.phase != DONE:
                 if turn.phase in policy.budgeted and turn.model_calls >= policy.budget.calls:
@@ -193,7 +192,6 @@ class TurnKernel:
                 turn.phase = handlers[turn.phase](turn)
             if self.answer_may_go(turn):
                 break
-        turn.result.seconds = time.perf_counter() - start
 
     def call(self, turn: Turn, max_tokens: int, *, keep: bool = True, **request: Any) -> ChatReply:
         """One model call on the turn's conversation; the reply joins it (unless not ``keep``)."""
