@@ -269,9 +269,6 @@ class SceneAPI:
         return self.set_type(o for o in self._set(object_set)
                              if any(category_matches(c, o.category) for c in wanted))
 
-    def _hours(self, ids: list[str]) -> dict[str, int]:
-        return build.clock_direction(self.graph, ids, self.viewpoint)
-
     def _agent_distance(self, ids: list[str]) -> np.ndarray:
         c = np.array([self.graph.get(i).center for i in ids], dtype=float).reshape(-1, 3)
         return np.linalg.norm(c[:, :2] - np.asarray(self.viewpoint.position[:2]), axis=1)
@@ -290,11 +287,11 @@ class SceneAPI:
         ids = [o.id for o in self._set(object_set)]
         if not ids:
             return self.set_type()
-        if hour is not None:
-            hours = self._hours(ids)
-            return self._wrap(i for i in ids if hour_gap(hours[i], hour) <= CLOCK_SPREAD)
-        if rel in ("left", "right", "front", "behind"):
-            hours, wanted = self._hours(ids), CLOCK_DIRECTIONS["back" if rel == "behind" else rel]
+        if hour is not None or rel in ("left", "right", "front", "behind"):
+            hours = build.clock_direction(self.graph, ids, self.viewpoint)
+            if hour is not None:
+                return self._wrap(i for i in ids if hour_gap(hours[i], hour) <= CLOCK_SPREAD)
+            wanted = CLOCK_DIRECTIONS["back" if rel == "behind" else rel]
             return self._wrap(i for i in ids if hours[i] in wanted)
         dist = self._agent_distance(ids)
         if rel in ("closest", "farthest"):
@@ -354,7 +351,7 @@ class SceneAPI:
         hours_said = {c: clock_hour(c) for c in _strings(candidate_relations)}
         cands = [choose(c, (*DIRECTIONS, "behind"), "candidate_relations")
                  for c, h in hours_said.items() if h is None]
-        hour = self._hours([oid])[oid]
+        hour = build.clock_direction(self.graph, [oid], self.viewpoint)[oid]
         out = [c for c in ("left", "right", "front", "back") if c in cands and hour in CLOCK_DIRECTIONS[c]]
         if "o'clock" in cands:
             out.append(CLOCK_HOURS[hour - 1])

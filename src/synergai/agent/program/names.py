@@ -117,15 +117,6 @@ def read_before_assigned(tree: ast.Module) -> list[ast.Name]:
     return early
 
 
-def _assignments(code: str) -> dict[str, ast.Assign]:
-    """The last top-level ``name = ...`` statement of each name in ``code`` ({} when it does not parse)."""
-    found: dict[str, ast.Assign] = {}
-    for stmt in getattr(parsed(code), "body", []):
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            found[stmt.targets[0].id] = stmt
-    return found
-
-
 def carry_definitions(code: str, earlier: Sequence[str]) -> tuple[str, list[str]] | None:
     """``code`` with the top-level assignments of the ``earlier`` programs its undefined names need put in
     front (a later program's wins), and the names carried; None when it needs none or one is missing."""
@@ -133,9 +124,10 @@ def carry_definitions(code: str, earlier: Sequence[str]) -> tuple[str, list[str]
     missing = list(dict.fromkeys(n.id for n in undefined_names(tree))) if tree is not None else []
     if not missing:
         return None
-    definitions: dict[str, ast.Assign] = {}
-    for program in earlier:  # earliest first, so a later program's assignment wins
-        definitions.update(_assignments(program))
+    definitions: dict[str, ast.Assign] = {}  # each name's last top-level ``name = ...``
+    for stmt in (s for program in earlier for s in getattr(parsed(program), "body", [])):  # a later one wins
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            definitions[stmt.targets[0].id] = stmt
     order: list[str] = []
 
     def need(name: str, path: tuple[str, ...]) -> bool:
