@@ -1,10 +1,6 @@
-"""Program mode (LLM-TPC): Think -> Program -> check -> run in the sandbox -> reCtify, then a typed answer.
-
-A policy of the turn kernel (:mod:`synergai.agent.kernel`), in phases: PROGRAM asks for a program (or the
-answer), repairs it (:mod:`synergai.agent.program.repairs`), checks it (:mod:`synergai.agent.program.check`)
-and runs it in the sandbox; ANSWER, after a program printed, asks for the final answer only; FINISH, out
-of rounds or answers, asks once for a JSON answer when a program's output was seen, else gives the answer
-sent back or "could not be computed". What the model is told on each occasion is :data:`SEND_BACKS`.
+"""Program mode (LLM-TPC): Think -> Program -> check -> run in the sandbox -> reCtify, then a typed answer;
+a policy of the turn kernel (:mod:`synergai.agent.kernel`) in the phases of :class:`Phase`, telling the
+model :data:`SEND_BACKS`.
 """
 
 from __future__ import annotations
@@ -164,11 +160,11 @@ def scene_summary(graph: SceneGraph) -> str:
 
 
 class Phase(StrEnum):
-    """Where a question is in program mode (see the module doc-string)."""
+    """Where a question is in program mode."""
 
-    PROGRAM = "program"  # ask for a program (or the final answer) and check and run it
+    PROGRAM = "program"  # ask for a program (or the final answer), repair, check and run it in the sandbox
     ANSWER = "answer"  # a program printed: ask for the final answer only
-    FINISH = "finish"  # out of rounds, or no answer when asked: summarise what was seen, or give up
+    FINISH = "finish"  # out of rounds or answers: a JSON answer from the output seen, or give up
     DONE = DONE
 
 
