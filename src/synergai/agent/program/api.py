@@ -65,8 +65,7 @@ AROUND_M = 2.0
 
 
 class ObjectAttribute:
-    """One object as programs see it: ``category``, ``xyz`` (its centre) and ``id``; ``query_attribute``'s
-    types and their synonyms read as fields too (``obj.color``), answered by ``query``."""
+    """One object as programs see it: ``category``, ``xyz`` (centre), ``id``; ``obj.color`` asks ``query``."""
 
     def __init__(self, object_id: str, category: str, xyz: list[float], rank: float = 0.0,
                  query: Callable[[ObjectAttribute, str], Any] | None = None) -> None:
@@ -104,10 +103,8 @@ def _keeping_type(name: str) -> Callable[..., Any]:
 
 
 class ObjectSet(set):
-    """The paper's ``Set[ObjectAttribute]``, iterated nearest to the agent first (ties by id).
-
-    With ``indexable`` it also indexes in that order (``objects[0]`` is the nearest); otherwise indexing
-    raises an error that says what to do instead. Set operations keep the type."""
+    """The paper's ``Set[ObjectAttribute]``, iterated (and, if ``indexable``, indexed) nearest to the agent
+    first, ties by id; set operations keep the type."""
 
     indexable: bool = True
     _order: tuple[ObjectAttribute, ...] = ()  # an order sort() chose (nearest first until then)
@@ -118,8 +115,7 @@ class ObjectSet(set):
         return chosen + [o for o in nearest if o not in chosen]
 
     def sort(self, *, key: Any = None, reverse: bool = False) -> None:
-        """Order the set as ``sorted(objects, key=..., reverse=...)`` would: iteration, printing and
-        indexing follow that order."""
+        """Order the set (iteration, printing, indexing) as ``sorted(objects, key=..., reverse=...)``."""
         self._order = tuple(sorted(self._ordered(), key=key, reverse=reverse))
 
     def __iter__(self) -> Iterator[ObjectAttribute]:
@@ -370,8 +366,7 @@ class SceneAPI:
 
     def query_attribute(self, object: Any, attribute_type: str,
                         candidate_attribute_values: Any = None) -> Any:
-        """Returns the attribute of the object: lwh, distance, color, shape or material (or one of its
-        fields: category, xyz, id)."""
+        """Returns the object's lwh, distance, color, shape or material (or a field: category, xyz, id)."""
         found = self._obj(object)
         field_ = legal_value(attribute_type, OBJECT_FIELDS)
         if field_ is not None:

@@ -49,8 +49,7 @@ _RELATIONS = MappingProxyType({
 
 @dataclass(frozen=True)
 class Finding:
-    """One problem: its class (``syntax``, ``undefined-name``, ``category``, ...), the line (0: the whole
-    program) and the repair hint."""
+    """One problem: its kind (``syntax``, ``category``, ...), its line (0: the whole program), its hint."""
 
     kind: str
     line: int
@@ -81,8 +80,7 @@ def _callee(node: ast.AST | None) -> str:
 
 
 class _Checker(ast.NodeVisitor):
-    """Walks the program in source order, tracking which names hold object sets and single objects, and
-    how each name is used (``uses``)."""
+    """Walks the program in source order: which names hold sets or single objects, how each is used."""
 
     def __init__(self, categories: Sequence[str], ordered_sets: bool, shadowed: set[str]) -> None:
         self.categories = sorted({c for c in categories if c})

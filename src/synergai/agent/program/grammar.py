@@ -61,8 +61,7 @@ def answer_values(form: AnswerForm, categories: Sequence[str] = (),
 
 
 def program_strings(categories: Iterable[str], answers: Iterable[str] = ()) -> tuple[str, ...]:
-    """The legal values of a program's strings: the scene's categories, the API's strings and the
-    question's answer values (a program may print "yes")."""
+    """The legal values of a program's strings: categories, API strings, answers (it may print "yes")."""
     return tuple(sorted({c for c in (*categories, *answers) if c.strip()} | set(api_strings())))
 
 
@@ -78,8 +77,7 @@ def answer_expression(form: AnswerForm, categories: Sequence[str] = (), options:
 
 def reply_grammar(categories: Sequence[str], form: AnswerForm, options: Sequence[str] = (), *,
                   program: bool = True) -> str:
-    """The GBNF grammar of one reply (see the module doc-string); ``program`` False allows only the
-    Final Answer (the round after a program's output)."""
+    """The GBNF grammar of one reply; ``program`` False allows only the Final Answer (after output)."""
     rules = [
         'root ::= "Thought: " thought "\\nAction: " ' + ("(program | final)" if program else "final"),
         f"thought ::= [^\\n]{{1,{THOUGHT_CHARS}}}",

@@ -83,8 +83,7 @@ NOTED = frozenset({"category"})
 
 @dataclass
 class ProgramResult(Answered):
-    """What one question produced in program mode: whether the replies were generated under the grammar,
-    and how often each repair was applied."""
+    """What one question produced in program mode, with whether it was constrained and its repairs."""
 
     constrained: bool = False
     repairs: dict[str, int] = field(default_factory=dict)  # per repair, the programs it was applied to
@@ -280,8 +279,7 @@ class ProgramLoop:
 
     # ------------------------------------------------------------------ phases
     def _program(self, at: _Question) -> str:
-        """PROGRAM: an answer ends the question; a program is checked and run; a malformed reply or a
-        repeated program is sent back."""
+        """PROGRAM: an answer ends the question, a program is run, other replies are sent back."""
         budget = self.limits.max_tokens
         reply = self._call(at, budget)
         try:
@@ -335,8 +333,7 @@ class ProgramLoop:
         return Phase.FINISH
 
     def _finish(self, at: _Question) -> str:
-        """FINISH: one JSON answer when a program's output was seen; else the answer sent back; else
-        NOT_COMPUTED."""
+        """FINISH: a JSON answer from the output seen, else the answer sent back, else NOT_COMPUTED."""
         result = at.result
         if at.programs(printed=True):
             self._summarize(at)
@@ -399,8 +396,7 @@ class ProgramLoop:
         return Phase.PROGRAM
 
     def _check(self, at: _Question, code: str) -> tuple[list[Finding], list[Finding]]:
-        """The static check's findings that keep a program from running, and those said beside its
-        output (:data:`NOTED`)."""
+        """The check's findings that keep a program from running, and those said beside its output."""
         if not self.limits.static_check:
             return [], []
         findings = check_program(code, sorted(at.counts), ordered_sets=self.limits.ordered_sets,

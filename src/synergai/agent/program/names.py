@@ -54,8 +54,7 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.
 
 
 def _top_level(node: ast.AST) -> Iterable[ast.AST]:
-    """The nodes under ``node`` that run in the module's scope (not in functions, lambdas, classes or
-    comprehensions)."""
+    """The nodes under ``node`` run in the module's scope (not in functions, lambdas, classes...)."""
     for child in ast.iter_child_nodes(node):
         if isinstance(child, _SCOPES):
             if isinstance(child, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
