@@ -113,26 +113,6 @@ AnswerCheck = Callable[[Any, bool], "str | None"]
 ANSWER_CHECK = SendBack("{text}", times=1)
 
 
-def verdict_check(check: Callable[[str], AnswerVerdict]) -> AnswerCheck:
-    """An :data:`AnswerCheck` from a checker of the answer's text (send back the reason, else fallback)."""
-
-    def run(turn: Any, may_send_back: bool) -> str | None:
-        answer = turn.result.answer
-        verdict = check(answer)
-        if verdict.ok:
-            return None
-        TurnKernel.record(turn, StepKind.ERROR, error=f"answer check: {verdict.reason}", answer=answer[:500])
-        if may_send_back:
-            turn.result.answer = turn.result.short_answer = ""
-            return f"Your answer cannot be given: {verdict.reason}. Give your final answer again."
-        if verdict.fallback is not None:
-            turn.result.answer = turn.result.short_answer = verdict.fallback
-            TurnKernel.record(turn, StepKind.ANSWER, answer=verdict.fallback, fallback=True)
-        return None
-
-    return run
-
-
 @dataclass(kw_only=True)
 class Turn:
     """One turn as the kernel runs it; a policy's own state derives from it."""
