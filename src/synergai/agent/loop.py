@@ -48,7 +48,7 @@ from synergai.agent.question import Question
 from synergai.agent.result import Answered
 from synergai.agent.room_answers import room_answer
 from synergai.agent.tools import TOOLS, FinalArgs, Tool, cannot_succeed, tool_by_name
-from synergai.llm.base import ChatModel, ChatReply, ContextFullError
+from synergai.llm.base import ChatModel, ContextFullError
 from synergai.scene.attributes import box_shape
 from synergai.scene.grounding.place import places
 from synergai.scene.model import SceneError, SceneGraph
@@ -306,7 +306,9 @@ class AgentLoop:
         a turn that raises (a model failure, :class:`~synergai.agent.progress.TurnCancelled`) writes none."""
         start = time.perf_counter()
         turn = self._turn(ctx, question, history, session_note)
-        if turn.asking and self._answer_about_rooms(turn):
+        if turn.asking and (found := room_answer(ctx.graph, question)) is not None:  # about the rooms
+            self._give(turn, found.sentence, found.short, found.objects, rooms=found.kind,
+                       short_answer=found.short)
             turn.phase = Phase.DONE
         self.kernel.run(turn)
         result = turn.result
@@ -355,20 +357,14 @@ class AgentLoop:
                      vocab=vocab, phase=Phase.PLAN, calls=calls, prompt=prompt, heard=bool(history))
 
     # ------------------------------------------------------------------ states
-    def _ask(self, turn: _Turn, schema: dict, max_tokens: int) -> ChatReply | None:
-        """One model call (None when the context is full: the turn ends with an apology)."""
-        try:
-            return self.kernel.call(turn, max_tokens, json_schema=schema, temperature=0.0)
-        except ContextFullError as exc:  # any other model failure is an error, raised to the caller
-            self.kernel.record(turn, StepKind.ERROR, error=f"model call failed: {exc}")
-            turn.result.answer = "Sorry, I could not finish that: the conversation got too long for my model."
-            return None
-
     def _reply(self, turn: _Turn, schema: dict, max_tokens: int, parse: Callable[[str], _P]) -> _P | Phase:
         """A reply asked for and parsed, or the next phase: DONE when the context is full, else after a
         reply that cannot run the same phase (within the retry bound: it is told why)."""
-        reply = self._ask(turn, schema, max_tokens)
-        if reply is None:
+        try:
+            reply = self.kernel.call(turn, max_tokens, json_schema=schema, temperature=0.0)
+        except ContextFullError as exc:  # any other model failure is an error, raised to the caller
+            self.kernel.record(turn, StepKind.ERROR, error=f"model call failed: {exc}")
+            turn.result.answer = "Sorry, I could not finish that: the conversation got too long for my model."
             return Phase.DONE
         try:
             if reply.finish_reason == "length":
@@ -449,12 +445,6 @@ class AgentLoop:
             short, shown = kind_phrase(obj), [subject]
             sentence = f"It is {with_article(short)}."
         return self._give(turn, sentence, short, shown, object=subject, short_answer=short, **extra)
-
-    def _answer_about_rooms(self, turn: _Turn) -> bool:
-        """Answer a question about the scene's rooms from the graph; False when it is none."""
-        found = room_answer(turn.ctx.graph, turn.question.text)
-        return found is not None and self._give(turn, found.sentence, found.short, found.objects,
-                                                rooms=found.kind, short_answer=found.short)
 
     def _give(self, turn: _Turn, sentence: str, short: str, shown: Sequence[str], **trace: Any) -> bool:
         """An answer the graph gives with no model call (its objects shown unless some already are)."""
