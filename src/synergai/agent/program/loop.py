@@ -284,8 +284,17 @@ class ProgramLoop:
         reply = self._call(at, budget)
         try:
             step = parse_reply(reply.text)
-        except ParseError as exc:
-            return self._unparsed(at, reply, budget, f"parse error: {exc}")
+        except ParseError as exc:  # neither format: a loose answer where one fits, else ask again
+            if self._loose(at, loose_final(reply.text)):
+                return Phase.DONE
+            at.last_error = f"parse error: {exc}"
+            self.kernel.record(at, StepKind.ERROR, reply=reply.text[:800], error=at.last_error)
+            # cut off before its action: a loop greedy decoding repeats and copies while it can see it
+            if reply.finish_reason == "length":
+                self.kernel.send_back(at, "cut-thought", tokens=budget)
+            else:
+                self.kernel.send_back(at, "parse-error")
+            return Phase.PROGRAM
         if step.kind == "final" and not (at.programs() or at.early) and at.model_calls < self.budget.calls:
             at.early = step
             self.kernel.record(at, StepKind.ERROR, error="answered before a program ran",
@@ -302,19 +311,6 @@ class ProgramLoop:
             sent = self.kernel.send_back(at, "repeated-program", error=at.failed[key])
             return Phase.PROGRAM if sent else Phase.FINISH
         return self._try(at, step, key, reply.finish_reason == "length", budget)
-
-    def _unparsed(self, at: _Question, reply: ChatReply, budget: int, error: str) -> str:
-        """A reply in neither format: read a loose answer where one fits, else ask again."""
-        if self._loose(at, loose_final(reply.text)):
-            return Phase.DONE
-        at.last_error = error
-        self.kernel.record(at, StepKind.ERROR, reply=reply.text[:800], error=error)
-        # cut off before its action: a loop greedy decoding repeats and copies while it can see it
-        if reply.finish_reason == "length":
-            self.kernel.send_back(at, "cut-thought", tokens=budget)
-        else:
-            self.kernel.send_back(at, "parse-error")
-        return Phase.PROGRAM
 
     def _answer_only(self, at: _Question) -> str:
         """ANSWER: after a program printed, the final answer only (a bare short reply counts)."""
