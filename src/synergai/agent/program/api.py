@@ -276,8 +276,13 @@ class SceneAPI:
         it is :meth:`relate`; given a relation between objects, the objects so related to the set."""
         if reference_object is not None:
             return self.relate(object_set, reference_object, relation)
-        if between_objects(relation):
-            return self._related_to_set(object_set, relation)
+        if between_objects(relation):  # the objects so related to any of the set (never the whole scene)
+            refs = self._set(object_set)
+            if len(refs) == len(self.objects) > 1:
+                raise ValueError(f"relation {relation!r} holds between two objects: say to which, e.g. "
+                                 f"relate(object_set=scene(), reference_object=table, relation={relation!r}) "
+                                 f"for the objects {relation} the table")
+            return self.relate(self.scene(), refs, relation)
         hour = clock_hour(relation)
         rel = "o'clock" if hour is not None else choose(relation, AGENT_RELATIONS, "relation")
         ids = [o.id for o in self._set(object_set)]
@@ -307,15 +312,6 @@ class SceneAPI:
             refs = [self._obj(reference_object, "reference_object").id]
         ids = [o.id for o in self._set(object_set) if o.id not in refs]
         return self._wrap({i for ref in refs for i in self._related(ids, ref, rel)})
-
-    def _related_to_set(self, object_set: Any, relation: str) -> ObjectSet:
-        """The objects related by ``relation`` to any object of ``object_set`` (not the whole scene)."""
-        refs = self._set(object_set)
-        if len(refs) == len(self.objects) > 1:
-            raise ValueError(f"relation {relation!r} holds between two objects: say to which, e.g. "
-                             f"relate(object_set=scene(), reference_object=table, relation={relation!r}) for "
-                             f"the objects {relation} the table")
-        return self.relate(self.scene(), refs, relation)
 
     def _related(self, ids: list[str], ref: str, rel: str) -> list[str]:
         """The ids among ``ids`` related to the object ``ref`` by ``rel`` (a legal relate() relation)."""
