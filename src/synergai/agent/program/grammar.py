@@ -1,10 +1,6 @@
-"""llama.cpp GBNF grammars for program mode's replies: the format fixed, strings and answers bounded.
-
-A reply is ``Thought: <one line>`` then ``Action: Program`` with a fenced program of 1 to ``PROGRAM_LINES``
-lines (no comments, no backslashes), or ``Action: Final Answer`` with the answer. Every string in a program
-is a legal value (a scene category or :func:`synergai.agent.program.values.api_strings`), a print label
-ending with ':' or '=', a short separator, or an f-string whose placeholders hold only legal values. A
-closed form's answer is one of its values; other forms get a short phrase.
+"""llama.cpp GBNF grammars for program mode's replies: the format fixed (:data:`_PROGRAM_RULES`), a
+program's strings legal values (categories, :func:`~synergai.agent.program.values.api_strings`), print
+labels, separators or f-strings of legal values, and a closed form's answer one of its values.
 """
 
 from __future__ import annotations
