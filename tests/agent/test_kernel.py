@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 from agent_scripting import act, final, room
 
@@ -12,6 +14,7 @@ from synergai.agent.grounding_parse import parse_expression
 from synergai.agent.kernel import (
     ANSWER_CHECK,
     DONE,
+    AnswerCheck,
     AnswerVerdict,
     Budget,
     Calls,
@@ -19,13 +22,33 @@ from synergai.agent.kernel import (
     StepKind,
     Turn,
     TurnKernel,
-    verdict_check,
 )
 from synergai.agent.loop import AgentLoop, LoopLimits
 from synergai.agent.program.loop import ProgramLimits, ProgramLoop
 from synergai.agent.result import Answered
 from synergai.llm import ScriptedModel
 from synergai.scene.grounding import scene_vocabulary
+
+
+def verdict_check(check: Callable[[str], AnswerVerdict]) -> AnswerCheck:
+    """An :data:`AnswerCheck` from a checker of the answer's text (send back the reason, else fallback): a
+    policy's check is any callable of that shape."""
+
+    def run(turn: Any, may_send_back: bool) -> str | None:
+        answer = turn.result.answer
+        verdict = check(answer)
+        if verdict.ok:
+            return None
+        TurnKernel.record(turn, StepKind.ERROR, error=f"answer check: {verdict.reason}", answer=answer[:500])
+        if may_send_back:
+            turn.result.answer = turn.result.short_answer = ""
+            return f"Your answer cannot be given: {verdict.reason}. Give your final answer again."
+        if verdict.fallback is not None:
+            turn.result.answer = turn.result.short_answer = verdict.fallback
+            TurnKernel.record(turn, StepKind.ANSWER, answer=verdict.fallback, fallback=True)
+        return None
+
+    return run
 
 
 class Echo:

@@ -8,7 +8,6 @@ records into the trace, and checks the answer before it is given.
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -114,26 +113,6 @@ AnswerCheck = Callable[[Any, bool], "str | None"]
 ANSWER_CHECK = SendBack("{text}", times=1)
 
 
-def verdict_check(check: Callable[[str], AnswerVerdict]) -> AnswerCheck:
-    """An :data:`AnswerCheck` from a checker of the answer's text (send back the reason, else fallback)."""
-
-    def run(turn: Any, may_send_back: bool) -> str | None:
-        answer = turn.result.answer
-        verdict = check(answer)
-        if verdict.ok:
-            return None
-        TurnKernel.record(turn, StepKind.ERROR, error=f"answer check: {verdict.reason}", answer=answer[:500])
-        if may_send_back:
-            turn.result.answer = turn.result.short_answer = ""
-            return f"Your answer cannot be given: {verdict.reason}. Give your final answer again."
-        if verdict.fallback is not None:
-            turn.result.answer = turn.result.short_answer = verdict.fallback
-            TurnKernel.record(turn, StepKind.ANSWER, answer=verdict.fallback, fallback=True)
-        return None
-
-    return run
-
-
 @dataclass(kw_only=True)
 class Turn:
     """One turn as the kernel runs it; a policy's own state derives from it."""
@@ -185,7 +164,7 @@ class TurnKernel:
 
     def run(self, turn: Turn) -> None:
         """Run ``turn`` from its phase to :data:`DONE`; its answer is checked before it is given."""
-        start, policy, handlers = time.perf_counter(), self.policy, self.policy.handlers()
+        policy, handlers = self.policy, self.policy.handlers()
         while True:
             while turn.phase != DONE:
                 if turn.phase in policy.budgeted and turn.model_calls >= policy.budget.calls:
@@ -193,7 +172,6 @@ class TurnKernel:
                 turn.phase = handlers[turn.phase](turn)
             if self.answer_may_go(turn):
                 break
-        turn.result.seconds = time.perf_counter() - start
 
     def call(self, turn: Turn, max_tokens: int, *, keep: bool = True, **request: Any) -> ChatReply:
         """One model call on the turn's conversation; the reply joins it (unless not ``keep``)."""

@@ -48,7 +48,7 @@ from synergai.agent.question import Question
 from synergai.agent.result import Answered
 from synergai.agent.room_answers import room_answer
 from synergai.agent.tools import TOOLS, FinalArgs, Tool, cannot_succeed, tool_by_name
-from synergai.llm.base import ChatModel, ChatReply, ContextFullError
+from synergai.llm.base import ChatModel, ContextFullError
 from synergai.scene.attributes import box_shape
 from synergai.scene.grounding.place import places
 from synergai.scene.model import SceneError, SceneGraph
@@ -155,6 +155,13 @@ def parse_plan(text: str) -> tuple[list[str], str, list[tuple[Tool, Any]]]:
         return [f"{tool.name} {json.dumps(args.model_dump())}" for tool, args in steps], _said(data)[1], steps
     words, thought, tool, args = parse_action(text)
     return words, thought, [(tool, args)]
+
+
+def final_values(schema: dict[str, Any]) -> list[Any] | None:
+    """The short answers a :func:`~synergai.agent.prompt.final_schema` schema allows; None when it lists
+    none or asks for a sentence too."""
+    args = schema["anyOf"][0]["properties"]["action_input"]["properties"]
+    return None if "answer" in args else args["short_answer"].get("enum")
 
 
 def _key(tool: Tool, args: Any) -> str:
@@ -299,7 +306,9 @@ class AgentLoop:
         a turn that raises (a model failure, :class:`~synergai.agent.progress.TurnCancelled`) writes none."""
         start = time.perf_counter()
         turn = self._turn(ctx, question, history, session_note)
-        if turn.asking and self._answer_about_rooms(turn):
+        if turn.asking and (found := room_answer(ctx.graph, question)) is not None:  # about the rooms
+            self._give(turn, found.sentence, found.short, found.objects, rooms=found.kind,
+                       short_answer=found.short)
             turn.phase = Phase.DONE
         self.kernel.run(turn)
         result = turn.result
@@ -348,20 +357,14 @@ class AgentLoop:
                      vocab=vocab, phase=Phase.PLAN, calls=calls, prompt=prompt, heard=bool(history))
 
     # ------------------------------------------------------------------ states
-    def _ask(self, turn: _Turn, schema: dict, max_tokens: int) -> ChatReply | None:
-        """One model call (None when the context is full: the turn ends with an apology)."""
-        try:
-            return self.kernel.call(turn, max_tokens, json_schema=schema, temperature=0.0)
-        except ContextFullError as exc:  # any other model failure is an error, raised to the caller
-            self.kernel.record(turn, StepKind.ERROR, error=f"model call failed: {exc}")
-            turn.result.answer = "Sorry, I could not finish that: the conversation got too long for my model."
-            return None
-
     def _reply(self, turn: _Turn, schema: dict, max_tokens: int, parse: Callable[[str], _P]) -> _P | Phase:
         """A reply asked for and parsed, or the next phase: DONE when the context is full, else after a
         reply that cannot run the same phase (within the retry bound: it is told why)."""
-        reply = self._ask(turn, schema, max_tokens)
-        if reply is None:
+        try:
+            reply = self.kernel.call(turn, max_tokens, json_schema=schema, temperature=0.0)
+        except ContextFullError as exc:  # any other model failure is an error, raised to the caller
+            self.kernel.record(turn, StepKind.ERROR, error=f"model call failed: {exc}")
+            turn.result.answer = "Sorry, I could not finish that: the conversation got too long for my model."
             return Phase.DONE
         try:
             if reply.finish_reason == "length":
@@ -443,12 +446,6 @@ class AgentLoop:
             sentence = f"It is {with_article(short)}."
         return self._give(turn, sentence, short, shown, object=subject, short_answer=short, **extra)
 
-    def _answer_about_rooms(self, turn: _Turn) -> bool:
-        """Answer a question about the scene's rooms from the graph; False when it is none."""
-        found = room_answer(turn.ctx.graph, turn.question.text)
-        return found is not None and self._give(turn, found.sentence, found.short, found.objects,
-                                                rooms=found.kind, short_answer=found.short)
-
     def _give(self, turn: _Turn, sentence: str, short: str, shown: Sequence[str], **trace: Any) -> bool:
         """An answer the graph gives with no model call (its objects shown unless some already are)."""
         turn.result.answer, turn.result.short_answer = sentence, short
@@ -466,12 +463,11 @@ class AgentLoop:
         lookups = constrain({"anyOf": self._lookups[(turn.asking, turn.middle)]}, turn.vocab)["anyOf"]
         return {"anyOf": [*lookups, *turn.final["anyOf"]]}
 
-    def _forced(self, turn: _Turn) -> bool:
-        """Give the one short answer the observations allow (the answer schema has one value and no
-        sentence), with no model call: a call whose reply the grammar fixes tells nothing."""
-        branch = self._answer_schema(turn)["anyOf"][0]["properties"]["action_input"]["properties"]
-        values = branch["short_answer"].get("enum", [])
-        if "answer" in branch or len(values) != 1:
+    def _forced(self, turn: _Turn, schema: dict[str, Any]) -> bool:
+        """Give the one short answer the answer ``schema`` allows (and no sentence), with no model call: a
+        call whose reply the grammar fixes tells nothing."""
+        values = final_values(schema)
+        if values is None or len(values) != 1:
             return False
         self.kernel.record(turn, StepKind.ANSWER, from_graph=True, only_value=values[0])
         self._finish(turn, FinalArgs(short_answer=values[0]))
@@ -479,12 +475,13 @@ class AgentLoop:
 
     def _next(self, turn: _Turn) -> str:
         """LOOK, CORRECT or ANSWER: one action (the final answer, in ANSWER)."""
+        schema = self._schema(turn)
         if turn.phase is Phase.ANSWER and turn.graph_answers and (self._answer_from_graph(turn)
-                                                                 or self._forced(turn)):
+                                                                 or self._forced(turn, schema)):
             return Phase.DONE
         typed = turn.phase is Phase.ANSWER and turn.form is not AnswerForm.PHRASE
         budget = self.limits.answer_max_tokens if typed else self.limits.step_max_tokens
-        parsed = self._reply(turn, self._schema(turn), budget, parse_action)
+        parsed = self._reply(turn, schema, budget, parse_action)
         return parsed if isinstance(parsed, Phase) else self._run(turn, [(parsed[2], parsed[3])])
 
     def _close(self, turn: _Turn) -> str:

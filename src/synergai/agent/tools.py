@@ -460,22 +460,24 @@ def _ensure_referred(ctx: TurnContext, oid: str) -> None:
                     f"named: {named}")
 
 
-def _ensure_unambiguous(ctx: TurnContext, oid: str) -> None:
-    """Refuse to edit an object the user did not refer to (:func:`_ensure_referred`), or on a guess: the
-    target must be marked, named by id, or the only one of its kind."""
-    _ensure_referred(ctx, oid)
-    if oid == ctx.marked or oid in mentioned_ids(ctx.utterance):
-        return
-    obj = ctx.graph.get(oid)
-    same = [o for o in find_objects(ctx.graph, ctx.utterance) if o.category == obj.category]
-    n = len(ctx.graph.by_category(obj.category))
-    if n <= 1 or (len(same) == 1 and same[0].id == oid):
-        return
-    ctx.clarification = (
-        f"There are {n} objects called {obj.category} here. Which one do you mean? "
-        "Please click it in the 3D view (or tell me its id) and say it again."
-    )
-    raise ToolError(f"ambiguous target: {n} {obj.category} objects; the user is asked which one")
+def _ensure_meant(ctx: TurnContext, ids: list[str], merge: bool = False) -> None:
+    """Refuse to edit an object the user did not refer to (:func:`_ensure_referred`), or on a guess: each
+    target must be marked, named by id, or the only one of its kind (its words' only one; a merge's parts:
+    of a kind all merged); otherwise the user is asked which."""
+    for oid in ids:
+        _ensure_referred(ctx, oid)
+        if oid == ctx.marked or oid in mentioned_ids(ctx.utterance):
+            continue
+        cat = ctx.graph.get(oid).category
+        kind = {o.id for o in ctx.graph.by_category(cat)}
+        if kind <= set(ids) or (not merge and [o.id for o in find_objects(ctx.graph, ctx.utterance)
+                                               if o.category == cat] == [oid]):
+            continue
+        ctx.clarification = f"There are {len(kind)} objects called {cat} here. " + (
+            "Which ones are one object? Please click one and tell me the others' ids." if merge else
+            "Which one do you mean? Please click it in the 3D view (or tell me its id) and say it again.")
+        raise ToolError(f"ambiguous {'parts' if merge else 'target'}: {len(kind)} {cat} objects; the user is "
+                        f"asked which {'ones' if merge else 'one'}")
 
 
 def _edit(ctx: TurnContext, build: Callable[[], edits.EditRequest]) -> None:
@@ -505,7 +507,7 @@ def update_name(ctx: TurnContext, args: UpdateNameArgs) -> str:
     out = []
     for raw, name in zip(args.item_id_list, args.new_name_list, strict=True):
         oid = _rename_target(ctx, raw, name)
-        _ensure_unambiguous(ctx, oid)
+        _ensure_meant(ctx, [oid])
         old = ctx.graph.get(oid).category
         _edit(ctx, partial(edits.rename_object, ctx.graph, oid, name, edits.Actor.USER, ctx.utterance))
         out.append(f"The {old} (id: {oid}) is now called {ctx.graph.get(oid).category}.")
@@ -540,7 +542,7 @@ def update_attributes(ctx: TurnContext, args: UpdateAttributesArgs) -> str:
     """
     ctx.check_writable()
     oid = ctx.check_id(args.object_id)
-    _ensure_unambiguous(ctx, oid)
+    _ensure_meant(ctx, [oid])
     _edit(ctx, lambda: edits.set_attributes(ctx.graph, oid, args.new_attributes_list, edits.Actor.USER,
                                              ctx.utterance))
     return "Updated. " + attributes_sentence(ctx.graph.get(oid))
@@ -557,7 +559,7 @@ def _relation_edit(ctx: TurnContext, args: RelationEditArgs, add: bool) -> str:
         raise ToolError(f"{rel.value} depends on the viewpoint and is never stored; use a relation such as "
                         "on, inside, near, above, mounted on")
     for oid in (s, o):
-        _ensure_unambiguous(ctx, oid)
+        _ensure_meant(ctx, [oid])
     build = edits.add_relation if add else edits.delete_relation
     _edit(ctx, lambda: build(ctx.graph, s, rel, o, edits.Actor.USER, ctx.utterance))
     g = ctx.graph
@@ -599,19 +601,6 @@ def delete_relation(ctx: TurnContext, args: RelationEditArgs) -> str:
     return _relation_edit(ctx, args, add=False)
 
 
-def _ensure_merge_meant(ctx: TurnContext, ids: list[str]) -> None:
-    """Each part must be marked, named by id, or one of the only objects of its kind, all merged;
-    otherwise the user is asked which ones."""
-    for oid in ids:
-        _ensure_referred(ctx, oid)
-        kind = {o.id for o in ctx.graph.by_category(ctx.graph.get(oid).category)}
-        if oid != ctx.marked and oid not in mentioned_ids(ctx.utterance) and not kind <= set(ids):
-            ctx.clarification = (f"There are {len(kind)} objects called {ctx.graph.get(oid).category} here. "
-                                 "Which ones are one object? Please click one and tell me the others' ids.")
-            raise ToolError(f"ambiguous parts: {len(kind)} {ctx.graph.get(oid).category} objects; the user "
-                            "is asked which ones")
-
-
 def merge_objects(ctx: TurnContext, args: MergeArgs) -> str:
     """Make several objects one when the user says they are one object, eg. "these two are one table".
 
@@ -630,7 +619,7 @@ def merge_objects(ctx: TurnContext, args: MergeArgs) -> str:
     ids = list(dict.fromkeys(ctx.check_id(i) for i in args.item_id_list))
     if len(ids) < 2:
         raise ToolError("a merge needs at least two different objects")
-    _ensure_merge_meant(ctx, ids)
+    _ensure_meant(ctx, ids, merge=True)
     parts = ", ".join(name_id(ctx.graph.get(i)) for i in ids)
     _edit(ctx, partial(edits.merge_objects, ctx.graph, ids, edits.Actor.USER, ctx.utterance, args.new_name))
     return f"The {parts} are now one {name_id(ctx.graph.get(ids[0]))}."

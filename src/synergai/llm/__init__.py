@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from synergai.llm.base import ChatModel, ChatReply, ContextFullError, LLMError, ScriptExhausted, approx_tokens
+from synergai.llm.base import (
+    ChatModel,
+    ChatReply,
+    ContextFullError,
+    LLMError,
+    ScriptExhausted,
+    approx_tokens,
+    wrapped_attribute,
+)
 from synergai.llm.cache import CachedModel, default_cache_dir
 from synergai.llm.embedded import EmbeddedModel
 from synergai.llm.scripted import ScriptedModel, ScriptedRequest
@@ -70,11 +78,8 @@ def make_model(
 def check_model(model: ChatModel) -> None:
     """Raise a one-line LLMError now if the model's endpoint is unreachable or refuses us (for servers,
     which would otherwise report it as the first answer); models without an endpoint pass."""
-    inner: object = model
-    while not callable(getattr(inner, "check", None)) and hasattr(inner, "inner"):  # under cache and trace
-        inner = inner.inner
-    check = getattr(inner, "check", None)
-    if callable(check):
+    check = wrapped_attribute(model, "check", callable)
+    if check is not None:
         check()
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -111,6 +111,17 @@ class ChatModel(Protocol):
     def count_tokens(self, text: str) -> int:
         """Tokens ``text`` costs with this model (exact where the backend has a tokenizer)."""
         ...
+
+
+def wrapped_attribute(model: object, name: str,
+                      accept: Callable[[Any], bool] = lambda v: v is not None) -> Any:
+    """``model``'s attribute ``name``, else that of the model it wraps (``.inner``, as under cache and trace),
+    the first one ``accept`` takes; None when none is taken."""
+    while not accept(value := getattr(model, name, None)):
+        if not hasattr(model, "inner"):
+            return None
+        model = model.inner
+    return value
 
 
 def supports_grammar(model: object) -> bool:

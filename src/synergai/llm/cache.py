@@ -22,7 +22,14 @@ from typing import Any
 
 import platformdirs
 
-from synergai.llm.base import ChatModel, ChatReply, LLMError, check_request, supports_grammar
+from synergai.llm.base import (
+    ChatModel,
+    ChatReply,
+    LLMError,
+    check_request,
+    supports_grammar,
+    wrapped_attribute,
+)
 
 
 def default_cache_dir() -> Path:
@@ -61,9 +68,7 @@ def cache_key(
 
 def json_format(model: object) -> str | None:
     """How ``model`` (or the model it wraps) writes JSON replies, when it says (e.g. "compact")."""
-    while getattr(model, "json_format", None) is None and hasattr(model, "inner"):
-        model = model.inner
-    found = getattr(model, "json_format", None)
+    found = wrapped_attribute(model, "json_format")
     return found if isinstance(found, str) else None
 
 

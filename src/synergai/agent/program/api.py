@@ -65,8 +65,7 @@ AROUND_M = 2.0
 
 
 class ObjectAttribute:
-    """One object as programs see it: ``category``, ``xyz`` (its centre) and ``id``; ``query_attribute``'s
-    types and their synonyms read as fields too (``obj.color``), answered by ``query``."""
+    """One object as programs see it: ``category``, ``xyz`` (centre), ``id``; ``obj.color`` asks ``query``."""
 
     def __init__(self, object_id: str, category: str, xyz: list[float], rank: float = 0.0,
                  query: Callable[[ObjectAttribute, str], Any] | None = None) -> None:
@@ -104,10 +103,8 @@ def _keeping_type(name: str) -> Callable[..., Any]:
 
 
 class ObjectSet(set):
-    """The paper's ``Set[ObjectAttribute]``, iterated nearest to the agent first (ties by id).
-
-    With ``indexable`` it also indexes in that order (``objects[0]`` is the nearest); otherwise indexing
-    raises an error that says what to do instead. Set operations keep the type."""
+    """The paper's ``Set[ObjectAttribute]``, iterated (and, if ``indexable``, indexed) nearest to the agent
+    first, ties by id; set operations keep the type."""
 
     indexable: bool = True
     _order: tuple[ObjectAttribute, ...] = ()  # an order sort() chose (nearest first until then)
@@ -118,8 +115,7 @@ class ObjectSet(set):
         return chosen + [o for o in nearest if o not in chosen]
 
     def sort(self, *, key: Any = None, reverse: bool = False) -> None:
-        """Order the set as ``sorted(objects, key=..., reverse=...)`` would: iteration, printing and
-        indexing follow that order."""
+        """Order the set (iteration, printing, indexing) as ``sorted(objects, key=..., reverse=...)``."""
         self._order = tuple(sorted(self._ordered(), key=key, reverse=reverse))
 
     def __iter__(self) -> Iterator[ObjectAttribute]:
@@ -269,9 +265,6 @@ class SceneAPI:
         return self.set_type(o for o in self._set(object_set)
                              if any(category_matches(c, o.category) for c in wanted))
 
-    def _hours(self, ids: list[str]) -> dict[str, int]:
-        return build.clock_direction(self.graph, ids, self.viewpoint)
-
     def _agent_distance(self, ids: list[str]) -> np.ndarray:
         c = np.array([self.graph.get(i).center for i in ids], dtype=float).reshape(-1, 3)
         return np.linalg.norm(c[:, :2] - np.asarray(self.viewpoint.position[:2]), axis=1)
@@ -283,18 +276,23 @@ class SceneAPI:
         it is :meth:`relate`; given a relation between objects, the objects so related to the set."""
         if reference_object is not None:
             return self.relate(object_set, reference_object, relation)
-        if between_objects(relation):
-            return self._related_to_set(object_set, relation)
+        if between_objects(relation):  # the objects so related to any of the set (never the whole scene)
+            refs = self._set(object_set)
+            if len(refs) == len(self.objects) > 1:
+                raise ValueError(f"relation {relation!r} holds between two objects: say to which, e.g. "
+                                 f"relate(object_set=scene(), reference_object=table, relation={relation!r}) "
+                                 f"for the objects {relation} the table")
+            return self.relate(self.scene(), refs, relation)
         hour = clock_hour(relation)
         rel = "o'clock" if hour is not None else choose(relation, AGENT_RELATIONS, "relation")
         ids = [o.id for o in self._set(object_set)]
         if not ids:
             return self.set_type()
-        if hour is not None:
-            hours = self._hours(ids)
-            return self._wrap(i for i in ids if hour_gap(hours[i], hour) <= CLOCK_SPREAD)
-        if rel in ("left", "right", "front", "behind"):
-            hours, wanted = self._hours(ids), CLOCK_DIRECTIONS["back" if rel == "behind" else rel]
+        if hour is not None or rel in ("left", "right", "front", "behind"):
+            hours = build.clock_direction(self.graph, ids, self.viewpoint)
+            if hour is not None:
+                return self._wrap(i for i in ids if hour_gap(hours[i], hour) <= CLOCK_SPREAD)
+            wanted = CLOCK_DIRECTIONS["back" if rel == "behind" else rel]
             return self._wrap(i for i in ids if hours[i] in wanted)
         dist = self._agent_distance(ids)
         if rel in ("closest", "farthest"):
@@ -314,15 +312,6 @@ class SceneAPI:
             refs = [self._obj(reference_object, "reference_object").id]
         ids = [o.id for o in self._set(object_set) if o.id not in refs]
         return self._wrap({i for ref in refs for i in self._related(ids, ref, rel)})
-
-    def _related_to_set(self, object_set: Any, relation: str) -> ObjectSet:
-        """The objects related by ``relation`` to any object of ``object_set`` (not the whole scene)."""
-        refs = self._set(object_set)
-        if len(refs) == len(self.objects) > 1:
-            raise ValueError(f"relation {relation!r} holds between two objects: say to which, e.g. "
-                             f"relate(object_set=scene(), reference_object=table, relation={relation!r}) for "
-                             f"the objects {relation} the table")
-        return self.relate(self.scene(), refs, relation)
 
     def _related(self, ids: list[str], ref: str, rel: str) -> list[str]:
         """The ids among ``ids`` related to the object ``ref`` by ``rel`` (a legal relate() relation)."""
@@ -354,7 +343,7 @@ class SceneAPI:
         hours_said = {c: clock_hour(c) for c in _strings(candidate_relations)}
         cands = [choose(c, (*DIRECTIONS, "behind"), "candidate_relations")
                  for c, h in hours_said.items() if h is None]
-        hour = self._hours([oid])[oid]
+        hour = build.clock_direction(self.graph, [oid], self.viewpoint)[oid]
         out = [c for c in ("left", "right", "front", "back") if c in cands and hour in CLOCK_DIRECTIONS[c]]
         if "o'clock" in cands:
             out.append(CLOCK_HOURS[hour - 1])
@@ -373,8 +362,7 @@ class SceneAPI:
 
     def query_attribute(self, object: Any, attribute_type: str,
                         candidate_attribute_values: Any = None) -> Any:
-        """Returns the attribute of the object: lwh, distance, color, shape or material (or one of its
-        fields: category, xyz, id)."""
+        """Returns the object's lwh, distance, color, shape or material (or a field: category, xyz, id)."""
         found = self._obj(object)
         field_ = legal_value(attribute_type, OBJECT_FIELDS)
         if field_ is not None:

@@ -49,8 +49,7 @@ _RELATIONS = MappingProxyType({
 
 @dataclass(frozen=True)
 class Finding:
-    """One problem: its class (``syntax``, ``undefined-name``, ``category``, ...), the line (0: the whole
-    program) and the repair hint."""
+    """One problem: its kind (``syntax``, ``category``, ...), its line (0: the whole program), its hint."""
 
     kind: str
     line: int
@@ -81,8 +80,7 @@ def _callee(node: ast.AST | None) -> str:
 
 
 class _Checker(ast.NodeVisitor):
-    """Walks the program in source order, tracking which names hold object sets and single objects, and
-    how each name is used (``uses``)."""
+    """Walks the program in source order: which names hold sets or single objects, how each is used."""
 
     def __init__(self, categories: Sequence[str], ordered_sets: bool, shadowed: set[str]) -> None:
         self.categories = sorted({c for c in categories if c})
@@ -330,7 +328,9 @@ def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bo
         else:
             checker.add("undefined-name", node, undefined_hint(node.id, bound, categories, ordered_sets))
     checker.visit(tree)
-    if require_named and named and not _takes_named(tree, named):
+    texts = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    if require_named and named and not any(category_matches(t, c) or category_matches(c, t)
+                                           for t in texts for c in named):  # no string names one
         var = "_".join(named[0].split()) + "_set"
         checker.add("question-object", None, f"the question is about {_legal_list(named)} objects, but the "
                     f"program never takes them: e.g. {var} = filter(object_set=scene(), "
@@ -344,12 +344,6 @@ def name_uses(tree: ast.Module, ordered_sets: bool = True) -> dict[str, set[str]
     checker = _Checker((), ordered_sets, bound_names(tree) & set(API_FUNCTIONS))
     checker.visit(tree)
     return checker.uses
-
-
-def _takes_named(tree: ast.Module, named: Sequence[str]) -> bool:
-    """Whether a string in the program names one of the ``named`` categories (as filter() reads it)."""
-    texts = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
-    return any(category_matches(t, c) or category_matches(c, t) for t in texts for c in named)
 
 
 def repair_hint(findings: Sequence[Finding], limit: int = 4) -> str:

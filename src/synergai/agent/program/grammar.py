@@ -1,10 +1,6 @@
-"""llama.cpp GBNF grammars for program mode's replies: the format fixed, strings and answers bounded.
-
-A reply is ``Thought: <one line>`` then ``Action: Program`` with a fenced program of 1 to ``PROGRAM_LINES``
-lines (no comments, no backslashes), or ``Action: Final Answer`` with the answer. Every string in a program
-is a legal value (a scene category or :func:`synergai.agent.program.values.api_strings`), a print label
-ending with ':' or '=', a short separator, or an f-string whose placeholders hold only legal values. A
-closed form's answer is one of its values; other forms get a short phrase.
+"""llama.cpp GBNF grammars for program mode's replies: the format fixed (:data:`_PROGRAM_RULES`), a
+program's strings legal values (categories, :func:`~synergai.agent.program.values.api_strings`), print
+labels, separators or f-strings of legal values, and a closed form's answer one of its values.
 """
 
 from __future__ import annotations
@@ -54,42 +50,37 @@ def _choice(words: list[str]) -> str:
     return f"({body})" if len(alternatives) > 1 else body
 
 
-def answer_values(form: AnswerForm, categories: Sequence[str] = (),
-                  options: Sequence[str] = ()) -> tuple[str, ...]:
-    """The values an answer of ``form`` takes, when its schema lists them (() for open forms)."""
-    return tuple(str(v) for v in answer_schema(form, categories, options).get("enum", ()))
-
-
 def program_strings(categories: Iterable[str], answers: Iterable[str] = ()) -> tuple[str, ...]:
-    """The legal values of a program's strings: the scene's categories, the API's strings and the
-    question's answer values (a program may print "yes")."""
+    """The legal values of a program's strings: categories, API strings, answers (it may print "yes")."""
     return tuple(sorted({c for c in (*categories, *answers) if c.strip()} | set(api_strings())))
 
 
-def answer_expression(form: AnswerForm, categories: Sequence[str] = (), options: Sequence[str] = ()) -> str:
-    """GBNF for a final answer of ``form``: the form's values when its schema lists them, else a phrase."""
+def _answer(form: AnswerForm, categories: Sequence[str],
+            options: Sequence[str]) -> tuple[str, tuple[str, ...]]:
+    """GBNF for a final answer of ``form`` (the values its schema lists, a number or a phrase); the values."""
     schema = answer_schema(form, categories, options)
-    if schema.get("enum"):
-        return choice(answer_values(form, categories, options))
+    values = tuple(str(v) for v in schema.get("enum", ()))
+    if values:
+        return choice(values), values
     if schema.get("type") == "integer":
-        return f"[0-9]{{1,{len(str(schema.get('maximum', 999)))}}}"
-    return f"[^\\n]{{1,{PHRASE_MAX}}}"
+        return f"[0-9]{{1,{len(str(schema.get('maximum', 999)))}}}", ()
+    return f"[^\\n]{{1,{PHRASE_MAX}}}", ()
 
 
 def reply_grammar(categories: Sequence[str], form: AnswerForm, options: Sequence[str] = (), *,
                   program: bool = True) -> str:
-    """The GBNF grammar of one reply (see the module doc-string); ``program`` False allows only the
-    Final Answer (the round after a program's output)."""
+    """The GBNF grammar of one reply; ``program`` False allows only the Final Answer (after output)."""
+    answer, values = _answer(form, categories, options)
     rules = [
         'root ::= "Thought: " thought "\\nAction: " ' + ("(program | final)" if program else "final"),
         f"thought ::= [^\\n]{{1,{THOUGHT_CHARS}}}",
         'final ::= "Final Answer\\nAction Input: " answer',
-        f"answer ::= {answer_expression(form, categories, options)}",
+        f"answer ::= {answer}",
     ]
     if program:
-        values = program_strings(categories, answer_values(form, categories, options))
-        rules.append(f"dqv ::= {choice(v for v in values if chr(34) not in v)}")
-        rules.append(f"sqv ::= {choice(v for v in values if chr(39) not in v)}")
+        strings = program_strings(categories, values)
+        rules.append(f"dqv ::= {choice(v for v in strings if chr(34) not in v)}")
+        rules.append(f"sqv ::= {choice(v for v in strings if chr(39) not in v)}")
         bounds = {"@LINES@": PROGRAM_LINES, "@ITEMS@": LINE_ITEMS, "@LABEL@": LABEL_CHARS,
                   "@HOLES@": FSTRING_HOLES, "@HOLE@": HOLE_ITEMS}
         text = _PROGRAM_RULES

@@ -1,10 +1,6 @@
-"""Program mode (LLM-TPC): Think -> Program -> check -> run in the sandbox -> reCtify, then a typed answer.
-
-A policy of the turn kernel (:mod:`synergai.agent.kernel`), in phases: PROGRAM asks for a program (or the
-answer), repairs it (:mod:`synergai.agent.program.repairs`), checks it (:mod:`synergai.agent.program.check`)
-and runs it in the sandbox; ANSWER, after a program printed, asks for the final answer only; FINISH, out
-of rounds or answers, asks once for a JSON answer when a program's output was seen, else gives the answer
-sent back or "could not be computed". What the model is told on each occasion is :data:`SEND_BACKS`.
+"""Program mode (LLM-TPC): Think -> Program -> check -> run in the sandbox -> reCtify, then a typed answer;
+a policy of the turn kernel (:mod:`synergai.agent.kernel`) in the phases of :class:`Phase`, telling the
+model :data:`SEND_BACKS`.
 """
 
 from __future__ import annotations
@@ -87,8 +83,7 @@ NOTED = frozenset({"category"})
 
 @dataclass
 class ProgramResult(Answered):
-    """What one question produced in program mode: whether the replies were generated under the grammar,
-    and how often each repair was applied."""
+    """What one question produced in program mode, with whether it was constrained and its repairs."""
 
     constrained: bool = False
     repairs: dict[str, int] = field(default_factory=dict)  # per repair, the programs it was applied to
@@ -164,11 +159,11 @@ def scene_summary(graph: SceneGraph) -> str:
 
 
 class Phase(StrEnum):
-    """Where a question is in program mode (see the module doc-string)."""
+    """Where a question is in program mode."""
 
-    PROGRAM = "program"  # ask for a program (or the final answer) and check and run it
+    PROGRAM = "program"  # ask for a program (or the final answer), repair, check and run it in the sandbox
     ANSWER = "answer"  # a program printed: ask for the final answer only
-    FINISH = "finish"  # out of rounds, or no answer when asked: summarise what was seen, or give up
+    FINISH = "finish"  # out of rounds or answers: a JSON answer from the output seen, or give up
     DONE = DONE
 
 
@@ -284,14 +279,22 @@ class ProgramLoop:
 
     # ------------------------------------------------------------------ phases
     def _program(self, at: _Question) -> str:
-        """PROGRAM: an answer ends the question; a program is checked and run; a malformed reply or a
-        repeated program is sent back."""
+        """PROGRAM: an answer ends the question, a program is run, other replies are sent back."""
         budget = self.limits.max_tokens
         reply = self._call(at, budget)
         try:
             step = parse_reply(reply.text)
-        except ParseError as exc:
-            return self._unparsed(at, reply, budget, f"parse error: {exc}")
+        except ParseError as exc:  # neither format: a loose answer where one fits, else ask again
+            if self._loose(at, loose_final(reply.text)):
+                return Phase.DONE
+            at.last_error = f"parse error: {exc}"
+            self.kernel.record(at, StepKind.ERROR, reply=reply.text[:800], error=at.last_error)
+            # cut off before its action: a loop greedy decoding repeats and copies while it can see it
+            if reply.finish_reason == "length":
+                self.kernel.send_back(at, "cut-thought", tokens=budget)
+            else:
+                self.kernel.send_back(at, "parse-error")
+            return Phase.PROGRAM
         if step.kind == "final" and not (at.programs() or at.early) and at.model_calls < self.budget.calls:
             at.early = step
             self.kernel.record(at, StepKind.ERROR, error="answered before a program ran",
@@ -308,19 +311,6 @@ class ProgramLoop:
             sent = self.kernel.send_back(at, "repeated-program", error=at.failed[key])
             return Phase.PROGRAM if sent else Phase.FINISH
         return self._try(at, step, key, reply.finish_reason == "length", budget)
-
-    def _unparsed(self, at: _Question, reply: ChatReply, budget: int, error: str) -> str:
-        """A reply in neither format: read a loose answer where one fits, else ask again."""
-        if self._loose(at, loose_final(reply.text)):
-            return Phase.DONE
-        at.last_error = error
-        self.kernel.record(at, StepKind.ERROR, reply=reply.text[:800], error=error)
-        # cut off before its action: a loop greedy decoding repeats and copies while it can see it
-        if reply.finish_reason == "length":
-            self.kernel.send_back(at, "cut-thought", tokens=budget)
-        else:
-            self.kernel.send_back(at, "parse-error")
-        return Phase.PROGRAM
 
     def _answer_only(self, at: _Question) -> str:
         """ANSWER: after a program printed, the final answer only (a bare short reply counts)."""
@@ -339,8 +329,7 @@ class ProgramLoop:
         return Phase.FINISH
 
     def _finish(self, at: _Question) -> str:
-        """FINISH: one JSON answer when a program's output was seen; else the answer sent back; else
-        NOT_COMPUTED."""
+        """FINISH: a JSON answer from the output seen, else the answer sent back, else NOT_COMPUTED."""
         result = at.result
         if at.programs(printed=True):
             self._summarize(at)
@@ -403,8 +392,7 @@ class ProgramLoop:
         return Phase.PROGRAM
 
     def _check(self, at: _Question, code: str) -> tuple[list[Finding], list[Finding]]:
-        """The static check's findings that keep a program from running, and those said beside its
-        output (:data:`NOTED`)."""
+        """The check's findings that keep a program from running, and those said beside its output."""
         if not self.limits.static_check:
             return [], []
         findings = check_program(code, sorted(at.counts), ordered_sets=self.limits.ordered_sets,

@@ -54,8 +54,7 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.
 
 
 def _top_level(node: ast.AST) -> Iterable[ast.AST]:
-    """The nodes under ``node`` that run in the module's scope (not in functions, lambdas, classes or
-    comprehensions)."""
+    """The nodes under ``node`` run in the module's scope (not in functions, lambdas, classes...)."""
     for child in ast.iter_child_nodes(node):
         if isinstance(child, _SCOPES):
             if isinstance(child, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
@@ -117,15 +116,6 @@ def read_before_assigned(tree: ast.Module) -> list[ast.Name]:
     return early
 
 
-def _assignments(code: str) -> dict[str, ast.Assign]:
-    """The last top-level ``name = ...`` statement of each name in ``code`` ({} when it does not parse)."""
-    found: dict[str, ast.Assign] = {}
-    for stmt in getattr(parsed(code), "body", []):
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            found[stmt.targets[0].id] = stmt
-    return found
-
-
 def carry_definitions(code: str, earlier: Sequence[str]) -> tuple[str, list[str]] | None:
     """``code`` with the top-level assignments of the ``earlier`` programs its undefined names need put in
     front (a later program's wins), and the names carried; None when it needs none or one is missing."""
@@ -133,9 +123,10 @@ def carry_definitions(code: str, earlier: Sequence[str]) -> tuple[str, list[str]
     missing = list(dict.fromkeys(n.id for n in undefined_names(tree))) if tree is not None else []
     if not missing:
         return None
-    definitions: dict[str, ast.Assign] = {}
-    for program in earlier:  # earliest first, so a later program's assignment wins
-        definitions.update(_assignments(program))
+    definitions: dict[str, ast.Assign] = {}  # each name's last top-level ``name = ...``
+    for stmt in (s for program in earlier for s in getattr(parsed(program), "body", [])):  # a later one wins
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            definitions[stmt.targets[0].id] = stmt
     order: list[str] = []
 
     def need(name: str, path: tuple[str, ...]) -> bool:

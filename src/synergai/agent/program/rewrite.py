@@ -80,8 +80,7 @@ def _spells(run: list[tokenize.TokenInfo], words: tuple[str, ...]) -> bool:
 
 
 def join_category_names(code: str, categories: Sequence[str]) -> str:
-    """``code`` with a multi-word scene category written as bare names joined by ``_`` (``water cooler =
-    ...`` becomes ``water_cooler = ...``)."""
+    """``code`` with a multi-word category written as bare names joined by ``_`` (``water_cooler``)."""
     phrases = sorted({tuple(c.split()) for c in categories if len(c.split()) > 1}, key=len, reverse=True)
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(code).readline)) if phrases else []
@@ -137,8 +136,7 @@ def _closers(text: str) -> str | None:
 
 
 def close_fields(code: str) -> str:
-    """``code`` with the brackets an f-string field leaves open closed before its ``}`` (a ``]`` written
-    after the ``}`` moves inside it)."""
+    """``code`` with the brackets an f-string field leaves open closed before its ``}``."""
 
     def fix(m: re.Match[str]) -> str:
         closers = _closers(m[1])

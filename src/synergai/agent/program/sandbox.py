@@ -33,7 +33,6 @@ __all__ = ["DemoObject", "SandboxError", "SandboxLimits", "SandboxResult", "demo
 _CHILD_SCRIPT = Path(__file__).with_name("sandbox_child.py")
 _PACKAGE_ROOT = Path(__file__).resolve().parents[3]  # the directory holding the synergai package
 _FACTORY_SPEC = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
-_STDERR_CAP = 4096
 _READ_CHUNK = 65536
 _REAP_SECONDS = 5.0
 
@@ -76,7 +75,6 @@ class SandboxResult:
 @dataclass(frozen=True)
 class _Outcome:
     stdout: bytes
-    stderr: bytes
     returncode: int | None
     timed_out: bool
     overflowed: bool
@@ -147,13 +145,13 @@ def _supervise(argv: Sequence[str], payload: bytes, wall_seconds: float, stdout_
     deadline = time.monotonic() + wall_seconds
     try:
         proc = subprocess.Popen(
-            list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             cwd="/", env=_child_env(), start_new_session=True, close_fds=True,
         )
     except OSError as exc:
         raise SandboxError(f"cannot start the sandbox process: {exc}") from None
-    assert proc.stdin and proc.stdout and proc.stderr
-    out, err = bytearray(), bytearray()
+    assert proc.stdin and proc.stdout
+    out = bytearray()
     timed_out = overflowed = False
     sent = 0
     try:
@@ -161,7 +159,6 @@ def _supervise(argv: Sequence[str], payload: bytes, wall_seconds: float, stdout_
             os.set_blocking(proc.stdin.fileno(), False)
             selector.register(proc.stdin, selectors.EVENT_WRITE)
             selector.register(proc.stdout, selectors.EVENT_READ)
-            selector.register(proc.stderr, selectors.EVENT_READ)
             while selector.get_map() and not overflowed:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
@@ -183,19 +180,17 @@ def _supervise(argv: Sequence[str], payload: bytes, wall_seconds: float, stdout_
                     chunk = os.read(stream.fileno(), _READ_CHUNK)  # type: ignore[union-attr]
                     if not chunk:
                         selector.unregister(stream)
-                    elif stream is proc.stdout:
+                    else:
                         out += chunk
                         overflowed = len(out) > stdout_cap
-                    elif len(err) < _STDERR_CAP:
-                        err += chunk[:_STDERR_CAP - len(err)]
     finally:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
-            stream.close()
+        proc.stdin.close()
+        proc.stdout.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=_REAP_SECONDS)
-    return _Outcome(bytes(out), bytes(err), proc.returncode, timed_out, overflowed)
+    return _Outcome(bytes(out), proc.returncode, timed_out, overflowed)
 
 
 def _find_reply(stdout: bytes, nonce: str) -> dict[str, Any] | None:

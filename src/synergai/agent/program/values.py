@@ -52,8 +52,7 @@ _AFFIXES = re.compile(r"^(?:to |on )?(?:the |my )|(?: of| side)$")
 
 
 def api_strings() -> tuple[str, ...]:
-    """Every string a program passes to the API or compares its results with, besides the scene's
-    categories (sorted, each once)."""
+    """Every string a program passes to the API or compares results with, but categories (sorted)."""
     words = {*RELATE_RELATIONS, *AGENT_RELATIONS, *DIRECTIONS, *CLOCK_HOURS, *ATTRIBUTE_TYPES, UNKNOWN,
              *COLOR_NAMES, *COLOR_ALIASES, *STATE_WORDS, *(w for ws in ATTRIBUTE_WORDS.values() for w in ws)}
     return tuple(sorted(words))
@@ -89,8 +88,7 @@ def between_objects(relation: object) -> bool:
 
 
 def clock_hour(value: object) -> int | None:
-    """The hour (1..12) of a clock direction as programs write it ("7 o'clock", "seven o'clock",
-    "7 oclock", "at my 7 o'clock"), or None."""
+    """The hour (1..12) of a clock direction ("7 o'clock", "seven oclock", "at my 7 o'clock"), or None."""
     match = _CLOCK_PHRASE.match(" ".join(str(value).strip().lower().split()))
     if match is None:
         return None
