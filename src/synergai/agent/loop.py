@@ -40,6 +40,7 @@ from synergai.agent.prompt import (
     action_schema,
     constrain,
     final_schema,
+    final_values,
     plan_schema,
     system_prompt,
     turn_vocabulary,
@@ -155,13 +156,6 @@ def parse_plan(text: str) -> tuple[list[str], str, list[tuple[Tool, Any]]]:
         return [f"{tool.name} {json.dumps(args.model_dump())}" for tool, args in steps], _said(data)[1], steps
     words, thought, tool, args = parse_action(text)
     return words, thought, [(tool, args)]
-
-
-def final_values(schema: dict[str, Any]) -> list[Any] | None:
-    """The short answers a :func:`~synergai.agent.prompt.final_schema` schema allows; None when it lists
-    none or asks for a sentence too."""
-    args = schema["anyOf"][0]["properties"]["action_input"]["properties"]
-    return None if "answer" in args else args["short_answer"].get("enum")
 
 
 def _key(tool: Tool, args: Any) -> str:

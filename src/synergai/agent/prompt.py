@@ -86,6 +86,13 @@ def final_schema(form: AnswerForm, categories: Sequence[str] = (), sentence: boo
     return {"anyOf": [branch]}
 
 
+def final_values(schema: dict[str, Any]) -> list[Any] | None:
+    """The short answers a :func:`final_schema` schema allows; None when it lists none or asks for a
+    sentence too."""
+    args = schema["anyOf"][0]["properties"]["action_input"]["properties"]
+    return None if "answer" in args else args["short_answer"].get("enum")
+
+
 #: Never in the first plan: a point comes from an observation; highlights go with the answer.
 NOT_PLANNED = frozenset({"find_object_closest", "post_process"})
 
