@@ -33,7 +33,7 @@ def commands() -> dict[str, list[str]]:
     return {
         "relations": [sys.executable, str(ROOT / "benchmarks" / "bench_relations.py")],
         "sr3d": [*eval_, "grounding", "--utterances", str(DATA / "sr3d" / "sr3d_test_relations_dev.json"),
-                 "--objects", gt, "--limit", "500", "--out", str(OUT / "sr3d")],
+                 "--objects", gt, *check, "--sample", "100", "--seed", "0", "--out", str(OUT / "sr3d")],
         "nr3d": [*eval_, "grounding", "--utterances", str(DATA / "nr3d" / "nr3d_test_dev.json"),
                  "--objects", gt, *check, "--sample", "100", "--seed", "0", "--out", str(OUT / "nr3d")],
         "colours": [sys.executable, str(ROOT / "benchmarks" / "bench_colours.py")],
