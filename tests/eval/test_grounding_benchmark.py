@@ -107,33 +107,3 @@ def test_nr3d_labels_add_the_referit3d_buckets() -> None:
     assert buckets["view-dependent"] == {"n": 2, "accuracy": 0.5}
     assert buckets["view-independent"] == {"n": 1, "accuracy": 1.0}
     assert grounding_metrics([{**row, "relation": "closest", "correct": True}])["by_bucket"] == {}
-
-
-def test_examples_from_other_rooms_are_shown_and_a_bad_bank_is_exit_2(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    objects = _objects(tmp_path / "objects.json")
-    bank = tmp_path / "bank.jsonl"
-    rows = [{"utterance": "the chair that is closest to the door", "scene_id": "sc", "correct": True,
-             "expression": {"category": "chair", "relations": []}},  # the same room: never shown
-            {"utterance": "the chair farthest from the window", "scene_id": "other", "correct": True,
-             "expression": {"category": "chair", "superlative": "largest"}}]
-    bank.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    from synergai.agent.examples import ExampleBank
-
-    model = ScriptedModel([_reply("closest to"), _reply("farthest from")])
-    res = run_grounding(RECORDS, objects, model, tmp_path / "out", progress=False,
-                        bank=ExampleBank.load(bank))
-    assert [r["correct"] for r in res] == [True, True]
-    for request in model.requests:
-        user = request.messages[-1]["content"]
-        assert "the chair farthest from the window -> " in user and "that is closest" not in user
-    settings = json.loads((tmp_path / "out" / "run.json").read_text())
-    assert "2 examples" in settings["examples"]  # a run with a bank resumes only with that bank
-    utt = tmp_path / "utt.json"
-    utt.write_text(json.dumps(RECORDS))
-    bank.write_text("{not json\n")
-    code = main(["eval", "grounding", "--utterances", str(utt), "--objects", str(objects), "--oracle",
-                 "--examples", str(bank), "--out", str(tmp_path / "x")])
-    err = capsys.readouterr().err
-    assert code == 2 and "bank.jsonl:1: not JSON" in err and err.count("\n") == 1
-    assert not (tmp_path / "x").exists()

@@ -8,13 +8,11 @@ sentence can break costs a second call.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
 
-from synergai.agent.examples import Example
 from synergai.agent.grounding_fixes import post_parse
 from synergai.agent.kernel import Calls
 from synergai.llm.base import ChatModel, ChatReply
@@ -176,14 +174,11 @@ def synonym_hints(sentence: str, vocab: SceneVocabulary) -> list[str]:
     return hints
 
 
-def expression_messages(sentence: str, vocab: SceneVocabulary, *, any_object: bool = True,
-                        examples: Sequence[Example] = ()) -> list[dict[str, str]]:
-    """The stable system prompt and a compact user message: solved examples, the room's words, hints, the
-    sentence."""
+def expression_messages(sentence: str, vocab: SceneVocabulary, *,
+                        any_object: bool = True) -> list[dict[str, str]]:
+    """The stable system prompt and a compact user message: the room's words, hints, the sentence."""
     anything = f"; or {ANY_OBJECT} (any object)" if any_object else ""
-    lines = ["Readings of similar descriptions (other rooms):", *(e.line() for e in examples)] if examples \
-        else []
-    lines.append(f"Room categories: {', '.join(vocab.categories)}{anything}.")
+    lines = [f"Room categories: {', '.join(vocab.categories)}{anything}."]
     own = [a for a in vocab.attributes if a not in SIZE_WORDS]  # size words are in the system prompt
     if own:
         lines.append(f"Colours and materials here: {', '.join(own)}.")
@@ -233,11 +228,10 @@ def _normalised(data: dict[str, Any]) -> dict[str, Any]:
 def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
                      max_tokens: int = MAX_TOKENS, retries: int = 1,
                      category: str | None = None, relation_required: bool = False,
-                     note: str = "", examples: Sequence[Example] = ()) -> ParsedExpression:
+                     note: str = "") -> ParsedExpression:
     """One model call (a retry only when the reply is cut off or not JSON) -> a validated expression; a
     description longer than ``MAX_SENTENCE_CHARS`` is refused without a call. A second reading keeps the
-    ``category``, needs a relation when ``relation_required``, and adds a ``note``; ``examples`` are shown
-    before the sentence."""
+    ``category``, needs a relation when ``relation_required``, and adds a ``note``."""
     calls = model if isinstance(model, Calls) else Calls(model)
     if len(sentence) > MAX_SENTENCE_CHARS:
         return ParsedExpression(None, [], f"description too long ({len(sentence)} characters, at most "
@@ -250,7 +244,7 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
         schema["properties"]["category"] = {"type": "string", "enum": [category]}
     if relation_required:
         schema["properties"]["relations"]["minItems"] = 1
-    messages = expression_messages(sentence, words, any_object=any_object, examples=examples)
+    messages = expression_messages(sentence, words, any_object=any_object)
     if note:
         messages[-1] = {"role": "user", "content": f"{messages[-1]['content']}\n{note}"}
     answer = calls.json(messages, schema, max_tokens=max_tokens, retries=retries)
@@ -275,13 +269,13 @@ def left_out_relations(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) ->
     return bare and bool(named) and bool(relations_said(sentence, vocab.relations))
 
 
-def ground_description(model: ChatModel, sentence: str, vocab: SceneVocabulary, graph: SceneGraph,
-                       examples: Sequence[Example] = ()) -> tuple[ParsedExpression, Grounding | None]:
-    """A description parsed (:func:`parse_expression`, with the solved ``examples``) and grounded. A
-    reading that leaves a tie while the sentence says a relation or a feature is asked for once more (its
-    category kept); the second reading is taken when it leaves fewer objects tied (and at least one)."""
+def ground_description(model: ChatModel, sentence: str, vocab: SceneVocabulary,
+                       graph: SceneGraph) -> tuple[ParsedExpression, Grounding | None]:
+    """A description parsed (:func:`parse_expression`) and grounded. A reading that leaves a tie while the
+    sentence says a relation or a feature is asked for once more (its category kept); the second reading
+    is taken when it leaves fewer objects tied (and at least one)."""
     calls = Calls(model).begin(sentence)
-    parsed = parse_expression(calls, sentence, vocab, examples=examples)
+    parsed = parse_expression(calls, sentence, vocab)
     if parsed.ref is None:
         return parsed, None
     found = ground(graph, parsed.ref)
@@ -292,8 +286,7 @@ def ground_description(model: ChatModel, sentence: str, vocab: SceneVocabulary, 
     note = (f"A first reading, {parsed.ref.describe()!r}, fits {found.tied} objects equally: read the "
             "description again and write every relation, order or position it says.")
     again = parse_expression(calls, sentence, vocab, category=parsed.ref.category, note=note,
-                             relation_required=left_out_relations(parsed.ref, sentence, vocab),
-                             examples=examples)
+                             relation_required=left_out_relations(parsed.ref, sentence, vocab))
     replies = [*parsed.replies, *again.replies]
     second = ground(graph, again.ref) if again.ref is not None else None
     if second is None or not 1 <= second.tied < found.tied:

@@ -90,9 +90,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(default: benchmarks/results/grounding, or grounding_oracle with --oracle)")
     p.add_argument("--oracle", action="store_true",
                    help="expressions from the records' structured fields, not the model (the engine alone)")
-    p.add_argument("--examples", type=Path, default=None, metavar="JSONL",
-                   help="solved examples shown with each utterance, the nearest by words, never from its "
-                        "room (a grounding run's results.jsonl: its correct lines)")
     add_llm_options(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_grounding)
@@ -173,11 +170,9 @@ def cmd_scanqa(args: argparse.Namespace) -> int:
 
 
 def cmd_grounding(args: argparse.Namespace) -> int:
-    from synergai.agent.examples import ExampleBank
     from synergai.eval.grounding import check_records, grounding_metrics, run_grounding
 
     records = check_records(read_json(args.utterances), str(args.utterances))
-    bank = ExampleBank.load(args.examples) if args.examples is not None else None
     if args.limit is not None and args.limit < 1:
         raise SceneError(f"--limit must be at least 1, got {args.limit}")
     if args.sample is not None and (args.sample < 1 or args.limit is not None):
@@ -185,7 +180,7 @@ def cmd_grounding(args: argparse.Namespace) -> int:
     out = args.out or Path("benchmarks/results") / ("grounding_oracle" if args.oracle else "grounding")
     model = None if args.oracle else open_llm(args)
     results = run_grounding(records, args.objects, model, out, limit=args.limit, half=args.half,
-                            sample=args.sample, seed=args.seed, progress=shows_bar(args), bank=bank)
+                            sample=args.sample, seed=args.seed, progress=shows_bar(args))
     metrics = grounding_metrics(results)
     source = "scripted oracle" if model is None else f"model {model.name}"
     title = f"utterance grounding ({source})"

@@ -24,7 +24,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from synergai.agent.examples import ExampleBank
 from synergai.agent.grounding_parse import ground_description
 from synergai.eval.runner import ResumableRun
 from synergai.eval.split import Half, select
@@ -98,10 +97,8 @@ class Scenes:
         return self._graphs[scene_id]
 
 
-def ground_record(scenes: Scenes, record: Mapping[str, Any], model: ChatModel | None,
-                  bank: ExampleBank | None = None) -> dict[str, Any]:
-    """One record: its expression (oracle when ``model`` is None; the model shown the ``bank``'s nearest
-    examples from other rooms), the grounding and the costs."""
+def ground_record(scenes: Scenes, record: Mapping[str, Any], model: ChatModel | None) -> dict[str, Any]:
+    """One record: its expression (oracle when ``model`` is None), the grounding and the costs."""
     start = time.perf_counter()
     graph, vocab = scenes.get(str(record["scene_id"]))
     out: dict[str, Any] = {"scene_id": record["scene_id"], "target_id": str(record["target_id"]),
@@ -113,9 +110,7 @@ def ground_record(scenes: Scenes, record: Mapping[str, Any], model: ChatModel | 
         problem = ""
     else:
         try:
-            sentence = str(record["utterance"])
-            examples = bank.nearest(sentence, other_than=str(record["scene_id"])) if bank else []
-            parsed, found = ground_description(model, sentence, vocab, graph, examples)
+            parsed, found = ground_description(model, str(record["utterance"]), vocab, graph)
         except LLMError as exc:
             raise LLMError(f"record {record['scene_id']}/{record['target_id']}: {exc}") from None
         ref, problem = parsed.ref, parsed.problem
@@ -151,20 +146,16 @@ def run_grounding(
     sample: int | None = None,
     seed: int = 0,
     progress: bool = True,
-    bank: ExampleBank | None = None,
 ) -> list[dict[str, Any]]:
     """Ground the records of one half of the dev split (all with ``half`` None), resumably, into
-    ``out_dir``: a fixed spread-out subset of ``limit`` or a seeded random draw of ``sample`` of them; the
-    model sees the ``bank``'s examples nearest each utterance, never one from the utterance's room."""
+    ``out_dir``: a fixed spread-out subset of ``limit`` or a seeded random draw of ``sample`` of them."""
     indexed = select(list(enumerate(records)), lambda kr: str(kr[1]["scene_id"]), half=half, limit=limit,
                      sample=sample, seed=seed)
     settings = {"benchmark": "grounding", "mode": "oracle" if model is None else "llm",
                 "llm": model.name if model is not None else "", "objects": Path(objects_path).name}
-    if bank is not None:
-        settings["examples"] = f"{len(bank.examples)} examples, {bank.digest()}"
     run = ResumableRun(out_dir, settings)
     scenes = Scenes(load_objects_file(objects_path))
-    return run.run(indexed, lambda kr: record_id(*kr), lambda kr: ground_record(scenes, kr[1], model, bank),
+    return run.run(indexed, lambda kr: record_id(*kr), lambda kr: ground_record(scenes, kr[1], model),
                    desc="grounding", progress=progress)
 
 
