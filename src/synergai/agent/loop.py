@@ -469,9 +469,11 @@ class AgentLoop:
 
     def _next(self, turn: _Turn) -> str:
         """LOOK, CORRECT or ANSWER: one action (the final answer, in ANSWER)."""
-        schema = self._schema(turn)
-        if turn.phase is Phase.ANSWER and turn.graph_answers and (self._answer_from_graph(turn)
-                                                                 or self._forced(turn, schema)):
+        by_graph = turn.phase is Phase.ANSWER and turn.graph_answers
+        if by_graph and self._answer_from_graph(turn):
+            return Phase.DONE
+        schema = self._schema(turn)  # only for a turn the graph did not answer
+        if by_graph and self._forced(turn, schema):
             return Phase.DONE
         typed = turn.phase is Phase.ANSWER and turn.form is not AnswerForm.PHRASE
         budget = self.limits.answer_max_tokens if typed else self.limits.step_max_tokens
