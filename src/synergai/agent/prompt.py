@@ -95,13 +95,17 @@ def final_values(schema: dict[str, Any]) -> list[Any] | None:
 
 #: Never in the first plan: a point comes from an observation; highlights go with the answer.
 NOT_PLANNED = frozenset({"find_object_closest", "post_process"})
+#: Most actions in a first plan: a question's (no edits), a request's or a correction's.
+QUESTION_PLAN_STEPS = 2
+PLAN_STEPS = 3
 
 
 def plan_schema(
-    tools: tuple[Tool, ...] = TOOLS, max_steps: int = 3, marked: bool = True, question: bool = False
+    tools: tuple[Tool, ...] = TOOLS, marked: bool = True, question: bool = False
 ) -> dict[str, Any]:
-    """Schema of the first reply: a plan of 1 to ``max_steps`` actions (``find_marked_object`` only when
-    an object is marked, no edits for a question), or final_answer alone (a greeting)."""
+    """Schema of the first reply: a plan of 1 to ``PLAN_STEPS`` actions (``QUESTION_PLAN_STEPS`` and no
+    edits for a question; ``find_marked_object`` only when an object is marked), or final_answer alone
+    (a greeting)."""
     skip = set(NOT_PLANNED)
     if not marked:
         skip.add("find_marked_object")
@@ -109,7 +113,7 @@ def plan_schema(
         skip |= {t.name for t in tools if t.edits}
     steps = [_branch(t) for t in tools if t.name not in skip and t.name != "final_answer"]
     plans: list[dict[str, Any]] = [{"type": "array", "items": {"anyOf": steps}, "minItems": 1,
-                                    "maxItems": max_steps}]
+                                    "maxItems": QUESTION_PLAN_STEPS if question else PLAN_STEPS}]
     plans += [{"type": "array", "items": _branch(t), "minItems": 1, "maxItems": 1}
               for t in tools if t.name == "final_answer"]
     return {
