@@ -227,7 +227,9 @@ def test_plan_schema_lists_typed_actions():
     # final_answer only as the whole plan (a greeting), never written ahead of the observations
     assert alone["maxItems"] == 1 and alone["items"]["properties"]["action"]["const"] == "final_answer"
     assert planned_actions(plan_schema(marked=False)) == planned - {"find_marked_object"}
-    assert planned_actions(plan_schema(question=True)) == planned - EDITS
+    question = plan_schema(question=True)
+    assert planned_actions(question) == planned - EDITS
+    assert question["properties"]["plan"]["anyOf"][0]["maxItems"] == 2  # a question's plan: 2 look-ups
 
 
 def test_a_question_is_planned_without_edit_tools(store):

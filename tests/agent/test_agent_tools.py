@@ -352,3 +352,14 @@ def test_a_tie_is_asked_about_only_when_the_user_named_it_and_it_changes_the_ans
     _row_room(store, ("brown", "black", "white"), name="row2")
     differ = AgentSession(store, "row2", ScriptedModel([ask])).ask("What color is the chair at the end?")
     assert differ.clarification and "Which one do you mean?" in differ.answer and differ.usage.calls == 1
+
+
+def test_a_tie_among_what_the_question_does_not_ask_about_is_not_asked_about(store):
+    # the end chairs differ in colour, but the question asks about the cup: the model answers
+    _row_room(store, ("brown", "black", "white"), name="row3")
+    ask = act("query_for_objects", {"category": "chair", "order": "end"}, plan=["find the chair at the end"])
+    model = ScriptedModel([ask, final("There is no cup near it.", [])])
+    about_cup = AgentSession(store, "row3", model).ask("What color is the cup near the chair at the end?")
+    assert not about_cup.clarification and about_cup.usage.calls == 2
+    about_chair = AgentSession(store, "row3", ScriptedModel([ask])).ask("What color is the chair at the end?")
+    assert about_chair.clarification and about_chair.usage.calls == 1

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
+from synergai.agent.answer_check import question_subject as named_subject
 from synergai.agent.answer_check import settle
 from synergai.agent.answer_forms import AnswerForm
 from synergai.agent.answer_sentence import compose_answer, copies_error, kind_phrase
@@ -164,10 +165,13 @@ def _key(tool: Tool, args: Any) -> str:
 
 
 def _tie_is_the_users(question: Question, graph: SceneGraph, ids: Sequence[str]) -> bool:
-    """Whether a question's tie is the user's to settle: among objects of a category the question names,
-    which would answer it differently (a count takes them all; a colour they share is the answer)."""
+    """Whether a question's tie is the user's to settle: among objects of the category it names first
+    (its subject; of any category it names when it asks "what ..." of an object it does not name), which
+    would answer it differently (a count takes them all; a colour they share is the answer). A tie among
+    the anchors of "what colour is the sink on the wall" is not: the model answers about the sink."""
     objs = [graph.get(i) for i in ids if i in graph]
-    if question.form is AnswerForm.NUMBER or not {o.category for o in objs} & set(question.categories):
+    asked = {graph.get(i).category for i in named_subject(question, graph).ids} or set(question.categories)
+    if question.form is AnswerForm.NUMBER or not {o.category for o in objs} & asked:
         return False
     if question.form is AnswerForm.COLOR:
         shades = {frozenset(basic_color(a) for a in o.attributes if a in COLOR_NAMES) for o in objs}
