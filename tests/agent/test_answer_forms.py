@@ -20,6 +20,7 @@ from synergai.agent.answer_forms import (
         ("How many chairs are in the room?", AnswerForm.NUMBER),
         ("What color is the file cabinet?", AnswerForm.COLOR),
         ("What is the colour of the couch?", AnswerForm.COLOR),
+        ("What colours are the chairs?", AnswerForm.COLOR),  # a plural asks for colours too
         ("Is there a lamp next to the bed?", AnswerForm.YES_NO),
         ("Can I see the window from here?", AnswerForm.YES_NO),
         ("Is the door on my left or right?", AnswerForm.DIRECTION),

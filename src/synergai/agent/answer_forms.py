@@ -51,7 +51,7 @@ _ONE_WORD: Mapping[AnswerForm, tuple[str, ...]] = MappingProxyType({
 _AUX_WORDS = ("is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "should",
               "has", "have", "had", "am", "may", "might", "must")
 _YES_NO_START = re.compile(rf"^(?:{'|'.join(_AUX_WORDS)})\b")
-_COLOR_Q = re.compile(r"\b(colou?r|colou?red)\b")
+_COLOR_Q = re.compile(r"\b(colou?rs?|colou?red)\b")
 _SHAPE_Q = re.compile(r"^(?:what|which) (?:is the )?shape\b|\bwhat shape\b")
 _COUNT_Q = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")
 _DIRECTION_Q = re.compile(r"\bwhich (?:direction|way|side)\b|\bwhat direction\b")
