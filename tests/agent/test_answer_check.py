@@ -76,6 +76,10 @@ def test_an_answer_of_the_wrong_form_is_caught_and_the_count_given(graph: SceneG
     assert "the room has only" in too_many.reason and too_many.fallback == verdict.fallback
     assert _check(graph, "Is there a table?", "maybe").reason == "the question asks for yes or no"
     assert _check(graph, question, "3").ok and _check(graph, "Is there a table?", "Yes.").ok
+    # a count of what the room does not label (drawers) is still bounded by all the objects it holds
+    parts = "How many drawers does the cabinet have?"
+    assert "objects this room holds" in _check(graph, parts, str(len(graph) + 1)).reason
+    assert _check(graph, parts, "4").ok
 
 
 def test_a_category_answer_naming_the_questions_own_object_is_caught(graph: SceneGraph) -> None:

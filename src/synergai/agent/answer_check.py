@@ -208,6 +208,13 @@ def _subject_problem(question: Question, text: str, graph: SceneGraph, subject: 
     return ""
 
 
+def _beyond_the_room(question: Question, text: str, graph: SceneGraph) -> str:
+    """Why a count cannot be of this room: more than all the objects it holds ('' when it can be)."""
+    said = normalise_answer(question.reply_form, text) if question.reply_form is AnswerForm.NUMBER else ""
+    return f"{said} is more than all the {len(graph)} objects this room holds" if (
+        said.isdigit() and int(said) > len(graph)) else ""
+
+
 def _counted(graph: SceneGraph, subject: Subject) -> list[str]:
     """The objects a "how many" of the subject's name counts: every one the name matches."""
     return [o.id for o in graph if category_matches(subject.name, o.category)] or list(subject.ids)
@@ -277,7 +284,8 @@ def check_answer(question: Question, answer: str, graph: SceneGraph,
     problem = _form_problem(question, text, graph)
     if problem and question.reply_form is AnswerForm.CATEGORY:
         return AnswerVerdict(False, problem)  # a thing the labels lack ("the rod"): no better word
-    problem = problem or _subject_problem(question, text, graph, subject)
+    problem = (problem or _subject_problem(question, text, graph, subject)
+               or _beyond_the_room(question, text, graph))
     return _failed(problem, question, graph, subject) if problem else AnswerVerdict(True)
 
 
