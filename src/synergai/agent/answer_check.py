@@ -210,9 +210,12 @@ def _subject_problem(question: Question, text: str, graph: SceneGraph, subject: 
 
 def _beyond_the_room(question: Question, text: str, graph: SceneGraph) -> str:
     """Why a count cannot be of this room: more than all the objects it holds ('' when it can be)."""
-    said = normalise_answer(question.reply_form, text) if question.reply_form is AnswerForm.NUMBER else ""
-    return f"{said} is more than all the {len(graph)} objects this room holds" if (
-        said.isdigit() and int(said) > len(graph)) else ""
+    if question.reply_form is not AnswerForm.NUMBER:
+        return ""
+    said = normalise_answer(AnswerForm.NUMBER, text)
+    if said.isdigit() and int(said) > len(graph):
+        return f"{said} is more than all the {len(graph)} objects this room holds"
+    return ""
 
 
 def _counted(graph: SceneGraph, subject: Subject) -> list[str]:

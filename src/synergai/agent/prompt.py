@@ -40,9 +40,14 @@ User input: Hello!
 Plan: final_answer {"answer": "Hello! Ask me about the room.", "short_answer": "hello", "item_id_list": []}
 [end of example plans]"""
 
-RULES = """\
+#: Most actions in a first plan: a question's (no edits), a request's or a correction's.
+QUESTION_PLAN_STEPS = 2
+PLAN_STEPS = 3
+
+RULES = f"""\
 Reply with ONE JSON object. The first reply has "plan": a list of the actions the input needs (often \
-one; at most 3) ({"action", "action_input"}), run in order, after which you get their Observations. \
+one; at most {PLAN_STEPS}) ({{"action", "action_input"}}), run in order, after which you get their \
+Observations. \
 Later replies have "action" and "action_input", one action each. Rules:
 1. action_input follows the tool's Arguments. Ids may be names ("bed") or "marked" until you know them.
 2. Use ids exactly as observed; never invent ids.
@@ -95,9 +100,6 @@ def final_values(schema: dict[str, Any]) -> list[Any] | None:
 
 #: Never in the first plan: a point comes from an observation; highlights go with the answer.
 NOT_PLANNED = frozenset({"find_object_closest", "post_process"})
-#: Most actions in a first plan: a question's (no edits), a request's or a correction's.
-QUESTION_PLAN_STEPS = 2
-PLAN_STEPS = 3
 
 
 def plan_schema(
