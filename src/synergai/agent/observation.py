@@ -47,15 +47,10 @@ def _grouped(facts: Iterable[tuple[Relation, str]]) -> dict[Relation, list[str]]
 
 def relation_facts(obj: SceneObject, facts: Iterable[tuple[Relation, str]]) -> list[Fact]:
     """The facts :func:`relation_sentences` states, read from the related objects' side."""
-    grouped = _grouped(facts)
-    out = []
-    for rel, others in grouped.items():
-        inverse = INVERSE.get(rel)
-        if rel == Relation.SUPPORTS or inverse == rel:  # "X supports a, b" / "X near a": a, b are on / near X
-            out.append(Fact(tuple(others), WORDING[inverse or rel], (obj.id,)))
-        else:
-            out.append(Fact((obj.id,), WORDING[rel], tuple(others)))
-    return out
+    # "X supports a, b" / "X near a": a, b are on / near X
+    return [Fact(tuple(others), WORDING[INVERSE.get(rel) or rel], (obj.id,))
+            if rel == Relation.SUPPORTS or INVERSE.get(rel) == rel
+            else Fact((obj.id,), WORDING[rel], tuple(others)) for rel, others in _grouped(facts).items()]
 
 
 def number(x: float) -> str:
@@ -86,18 +81,16 @@ def attributes_sentence(obj: SceneObject) -> str:
 
 def labelled(obj: SceneObject) -> str:
     """``{first attribute} {name} (id: {id})``: how a related object is named in template 3."""
-    prefix = f"{obj.attributes[0]} " if obj.attributes else ""
-    return prefix + name_id(obj)
+    return (f"{obj.attributes[0]} " if obj.attributes else "") + name_id(obj)
 
 
 def relation_sentences(
     graph: SceneGraph, obj: SceneObject, facts: Iterable[tuple[Relation, str]], limit: int = 5
 ) -> list[str]:
     """Template 3, one sentence per relation: "The X (id: i) is {relation} a (id: j), b (id: k)."."""
-    grouped = _grouped(facts)
     out = []
     # what rests on the object first: small models answer from the first sentence that fits
-    for rel, others in sorted(grouped.items(), key=lambda item: item[0] != Relation.SUPPORTS):
+    for rel, others in sorted(_grouped(facts).items(), key=lambda item: item[0] != Relation.SUPPORTS):
         names = [labelled(graph.get(o)) for o in others[:limit]]
         more = f" and {len(others) - limit} more" if len(others) > limit else ""
         if rel == Relation.SUPPORTS:  # read from the held objects' side: "what is on X" is then literal

@@ -26,17 +26,10 @@ def mentioned_ids(text: str) -> set[str]:
 
 def _phrases(words: list[str], categories: set[str]) -> set[str]:
     """The phrases of a sentence that could name a category (no open word such as "object" in them)."""
-    out: set[str] = set()
-    for n in range(1, MAX_PHRASE_WORDS + 1):
-        for k in range(len(words) - n + 1):
-            phrase = words[k:k + n]
-            if any(w in OPEN_QUERY_WORDS or singular(w) in OPEN_QUERY_WORDS for w in phrase):
-                continue
-            text = " ".join(phrase)
-            if len(phrase[-1]) < MIN_WORD and text not in categories:
-                continue
-            out.add(text)
-    return out
+    spans = [words[k:k + n] for n in range(1, MAX_PHRASE_WORDS + 1) for k in range(len(words) - n + 1)]
+    return {" ".join(p) for p in spans if not any(w in OPEN_QUERY_WORDS or singular(w) in OPEN_QUERY_WORDS
+                                                  for w in p)
+            and (len(p[-1]) >= MIN_WORD or " ".join(p) in categories)}
 
 
 def referred_ids(graph: SceneGraph, utterance: str, marked: str | None = None) -> frozenset[str]:

@@ -447,25 +447,19 @@ ASK_WHICH_OBJECT = ("I could not tell which object you mean, so I changed nothin
                     "view (or name it or give its id) and say it again.")
 
 
-def _ensure_referred(ctx: TurnContext, oid: str) -> None:
-    """Refuse to edit an object the utterance does not refer to; when it refers to none, ask which."""
+def _ensure_meant(ctx: TurnContext, ids: list[str], merge: bool = False) -> None:
+    """Refuse to edit an object the user did not refer to (asking which when they refer to none), or on a
+    guess: each target must be marked, named by id, or the only one of its kind (its words' only one; a
+    merge's parts: of a kind all merged); otherwise the user is asked which."""
     referred = ctx.referred()
-    if oid in referred:
-        return
     if not referred:
         ctx.clarification = ASK_WHICH_OBJECT
         raise ToolError("the user's words refer to no object of the room; the user is asked which one")
-    named = ", ".join(name_id(ctx.graph.get(i)) for i in sorted(referred)[:MAX_LISTED])
-    raise ToolError(f"the user did not speak of the {name_id(ctx.graph.get(oid))}; edit only what the user "
-                    f"named: {named}")
-
-
-def _ensure_meant(ctx: TurnContext, ids: list[str], merge: bool = False) -> None:
-    """Refuse to edit an object the user did not refer to (:func:`_ensure_referred`), or on a guess: each
-    target must be marked, named by id, or the only one of its kind (its words' only one; a merge's parts:
-    of a kind all merged); otherwise the user is asked which."""
     for oid in ids:
-        _ensure_referred(ctx, oid)
+        if oid not in referred:
+            named = ", ".join(name_id(ctx.graph.get(i)) for i in sorted(referred)[:MAX_LISTED])
+            raise ToolError(f"the user did not speak of the {name_id(ctx.graph.get(oid))}; edit only what "
+                            f"the user named: {named}")
         if oid == ctx.marked or oid in mentioned_ids(ctx.utterance):
             continue
         cat = ctx.graph.get(oid).category
@@ -562,9 +556,8 @@ def _relation_edit(ctx: TurnContext, args: RelationEditArgs, add: bool) -> str:
         _ensure_meant(ctx, [oid])
     build = edits.add_relation if add else edits.delete_relation
     _edit(ctx, lambda: build(ctx.graph, s, rel, o, edits.Actor.USER, ctx.utterance))
-    g = ctx.graph
     verb = "now" if add else "no longer"
-    return f"The {name_id(g.get(s))} is {verb} {WORDING[rel]} the {name_id(g.get(o))}."
+    return f"The {name_id(ctx.graph.get(s))} is {verb} {WORDING[rel]} the {name_id(ctx.graph.get(o))}."
 
 
 def add_relation(ctx: TurnContext, args: RelationEditArgs) -> str:
