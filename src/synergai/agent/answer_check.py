@@ -70,6 +70,8 @@ _PHRASE_END = frozenset({"is", "are", "was", "were", "has", "have", "does", "do"
                          "in", "on", "at", "of", "by", "from", "to"}
                         | RELATION_PREPOSITIONS | {w for cue in RELATION_CUES.values() for w in cue})
 _ARTICLES = frozenset({"the", "a", "an", "any"})
+#: Why an answer quoting tool text fails.
+QUOTES = "it quotes the tools' own text ({!r}); answer in plain words"
 _NONE_WORDS = frozenset({"no", "none", "not", "nothing", "nowhere", "0", "zero"})
 #: Longest noun phrase read as the thing a question names (words).
 _PHRASE_WORDS = 3
@@ -168,18 +170,14 @@ def _form_problem(question: Question, text: str, graph: SceneGraph) -> str:
     """Why the answer is not of the form asked ('' when it is)."""
     form = question.reply_form
     if form in _CLOSED:
-        if normalise_answer(form, text, question.options):
-            return ""
-        wanted = f"one of: {', '.join(question.options)}" if form is AnswerForm.CHOICE else WANTED[form]
-        return f"the question asks for {wanted}"
-    if form is AnswerForm.PLACE:
+        fits = bool(normalise_answer(form, text, question.options))
+    elif form is AnswerForm.PLACE:
         place = _place_anchor(text)
-        if place and (set(words_of(place[1])) & ROOM_PART_WORDS or _said(graph, place[1])):
-            return ""
-        return f"the question asks for {WANTED[form]}"
-    if form is AnswerForm.CATEGORY and not _said(graph, text):
-        return f"the question asks for {WANTED[form]}"
-    return ""
+        fits = bool(place and (set(words_of(place[1])) & ROOM_PART_WORDS or _said(graph, place[1])))
+    else:
+        fits = form is not AnswerForm.CATEGORY or bool(_said(graph, text))
+    wanted = f"one of: {', '.join(question.options)}" if form is AnswerForm.CHOICE else WANTED.get(form)
+    return "" if fits else f"the question asks for {wanted}"
 
 
 def _subject_problem(question: Question, text: str, graph: SceneGraph, subject: Subject) -> str:
@@ -261,8 +259,8 @@ def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tup
 
 
 def _failed(reason: str, question: Question, graph: SceneGraph, subject: Subject) -> AnswerVerdict:
-    found = graph_answer(question, graph, subject)
-    return AnswerVerdict(False, reason, found[0] if found else None, found[1] if found else "")
+    short, sentence = graph_answer(question, graph, subject) or (None, "")
+    return AnswerVerdict(False, reason, short, sentence)
 
 
 def check_answer(question: Question, answer: str, graph: SceneGraph,
@@ -272,8 +270,7 @@ def check_answer(question: Question, answer: str, graph: SceneGraph,
     subject = question_subject(question, graph, marked)
     quoted = tool_text(text)
     if quoted:
-        return _failed(f"it quotes the tools' own text ({quoted!r}); answer in plain words", question, graph,
-                       subject)
+        return _failed(QUOTES.format(quoted), question, graph, subject)
     if subject.absent:
         said = set(words_of(text))
         if said & _NONE_WORDS and singular(subject.absent.split()[-1]) in {singular(w) for w in said}:
@@ -310,8 +307,7 @@ def settle(result: Answered, question: Question, graph: SceneGraph, marked: str 
     verdict = check_answer(question, result.short_answer or result.answer, graph, marked)
     said = tool_text(result.answer)
     if verdict.ok and said:
-        verdict = _failed(f"it quotes the tools' own text ({said!r}); answer in plain words", question,
-                          graph, question_subject(question, graph, marked))
+        verdict = _failed(QUOTES.format(said), question, graph, question_subject(question, graph, marked))
     if verdict.ok:
         return None
     retry = may_retry and not any(t.get("type") == CHECK for t in result.trace)

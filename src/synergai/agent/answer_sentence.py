@@ -80,9 +80,9 @@ def _stated(graph: SceneGraph, facts: Sequence[Fact]) -> tuple[str, list[Fact]]:
     return " ".join(texts), list(texts.values())
 
 
-def _mentions(graph: SceneGraph, fact: Fact, category: str) -> bool:
+def _mentions(graph: SceneGraph, ids: Sequence[str], category: str) -> bool:
     want = " ".join(words_of(category))
-    return any(" ".join(words_of(graph.get(o).category)) == want for o in fact.ids if o in graph)
+    return any(" ".join(words_of(graph.get(o).category)) == want for o in ids if o in graph)
 
 
 def _named_in(graph: SceneGraph, ids: Sequence[str], question: Question | None) -> list[str]:
@@ -126,19 +126,18 @@ def compose_answer(
             return ComposedAnswer(text[0].upper() + text[1:], short, tuple(coloured))
         return ComposedAnswer(f"It is {short}.", short, ())
     if form is AnswerForm.PLACE and isinstance(value, Mapping):
-        anchor = str(value.get("anchor", ""))
-        about = [f for f in related if _mentions(graph, Fact(f.anchors), anchor)]
+        about = [f for f in related if _mentions(graph, f.anchors, str(value.get("anchor", "")))]
         if about:
             text, chosen = _stated(graph, about)
             return ComposedAnswer(text, short, tuple(dict.fromkeys(o for f in chosen for o in f.ids)))
         return ComposedAnswer(f"It is {short}.", short, ())
     # a category of the scene (or a place given as text): the facts that name it, in full
-    about = [f for f in related if _mentions(graph, Fact(f.subjects), short)] or \
-        [f for f in related if _mentions(graph, f, short)]
+    about = [f for f in related if _mentions(graph, f.subjects, short)] or \
+        [f for f in related if _mentions(graph, f.ids, short)]
     if about:
         text, chosen = _stated(graph, about)
         return ComposedAnswer(text, short, tuple(dict.fromkeys(o for f in chosen for o in f.subjects)))
-    matches = [o for f in plain for o in f.subjects if o in graph and _mentions(graph, Fact((o,)), short)]
+    matches = [o for f in plain for o in f.subjects if o in graph and _mentions(graph, (o,), short)]
     if matches:
         return ComposedAnswer(fact_sentence(graph, Fact(tuple(dict.fromkeys(matches)))), short,
                               tuple(dict.fromkeys(matches)))
@@ -149,8 +148,4 @@ def copies_error(answer: str, errors: Iterable[str], run: int = 4) -> bool:
     """Whether the answer repeats ``run`` consecutive words of an error observation."""
     words = words_of(answer)
     grams = {tuple(words[i:i + run]) for i in range(len(words) - run + 1)}
-    for error in errors:
-        e = words_of(error)
-        if any(tuple(e[i:i + run]) in grams for i in range(len(e) - run + 1)):
-            return True
-    return False
+    return any(tuple(e[i:i + run]) in grams for e in map(words_of, errors) for i in range(len(e) - run + 1))
