@@ -57,18 +57,13 @@ def head_first(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
     target_at = _first_mention(words, ref.category, vocab)
     if target_at is None:
         return ref
-    best: tuple[int, int] | None = None  # (position, relation index)
-    for i, rel in enumerate(ref.relations):
-        if len(rel.anchors) != 1 or rel.anchors[0].category in (ANY_OBJECT, ref.category):
-            continue
-        at = _first_mention(words, rel.anchors[0].category, vocab)
-        if at is not None and at < target_at and (best is None or at < best[0]):
-            best = (at, i)
-    if best is None or any(w in _RELATION_WORDS for w in words[:best[0]]):
+    found = [(at, i) for i, rel in enumerate(ref.relations)  # (position, relation index)
+             if len(rel.anchors) == 1 and rel.anchors[0].category not in (ANY_OBJECT, ref.category)
+             and (at := _first_mention(words, rel.anchors[0].category, vocab)) is not None and at < target_at]
+    if not found or any(w in _RELATION_WORDS for w in words[:min(found)[0]]):
         return ref
-    at, i = best
-    rel = ref.relations[i]
-    anchor = rel.anchors[0]
+    i = min(found)[1]
+    rel, anchor = ref.relations[i], ref.relations[i].anchors[0]
     old_target = ref.model_copy(update={"relations": [r for k, r in enumerate(ref.relations) if k != i]})
     return anchor.model_copy(update={"relations": [
         *anchor.relations, RelationRef(relation=rel.relation, anchors=[old_target])]})
@@ -228,11 +223,9 @@ def _mentions(words: list[str], vocab: SceneVocabulary) -> list[tuple[int, int, 
     k = 0
     while k < len(words):
         named = _named_at(words, k, vocab)
-        if named is None:
-            k += 1
-            continue
-        out.append((k, k + named[0], named[1]))
-        k += named[0]
+        if named is not None:
+            out.append((k, k + named[0], named[1]))
+        k += named[0] if named else 1
     return out
 
 

@@ -106,8 +106,14 @@ def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
         if said or keep_fields:
             obj["properties"][key] = schema if said else {"const": empty}
             obj["required"].append(key)
-    if target:
-        _add_features(obj, vocab, expression_schema(vocab, 0, any_object=any_object, target=False))
+    if target:  # the target's fields for the features the sentence's words can mean
+        view = expression_schema(vocab, 0, any_object=any_object, target=False)
+        negated = [f"not {p}" for p in POSITIONS] if "negation" in vocab.features else []
+        _add_said(obj, vocab, {
+            "position": ("position", {"type": "string", "enum": ["", *POSITIONS, *negated]}),
+            "order": ("order", {"type": "string", "enum": ["", *ORDERS]}),
+            "alone": ("alone", {"type": "boolean"}),
+            **{key: ("view", {"anyOf": [{"type": "null"}, view]}) for key in ("facing", "back_to")}})
     if depth > 0:
         anchor = expression_schema(vocab, depth - 1, any_object=any_object, exact_between=exact_between,
                                    keep_fields=keep_fields, target=False)
@@ -136,16 +142,6 @@ def _relation_item(vocab: SceneVocabulary, anchor: dict[str, Any], names: list[s
     _add_said(item, vocab, {"negated": ("negation", {"type": "boolean"}),
                             "count": ("count", {"type": "integer", "enum": list(range(MAX_COUNT + 1))})})
     return item
-
-
-def _add_features(obj: dict[str, Any], vocab: SceneVocabulary, anchor: dict[str, Any]) -> None:
-    """The target's fields for the features the sentence's words can mean."""
-    negated = [f"not {p}" for p in POSITIONS] if "negation" in vocab.features else []
-    _add_said(obj, vocab, {"position": ("position", {"type": "string", "enum": ["", *POSITIONS, *negated]}),
-                           "order": ("order", {"type": "string", "enum": ["", *ORDERS]}),
-                           "alone": ("alone", {"type": "boolean"}),
-                           "facing": ("view", {"anyOf": [{"type": "null"}, anchor]}),
-                           "back_to": ("view", {"anyOf": [{"type": "null"}, anchor]})})
 
 
 def _add_said(obj: dict[str, Any], vocab: SceneVocabulary, fields: dict[str, tuple[str, Any]]) -> None:
