@@ -73,6 +73,8 @@ _SIDE_Q = re.compile(r"\b(?:on |to )?(?:what|which) side of\b")
 _TRAILING_WHAT_Q = re.compile(r"\b(?:of|from|by|to|near|next to|beside|behind|under|on|above|below|"
                               r"between [a-z ]+ and|and) (?:what|which object)$")
 _OPEN_ATTRIBUTE_Q = re.compile(r"\b(shape|material|made of|pattern|style|size|brand|written|say|doing)\b")
+#: How much of a question's end a trailing "... across from what" is looked for in (characters).
+_TAIL_CHARS = 200
 
 
 _KIND_Q = re.compile(r"^(?:what|which) (?:type|kind|sort) of (?!(?:shape|material)\b)|^which (?=[a-z])")
@@ -121,8 +123,7 @@ def answer_form(question: str) -> AnswerForm:
     q = " ".join(words_of(question))
     options = choice_options(question)
     if options:
-        directions = {*DIRECTION_WORDS, "behind"}
-        return AnswerForm.DIRECTION if all(o in directions for o in options) else AnswerForm.CHOICE
+        return AnswerForm.DIRECTION if set(options) <= {*DIRECTION_WORDS, "behind"} else AnswerForm.CHOICE
     if re.search(r"\bhow many\b", q):
         return AnswerForm.NUMBER
     if _YES_NO_START.match(q) and not _COLOR_Q.search(q):
@@ -140,21 +141,10 @@ def answer_form(question: str) -> AnswerForm:
         return AnswerForm.YES_NO
     if _PLACE_Q.search(q):
         return AnswerForm.PLACE
-    if (_CATEGORY_Q.match(q) or _TRAILING_WHAT_Q.search(_tail(q))) and not _OPEN_ATTRIBUTE_Q.search(q):
+    tail = q if len(q) <= _TAIL_CHARS else q[-_TAIL_CHARS:].split(" ", 1)[-1]  # whole words: a bounded search
+    if (_CATEGORY_Q.match(q) or _TRAILING_WHAT_Q.search(tail)) and not _OPEN_ATTRIBUTE_Q.search(q):
         return AnswerForm.CATEGORY
     return AnswerForm.PHRASE
-
-
-#: How much of a question's end a trailing "... across from what" is looked for in (characters).
-_TAIL_CHARS = 200
-
-
-def _tail(q: str) -> str:
-    """The question's last :data:`_TAIL_CHARS` characters (whole words): a bounded search."""
-    if len(q) <= _TAIL_CHARS:
-        return q
-    tail = q[-_TAIL_CHARS:]
-    return tail[tail.find(" ") + 1:]
 
 
 def answer_schema(form: AnswerForm, categories: Sequence[str] = (),

@@ -28,13 +28,9 @@ class ComposedAnswer:
     ids: tuple[str, ...]
 
 
-def _name(graph: SceneGraph, oid: str) -> str:
-    return graph.get(oid).name if oid in graph else oid
-
-
 def _names(graph: SceneGraph, ids: Sequence[str]) -> str:
     """ "the laptop and the remote control"; repeated names are counted ("2 chairs")."""
-    counts = Counter(_name(graph, oid) for oid in ids)
+    counts = Counter(graph.get(oid).name if oid in graph else oid for oid in ids)
     parts = [f"the {n}" if c == 1 else f"{c} {plural(n)}" for n, c in counts.items()]
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 

@@ -337,12 +337,6 @@ def named_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
 _NUMBER_REACH = 3
 
 
-def _number(word: str) -> int | None:
-    """The value of a number word or digits ("three", "3", "both"), None for other words."""
-    n = 2 if word in PAIR_WORDS else int(word) if word.isdigit() else WORD_TO_NUMBER.get(word)
-    return n if n is not None and 2 <= n <= MAX_COUNT else None
-
-
 def group_size(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
     """The size of the group an order or comparison is taken in, when the sentence says it ("the middle
     of the three cups", "the other two")."""
@@ -351,8 +345,8 @@ def group_size(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
         return ref
     words = sentence_words(sentence)
     for k, w in enumerate(words):
-        n = _number(w)
-        if n is None:
+        n = 2 if w in PAIR_WORDS else int(w) if w.isdigit() else WORD_TO_NUMBER.get(w)  # "both", "3", "three"
+        if n is None or not 2 <= n <= MAX_COUNT:
             continue
         grouped = k >= 2 and words[k - 1] == "of" and words[k - 2] in GROUP_WORDS | FEATURE_CUES["order"]
         named = next(iter(_mentions(words[k + 1:], vocab)), None)

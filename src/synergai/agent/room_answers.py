@@ -122,10 +122,6 @@ def _names(items: list[str]) -> str:
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
-def _counted(category: str, n: int) -> str:
-    return f"{'an' if category[0] in 'aeiou' else 'a'} {category}" if n == 1 else f"{n} {plural(category)}"
-
-
 def room_answer(graph: SceneGraph, question: str) -> RoomAnswer | None:
     """The graph's answer to a question about rooms, or None (see the module doc-string)."""
     if not graph.rooms:
@@ -171,7 +167,8 @@ def room_answer(graph: SceneGraph, question: str) -> RoomAnswer | None:
         counts = Counter(o.category for o in inside)
         if not counts:
             return RoomAnswer(f"The {room.name} is empty.", "nothing", (), "contents")
-        listed = [_counted(c, n) for c, n in counts.items()]
+        listed = [f"{'an' if c[0] in 'aeiou' else 'a'} {c}" if n == 1 else f"{n} {plural(c)}"
+                  for c, n in counts.items()]
         return RoomAnswer(f"The {room.name} has {_names(listed)}.", ", ".join(counts),
                           tuple(o.id for o in inside), "contents")
     return None
