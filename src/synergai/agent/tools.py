@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Collection
+from contextlib import suppress
 from dataclasses import dataclass
 from functools import partial
 from typing import Annotated, Any
@@ -96,8 +97,11 @@ class QueryArgs(_Args):
         return self
 
 
-class RelationsArgs(_Args):
+class IdsArgs(_Args):
     item_id_list: IdList
+
+
+class RelationsArgs(IdsArgs):
     relation: Annotated[str, StringConstraints(max_length=24)] = ""
 
 
@@ -105,16 +109,11 @@ class NoArgs(_Args):
     pass
 
 
-class IdsArgs(_Args):
-    item_id_list: IdList
-
-
 class PointArgs(_Args):
     point: Annotated[list[float], Field(min_length=3, max_length=3)]
 
 
-class UpdateNameArgs(_Args):
-    item_id_list: IdList
+class UpdateNameArgs(IdsArgs):
     new_name_list: Annotated[list[Short], Field(min_length=1, max_length=8)]
 
 
@@ -654,10 +653,8 @@ def final_answer(ctx: TurnContext, args: FinalArgs) -> str:
     """
     known = []
     for raw in args.item_id_list:  # a wrong id must not lose the answer: it is only not highlighted
-        try:
+        with suppress(ToolError):
             known.append(ctx.check_id(raw))
-        except ToolError:
-            continue
     if known:
         post_process(ctx, IdsArgs(item_id_list=known))
     return args.answer
