@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import takewhile
 
 from synergai.agent.answer_forms import PLACE_RELATIONS, AnswerForm, normalise_answer
 from synergai.agent.evidence import named_at
@@ -116,12 +117,8 @@ def absent_thing(question: Question, graph: SceneGraph, means: Meaning | None = 
                   if w in _ARTICLES or words[max(k - 1, 0):k + 1] == ["how", "many"]), None)
     if start is None or not question.asking:
         return ""
-    phrase: list[str] = []
-    for w in words[start:start + _PHRASE_WORDS + 2]:
-        if w in _PHRASE_END:
-            break
-        if w not in COLOR_WORDS and w not in SIZE_WORDS and w not in MATERIAL_WORDS:
-            phrase.append(w)
+    head = takewhile(lambda w: w not in _PHRASE_END, words[start:start + _PHRASE_WORDS + 2])
+    phrase = [w for w in head if w not in COLOR_WORDS and w not in SIZE_WORDS and w not in MATERIAL_WORDS]
     phrase = [*phrase[-_PHRASE_WORDS:-1], singular(phrase[-1])] if phrase else []
     if not phrase or any(w in ROOM_PART_WORDS | OPEN_QUERY_WORDS | ANY_OBJECT_WORDS for w in phrase):
         return ""

@@ -249,11 +249,8 @@ def attributes_to_nouns(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -
     """Each attribute word kept only on the objects of the noun the sentence says it in front of."""
     words = sentence_words(sentence)
     objects = _objects(ref)
-    owner: dict[str, set[str]] = {}
-    for a in dict.fromkeys(x for o in objects for x in o.attributes):
-        cats = _said_before(words, a, vocab)
-        if cats and any(o.category in cats for o in objects):
-            owner[a] = cats
+    owner = {a: cats for a in dict.fromkeys(x for o in objects for x in o.attributes)
+             if (cats := _said_before(words, a, vocab)) and any(o.category in cats for o in objects)}
     if not owner:
         return ref
     return _with_attributes(ref, lambda o: [a for a in o.attributes

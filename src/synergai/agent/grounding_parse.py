@@ -221,10 +221,8 @@ def _normalised(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
-                     max_tokens: int = MAX_TOKENS, retries: int = 1,
-                     category: str | None = None, relation_required: bool = False,
-                     note: str = "") -> ParsedExpression:
+def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *, category: str | None = None,
+                     relation_required: bool = False, note: str = "") -> ParsedExpression:
     """One model call (a retry only when the reply is cut off or not JSON) -> a validated expression; a
     description longer than ``MAX_SENTENCE_CHARS`` is refused without a call. A second reading keeps the
     ``category``, needs a relation when ``relation_required``, and adds a ``note``."""
@@ -243,7 +241,7 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
     messages = expression_messages(sentence, words, any_object=any_object)
     if note:
         messages[-1] = {"role": "user", "content": f"{messages[-1]['content']}\n{note}"}
-    answer = calls.json(messages, schema, max_tokens=max_tokens, retries=retries)
+    answer = calls.json(messages, schema, max_tokens=MAX_TOKENS, retries=1)
     if answer.data is None:
         return ParsedExpression(None, answer.replies, answer.problem or "no JSON reply")
     try:
