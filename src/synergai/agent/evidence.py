@@ -22,8 +22,7 @@ from synergai.scene.vocabulary import (
 
 
 def _position(question_words: list[str], category: str) -> int | None:
-    """Where the question names the category (as written, singular or plural, else by another word
-    for it: :func:`map_word_to`); None when it does not."""
+    """Where the question names the category (as written, singular, plural or by a synonym); None if not."""
     for form in (category, plural(category)):
         cat = words_of(form)
         for k in range(len(question_words) - len(cat) + 1):

@@ -148,8 +148,7 @@ _OPPOSITE_GAP = 3
 
 
 def across_from(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
-    """A relation to an anchor the sentence says the target is across from ("opposite of the window")
-    read as "farthest from" it; not when negated."""
+    """A relation to an anchor the target is said to be across from ("opposite of") as "farthest from"."""
     words = sentence_words(sentence)
     rels = list(ref.relations)
     for j, r in enumerate(rels):
@@ -335,8 +334,7 @@ _NUMBER_REACH = 3
 
 
 def group_size(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
-    """The size of the group an order or comparison is taken in, when the sentence says it ("the middle
-    of the three cups", "the other two")."""
+    """The size of the group an order or comparison is taken in, when said ("the middle of three cups")."""
     sizes = any(" ".join(words_of(w)) in SIZE_WORDS for w in ref.attributes)
     if not (ref.order or ref.superlative or sizes) or ref.group_size is not None:
         return ref

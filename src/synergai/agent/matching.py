@@ -46,8 +46,7 @@ def category_matches(query: str, category: str) -> bool:
 
 
 def spelling_fixed(graph: SceneGraph, query: str) -> str:
-    """The query with each unknown word of 5+ letters replaced by a category word at least 85 % similar
-    ("toobox"); unchanged when nothing is close."""
+    """The query with each unknown word of 5+ letters replaced by a category word 85 % alike ("toobox")."""
     vocab = sorted({w for o in graph for w in _phrase(o.category).split()})
     known = set(vocab) | COLOR_WORDS | set(QUERY_SYNONYMS)
     words = []

@@ -180,8 +180,7 @@ def _expression(args: QueryArgs) -> ObjectRef:
 
 
 def _singles_out(ref: ObjectRef) -> bool:
-    """Whether the description claims one object: an order, a room position, isolation, a superlative
-    or a closest / farthest relation."""
+    """Whether the description claims one object (order, position, isolation, superlative, closest...)."""
     return bool(ref.order or (ref.position and not ref.position.startswith("not ")) or ref.alone
                 or ref.superlative or any(r.relation in ("closest to", "farthest from") and not r.negated
                                           for r in ref.relations))
@@ -339,23 +338,22 @@ def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> Observed:
         # view-dependent facts only when asked for: they are many and depend on where the user stands
         view, how = _view_facts(ctx, oid, wanted) if wanted in VIEW_DEPENDENT else ([], "")
         lines.append(attributes_sentence(obj))
-        sentences = relation_sentences(graph, obj, own)[:MAX_RELATION_SENTENCES]
+        lines.extend(relation_sentences(graph, obj, own)[:MAX_RELATION_SENTENCES])
         found.extend(relation_facts(obj, own))
         for around, target in ((others, name_id(obj)), ([o for _, o in view], f"{obj.name} ({how})")):
             if around and wanted is not None:  # both are only found for a wanted relation
                 names = ", ".join(labelled(graph.get(o)) for o in around[:MAX_LISTED])  # template 3, reversed
                 verb = "is" if len(around) == 1 else "are"
-                sentences.append(f"The {names} {verb} {WORDING[wanted]} the {target}.")
+                lines.append(f"The {names} {verb} {WORDING[wanted]} the {target}.")
                 found.append(Fact(tuple(around[:MAX_LISTED]), WORDING[wanted], (oid,)))
         if not own and not others and not view:
             what = f" {WORDING[wanted]}" if wanted else ""
             other = relation_sentences(graph, obj, facts)[:MAX_RELATION_SENTENCES]  # [] unless filtered
             # the answer is often a neighbouring relation ("next to" asked, "beside" recorded)
             tail = "; its other relations:" if other else "."
-            sentences.append(f"The {name_id(obj)} has no{what} relations recorded{tail}")
-            sentences.extend(other)
+            lines.append(f"The {name_id(obj)} has no{what} relations recorded{tail}")
+            lines.extend(other)
             found.extend(relation_facts(obj, facts) if other else [Fact((oid,))])
-        lines.extend(sentences)
     if len(ids) > MAX_ANCHORS:
         rest = ", ".join(ids[MAX_ANCHORS:])
         lines.append(f"({len(ids) - MAX_ANCHORS} more objects not shown: ids {rest}.)")
