@@ -31,18 +31,14 @@ def _verbatim_words(phrase: str, cat: str) -> int:
 
 def category_matches(query: str, category: str) -> bool:
     """Whether a query phrase names this category (whole words, plural-insensitive, synonyms)."""
-    q = f" {_phrase(query)} "
-    cat = _phrase(category)
+    q, cat = _phrase(query), _phrase(category)
     if not cat:
         return False
-    if _verbatim_words(q.strip(), cat):
-        return True
     words = q.split()
-    if any(_phrase(alt) == cat for w in words for alt in QUERY_SYNONYMS.get(w, ())):
-        return True
     # "chair" matches the categories "office chair" / "armchair" (same head noun)
-    head = cat.split()[-1]
-    return any(w == head for w in words) and len(cat.split()) > 1
+    return (bool(_verbatim_words(q, cat)) or any(_phrase(alt) == cat for w in words
+                                                 for alt in QUERY_SYNONYMS.get(w, ()))
+            or (cat.split()[-1] in words and len(cat.split()) > 1))
 
 
 def spelling_fixed(graph: SceneGraph, query: str) -> str:
@@ -76,8 +72,5 @@ def find_objects(graph: SceneGraph, query: str, *, fix_spelling: bool = True) ->
         cands = [o for o in cands if named[o.id] == longest]
     attr_words = {w for w in q.split() if w in COLOR_WORDS or w.endswith(("en", "ic", "al"))}
     attr_words -= {w for o in cands for w in _phrase(o.category).split()}
-    if attr_words:
-        narrowed = [o for o in cands if attr_words & {w for a in o.attributes for w in _norm(a).split()}]
-        if narrowed:
-            cands = narrowed
-    return cands
+    narrowed = [o for o in cands if attr_words & {w for a in o.attributes for w in _norm(a).split()}]
+    return narrowed or cands
