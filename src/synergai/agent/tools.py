@@ -10,7 +10,6 @@ import difflib
 from collections.abc import Callable, Collection
 from contextlib import suppress
 from dataclasses import dataclass
-from functools import partial
 from typing import Annotated, Any
 
 import numpy as np
@@ -471,9 +470,10 @@ def _ensure_meant(ctx: TurnContext, ids: list[str], merge: bool = False) -> None
                         f"asked which {'ones' if merge else 'one'}")
 
 
-def _edit(ctx: TurnContext, build: Callable[[], edits.EditRequest]) -> None:
+def _edit(ctx: TurnContext, build: Callable[..., edits.EditRequest], *args: Any, **kwargs: Any) -> None:
+    """Apply the edit ``build(graph, *args, USER, utterance, **kwargs)``; a SceneError is a ToolError."""
     try:
-        ctx.apply(build())
+        ctx.apply(build(ctx.graph, *args, edits.Actor.USER, ctx.utterance, **kwargs))
     except SceneError as exc:
         raise ToolError(str(exc)) from None
 
@@ -500,7 +500,7 @@ def update_name(ctx: TurnContext, args: UpdateNameArgs) -> str:
         oid = _rename_target(ctx, raw, name)
         _ensure_meant(ctx, [oid])
         old = ctx.graph.get(oid).category
-        _edit(ctx, partial(edits.rename_object, ctx.graph, oid, name, edits.Actor.USER, ctx.utterance))
+        _edit(ctx, edits.rename_object, oid, name)
         out.append(f"The {old} (id: {oid}) is now called {ctx.graph.get(oid).category}.")
     return " ".join(out)
 
@@ -534,8 +534,7 @@ def update_attributes(ctx: TurnContext, args: UpdateAttributesArgs) -> str:
     ctx.check_writable()
     oid = ctx.check_id(args.object_id)
     _ensure_meant(ctx, [oid])
-    _edit(ctx, lambda: edits.set_attributes(ctx.graph, oid, args.new_attributes_list, edits.Actor.USER,
-                                             ctx.utterance))
+    _edit(ctx, edits.set_attributes, oid, args.new_attributes_list)
     return "Updated. " + attributes_sentence(ctx.graph.get(oid))
 
 
@@ -551,8 +550,7 @@ def _relation_edit(ctx: TurnContext, args: RelationEditArgs, add: bool) -> str:
                         "on, inside, near, above, mounted on")
     for oid in (s, o):
         _ensure_meant(ctx, [oid])
-    build = edits.add_relation if add else edits.delete_relation
-    _edit(ctx, lambda: build(ctx.graph, s, rel, o, edits.Actor.USER, ctx.utterance))
+    _edit(ctx, edits.add_relation if add else edits.delete_relation, s, rel, o)
     verb = "now" if add else "no longer"
     return f"The {name_id(ctx.graph.get(s))} is {verb} {WORDING[rel]} the {name_id(ctx.graph.get(o))}."
 
@@ -611,7 +609,7 @@ def merge_objects(ctx: TurnContext, args: MergeArgs) -> str:
         raise ToolError("a merge needs at least two different objects")
     _ensure_meant(ctx, ids, merge=True)
     parts = ", ".join(name_id(ctx.graph.get(i)) for i in ids)
-    _edit(ctx, partial(edits.merge_objects, ctx.graph, ids, edits.Actor.USER, ctx.utterance, args.new_name))
+    _edit(ctx, edits.merge_objects, ids, category=args.new_name)
     return f"The {parts} are now one {name_id(ctx.graph.get(ids[0]))}."
 
 
