@@ -89,9 +89,8 @@ def _named_in(graph: SceneGraph, ids: Sequence[str], question: Question | None) 
     return named or list(ids)
 
 
-def compose_answer(
-    graph: SceneGraph, form: AnswerForm, value: Any, facts: Sequence[Fact], question: Question | None = None
-) -> ComposedAnswer:
+def compose_answer(graph: SceneGraph, form: AnswerForm, value: Any, facts: Sequence[Fact],
+                   question: Question | None = None) -> ComposedAnswer:
     """The sentence for a typed value, from the observed facts ('' for a free phrase or a misfit)."""
     short = render_answer(form, value)
     if not short or form is AnswerForm.PHRASE:

@@ -21,21 +21,16 @@ from synergai.scene.vocabulary import (
 )
 
 
-def _position(question_words: list[str], category: str) -> int | None:
+def _position(words: list[str], category: str) -> int | None:
     """Where the question names the category (as written, singular, plural or by a synonym); None if not."""
-    for form in (category, plural(category)):
-        cat = words_of(form)
-        for k in range(len(question_words) - len(cat) + 1):
-            if question_words[k:k + len(cat)] == cat:
-                return k
-    for n in (3, 2, 1):
-        for k in range(len(question_words) - n + 1):
-            phrase = question_words[k:k + n]
-            if (n == 1 and phrase[0] in VERB_NOUNS) or any(len(w) < MIN_WORD for w in phrase):
-                continue  # "can I ..." names no trash can
-            if map_word_to(" ".join(phrase), [category]):
-                return k
-    return None
+    for cat in (words_of(category), words_of(plural(category))):
+        at = next((k for k in range(len(words) - len(cat) + 1) if words[k:k + len(cat)] == cat), None)
+        if at is not None:
+            return at
+    spans = ((k, words[k:k + n]) for n in (3, 2, 1) for k in range(len(words) - n + 1))
+    return next((k for k, phrase in spans if not (len(phrase) == 1 and phrase[0] in VERB_NOUNS)
+                 and all(len(w) >= MIN_WORD for w in phrase)  # "can I ..." names no trash can
+                 and map_word_to(" ".join(phrase), [category])), None)
 
 
 def _observed(graph: SceneGraph, facts: Sequence[Fact]) -> list[str]:

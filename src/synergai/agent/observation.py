@@ -84,9 +84,8 @@ def labelled(obj: SceneObject) -> str:
     return (f"{obj.attributes[0]} " if obj.attributes else "") + name_id(obj)
 
 
-def relation_sentences(
-    graph: SceneGraph, obj: SceneObject, facts: Iterable[tuple[Relation, str]], limit: int = 5
-) -> list[str]:
+def relation_sentences(graph: SceneGraph, obj: SceneObject, facts: Iterable[tuple[Relation, str]],
+                       limit: int = 5) -> list[str]:
     """Template 3, one sentence per relation: "The X (id: i) is {relation} a (id: j), b (id: k)."."""
     out = []
     # what rests on the object first: small models answer from the first sentence that fits

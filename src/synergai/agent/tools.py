@@ -274,9 +274,8 @@ def query_for_objects(ctx: TurnContext, args: QueryArgs) -> str | Observed:
     return Observed(f"{len(found)} objects match {label!r}: {shown}.{more}", tuple(facts))
 
 
-def _view_facts(
-    ctx: TurnContext, anchor: str, wanted: Relation | None
-) -> tuple[list[tuple[Relation, str]], str]:
+def _view_facts(ctx: TurnContext, anchor: str,
+                wanted: Relation | None) -> tuple[list[tuple[Relation, str]], str]:
     """View-dependent facts "other REL anchor" for the objects around the anchor."""
     graph = ctx.graph
     viewpoint, how = ctx.effective_viewpoint(anchor)
