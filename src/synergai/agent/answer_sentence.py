@@ -68,9 +68,7 @@ def _stated(graph: SceneGraph, facts: Sequence[Fact]) -> tuple[str, list[Fact]]:
     """The differing sentences of the first ``MAX_SENTENCES`` merged facts, and those facts."""
     texts: dict[str, Fact] = {}
     for f in _merged(facts):
-        text = fact_sentence(graph, f)
-        if text not in texts:
-            texts[text] = f
+        texts.setdefault(fact_sentence(graph, f), f)
         if len(texts) == MAX_SENTENCES:
             break
     return " ".join(texts), list(texts.values())

@@ -153,9 +153,8 @@ def across_from(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> Object
     rels = list(ref.relations)
     for j, r in enumerate(rels):
         at = _first_mention(words, r.anchors[0].category, vocab) if len(r.anchors) == 1 else None
-        if at is None or r.negated or r.relation == "farthest from":
-            continue
-        if OPPOSITE_WORDS & set(words[max(0, at - _OPPOSITE_GAP):at + 1]):
+        if at is not None and not r.negated and r.relation != "farthest from" \
+                and OPPOSITE_WORDS & set(words[max(0, at - _OPPOSITE_GAP):at + 1]):
             rels[j] = r.model_copy(update={"relation": "farthest from"})
     return ref if rels == list(ref.relations) else ref.model_copy(update={"relations": rels})
 

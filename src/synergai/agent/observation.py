@@ -37,12 +37,10 @@ class Observed:
 
 def _grouped(facts: Iterable[tuple[Relation, str]]) -> dict[Relation, list[str]]:
     """Each relation's other objects, in order, once each."""
-    grouped: dict[Relation, list[str]] = {}
+    grouped: dict[Relation, dict[str, None]] = {}
     for rel, other in facts:
-        others = grouped.setdefault(rel, [])
-        if other not in others:
-            others.append(other)
-    return grouped
+        grouped.setdefault(rel, {})[other] = None
+    return {rel: list(others) for rel, others in grouped.items()}
 
 
 def relation_facts(obj: SceneObject, facts: Iterable[tuple[Relation, str]]) -> list[Fact]:
