@@ -205,10 +205,8 @@ def _subject_problem(question: Question, text: str, graph: SceneGraph, subject: 
 
 def _beyond_the_room(question: Question, text: str, graph: SceneGraph) -> str:
     """Why a count cannot be of this room: more than all the objects it holds ('' when it can be)."""
-    if question.reply_form is not AnswerForm.NUMBER:
-        return ""
     said = normalise_answer(AnswerForm.NUMBER, text)
-    if said.isdigit() and int(said) > len(graph):
+    if question.reply_form is AnswerForm.NUMBER and said.isdigit() and int(said) > len(graph):
         return f"{said} is more than all the {len(graph)} objects this room holds"
     return ""
 
@@ -240,18 +238,16 @@ def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tup
         n = len(_counted(graph, subject))
         return str(n), f"There {'is' if n == 1 else 'are'} {n} {name if n == 1 else plural(name)}."
     if form is AnswerForm.PLACE:
-        for oid in ids:
-            found = [p for p in places(graph, oid) if graph.get(p.anchor).category != name]
-            if found:
-                words = found[0].words(graph)
-                return words, f"The {name} is {words}."
+        place = next((p for oid in ids for p in places(graph, oid) if graph.get(p.anchor).category != name),
+                     None)
+        if place is not None:
+            return place.words(graph), f"The {name} is {place.words(graph)}."
     if form is AnswerForm.CATEGORY and question.kind_at is None:
-        for oid in ids:
-            others = [graph.get(o) for _, o in graph.relations_of(oid) if o in graph]
-            other = next((o for o in others if o.kind not in STRUCTURE_KINDS
-                          and o.category not in question.categories), None)
-            if other is not None:
-                return other.category, f"It is {with_article(other.category)}."
+        others = (graph.get(o) for oid in ids for _, o in graph.relations_of(oid) if o in graph)
+        other = next((o for o in others if o.kind not in STRUCTURE_KINDS
+                      and o.category not in question.categories), None)
+        if other is not None:
+            return other.category, f"It is {with_article(other.category)}."
     return None
 
 
