@@ -24,23 +24,6 @@ def parses(code: str) -> bool:
     return parsed(code) is not None
 
 
-def _tokens(code: str) -> list[tokenize.TokenInfo]:
-    """``code``'s tokens; [] when it cannot be tokenized."""
-    try:
-        return list(tokenize.generate_tokens(io.StringIO(code).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return []
-
-
-def _splice(code: str, edits: list[tuple[int, int, int, str]]) -> str:
-    """``code`` with each ``(row, begin, end, text)`` put in place of its columns (from the end, so the
-    columns of earlier edits stay right)."""
-    lines = code.splitlines(keepends=True)
-    for row, begin, end, text in sorted(edits, reverse=True):
-        lines[row - 1] = lines[row - 1][:begin] + text + lines[row - 1][end:]
-    return "".join(lines)
-
-
 def _scan_fstring(code: str, start: int, quote: str, out: list[str]) -> int:
     """Copy the f-string body from ``start`` to ``out``, literals in its fields that reuse ``quote`` with
     the other quotes; the index after its closing quote."""
@@ -99,12 +82,19 @@ def _spells(run: list[tokenize.TokenInfo], words: tuple[str, ...]) -> bool:
 def join_category_names(code: str, categories: Sequence[str]) -> str:
     """``code`` with a multi-word category written as bare names joined by ``_`` (``water_cooler``)."""
     phrases = sorted({tuple(c.split()) for c in categories if len(c.split()) > 1}, key=len, reverse=True)
-    tokens, runs, i = _tokens(code) if phrases else [], [], 0
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline)) if phrases else []
+    except (tokenize.TokenError, SyntaxError):
+        return code
+    lines, runs, i = code.splitlines(keepends=True), [], 0
     while i < len(tokens):
         run = next((tokens[i:i + len(w)] for w in phrases if _spells(tokens[i:i + len(w)], w)), None)
         runs += [run] if run else []
         i += len(run) if run else 1
-    return _splice(code, [(*r[0].start, r[-1].end[1], "_".join(t.string for t in r)) for r in runs])
+    for run in reversed(runs):  # from the end, so the columns of earlier runs stay right
+        (row, begin), end = run[0].start, run[-1].end[1]
+        lines[row - 1] = lines[row - 1][:begin] + "_".join(t.string for t in run) + lines[row - 1][end:]
+    return "".join(lines)
 
 
 _CLOCK_IN_NAME = re.compile(r"(?<=\w)o'clock")
@@ -177,7 +167,11 @@ def _call_arguments(tokens: list[tokenize.TokenInfo], at: int) -> list[list[toke
 def name_positional_arguments(code: str) -> str:
     """``code`` with an unnamed argument after named ones in an API call (``filter(object_set=s, lambda o:
     ...)``) named as the function's first parameter not yet given (``category=lambda o: ...``)."""
-    tokens, inserts, signatures = _tokens(code), [], api_signatures()
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return code
+    lines, inserts, signatures = code.splitlines(keepends=True), [], api_signatures()
     for i, tok in enumerate(tokens[:-1]):
         if tok.string not in signatures or tokens[i + 1].string != "(" or (
                 i and tokens[i - 1].string in (".", "def")):
@@ -195,5 +189,7 @@ def name_positional_arguments(code: str) -> str:
         free = [p for p in params if p not in given]
         if len(late) > len(free):
             raise ValueError("more unnamed arguments than parameters left")
-        inserts += [(*a[0].start, a[0].start[1], f"{name}=") for a, name in zip(late, free, strict=False)]
-    return _splice(code, inserts)
+        inserts += [(arg[0].start, f"{name}=") for arg, name in zip(late, free, strict=False)]
+    for (row, col), text in sorted(inserts, reverse=True):  # from the end: earlier columns stay right
+        lines[row - 1] = lines[row - 1][:col] + text + lines[row - 1][col:]
+    return "".join(lines)
