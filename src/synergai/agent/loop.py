@@ -25,16 +25,7 @@ from synergai.agent.answer_forms import AnswerForm
 from synergai.agent.answer_sentence import compose_answer, copies_error, kind_phrase
 from synergai.agent.context import ToolError, TurnContext
 from synergai.agent.evidence import evidence_categories, evidence_colours, named_at, question_subject
-from synergai.agent.kernel import (
-    ANSWER_CHECK,
-    DONE,
-    AnswerCheck,
-    Budget,
-    SendBack,
-    StepKind,
-    Turn,
-    TurnKernel,
-)
+from synergai.agent.kernel import DONE, AnswerCheck, Budget, SendBack, StepKind, Turn, TurnKernel
 from synergai.agent.observation import Fact, Observed, render_full_graph
 from synergai.agent.prompt import (
     TurnVocabulary,
@@ -236,8 +227,7 @@ SEND_BACKS = MappingProxyType({
     "bad-reply": SendBack("Observation: Error: {error}. Reply with one JSON object as the format says."),
     "no-steps": SendBack("Observation: No steps left. Give final_answer now."),
     "repeated": SendBack("Observation: You already did that; its result is above. Give final_answer now, "
-                         "from the observations you have."),
-    "answer-check": ANSWER_CHECK})
+                         "from the observations you have.")})
 
 
 class AgentLoop:
