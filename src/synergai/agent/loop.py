@@ -283,13 +283,8 @@ class AgentLoop:
             self._graph_tokens[key] = self.llm.count_tokens(render_full_graph(ctx.graph))
         return self._graph_tokens[key]
 
-    def run(
-        self,
-        ctx: TurnContext,
-        question: str,
-        history: Sequence[tuple[str, str]] = (),
-        session_note: str = "",
-    ) -> AgentResult:
+    def run(self, ctx: TurnContext, question: str, history: Sequence[tuple[str, str]] = (),
+            session_note: str = "") -> AgentResult:
         """Answer one user input. Edits are held in ``ctx`` and written to the store when the turn ends;
         a turn that raises (a model failure, :class:`~synergai.agent.progress.TurnCancelled`) writes none."""
         start = time.perf_counter()

@@ -202,7 +202,6 @@ class ProgramLoop:
 
     def __init__(self, llm: ChatModel, limits: ProgramLimits | None = None,
                  check_answer: AnswerCheck | None = None) -> None:
-        self.llm = llm
         self.limits = limits or ProgramLimits()
         self.budget = Budget(self.limits.max_rounds)
         self.check_answer: AnswerCheck | None = check_answer or self._checked
@@ -229,36 +228,32 @@ class ProgramLoop:
 
     def run(self, graph: SceneGraph, question: str, situation: str = "",
             viewpoint: Viewpoint | None = None) -> ProgramResult:
-        """Answer one (situated) question about ``graph``; the agent stands at ``viewpoint``."""
+        """Answer one (situated) question about ``graph``; the agent stands at ``viewpoint``. The question's
+        state: its parse, prompt, sandbox arguments and grammars."""
         start = time.perf_counter()
-        at = self._question(graph, question, situation, viewpoint)
-        self.kernel.run(at)
-        at.result.seconds = time.perf_counter() - start  # the question's setup included
-        return at.result
-
-    def _question(self, graph: SceneGraph, text: str, situation: str,
-                  viewpoint: Viewpoint | None) -> _Question:
-        """The state of a new question: its parse, prompt, sandbox arguments and grammars."""
         counts = Counter(o.category for o in graph)
-        question = Question.parse(text, sorted(counts))
-        result = ProgramResult(answer="", answer_form=question.form.value, constrained=self.constrained)
+        asked = Question.parse(question, sorted(counts))
+        result = ProgramResult(answer="", answer_form=asked.form.value, constrained=self.constrained)
         pose = None if viewpoint is None else {"position": list(viewpoint.position),
                                                "forward": list(viewpoint.forward)}
         api_args: dict[str, Any] = {"graph": graph_to_dict(graph), "viewpoint": pose,
                                     "ordered_sets": self.limits.ordered_sets}
         rooms = [r.name for r in graph.rooms]  # legal strings (room(name)) and answers ("which room")
         grammars: dict[str, str] = {phase: reply_grammar(
-            [*sorted(counts), *rooms], question.form, question.options, program=phase is Phase.PROGRAM)
+            [*sorted(counts), *rooms], asked.form, asked.options, program=phase is Phase.PROGRAM)
             for phase in (Phase.PROGRAM, Phase.ANSWER)} if self.constrained else {}
-        prompt = P.user_prompt(scene_summary(graph), situation, text,
-                               P.answer_hint(question.form, question.options))
+        prompt = P.user_prompt(scene_summary(graph), situation, question,
+                               P.answer_hint(asked.form, asked.options))
         if rooms:
             prompt = f"The scene has rooms: {', '.join(rooms)} (see rooms(), room()).\n{prompt}"
         messages = [{"role": "system", "content": self._system}, {"role": "user", "content": prompt}]
-        return _Question(question=question, result=result, graph=graph, prompt=prompt, messages=messages,
-                         api_args=api_args, counts=counts, grammars=grammars, phase=Phase.PROGRAM,
-                         calls=self.kernel.calls(text, result.usage),
-                         sampling=Resampling(self.limits.repeat_temperature))
+        at = _Question(question=asked, result=result, graph=graph, prompt=prompt, messages=messages,
+                       api_args=api_args, counts=counts, grammars=grammars, phase=Phase.PROGRAM,
+                       calls=self.kernel.calls(question, result.usage),
+                       sampling=Resampling(self.limits.repeat_temperature))
+        self.kernel.run(at)
+        result.seconds = time.perf_counter() - start  # the question's setup included
+        return result
 
     def _call(self, at: _Question, max_tokens: int) -> ChatReply:
         """One round's model call (greedy unless the question asks for a sample)."""
