@@ -317,8 +317,6 @@ class AgentLoop:
     def _turn(self, ctx: TurnContext, question: str, history: Sequence[tuple[str, str]],
               session_note: str) -> _Turn:
         """A new turn: its call path, question, conversation, answer schema and vocabulary."""
-        result = AgentResult(answer="")
-        calls = self.kernel.calls(question, result.usage)
         # Earlier turns go in as context text, not as past final_answer replies: a small model copies
         # such replies and then answers without using any tool.
         earlier = "".join(f"Earlier, the user said: {u}\nYou answered: {a}\n" for u, a in history)
@@ -334,10 +332,11 @@ class AgentLoop:
         # the ids the user wrote may be named from the start; others once an observation shows them
         vocab = turn_vocabulary(ctx.graph, list(asked.ids), marked=ctx.marked is not None,
                                 said=question if asked.asking else "")  # a correction may name any relation
-        result.answer_form = form.value
+        result = AgentResult(answer="", answer_form=form.value)
         messages = [{"role": "system", "content": self._system}, {"role": "user", "content": prompt}]
         return _Turn(ctx=ctx, question=asked, result=result, messages=messages, final=final, middle=middle,
-                     vocab=vocab, phase=Phase.PLAN, calls=calls, prompt=prompt, heard=bool(history))
+                     vocab=vocab, phase=Phase.PLAN, calls=self.kernel.calls(question, result.usage),
+                     prompt=prompt, heard=bool(history))
 
     # ------------------------------------------------------------------ states
     def _reply(self, turn: _Turn, schema: dict, max_tokens: int, parse: Callable[[str], _P]) -> _P | Phase:

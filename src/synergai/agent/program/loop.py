@@ -418,8 +418,7 @@ class ProgramLoop:
             if text.strip():
                 self._answer(at, text, {"thought": str(reply.data.get("thought", "")), "summarized": True})
                 return
-        final = _final_text(reply.text)
-        if final:
+        if final := _final_text(reply.text):
             self._answer(at, final, {"summarized": True})
         else:
             self.kernel.record(at, StepKind.ERROR, error=f"summarization failed: {reply.problem}")
