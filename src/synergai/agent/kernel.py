@@ -109,7 +109,8 @@ class AnswerVerdict:
 #: The check a policy runs before an answer is given: (the turn, whether it may still be sent back) -> the
 #: send-back's text, or None when the turn's result may go (the check may have put a fallback in it).
 AnswerCheck = Callable[[Any, bool], "str | None"]
-#: The send-back of an answer that failed its check (once a turn; the text names the reason).
+#: The send-back of an answer that failed its check (once a turn; the text names the reason): the kernel's,
+#: unless a policy's ``send_backs`` has its own "answer-check".
 ANSWER_CHECK = SendBack("{text}", times=1)
 
 
@@ -157,6 +158,7 @@ class TurnKernel:
     def __init__(self, llm: ChatModel, policy: Policy) -> None:
         self.llm = llm
         self.policy = policy
+        self.send_backs = {"answer-check": ANSWER_CHECK, **policy.send_backs}  # the check's, unless its own
 
     def calls(self, label: str, usage: Usage) -> Calls:
         """The call path of a new turn about ``label``."""
@@ -197,7 +199,7 @@ class TurnKernel:
 
     def send_back(self, turn: Turn, name: str, **values: Any) -> bool:
         """Tell the model what the send-back ``name`` says; False when its times are used up."""
-        policy = self.policy.send_backs[name]
+        policy = self.send_backs[name]
         if policy.times and turn.sent_back[name] >= policy.times:
             return False
         turn.sent_back[name] += 1
@@ -222,7 +224,7 @@ class TurnKernel:
         check, result = self.policy.check_answer, turn.result
         if check is None or turn.open_question or not (result.answer or result.short_answer):
             return True
-        times = self.policy.send_backs["answer-check"].times
+        times = self.send_backs["answer-check"].times
         text = check(turn, not times or turn.sent_back["answer-check"] < times)
         if text is None:
             return True

@@ -25,16 +25,7 @@ from synergai.agent.answer_forms import AnswerForm
 from synergai.agent.answer_sentence import compose_answer, copies_error, kind_phrase
 from synergai.agent.context import ToolError, TurnContext
 from synergai.agent.evidence import evidence_categories, evidence_colours, named_at, question_subject
-from synergai.agent.kernel import (
-    ANSWER_CHECK,
-    DONE,
-    AnswerCheck,
-    Budget,
-    SendBack,
-    StepKind,
-    Turn,
-    TurnKernel,
-)
+from synergai.agent.kernel import DONE, AnswerCheck, Budget, SendBack, StepKind, Turn, TurnKernel
 from synergai.agent.observation import Fact, Observed, render_full_graph
 from synergai.agent.prompt import (
     TurnVocabulary,
@@ -236,8 +227,7 @@ SEND_BACKS = MappingProxyType({
     "bad-reply": SendBack("Observation: Error: {error}. Reply with one JSON object as the format says."),
     "no-steps": SendBack("Observation: No steps left. Give final_answer now."),
     "repeated": SendBack("Observation: You already did that; its result is above. Give final_answer now, "
-                         "from the observations you have."),
-    "answer-check": ANSWER_CHECK})
+                         "from the observations you have.")})
 
 
 class AgentLoop:
@@ -293,13 +283,8 @@ class AgentLoop:
             self._graph_tokens[key] = self.llm.count_tokens(render_full_graph(ctx.graph))
         return self._graph_tokens[key]
 
-    def run(
-        self,
-        ctx: TurnContext,
-        question: str,
-        history: Sequence[tuple[str, str]] = (),
-        session_note: str = "",
-    ) -> AgentResult:
+    def run(self, ctx: TurnContext, question: str, history: Sequence[tuple[str, str]] = (),
+            session_note: str = "") -> AgentResult:
         """Answer one user input. Edits are held in ``ctx`` and written to the store when the turn ends;
         a turn that raises (a model failure, :class:`~synergai.agent.progress.TurnCancelled`) writes none."""
         start = time.perf_counter()
@@ -332,8 +317,6 @@ class AgentLoop:
     def _turn(self, ctx: TurnContext, question: str, history: Sequence[tuple[str, str]],
               session_note: str) -> _Turn:
         """A new turn: its call path, question, conversation, answer schema and vocabulary."""
-        result = AgentResult(answer="")
-        calls = self.kernel.calls(question, result.usage)
         # Earlier turns go in as context text, not as past final_answer replies: a small model copies
         # such replies and then answers without using any tool.
         earlier = "".join(f"Earlier, the user said: {u}\nYou answered: {a}\n" for u, a in history)
@@ -349,10 +332,11 @@ class AgentLoop:
         # the ids the user wrote may be named from the start; others once an observation shows them
         vocab = turn_vocabulary(ctx.graph, list(asked.ids), marked=ctx.marked is not None,
                                 said=question if asked.asking else "")  # a correction may name any relation
-        result.answer_form = form.value
+        result = AgentResult(answer="", answer_form=form.value)
         messages = [{"role": "system", "content": self._system}, {"role": "user", "content": prompt}]
         return _Turn(ctx=ctx, question=asked, result=result, messages=messages, final=final, middle=middle,
-                     vocab=vocab, phase=Phase.PLAN, calls=calls, prompt=prompt, heard=bool(history))
+                     vocab=vocab, phase=Phase.PLAN, calls=self.kernel.calls(question, result.usage),
+                     prompt=prompt, heard=bool(history))
 
     # ------------------------------------------------------------------ states
     def _reply(self, turn: _Turn, schema: dict, max_tokens: int, parse: Callable[[str], _P]) -> _P | Phase:

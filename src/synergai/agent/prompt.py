@@ -102,9 +102,8 @@ def final_values(schema: dict[str, Any]) -> list[Any] | None:
 NOT_PLANNED = frozenset({"find_object_closest", "post_process"})
 
 
-def plan_schema(
-    tools: tuple[Tool, ...] = TOOLS, marked: bool = True, question: bool = False
-) -> dict[str, Any]:
+def plan_schema(tools: tuple[Tool, ...] = TOOLS, marked: bool = True,
+                question: bool = False) -> dict[str, Any]:
     """Schema of the first reply: a plan of 1 to ``PLAN_STEPS`` actions (``QUESTION_PLAN_STEPS`` and no
     edits for a question; ``find_marked_object`` only when an object is marked), or final_answer alone
     (a greeting)."""
@@ -118,12 +117,8 @@ def plan_schema(
                                     "maxItems": QUESTION_PLAN_STEPS if question else PLAN_STEPS}]
     plans += [{"type": "array", "items": _branch(t), "minItems": 1, "maxItems": 1}
               for t in tools if t.name == "final_answer"]
-    return {
-        "type": "object",
-        "properties": {"plan": {"anyOf": plans}},
-        "required": ["plan"],
-        "additionalProperties": False,
-    }
+    return {"type": "object", "properties": {"plan": {"anyOf": plans}}, "required": ["plan"],
+            "additionalProperties": False}
 
 
 #: Arguments that name objects: ids seen so far, the scene's categories, "marked".

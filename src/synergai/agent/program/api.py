@@ -1,12 +1,8 @@
-"""The scene APIs of LLM-TPC (Fig. S4) over a scene graph, for programs the model writes.
-
-The paper's names and arguments are the contract inside the sandbox (even where they shadow builtins);
-``rooms()`` and ``room(name)`` are ours. Wrong arguments raise errors that list the legal values. With
-``ordered_sets`` a set of objects iterates, prints and indexes nearest to the agent first; without it,
-sets keep LLM-TPC's no-indexing contract. The leniencies are listed in
-:data:`synergai.agent.program.repairs.LENIENCIES`; values are read by :mod:`synergai.agent.program.values`.
+"""The scene APIs of LLM-TPC (Fig. S4) over a scene graph, for programs the model writes: the paper's names
+and arguments (even where they shadow builtins), plus our ``rooms()`` / ``room(name)``; wrong arguments raise
+errors listing the legal values. With ``ordered_sets`` a set iterates, prints and indexes nearest first.
+Leniencies: :data:`synergai.agent.program.repairs.LENIENCIES`; values: :mod:`synergai.agent.program.values`.
 """
-
 
 from __future__ import annotations
 
@@ -306,18 +302,17 @@ class SceneAPI:
         """Returns a set of objects that are related to the reference_object by the relation (to any of a
         set of references, the references left out)."""
         rel = choose(relation, RELATE_RELATIONS, "relation")
-        if isinstance(reference_object, set | frozenset | list | tuple):
-            refs = [r.id for r in self._set(reference_object)]
-        else:
-            refs = [self._obj(reference_object, "reference_object").id]
+        many = isinstance(reference_object, set | frozenset | list | tuple)
+        refs = [r.id for r in self._set(reference_object)] if many else [
+            self._obj(reference_object, "reference_object").id]
         ids = [o.id for o in self._set(object_set) if o.id not in refs]
         return self._wrap({i for ref in refs for i in self._related(ids, ref, rel)})
 
     def _related(self, ids: list[str], ref: str, rel: str) -> list[str]:
         """The ids among ``ids`` related to the object ``ref`` by ``rel`` (a legal relate() relation)."""
-        g = self.graph
         if not ids:
             return []
+        g = self.graph
         if rel in _VIEW:
             return list(build.view_relation(g, ids, ref, _VIEW[rel], self.viewpoint))
         if rel in ("closest", "farthest"):
@@ -442,7 +437,6 @@ def full_keyword(keyword: str, params: Iterable[str]) -> str:
 
 def full_keywords(keywords: Mapping[str, Any], params: Iterable[str]) -> dict[str, Any]:
     """``keywords`` by the parameters they name (:func:`full_keyword`); as given when two name one."""
-    params = tuple(params)
     named = {full_keyword(k, params): v for k, v in keywords.items()}
     return named if len(named) == len(keywords) else dict(keywords)
 

@@ -154,9 +154,8 @@ class _Checker(ast.NodeVisitor):
         outer = dict(self.kinds)  # a comprehension's variables do not leak out of it
         for gen in node.generators:
             self.visit(gen)
-        for part in ("elt", "key", "value"):
-            if hasattr(node, part):
-                self.visit(getattr(node, part))
+        for part in [getattr(node, p) for p in ("elt", "key", "value") if hasattr(node, p)]:
+            self.visit(part)
         self.kinds = outer
 
     visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _visit_comp

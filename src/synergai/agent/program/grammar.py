@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from itertools import groupby
+from string import Template
 
 from synergai.agent.answer_forms import PHRASE_MAX, AnswerForm, answer_schema
 from synergai.agent.program.values import api_strings
@@ -81,29 +82,26 @@ def reply_grammar(categories: Sequence[str], form: AnswerForm, options: Sequence
         strings = program_strings(categories, values)
         rules.append(f"dqv ::= {choice(v for v in strings if chr(34) not in v)}")
         rules.append(f"sqv ::= {choice(v for v in strings if chr(39) not in v)}")
-        bounds = {"@LINES@": PROGRAM_LINES, "@ITEMS@": LINE_ITEMS, "@LABEL@": LABEL_CHARS,
-                  "@HOLES@": FSTRING_HOLES, "@HOLE@": HOLE_ITEMS}
-        text = _PROGRAM_RULES
-        for mark, value in bounds.items():
-            text = text.replace(mark, str(value))
+        text = Template(_PROGRAM_RULES).substitute(LINES=PROGRAM_LINES, ITEMS=LINE_ITEMS, LABEL=LABEL_CHARS,
+                                                   HOLES=FSTRING_HOLES, HOLE=HOLE_ITEMS)
         rules += text.strip().splitlines()
     return "\n".join(rules) + "\n"
 
 
-#: The program's rules (GBNF; ``@NAME@`` marks a bound): lines of code characters and strings.
+#: The program's rules (GBNF; ``$NAME`` marks a bound): lines of code characters and strings.
 _PROGRAM_RULES = r"""
-program ::= "Program\nAction Input:\n```Python\n" line{1,@LINES@} "```"
-line ::= item{1,@ITEMS@} "\n"
+program ::= "Program\nAction Input:\n```Python\n" line{1,$LINES} "```"
+line ::= item{1,$ITEMS} "\n"
 item ::= [^"'\n#\\`] | dq | sq | fdq | fsq
 dq ::= "\"" (dqv | dqlabel | sep) "\""
 sq ::= "'" (sqv | sqlabel | sep) "'"
-dqlabel ::= [^"\\\n{}]{0,@LABEL@} [:=] " "?
-sqlabel ::= [^'\\\n{}]{0,@LABEL@} [:=] " "?
+dqlabel ::= [^"\\\n{}]{0,$LABEL} [:=] " "?
+sqlabel ::= [^'\\\n{}]{0,$LABEL} [:=] " "?
 sep ::= [ ,;|/.-]{0,3}
-fdq ::= "f\"" dqtext (dqhole dqtext){1,@HOLES@} "\""
-fsq ::= "f'" sqtext (sqhole sqtext){1,@HOLES@} "'"
-dqtext ::= [^"\\\n{}]{0,@LABEL@}
-sqtext ::= [^'\\\n{}]{0,@LABEL@}
-dqhole ::= "{" ([^"'\\\n{}#`] | sq){1,@HOLE@} "}"
-sqhole ::= "{" ([^"'\\\n{}#`] | dq){1,@HOLE@} "}"
+fdq ::= "f\"" dqtext (dqhole dqtext){1,$HOLES} "\""
+fsq ::= "f'" sqtext (sqhole sqtext){1,$HOLES} "'"
+dqtext ::= [^"\\\n{}]{0,$LABEL}
+sqtext ::= [^'\\\n{}]{0,$LABEL}
+dqhole ::= "{" ([^"'\\\n{}#`] | sq){1,$HOLE} "}"
+sqhole ::= "{" ([^"'\\\n{}#`] | dq){1,$HOLE} "}"
 """

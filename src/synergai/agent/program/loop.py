@@ -16,16 +16,7 @@ from typing import Any
 
 from synergai.agent.answer_check import settle
 from synergai.agent.answer_forms import answer_schema, normalise_answer, render_answer
-from synergai.agent.kernel import (
-    ANSWER_CHECK,
-    DONE,
-    AnswerCheck,
-    Budget,
-    SendBack,
-    StepKind,
-    Turn,
-    TurnKernel,
-)
+from synergai.agent.kernel import DONE, AnswerCheck, Budget, SendBack, StepKind, Turn, TurnKernel
 from synergai.agent.program import prompt as P
 from synergai.agent.program.check import Finding, check_program, repair_hint
 from synergai.agent.program.grammar import reply_grammar
@@ -177,8 +168,7 @@ SEND_BACKS = MappingProxyType({
     "check-failed": SendBack(P.CHECK_FAILED),
     "rectify": SendBack(P.RECTIFY),
     "output": SendBack("{observation}"),
-    "output-answer-now": SendBack("{observation}\n" + P.ANSWER_NOW),
-    "answer-check": ANSWER_CHECK})
+    "output-answer-now": SendBack("{observation}\n" + P.ANSWER_NOW)})
 
 
 @dataclass(kw_only=True)
@@ -212,7 +202,6 @@ class ProgramLoop:
 
     def __init__(self, llm: ChatModel, limits: ProgramLimits | None = None,
                  check_answer: AnswerCheck | None = None) -> None:
-        self.llm = llm
         self.limits = limits or ProgramLimits()
         self.budget = Budget(self.limits.max_rounds)
         self.check_answer: AnswerCheck | None = check_answer or self._checked
@@ -239,36 +228,32 @@ class ProgramLoop:
 
     def run(self, graph: SceneGraph, question: str, situation: str = "",
             viewpoint: Viewpoint | None = None) -> ProgramResult:
-        """Answer one (situated) question about ``graph``; the agent stands at ``viewpoint``."""
+        """Answer one (situated) question about ``graph``; the agent stands at ``viewpoint``. The question's
+        state: its parse, prompt, sandbox arguments and grammars."""
         start = time.perf_counter()
-        at = self._question(graph, question, situation, viewpoint)
-        self.kernel.run(at)
-        at.result.seconds = time.perf_counter() - start  # the question's setup included
-        return at.result
-
-    def _question(self, graph: SceneGraph, text: str, situation: str,
-                  viewpoint: Viewpoint | None) -> _Question:
-        """The state of a new question: its parse, prompt, sandbox arguments and grammars."""
         counts = Counter(o.category for o in graph)
-        question = Question.parse(text, sorted(counts))
-        result = ProgramResult(answer="", answer_form=question.form.value, constrained=self.constrained)
+        asked = Question.parse(question, sorted(counts))
+        result = ProgramResult(answer="", answer_form=asked.form.value, constrained=self.constrained)
         pose = None if viewpoint is None else {"position": list(viewpoint.position),
                                                "forward": list(viewpoint.forward)}
         api_args: dict[str, Any] = {"graph": graph_to_dict(graph), "viewpoint": pose,
                                     "ordered_sets": self.limits.ordered_sets}
         rooms = [r.name for r in graph.rooms]  # legal strings (room(name)) and answers ("which room")
         grammars: dict[str, str] = {phase: reply_grammar(
-            [*sorted(counts), *rooms], question.form, question.options, program=phase is Phase.PROGRAM)
+            [*sorted(counts), *rooms], asked.form, asked.options, program=phase is Phase.PROGRAM)
             for phase in (Phase.PROGRAM, Phase.ANSWER)} if self.constrained else {}
-        prompt = P.user_prompt(scene_summary(graph), situation, text,
-                               P.answer_hint(question.form, question.options))
+        prompt = P.user_prompt(scene_summary(graph), situation, question,
+                               P.answer_hint(asked.form, asked.options))
         if rooms:
             prompt = f"The scene has rooms: {', '.join(rooms)} (see rooms(), room()).\n{prompt}"
         messages = [{"role": "system", "content": self._system}, {"role": "user", "content": prompt}]
-        return _Question(question=question, result=result, graph=graph, prompt=prompt, messages=messages,
-                         api_args=api_args, counts=counts, grammars=grammars, phase=Phase.PROGRAM,
-                         calls=self.kernel.calls(text, result.usage),
-                         sampling=Resampling(self.limits.repeat_temperature))
+        at = _Question(question=asked, result=result, graph=graph, prompt=prompt, messages=messages,
+                       api_args=api_args, counts=counts, grammars=grammars, phase=Phase.PROGRAM,
+                       calls=self.kernel.calls(question, result.usage),
+                       sampling=Resampling(self.limits.repeat_temperature))
+        self.kernel.run(at)
+        result.seconds = time.perf_counter() - start  # the question's setup included
+        return result
 
     def _call(self, at: _Question, max_tokens: int) -> ChatReply:
         """One round's model call (greedy unless the question asks for a sample)."""
@@ -343,25 +328,32 @@ class ProgramLoop:
 
     # ------------------------------------------------------------------ a program
     def _try(self, at: _Question, step: TPCStep, key: str, cut: bool, budget: int) -> str:
-        """Check a program, run it if it passes, and choose the next phase from what happened."""
-        if self.limits.static_check:
-            code, done = repair_program(step.content, at.counts, at.earlier,
-                                        ordered_sets=self.limits.ordered_sets)
-            for name in applied(done):
-                at.result.repairs[name] = at.result.repairs.get(name, 0) + 1
-        else:
-            at.earlier.append(step.content)
-            code, done = step.content, {"rewritten": False, "repairs": [], "carried": [], "defined": []}
-        findings, notes = self._check(at, code)
+        """Check a program, run it if it passes, and choose the next phase from what happened (a program
+        the check stopped: its findings' hints go straight back)."""
+        code, done, findings, notes = self._repaired(at, step.content)
         record = {"thought": step.thought, "program": code, "notes": [f.kind for f in notes]}
-        if findings:  # not run: the hints go straight back
-            return self._not_run(at, record, done, [*findings, *notes], key, cut, budget)
+        if findings:  # not run
+            findings = [*findings, *notes]
+            error, kinds = f"CheckError: {repair_hint(findings)}", [f.kind for f in findings]
+            if cut and "syntax" in kinds:  # "'(' was never closed" misleads; the cut is a loop: sample
+                error, kinds = f"CheckError: {P.CUT_OFF.format(tokens=budget)}", ["cut-off"]
+                at.sampling.repeated()
+            self.kernel.record(at, StepKind.ACTION, "program", **record, ok=False, stdout="", error=error,
+                               stage="check", findings=kinds, wall_s=0.0, **done)
+            at.last_error = error
+            if any(f.kind != "question-object" for f in findings):  # else the same program may run
+                at.failed[key] = error
+            self.kernel.send_back(at, "check-failed", error=error)
+            return Phase.PROGRAM
         outcome = run_program(code, api_factory=API_FACTORY, api_args=at.api_args, limits=self.limits.sandbox)
         self.kernel.record(at, StepKind.ACTION, "program", **record, ok=outcome.ok, stdout=outcome.stdout,
                            error=outcome.error, stage="sandbox", wall_s=round(outcome.wall_s, 3), **done)
         noted = f" Note: {repair_hint(notes)}" if notes else ""
         if outcome.ok and outcome.stdout.strip():
-            observation = self._observation(outcome.stdout) + noted
+            text, cap = outcome.stdout.strip(), self.limits.max_observation_chars
+            if len(text) > cap:
+                text = text[:cap] + f" ... [{len(text) - cap} more characters cut: print only what you need]"
+            observation = f"Observation: {text}{noted}"
             self.kernel.observe(at, observation, tell=False)  # said by the send-back below
             if not self.limits.answer_after_output:
                 self.kernel.send_back(at, "output", observation=observation)
@@ -376,37 +368,23 @@ class ProgramLoop:
         self.kernel.send_back(at, "rectify", error=error + noted)
         return Phase.PROGRAM
 
-    def _not_run(self, at: _Question, record: dict[str, Any], done: dict[str, Any], findings: list[Finding],
-                 key: str, cut: bool, budget: int) -> str:
-        """A program the check stopped: its findings' hints go back."""
-        error, kinds = f"CheckError: {repair_hint(findings)}", [f.kind for f in findings]
-        if cut and "syntax" in kinds:  # "'(' was never closed" misleads; the cut is a loop: sample
-            error, kinds = f"CheckError: {P.CUT_OFF.format(tokens=budget)}", ["cut-off"]
-            at.sampling.repeated()
-        self.kernel.record(at, StepKind.ACTION, "program", **record, ok=False, stdout="", error=error,
-                           stage="check", findings=kinds, wall_s=0.0, **done)
-        at.last_error = error
-        if any(f.kind != "question-object" for f in findings):  # else the same program may run
-            at.failed[key] = error
-        self.kernel.send_back(at, "check-failed", error=error)
-        return Phase.PROGRAM
-
-    def _check(self, at: _Question, code: str) -> tuple[list[Finding], list[Finding]]:
-        """The check's findings that keep a program from running, and those said beside its output."""
-        if not self.limits.static_check:
-            return [], []
-        findings = check_program(code, sorted(at.counts), ordered_sets=self.limits.ordered_sets,
-                                 named=at.question.categories,
-                                 require_named=self.limits.question_objects and not at.named_asked
-                                 and at.model_calls < self.budget.calls)
+    def _repaired(self, at: _Question, program: str) -> tuple[str, dict[str, Any], list[Finding],
+                                                              list[Finding]]:
+        """The program repaired, the repairs done, and the check's findings that keep it from running and
+        those said beside its output (as written and unchecked without the static check)."""
+        limits = self.limits
+        if not limits.static_check:
+            at.earlier.append(program)
+            return program, {"rewritten": False, "repairs": [], "carried": [], "defined": []}, [], []
+        code, done = repair_program(program, at.counts, at.earlier, ordered_sets=limits.ordered_sets)
+        for name in applied(done):
+            at.result.repairs[name] = at.result.repairs.get(name, 0) + 1
+        findings = check_program(code, sorted(at.counts), ordered_sets=limits.ordered_sets,
+                                 named=at.question.categories, require_named=limits.question_objects
+                                 and not at.named_asked and at.model_calls < self.budget.calls)
         at.named_asked = at.named_asked or any(f.kind == "question-object" for f in findings)
-        return [f for f in findings if f.kind not in NOTED], [f for f in findings if f.kind in NOTED]
-
-    def _observation(self, stdout: str) -> str:
-        text, cap = stdout.strip(), self.limits.max_observation_chars
-        if len(text) > cap:
-            text = text[:cap] + f" ... [{len(text) - cap} more characters cut: print only what you need]"
-        return f"Observation: {text}"
+        noted = [f for f in findings if f.kind in NOTED]
+        return code, done, [f for f in findings if f.kind not in NOTED], noted
 
     def _answer(self, at: _Question, text: str, extra: Mapping[str, Any]) -> None:
         """Record ``text`` as the answer, read as the question's form (as written when it does not fit)."""
@@ -440,8 +418,7 @@ class ProgramLoop:
             if text.strip():
                 self._answer(at, text, {"thought": str(reply.data.get("thought", "")), "summarized": True})
                 return
-        final = _final_text(reply.text)
-        if final:
+        if final := _final_text(reply.text):
             self._answer(at, final, {"summarized": True})
         else:
             self.kernel.record(at, StepKind.ERROR, error=f"summarization failed: {reply.problem}")

@@ -175,11 +175,9 @@ Action Input:
 YOUR MODIFIED PROGRAM
 ```"""
 
-RECTIFY = ("Program executing error. Check your program. {error} Return your modified program in the format "
-           "of:\n" + _MODIFIED_PROGRAM)
-
-CHECK_FAILED = ("Program check error: the program was not run. {error} Return your modified program in the "
-                "format of:\n" + _MODIFIED_PROGRAM)
+_RETURN_MODIFIED = " Return your modified program in the format of:\n" + _MODIFIED_PROGRAM
+RECTIFY = "Program executing error. Check your program. {error}" + _RETURN_MODIFIED
+CHECK_FAILED = "Program check error: the program was not run. {error}" + _RETURN_MODIFIED
 
 EMPTY_OUTPUT = "the program printed nothing: print the values you want to know."
 
@@ -224,18 +222,16 @@ SUMMARIZE_JSON = ("You have reached the maximum number of chats. From the observ
                   "final answer as JSON: {\"thought\": \"...\", \"answer\": ...}.")
 
 _FORM_HINTS = {AnswerForm.YES_NO: "yes or no", AnswerForm.NUMBER: "a number", AnswerForm.COLOR: "a colour",
-               AnswerForm.CATEGORY: "an object category of the scene",
+               AnswerForm.CATEGORY: "an object category of the scene", AnswerForm.PHRASE: "one or two words",
                AnswerForm.PLACE: "a place (a relation and an object, e.g. on the desk)",
-               AnswerForm.DIRECTION: "a direction: left, right, front or back",
-               AnswerForm.PHRASE: "one or two words"}
+               AnswerForm.DIRECTION: "a direction: left, right, front or back"}
 
 
 def system_prompt(ordered_sets: bool = True, constrained: bool = False) -> str:
     """The scene-independent system prompt (a stable cache prefix); ``constrained`` adds the string rule."""
     api = API_DOC.replace("{set_order}", ORDERED_SETS if ordered_sets else STRICT_SETS)
-    if constrained:
-        api = f"{api}\n{STRING_RULE}"
-    return f"{TASK}\n\n{FORMAT}\n\n{api}\n\n{EXAMPLE}"
+    rule = f"\n{STRING_RULE}" if constrained else ""
+    return f"{TASK}\n\n{FORMAT}\n\n{api}{rule}\n\n{EXAMPLE}"
 
 
 def answer_hint(form: AnswerForm, options: Sequence[str] = ()) -> str:

@@ -134,9 +134,8 @@ def _child_env() -> dict[str, str]:
     """A minimal environment: no host secrets, one BLAS thread (threads would meet RLIMIT_NPROC), a fixed
     hash seed (sets print in the same order on every run), and this ``synergai`` package first on the path
     (API factories come from the host's code)."""
-    single = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
     return {"PATH": os.defpath, "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONPATH": str(_PACKAGE_ROOT),
-            **single}
+            **dict.fromkeys(("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"), "1")}
 
 
 def _supervise(argv: Sequence[str], payload: bytes, wall_seconds: float, stdout_cap: int) -> _Outcome:
