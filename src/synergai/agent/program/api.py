@@ -437,6 +437,7 @@ def full_keyword(keyword: str, params: Iterable[str]) -> str:
 
 def full_keywords(keywords: Mapping[str, Any], params: Iterable[str]) -> dict[str, Any]:
     """``keywords`` by the parameters they name (:func:`full_keyword`); as given when two name one."""
+    params = tuple(params)
     named = {full_keyword(k, params): v for k, v in keywords.items()}
     return named if len(named) == len(keywords) else dict(keywords)
 

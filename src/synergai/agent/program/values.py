@@ -73,6 +73,7 @@ def legal_value(value: object, legal: Iterable[str]) -> str | None:
 
 def choose(value: str, legal: Iterable[str], what: str) -> str:
     """``value`` as one of ``legal`` (:func:`legal_value`); a ValueError listing them otherwise."""
+    legal = tuple(legal)
     v = legal_value(value, legal)
     if v is None:
         raise ValueError(f"{what} must be one of {list(legal)}, got {value!r}")
