@@ -173,8 +173,10 @@ def _form_problem(question: Question, text: str, graph: SceneGraph) -> str:
         fits = bool(place and (set(words_of(place[1])) & ROOM_PART_WORDS or _said(graph, place[1])))
     else:
         fits = form is not AnswerForm.CATEGORY or bool(_said(graph, text))
-    wanted = f"one of: {', '.join(question.options)}" if form is AnswerForm.CHOICE else WANTED.get(form)
-    return "" if fits else f"the question asks for {wanted}"
+    if fits:
+        return ""
+    wanted = f"one of: {', '.join(question.options)}" if form is AnswerForm.CHOICE else WANTED[form]
+    return f"the question asks for {wanted}"
 
 
 def _subject_problem(question: Question, text: str, graph: SceneGraph, subject: Subject) -> str:
@@ -205,10 +207,11 @@ def _subject_problem(question: Question, text: str, graph: SceneGraph, subject: 
 
 def _beyond_the_room(question: Question, text: str, graph: SceneGraph) -> str:
     """Why a count cannot be of this room: more than all the objects it holds ('' when it can be)."""
+    if question.reply_form is not AnswerForm.NUMBER:
+        return ""
     said = normalise_answer(AnswerForm.NUMBER, text)
-    if question.reply_form is AnswerForm.NUMBER and said.isdigit() and int(said) > len(graph):
-        return f"{said} is more than all the {len(graph)} objects this room holds"
-    return ""
+    return f"{said} is more than all the {len(graph)} objects this room holds" if (
+        said.isdigit() and int(said) > len(graph)) else ""
 
 
 def _counted(graph: SceneGraph, subject: Subject) -> list[str]:
@@ -241,7 +244,8 @@ def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tup
         place = next((p for oid in ids for p in places(graph, oid) if graph.get(p.anchor).category != name),
                      None)
         if place is not None:
-            return place.words(graph), f"The {name} is {place.words(graph)}."
+            words = place.words(graph)
+            return words, f"The {name} is {words}."
     if form is AnswerForm.CATEGORY and question.kind_at is None:
         others = (graph.get(o) for oid in ids for _, o in graph.relations_of(oid) if o in graph)
         other = next((o for o in others if o.kind not in STRUCTURE_KINDS

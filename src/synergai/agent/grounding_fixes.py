@@ -60,9 +60,11 @@ def head_first(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
     found = [(at, i) for i, rel in enumerate(ref.relations)  # (position, relation index)
              if len(rel.anchors) == 1 and rel.anchors[0].category not in (ANY_OBJECT, ref.category)
              and (at := _first_mention(words, rel.anchors[0].category, vocab)) is not None and at < target_at]
-    if not found or any(w in _RELATION_WORDS for w in words[:min(found)[0]]):
+    if not found:
         return ref
-    i = min(found)[1]
+    at, i = min(found)
+    if any(w in _RELATION_WORDS for w in words[:at]):
+        return ref
     rel, anchor = ref.relations[i], ref.relations[i].anchors[0]
     old_target = ref.model_copy(update={"relations": [r for k, r in enumerate(ref.relations) if k != i]})
     return anchor.model_copy(update={"relations": [
