@@ -3,8 +3,7 @@
 
 Variants: ``ordered`` (the default: object sets nearest-first and indexable, static check on), ``strict``
 (LLM-TPC's set contract: sets cannot be indexed), ``nocheck`` (ordered sets, every program goes straight
-to the sandbox), ``constrained`` (the default with every reply generated under program mode's GBNF
-grammar; only a model with ``supports_grammar``, i.e. the embedded one, is constrained), ``longbudget``
+to the sandbox), ``longbudget``
 (the budget before issue 15: 6 rounds, 400 tokens a reply, more programs may follow an output). Each
 variant resumes in its own directory under ``--out``; the run settings record every limit, so a directory
 made under other limits is refused. The table gives pass rate, soft / strict match, LLM calls, median
@@ -27,7 +26,6 @@ VARIANTS = {
     "ordered": ProgramLimits(),
     "strict": ProgramLimits(ordered_sets=False),
     "nocheck": ProgramLimits(static_check=False),
-    "constrained": ProgramLimits(constrained=True),
     "longbudget": ProgramLimits(max_rounds=6, max_tokens=400, answer_tokens=400, answer_after_output=False),
 }
 

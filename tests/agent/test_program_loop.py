@@ -68,7 +68,6 @@ def test_error_then_rectify_then_answer():
     # the output came back with the request for the answer, under the answer's small token budget
     assert llm.requests[2].messages[-1]["content"] == "Observation: 2\nGive your Final Answer now."
     assert [r.max_tokens for r in llm.requests] == [300, 300, 100]
-    assert all(r.grammar is None for r in llm.requests)  # constrained mode is off by default
     # the scene summary and situation were prepended as in the paper
     first_user = llm.requests[0].messages[1]["content"]
     assert first_user.startswith("I am in a room. Looking around me, I see some objects: 2 chair")

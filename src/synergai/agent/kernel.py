@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from synergai.agent.result import Answered
-from synergai.llm.base import ChatModel, ChatReply, supports_grammar
+from synergai.llm.base import ChatModel, ChatReply
 from synergai.llm.json_reply import JsonAnswer, ask_json
 from synergai.llm.sampling import Resampling
 from synergai.llm.trace import begin_turn
@@ -33,11 +33,6 @@ class Calls:
         self.name = llm.name
         self.usage = usage if usage is not None else Usage()
         self.replies: list[ChatReply] = []
-
-    @property
-    def supports_grammar(self) -> bool:
-        """The model's capability."""
-        return supports_grammar(self.llm)
 
     def begin(self, label: str) -> Calls:
         """A new turn begins in the model's trace (:func:`~synergai.llm.trace.begin_turn`)."""

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from synergai.llm.base import ChatModel, ChatReply, supports_grammar
+from synergai.llm.base import ChatModel, ChatReply
 from synergai.llm.trace import begin_turn
 
 Report = Callable[[str], None]
@@ -51,11 +51,6 @@ class StagedModel:
         self.cancel = cancel
         self.calls = 0
         self.last_action: str | None = None
-
-    @property
-    def supports_grammar(self) -> bool:
-        """The wrapped model's capability (a grammar passes through)."""
-        return supports_grammar(self.inner)
 
     def new_turn(self) -> None:
         """Count steps from 1 again (a new question)."""

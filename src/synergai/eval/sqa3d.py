@@ -112,7 +112,6 @@ def answer_question(
     )
     if isinstance(result, ProgramResult):  # mode == "program"
         record["program_error"] = result.error
-        record["constrained"] = result.constrained
     return record
 
 

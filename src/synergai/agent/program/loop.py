@@ -19,13 +19,12 @@ from synergai.agent.answer_forms import answer_schema, normalise_answer, render_
 from synergai.agent.kernel import DONE, AnswerCheck, Budget, SendBack, StepKind, Turn, TurnKernel
 from synergai.agent.program import prompt as P
 from synergai.agent.program.check import Finding, check_program, repair_hint
-from synergai.agent.program.grammar import reply_grammar
 from synergai.agent.program.repairs import applied, repair_program
 from synergai.agent.program.sandbox import SandboxLimits, run_program
 from synergai.agent.question import Question
 from synergai.agent.result import Answered
 from synergai.geometry.frames import Viewpoint
-from synergai.llm.base import ChatModel, ChatReply, supports_grammar
+from synergai.llm.base import ChatModel, ChatReply
 from synergai.llm.sampling import REPEAT_TEMPERATURE, Resampling
 from synergai.scene.model import STRUCTURE_KINDS, SceneGraph
 from synergai.scene.serialization import graph_to_dict
@@ -55,7 +54,6 @@ class ProgramLimits:
     answer_tokens: int = 100  #: tokens of a reply that can only be the Final Answer
     #: After a program prints, the next call asks for the Final Answer only (no further program).
     answer_after_output: bool = True
-    constrained: bool = False  #: replies under the program-mode grammar where the model enforces grammars
     sandbox: SandboxLimits = field(default_factory=SandboxLimits)
     #: Object sets index nearest-first (True) or keep LLM-TPC's no-indexing contract (False).
     ordered_sets: bool = True
@@ -74,9 +72,8 @@ NOTED = frozenset({"category"})
 
 @dataclass
 class ProgramResult(Answered):
-    """What one question produced in program mode, with whether it was constrained and its repairs."""
+    """What one question produced in program mode, with its repairs."""
 
-    constrained: bool = False
     repairs: dict[str, int] = field(default_factory=dict)  # per repair, the programs it was applied to
 
 
@@ -180,7 +177,6 @@ class _Question(Turn):
     graph: SceneGraph
     api_args: dict[str, Any]
     counts: Counter[str]  # objects per category
-    grammars: dict[str, str]  # per phase, when replies are constrained
     failed: dict[str, str] = field(default_factory=dict)  # program text (whitespace-normalised) -> error
     earlier: list[str] = field(default_factory=list)  # the programs so far (their assignments carry)
     named_asked: bool = False  # a program that ignored the question's objects was sent back once
@@ -206,9 +202,7 @@ class ProgramLoop:
         self.budget = Budget(self.limits.max_rounds)
         self.check_answer: AnswerCheck | None = check_answer or self._checked
         self.kernel = TurnKernel(llm, self)
-        #: Whether replies go out under the grammar (asked for, and the model enforces grammars).
-        self.constrained = self.limits.constrained and supports_grammar(llm)
-        self._system = P.system_prompt(ordered_sets=self.limits.ordered_sets, constrained=self.constrained)
+        self._system = P.system_prompt(ordered_sets=self.limits.ordered_sets)
 
     def handlers(self) -> dict[str, Callable[[_Question], str]]:
         """Each phase's handler."""
@@ -229,26 +223,23 @@ class ProgramLoop:
     def run(self, graph: SceneGraph, question: str, situation: str = "",
             viewpoint: Viewpoint | None = None) -> ProgramResult:
         """Answer one (situated) question about ``graph``; the agent stands at ``viewpoint``. The question's
-        state: its parse, prompt, sandbox arguments and grammars."""
+        state: its parse, prompt and sandbox arguments."""
         start = time.perf_counter()
         counts = Counter(o.category for o in graph)
         asked = Question.parse(question, sorted(counts))
-        result = ProgramResult(answer="", answer_form=asked.form.value, constrained=self.constrained)
+        result = ProgramResult(answer="", answer_form=asked.form.value)
         pose = None if viewpoint is None else {"position": list(viewpoint.position),
                                                "forward": list(viewpoint.forward)}
         api_args: dict[str, Any] = {"graph": graph_to_dict(graph), "viewpoint": pose,
                                     "ordered_sets": self.limits.ordered_sets}
         rooms = [r.name for r in graph.rooms]  # legal strings (room(name)) and answers ("which room")
-        grammars: dict[str, str] = {phase: reply_grammar(
-            [*sorted(counts), *rooms], asked.form, asked.options, program=phase is Phase.PROGRAM)
-            for phase in (Phase.PROGRAM, Phase.ANSWER)} if self.constrained else {}
         prompt = P.user_prompt(scene_summary(graph), situation, question,
                                P.answer_hint(asked.form, asked.options))
         if rooms:
             prompt = f"The scene has rooms: {', '.join(rooms)} (see rooms(), room()).\n{prompt}"
         messages = [{"role": "system", "content": self._system}, {"role": "user", "content": prompt}]
         at = _Question(question=asked, result=result, graph=graph, prompt=prompt, messages=messages,
-                       api_args=api_args, counts=counts, grammars=grammars, phase=Phase.PROGRAM,
+                       api_args=api_args, counts=counts, phase=Phase.PROGRAM,
                        calls=self.kernel.calls(question, result.usage),
                        sampling=Resampling(self.limits.repeat_temperature))
         self.kernel.run(at)
@@ -257,10 +248,8 @@ class ProgramLoop:
 
     def _call(self, at: _Question, max_tokens: int) -> ChatReply:
         """One round's model call (greedy unless the question asks for a sample)."""
-        grammar = at.grammars.get(at.phase)
-        extra: dict[str, Any] = {"grammar": grammar} if grammar is not None else {}
         return self.kernel.call(at, max_tokens, temperature=at.sampling.next(),
-                                stop=["\nObservation:", "\nuser:"], **extra)
+                                stop=["\nObservation:", "\nuser:"])
 
     # ------------------------------------------------------------------ phases
     def _program(self, at: _Question) -> str:

@@ -212,12 +212,6 @@ STRICT_SETS = ("A set cannot be indexed. The sets the functions return iterate n
 #: Appended to a program's output: the next reply is the answer (``ProgramLimits.answer_after_output``).
 ANSWER_NOW = "Give your Final Answer now."
 
-#: What strings a program may hold, told to a model whose replies follow the grammar (constrained mode).
-STRING_RULE = ("In a program every string is a category of the scene or a value this documentation names "
-               "(a relation, direction, attribute type or attribute value), or a print label that ends with "
-               "':' (print(\"chairs:\", len(chairs))); print text with values through f-strings "
-               "(f\"chairs: {len(chairs)}\"). Programs have no comments.")
-
 SUMMARIZE_JSON = ("You have reached the maximum number of chats. From the observations above, give your "
                   "final answer as JSON: {\"thought\": \"...\", \"answer\": ...}.")
 
@@ -227,11 +221,10 @@ _FORM_HINTS = {AnswerForm.YES_NO: "yes or no", AnswerForm.NUMBER: "a number", An
                AnswerForm.DIRECTION: "a direction: left, right, front or back"}
 
 
-def system_prompt(ordered_sets: bool = True, constrained: bool = False) -> str:
-    """The scene-independent system prompt (a stable cache prefix); ``constrained`` adds the string rule."""
+def system_prompt(ordered_sets: bool = True) -> str:
+    """The scene-independent system prompt (a stable cache prefix)."""
     api = API_DOC.replace("{set_order}", ORDERED_SETS if ordered_sets else STRICT_SETS)
-    rule = f"\n{STRING_RULE}" if constrained else ""
-    return f"{TASK}\n\n{FORMAT}\n\n{api}{rule}\n\n{EXAMPLE}"
+    return f"{TASK}\n\n{FORMAT}\n\n{api}\n\n{EXAMPLE}"
 
 
 def answer_hint(form: AnswerForm, options: Sequence[str] = ()) -> str:

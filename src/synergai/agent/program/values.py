@@ -10,13 +10,10 @@ from types import MappingProxyType
 
 from synergai.scene.vocabulary import (
     ATTRIBUTE_TYPE_SYNONYMS,
-    COLOR_ALIASES,
-    COLOR_NAMES,
     COLOR_WORDS,
     MATERIAL_WORDS,
     RELATION_SYNONYMS,
     SHAPE_WORDS,
-    STATE_WORDS,
     WORD_TO_NUMBER,
 )
 
@@ -49,13 +46,6 @@ _CLOCK_PHRASE = re.compile(r"^(?:at |to )?(?:the |my )?(\d{1,2}|[a-z]+)(?: |_|-)
                            r"(?: direction| position)?$")
 _VALUE_SYNONYMS = MappingProxyType({**RELATION_SYNONYMS, **ATTRIBUTE_TYPE_SYNONYMS})
 _AFFIXES = re.compile(r"^(?:to |on )?(?:the |my )|(?: of| side)$")
-
-
-def api_strings() -> tuple[str, ...]:
-    """Every string a program passes to the API or compares results with, but categories (sorted)."""
-    words = {*RELATE_RELATIONS, *AGENT_RELATIONS, *DIRECTIONS, *CLOCK_HOURS, *ATTRIBUTE_TYPES, UNKNOWN,
-             *COLOR_NAMES, *COLOR_ALIASES, *STATE_WORDS, *(w for ws in ATTRIBUTE_WORDS.values() for w in ws)}
-    return tuple(sorted(words))
 
 
 def legal_value(value: object, legal: Iterable[str]) -> str | None:
