@@ -51,6 +51,16 @@ def test_what_is_in_the_kitchen_names_what_the_kitchen_holds_and_only_that(house
                                             if o.kind.value == "object")
 
 
+def test_a_lone_object_with_a_plural_looking_name_takes_no_article(house_store):
+    from synergai.scene.edits import rename_object
+
+    graph = house_store.load("house")
+    towel = next(o.id for o in graph.room_objects("bathroom") if o.category == "towel")
+    house_store.apply("house", rename_object(graph, towel, "towels"))
+    answer = AgentSession(house_store, "house", ScriptedModel([])).ask("What is in the bathroom?").answer
+    assert ", towels and" in answer and "a towels" not in answer and "an oven" not in answer
+
+
 def test_the_count_follows_the_graph_after_an_edit(house_store):
     from synergai.scene.edits import remove_object
 

@@ -28,6 +28,7 @@ WALL = o("wall", ObjectKind.WALL)
     ("Kitchen Cabinets", "kitchen cabinet"), ("Television", "tv"), ("shelves", "shelf"),
     ("boxes", "box"), ("dishes", "dish"), ("clothes", "clothes"), ("shower walls", "shower wall"),
     ("nightstands", "night stand"), ("trash_cans", "trash can"), ("Photos", "picture"),
+    ("night tables", "night stand"), ("Bedside table", "night stand"),
 ])
 def test_normalize_category(raw: str, norm: str) -> None:
     assert normalize_category(raw) == norm

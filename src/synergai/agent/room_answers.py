@@ -26,6 +26,7 @@ from synergai.scene.vocabulary import (
     SUPERLATIVE_WORDS,
     VERB_NOUNS,
     plural,
+    with_article,
     words_of,
 )
 
@@ -167,8 +168,7 @@ def room_answer(graph: SceneGraph, question: str) -> RoomAnswer | None:
         counts = Counter(o.category for o in inside)
         if not counts:
             return RoomAnswer(f"The {room.name} is empty.", "nothing", (), "contents")
-        listed = [f"{'an' if c[0] in 'aeiou' else 'a'} {c}" if n == 1 else f"{n} {plural(c)}"
-                  for c, n in counts.items()]
+        listed = [with_article(c) if n == 1 else f"{n} {plural(c)}" for c, n in counts.items()]
         return RoomAnswer(f"The {room.name} has {_names(listed)}.", ", ".join(counts),
                           tuple(o.id for o in inside), "contents")
     return None

@@ -224,7 +224,9 @@ QUERY_SYNONYMS: MappingProxyType[str, tuple[str, ...]] = MappingProxyType({
     "trash": ("trash can", "trash bin", "recycling bin", "garbage bin"),
     "garbage": ("trash can", "trash bin", "garbage bin"),
     "wastebasket": ("trash can", "trash bin", "wastebasket"),
-    "nightstand": ("nightstand", "night stand", "bedside table"),
+    "nightstand": ("nightstand", "night stand", "bedside table", "night table"),
+    "night table": ("nightstand", "night stand", "bedside table", "night table"),
+    "bedside table": ("nightstand", "night stand", "bedside table", "night table"),
     "bookcase": ("bookshelf", "bookcase", "shelf"),
     "bookshelf": ("bookshelf", "bookcase", "shelf"),
     "loveseat": ("loveseat", "love seat", "sofa", "couch"),
@@ -284,6 +286,7 @@ CANONICAL_CATEGORY: MappingProxyType[str, str] = MappingProxyType({
     "white board": "board", "blackboard": "board", "chalkboard": "board", "curtains": "curtain",
     "drape": "curtain", "power outlet": "outlet", "socket": "outlet", "electrical outlet": "outlet",
     "doorframe": "door frame", "walls": "wall", "nightstand": "night stand",
+    "night table": "night stand", "bedside table": "night stand",
 })
 
 
