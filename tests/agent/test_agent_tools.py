@@ -363,3 +363,14 @@ def test_a_tie_among_what_the_question_does_not_ask_about_is_not_asked_about(sto
     assert not about_cup.clarification and about_cup.usage.calls == 2
     about_chair = AgentSession(store, "row3", ScriptedModel([ask])).ask("What color is the chair at the end?")
     assert about_chair.clarification and about_chair.usage.calls == 1
+
+
+def test_a_tie_among_the_places_a_category_question_names_is_not_asked_about(store):
+    # "what is next to the chair at the end" asks for another object: the tied chairs are only where it is
+    _row_room(store, ("brown", "black", "white"), name="row4")
+    ask = act("query_for_objects", {"category": "chair", "order": "end"}, plan=["find the chair at the end"])
+    model = ScriptedModel([ask, final("a table", [])])
+    what = AgentSession(store, "row4", model).ask("What is next to the chair at the end?")
+    assert not what.clarification and what.usage.calls == 2
+    which = AgentSession(store, "row4", ScriptedModel([ask])).ask("Which chair is at the end?")
+    assert which.clarification and which.usage.calls == 1

@@ -159,10 +159,12 @@ def _tie_is_the_users(question: Question, graph: SceneGraph, ids: Sequence[str])
     """Whether a question's tie is the user's to settle: among objects of the category it names first
     (its subject; of any category it names when it asks "what ..." of an object it does not name), which
     would answer it differently (a count takes them all; a colour they share is the answer). A tie among
-    the anchors of "what colour is the sink on the wall" is not: the model answers about the sink."""
+    the anchors of "what colour is the sink on the wall" or "what is on the wall near the bed" (a category
+    question names only where the object asked for is) is not: the model answers from what each holds."""
     objs = [graph.get(i) for i in ids if i in graph]
     asked = {graph.get(i).category for i in named_subject(question, graph).ids} or set(question.categories)
-    if question.form is AnswerForm.NUMBER or not {o.category for o in objs} & asked:
+    anchors_only = question.form is AnswerForm.CATEGORY and question.kind_at is None
+    if question.form is AnswerForm.NUMBER or anchors_only or not {o.category for o in objs} & asked:
         return False
     if question.form is AnswerForm.COLOR:
         shades = {frozenset(basic_color(a) for a in o.attributes if a in COLOR_NAMES) for o in objs}
