@@ -10,7 +10,7 @@ from synergai.agent.program.check import check_program
 from synergai.agent.program.loop import ProgramLimits, ProgramLoop
 from synergai.agent.program.names import carry_definitions
 from synergai.agent.program.repairs import make_parse
-from synergai.agent.program.rewrite import join_category_names, parses, requote_fstrings
+from synergai.agent.program.rewrite import parses, requote_fstrings
 from synergai.llm import ScriptedModel
 
 
@@ -31,26 +31,6 @@ def test_a_literal_that_holds_the_other_quote_is_left_to_the_repair_round():
     code = "print(f'{x == 'six o\\'clock'}')"
     assert make_parse(code) is None
     assert make_parse("print('fine')") is None  # already parses: nothing to do
-
-
-def test_multiword_category_identifiers_are_joined_only_outside_strings():
-    code = ('water cooler = filter(object_set=scene(), category="water cooler")[0]\n'
-            'print(query_attribute(water cooler, "distance"))\n')
-    fixed, passes = make_parse(code, ["water cooler", "cart"]) or ("", [])
-    assert passes == ["join-category-names"]
-    assert fixed == ('water_cooler = filter(object_set=scene(), category="water cooler")[0]\n'
-                     'print(query_attribute(water_cooler, "distance"))\n')
-    assert join_category_names("coffee table = 1", ["cart"]) == "coffee table = 1"
-
-
-def test_a_category_fused_with_a_prefix_or_suffix_is_joined_whole():
-    code = ("water cooler_distance = 2\nclosest_water cooler = 1\n"
-            "print(water cooler_distance + closest_water cooler)\n")
-    assert make_parse(code, ["water cooler"]) == (
-        "water_cooler_distance = 2\nclosest_water_cooler = 1\n"
-        "print(water_cooler_distance + closest_water_cooler)\n", ["join-category-names"])
-    # a name that only ends in the category's first word's letters is not touched
-    assert join_category_names("sweater cooler_x = 1", ["water cooler"]) == "sweater cooler_x = 1"
 
 
 def test_undefined_name_that_is_a_category_says_how_to_get_one():
@@ -143,7 +123,7 @@ def test_a_relation_another_function_takes_is_named_with_the_functions_that_take
 
 def test_oclock_inside_a_name_is_rewritten_so_the_program_parses():
     code = "seven_o'clock = query_relation_agent(chair, [\"7 o'clock\"])\nprint(seven_o'clock)\n"
-    fixed, passes = make_parse(code, []) or ("", [])
+    fixed, passes = make_parse(code) or ("", [])
     assert passes == ["clock-names"]
     assert "seven_oclock = query_relation_agent(chair, [\"7 o'clock\"])" in fixed
 
@@ -321,16 +301,6 @@ def test_filter_takes_a_list_of_categories():
         == ["category"]
 
 
-def test_a_keyword_written_with_a_colon_in_an_api_call_is_a_keyword():
-    code = ("door = filter(object_set=scene(), category='door')[0]\n"
-            "d = query_relation_agent(object: door, candidate_relations=['left', 'right'])\n"
-            "print(d, {'a': 1})\n")
-    assert make_parse(code) == (code.replace("object: door", "object=door"), ["colon-keywords"])
-    copied = "query_relation_agent(object: ObjectAttribute, candidate_relations: Optional[List[str]])\n"
-    assert make_parse(copied) is None  # a copied signature is the check's to report
-    assert make_parse("print(filter(scene(), color: 'red'))\n") is None  # not a parameter of filter()
-
-
 def test_a_bracket_left_open_in_an_f_string_field_is_closed():
     from synergai.agent.program.rewrite import close_fields
 
@@ -349,8 +319,7 @@ def test_the_registered_repairs_are_the_documented_ones():
     from synergai.agent.program.repairs import PASSES
 
     names = [p.name for p in PASSES]
-    assert names == ["requote-fstrings", "join-category-names", "clock-names", "close-fields",
-                     "colon-keywords", "name-positional-arguments"]
+    assert names == ["requote-fstrings", "clock-names", "close-fields", "name-positional-arguments"]
     docs = (Path(__file__).resolve().parents[2] / "docs" / "overview.md").read_text()
     assert all(f"`{n}`" in docs for n in names)
 

@@ -8,7 +8,7 @@ Calls that parse are never rewritten: the scene API reads them leniently (:data:
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -18,8 +18,6 @@ from synergai.agent.program.names import carry_definitions, category_named, one_
 from synergai.agent.program.rewrite import (
     clock_names,
     close_fields,
-    colon_keywords,
-    join_category_names,
     name_positional_arguments,
     parses,
     requote_fstrings,
@@ -28,20 +26,18 @@ from synergai.agent.program.rewrite import (
 
 @dataclass(frozen=True)
 class RepairPass:
-    """One registered parse repair: (code, the scene's categories) -> code; ValueError: no fix."""
+    """One registered parse repair: code -> code; ValueError: no fix."""
 
     name: str
-    repair: Callable[[str, Sequence[str]], str]
+    repair: Callable[[str], str]
 
 
 #: The parse repairs :func:`make_parse` tries, in order (each documented in docs/overview.md and tested).
 PASSES: tuple[RepairPass, ...] = (
-    RepairPass("requote-fstrings", lambda code, _: requote_fstrings(code)),
-    RepairPass("join-category-names", join_category_names),
-    RepairPass("clock-names", lambda code, _: clock_names(code)),
-    RepairPass("close-fields", lambda code, _: close_fields(code)),
-    RepairPass("colon-keywords", lambda code, _: colon_keywords(code)),
-    RepairPass("name-positional-arguments", lambda code, _: name_positional_arguments(code)),
+    RepairPass("requote-fstrings", requote_fstrings),
+    RepairPass("clock-names", clock_names),
+    RepairPass("close-fields", close_fields),
+    RepairPass("name-positional-arguments", name_positional_arguments),
 )
 #: Every repair of a program's text, in the order the pipeline applies them.
 REPAIRS = (*(p.name for p in PASSES), "carry-definitions", "define-categories")
@@ -62,7 +58,7 @@ LENIENCIES = MappingProxyType({
     "value-spelling": "relation and attribute names forgive case, underscores, affixes and synonyms"})
 
 
-def make_parse(code: str, categories: Sequence[str] = ()) -> tuple[str, list[str]] | None:
+def make_parse(code: str) -> tuple[str, list[str]] | None:
     """A repair of ``code`` that does not parse by the passes of :data:`PASSES` in turn, and the passes it
     took; None when it parses already or they do not make it parse."""
     if parses(code):
@@ -70,7 +66,7 @@ def make_parse(code: str, categories: Sequence[str] = ()) -> tuple[str, list[str
     candidate, used = code, []
     for repair in PASSES:
         try:
-            fixed = repair.repair(candidate, categories)
+            fixed = repair.repair(candidate)
         except ValueError:
             continue
         if fixed != candidate:
@@ -103,7 +99,7 @@ def repair_program(code: str, counts: Mapping[str, int], earlier: list[str], *,
                    ordered_sets: bool = True) -> tuple[str, dict[str, Any]]:
     """The program through every stage, and what was done (for the trace); ``earlier`` (the programs so
     far) gets this one, parse-repaired."""
-    code, repairs = make_parse(code, sorted(counts)) or (code, [])
+    code, repairs = make_parse(code) or (code, [])
     carry = carry_definitions(code, earlier)
     earlier.append(code)
     code, carried = carry or (code, [])

@@ -6,9 +6,8 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from collections.abc import Sequence
 
-from synergai.agent.program.api import API_NAMES_PATTERN, api_signatures, full_keyword
+from synergai.agent.program.api import api_signatures, full_keyword
 from synergai.agent.program.names import parsed
 
 _QUOTE = r"(\"\"\"|'''|\"|')"
@@ -69,55 +68,12 @@ def requote_fstrings(code: str) -> str:
     return "".join(out) + code[i:]
 
 
-def _spells(run: list[tokenize.TokenInfo], words: tuple[str, ...]) -> bool:
-    """Whether the tokens ``run`` are names on one line that spell ``words``, with a prefix or suffix
-    joined by ``_`` (``closest_water cooler_distance``)."""
-    if len(run) != len(words) or any(t.type != tokenize.NAME or t.start[0] != run[0].start[0] for t in run):
-        return False
-    first, *middle, last = (t.string for t in run)
-    return (first == words[0] or first.endswith("_" + words[0])) and tuple(middle) == words[1:-1] and (
-        last == words[-1] or last.startswith(words[-1] + "_"))
-
-
-def join_category_names(code: str, categories: Sequence[str]) -> str:
-    """``code`` with a multi-word category written as bare names joined by ``_`` (``water_cooler``)."""
-    phrases = sorted({tuple(c.split()) for c in categories if len(c.split()) > 1}, key=len, reverse=True)
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline)) if phrases else []
-    except (tokenize.TokenError, SyntaxError):
-        return code
-    lines, runs, i = code.splitlines(keepends=True), [], 0
-    while i < len(tokens):
-        run = next((tokens[i:i + len(w)] for w in phrases if _spells(tokens[i:i + len(w)], w)), None)
-        runs += [run] if run else []
-        i += len(run) if run else 1
-    for run in reversed(runs):  # from the end, so the columns of earlier runs stay right
-        (row, begin), end = run[0].start, run[-1].end[1]
-        lines[row - 1] = lines[row - 1][:begin] + "_".join(t.string for t in run) + lines[row - 1][end:]
-    return "".join(lines)
-
-
 _CLOCK_IN_NAME = re.compile(r"(?<=\w)o'clock")
 
 
 def clock_names(code: str) -> str:
     """``code`` with "o'clock" written as "oclock" where it ends a name (``seven_o'clock``)."""
     return _CLOCK_IN_NAME.sub("oclock", code)
-
-
-#: An API call, to the end of its line.
-_API_CALL = re.compile(rf"\b({API_NAMES_PATTERN})\s*\([^\n]*")
-_COLON_ARGUMENT = re.compile(r"([(,]\s*)(\w+)\s*:\s*(?=[a-z_\"'\[\d])")
-
-
-def colon_keywords(code: str) -> str:
-    """``code`` with an API call's parameter written with a colon (``query_relation_agent(object: chair)``)
-    written with ``=`` (not before a capitalised word: a copied signature is the check's)."""
-    def fix(call: re.Match[str]) -> str:
-        params = api_signatures()[call[1]].parameters
-        return _COLON_ARGUMENT.sub(lambda m: f"{m[1]}{m[2]}=" if m[2] in params else m[0], call[0])
-
-    return _API_CALL.sub(fix, code)
 
 
 _FIELD = re.compile(r"\{([^{}\"'\n]*)\}(\]?)")
