@@ -254,13 +254,19 @@ def test_the_phases_program_answer_finish_as_the_requests_show_them():
     result = ProgramLoop(llm, limits).run(room(), "How many chairs are there?")
     assert llm.requests[-1].json_schema is not None and result.short_answer == "2"
     # a repeated failed program: start over from the question, the next reply sampled; a second repeat
-    # ends the rounds in FINISH with nothing seen: "could not be computed"
+    # ends the rounds in FINISH with nothing seen: not "could not be computed" but the graph's own count,
+    # with the program's error kept
     bad = _program("chairs = filter(object_set=scene(), category='chair')\nprint(len(chairs) / 0)")
     llm = ScriptedModel([bad, bad, bad])
     result = ProgramLoop(llm, limits).run(room(), "How many chairs are there?")
     assert [r.temperature for r in llm.requests] == [0.0, 0.0, limits.repeat_temperature]
-    assert len(llm.requests[2].messages) == 2 and result.answer == NOT_COMPUTED
-    assert "ZeroDivisionError" in (result.error or "")
+    chairs = sum(o.category == "chair" for o in room())
+    assert len(llm.requests[2].messages) == 2 and result.short_answer == str(chairs) != NOT_COMPUTED
+    assert result.answer == f"There are {chairs} chairs." and "ZeroDivisionError" in (result.error or "")
+    checks = [t["reason"] for t in result.trace if t["type"] == "answer-check"]
+    assert checks == ["no program printed an answer"]
+    unchecked = ProgramLoop(ScriptedModel([bad, bad, bad]), ProgramLimits(check_answers=False))
+    assert unchecked.run(room(), "How many chairs are there?").answer == NOT_COMPUTED
 
 
 def test_an_answer_before_any_program_is_sent_back_once_for_a_program():
