@@ -48,8 +48,7 @@ MAX_RELATIONS = 2
 MAX_SENTENCE_CHARS = 500
 #: Token budget of the reply (a two-level expression is ~80 tokens).
 MAX_TOKENS = 220
-#: Readings sampled when the first reading fits no one object, at ``SAMPLE_TEMPERATURE`` (each processes
-#: its whole prompt: a sampled reply must not depend on the cache); the graph votes among them all.
+#: Readings sampled beside the greedy one, at ``SAMPLE_TEMPERATURE``; the graph votes among them all.
 SAMPLED_READINGS = 2
 SAMPLE_TEMPERATURE = 0.7
 
@@ -287,13 +286,12 @@ def _vote(ballots: Sequence[tuple[str, ...]]) -> str | None:
 
 def ground_description(model: ChatModel, sentence: str, vocab: SceneVocabulary,
                        graph: SceneGraph) -> tuple[ParsedExpression, Grounding | None]:
-    """A description read (:func:`_first_reading`); when that reading fits no one object, ``SAMPLED_READINGS``
-    more sampled, each grounded, and the reading taken is one that fits the object most readings fit (else
-    the first)."""
+    """A description read (:func:`_first_reading`) and ``SAMPLED_READINGS`` more sampled, each grounded;
+    the reading taken is one that fits the object most readings fit (else the first)."""
     calls = Calls(model).begin(sentence)
     parsed, found = _first_reading(calls, sentence, vocab, graph)
-    if found is None or len(_ballot(found)) == 1:
-        return parsed, found
+    if found is None:
+        return parsed, None
     readings = [(parsed, found)]
     for _ in range(SAMPLED_READINGS):
         sampled = parse_expression(calls, sentence, vocab, temperature=SAMPLE_TEMPERATURE)
