@@ -8,8 +8,6 @@ sentence can break costs a second call.
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,9 +46,6 @@ MAX_RELATIONS = 2
 MAX_SENTENCE_CHARS = 500
 #: Token budget of the reply (a two-level expression is ~80 tokens).
 MAX_TOKENS = 220
-#: Readings sampled beside the greedy one, at ``SAMPLE_TEMPERATURE``; the graph votes among them all.
-SAMPLED_READINGS = 2
-SAMPLE_TEMPERATURE = 0.7
 
 SYSTEM_PROMPT = (
     "You turn a person's description of one object in a room into JSON.\n"
@@ -199,7 +194,6 @@ class ParsedExpression:
     problem: str = ""
     raw: dict[str, Any] | None = None
     reordered: bool = False  # the target was exchanged for another object (:func:`post_parse`)
-    readings: tuple[tuple[str, ...], ...] = ()  # the objects each reading fits best (the vote's ballots)
 
     @property
     def calls(self) -> int:
@@ -228,8 +222,7 @@ def _normalised(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *, category: str | None = None,
-                     relation_required: bool = False, note: str = "", temperature: float = 0.0
-                     ) -> ParsedExpression:
+                     relation_required: bool = False, note: str = "") -> ParsedExpression:
     """One model call (a retry only when the reply is cut off or not JSON) -> a validated expression; a
     description longer than ``MAX_SENTENCE_CHARS`` is refused without a call. A second reading keeps the
     ``category``, needs a relation when ``relation_required``, and adds a ``note``."""
@@ -248,7 +241,7 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
     messages = expression_messages(sentence, words, any_object=any_object)
     if note:
         messages[-1] = {"role": "user", "content": f"{messages[-1]['content']}\n{note}"}
-    answer = calls.json(messages, schema, max_tokens=MAX_TOKENS, retries=1, temperature=temperature)
+    answer = calls.json(messages, schema, max_tokens=MAX_TOKENS, retries=1)
     if answer.data is None:
         return ParsedExpression(None, answer.replies, answer.problem or "no JSON reply")
     try:
@@ -270,45 +263,12 @@ def left_out_relations(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) ->
     return bare and bool(named) and bool(relations_said(sentence, vocab.relations))
 
 
-def _ballot(found: Grounding) -> tuple[str, ...]:
-    """The objects a reading fits best (all of a tie; none when nothing fits)."""
-    return tuple(found.tied_ids()) if found.top is not None and found.top.score > 0 else ()
-
-
-def _vote(ballots: Sequence[tuple[str, ...]]) -> str | None:
-    """The object the most readings fit (a tie splits a reading's vote); None when two lead alike."""
-    votes: Counter[str] = Counter()
-    for ids in ballots:
-        votes.update({i: 1 / len(ids) for i in ids})
-    top = votes.most_common(2)
-    return top[0][0] if top and (len(top) == 1 or top[0][1] > top[1][1] + 1e-9) else None
-
-
 def ground_description(model: ChatModel, sentence: str, vocab: SceneVocabulary,
                        graph: SceneGraph) -> tuple[ParsedExpression, Grounding | None]:
-    """A description read (:func:`_first_reading`) and ``SAMPLED_READINGS`` more sampled, each grounded;
-    the reading taken is one that fits the object most readings fit (else the first)."""
-    calls = Calls(model).begin(sentence)
-    parsed, found = _first_reading(calls, sentence, vocab, graph)
-    if found is None:
-        return parsed, None
-    readings = [(parsed, found)]
-    for _ in range(SAMPLED_READINGS):
-        sampled = parse_expression(calls, sentence, vocab, temperature=SAMPLE_TEMPERATURE)
-        if sampled.ref is not None:
-            readings.append((sampled, ground(graph, sampled.ref)))
-    ballots = tuple(_ballot(g) for _, g in readings)
-    winner = _vote(ballots)
-    chosen, grounded = next(((p, g) for p, g in readings if winner is not None and _ballot(g) == (winner,)),
-                            readings[0])
-    return dataclasses.replace(chosen, replies=list(calls.replies), readings=ballots), grounded
-
-
-def _first_reading(calls: Calls, sentence: str, vocab: SceneVocabulary,
-                   graph: SceneGraph) -> tuple[ParsedExpression, Grounding | None]:
     """A description parsed (:func:`parse_expression`) and grounded. A reading that leaves a tie while the
     sentence says a relation or a feature is asked for once more (its category kept); the second reading
     is taken when it leaves fewer objects tied (and at least one)."""
+    calls = Calls(model).begin(sentence)
     parsed = parse_expression(calls, sentence, vocab)
     if parsed.ref is None:
         return parsed, None

@@ -121,7 +121,6 @@ def ground_record(scenes: Scenes, record: Mapping[str, Any], model: ChatModel | 
                    llm_seconds=sum(r.seconds for r in parsed.replies))
         if ref is None and parsed.raw is not None:
             out["raw"] = parsed.raw
-        out["readings"] = [list(ids) for ids in parsed.readings]
     out["expression"] = ref.model_dump(exclude_defaults=True) if ref is not None else None
     out["problem"] = problem
     if ref is None:
