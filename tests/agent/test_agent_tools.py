@@ -354,23 +354,18 @@ def test_a_tie_is_asked_about_only_when_the_user_named_it_and_it_changes_the_ans
     assert differ.clarification and "Which one do you mean?" in differ.answer and differ.usage.calls == 1
 
 
-def test_a_tie_among_what_the_question_does_not_ask_about_is_not_asked_about(store):
+@pytest.mark.parametrize(("room", "question", "reply", "about_the_tie"), [
     # the end chairs differ in colour, but the question asks about the cup: the model answers
-    _row_room(store, ("brown", "black", "white"), name="row3")
-    ask = act("query_for_objects", {"category": "chair", "order": "end"}, plan=["find the chair at the end"])
-    model = ScriptedModel([ask, final("There is no cup near it.", [])])
-    about_cup = AgentSession(store, "row3", model).ask("What color is the cup near the chair at the end?")
-    assert not about_cup.clarification and about_cup.usage.calls == 2
-    about_chair = AgentSession(store, "row3", ScriptedModel([ask])).ask("What color is the chair at the end?")
-    assert about_chair.clarification and about_chair.usage.calls == 1
-
-
-def test_a_tie_among_the_places_a_category_question_names_is_not_asked_about(store):
+    ("row3", "What color is the cup near the chair at the end?", "There is no cup near it.",
+     "What color is the chair at the end?"),
     # "what is next to the chair at the end" asks for another object: the tied chairs are only where it is
-    _row_room(store, ("brown", "black", "white"), name="row4")
+    ("row4", "What is next to the chair at the end?", "a table", "Which chair is at the end?"),
+])
+def test_a_tie_among_what_the_question_does_not_ask_about_is_not_asked_about(store, room, question, reply,
+                                                                              about_the_tie):
+    _row_room(store, ("brown", "black", "white"), name=room)
     ask = act("query_for_objects", {"category": "chair", "order": "end"}, plan=["find the chair at the end"])
-    model = ScriptedModel([ask, final("a table", [])])
-    what = AgentSession(store, "row4", model).ask("What is next to the chair at the end?")
-    assert not what.clarification and what.usage.calls == 2
-    which = AgentSession(store, "row4", ScriptedModel([ask])).ask("Which chair is at the end?")
-    assert which.clarification and which.usage.calls == 1
+    answered = AgentSession(store, room, ScriptedModel([ask, final(reply, [])])).ask(question)
+    assert not answered.clarification and answered.usage.calls == 2
+    asked = AgentSession(store, room, ScriptedModel([ask])).ask(about_the_tie)
+    assert asked.clarification and asked.usage.calls == 1

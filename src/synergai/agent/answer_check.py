@@ -308,11 +308,24 @@ def settle(result: Answered, question: Question, graph: SceneGraph, marked: str 
     if verdict.ok:
         return None
     retry = may_retry and not any(t.get("type") == CHECK for t in result.trace)
-    result.trace.append({"type": CHECK, "ok": False, "reason": verdict.reason, "answer": result.answer,
-                         "short_answer": result.short_answer, "fallback": verdict.fallback,
-                         "sent_back": retry})
-    if verdict.fallback is not None:
-        result.short_answer, result.answer = verdict.fallback, verdict.sentence
-    elif tool_text(result.answer) or tool_text(result.short_answer):
+    _rejected(result, verdict, retry)
+    if verdict.fallback is None and (tool_text(result.answer) or tool_text(result.short_answer)):
         result.short_answer, result.answer = "", NO_ANSWER
     return SEND_BACK.format(reason=verdict.reason) if retry else None
+
+
+def _rejected(result: Answered, verdict: AnswerVerdict, sent_back: bool) -> None:
+    """The failed check recorded in ``result``'s trace; the graph's answer, if any, put in its place."""
+    result.trace.append({"type": CHECK, "ok": False, "reason": verdict.reason, "answer": result.answer,
+                         "short_answer": result.short_answer, "fallback": verdict.fallback,
+                         "sent_back": sent_back})
+    if verdict.fallback is not None:
+        result.short_answer, result.answer = verdict.fallback, verdict.sentence
+
+
+def fall_back(result: Answered, question: Question, graph: SceneGraph, reason: str) -> None:
+    """Where the loop has no answer (``reason``): the graph's typed answer in ``result``, recorded as a
+    failed check; nothing changes when the graph gives none."""
+    verdict = _failed(reason, question, graph, question_subject(question, graph))
+    if verdict.fallback is not None:
+        _rejected(result, verdict, sent_back=False)

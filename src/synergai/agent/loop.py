@@ -161,10 +161,12 @@ def _tie_is_the_users(question: Question, graph: SceneGraph, ids: Sequence[str])
     would answer it differently (a count takes them all; a colour they share is the answer). A tie among
     the anchors of "what colour is the sink on the wall" or "what is on the wall near the bed" (a category
     question names only where the object asked for is) is not: the model answers from what each holds."""
+    anchors_only = question.form is AnswerForm.CATEGORY and question.kind_at is None
+    if question.form is AnswerForm.NUMBER or anchors_only:
+        return False
     objs = [graph.get(i) for i in ids if i in graph]
     asked = {graph.get(i).category for i in named_subject(question, graph).ids} or set(question.categories)
-    anchors_only = question.form is AnswerForm.CATEGORY and question.kind_at is None
-    if question.form is AnswerForm.NUMBER or anchors_only or not {o.category for o in objs} & asked:
+    if not {o.category for o in objs} & asked:
         return False
     if question.form is AnswerForm.COLOR:
         shades = {frozenset(basic_color(a) for a in o.attributes if a in COLOR_NAMES) for o in objs}

@@ -14,7 +14,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
-from synergai.agent.answer_check import CHECK, graph_answer, question_subject, settle
+from synergai.agent.answer_check import fall_back, settle
 from synergai.agent.answer_forms import answer_schema, normalise_answer, render_answer
 from synergai.agent.kernel import DONE, AnswerCheck, Budget, SendBack, StepKind, Turn, TurnKernel
 from synergai.agent.program import prompt as P
@@ -211,17 +211,12 @@ class ProgramLoop:
     def _checked(self, at: _Question, may_send_back: bool) -> str | None:
         """The answer check (:func:`~synergai.agent.answer_check.settle`); NOT_COMPUTED is not sent back
         but replaced by the graph's typed answer where it gives one (the program error stays recorded)."""
-        result = at.result
         if not self.limits.check_answers:
             return None
-        if result.answer == NOT_COMPUTED:
-            given = graph_answer(at.question, at.graph, question_subject(at.question, at.graph))
-            if given is not None:
-                result.trace.append({"type": CHECK, "ok": False, "reason": "no program printed an answer",
-                                     "answer": NOT_COMPUTED, "fallback": given[0], "sent_back": False})
-                result.short_answer, result.answer = given
+        if at.result.answer == NOT_COMPUTED:
+            fall_back(at.result, at.question, at.graph, "no program printed an answer")
             return None
-        return settle(result, at.question, at.graph, may_retry=(
+        return settle(at.result, at.question, at.graph, may_retry=(
             self.limits.check_sends_back and may_send_back and at.model_calls < self.limits.max_rounds))
 
     def answer_again(self, at: _Question) -> str:
