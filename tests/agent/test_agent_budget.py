@@ -300,8 +300,10 @@ def test_a_question_admits_only_the_attribute_words_it_says(store):
     plain = ScriptedModel([_plan(("query_for_objects", {"category": "chair"})), _typed("black")])
     AgentSession(store, "room", plain).ask("What color is the chair next to the table?")
     query = _branch(plain.requests[0].json_schema, "query_for_objects")
-    # no colour said: the model cannot add "white"; the field stays, fixed empty (the reply keeps its shape)
-    assert query["properties"]["attributes"] == {"const": []}
+    # no colour said: the model cannot add "white"; a plan writes only the fields its question says (the
+    # examples show none empty), and relations only when it names some
+    assert "attributes" not in query["properties"] and "superlative" not in query["properties"]
+    assert query["required"] == ["category"] and "relations" in query["properties"]
     assert "chair" in query["properties"]["category"]["enum"]  # every category stays nameable
     red = ScriptedModel([_plan(("query_for_objects", {"category": "cup", "attributes": ["red"]})),
                          _typed("on the table")])

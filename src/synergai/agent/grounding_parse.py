@@ -87,11 +87,11 @@ SYSTEM_PROMPT = (
 
 def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
                       any_object: bool = False, exact_between: bool = False,
-                      keep_fields: bool = False, target: bool = True) -> dict[str, Any]:
+                      optional_relations: bool = False, target: bool = True) -> dict[str, Any]:
     """JSON schema of an :class:`ObjectRef` whose words are this scene's (anchors nested ``depth`` deep);
     ``any_object`` adds the category "object"; ``exact_between`` gives "between" its own branch with two
-    anchors; ``keep_fields`` keeps a field with no word here fixed empty, so a reply keeps the shape the
-    model was shown."""
+    anchors; ``optional_relations`` lets a reply leave out ``relations`` as it leaves out every other
+    field it has no word for (no tokens for an empty field)."""
     cats = list(dict.fromkeys([*vocab.categories, ANY_OBJECT])) if any_object else list(vocab.categories)
     obj: dict[str, Any] = {
         "type": "object",
@@ -100,11 +100,11 @@ def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
         "additionalProperties": False,
     }
     fields = {"attributes": (vocab.attributes, {"type": "array", "maxItems": MAX_ATTRIBUTES, "items": {
-                  "type": "string", "enum": list(vocab.attributes)}}, []),
-              "superlative": (vocab.superlatives, {"type": "string", "enum": ["", *vocab.superlatives]}, "")}
-    for key, (said, schema, empty) in fields.items():  # a field with no word here: left out (no tokens)
-        if said or keep_fields:
-            obj["properties"][key] = schema if said else {"const": empty}
+                  "type": "string", "enum": list(vocab.attributes)}}),
+              "superlative": (vocab.superlatives, {"type": "string", "enum": ["", *vocab.superlatives]})}
+    for key, (said, schema) in fields.items():  # a field with no word here: left out (no tokens)
+        if said:
+            obj["properties"][key] = schema
             obj["required"].append(key)
     if target:  # the target's fields for the features the sentence's words can mean
         view = expression_schema(vocab, 0, any_object=any_object, target=False)
@@ -116,7 +116,7 @@ def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
             **{key: ("view", {"anyOf": [{"type": "null"}, view]}) for key in ("facing", "back_to")}})
     if depth > 0:
         anchor = expression_schema(vocab, depth - 1, any_object=any_object, exact_between=exact_between,
-                                   keep_fields=keep_fields, target=False)
+                                   optional_relations=optional_relations, target=False)
         if exact_between:
             one = [r for r in vocab.relations if r != "between"]
             items = [_relation_item(vocab, anchor, one, 1)] if one else []
@@ -126,7 +126,8 @@ def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
             items = [_relation_item(vocab, anchor, list(vocab.relations), 0)]
         obj["properties"]["relations"] = {"type": "array", "maxItems": MAX_RELATIONS,
                                           "items": items[0] if len(items) == 1 else {"anyOf": items}}
-        obj["required"].append("relations")
+        if not optional_relations:
+            obj["required"].append("relations")
     return obj
 
 

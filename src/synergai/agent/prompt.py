@@ -28,10 +28,10 @@ EXAMPLES = """\
 User input: What is on the blue box?
 Plan: query_for_relations {"item_id_list": ["box"], "relation": "supporting"}
 User input: What color is the lamp next to the bed?
-Plan: query_for_objects {"category": "lamp", "attributes": [], "superlative": "", "relations": \
-[{"relation": "next to", "anchors": [{"category": "bed", "attributes": [], "superlative": ""}]}]}
+Plan: query_for_objects {"category": "lamp", "relations": [{"relation": "next to", "anchors": \
+[{"category": "bed"}]}]}
 User input: How many chairs are there?
-Plan: query_for_objects {"category": "chair", "attributes": [], "superlative": "", "relations": []}
+Plan: query_for_objects {"category": "chair"}
 User input: What is between the bed and the desk?
 Plan: calculate_mid_point {"item_id_list": ["bed", "desk"]}
 User input: The marked object is actually a stool.
@@ -46,8 +46,8 @@ PLAN_STEPS = 3
 
 RULES = f"""\
 Reply with ONE JSON object. The first reply has "plan": a list of the actions the input needs (often \
-one; at most {PLAN_STEPS}) ({{"action", "action_input"}}), run in order, after which you get their \
-Observations. \
+one; at most {QUESTION_PLAN_STEPS} for a question, {PLAN_STEPS} otherwise) ({{"action", "action_input"}}), \
+run in order, after which you get their Observations. \
 Later replies have "action" and "action_input", one action each. Rules:
 1. action_input follows the tool's Arguments. Ids may be names ("bed") or "marked" until you know them.
 2. Use ids exactly as observed; never invent ids.
@@ -190,7 +190,7 @@ def constrain(schema: dict[str, Any], vocab: TurnVocabulary) -> dict[str, Any]:
             action = props["action"].get("const")
             args = props["action_input"].get("properties", {})
             if action == "query_for_objects":
-                props["action_input"] = expression_schema(vocab.expression, keep_fields=True)
+                props["action_input"] = expression_schema(vocab.expression, optional_relations=True)
             for key in _OBJECT_ARGS:
                 if key in args and names:
                     _enum_items(args[key], names)
