@@ -369,3 +369,18 @@ def test_a_tie_among_what_the_question_does_not_ask_about_is_not_asked_about(sto
     assert not answered.clarification and answered.usage.calls == 2
     asked = AgentSession(store, room, ScriptedModel([ask])).ask(about_the_tie)
     assert asked.clarification and asked.usage.calls == 1
+
+
+def test_a_colour_question_is_answered_by_its_observed_subjects_one_colour(store):
+    _row_room(store, ("brown", "black", "white"), name="row5")
+    middle = act("query_for_objects", {"category": "chair", "order": "middle"}, plan=["find the chair"])
+    # the middle chair is observed first and has one colour: the graph answers, no answer call
+    given = AgentSession(store, "row5", ScriptedModel([middle])).ask("What color is the chair in the middle?")
+    assert given.short_answer == "black" and given.usage.calls == 1
+    assert any(t.get("from_graph") for t in given.trace)
+    # the thing asked about is another object, or not in the room: the chair's colour is not its answer
+    for question in ("What color is the cup near the chair in the middle?",
+                     "What color is the piano near the chair in the middle?"):
+        llm = ScriptedModel([middle, final("I cannot tell.", [])])
+        other = AgentSession(store, "row5", llm).ask(question)
+        assert not any(t.get("from_graph") and t.get("object") == "c1" for t in other.trace), question

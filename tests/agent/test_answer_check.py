@@ -24,6 +24,7 @@ from synergai.scene.model import SceneGraph
 from synergai.scene.vocabulary import COLOR_NAMES, basic_color
 
 SEND_BACK = LoopLimits(check_sends_back=True)  # the agent sends a failed answer back once
+MODEL_ANSWERS = LoopLimits(check_sends_back=True, graph_answers=False)  # the model answers all it is asked
 
 SCENE = "scene0011_00"  # a kitchen and dining room: ten chairs, two tables, no piano
 
@@ -146,11 +147,11 @@ def _plan(*steps: tuple[str, dict]) -> str:
 
 
 def test_the_agent_loop_sends_a_failed_answer_back_once_with_its_reason(store) -> None:
-    # the table and the red cup on it observed: two colours, so the model answers
     llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"})),
                          final("The cup is brown.", ["3"], short="brown"),
                          final("It is red.", ["3"], short="red")])
-    result = AgentSession(store, "room", llm, limits=SEND_BACK).ask("What colour is the cup on the table?")
+    session = AgentSession(store, "room", llm, limits=MODEL_ANSWERS)
+    result = session.ask("What colour is the cup on the table?")
     assert "no cup here is brown: the cup is red" in llm.requests[2].messages[-1]["content"]
     assert result.short_answer == "red" and result.usage.calls == 3
 
@@ -158,7 +159,8 @@ def test_the_agent_loop_sends_a_failed_answer_back_once_with_its_reason(store) -
 def test_the_agent_loop_gives_the_graphs_answer_when_the_retry_fails_too(store) -> None:
     wrong = final("The tv (id: 6) is at [2.0, 3.95, 1.5].", ["6"], short="brown")
     llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"})), wrong, wrong])
-    result = AgentSession(store, "room", llm, limits=SEND_BACK).ask("What colour is the cup on the table?")
+    session = AgentSession(store, "room", llm, limits=MODEL_ANSWERS)
+    result = session.ask("What colour is the cup on the table?")
     assert result.short_answer == "red" and result.answer == "The cup is red."
     assert not tool_text(result.answer) and result.usage.calls == 3
 

@@ -154,13 +154,14 @@ class Reject:
         return AnswerVerdict(True)
 
 
-def _ask(store, llm: ScriptedModel, question: str, check) -> Answered:
+def _ask(store, llm: ScriptedModel, question: str, check, graph_answers: bool = False) -> Answered:
     ctx = TurnContext(store, "room", question, read_only=True)
-    return AgentLoop(llm, LoopLimits(), check_answer=verdict_check(check)).run(ctx, question)
+    # the model answers unless told (the graph would answer the table's colour with no call)
+    limits = LoopLimits(graph_answers=graph_answers)
+    return AgentLoop(llm, limits, check_answer=verdict_check(check)).run(ctx, question)
 
 
 def test_the_agent_loop_sends_a_rejected_answer_back_to_its_answer_phase(store):
-    # the table and the red cup on it observed: two colours, so the model answers
     llm = ScriptedModel([act("query_for_objects", {"category": "table"}, plan=["find it"]),
                          final("It is red.", ["2"], "red"), final("It is brown.", ["2"], "brown")])
     result = _ask(store, llm, "What colour is the table under the cup?", Reject("red"))
@@ -228,7 +229,7 @@ def test_the_grounding_parse_goes_through_the_kernels_call_path():
 def test_a_graph_answer_that_fails_its_check_is_asked_of_the_model(store):
     llm = ScriptedModel([act("query_for_objects", {"category": "cup"}, plan=["find it"]),
                          final("It is next to the chair.", ["4"], "next to the chair")])
-    result = _ask(store, llm, "Where is the cup?", Reject("table"))
+    result = _ask(store, llm, "Where is the cup?", Reject("table"), graph_answers=True)
     graph_answer = next(t for t in result.trace if t.get("from_graph"))
     assert "table" in graph_answer["short_answer"] and result.usage.calls == 2
     assert "table is another object's colour" in llm.requests[1].messages[-1]["content"]

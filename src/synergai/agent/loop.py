@@ -19,8 +19,8 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
+from synergai.agent.answer_check import absent_thing, settle
 from synergai.agent.answer_check import question_subject as named_subject
-from synergai.agent.answer_check import settle
 from synergai.agent.answer_forms import AnswerForm
 from synergai.agent.answer_sentence import compose_answer, copies_error, kind_phrase
 from synergai.agent.context import ToolError, TurnContext
@@ -62,6 +62,7 @@ class LoopLimits:
     #: nothing over the graph's typed answer, +0.1 calls)
     check_sends_back: bool = False
     check_answers: bool = True  #: every answer checked before it is given (off only to test other parts)
+    graph_answers: bool = True  #: some forms answered from the graph with no call (off: tests the model's)
 
 
 @dataclass
@@ -340,7 +341,7 @@ class AgentLoop:
         messages = [{"role": "system", "content": self._system}, {"role": "user", "content": prompt}]
         return _Turn(ctx=ctx, question=asked, result=result, messages=messages, final=final, middle=middle,
                      vocab=vocab, phase=Phase.PLAN, calls=self.kernel.calls(question, result.usage),
-                     prompt=prompt, heard=bool(history))
+                     prompt=prompt, heard=bool(history), graph_answers=self.limits.graph_answers)
 
     # ------------------------------------------------------------------ states
     def _reply(self, turn: _Turn, schema: dict, max_tokens: int, parse: Callable[[str], _P]) -> _P | Phase:
@@ -406,15 +407,23 @@ class AgentLoop:
 
     def _answer_from_graph(self, turn: _Turn) -> bool:
         """Answer from the graph, with no model call: "where" by the observed subject's best place, "what
-        shape" by its box, "what type of X" by X's colour, material and name. False when there is none."""
+        shape" by its box, "what colour" by its one colour, "what type of X" by X's colour, material and
+        name. False when there is none."""
         graph, kind = turn.ctx.graph, turn.question.kind_at is not None
         subject = question_subject(graph, turn.facts, turn.question)
-        if subject is None or not (turn.form in (AnswerForm.PLACE, AnswerForm.SHAPE)
+        if subject is None or not (turn.form in (AnswerForm.PLACE, AnswerForm.SHAPE, AnswerForm.COLOR)
                                    or (turn.form is AnswerForm.CATEGORY and kind)):
             return False
         extra: dict[str, Any] = {}
         obj = graph.get(subject)
-        if turn.form is AnswerForm.PLACE:
+        if turn.form is AnswerForm.COLOR:  # its own colour, when it is what the question names first
+            own = evidence_colours(graph, [Fact((subject,))], turn.question)
+            first = named_subject(turn.question, graph).ids
+            if len(own) != 1 or subject not in first or absent_thing(turn.question, graph):
+                return False
+            short, shown = own[0], [subject]
+            sentence = f"The {obj.name} is {short}."
+        elif turn.form is AnswerForm.PLACE:
             found = places(graph, subject)
             if not found:
                 return False
