@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from synergai.agent.observation import Fact
 from synergai.agent.question import Question
 from synergai.scene.grounding.vocabulary import MIN_WORD, map_word_to
-from synergai.scene.model import INVERSE, WORDING, SceneGraph
+from synergai.scene.model import INVERSE, WORDING, SceneGraph, SceneObject
 from synergai.scene.vocabulary import (
     COLOR_NAMES,
     RELATION_CUES,
@@ -109,5 +109,10 @@ def evidence_colours(graph: SceneGraph, facts: Sequence[Fact], question: Questio
     seen = _observed(graph, facts)
     at = _positions(graph, seen, question)
     named = [o for o in seen if at[graph.get(o).category] is not None] or seen
-    colours = [" ".join(words_of(a)) for o in named for a in graph.get(o).attributes]
-    return list(dict.fromkeys(basic_color(c) for c in colours if c in COLOR_NAMES))
+    return list(dict.fromkeys(c for o in named for c in own_colours(graph.get(o))))
+
+
+def own_colours(obj: SceneObject) -> list[str]:
+    """The basic colour terms of an object's stored colour words, once each, in order."""
+    words = (" ".join(words_of(a)) for a in obj.attributes)
+    return list(dict.fromkeys(basic_color(w) for w in words if w in COLOR_NAMES))

@@ -24,7 +24,13 @@ from synergai.agent.answer_check import question_subject as named_subject
 from synergai.agent.answer_forms import AnswerForm
 from synergai.agent.answer_sentence import compose_answer, copies_error, kind_phrase
 from synergai.agent.context import ToolError, TurnContext
-from synergai.agent.evidence import evidence_categories, evidence_colours, named_at, question_subject
+from synergai.agent.evidence import (
+    evidence_categories,
+    evidence_colours,
+    named_at,
+    own_colours,
+    question_subject,
+)
 from synergai.agent.kernel import DONE, AnswerCheck, Budget, SendBack, StepKind, Turn, TurnKernel
 from synergai.agent.observation import Fact, Observed, render_full_graph
 from synergai.agent.prompt import (
@@ -417,7 +423,7 @@ class AgentLoop:
         extra: dict[str, Any] = {}
         obj = graph.get(subject)
         if turn.form is AnswerForm.COLOR:  # its own colour, when it is what the question names first
-            own = evidence_colours(graph, [Fact((subject,))], turn.question)
+            own = own_colours(obj)
             first = named_subject(turn.question, graph).ids
             if len(own) != 1 or subject not in first or absent_thing(turn.question, graph):
                 return False
