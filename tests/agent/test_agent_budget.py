@@ -69,7 +69,9 @@ def test_no_schema_asks_for_a_thought():
 
 def test_the_typed_answer_call_is_small(store):
     llm = ScriptedModel([_plan(("query_for_objects", {"query": "chair"})), _typed(2)])
-    result = AgentSession(store, "room", llm).ask("How many chairs are there?")
+    # the model answers (the graph would count the chairs it found with no call)
+    result = AgentSession(store, "room", llm, limits=LoopLimits(graph_answers=False)).ask(
+        "How many chairs are there?")
     assert result.answer == "There are 2 chairs." and result.short_answer == "2"
     assert llm.requests[1].max_tokens <= 48
     assert result.objects == ["4", "5"]
@@ -455,9 +457,25 @@ def test_an_answer_the_observations_fix_is_given_without_a_model_call(store):
     # two colours observed (the brown table, the red cup): the model is asked
     llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"})), _typed("red")])
     assert AgentSession(store, "room", llm).ask("What colour is the lamp?").usage.calls == 2
-    # a count is never fixed by the schema: the model counts
-    llm = ScriptedModel([_plan(("query_for_objects", {"query": "chair"})), _typed(2)])
-    assert AgentSession(store, "room", llm).ask("How many chairs are there?").usage.calls == 2
+    # a count of what the lookup matched: the objects found, with no answer call
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "chair"}))])
+    counted = AgentSession(store, "room", llm).ask("How many chairs are there?")
+    assert (counted.usage.calls, counted.short_answer, counted.objects) == (1, "2", ["4", "5"])
+    assert [t.get("count") for t in counted.trace if t["type"] == "final"] == [2]
+    # a count of what no lookup matched (the chairs' legs, the cups when only the table was looked up):
+    # the model counts
+    for question, looked_up in (("How many legs does the chair have?", "chair"),
+                                ("How many cups are there?", "table")):
+        llm = ScriptedModel([_plan(("query_for_objects", {"query": looked_up})), _typed(4)])
+        assert AgentSession(store, "room", llm).ask(question).usage.calls == 2, question
+    # the lookup found chairs near the table: both; the one lamp is not on the table (a match in part
+    # only): the model counts
+    near, on = ({"category": c, "relations": [{"relation": r, "anchors": [{"category": "table"}]}]}
+                for c, r in (("chair", "near"), ("lamp", "on")))
+    llm = ScriptedModel([_plan(("query_for_objects", near))])
+    assert AgentSession(store, "room", llm).ask("How many chairs are near the table?").short_answer == "2"
+    llm = ScriptedModel([_plan(("query_for_objects", on)), _typed(0)])
+    assert AgentSession(store, "room", llm).ask("How many lamps are on the table?").usage.calls == 2
 
 
 def test_a_questions_relations_are_the_ones_its_words_can_mean(store):

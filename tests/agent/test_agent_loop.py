@@ -15,6 +15,10 @@ from synergai.llm import ScriptedModel
 EDITS = frozenset(t.name for t in TOOLS if t.edits)
 
 
+#: The model answers what the graph would (a count of the chairs found is given with no answer call).
+MODEL_ANSWERS = LoopLimits(graph_answers=False)
+
+
 def test_prompt_is_built_from_tool_docstrings():
     prompt = system_prompt()
     for tool in TOOLS:
@@ -122,7 +126,7 @@ def test_a_step_repeated_within_the_plan_is_padding_and_dropped(store):
         _plan(("query_for_objects", {"query": "chair"}), filler, filler),
         final("There are 2 chairs.", ["4", "5"], short="2"),
     ])
-    result = AgentSession(store, "room", llm).ask("How many chairs are there?")
+    result = AgentSession(store, "room", llm, limits=MODEL_ANSWERS).ask("How many chairs are there?")
     assert result.answer == "There are 2 chairs." and result.usage.calls == 2
     assert [t["action"] for t in result.trace if t["type"] == "action"] == [
         "query_for_objects", "calculate_mid_point", "final_answer"]
@@ -202,7 +206,7 @@ def test_a_full_context_ends_the_turn_gracefully(store):
             return super().chat(messages, **kw)
 
     llm = Overflowing([act("query_for_objects", {"query": "chair"}, plan=["find"])])
-    result = AgentSession(store, "room", llm).ask("How many chairs are there?")
+    result = AgentSession(store, "room", llm, limits=MODEL_ANSWERS).ask("How many chairs are there?")
     # the turn ends after one call; the answer check gives the graph's typed answer, never the error text
     assert result.usage.calls == 1 and "context" not in result.answer
     assert any("exceeds the available context size" in t.get("error", "") for t in result.trace)
@@ -274,7 +278,7 @@ def test_an_answer_planned_before_observing_is_not_given(store):
         _plan(("query_for_objects", {"query": "chair"}), ("final_answer", {"answer": "Three chairs."})),
         final("There are 2 chairs.", ["4", "5"], short="2"),
     ])
-    result = AgentSession(store, "room", llm).ask("How many chairs are there?")
+    result = AgentSession(store, "room", llm, limits=MODEL_ANSWERS).ask("How many chairs are there?")
     assert result.answer == "There are 2 chairs." and result.usage.calls == 2
 
 

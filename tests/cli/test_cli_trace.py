@@ -15,14 +15,14 @@ from synergai.cli.main import main
 
 def _script(tmp_path: Path) -> Path:
     plan = {"plan": [{"action": "query_for_objects", "action_input": {"query": "lamp"}}]}
-    final = {"action": "final_answer", "action_input": {"short_answer": "1"}}
+    final = {"action": "final_answer", "action_input": {"short_answer": "yes"}}
     path = tmp_path / "script.json"
     path.write_text(json.dumps([json.dumps(plan), json.dumps(final)]))
     return path
 
 
 def _ask(tmp_path: Path, *extra: str) -> int:
-    return main(["ask", "How many lamps are there?", "--db", str(tmp_path / "s.db"),
+    return main(["ask", "Is the lamp white?", "--db", str(tmp_path / "s.db"),
                  "--llm", f"scripted:{_script(tmp_path)}", *extra])
 
 
@@ -31,7 +31,7 @@ def test_ask_writes_one_json_line_per_call_and_nothing_without_trace(tmp_path: P
     assert _ask(tmp_path, "--trace", str(trace)) == 0
     lines = [json.loads(x) for x in trace.read_text().splitlines()]
     assert [(x["turn"], x["step"]) for x in lines] == [(1, 1), (1, 2)]
-    assert lines[0]["question"] == "How many lamps are there?" and "query_for_objects" in lines[0]["reply"]
+    assert lines[0]["question"] == "Is the lamp white?" and "query_for_objects" in lines[0]["reply"]
     assert lines[1]["messages"][0].keys() == {"role", "ref"}  # the system prompt, written once
     before = sorted(p.name for p in tmp_path.iterdir())
     assert _ask(tmp_path) == 0
@@ -118,6 +118,6 @@ def test_trace_show_prints_a_turn_literally_and_says_what_it_skipped(tmp_path: P
     assert "step 1 (" in out and "step 2 (" in out and "reply: {" in out
     assert "skipped 2 lines" in out and "line 5: not a model call" in out and "line 6: not JSON" in out
     assert main(["trace", "show", str(trace)]) == 0
-    assert "turn 1: How many lamps are there?" in capsys.readouterr().out
+    assert "turn 1: Is the lamp white?" in capsys.readouterr().out
     assert main(["trace", "show", str(trace), "--turn", "9"]) == 2
     assert "no turn 9" in capsys.readouterr().err

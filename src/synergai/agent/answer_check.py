@@ -20,6 +20,7 @@ from synergai.agent.answer_forms import PLACE_RELATIONS, AnswerForm, normalise_a
 from synergai.agent.evidence import named_at
 from synergai.agent.kernel import AnswerVerdict
 from synergai.agent.matching import category_matches
+from synergai.agent.observation import Fact
 from synergai.agent.question import Question
 from synergai.agent.result import Answered
 from synergai.scene.attributes import color_name
@@ -226,6 +227,22 @@ def _counts_subject(question: Question, subject: Subject) -> bool:
     return at is not None and subject.at is not None and at <= subject.at <= at + 2
 
 
+def counted_matches(question: Question, graph: SceneGraph, facts: Sequence[Fact]) -> tuple[str, ...] | None:
+    """The objects the lookups matched for the thing "how many" asks about ("how many chairs are at the
+    table": the chairs found at the table); None when the question counts no object the room has or no
+    lookup matched it fully."""
+    subject = question_subject(question, graph)
+    if not subject.ids or not _counts_subject(question, subject):
+        return None
+    return next((f.subjects for f in facts if not f.wording and not f.partial and f.subjects
+                 and set(f.subjects) <= set(subject.ids)), None)
+
+
+def count_sentence(n: int, name: str) -> str:
+    """ "There are 2 chairs." """
+    return f"There {'is' if n == 1 else 'are'} {n} {name if n == 1 else plural(name)}."
+
+
 def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tuple[str, str] | None:
     """The best typed answer the graph gives, as (short answer, sentence); None when it gives none."""
     form, name, ids = question.reply_form, subject.name, subject.ids
@@ -239,7 +256,7 @@ def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tup
         return colour, f"The {name} is {colour}."
     if form is AnswerForm.NUMBER and _counts_subject(question, subject):
         n = len(_counted(graph, subject))
-        return str(n), f"There {'is' if n == 1 else 'are'} {n} {name if n == 1 else plural(name)}."
+        return str(n), count_sentence(n, name)
     if form is AnswerForm.PLACE:
         place = next((p for oid in ids for p in places(graph, oid) if graph.get(p.anchor).category != name),
                      None)

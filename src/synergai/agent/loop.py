@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from synergai.agent.answer_check import absent_thing, settle
+from synergai.agent.answer_check import absent_thing, count_sentence, counted_matches, settle
 from synergai.agent.answer_check import question_subject as named_subject
 from synergai.agent.answer_forms import AnswerForm
 from synergai.agent.answer_sentence import compose_answer, copies_error, kind_phrase
@@ -414,8 +414,14 @@ class AgentLoop:
     def _answer_from_graph(self, turn: _Turn) -> bool:
         """Answer from the graph, with no model call: "where" by the observed subject's best place, "what
         shape" by its box, "what colour" by its one colour, "what type of X" by X's colour, material and
-        name. False when there is none."""
+        name, "how many" by the objects the lookups matched. False when there is none."""
         graph, kind = turn.ctx.graph, turn.question.kind_at is not None
+        if turn.form is AnswerForm.NUMBER:
+            counted = counted_matches(turn.question, graph, turn.facts)
+            if counted is None:
+                return False
+            sentence = count_sentence(len(counted), named_subject(turn.question, graph).name)
+            return self._give(turn, sentence, str(len(counted)), counted, count=len(counted))
         subject = question_subject(graph, turn.facts, turn.question)
         if subject is None or not (turn.form in (AnswerForm.PLACE, AnswerForm.SHAPE, AnswerForm.COLOR)
                                    or (turn.form is AnswerForm.CATEGORY and kind)):

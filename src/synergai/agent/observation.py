@@ -13,11 +13,13 @@ from synergai.scene.model import INVERSE, WORDING, Relation, SceneGraph, SceneOb
 @dataclass(frozen=True)
 class Fact:
     """What one observation sentence states, by id: ``subjects`` are ``wording`` the ``anchors``
-    ("laptop 7, remote 8 are on coffee table 5"); a plain match has no wording and no anchors."""
+    ("laptop 7, remote 8 are on coffee table 5"); a plain match has no wording and no anchors; a
+    ``partial`` one fits the description only in part (the room's only object of its kind)."""
 
     subjects: tuple[str, ...]
     wording: str = ""
     anchors: tuple[str, ...] = ()
+    partial: bool = False
 
     @property
     def ids(self) -> tuple[str, ...]:

@@ -207,7 +207,7 @@ def _grounded(ctx: TurnContext, ref: ObjectRef) -> Observed:
         shown = "; ".join(c.reason for c in g.candidates[:MAX_DESCRIBED])
         # the room's only object of the category is what the words mean even where its colour or a
         # relation disagrees ("the white radiator" for the one radiator, captured dark brown)
-        lone = [Fact((top.id,))] if len(g.candidates) == 1 else []
+        lone = [Fact((top.id,), partial=True)] if len(g.candidates) == 1 else []
         return Observed(f"No object matches {desc!r} fully: {shown}.", tuple(lone))
     ids = g.tied_ids()
     if len(ids) > 1 and _singles_out(ref):
