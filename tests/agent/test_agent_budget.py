@@ -206,6 +206,11 @@ def test_composed_sentences_list_every_subject_and_count_repeats(store):
     assert compose_answer(graph, AnswerForm.YES_NO, "Yes, there is.", []).sentence == "Yes."
     assert compose_answer(graph, AnswerForm.COLOR, "sparkly", []).sentence == ""  # not a colour: no value
     assert compose_answer(graph, AnswerForm.NUMBER, 1, [Fact(("3",))]).sentence == "There is 1 cup."
+    # a count of something else than the object observed does not name it ("100 beds" for the legs)
+    for question, sentence in (("How many cups are on the table?", "There are 2 cups."),
+                               ("How many handles does the cup have?", "I count 2.")):
+        got = compose_answer(graph, AnswerForm.NUMBER, 2, [Fact(("3",))], Question.parse(question))
+        assert got.sentence == sentence, question
 
 
 def test_a_colour_sentence_names_the_objects_whose_shade_has_that_basic_term():

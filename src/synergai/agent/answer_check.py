@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from itertools import takewhile
 
 from synergai.agent.answer_forms import PLACE_RELATIONS, AnswerForm, normalise_answer
-from synergai.agent.evidence import named_at
+from synergai.agent.evidence import counted_at, named_at
 from synergai.agent.kernel import AnswerVerdict
 from synergai.agent.matching import category_matches
 from synergai.agent.observation import Fact
@@ -222,9 +222,7 @@ def _counted(graph: SceneGraph, subject: Subject) -> list[str]:
 
 def _counts_subject(question: Question, subject: Subject) -> bool:
     """Whether "how many" is followed by the subject's own word ("how many chairs ...")."""
-    words = list(question.words)
-    at = next((k + 2 for k in range(len(words) - 1) if words[k:k + 2] == ["how", "many"]), None)
-    return at is not None and subject.at is not None and at <= subject.at <= at + 2
+    return counted_at(question, subject.at)
 
 
 def counted_matches(question: Question, graph: SceneGraph, facts: Sequence[Fact]) -> tuple[str, ...] | None:

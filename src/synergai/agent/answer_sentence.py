@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from synergai.agent.answer_forms import AnswerForm, render_answer
+from synergai.agent.evidence import counted_at, named_at
 from synergai.agent.observation import Fact
 from synergai.agent.question import Question
 from synergai.scene.model import SceneGraph, SceneObject
@@ -101,7 +102,9 @@ def compose_answer(graph: SceneGraph, form: AnswerForm, value: Any, facts: Seque
     if form is AnswerForm.NUMBER:
         ids = plain[-1].subjects if plain else ()
         cats = {graph.get(o).category for o in ids if o in graph}
-        if len(cats) == 1 and ids:
+        # the category is named only when it is what "how many" counts (not "how many legs has the bed")
+        counted = question is None or (bool(ids) and counted_at(question, named_at(graph, ids[0], question)))
+        if len(cats) == 1 and ids and counted:
             (cat,) = cats
             noun = cat if short == "1" else plural(cat)
             return ComposedAnswer(f"There {'is' if short == '1' else 'are'} {short} {noun}.", short, ids)

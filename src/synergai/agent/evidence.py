@@ -43,6 +43,14 @@ def named_at(graph: SceneGraph, oid: str, question: Question) -> int | None:
     return _position(list(question.words), graph.get(oid).category) if oid in graph else None
 
 
+def counted_at(question: Question, at: int | None) -> bool:
+    """Whether the question's word ``at`` is what "how many" counts (at most two words after it: "how
+    many brown chairs")."""
+    words = list(question.words)
+    start = next((k + 2 for k in range(len(words) - 1) if words[k:k + 2] == ["how", "many"]), None)
+    return start is not None and at is not None and start <= at <= start + 2
+
+
 def question_subject(graph: SceneGraph, facts: Sequence[Fact], question: Question) -> str | None:
     """The observed object the question is about: of those whose category it names, one of the
     category it names first, the first observed; None when it names none of them."""
