@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from itertools import takewhile
 
 from synergai.agent.answer_forms import PLACE_RELATIONS, AnswerForm, normalise_answer
+from synergai.agent.answer_sentence import count_sentence
 from synergai.agent.evidence import counted_at, named_at
 from synergai.agent.kernel import AnswerVerdict
 from synergai.agent.matching import category_matches
@@ -235,10 +236,6 @@ def counted_matches(question: Question, graph: SceneGraph, facts: Sequence[Fact]
     return next((f.subjects for f in facts if not f.wording and not f.partial and f.subjects
                  and set(f.subjects) <= set(subject.ids)), None)
 
-
-def count_sentence(n: int, name: str) -> str:
-    """ "There are 2 chairs." """
-    return f"There {'is' if n == 1 else 'are'} {n} {name if n == 1 else plural(name)}."
 
 
 def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tuple[str, str] | None:

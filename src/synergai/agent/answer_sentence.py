@@ -88,6 +88,11 @@ def _named_in(graph: SceneGraph, ids: Sequence[str], question: Question | None) 
     return named or list(ids)
 
 
+def count_sentence(n: int, name: str) -> str:
+    """ "There are 2 chairs." """
+    return f"There {'is' if n == 1 else 'are'} {n} {name if n == 1 else plural(name)}."
+
+
 def compose_answer(graph: SceneGraph, form: AnswerForm, value: Any, facts: Sequence[Fact],
                    question: Question | None = None) -> ComposedAnswer:
     """The sentence for a typed value, from the observed facts ('' for a free phrase or a misfit)."""
@@ -104,10 +109,8 @@ def compose_answer(graph: SceneGraph, form: AnswerForm, value: Any, facts: Seque
         cats = {graph.get(o).category for o in ids if o in graph}
         # the category is named only when it is what "how many" counts (not "how many legs has the bed")
         counted = question is None or (bool(ids) and counted_at(question, named_at(graph, ids[0], question)))
-        if len(cats) == 1 and ids and counted:
-            (cat,) = cats
-            noun = cat if short == "1" else plural(cat)
-            return ComposedAnswer(f"There {'is' if short == '1' else 'are'} {short} {noun}.", short, ids)
+        if len(cats) == 1 and ids and counted and short.isdigit():
+            return ComposedAnswer(count_sentence(int(short), cats.pop()), short, ids)
         return ComposedAnswer(f"I count {short}.", short, ids)
     if form is AnswerForm.COLOR:
         subjects = [o for f in facts for o in f.subjects if o in graph]

@@ -19,10 +19,10 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from synergai.agent.answer_check import absent_thing, count_sentence, counted_matches, settle
+from synergai.agent.answer_check import absent_thing, counted_matches, settle
 from synergai.agent.answer_check import question_subject as named_subject
 from synergai.agent.answer_forms import AnswerForm
-from synergai.agent.answer_sentence import compose_answer, copies_error, kind_phrase
+from synergai.agent.answer_sentence import compose_answer, copies_error, count_sentence, kind_phrase
 from synergai.agent.context import ToolError, TurnContext
 from synergai.agent.evidence import (
     evidence_categories,
