@@ -200,7 +200,7 @@ def _subject_problem(question: Question, text: str, graph: SceneGraph, subject: 
         named = _said(graph, text)
         if named and set(named) <= set(question.categories):
             return f"the question already names the {named[0]}; name the other object it asks for"
-    if form is AnswerForm.NUMBER and _counts_subject(question, subject):
+    if form is AnswerForm.NUMBER and counted_at(question, subject.at):
         said, n = normalise_answer(form, text), len(_counted(graph, subject))
         if said.isdigit() and int(said) > n:
             return f"the room has only {n} {plural(name) if n != 1 else name}"
@@ -221,21 +221,14 @@ def _counted(graph: SceneGraph, subject: Subject) -> list[str]:
     return [o.id for o in graph if category_matches(subject.name, o.category)] or list(subject.ids)
 
 
-def _counts_subject(question: Question, subject: Subject) -> bool:
-    """Whether "how many" is followed by the subject's own word ("how many chairs ...")."""
-    return counted_at(question, subject.at)
-
-
-def counted_matches(question: Question, graph: SceneGraph, facts: Sequence[Fact]) -> tuple[str, ...] | None:
-    """The objects the lookups matched for the thing "how many" asks about ("how many chairs are at the
-    table": the chairs found at the table); None when the question counts no object the room has or no
-    lookup matched it fully."""
-    subject = question_subject(question, graph)
-    if not subject.ids or not _counts_subject(question, subject):
+def counted_matches(question: Question, subject: Subject, facts: Sequence[Fact]) -> tuple[str, ...] | None:
+    """The objects the lookups matched for the question's subject when "how many" counts it ("how many
+    chairs are at the table": the chairs found at the table); None when it counts no object the room has
+    or no lookup matched it fully."""
+    if not subject.ids or not counted_at(question, subject.at):
         return None
     return next((f.subjects for f in facts if not f.wording and not f.partial and f.subjects
                  and set(f.subjects) <= set(subject.ids)), None)
-
 
 
 def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tuple[str, str] | None:
@@ -249,7 +242,7 @@ def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tup
     if form is AnswerForm.COLOR and (colours := _colours(graph, ids)):
         colour = colours.most_common(1)[0][0]
         return colour, f"The {name} is {colour}."
-    if form is AnswerForm.NUMBER and _counts_subject(question, subject):
+    if form is AnswerForm.NUMBER and counted_at(question, subject.at):
         n = len(_counted(graph, subject))
         return str(n), count_sentence(n, name)
     if form is AnswerForm.PLACE:

@@ -108,8 +108,8 @@ def compose_answer(graph: SceneGraph, form: AnswerForm, value: Any, facts: Seque
         ids = plain[-1].subjects if plain else ()
         cats = {graph.get(o).category for o in ids if o in graph}
         # the category is named only when it is what "how many" counts (not "how many legs has the bed")
-        counted = question is None or (bool(ids) and counted_at(question, named_at(graph, ids[0], question)))
-        if len(cats) == 1 and ids and counted and short.isdigit():
+        if len(cats) == 1 and short.isdigit() and (
+                question is None or counted_at(question, named_at(graph, ids[0], question))):
             return ComposedAnswer(count_sentence(int(short), cats.pop()), short, ids)
         return ComposedAnswer(f"I count {short}.", short, ids)
     if form is AnswerForm.COLOR:

@@ -417,10 +417,11 @@ class AgentLoop:
         name, "how many" by the objects the lookups matched. False when there is none."""
         graph, kind = turn.ctx.graph, turn.question.kind_at is not None
         if turn.form is AnswerForm.NUMBER:
-            counted = counted_matches(turn.question, graph, turn.facts)
+            asked = named_subject(turn.question, graph)
+            counted = counted_matches(turn.question, asked, turn.facts)
             if counted is None:
                 return False
-            sentence = count_sentence(len(counted), named_subject(turn.question, graph).name)
+            sentence = count_sentence(len(counted), asked.name)
             return self._give(turn, sentence, str(len(counted)), counted, count=len(counted))
         subject = question_subject(graph, turn.facts, turn.question)
         if subject is None or not (turn.form in (AnswerForm.PLACE, AnswerForm.SHAPE, AnswerForm.COLOR)
