@@ -18,8 +18,8 @@ from synergai.agent.program.sandbox import SandboxLimits, run_program
 DEMO = "synergai.agent.program.sandbox:demo_api"
 PROGRAMS = {
     "print only": ("print('hello')", None),
-    "demo API": ("chairs = filter(scene(), 'chair')\n"
-                 "print(sorted(query_attribute(c, 'color') for c in chairs))", DEMO),
+    "demo API": ("chairs = [o for o in scene() if o.category == 'chair']\n"
+                 "print(sorted(query_attribute(c, 'distance') for c in chairs))", DEMO),
     "static reject": ("import os", None),
 }
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "agent" / "hostile"

@@ -318,7 +318,7 @@ def test_the_registered_repairs_are_the_documented_ones():
 
     from synergai.agent.program.repairs import PASSES
 
-    names = [p.name for p in PASSES]
+    names = list(PASSES)
     assert names == ["requote-fstrings", "clock-names", "close-fields", "name-positional-arguments"]
     docs = (Path(__file__).resolve().parents[2] / "docs" / "overview.md").read_text()
     assert all(f"`{n}`" in docs for n in names)

@@ -18,7 +18,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from agent_scripting import room
 
+from synergai.agent.program.loop import API_FACTORY
 from synergai.agent.program.sandbox import (
     SandboxError,
     SandboxLimits,
@@ -28,8 +30,11 @@ from synergai.agent.program.sandbox import (
     run_program,
 )
 from synergai.agent.program.sandbox_child import SecurityError, check_program
+from synergai.scene.model import SceneGraph, SceneObject
+from synergai.scene.serialization import graph_to_dict
 
-DEMO = "synergai.agent.program.sandbox:demo_api"
+ROOM = {"graph": graph_to_dict(room())}  # the scene API's arguments: the hand-made room, agent at the origin
+DEMO = "synergai.agent.program.sandbox:demo_api"  # starts at once: the hostile corpus runs 8 at a time
 HOSTILE_DIR = Path(__file__).parent / "hostile"
 HOSTILE = sorted(HOSTILE_DIR.glob("*.py"))
 CORPUS_LIMITS = SandboxLimits(cpu_seconds=1.0, wall_seconds=1.5, memory_mb=256, max_output_chars=2000)
@@ -52,15 +57,15 @@ def test_program_using_injected_api_prints_the_answer() -> None:
         "nearest = min(chairs, key=lambda o: query_attribute(o, 'distance'))\n"
         "print(f'nearest chair: {query_attribute(nearest, \"color\")}, {len(chairs)} chairs')\n"
     )
-    result = run(code, api_factory=DEMO)
+    result = run(code, api_factory=API_FACTORY, api_args=ROOM)
     assert result == SandboxResult(True, "nearest chair: black, 2 chairs\n", None, result.wall_s)
     assert 0 < result.wall_s < FAST.wall_seconds
 
 
 def test_api_args_reach_the_factory() -> None:
-    objects = [{"category": "sofa", "xyz": [3, 4, 0], "lwh": [2, 1, 1], "color": "green"}]
+    sofa = SceneGraph("sofa", [SceneObject("0", "sofa", (3.0, 4.0, 0.0), (2.0, 1.0, 1.0))])
     result = run("print([(o.category, query_attribute(o, 'distance')) for o in scene()])",
-                 api_factory=DEMO, api_args={"objects": objects})
+                 api_factory=API_FACTORY, api_args={"graph": graph_to_dict(sofa)})
     assert result.stdout == "[('sofa', 5.0)]\n"
 
 
@@ -105,10 +110,10 @@ def test_output_is_truncated_with_a_marker() -> None:
 
 
 def test_error_raised_inside_an_api_call_is_reported() -> None:
-    result = run("query_attribute(list(scene())[0], 'shape')", api_factory=DEMO)
+    result = run("query_attribute(list(scene())[0], 'weight')", api_factory=API_FACTORY, api_args=ROOM)
     assert not result.ok
-    assert result.error == (
-        "ValueError: attribute_type must be one of ['lwh', 'distance', 'color'], got 'shape'")
+    assert result.error == ("ValueError: attribute_type must be one of ['lwh', 'distance', 'color', 'shape', "
+                            "'material'], got 'weight'")
 
 
 def test_multiline_exception_message_becomes_one_line() -> None:
@@ -183,9 +188,10 @@ def test_wall_limit_stops_a_run_before_the_cpu_limit() -> None:
 
 def test_memory_limit_is_a_budget_above_the_api_footprint() -> None:
     limits = SandboxLimits(memory_mb=100, wall_seconds=10)
-    fits = run_program("print(len(bytes(50 * 10**6)))", limits=limits, api_factory=DEMO)
+    fits = run_program("print(len(bytes(50 * 10**6)))", limits=limits, api_factory=API_FACTORY, api_args=ROOM)
     assert fits.stdout == "50000000\n"
-    result = run_program("print(len(bytes(200 * 10**6)))", limits=limits, api_factory=DEMO)
+    result = run_program("print(len(bytes(200 * 10**6)))", limits=limits, api_factory=API_FACTORY,
+                         api_args=ROOM)
     assert result.error == "MemoryError: the program exceeded the memory limit of 100 MB"
 
 

@@ -1,7 +1,7 @@
 """The scene APIs of LLM-TPC (Fig. S4) over a scene graph, for programs the model writes: the paper's names
 and arguments (even where they shadow builtins), plus our ``rooms()`` / ``room(name)``; wrong arguments raise
 errors listing the legal values. With ``ordered_sets`` a set iterates, prints and indexes nearest first.
-Leniencies: :data:`synergai.agent.program.repairs.LENIENCIES`; values: :mod:`synergai.agent.program.values`.
+The values programs pass are read in :mod:`synergai.agent.program.values`.
 """
 
 from __future__ import annotations

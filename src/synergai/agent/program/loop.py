@@ -35,9 +35,8 @@ NOT_COMPUTED = "could not be computed"
 
 _ACTION = re.compile(r"^\s*Action\s*:\s*(.+?)\s*$", re.MULTILINE | re.IGNORECASE)
 _INPUT = re.compile(r"^\s*Action Input\s*:\s*(.*)$", re.MULTILINE | re.IGNORECASE | re.DOTALL)
-_THOUGHT = re.compile(
-    r"^\s*Thought\s*:\s*(.*?)(?=^\s*Action\s*:|\Z)", re.MULTILINE | re.IGNORECASE | re.DOTALL
-)
+_THOUGHT = re.compile(r"^\s*Thought\s*:\s*(.*?)(?=^\s*Action\s*:|\Z)",
+                      re.MULTILINE | re.IGNORECASE | re.DOTALL)
 _CODE = re.compile(r"```[ \t]*(?:python|py)?[ \t]*\n(.*?)(?:```|\Z)", re.IGNORECASE | re.DOTALL)
 
 
@@ -347,11 +346,9 @@ class ProgramLoop:
                 text = text[:cap] + f" ... [{len(text) - cap} more characters cut: print only what you need]"
             observation = f"Observation: {text}{noted}"
             self.kernel.observe(at, observation, tell=False)  # said by the send-back below
-            if not self.limits.answer_after_output:
-                self.kernel.send_back(at, "output", observation=observation)
-                return Phase.PROGRAM
-            self.kernel.send_back(at, "output-answer-now", observation=observation)
-            return Phase.ANSWER
+            now = self.limits.answer_after_output
+            self.kernel.send_back(at, "output-answer-now" if now else "output", observation=observation)
+            return Phase.ANSWER if now else Phase.PROGRAM
         error = (outcome.error or "") if not outcome.ok else P.EMPTY_OUTPUT
         if cut:  # a cut that still parsed (a line repeated to the budget)
             error = P.CUT_OFF.format(tokens=budget)

@@ -49,17 +49,14 @@ def undefined_names(tree: ast.Module) -> list[ast.Name]:
 
 
 _Position = tuple[int, int]
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp,
-           ast.DictComp, ast.GeneratorExp)
 
 
 def _top_level(node: ast.AST) -> Iterable[ast.AST]:
     """The nodes under ``node`` run in the module's scope (not in functions, lambdas, classes...)."""
     for child in ast.iter_child_nodes(node):
-        if isinstance(child, _SCOPES):
-            if isinstance(child, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
-                yield from _top_level(child.generators[0].iter)  # evaluated in the module's scope
-                yield child.generators[0].iter
+        if isinstance(child, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+            child = child.generators[0].iter  # of a comprehension, only this runs in the module's scope
+        elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
             continue
         yield child
         yield from _top_level(child)

@@ -2,14 +2,13 @@
 counted per run (:func:`applied`). The parse passes (:data:`PASSES`) run only on text that does not parse
 and are kept only when the result parses; then a program gets back the assignments of earlier attempts it
 dropped ("carry-definitions") and the names it reads that spell a scene category ("define-categories").
-Calls that parse are never rewritten: the scene API reads them leniently (:data:`LENIENCIES`).
+Calls that parse are never rewritten: the scene API reads them leniently.
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -23,39 +22,16 @@ from synergai.agent.program.rewrite import (
     requote_fstrings,
 )
 
-
-@dataclass(frozen=True)
-class RepairPass:
-    """One registered parse repair: code -> code; ValueError: no fix."""
-
-    name: str
-    repair: Callable[[str], str]
-
-
-#: The parse repairs :func:`make_parse` tries, in order (each documented in docs/overview.md and tested).
-PASSES: tuple[RepairPass, ...] = (
-    RepairPass("requote-fstrings", requote_fstrings),
-    RepairPass("clock-names", clock_names),
-    RepairPass("close-fields", close_fields),
-    RepairPass("name-positional-arguments", name_positional_arguments),
-)
+#: The parse repairs :func:`make_parse` tries, in order, by name (each documented in docs/overview.md and
+#: tested): code -> code; ValueError: no fix.
+PASSES: Mapping[str, Callable[[str], str]] = MappingProxyType({
+    "requote-fstrings": requote_fstrings,
+    "clock-names": clock_names,
+    "close-fields": close_fields,
+    "name-positional-arguments": name_positional_arguments,
+})
 #: Every repair of a program's text, in the order the pipeline applies them.
-REPAIRS = (*(p.name for p in PASSES), "carry-definitions", "define-categories")
-#: What the scene API reads leniently at run time, each with what it means.
-LENIENCIES = MappingProxyType({
-    "agent-with-reference": "relate_agent() / query_relation_agent() given a reference_object are relate() / "
-                            "query_relation()",
-    "ignored-candidates": "candidate_relations beside the one relation of relate() / relate_agent()",
-    "filter-forms": "filter() takes a category, a list of them, a predicate, or filter(function, items)",
-    "filter-relation": "filter() given a relation (and a reference_object) keeps what is so related",
-    "relation-of-set": "relate_agent() given a relation between objects and no reference: related to its set",
-    "query-relation-relations": "query_relation() answers relate()'s relations among its candidates",
-    "attribute-as-field": "query_attribute(obj, 'category') is the field; obj.color reads an attribute type",
-    "set-as-first-object": "where one object is expected, an ordered set stands for its nearest",
-    "set-sort": "an object set sorts in place and then iterates and indexes in that order",
-    "keyword-prefix": "a keyword that begins exactly one parameter is that parameter (obj= for object=)",
-    "keyword-alias": "object_set= / object=, relation= / candidate_relations= name each other",
-    "value-spelling": "relation and attribute names forgive case, underscores, affixes and synonyms"})
+REPAIRS = (*PASSES, "carry-definitions", "define-categories")
 
 
 def make_parse(code: str) -> tuple[str, list[str]] | None:
@@ -64,14 +40,14 @@ def make_parse(code: str) -> tuple[str, list[str]] | None:
     if parses(code):
         return None
     candidate, used = code, []
-    for repair in PASSES:
+    for name, repair in PASSES.items():
         try:
-            fixed = repair.repair(candidate)
+            fixed = repair(candidate)
         except ValueError:
             continue
         if fixed != candidate:
             candidate = fixed
-            used.append(repair.name)
+            used.append(name)
         if parses(candidate):
             return candidate, used
     return None

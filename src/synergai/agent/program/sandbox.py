@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from synergai.agent.program.sandbox_child import MAX_ERROR_CHARS, TRUNCATION_MARKER
-from synergai.geometry.frames import vec3
 
 __all__ = ["DemoObject", "SandboxError", "SandboxLimits", "SandboxResult", "demo_api", "run_program"]
 
@@ -241,55 +240,28 @@ def _death_message(outcome: _Outcome, limits: SandboxLimits) -> str:
 
 @dataclass(frozen=True)
 class DemoObject:
-    """One object of the demo scene, what programs see as LLM-TPC's ``ObjectAttribute``."""
+    """One object of :func:`demo_api`'s room, what programs see as LLM-TPC's ``ObjectAttribute``."""
 
     id: int
     category: str
     xyz: tuple[float, float, float]
-    lwh: tuple[float, float, float]
-    color: str
-
-
-_DEMO_OBJECTS = (
-    ("table", (1.0, 0.0, 0.4), (1.2, 0.8, 0.8), "brown"),
-    ("chair", (1.0, 0.9, 0.45), (0.5, 0.5, 0.9), "black"),
-    ("chair", (-1.5, 0.5, 0.45), (0.5, 0.5, 0.9), "red"),
-    ("lamp", (0.0, -2.0, 0.8), (0.3, 0.3, 1.6), "white"),
-)
-_DEMO_ATTRIBUTES = ("lwh", "distance", "color")
 
 
 def demo_api(args: Mapping[str, Any]) -> dict[str, Any]:
-    """A tiny LLM-TPC-style API for tests and examples: ``scene``, ``filter``, ``query_attribute``, over
-    ``args["objects"]`` (``{"category", "xyz", "lwh", "color"}`` each; default a 4-object room); the agent
-    stands at the origin."""
-    rows = args.get("objects")
-    if rows is None:
-        rows = [{"category": c, "xyz": x, "lwh": s, "color": k} for c, x, s, k in _DEMO_OBJECTS]
-    objects = frozenset(DemoObject(i, str(r["category"]), vec3(r["xyz"]), vec3(r["lwh"]),
-                                   str(r.get("color", "unknown"))) for i, r in enumerate(rows))
+    """A tiny scene API that starts at once (the real one, ``synergai.agent.program.api:sandbox_api``, first
+    imports the scene code), for the sandbox's tests: ``scene()`` and ``query_attribute(object, "distance")``
+    over a table and two chairs, the agent at the origin."""
+    room = (("table", (1.0, 0.0, 0.4)), ("chair", (1.0, 0.9, 0.45)), ("chair", (-1.5, 0.5, 0.45)))
+    objects = frozenset(DemoObject(i, category, xyz) for i, (category, xyz) in enumerate(room))
 
     def scene() -> set[DemoObject]:
         """Returns the set of objects in the scene."""
         return set(objects)
 
-    def filter_(object_set: set[DemoObject], category: str) -> set[DemoObject]:
-        """Returns the objects of ``object_set`` whose category is ``category``."""
-        return {o for o in object_set if o.category == category}
+    def query_attribute(object: DemoObject, attribute_type: str) -> float:  # the paper's argument name
+        """Returns the distance (m) of ``object`` from the agent."""
+        if attribute_type != "distance":
+            raise ValueError(f"attribute_type must be 'distance', got {attribute_type!r}")
+        return round(sum(c * c for c in object.xyz) ** 0.5, 4)
 
-    def query_attribute(object: DemoObject, attribute_type: str,  # the paper's argument name
-                        candidate_attribute_values: list[str] | None = None) -> Any:
-        """Returns ``lwh`` (list), ``distance`` from the agent (m) or ``color`` of ``object``."""
-        if not isinstance(object, DemoObject):
-            raise TypeError(f"object must be a scene object, got {type(object).__name__}")
-        if attribute_type == "lwh":
-            return list(object.lwh)
-        if attribute_type == "distance":
-            return round(sum(c * c for c in object.xyz) ** 0.5, 4)
-        if attribute_type == "color":
-            if candidate_attribute_values and object.color not in candidate_attribute_values:
-                return candidate_attribute_values[0]
-            return object.color
-        raise ValueError(f"attribute_type must be one of {list(_DEMO_ATTRIBUTES)}, got {attribute_type!r}")
-
-    return {"scene": scene, "filter": filter_, "query_attribute": query_attribute}
+    return {"scene": scene, "query_attribute": query_attribute}

@@ -168,12 +168,10 @@ class BoundedOutput:
         """Keep what fits, count what does not."""
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        room = self.limit - self.kept
-        if room > 0:
-            piece = text[:room]
-            self.parts.append(piece)
-            self.kept += len(piece)
-        self.dropped += max(0, len(text) - max(room, 0))
+        piece = text[:max(self.limit - self.kept, 0)]
+        self.parts.append(piece)
+        self.kept += len(piece)
+        self.dropped += len(text) - len(piece)
         return len(text)
 
     def flush(self) -> None:
