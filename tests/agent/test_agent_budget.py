@@ -3,13 +3,15 @@ into sentences that name every object the evidence holds, the query ratio counte
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agent_scripting import act, final
+from agent_scripting import act, final, room
 
+from synergai.agent.answer_check import CANNOT_COUNT
 from synergai.agent.answer_forms import AnswerForm
 from synergai.agent.answer_sentence import compose_answer, copies_error
 from synergai.agent.loop import AgentLoop, LoopLimits
@@ -122,7 +124,7 @@ def test_an_error_text_is_never_copied_into_the_answer(store):
 # ----------------------------------------------------------------------------- typed answers
 @pytest.mark.parametrize(("question", "expected"), [
     # bounded by what the lookup observed: the brown table and the red cup on it
-    ("What colour is the lamp?", {"enum": ["brown", "red"]}),
+    ("What colour is it?", {"enum": ["brown", "red"]}),
     ("How many chairs are there?", {"type": "integer"}),
     ("Is there a cup?", {"enum": ["yes", "no"]}),
 ])
@@ -459,9 +461,18 @@ def test_an_answer_the_observations_fix_is_given_without_a_model_call(store):
     llm = ScriptedModel([_plan(("query_for_objects", {"query": "lamp"}))])
     result = AgentSession(store, "room", llm).ask("What colour is the lamp?")
     assert (result.usage.calls, result.answer, result.objects) == (1, "The lamp is white.", ["7"])
-    # two colours observed (the brown table, the red cup): the model is asked
+    # the one colour observed is the TV's, not the wall's asked about: never given as the wall's colour
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "tv"})), _typed("white")])
+    wall = AgentSession(store, "room", llm).ask("What colour is the wall behind the tv?")
+    assert (wall.usage.calls, wall.short_answer) == (2, "white")
+    assert not any(t.get("only_value") for t in wall.trace)
+    # the lamp not observed (the table and the cup were): its colour, never theirs
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"}))])
+    lamp = AgentSession(store, "room", llm).ask("What colour is the lamp?")
+    assert (lamp.usage.calls, lamp.short_answer) == (1, "white")
+    # two colours observed (the brown table, the red cup) for a question naming none: the model is asked
     llm = ScriptedModel([_plan(("query_for_objects", {"query": "table"})), _typed("red")])
-    assert AgentSession(store, "room", llm).ask("What colour is the lamp?").usage.calls == 2
+    assert AgentSession(store, "room", llm).ask("What colour is it?").usage.calls == 2
     # a count of what the lookup matched: the objects found, with no answer call
     llm = ScriptedModel([_plan(("query_for_objects", {"query": "chair"}))])
     counted = AgentSession(store, "room", llm).ask("How many chairs are there?")
@@ -473,6 +484,11 @@ def test_an_answer_the_observations_fix_is_given_without_a_model_call(store):
                                 ("How many cups are there?", "table")):
         llm = ScriptedModel([_plan(("query_for_objects", {"query": looked_up})), _typed(4)])
         assert AgentSession(store, "room", llm).ask(question).usage.calls == 2, question
+    # a count no object of the room can be ("100" legs, 8 objects) and the graph has none: not given
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "chair"})), _typed(100)])
+    legs = AgentSession(store, "room", llm).ask("How many legs does the chair have?")
+    assert (legs.short_answer, legs.answer) == ("", CANNOT_COUNT)
+    assert [t["short_answer"] for t in legs.trace if t["type"] == "answer-check"] == ["100"]
     # the lookup found chairs near the table: both; the one lamp is not on the table (a match in part
     # only): the model counts
     near, on = ({"category": c, "relations": [{"relation": r, "anchors": [{"category": "table"}]}]}
@@ -497,3 +513,16 @@ def test_a_questions_relations_are_the_ones_its_words_can_mean(store):
     AgentSession(store, "room", llm).ask("How many chairs are there?")
     wide = _branch(llm.requests[0].json_schema, "query_for_relations")["properties"]["relation"]["enum"]
     assert "next to" in wide and "to the left of" in wide  # no relation said: every one
+
+
+def test_a_count_takes_every_object_that_fits_not_only_the_nearest(tmp_path: Path) -> None:
+    plain = room()  # both chairs stored near the table; chair 4 moved back, so chair 5 is the nearer
+    moved = SceneGraph("room", [dataclasses.replace(o, center=(0.5, 2.0, 0.45)) if o.id == "4" else o
+                                for o in plain], list(plain.edges), scene_type=plain.scene_type)
+    store = SceneStore(tmp_path / "moved.sqlite3")
+    store.register(moved, {"builder": "test"})
+    near = {"category": "chair", "relations": [{"relation": "near", "anchors": [{"category": "table"}]}]}
+    llm = ScriptedModel([_plan(("query_for_objects", near))])
+    result = AgentSession(store, "room", llm).ask("How many chairs are near the table?")
+    assert (result.usage.calls, result.short_answer, sorted(result.objects)) == (1, "2", ["4", "5"])
+    store.close()

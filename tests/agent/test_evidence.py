@@ -26,6 +26,10 @@ def test_colours_are_basic_terms_of_the_objects_the_question_names() -> None:
     # a question naming none of the observed objects may name any observed colour, in the order observed
     assert evidence_colours(_graph(), facts, Q("What colour is it?")) == ["white", "brown", "red"]
     assert evidence_colours(_graph(), [], Q("What colour is the piano?")) == []
+    # given the question's subject (the objects it names first), only its colours: none when it has none
+    assert evidence_colours(_graph(), facts, Q(both), subject=("2",)) == ["white"]
+    assert evidence_colours(_graph(), [Fact(("1",))], Q(both), subject=("2",)) == ["white"]
+    assert evidence_colours(_graph(), facts, Q("What colour is the piano?"), subject=("9",)) == []
 
 
 def _counter() -> SceneGraph:
@@ -72,3 +76,21 @@ def test_the_subject_may_be_named_by_another_word() -> None:
     assert question_subject(graph, facts, Q("Where is the cabinet?")) == "2"
     assert question_subject(graph, facts, Q("Can I put a cup here?")) is None  # "can" is a verb here
     assert question_subject(graph, facts, Q("Where is the bin?")) == "3"
+
+
+def test_the_rooms_shell_is_an_answer_only_when_nothing_else_is() -> None:
+    from synergai.agent.evidence import evidence_categories
+    from synergai.scene.model import ObjectKind
+
+    graph = SceneGraph("study", [
+        SceneObject("1", "floor", (0.0, 0.0, -0.05), (4.0, 4.0, 0.1), kind=ObjectKind.FLOOR),
+        SceneObject("2", "wall", (0.0, 2.0, 1.4), (4.0, 0.1, 2.8), kind=ObjectKind.WALL),
+        SceneObject("3", "painting", (0.0, 1.95, 1.6), (0.8, 0.05, 0.6)),
+        SceneObject("4", "desk", (0.0, 1.6, 0.4), (1.2, 0.6, 0.8)),
+    ])
+    seen = [Fact(("3",)), Fact(("1",)), Fact(("4",))]
+    # "what is underneath the painting", the floor and the desk observed: the desk
+    assert evidence_categories(graph, seen, Q("What is underneath the painting?")) == ["desk"]
+    # the wall is what the painting hangs on: the shell is the answer when it is the only one
+    hung = [Fact(("3",), "hanging on", ("2",))]
+    assert evidence_categories(graph, hung, Q("What is the painting hanging on?")) == ["wall"]

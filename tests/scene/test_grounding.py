@@ -3,6 +3,8 @@ missing categories, and the scene vocabulary."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from pydantic import ValidationError
 
@@ -109,6 +111,19 @@ def test_closest_and_farthest_rank_with_distances_in_the_reason() -> None:
     assert g.candidates[1].score < g.top.score
     g = ground(_room(), one("chair", "farthest from", "lamp"))
     assert g.top.id == "4" and g.unique
+
+
+def test_a_degree_that_picks_one_keeps_every_object_that_fits_in_full() -> None:
+    room = _room()  # both chairs stored near table 2; chair 4 moved away, so chair 5 is the nearer
+    moved = SceneGraph("room", [dataclasses.replace(o, center=(0.5, 1.5, 0.45)) if o.id == "4" else o
+                                for o in room], list(room.edges))
+    g = ground(moved, one("chair", "near", "table"))
+    assert g.tied_ids() == ["5"] and set(g.fitting) == {"4", "5"}  # "how many chairs are near" takes both
+    # words that single one out ("closest", "leftmost") leave nothing to count beyond the pick
+    assert ground(moved, one("chair", "closest to", "table")).fitting == ()
+    near = one("chair", "near", "table").model_copy(update={"order": "leftmost"})
+    assert ground(moved, near).fitting == ()
+    assert ground(moved, one("chair", "on", "bed")).fitting == ()  # fits no chair in full
 
 
 def test_closest_within_epsilon_is_a_tie_not_a_guess() -> None:

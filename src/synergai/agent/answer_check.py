@@ -223,12 +223,12 @@ def _counted(graph: SceneGraph, subject: Subject) -> list[str]:
 
 def counted_matches(question: Question, subject: Subject, facts: Sequence[Fact]) -> tuple[str, ...] | None:
     """The objects the lookups matched for the question's subject when "how many" counts it ("how many
-    chairs are at the table": the chairs found at the table); None when it counts no object the room has
-    or no lookup matched it fully."""
+    chairs are next to the table": every chair found next to it, not only the closest); None when it
+    counts no object the room has or no lookup matched it fully."""
     if not subject.ids or not counted_at(question, subject.at):
         return None
-    return next((f.subjects for f in facts if not f.wording and not f.partial and f.subjects
-                 and set(f.subjects) <= set(subject.ids)), None)
+    return next((f.fitting or f.subjects for f in facts if not f.wording and not f.partial and f.subjects
+                 and set(f.fitting or f.subjects) <= set(subject.ids)), None)
 
 
 def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tuple[str, str] | None:
@@ -286,9 +286,15 @@ def check_answer(question: Question, answer: str, graph: SceneGraph,
     problem = _form_problem(question, text, graph)
     if problem and question.reply_form is AnswerForm.CATEGORY:
         return AnswerVerdict(False, problem)  # a thing the labels lack ("the rod"): no better word
-    problem = (problem or _subject_problem(question, text, graph, subject)
-               or _beyond_the_room(question, text, graph))
-    return _failed(problem, question, graph, subject) if problem else AnswerVerdict(True)
+    problem = problem or _subject_problem(question, text, graph, subject)
+    if problem:
+        return _failed(problem, question, graph, subject)
+    beyond = _beyond_the_room(question, text, graph)
+    if not beyond:
+        return AnswerVerdict(True)
+    failed = _failed(beyond, question, graph, subject)
+    # a count of parts ("200" legs) with no count in the graph: no number is given
+    return failed if failed.fallback is not None else AnswerVerdict(False, beyond, "", CANNOT_COUNT)
 
 
 #: The trace record of a failed check (one per answer that failed).
@@ -298,6 +304,8 @@ SEND_BACK = ("Your answer was not given to the user: {reason}. Give the final an
              "observations.")
 #: What is said when an answer fails its check and the graph gives none (never the tool text).
 NO_ANSWER = "Sorry, I could not find that in this room."
+#: What is said for a count that cannot be of this room when the graph gives none ("200" legs).
+CANNOT_COUNT = "Sorry, I cannot count that from the objects of this room."
 
 
 def settle(result: Answered, question: Question, graph: SceneGraph, marked: str | None = None, *,

@@ -4,12 +4,12 @@ and colours the answer may name (the final answer's schema is built from them).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from synergai.agent.observation import Fact
 from synergai.agent.question import Question
 from synergai.scene.grounding.vocabulary import MIN_WORD, map_word_to
-from synergai.scene.model import INVERSE, WORDING, SceneGraph, SceneObject
+from synergai.scene.model import INVERSE, STRUCTURE_KINDS, WORDING, SceneGraph, SceneObject
 from synergai.scene.vocabulary import (
     COLOR_NAMES,
     RELATION_CUES,
@@ -92,7 +92,8 @@ def asked_role(question: Question, named_at: int | None) -> str:
 def evidence_categories(graph: SceneGraph, facts: Sequence[Fact], question: Question) -> list[str]:
     """The categories the answer to "what / which ..." may name: those observed, without the ones the
     question names, and only the asked side (:func:`asked_role`) of the facts relating objects it names;
-    [] when nothing else was observed."""
+    the room's shell (floor, wall, ceiling) only when nothing else is left ("what is under the painting"
+    asks for an object); [] when nothing else was observed."""
     at = _positions(graph, _observed(graph, facts), question)
     other = [c for c, p in at.items() if p is None]
     named = [p for p in at.values() if p is not None]
@@ -107,16 +108,26 @@ def evidence_categories(graph: SceneGraph, facts: Sequence[Fact], question: Ques
                    for o in answer if o in graph]
         chosen = [c for c in dict.fromkeys(related) if c in other]
         if chosen:
-            return chosen
-    return other
+            return _objects_first(graph, chosen)
+    return _objects_first(graph, other)
 
 
-def evidence_colours(graph: SceneGraph, facts: Sequence[Fact], question: Question) -> list[str]:
-    """The basic colour terms of the observed objects the question names (of every observed object when
-    it names none), in the order observed; [] when none has a colour."""
+def _objects_first(graph: SceneGraph, categories: list[str]) -> list[str]:
+    """The categories without the room's shell (floor, wall, ceiling), unless nothing else is left."""
+    shell = {o.category for o in graph if o.kind in STRUCTURE_KINDS}
+    return [c for c in categories if c not in shell] or categories
+
+
+def evidence_colours(graph: SceneGraph, facts: Sequence[Fact], question: Question,
+                     subject: Collection[str] = ()) -> list[str]:
+    """The basic colour terms of the objects the question asks about, in the order observed: of its
+    ``subject`` (the objects it names first; all of them when none was observed), never another object's;
+    with no subject, of the observed objects it names, or of every observed one when it names none. []
+    when none has a colour."""
     seen = _observed(graph, facts)
     at = _positions(graph, seen, question)
-    named = [o for o in seen if at[graph.get(o).category] is not None] or seen
+    named = ([o for o in seen if o in subject] or [o for o in subject if o in graph]) if subject else (
+        [o for o in seen if at[graph.get(o).category] is not None] or seen)
     return list(dict.fromkeys(c for o in named for c in own_colours(graph.get(o))))
 
 

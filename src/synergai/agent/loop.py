@@ -407,8 +407,9 @@ class AgentLoop:
         seen = (turn.ctx.graph, turn.facts, turn.question)
         if turn.form is AnswerForm.CATEGORY and (cats := evidence_categories(*seen)):
             return final_schema(turn.form, cats)
-        if turn.form is AnswerForm.COLOR and (colours := evidence_colours(*seen)):
-            return final_schema(turn.form, options=colours)
+        if turn.form is AnswerForm.COLOR and (colours := evidence_colours(
+                *seen, subject=named_subject(turn.question, turn.ctx.graph, turn.ctx.marked).ids)):
+            return final_schema(turn.form, options=colours)  # the asked object's colours, never another's
         return turn.final
 
     def _answer_from_graph(self, turn: _Turn) -> bool:

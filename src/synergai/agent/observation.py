@@ -14,12 +14,14 @@ from synergai.scene.model import INVERSE, WORDING, Relation, SceneGraph, SceneOb
 class Fact:
     """What one observation sentence states, by id: ``subjects`` are ``wording`` the ``anchors``
     ("laptop 7, remote 8 are on coffee table 5"); a plain match has no wording and no anchors; a
-    ``partial`` one fits the description only in part (the room's only object of its kind)."""
+    ``partial`` one fits the description only in part (the room's only object of its kind); ``fitting``:
+    a match's every object that fits in full, where a degree chose its subjects (what a count takes)."""
 
     subjects: tuple[str, ...]
     wording: str = ""
     anchors: tuple[str, ...] = ()
     partial: bool = False
+    fitting: tuple[str, ...] = ()
 
     @property
     def ids(self) -> tuple[str, ...]:

@@ -222,7 +222,7 @@ def _grounded(ctx: TurnContext, ref: ObjectRef) -> Observed:
     else:
         runner = g.candidates[1] if len(g.candidates) > 1 and g.candidates[1].score > 0 else None
         head = f"Best match for {desc!r}: {top.reason}. " + (f"Next: {runner.reason}. " if runner else "")
-    facts = [Fact(tuple(ids))]
+    facts = [Fact(tuple(ids), fitting=g.fitting)]
     for rel in ref.relations:  # what each relation holds, for the answer sentence
         anchors = [i for a in rel.anchors for i in ground(graph, a, ctx.viewpoint).tied_ids()]
         if anchors:

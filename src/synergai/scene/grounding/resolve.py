@@ -174,6 +174,9 @@ class Grounding:
     tied: int
     missing: str = ""
     closest_categories: tuple[str, ...] = ()
+    #: every candidate that meets the description in full where only a degree ("next to": the closest)
+    #: chose among them; what "how many" counts (empty when the words single one out, or none fits fully)
+    fitting: tuple[str, ...] = ()
 
     @property
     def top(self) -> Candidate | None:
@@ -338,6 +341,7 @@ class _Resolver:
             comps.append({**self._superlative(ref.superlative, among), **apart})
         comps += [{**self._size(word, among), **apart} for word in sizes]
         comps += [c for c in (self._colour_rank(w, group) for w in ref.attributes) if c]
+        fitting = tuple(group) if not comps and best >= 1.0 - TIE_TOLERANCE else ()
         if len(group) > 1:  # a tie on a relation that holds by degree: the degree decides
             comps += [self._comparative(r.model_copy(update={"relation": _GRADED[r.relation]}), sets, group)
                       for r, sets in relations if r.relation in _GRADED and not r.negated]
@@ -366,7 +370,7 @@ class _Resolver:
                 "; ".join(reasons[i]) if reasons[i] else f"named by '{ref.category}'"))
             for i in ranked
         )
-        return Grounding(cands, tied)
+        return Grounding(cands, tied, fitting=fitting)
 
     def _floor_clauses_hoisted(self, ref: ObjectRef) -> ObjectRef:
         """ "the box on the floor under the TV": the floor is one surface, so a clause said of it places
