@@ -227,8 +227,8 @@ def counted_matches(question: Question, subject: Subject, facts: Sequence[Fact])
     counts no object the room has or no lookup matched it fully."""
     if not subject.ids or not counted_at(question, subject.at):
         return None
-    return next((f.fitting or f.subjects for f in facts if not f.wording and not f.partial and f.subjects
-                 and set(f.fitting or f.subjects) <= set(subject.ids)), None)
+    matched = (f.fitting or f.subjects for f in facts if not f.wording and not f.partial and f.subjects)
+    return next((ids for ids in matched if set(ids) <= set(subject.ids)), None)
 
 
 def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tuple[str, str] | None:

@@ -169,8 +169,9 @@ class BoundedOutput:
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
         piece = text[:max(self.limit - self.kept, 0)]
-        self.parts.append(piece)
-        self.kept += len(piece)
+        if piece:  # once full, a print loop adds nothing to keep
+            self.parts.append(piece)
+            self.kept += len(piece)
         self.dropped += len(text) - len(piece)
         return len(text)
 
