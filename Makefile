@@ -47,13 +47,17 @@ postgres:
 demo: $(CORE_STAMP) $(MODEL_STAMP)
 	$(BIN)/synergai demo
 
+# Lint, types, then the tests: those without the model or a browser on two worker processes (one per test
+# file), then the slow ones in one process (the embedded model uses both cores).
 test: install browser postgres
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -m "not slow" -n 2 --dist loadfile
+	$(BIN)/pytest -q -m slow
 
+# The tests without the embedded model or a browser, on two worker processes (one per test file).
 test-fast: install postgres
-	$(BIN)/pytest -q -m "not slow"
+	$(BIN)/pytest -q -m "not slow" -n 2 --dist loadfile
 
 lint: install
 	$(BIN)/ruff check src tests benchmarks

@@ -43,18 +43,24 @@ def act(action: str, action_input: dict, plan: list[str] | None = None) -> str:
 
 
 class SlowModel:
-    """The scripted model, taking ``delay`` seconds per reply (so the busy state can be observed)."""
+    """The scripted model, taking ``delay`` seconds per reply (so the busy state can be observed); the
+    reply to call ``held`` (0-based) also waits until the test sets ``release`` (so a stage shown while
+    it runs is seen however busy the machine is)."""
 
     name = "scripted-slow"
 
-    def __init__(self, replies: list[str], delay: float) -> None:
+    def __init__(self, replies: list[str], delay: float, held: int) -> None:
         self.inner = ScriptedModel(replies)
         self.delay = delay
+        self.held = held
+        self.release = threading.Event()
         self.threads: list[str] = []
 
     def chat(self, messages, **kw):  # type: ignore[no-untyped-def]
         self.threads.append(threading.current_thread().name)
         time.sleep(self.delay)
+        if len(self.threads) - 1 == self.held:
+            self.release.wait(timeout=120)
         return self.inner.chat(messages, **kw)
 
     def count_tokens(self, text: str) -> int:
@@ -125,7 +131,7 @@ def gui(tmp_path_factory: pytest.TempPathFactory, shared_data: Path,
         act("update_name", {"item_id_list": [cup.id], "new_name_list": ["mug"]}),
         act("final_answer", {"answer": "The marked object is a red cup; I renamed it to mug.",
                              "short_answer": "mug", "item_id_list": [cup.id]}),
-    ], delay=1.2)
+    ], delay=1.2, held=2)  # step 2 of the correction: its progress line is looked for
     handle: GuiHandle = serve(catalog, lambda: llm, port=0, block=False, poll_seconds=0.5)
     assert handle.url.startswith("http://127.0.0.1:")
     page = chromium.new_page(viewport=VIEWPORT)  # a page in a browser context of its own
@@ -240,8 +246,9 @@ def test_chat_runs_off_the_ui_thread_and_its_edit_reaches_every_tab(gui):
     # the stage and the elapsed seconds show while it works; the legend with the segmentation view
     page.locator(".synergai-legend").get_by_text("cup", exact=True).first.wait_for(timeout=10_000)
     page.get_by_text(re.compile(r"step 2: the model is thinking \(after find_marked_object\) · \d+ s")
-                     ).wait_for(timeout=10_000)
+                     ).wait_for(timeout=30_000)
     gui["shots"].take(page, "3_turn_running_with_segmentation_legend")
+    llm.release.set()
     page.get_by_text("I renamed it to mug").first.wait_for(timeout=60_000)
     # a "why?" fold under the answer holds its steps and what they observed, folded until opened
     why = page.locator("details", has_text="why?").last

@@ -34,10 +34,10 @@ def test_embedded_model_runs_a_tabletop_episode(embedded_model: EmbeddedModel):
 @pytest.mark.slow
 def test_embedded_model_runs_a_house_episode(embedded_model: EmbeddedModel):
     task = packaged_task("hold_phone", "house")
-    result = run_team(task, embedded_model, TeamConfig(max_rounds=3))  # 3: two rounds follow a first
+    result = run_team(task, embedded_model, TeamConfig(max_rounds=2))  # 2: a round follows the first
     # a robot with nothing to do and nothing to read waits without a model call ("auto")
     called = [e for e in result.log if e["command"] is not None and not e.get("auto")]
-    assert 1 <= result.rounds <= 3 and result.steps >= 1 and result.usage.calls >= len(called)
+    assert 1 <= result.rounds <= 2 and result.steps >= 1 and result.usage.calls >= len(called)
     assert result.check_reason
     # feasible-action decoding: no robot navigates to where it stands or repeats a just-failed action
     assert not any("already at" in (e.get("feedback") or "") for e in result.log)
