@@ -75,8 +75,6 @@ _TRAILING_WHAT_Q = re.compile(r"\b(?:of|from|by|to|near|next to|beside|behind|un
 _OPEN_ATTRIBUTE_Q = re.compile(r"\b(shape|material|made of|pattern|style|size|brand|written|say|doing)\b")
 #: How much of a question's end a trailing "... across from what" is looked for in (characters).
 _TAIL_CHARS = 200
-
-
 _KIND_Q = re.compile(r"^(?:what|which) (?:type|kind|sort) of (?!(?:shape|material)\b)|^which (?=[a-z])")
 #: Words after "which" that name no kind of thing ("which object is ...": any category may answer).
 _NO_KIND = frozenset({"object", "objects", "item", "items", "thing", "things", "one", "ones"})

@@ -120,8 +120,7 @@ def compose_answer(graph: SceneGraph, form: AnswerForm, value: Any, facts: Seque
         coloured = [o for o in coloured if o in subjects] or coloured
         coloured = _named_in(graph, coloured, question)
         if coloured:
-            many = len(coloured) > 1
-            text = f"{_names(graph, coloured)} {'are' if many else 'is'} {short}."
+            text = f"{_names(graph, coloured)} {'are' if len(coloured) > 1 else 'is'} {short}."
             return ComposedAnswer(text[0].upper() + text[1:], short, tuple(coloured))
         return ComposedAnswer(f"It is {short}.", short, ())
     if form is AnswerForm.PLACE and isinstance(value, Mapping):

@@ -280,8 +280,7 @@ def view_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRe
     k = next((i for i, r in enumerate(ref.relations)
               if len(r.anchors) == 1 and r.anchors[0].category in head[2]), None)
     if k is not None:
-        target = ref.relations[k].anchors[0]
-        rest = [r for i, r in enumerate(ref.relations) if i != k]
+        target, rest = ref.relations[k].anchors[0], [r for i, r in enumerate(ref.relations) if i != k]
     elif len(head[2]) == 1:
         target, rest = ObjectRef(category=next(iter(head[2]))), ref.relations
     else:
@@ -301,15 +300,6 @@ def view_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRe
     return target.model_copy(update={key: viewed})
 
 
-def _relation_between(words: list[str], vocab: SceneVocabulary) -> str | None:
-    """The one relation name the words between two objects mean; None for none or several."""
-    said = relations_said(" ".join(words), vocab.relations)
-    for preferred in ("closest to", "on"):  # "by" also cues near / beside; "hanging on" is a kind of "on"
-        if preferred in said:
-            return preferred
-    return said[0] if len(said) == 1 else None
-
-
 def named_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
     """The expression rebuilt around the object the sentence names first when the model left it out
     ("toilet" for "the towel on the toilet"), related to the model's whole expression."""
@@ -324,7 +314,10 @@ def named_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
     at = next((m[0] for m in named[1:] if ref.category in m[2]), None)
     if at is None or words[at - 1] in ("this", "that"):
         return ref
-    relation = _relation_between(words[end:at], vocab)
+    # the one relation the words between the two objects mean, or a preferred one of several ("by" also
+    # cues near / beside; "hanging on" is a kind of "on")
+    said = relations_said(" ".join(words[end:at]), vocab.relations)
+    relation = next((p for p in ("closest to", "on") if p in said), said[0] if len(said) == 1 else None)
     if relation is None or relation == "between":
         return ref
     return ObjectRef(category=next(iter(head)), relations=[RelationRef(relation=relation, anchors=[ref])])

@@ -7,8 +7,7 @@ sentence can break costs a second call.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -285,5 +284,5 @@ def ground_description(model: ChatModel, sentence: str, vocab: SceneVocabulary,
     replies = [*parsed.replies, *again.replies]
     second = ground(graph, again.ref) if again.ref is not None else None
     if second is None or not 1 <= second.tied < found.tied:
-        return dataclasses.replace(parsed, replies=replies), found
-    return dataclasses.replace(again, replies=replies), second
+        return replace(parsed, replies=replies), found
+    return replace(again, replies=replies), second

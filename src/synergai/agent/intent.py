@@ -55,12 +55,9 @@ def _words(clause: str) -> list[str]:
     return [w.replace("'", "").replace("\u2019", "") for w in _WORD.findall(clause)]
 
 
-def _foreign(clause: str, k: int) -> bool:
-    """Whether the clause's ``k``-th word (or its part before an apostrophe) asks in another language."""
-    words = _WORD.findall(clause)
-    if k >= len(words):
-        return False
-    word = words[k].replace("\u2019", "'")
+def _foreign(word: str) -> bool:
+    """Whether a word as written (or its part before an apostrophe) asks in another language."""
+    word = word.replace("\u2019", "'")
     return any(w in _FOREIGN or _plain(w) in _FOREIGN for w in (word, word.split("'")[0]))
 
 
@@ -73,7 +70,7 @@ def _clause_asks(clause: str, first: bool, after_lead_ins: bool) -> bool:
     if first or after_lead_ins:
         if head in NEGATED_OPENERS and k + 1 < len(words) and words[k + 1] == "not":
             return False  # "Do not call it a table": an order
-        if head in QUESTION_OPENERS or _foreign(clause, k):
+        if head in QUESTION_OPENERS or _foreign(_WORD.findall(clause)[k]):
             return True
     return head in INTERROGATIVES and (head not in _RELATIVE or after_lead_ins)
 

@@ -5,9 +5,8 @@ schemas that constrain each reply.
 from __future__ import annotations
 
 import copy
-import dataclasses
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
@@ -149,7 +148,7 @@ class TurnVocabulary:
         scene = SceneVocabulary(self.categories, self.attributes)
         if not self.said:
             return scene
-        return dataclasses.replace(scene.narrowed(self.said), categories=self.categories)
+        return replace(scene.narrowed(self.said), categories=self.categories)
 
     @property
     def names(self) -> list[str]:
@@ -179,13 +178,7 @@ def constrain(schema: dict[str, Any], vocab: TurnVocabulary) -> dict[str, Any]:
     names = vocab.names
 
     def visit(node: Any) -> None:
-        if isinstance(node, list):
-            for item in node:
-                visit(item)
-            return
-        if not isinstance(node, dict):
-            return
-        props = node.get("properties")
+        props = node.get("properties") if isinstance(node, dict) else None
         if isinstance(props, dict) and isinstance(props.get("action"), dict) and "action_input" in props:
             action = props["action"].get("const")
             args = props["action_input"].get("properties", {})
@@ -197,8 +190,8 @@ def constrain(schema: dict[str, Any], vocab: TurnVocabulary) -> dict[str, Any]:
             if "relation" in args and action == "query_for_relations":
                 _enum_items(args["relation"], ["", *vocab.relations])  # "": every relation
             return
-        for value in node.values():
-            visit(value)
+        for child in node if isinstance(node, list) else node.values() if isinstance(node, dict) else ():
+            visit(child)
 
     visit(out)
     return out
