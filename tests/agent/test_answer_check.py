@@ -137,6 +137,12 @@ def test_the_marked_object_is_the_subject(graph: SceneGraph) -> None:
     if mine:
         wrong = next(c for c in ("pink", "purple", "orange", "green") if c not in mine)
         assert not check_answer(question, wrong, graph, chair.id).ok
+    # a question that names another category is about that one, whatever is marked
+    this_chair = Question.parse("Is this chair pushed in?", sorted(graph.categories()))
+    assert question_subject(this_chair, graph, chair.id).ids == (chair.id,)
+    table = Question.parse("What colour is the table?", sorted(graph.categories()))
+    assert question_subject(table, graph, chair.id).ids == question_subject(table, graph).ids
+    assert chair.id not in question_subject(table, graph, chair.id).ids
 
 
 # ------------------------------------------------------------------------------------- in the loops

@@ -91,9 +91,11 @@ class Subject:
 
 
 def question_subject(question: Question, graph: SceneGraph, marked: str | None = None) -> Subject:
-    """The objects a question names first (the marked object when there is one); the thing it names
-    that the room lacks when it names no category."""
-    if marked is not None and marked in graph:
+    """The objects a question names first (the marked object when the question names no other category:
+    "what colour is this chair?", not "what colour is the lamp?"); the thing it names that the room lacks
+    when it names no category."""
+    if marked is not None and marked in graph and (not question.categories
+                                                   or graph.get(marked).category in question.categories):
         return Subject((marked,), graph.get(marked).name)
     if not question.categories:
         return Subject(absent=absent_thing(question, graph))
