@@ -209,15 +209,6 @@ def _subject_problem(question: Question, text: str, graph: SceneGraph, subject: 
     return ""
 
 
-def _beyond_the_room(question: Question, text: str, graph: SceneGraph) -> str:
-    """Why a count cannot be of this room: more than all the objects it holds ('' when it can be)."""
-    if question.reply_form is not AnswerForm.NUMBER:
-        return ""
-    said = normalise_answer(AnswerForm.NUMBER, text)
-    return f"{said} is more than all the {len(graph)} objects this room holds" if (
-        said.isdigit() and int(said) > len(graph)) else ""
-
-
 def _counted(graph: SceneGraph, subject: Subject) -> list[str]:
     """The objects a "how many" of the subject's name counts: every one the name matches."""
     return [o.id for o in graph if category_matches(subject.name, o.category)] or list(subject.ids)
@@ -291,9 +282,11 @@ def check_answer(question: Question, answer: str, graph: SceneGraph,
     problem = problem or _subject_problem(question, text, graph, subject)
     if problem:
         return _failed(problem, question, graph, subject)
-    beyond = _beyond_the_room(question, text, graph)
-    if not beyond:
+    # a count cannot be of this room when it is more than all the objects the room holds
+    count = normalise_answer(AnswerForm.NUMBER, text) if question.reply_form is AnswerForm.NUMBER else ""
+    if not (count.isdigit() and int(count) > len(graph)):
         return AnswerVerdict(True)
+    beyond = f"{count} is more than all the {len(graph)} objects this room holds"
     failed = _failed(beyond, question, graph, subject)
     # a count of parts ("200" legs) with no count in the graph: no number is given
     return failed if failed.fallback is not None else AnswerVerdict(False, beyond, "", CANNOT_COUNT)

@@ -99,10 +99,9 @@ def evidence_categories(graph: SceneGraph, facts: Sequence[Fact], question: Ques
     named = [p for p in at.values() if p is not None]
     role = asked_role(question, min(named) if named else None)
     if role:
-        sides = [(f.subjects, f.anchors) if role == "subject" else (f.anchors, f.subjects)
-                 for f in facts if f.wording]
-        sides += [(f.anchors, f.subjects) if role == "subject" else (f.subjects, f.anchors)
-                  for f in facts if f.wording in _SYMMETRIC]  # "a near b" is "b near a"
+        pairs = [(f.subjects, f.anchors) for f in facts if f.wording]
+        pairs += [(f.anchors, f.subjects) for f in facts if f.wording in _SYMMETRIC]  # "a near b": "b near a"
+        sides = pairs if role == "subject" else [(answer, given) for given, answer in pairs]
         related = [graph.get(o).category for answer, given in sides if answer and given
                    and any(g in graph and graph.get(g).category not in other for g in given)
                    for o in answer if o in graph]

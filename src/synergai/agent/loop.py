@@ -4,7 +4,6 @@ form, bounded by what was observed and put in a composed sentence; some question
 graph with no answer call. An invalid reply gets a corrective observation, never a crash.
 """
 
-
 from __future__ import annotations
 
 import dataclasses
@@ -212,11 +211,6 @@ class _Turn(Turn):
     heard: bool = False  # earlier turns of the conversation are in the prompt (what the user said may count)
 
     @property
-    def asking(self) -> bool:
-        """A question: it never edits."""
-        return self.question.asking
-
-    @property
     def form(self) -> AnswerForm:
         """The form of this turn's short answer."""
         return self.question.reply_form
@@ -300,7 +294,7 @@ class AgentLoop:
         a turn that raises (a model failure, :class:`~synergai.agent.progress.TurnCancelled`) writes none."""
         start = time.perf_counter()
         turn = self._turn(ctx, question, history, session_note)
-        if turn.asking and (found := room_answer(ctx.graph, question)) is not None:  # about the rooms
+        if turn.question.asking and (found := room_answer(ctx.graph, question)) is not None:  # of rooms
             self._give(turn, found.sentence, found.short, found.objects, rooms=found.kind,
                        short_answer=found.short)
             turn.phase = Phase.DONE
@@ -371,8 +365,8 @@ class AgentLoop:
 
     def _plan(self, turn: _Turn) -> str:
         """PLAN: ask for a plan and run its steps (filler that cannot succeed is not run)."""
-        ctx = turn.ctx
-        schema = constrain(self._plans[(ctx.marked is not None, turn.asking, turn.middle)], turn.vocab)
+        asking = turn.question.asking
+        schema = constrain(self._plans[(turn.ctx.marked is not None, asking, turn.middle)], turn.vocab)
         parsed = self._reply(turn, schema, self.limits.first_max_tokens, parse_plan)
         if isinstance(parsed, Phase):
             return parsed
@@ -385,7 +379,7 @@ class AgentLoop:
         turn.messages[-1]["content"] = json.dumps({"plan": [
             {"action": tool.name, "action_input": args.model_dump(exclude_defaults=True)}
             for tool, args in actions]})
-        turn.correcting = not turn.asking or any(tool.edits for tool, _ in actions)
+        turn.correcting = not asking or any(tool.edits for tool, _ in actions)
         return self._run(turn, actions)
 
     def _runnable(self, turn: _Turn, actions: list[tuple[Tool, Any]]) -> list[tuple[Tool, Any]]:
@@ -402,8 +396,14 @@ class AgentLoop:
                 kept.append((tool, args))
         return kept or actions[:1]
 
-    def _answer_schema(self, turn: _Turn) -> dict[str, Any]:
-        """The final answer's schema, bounded by the categories or colours observed."""
+    def _schema(self, turn: _Turn) -> dict[str, Any]:
+        """The reply's schema; the final answer's bounded by the categories or colours observed."""
+        if turn.phase is Phase.CORRECT:
+            edits = constrain({"anyOf": self._edits}, turn.vocab)["anyOf"]
+            return {"anyOf": [*edits, *final_schema(AnswerForm.PHRASE, sentence=True)["anyOf"]]}
+        if turn.phase is not Phase.ANSWER:
+            lookups = constrain({"anyOf": self._lookups[(turn.question.asking, turn.middle)]}, turn.vocab)
+            return {"anyOf": [*lookups["anyOf"], *turn.final["anyOf"]]}
         seen = (turn.ctx.graph, turn.facts, turn.question)
         if turn.form is AnswerForm.CATEGORY and (cats := evidence_categories(*seen)):
             return final_schema(turn.form, cats)
@@ -463,32 +463,18 @@ class AgentLoop:
             turn.ctx.highlights = list(shown)
         return True
 
-    def _schema(self, turn: _Turn) -> dict[str, Any]:
-        if turn.phase is Phase.ANSWER:
-            return self._answer_schema(turn)
-        if turn.phase is Phase.CORRECT:
-            edits = constrain({"anyOf": self._edits}, turn.vocab)["anyOf"]
-            return {"anyOf": [*edits, *final_schema(AnswerForm.PHRASE, sentence=True)["anyOf"]]}
-        lookups = constrain({"anyOf": self._lookups[(turn.asking, turn.middle)]}, turn.vocab)["anyOf"]
-        return {"anyOf": [*lookups, *turn.final["anyOf"]]}
-
-    def _forced(self, turn: _Turn, schema: dict[str, Any]) -> bool:
-        """Give the one short answer the answer ``schema`` allows (and no sentence), with no model call: a
-        call whose reply the grammar fixes tells nothing."""
-        values = final_values(schema)
-        if values is None or len(values) != 1:
-            return False
-        self.kernel.record(turn, StepKind.ANSWER, from_graph=True, only_value=values[0])
-        self._finish(turn, FinalArgs(short_answer=values[0]))
-        return True
-
     def _next(self, turn: _Turn) -> str:
         """LOOK, CORRECT or ANSWER: one action (the final answer, in ANSWER)."""
         by_graph = turn.phase is Phase.ANSWER and turn.graph_answers
         if by_graph and self._answer_from_graph(turn):
             return Phase.DONE
         schema = self._schema(turn)  # only for a turn the graph did not answer
-        if by_graph and self._forced(turn, schema):
+        values = final_values(schema) if by_graph else None
+        if values is not None and len(values) == 1:
+            # the one short answer the schema allows, with no call: a call whose reply the grammar fixes
+            # tells nothing
+            self.kernel.record(turn, StepKind.ANSWER, from_graph=True, only_value=values[0])
+            self._finish(turn, FinalArgs(short_answer=values[0]))
             return Phase.DONE
         typed = turn.phase is Phase.ANSWER and turn.form is not AnswerForm.PHRASE
         budget = self.limits.answer_max_tokens if typed else self.limits.step_max_tokens
@@ -562,8 +548,8 @@ class AgentLoop:
             turn.facts.extend(observed.facts)
             seen = [i for i in _SEEN_ID.findall(observation) if i in ctx.graph]
             turn.vocab = dataclasses.replace(turn.vocab, ids=tuple(dict.fromkeys([*turn.vocab.ids, *seen])))
-        if tool.retrieves and ok:
-            result.retrieved_tokens += self.llm.count_tokens(observation)
+            if tool.retrieves:
+                result.retrieved_tokens += self.llm.count_tokens(observation)
         return False, observation, ok
 
     def _finish(self, turn: _Turn, args: Any) -> None:

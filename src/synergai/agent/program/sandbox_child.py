@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import builtins
 import collections
+import contextlib
 import difflib
 import gc
 import heapq  # noqa: F401 - loaded before the lockdown: Counter.most_common imports it
@@ -259,32 +260,22 @@ def audit_hook(guard: Guard, program: types.CodeType) -> Callable[[str, tuple[An
 
 
 def _virtual_memory_bytes() -> int:
-    try:  # binary: a text codec could need an import the dropped privileges no longer allow
-        with open("/proc/self/status", "rb") as status:
-            for line in status:
-                if line.startswith(b"VmSize:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
+    # binary: a text codec could need an import the dropped privileges no longer allow
+    with contextlib.suppress(OSError, ValueError, IndexError), open("/proc/self/status", "rb") as status:
+        for line in status:
+            if line.startswith(b"VmSize:"):
+                return int(line.split()[1]) * 1024
     return 0
-
-
-def quiet_reporting() -> None:
-    """Silence warnings and unraisable exceptions: showing them reads source files (denied after lockdown)."""
-    warnings.simplefilter("ignore")
-    sys.unraisablehook = lambda unraisable: None
 
 
 def drop_privileges() -> None:
     """As root, become uid/gid 65534 with no supplementary groups (hardening; ignored where not allowed)."""
     if os.geteuid() != 0:
         return
-    try:
+    with contextlib.suppress(OSError):
         os.setgroups([])
         os.setgid(NOBODY)
         os.setuid(NOBODY)
-    except OSError:
-        pass
 
 
 def limit_resources(cpu_seconds: float, memory_mb: int) -> None:
@@ -364,7 +355,9 @@ def serve(request: Mapping[str, Any]) -> dict[str, Any]:
         return {"setup_error": describe(exc)}
     sys.stdout = out  # what API functions print while the program runs is program output
     memory_mb = int(limits["memory_mb"])
-    quiet_reporting()
+    # warnings and unraisable exceptions silenced: showing them reads source files (denied after lockdown)
+    warnings.simplefilter("ignore")
+    sys.unraisablehook = lambda unraisable: None
     drop_privileges()
     limit_resources(float(limits["cpu_seconds"]), memory_mb)
     try:
