@@ -237,18 +237,13 @@ def test_chat_runs_off_the_ui_thread_and_its_edit_reaches_every_tab(gui):
 
     box.fill("The marked object is a mug, not a cup.")  # a correction: a question never edits
     box.press("Enter")
-    wait_for(lambda: s.busy, 10, "the session to start working")
-    assert s.busy_bar.visible and s.send_button.disabled and s.cancel_button.visible
-    # the page stays responsive while the agent works: toggling the segmentation view is served at once
-    page.get_by_role("checkbox", name="Segmentation").check()
-    wait_for(lambda: s.view.segmentation, 10, "the segmentation toggle while the agent works")
-    assert s.busy, "the toggle should have been served while the agent was still working"
-    # the stage and the elapsed seconds show while it works; the legend with the segmentation view
-    page.locator(".synergai-legend").get_by_text("cup", exact=True).first.wait_for(timeout=10_000)
-    page.get_by_text(re.compile(r"step 2: the model is thinking \(after find_marked_object\) · \d+ s")
-                     ).wait_for(timeout=30_000)
-    gui["shots"].take(page, "3_turn_running_with_segmentation_legend")
-    llm.release.set()
+    # busy is set under the session's lock just before the widgets change: wait for both
+    wait_for(lambda: s.busy and s.busy_bar.visible and s.send_button.disabled and s.cancel_button.visible,
+             10, "the session to start working and show it")
+    try:
+        _watch_the_running_turn(gui)
+    finally:
+        llm.release.set()  # a failed check above must not leave the turn (and the next test) waiting
     page.get_by_text("I renamed it to mug").first.wait_for(timeout=60_000)
     # a "why?" fold under the answer holds its steps and what they observed, folded until opened
     why = page.locator("details", has_text="why?").last
@@ -288,6 +283,20 @@ def test_chat_runs_off_the_ui_thread_and_its_edit_reaches_every_tab(gui):
     wait_for(lambda: "from the CLI" in s.edits_md.content and "from the CLI" in other.edits_md.content, 10,
              "both tabs to show an edit made outside the GUI")
     other_page.close()
+
+
+def _watch_the_running_turn(gui: dict[str, Any]) -> None:
+    """While the held step runs: the page stays responsive, and shows the stage, elapsed seconds and
+    the segmentation legend."""
+    s, page = gui["session"], gui["page"]
+    # toggling the segmentation view is served at once
+    page.get_by_role("checkbox", name="Segmentation").check()
+    wait_for(lambda: s.view.segmentation, 10, "the segmentation toggle while the agent works")
+    assert s.busy, "the toggle should have been served while the agent was still working"
+    page.locator(".synergai-legend").get_by_text("cup", exact=True).first.wait_for(timeout=10_000)
+    page.get_by_text(re.compile(r"step 2: the model is thinking \(after find_marked_object\) · \d+ s")
+                     ).wait_for(timeout=30_000)
+    gui["shots"].take(page, "3_turn_running_with_segmentation_legend")
 
 
 def test_scene_dropdown_switches_to_a_box_only_scannet_scene(gui):
