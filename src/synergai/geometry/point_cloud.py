@@ -77,7 +77,8 @@ class Plane:
 def fit_plane(xyz: np.ndarray, distance: float, *, iterations: int = 500, sample: int = 20_000,
               seed: int = 0) -> Plane:
     """The plane with the most points within ``distance`` metres: Open3D's RANSAC on at most ``sample``
-    of the points (seeded, so the same cloud gives the same plane), its inliers counted on all of them."""
+    of the points (seeded, and every iteration run: an early stop depends on which thread finds the best
+    plane first, so the same cloud might give another plane), its inliers counted on all of them."""
     pts = np.asarray(xyz, dtype=np.float64)
     if len(pts) < 3:
         raise GeometryError(f"a plane needs at least three points, got {len(pts)}")
@@ -85,7 +86,7 @@ def fit_plane(xyz: np.ndarray, distance: float, *, iterations: int = 500, sample
     o3d.utility.random.seed(int(seed))
     rng = np.random.default_rng(seed)
     subset = pts if len(pts) <= sample else pts[rng.choice(len(pts), sample, replace=False)]
-    model, _ = _run(_cloud(subset).segment_plane, float(distance), 3, int(iterations), 0.9999)
+    model, _ = _run(_cloud(subset).segment_plane, float(distance), 3, int(iterations), 1.0)
     normal, offset = np.asarray(model[:3], dtype=np.float64), float(model[3])
     scale = float(np.linalg.norm(normal))
     if scale == 0.0:
