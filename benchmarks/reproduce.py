@@ -43,7 +43,7 @@ def commands() -> dict[str, list[str]]:
                   "--objects", gt, "--mode", "program", *check, "--limit", "50", "--out", str(OUT / "sqa3d")],
         "alignment": [*eval_, "alignment", "--questions", scanqa, "--objects", gt,
                       "--pred-objects", str(DATA / "scannet" / "objects_pred_3dvista.json"),
-                      "--out", str(OUT / "alignment")],
+                      "--limit", "52", "--no-table-a2", "--out", str(OUT / "alignment")],  # all: --limit 104
         "tabletop": [*robots, "--only", "tabletop"],
         "team": [*robots, "--only", "team"],
     }
