@@ -390,12 +390,12 @@ class ClientSession:
                                                 error=True))
                 self.chat_md.content = self.chat.markdown()
                 return False
-            self.busy = True
             self.chat.pending = question
             self.input.value = ""
             self.status.start()
             self.model.new_turn()
             self._set_busy(True)
+            self.busy = True  # after the widgets: a reader without the lock never sees one without the other
             try:
                 self.session.viewpoint = self.camera_pose().viewpoint()
             except (SceneError, ValueError, AssertionError):
@@ -467,8 +467,8 @@ class ClientSession:
             self.status.finish()
             self.chat.pending = None
             self.chat.turns.append(turn)
-            self.busy = False
             self._set_busy(False)
+            self.busy = False
             if self._reload_after_turn:
                 self._reload(f"Scene {scene_id} was registered again while the agent answered: "
                              "the new scene is shown.")
