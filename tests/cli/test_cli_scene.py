@@ -222,3 +222,20 @@ def test_scanqa_without_java_stops_before_the_first_question(tmp_path, shared_da
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and "needs Java" in r.stderr and "--no-meteor" in r.stderr
     assert not (out / "results.jsonl").exists()
+
+
+@pytest.mark.parametrize("argv", [["scene", "show", "--json"], ["scene", "list"]])
+def test_a_command_closes_the_store_it_opened(tmp_path, capsys, argv):
+    """The store is closed when the command returns, not whenever the garbage collector runs: its log is
+    written into the file, so the file is the same bytes to whoever reads it next."""
+    import gc
+
+    db = tmp_path / "s.db"
+    gc.disable()
+    try:
+        assert main([*argv, "--db", str(db)]) == 0
+        left = sorted(p.name for p in tmp_path.iterdir())
+        size = db.stat().st_size
+    finally:
+        gc.enable()
+    assert left == ["s.db"] and size > 8192

@@ -4,6 +4,7 @@ that end a command with a one-line message (exit 2)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import math
@@ -26,6 +27,7 @@ from synergai.scene.store_location import store_location
 if TYPE_CHECKING:
     from synergai.llm import ChatModel
     from synergai.llm.weights import Progress
+    from synergai.scene.store import SceneStore
 
 log = logging.getLogger(__name__)
 
@@ -75,12 +77,22 @@ def settings(args: argparse.Namespace) -> Settings:
     return resolved
 
 
-def open_catalog(args: argparse.Namespace) -> SceneCatalog:
-    """The store and catalog the options name."""
+def open_store(args: argparse.Namespace) -> SceneStore:
+    """The store ``--db`` names, closed when the command ends (closing writes a SQLite store's log into
+    its file: a later command then finds the file as this one left it)."""
     from synergai.scene.store import SceneStore
 
+    store = SceneStore(args.db)
+    closing = getattr(args, "closing", None)
+    if isinstance(closing, contextlib.ExitStack):
+        closing.callback(store.close)
+    return store
+
+
+def open_catalog(args: argparse.Namespace) -> SceneCatalog:
+    """The store and catalog the options name."""
     settings(args)
-    return SceneCatalog(SceneStore(args.db), args.objects)
+    return SceneCatalog(open_store(args), args.objects)
 
 
 def add_llm_options(p: argparse.ArgumentParser, *, trace: bool = True) -> None:

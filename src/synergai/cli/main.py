@@ -7,6 +7,7 @@ costs what the command uses.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import os
@@ -119,9 +120,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from synergai.cli.common import USER_ERRORS, settings
 
     try:
-        if getattr(args, "uses_settings", True):
-            settings(args)  # config errors end here, before any work
-        return int(args.func(args) or 0)
+        with contextlib.ExitStack() as closing:  # the stores a command opens close when it ends
+            args.closing = closing
+            if getattr(args, "uses_settings", True):
+                settings(args)  # config errors end here, before any work
+            return int(args.func(args) or 0)
     except BrokenPipeError:  # the reader went away (`synergai ... | head`): not an error
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keep the interpreter's final flush quiet
         return 0

@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from synergai.cli import build_cmd, reperceive_cmd
-from synergai.cli.common import add_scene_options, open_catalog, print_json, settings
+from synergai.cli.common import add_scene_options, open_catalog, open_store, print_json, settings
 from synergai.cli.safe_text import visible
 from synergai.scene.formats import (
     FORMATS,
@@ -271,15 +271,13 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from synergai.scene.store import SceneStore
-
     result = import_scene(args.path, args.format, args.scene_id, relations=not args.no_relations)
     graph = result.graph
     settings(args)
     source = {"builder": "import", "path": str(args.path.resolve())}
     if args.update:
         return reperceive_cmd.update(args, graph, source, args.format, args.db)
-    store = SceneStore(args.db)
+    store = open_store(args)
     if store.has_scene(graph.scene_id) and not args.replace:
         raise ValueError(f"scene {graph.scene_id} is already in the store (--update carries its edits over "
                          "the new perception; --replace discards them)")
