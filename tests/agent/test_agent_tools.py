@@ -177,6 +177,23 @@ def test_unique_object_needs_no_mark(store):
     assert store.load("room").get("7").attributes == ("yellow",)
 
 
+@pytest.mark.parametrize(("said", "new", "after"), [
+    # a new value of a kind replaces the old one of that kind; the rest stays
+    ("The cup is blue.", ["blue"], ("blue", "ceramic")),
+    ("The cup is glass, not ceramic.", ["red", "glass"], ("red", "glass")),
+    # what the user names is removed even with nothing in its place
+    ("The cup is not red.", ["ceramic"], ("ceramic",)),
+    # a word of no known kind does not replace the colour or the material the user never spoke of
+    ("This one is a mug, not a cup.", ["mug"], ("mug", "red", "ceramic")),
+])
+def test_an_attribute_correction_keeps_what_the_user_did_not_correct(store, said, new, after):
+    c = ctx(store, said, marked="3")
+    seen = T.update_attributes(c, T.UpdateAttributesArgs(object_id="3", new_attributes_list=new))
+    c.commit()
+    assert store.load("room").get("3").attributes == after
+    assert ("the user did not correct it" in seen) == (len(after) > len(new))
+
+
 def test_add_and_delete_relation(store):
     c = ctx(store, "The lamp is next to the table.")
     assert (

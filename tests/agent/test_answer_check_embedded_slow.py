@@ -37,6 +37,6 @@ def test_the_agent_says_a_missing_object_is_missing(embedded_model, store):
 
 def test_program_mode_says_a_missing_object_is_missing(embedded_model, store):
     graph = store.load("demo")
-    result = ProgramLoop(embedded_model, ProgramLimits(max_rounds=3)).run(graph, "What colour is the piano?")
+    result = ProgramLoop(embedded_model, ProgramLimits(max_rounds=2)).run(graph, "What colour is the piano?")
     assert "no piano" in result.answer.lower() or result.error, result.trace
     assert not any(w in result.answer.lower() for w in TOOL_WORDS)

@@ -46,7 +46,7 @@ from synergai.scene.model import (
     SceneObject,
     parse_relation,
 )
-from synergai.scene.vocabulary import QUERY_SYNONYMS, singular, words_of
+from synergai.scene.vocabulary import QUERY_SYNONYMS, attribute_kind, sentence_words, singular, words_of
 
 Id = Annotated[str, StringConstraints(min_length=1, max_length=24)]
 Short = Annotated[str, StringConstraints(min_length=1, max_length=60)]
@@ -533,8 +533,19 @@ def update_attributes(ctx: TurnContext, args: UpdateAttributesArgs) -> str:
     ctx.check_writable()
     oid = ctx.check_id(args.object_id)
     _ensure_meant(ctx, [oid])
-    _edit(ctx, edits.set_attributes, oid, args.new_attributes_list)
-    return "Updated. " + attributes_sentence(ctx.graph.get(oid))
+    kept = _uncorrected(ctx.graph.get(oid).attributes, args.new_attributes_list, ctx.utterance)
+    _edit(ctx, edits.set_attributes, oid, [*args.new_attributes_list, *kept])
+    note = f" Kept {', '.join(kept)}: the user did not correct it." if kept else ""
+    return "Updated. " + attributes_sentence(ctx.graph.get(oid)) + note
+
+
+def _uncorrected(old: Collection[str], new: Collection[str], utterance: str) -> list[str]:
+    """The attributes a new list drops that the user did not correct: neither named in the utterance nor
+    replaced by a new value of the same kind ("it is red" replaces a colour, not the material)."""
+    said = set(sentence_words(utterance))
+    replaced = {attribute_kind(a) for a in new if a not in old}
+    return [a for a in old if a not in new and not set(sentence_words(a)) & said
+            and attribute_kind(a) not in replaced]
 
 
 def _relation_edit(ctx: TurnContext, args: RelationEditArgs, add: bool) -> str:

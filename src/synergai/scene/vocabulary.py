@@ -83,6 +83,19 @@ MATERIAL_WORDS = frozenset({"wood", "wooden", "metal", "metallic", "plastic", "g
 #: States a program may ask ``query_state`` about ("is the door open?"), read from an object's attributes.
 STATE_WORDS = frozenset({"open", "closed", "on", "off", "empty", "full", "clean", "dirty", "neat", "messy",
                          "tidy", "made", "unmade", "occupied", "free"})
+
+
+def attribute_kind(attribute: str) -> str:
+    """What an attribute says: "colour", "material", "shape", "state", or "" (another kind). A
+    correction that gives a new value of a kind replaces the old value of that kind."""
+    words = set(sentence_words(attribute))
+    for kind, vocabulary in (("colour", COLOR_WORDS), ("material", MATERIAL_WORDS), ("shape", SHAPE_WORDS),
+                             ("state", STATE_WORDS)):
+        if words & vocabulary:
+            return kind
+    return ""
+
+
 #: Category words that name any object at all ("what is on the table?" asks for any object on it).
 #: Nouns that are also verbs questions use ("Can I see ...", "What can keep me warm?"): alone, such a word
 #: names an object only after one of ``NOUN_MARKERS``, a number or a colour ("the can", "2 cans").
