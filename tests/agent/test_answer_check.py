@@ -197,3 +197,45 @@ def test_the_program_loop_sends_a_failed_answer_back_then_gives_the_graphs(store
     sent = llm.requests[2].messages[-1]["content"]
     assert "the question asks for a number" in sent
     assert result.short_answer == "2" and not tool_text(result.answer) and result.usage.calls == 3
+
+
+# ------------------------------------------------------------------ a correction's reply, a heard answer
+RENAME = ("update_name", {"item_id_list": ["2"], "new_name_list": ["desk"]})
+QUOTING = final("The desk (id: 2) is on floor (id: 0). The position of the desk is [2.0, 2.0, 0.38].")
+
+
+@pytest.mark.parametrize("limits", [LoopLimits(), SEND_BACK])
+def test_a_correction_reply_quoting_tool_text_becomes_its_edits_in_plain_words(store, limits) -> None:
+    llm = ScriptedModel([_plan(RENAME), QUOTING, QUOTING])
+    result = AgentSession(store, "room", llm, marked="2", limits=limits).ask(
+        "That is not a table, it is a desk.")
+    assert result.answer == "The table is now called desk." and not tool_text(result.answer)
+    assert [e["op"] for e in result.edits] == ["update_name"] and store.load("room").get("2").category == "desk"
+    assert [t["reason"] for t in result.trace if t.get("type") == "answer-check"][0].startswith("it quotes")
+
+
+def test_a_correction_reply_quoting_tool_text_is_sent_back_once(store) -> None:
+    llm = ScriptedModel([_plan(RENAME), QUOTING, final("Thanks, I now call it a desk.")])
+    result = AgentSession(store, "room", llm, marked="2", limits=SEND_BACK).ask(
+        "That is not a table, it is a desk.")
+    assert "quotes the tools' own text" in llm.requests[2].messages[-1]["content"]
+    assert result.answer == "Thanks, I now call it a desk." and result.usage.calls == 3
+
+
+def test_a_correction_that_edits_nothing_never_says_tool_text(store) -> None:
+    llm = ScriptedModel([_plan(("find_marked_object", {})), QUOTING, QUOTING])
+    result = AgentSession(store, "room", llm, marked="2", limits=SEND_BACK).ask(
+        "That is not a table, it is a desk.")
+    assert result.answer == "I did not change the scene." and result.edits == []
+
+
+def test_an_answer_after_earlier_turns_is_still_checked_for_tool_text(store) -> None:
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "lamp"})), final("It is white.", short="white"),
+                         _plan(("query_for_objects", {"query": "lamp"})),
+                         final("It is at [3.6, 3.6, 0.6] (id: 7).", ["7"], short="at [3.6, 3.6, 0.6]"),
+                         final("It is at [3.6, 3.6, 0.6] (id: 7).", ["7"], short="at [3.6, 3.6, 0.6]")])
+    session = AgentSession(store, "room", llm, limits=MODEL_ANSWERS)
+    session.ask("What colour is the lamp?")
+    result = session.ask("And where is it?")  # the conversation is in the prompt: the turn has "heard" it
+    assert "quotes the tools' own text" in llm.requests[-1].messages[-1]["content"]
+    assert result.answer == "Sorry, I could not find that in this room." and result.short_answer == ""

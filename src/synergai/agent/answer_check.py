@@ -322,6 +322,20 @@ def settle(result: Answered, question: Question, graph: SceneGraph, marked: str 
     return SEND_BACK.format(reason=verdict.reason) if retry else None
 
 
+def settle_quotes(result: Answered, plain: str, *, may_retry: bool) -> str | None:
+    """Check only that ``result``'s reply quotes no tool text: for a correction's reply, and for an answer
+    the conversation may outweigh the graph for. The send-back text when it quotes and ``may_retry``;
+    else ``result`` then says ``plain`` instead."""
+    quoted = tool_text(result.answer) or tool_text(result.short_answer)
+    if result.error or not quoted:
+        return None
+    retry = may_retry and not any(t.get("type") == CHECK for t in result.trace)
+    _rejected(result, AnswerVerdict(False, QUOTES.format(quoted)), retry)
+    if not retry:
+        result.short_answer, result.answer = "", plain
+    return SEND_BACK.format(reason=QUOTES.format(quoted)) if retry else None
+
+
 def _rejected(result: Answered, verdict: AnswerVerdict, sent_back: bool) -> None:
     """The failed check recorded in ``result``'s trace; the graph's answer, if any, put in its place."""
     result.trace.append({"type": CHECK, "ok": False, "reason": verdict.reason, "answer": result.answer,

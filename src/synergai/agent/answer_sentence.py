@@ -13,7 +13,8 @@ from synergai.agent.answer_forms import AnswerForm, render_answer
 from synergai.agent.evidence import counted_at, named_at
 from synergai.agent.observation import Fact
 from synergai.agent.question import Question
-from synergai.scene.model import SceneGraph, SceneObject
+from synergai.scene.edits import EdgeChange, EditRequest, ObjectChange
+from synergai.scene.model import WORDING, SceneGraph, SceneObject
 from synergai.scene.vocabulary import MATERIAL_WORDS, basic_color, plural, words_of
 
 #: Relation sentences one answer states at most.
@@ -147,3 +148,32 @@ def copies_error(answer: str, errors: Iterable[str], run: int = 4) -> bool:
     words = words_of(answer)
     grams = {tuple(words[i:i + run]) for i in range(len(words) - run + 1)}
     return any(tuple(e[i:i + run]) in grams for e in map(words_of, errors) for i in range(len(e) - run + 1))
+
+
+#: A correction's reply in plain words when it made no edit.
+NOTHING_CHANGED = "I did not change the scene."
+#: ... and for an edit with no sentence of its own (an object added, removed or merged).
+CHANGED = "I updated the scene as you said."
+
+
+def edits_sentence(graph: SceneGraph, requests: Sequence[EditRequest]) -> str:
+    """A correction's edits in plain words ("The bag is now called clothes."), said in place of a reply
+    that quoted the tools' text; ``graph`` names the objects of a relation."""
+    said: list[str] = []
+    for change in (c for r in requests for c in r.changes):
+        if isinstance(change, EdgeChange):
+            s, o = (graph.get(i).name if i in graph else "object" for i in (change.edge.subject,
+                                                                            change.edge.object))
+            verb = "now" if change.added else "no longer"
+            said.append(f"The {s} is {verb} {WORDING[change.edge.relation]} the {o}.")
+            continue
+        b, a = (change.before, change.after) if isinstance(change, ObjectChange) else (None, None)
+        if b is None or a is None or (b.category, b.attributes) == (a.category, a.attributes):
+            said.append(CHANGED)
+            continue
+        if b.category != a.category:
+            said.append(f"The {b.name} is now called {a.name}.")
+        if b.attributes != a.attributes:
+            said.append(f"The {a.name} is now {' and '.join(a.attributes)}." if a.attributes else
+                        f"The {a.name} has no attributes now.")
+    return " ".join(dict.fromkeys(said)) or NOTHING_CHANGED

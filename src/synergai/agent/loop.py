@@ -18,10 +18,16 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from synergai.agent.answer_check import absent_thing, counted_matches, settle
+from synergai.agent.answer_check import NO_ANSWER, absent_thing, counted_matches, settle, settle_quotes
 from synergai.agent.answer_check import question_subject as named_subject
 from synergai.agent.answer_forms import AnswerForm
-from synergai.agent.answer_sentence import compose_answer, copies_error, count_sentence, kind_phrase
+from synergai.agent.answer_sentence import (
+    compose_answer,
+    copies_error,
+    count_sentence,
+    edits_sentence,
+    kind_phrase,
+)
 from synergai.agent.context import ToolError, TurnContext
 from synergai.agent.evidence import (
     evidence_categories,
@@ -268,11 +274,16 @@ class AgentLoop:
     def _checked(self, turn: _Turn, may_send_back: bool) -> str | None:
         """The answer check (:func:`~synergai.agent.answer_check.settle`); not sent back if from the graph."""
         from_graph = any(t.get("from_graph") for t in turn.result.trace)
-        if not self.limits.check_answers or turn.heard:  # the user's earlier words may outweigh the graph
+        if not self.limits.check_answers:
             return None
-        return settle(turn.result, turn.question, turn.ctx.graph, turn.ctx.marked, may_retry=(
-            self.limits.check_sends_back and may_send_back and not from_graph
-            and turn.model_calls < self.limits.max_steps))
+        retry = (self.limits.check_sends_back and may_send_back and not from_graph
+                 and turn.model_calls < self.limits.max_steps)
+        if not turn.question.asking:  # a correction's reply: in plain words, else its edits said plainly
+            plain = edits_sentence(turn.ctx.graph, turn.ctx.pending)
+            return settle_quotes(turn.result, plain, may_retry=retry)
+        if turn.heard:  # the user's earlier words may outweigh the graph: only the tool text is checked
+            return settle_quotes(turn.result, NO_ANSWER, may_retry=retry)
+        return settle(turn.result, turn.question, turn.ctx.graph, turn.ctx.marked, may_retry=retry)
 
     def answer_again(self, turn: _Turn) -> str:
         """After an answer failed its check: the final answer again, from the model."""
