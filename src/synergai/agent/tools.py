@@ -535,7 +535,7 @@ def update_attributes(ctx: TurnContext, args: UpdateAttributesArgs) -> str:
     _ensure_meant(ctx, [oid])
     kept = _uncorrected(ctx.graph.get(oid).attributes, args.new_attributes_list, ctx.utterance)
     _edit(ctx, edits.set_attributes, oid, [*args.new_attributes_list, *kept])
-    note = f" Kept {', '.join(kept)}: the user did not correct it." if kept else ""
+    note = f" Kept {', '.join(kept)}: not corrected by the user." if kept else ""
     return "Updated. " + attributes_sentence(ctx.graph.get(oid)) + note
 
 
