@@ -210,8 +210,9 @@ def test_a_correction_reply_quoting_tool_text_becomes_its_edits_in_plain_words(s
     result = AgentSession(store, "room", llm, marked="2", limits=limits).ask(
         "That is not a table, it is a desk.")
     assert result.answer == "The table is now called desk." and not tool_text(result.answer)
-    assert [e["op"] for e in result.edits] == ["update_name"] and store.load("room").get("2").category == "desk"
-    assert [t["reason"] for t in result.trace if t.get("type") == "answer-check"][0].startswith("it quotes")
+    assert [e["op"] for e in result.edits] == ["update_name"]
+    assert store.load("room").get("2").category == "desk"
+    assert next(t["reason"] for t in result.trace if t.get("type") == "answer-check").startswith("it quotes")
 
 
 def test_a_correction_reply_quoting_tool_text_is_sent_back_once(store) -> None:
@@ -230,7 +231,8 @@ def test_a_correction_that_edits_nothing_never_says_tool_text(store) -> None:
 
 
 def test_an_answer_after_earlier_turns_is_still_checked_for_tool_text(store) -> None:
-    llm = ScriptedModel([_plan(("query_for_objects", {"query": "lamp"})), final("It is white.", short="white"),
+    llm = ScriptedModel([_plan(("query_for_objects", {"query": "lamp"})),
+                         final("It is white.", short="white"),
                          _plan(("query_for_objects", {"query": "lamp"})),
                          final("It is at [3.6, 3.6, 0.6] (id: 7).", ["7"], short="at [3.6, 3.6, 0.6]"),
                          final("It is at [3.6, 3.6, 0.6] (id: 7).", ["7"], short="at [3.6, 3.6, 0.6]")])
