@@ -330,10 +330,11 @@ def settle_quotes(result: Answered, plain: str, *, may_retry: bool) -> str | Non
     if result.error or not quoted:
         return None
     retry = may_retry and not any(t.get("type") == CHECK for t in result.trace)
-    _rejected(result, AnswerVerdict(False, QUOTES.format(quoted)), retry)
+    reason = QUOTES.format(quoted)
+    _rejected(result, AnswerVerdict(False, reason), retry)
     if not retry:
         result.short_answer, result.answer = "", plain
-    return SEND_BACK.format(reason=QUOTES.format(quoted)) if retry else None
+    return SEND_BACK.format(reason=reason) if retry else None
 
 
 def _rejected(result: Answered, verdict: AnswerVerdict, sent_back: bool) -> None:

@@ -273,9 +273,9 @@ class AgentLoop:
 
     def _checked(self, turn: _Turn, may_send_back: bool) -> str | None:
         """The answer check (:func:`~synergai.agent.answer_check.settle`); not sent back if from the graph."""
-        from_graph = any(t.get("from_graph") for t in turn.result.trace)
         if not self.limits.check_answers:
             return None
+        from_graph = any(t.get("from_graph") for t in turn.result.trace)
         retry = (self.limits.check_sends_back and may_send_back and not from_graph
                  and turn.model_calls < self.limits.max_steps)
         if not turn.question.asking:  # a correction's reply: in plain words, else its edits said plainly
