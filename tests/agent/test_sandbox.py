@@ -420,9 +420,29 @@ def _header(path: Path) -> dict[str, str]:
     return fields
 
 
+def _parent(pid: int) -> int:
+    """A process's parent id (0 when it is gone)."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _another_workers(pid: int) -> bool:
+    """Whether a process descends from another test worker of this run (a sibling of this process under
+    pytest-xdist), whose own tests run sandboxes meanwhile."""
+    at = _parent(pid)
+    while at > 1 and at != os.getpid():
+        if _parent(at) == os.getppid():
+            return True
+        at = _parent(at)
+    return False
+
+
 def _sandbox_children() -> set[int]:
     """Sandbox children of this tree's code anywhere on the machine (a leftover one is re-parented, so not
-    only our descendants), not another checkout's (another test run beside this one)."""
+    only our descendants), not another checkout's (another test run beside this one) nor another worker's
+    of this run (running its own tests)."""
     import synergai.agent.program.sandbox_child as child
 
     script = str(Path(child.__file__)).encode()
@@ -434,7 +454,7 @@ def _sandbox_children() -> set[int]:
                     found.add(int(entry.name))
             except OSError:
                 continue
-    return found
+    return {pid for pid in found if not _another_workers(pid)}
 
 
 def _host_state() -> dict[str, object]:
