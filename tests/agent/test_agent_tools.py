@@ -219,6 +219,21 @@ def test_add_and_delete_relation(store):
     assert [r.op for r in store.edits("room")] == ["add_relation", "delete_relation"]
 
 
+@pytest.mark.parametrize(("said", "still_on_table"), [
+    ("The cup is on the lamp, not on the table.", False),  # the old support named: replaced
+    ("The cup is on the lamp.", True),  # not named: the user did not say it is wrong
+])
+def test_a_new_support_replaces_the_one_the_user_names(store, said, still_on_table):
+    c = ctx(store, said)
+    seen = T.add_relation(c, T.RelationEditArgs(subject_id="3", relation="on", object_id="7"))
+    c.commit()
+    graph = store.load("room")
+    assert graph.has_edge("3", Relation.SUPPORTED_BY, "7")
+    assert graph.has_edge("3", Relation.SUPPORTED_BY, "2") == still_on_table
+    assert ("no longer on the table (id: 2)" in seen) != still_on_table
+    assert graph.holders("3") == (["2", "7"] if still_on_table else ["7"])
+
+
 def test_alignment_turn_end_to_end(store):
     llm = ScriptedModel(
         [

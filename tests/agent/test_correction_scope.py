@@ -153,3 +153,23 @@ def test_fuzzed_correction_turns_edit_only_what_the_utterance_names(
           f"{refused} refused")
     assert outside == 0
     assert inside > 20  # the guard does not simply refuse everything
+
+
+def test_a_correction_is_shown_the_objects_it_names_so_it_can_edit_them(store: SceneStore) -> None:
+    """The marked cup's lookup shows the table it rests on, not the lamp the user names: the kernel shows
+    the lamp by id, so the edit grammar lets the model write the support the user states."""
+    llm = ScriptedModel([
+        _plan(("find_marked_object", {})),
+        act("add_relation", {"subject_id": "3", "relation": "on", "object_id": "7"}),
+        final("Done."),
+    ])
+    result = AgentSession(store, "room", llm, marked="3").ask("It is on the lamp, not on the table.")
+    observed = llm.requests[1].messages[-1]["content"]
+    assert "The user's words name the lamp (id: 7)." in observed
+    assert "the table (id: 2)" not in observed.split("The user's words name")[1]  # shown already
+    edit_ids = {i for branch in llm.requests[1].json_schema["anyOf"]
+                if branch["properties"]["action"].get("const") == "add_relation"
+                for i in branch["properties"]["action_input"]["properties"]["object_id"]["enum"]}
+    assert "7" in edit_ids
+    assert [e["op"] for e in result.edits] == ["delete_relation", "add_relation"]
+    assert store.load("room").holders("3") == ["7"]

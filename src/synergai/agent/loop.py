@@ -37,7 +37,7 @@ from synergai.agent.evidence import (
     question_subject,
 )
 from synergai.agent.kernel import DONE, AnswerCheck, Budget, SendBack, StepKind, Turn, TurnKernel
-from synergai.agent.observation import Fact, Observed, render_full_graph
+from synergai.agent.observation import Fact, Observed, name_id, render_full_graph
 from synergai.agent.prompt import (
     TurnVocabulary,
     action_schema,
@@ -51,7 +51,7 @@ from synergai.agent.prompt import (
 from synergai.agent.question import Question
 from synergai.agent.result import Answered
 from synergai.agent.room_answers import room_answer
-from synergai.agent.tools import TOOLS, FinalArgs, Tool, cannot_succeed, tool_by_name
+from synergai.agent.tools import MAX_LISTED, TOOLS, FinalArgs, Tool, cannot_succeed, tool_by_name
 from synergai.llm.base import ChatModel, ContextFullError
 from synergai.scene.attributes import box_shape
 from synergai.scene.grounding.place import places
@@ -524,12 +524,28 @@ class AgentLoop:
             observations.append(f"Observation: {observation}")
             clean = clean or ok
             turn.edited = turn.edited or (ok and tool.edits)
+        if turn.correcting and turn.phase is Phase.PLAN and (named := self._named(turn, observations)):
+            observations.append(f"Observation: {named}")
         if clean:  # the question again, next to where the answer is written: small models drift
             observations.append(f"Reply to the user input from these observations: {turn.question.text}")
         self.kernel.observe(turn, "\n".join(observations))
         if not clean:
             return Phase.LOOK
         return Phase.CORRECT if turn.correcting and not turn.edited else Phase.ANSWER
+
+    def _named(self, turn: _Turn, observations: Sequence[str]) -> str:
+        """For a correction: the objects of the categories its words name of which no observation showed
+        one, by id ("The user's words name the counter (id: 36)."), so that its edits may refer to them."""
+        graph, marked = turn.ctx.graph, turn.ctx.marked
+        shown = {i for i in _SEEN_ID.findall(" ".join(observations)) if i in graph}
+        seen = {graph.get(i).category for i in (*shown, *([marked] if marked in graph else []))}
+        objs = [o for c in turn.question.categories if c not in seen for o in graph.by_category(c)]
+        if not objs:
+            return ""
+        listed = objs[:MAX_LISTED]
+        ids = tuple(dict.fromkeys([*turn.vocab.ids, *(o.id for o in listed)]))
+        turn.vocab = dataclasses.replace(turn.vocab, ids=ids)
+        return f"The user's words name the {', the '.join(name_id(o) for o in listed)}."
 
     def _execute(self, turn: _Turn, tool: Tool, args: Any) -> tuple[bool, str, bool]:
         """Run one action: (the turn is over, observation, the action succeeded)."""

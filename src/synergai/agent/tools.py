@@ -39,6 +39,7 @@ from synergai.scene.model import (
     SUPPORT_RELATIONS,
     VIEW_DEPENDENT,
     WORDING,
+    Edge,
     ObjectKind,
     Relation,
     SceneError,
@@ -560,9 +561,22 @@ def _relation_edit(ctx: TurnContext, args: RelationEditArgs, add: bool) -> str:
                         "on, inside, near, above, mounted on")
     for oid in (s, o):
         _ensure_meant(ctx, [oid])
+    replaced = _replaced_supports(ctx, s, o) if add and rel in SUPPORT_RELATIONS else []
+    for edge in replaced:
+        _edit(ctx, edits.delete_relation, s, edge.relation, edge.object)
     _edit(ctx, edits.add_relation if add else edits.delete_relation, s, rel, o)
     verb = "now" if add else "no longer"
-    return f"The {name_id(ctx.graph.get(s))} is {verb} {WORDING[rel]} the {name_id(ctx.graph.get(o))}."
+    said = f"The {name_id(ctx.graph.get(s))} is {verb} {WORDING[rel]} the {name_id(ctx.graph.get(o))}"
+    return said + "".join(f", no longer {WORDING[e.relation]} the {name_id(ctx.graph.get(e.object))}"
+                          for e in replaced) + "."
+
+
+def _replaced_supports(ctx: TurnContext, s: str, o: str) -> list[Edge]:
+    """The supports of ``s`` that a new one, on ``o``, replaces: those to other objects the user's words
+    refer to ("it is on the counter, not on the cabinet"); an object rests on one thing."""
+    referred = ctx.referred() - {s, o}
+    return [e for e in ctx.graph.edges if e.subject == s and e.relation in SUPPORT_RELATIONS
+            and e.object in referred]
 
 
 def add_relation(ctx: TurnContext, args: RelationEditArgs) -> str:
