@@ -173,3 +173,10 @@ def test_a_correction_is_shown_the_objects_it_names_so_it_can_edit_them(store: S
     assert "7" in edit_ids
     assert [e["op"] for e in result.edits] == ["delete_relation", "add_relation"]
     assert store.load("room").holders("3") == ["7"]
+
+
+def test_a_rename_is_not_shown_the_objects_that_bear_the_new_name(store: SceneStore) -> None:
+    llm = ScriptedModel([_plan(("find_marked_object", {})), act("update_name", {
+        "item_id_list": ["3"], "new_name_list": ["lamp"]}), final("Done.")])
+    AgentSession(store, "room", llm, marked="3").ask("Rename the marked object: it is a lamp.")
+    assert "The user's words name" not in llm.requests[1].messages[-1]["content"]

@@ -534,9 +534,12 @@ class AgentLoop:
         return Phase.CORRECT if turn.correcting and not turn.edited else Phase.ANSWER
 
     def _named(self, turn: _Turn, observations: Sequence[str]) -> str:
-        """For a correction: the objects of the categories its words name of which no observation showed
-        one, by id ("The user's words name the counter (id: 36)."), so that its edits may refer to them."""
+        """For a correction that names a relation: the objects of the categories its words name of which no
+        observation showed one, by id ("The user's words name the counter (id: 36)."), so that a relation's
+        edit may refer to them (a rename's new name is not an object to edit)."""
         graph, marked = turn.ctx.graph, turn.ctx.marked
+        if not turn.question.relations:
+            return ""
         shown = {i for i in _SEEN_ID.findall(" ".join(observations)) if i in graph}
         seen = {graph.get(i).category for i in (*shown, *([marked] if marked in graph else []))}
         objs = [o for c in turn.question.categories if c not in seen for o in graph.by_category(c)]

@@ -33,6 +33,7 @@ from synergai.scene import edits
 from synergai.scene.build import view_relation
 from synergai.scene.grounding import ObjectRef, ground
 from synergai.scene.grounding.place import places
+from synergai.scene.grounding.vocabulary import relation_words, relations_said
 from synergai.scene.model import (
     INVERSE,
     STRUCTURE_KINDS,
@@ -47,7 +48,15 @@ from synergai.scene.model import (
     SceneObject,
     parse_relation,
 )
-from synergai.scene.vocabulary import QUERY_SYNONYMS, attribute_kind, sentence_words, singular, words_of
+from synergai.scene.vocabulary import (
+    QUERY_SYNONYMS,
+    RELATION_CUES,
+    attribute_kind,
+    sentence_words,
+    singular,
+    with_article,
+    words_of,
+)
 
 Id = Annotated[str, StringConstraints(min_length=1, max_length=24)]
 Short = Annotated[str, StringConstraints(min_length=1, max_length=60)]
@@ -500,9 +509,30 @@ def update_name(ctx: TurnContext, args: UpdateNameArgs) -> str:
         oid = _rename_target(ctx, raw, name)
         _ensure_meant(ctx, [oid])
         old = ctx.graph.get(oid).category
+        hint = RELATION_HINT if relations_said(ctx.utterance) else ""
+        if name.strip().lower() == old:
+            raise ToolError(f"the {name_id(ctx.graph.get(oid))} is already called {old}; nothing "
+                            f"renamed{hint}")
+        if hint and _said_as_anchor(ctx.utterance, name):
+            raise ToolError(f"the user says where the {old} is, not that it is {with_article(name)}; nothing "
+                            f"renamed{hint}")
         _edit(ctx, edits.rename_object, oid, name)
         out.append(f"The {old} (id: {oid}) is now called {ctx.graph.get(oid).category}.")
     return " ".join(out)
+
+
+#: What a refused rename adds when the user's words say where the object is.
+RELATION_HINT = (". The user says where it is: store that with add_relation (delete_relation removes a wrong "
+                 "one)")
+
+
+def _said_as_anchor(utterance: str, name: str) -> bool:
+    """Whether the user's words say ``name`` just after a relation word ("it is on the counter"): the
+    object it is related to, not a new name for it."""
+    words, target = relation_words(utterance), words_of(name)
+    cues = frozenset().union(*RELATION_CUES.values())
+    return any(words[k:k + len(target)] == target and cues & set(words[max(0, k - 3):k])
+               for k in range(len(words) - len(target) + 1)) if target else False
 
 
 def _rename_target(ctx: TurnContext, raw: object, new_name: str) -> str:
