@@ -234,6 +234,25 @@ def test_a_new_support_replaces_the_one_the_user_names(store, said, still_on_tab
     assert graph.holders("3") == (["2", "7"] if still_on_table else ["7"])
 
 
+@pytest.mark.parametrize(("said", "name", "refused"), [
+    ("The marked cup is on the lamp, not on the table.", "lamp", "the user says where the cup is"),
+    ("The cup is on the lamp, not on the table.", "cup", "already called cup"),
+    ("It is a cup.", "cup", "already called cup"),
+])
+def test_a_rename_that_changes_nothing_or_names_an_anchor_is_refused(store, said, name, refused):
+    with pytest.raises(ToolError, match=refused) as raised:
+        T.update_name(ctx(store, said, marked="3"), T.UpdateNameArgs(item_id_list=["3"], new_name_list=[name]))
+    assert ("add_relation" in str(raised.value)) == (" on " in said)  # pointed to where a place is stored
+    assert store.load("room").get("3").category == "cup"
+
+
+def test_a_rename_beside_a_relation_still_renames(store):
+    c = ctx(store, "The cup on the table is a mug.", marked="3")
+    T.update_name(c, T.UpdateNameArgs(item_id_list=["3"], new_name_list=["mug"]))
+    c.commit()
+    assert store.load("room").get("3").category == "mug"
+
+
 def test_alignment_turn_end_to_end(store):
     llm = ScriptedModel(
         [

@@ -230,6 +230,23 @@ def test_a_correction_that_edits_nothing_never_says_tool_text(store) -> None:
     assert result.answer == "I did not change the scene." and result.edits == []
 
 
+@pytest.mark.parametrize(("reply", "edit", "given"), [
+    # nothing changed: saying the user's words back would claim it was done
+    ("The marked table is on the lamp, not on the floor.", None, "I did not change the scene."),
+    # the same words after the edit was made are true
+    ("The table is a desk now.", RENAME, "The table is a desk now."),
+    # a reply of its own is given
+    ("You are welcome.", None, "You are welcome."),
+])
+def test_a_correction_that_changed_nothing_does_not_say_the_users_words_back(store, reply, edit,
+                                                                           given) -> None:
+    said = reply if edit or reply.startswith("The") else "Thanks."
+    llm = ScriptedModel([_plan(edit or ("find_marked_object", {})), final(reply)])
+    result = AgentSession(store, "room", llm, marked="2").ask(said)
+    assert result.answer == given
+    assert any(t.get("type") == "answer-check" for t in result.trace) == (given != reply)
+
+
 def test_an_answer_after_earlier_turns_is_still_checked_for_tool_text(store) -> None:
     llm = ScriptedModel([_plan(("query_for_objects", {"query": "lamp"})),
                          final("It is white.", short="white"),

@@ -73,6 +73,11 @@ _PHRASE_END = frozenset({"is", "are", "was", "were", "has", "have", "does", "do"
                          "in", "on", "at", "of", "by", "from", "to"}
                         | RELATION_PREPOSITIONS | {w for cue in RELATION_CUES.values() for w in cue})
 _ARTICLES = frozenset({"the", "a", "an", "any"})
+#: Why a correction's reply fails when it only says the user's words back and nothing was changed.
+ECHOES = "it says the user's words back, but nothing was changed"
+#: Share of a reply's words that are the user's for it to be their words said back; shortest such reply.
+ECHO_SHARE = 0.8
+_ECHO_WORDS = 3
 #: Why an answer quoting tool text fails.
 QUOTES = "it quotes the tools' own text ({!r}); answer in plain words"
 _NONE_WORDS = frozenset({"no", "none", "not", "nothing", "nowhere", "0", "zero"})
@@ -322,12 +327,24 @@ def settle(result: Answered, question: Question, graph: SceneGraph, marked: str 
     return SEND_BACK.format(reason=verdict.reason) if retry else None
 
 
-def settle_quotes(result: Answered, plain: str, *, may_retry: bool) -> str | None:
+def echoes(answer: str, said: str) -> bool:
+    """Whether ``answer`` is the user's words ``said`` said back: most of its words are theirs."""
+    words, theirs = words_of(answer), set(words_of(said))
+    return len(words) >= _ECHO_WORDS and sum(w in theirs for w in words) >= ECHO_SHARE * len(words)
+
+
+def settle_quotes(result: Answered, plain: str, *, may_retry: bool, unchanged: str = "") -> str | None:
     """Check only that ``result``'s reply quotes no tool text: for a correction's reply, and for an answer
     the conversation may outweigh the graph for. The send-back text when it quotes and ``may_retry``;
-    else ``result`` then says ``plain`` instead."""
+    else ``result`` then says ``plain`` instead. ``unchanged``: the words of a correction that changed
+    nothing, which its reply may not say back as if done."""
     quoted = tool_text(result.answer) or tool_text(result.short_answer)
-    if result.error or not quoted:
+    if result.error:
+        return None
+    if not quoted:
+        if unchanged and echoes(result.answer, unchanged):
+            _rejected(result, AnswerVerdict(False, ECHOES), sent_back=False)
+            result.short_answer, result.answer = "", plain
         return None
     retry = may_retry and not any(t.get("type") == CHECK for t in result.trace)
     reason = QUOTES.format(quoted)

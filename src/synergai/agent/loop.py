@@ -280,7 +280,8 @@ class AgentLoop:
                  and turn.model_calls < self.limits.max_steps)
         if not turn.question.asking:  # a correction's reply: in plain words, else its edits said plainly
             plain = edits_sentence(turn.ctx.graph, turn.ctx.pending)
-            return settle_quotes(turn.result, plain, may_retry=retry)
+            return settle_quotes(turn.result, plain, may_retry=retry,
+                                 unchanged="" if turn.ctx.pending else turn.question.text)
         if turn.heard:  # the user's earlier words may outweigh the graph: only the tool text is checked
             return settle_quotes(turn.result, NO_ANSWER, may_retry=retry)
         return settle(turn.result, turn.question, turn.ctx.graph, turn.ctx.marked, may_retry=retry)
