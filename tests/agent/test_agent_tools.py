@@ -234,6 +234,20 @@ def test_a_new_support_replaces_the_one_the_user_names(store, said, still_on_tab
     assert graph.holders("3") == (["2", "7"] if still_on_table else ["7"])
 
 
+def test_a_support_said_again_still_drops_the_one_the_user_names(store):
+    c = ctx(store, "The cup is also on the lamp.")
+    T.add_relation(c, T.RelationEditArgs(subject_id="3", relation="on", object_id="7"))
+    c.commit()
+    assert store.load("room").holders("3") == ["2", "7"]
+    c = ctx(store, "The cup is on the table, not on the lamp.")
+    T.add_relation(c, T.RelationEditArgs(subject_id="3", relation="on", object_id="2"))
+    c.commit()
+    assert store.load("room").holders("3") == ["2"]
+    with pytest.raises(ToolError, match="already stored"):  # nothing to replace: as before
+        T.add_relation(ctx(store, "The cup is on the table."),
+                       T.RelationEditArgs(subject_id="3", relation="on", object_id="2"))
+
+
 @pytest.mark.parametrize(("said", "name", "refused"), [
     ("The marked cup is on the lamp, not on the table.", "lamp", "the user says where the cup is"),
     ("The cup is on the lamp, not on the table.", "cup", "already called cup"),
@@ -241,7 +255,8 @@ def test_a_new_support_replaces_the_one_the_user_names(store, said, still_on_tab
 ])
 def test_a_rename_that_changes_nothing_or_names_an_anchor_is_refused(store, said, name, refused):
     with pytest.raises(ToolError, match=refused) as raised:
-        T.update_name(ctx(store, said, marked="3"), T.UpdateNameArgs(item_id_list=["3"], new_name_list=[name]))
+        T.update_name(ctx(store, said, marked="3"),
+                      T.UpdateNameArgs(item_id_list=["3"], new_name_list=[name]))
     assert ("add_relation" in str(raised.value)) == (" on " in said)  # pointed to where a place is stored
     assert store.load("room").get("3").category == "cup"
 

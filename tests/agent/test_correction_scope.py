@@ -171,7 +171,7 @@ def test_a_correction_is_shown_the_objects_it_names_so_it_can_edit_them(store: S
                 if branch["properties"]["action"].get("const") == "add_relation"
                 for i in branch["properties"]["action_input"]["properties"]["object_id"]["enum"]}
     assert "7" in edit_ids
-    assert [e["op"] for e in result.edits] == ["delete_relation", "add_relation"]
+    assert [e["op"] for e in result.edits] == ["add_relation", "delete_relation"]
     assert store.load("room").holders("3") == ["7"]
 
 

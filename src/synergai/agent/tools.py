@@ -487,6 +487,11 @@ def _edit(ctx: TurnContext, build: Callable[..., edits.EditRequest], *args: Any,
         raise ToolError(str(exc)) from None
 
 
+#: What a refused rename adds when the user's words say where the object is.
+RELATION_HINT = (". The user says where it is: store that with add_relation (delete_relation removes a wrong "
+                 "one)")
+
+
 def update_name(ctx: TurnContext, args: UpdateNameArgs) -> str:
     """Rename objects when the user says an object is actually something else.
 
@@ -519,11 +524,6 @@ def update_name(ctx: TurnContext, args: UpdateNameArgs) -> str:
         _edit(ctx, edits.rename_object, oid, name)
         out.append(f"The {old} (id: {oid}) is now called {ctx.graph.get(oid).category}.")
     return " ".join(out)
-
-
-#: What a refused rename adds when the user's words say where the object is.
-RELATION_HINT = (". The user says where it is: store that with add_relation (delete_relation removes a wrong "
-                 "one)")
 
 
 def _said_as_anchor(utterance: str, name: str) -> bool:
@@ -592,9 +592,10 @@ def _relation_edit(ctx: TurnContext, args: RelationEditArgs, add: bool) -> str:
     for oid in (s, o):
         _ensure_meant(ctx, [oid])
     replaced = _replaced_supports(ctx, s, o) if add and rel in SUPPORT_RELATIONS else []
-    for edge in replaced:
+    if not (replaced and ctx.graph.has_edge(s, rel, o)):  # stored already: the old ones still go
+        _edit(ctx, edits.add_relation if add else edits.delete_relation, s, rel, o)
+    for edge in replaced:  # after the new support is stored: a refused one leaves the old in place
         _edit(ctx, edits.delete_relation, s, edge.relation, edge.object)
-    _edit(ctx, edits.add_relation if add else edits.delete_relation, s, rel, o)
     verb = "now" if add else "no longer"
     said = f"The {name_id(ctx.graph.get(s))} is {verb} {WORDING[rel]} the {name_id(ctx.graph.get(o))}"
     return said + "".join(f", no longer {WORDING[e.relation]} the {name_id(ctx.graph.get(e.object))}"
