@@ -344,3 +344,21 @@ def test_a_correction_may_edit_after_looking_the_object_up(store):
     offered = {b["properties"]["action"]["const"] for b in llm.requests[1].json_schema["anyOf"]}
     assert offered == {"final_answer", *EDITS} and store.load("room").get("4").category == "stool"
     assert result.usage.calls == 3
+
+
+def test_a_colour_a_person_gave_is_said_back_in_their_words(store):
+    """A perceived shade is said by its basic term ("dark gray" -> black); the same words given by a person
+    are said back as given: the user who said "light gray" is not told "white"."""
+    from synergai.scene import edits as E
+
+    look = act("query_for_objects", {"query": "table"}, plan=[])
+    store.apply("room", E.set_attributes(store.load("room"), "2", ["dark gray", "wooden"], E.Actor.PERCEPTION))
+    perceived = AgentSession(store, "room", ScriptedModel([look])).ask("What colour is the table?")
+    assert perceived.short_answer == "black"
+    llm = ScriptedModel([act("update_attributes", {"object_id": "2", "new_attributes_list": ["light gray"]},
+                             plan=[]), final("Done."), look])
+    session = AgentSession(store, "room", llm, marked="2")
+    session.ask("It is light gray.")
+    assert store.load("room").get("2").attributes == ("light gray", "wooden")
+    told = session.ask("What colour is the table?")
+    assert (told.short_answer, told.answer) == ("light gray", "The table is light gray.")

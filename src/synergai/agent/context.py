@@ -11,7 +11,7 @@ import numpy as np
 from synergai.agent.matching import find_objects
 from synergai.agent.referents import referred_ids
 from synergai.geometry.frames import Viewpoint
-from synergai.scene.edits import EditRecord, EditRequest, apply_changes
+from synergai.scene.edits import EditRecord, EditRequest, ObjectChange, apply_changes
 from synergai.scene.model import STRUCTURE_KINDS, SceneError, SceneGraph
 from synergai.scene.rebase import rebase
 from synergai.scene.store import ConflictError, SceneReplacedError, SceneStore
@@ -64,6 +64,17 @@ class TurnContext:
         if self._referred is None:
             self._referred = referred_ids(self.graph, self.utterance, self.marked)
         return self._referred
+
+    def said_by_people(self, object_id: str) -> frozenset[str]:
+        """The attribute words a person gave the object in its last attribute edit (not perception's), of
+        those it still has: said back as given, not as the basic term of a perceived shade."""
+        for record in reversed(self.store.edits(self.scene_id, perception=False)):
+            for c in record.changes:
+                if isinstance(c, ObjectChange) and c.before is not None and c.after is not None \
+                        and c.after.id == object_id and c.before.attributes != c.after.attributes:
+                    now = self.graph.get(object_id).attributes if object_id in self.graph else ()
+                    return (frozenset(c.after.attributes) - set(c.before.attributes)) & set(now)
+        return frozenset()
 
     def apply(self, request: EditRequest) -> None:
         """Make one edit in the turn's graph; the store gets it at :meth:`commit`."""

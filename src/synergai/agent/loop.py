@@ -57,7 +57,7 @@ from synergai.scene.attributes import box_shape
 from synergai.scene.grounding.place import places
 from synergai.scene.model import SceneError, SceneGraph
 from synergai.scene.store_db import StoreError
-from synergai.scene.vocabulary import COLOR_NAMES, basic_color, with_article
+from synergai.scene.vocabulary import COLOR_NAMES, basic_color, with_article, words_of
 
 
 @dataclass(frozen=True)
@@ -447,7 +447,9 @@ class AgentLoop:
             first = named_subject(turn.question, graph).ids
             if len(own) != 1 or subject not in first or absent_thing(turn.question, graph):
                 return False
-            short, shown = own[0], [subject]
+            given = [a for a in obj.attributes if a in turn.ctx.said_by_people(subject)
+                     and " ".join(words_of(a)) in COLOR_NAMES]
+            short, shown = (given or own)[0], [subject]  # a colour a person gave, in their words
             sentence = f"The {obj.name} is {short}."
         elif turn.form is AnswerForm.PLACE:
             found = places(graph, subject)
