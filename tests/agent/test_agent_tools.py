@@ -194,6 +194,15 @@ def test_an_attribute_correction_keeps_what_the_user_did_not_correct(store, said
     assert ("not corrected by the user" in seen) == (len(after) > len(new))
 
 
+@pytest.mark.parametrize("new", [["chair"], ["Chairs", "red"], ["television"]])
+def test_an_attribute_that_names_an_object_kind_is_refused_as_a_name(store, new):
+    with pytest.raises(ToolError, match="is what an object is called") as raised:
+        T.update_attributes(ctx(store, "This one is a chair, not a cup.", marked="3"),
+                            T.UpdateAttributesArgs(object_id="3", new_attributes_list=new))
+    assert "update_name" in str(raised.value)
+    assert store.load("room").get("3").attributes == ("red", "ceramic")
+
+
 def test_add_and_delete_relation(store):
     c = ctx(store, "The lamp is next to the table.")
     assert (

@@ -564,6 +564,11 @@ def update_attributes(ctx: TurnContext, args: UpdateAttributesArgs) -> str:
     ctx.check_writable()
     oid = ctx.check_id(args.object_id)
     _ensure_meant(ctx, [oid])
+    names = {singular(w) for c in ctx.graph.categories() for w in (c, *QUERY_SYNONYMS.get(c, ()))}
+    if nouns := [a for a in args.new_attributes_list
+                 if not attribute_kind(a) and singular(a.lower()) in names]:
+        raise ToolError(f"{nouns[0]!r} is what an object is called, not an attribute; nothing changed. A new "
+                        "name is given with update_name")
     kept = _uncorrected(ctx.graph.get(oid).attributes, args.new_attributes_list, ctx.utterance)
     _edit(ctx, edits.set_attributes, oid, [*args.new_attributes_list, *kept])
     note = f" Kept {', '.join(kept)}: not corrected by the user." if kept else ""
