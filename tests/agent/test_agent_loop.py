@@ -352,7 +352,8 @@ def test_a_colour_a_person_gave_is_said_back_in_their_words(store):
     from synergai.scene import edits as E
 
     look = act("query_for_objects", {"query": "table"}, plan=[])
-    store.apply("room", E.set_attributes(store.load("room"), "2", ["dark gray", "wooden"], E.Actor.PERCEPTION))
+    perceive = E.set_attributes(store.load("room"), "2", ["dark gray", "wooden"], E.Actor.PERCEPTION)
+    store.apply("room", perceive)
     perceived = AgentSession(store, "room", ScriptedModel([look])).ask("What colour is the table?")
     assert perceived.short_answer == "black"
     llm = ScriptedModel([act("update_attributes", {"object_id": "2", "new_attributes_list": ["light gray"]},
