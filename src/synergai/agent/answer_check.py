@@ -34,7 +34,7 @@ from synergai.scene.vocabulary import (
     COLOR_WORDS,
     MATERIAL_WORDS,
     OPEN_QUERY_WORDS,
-    RELATION_CUES,
+    RELATION_CUE_WORDS,
     RELATION_PREPOSITIONS,
     ROOM_PART_WORDS,
     SIZE_WORDS,
@@ -71,7 +71,7 @@ _CLOSED = (AnswerForm.YES_NO, AnswerForm.NUMBER, AnswerForm.COLOR, AnswerForm.SH
 _PHRASE_END = frozenset({"is", "are", "was", "were", "has", "have", "does", "do", "can", "that", "which",
                          "who", "and", "or", "for", "with", "located", "placed", "there", "here", "it",
                          "in", "on", "at", "of", "by", "from", "to"}
-                        | RELATION_PREPOSITIONS | {w for cue in RELATION_CUES.values() for w in cue})
+                        | RELATION_PREPOSITIONS | RELATION_CUE_WORDS)
 _ARTICLES = frozenset({"the", "a", "an", "any"})
 #: Why a correction's reply fails when it only says the user's words back and nothing was changed.
 ECHOES = "it says the user's words back, but nothing was changed"

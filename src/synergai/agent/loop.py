@@ -447,8 +447,11 @@ class AgentLoop:
             first = named_subject(turn.question, graph).ids
             if len(own) != 1 or subject not in first or absent_thing(turn.question, graph):
                 return False
-            given = [a for a in obj.attributes if a in turn.ctx.said_by_people(subject)
-                     and " ".join(words_of(a)) in COLOR_NAMES]
+            # a shade that is not its own basic term may be a person's words: only then is the log read
+            shades = [a for a in obj.attributes
+                      if " ".join(words_of(a)) in COLOR_NAMES and basic_color(a) != a]
+            people = turn.ctx.said_by_people(subject) if shades else frozenset()
+            given = [a for a in shades if a in people]
             short, shown = (given or own)[0], [subject]  # a colour a person gave, in their words
             sentence = f"The {obj.name} is {short}."
         elif turn.form is AnswerForm.PLACE:
@@ -543,8 +546,8 @@ class AgentLoop:
         graph, marked = turn.ctx.graph, turn.ctx.marked
         if not turn.question.relations:
             return ""
-        shown = {i for i in _SEEN_ID.findall(" ".join(observations)) if i in graph}
-        seen = {graph.get(i).category for i in (*shown, *([marked] if marked in graph else []))}
+        shown = {i for i in [*_SEEN_ID.findall(" ".join(observations)), marked] if i in graph}
+        seen = {graph.get(str(i)).category for i in shown}
         objs = [o for c in turn.question.categories if c not in seen for o in graph.by_category(c)]
         if not objs:
             return ""

@@ -50,7 +50,7 @@ from synergai.scene.model import (
 )
 from synergai.scene.vocabulary import (
     QUERY_SYNONYMS,
-    RELATION_CUES,
+    RELATION_CUE_WORDS,
     attribute_kind,
     sentence_words,
     singular,
@@ -530,8 +530,7 @@ def _said_as_anchor(utterance: str, name: str) -> bool:
     """Whether the user's words say ``name`` just after a relation word ("it is on the counter"): the
     object it is related to, not a new name for it."""
     words, target = relation_words(utterance), words_of(name)
-    cues = frozenset().union(*RELATION_CUES.values())
-    return any(words[k:k + len(target)] == target and cues & set(words[max(0, k - 3):k])
+    return any(words[k:k + len(target)] == target and RELATION_CUE_WORDS & set(words[max(0, k - 3):k])
                for k in range(len(words) - len(target) + 1)) if target else False
 
 
@@ -610,9 +609,9 @@ def _relation_edit(ctx: TurnContext, args: RelationEditArgs, add: bool) -> str:
 def _replaced_supports(ctx: TurnContext, s: str, o: str) -> list[Edge]:
     """The supports of ``s`` that a new one, on ``o``, replaces: those to other objects the user's words
     refer to ("it is on the counter, not on the cabinet"); an object rests on one thing."""
-    referred = ctx.referred() - {s, o}
-    return [e for e in ctx.graph.edges if e.subject == s and e.relation in SUPPORT_RELATIONS
-            and e.object in referred]
+    referred, graph = ctx.referred() - {s, o}, ctx.graph
+    return [e for h in graph.holders(s) if h in referred for r in SUPPORT_RELATIONS
+            if (e := graph.edge((s, r.value, h))) is not None]
 
 
 def add_relation(ctx: TurnContext, args: RelationEditArgs) -> str:

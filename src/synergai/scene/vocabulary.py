@@ -462,6 +462,8 @@ RELATION_CUES: MappingProxyType[str, frozenset[str]] = MappingProxyType({name: f
     "lower than": "lower below under",
     "within reach of": "reach reachable",
 }.items()})
+#: Every word that can mean some relation (the union of ``RELATION_CUES``).
+RELATION_CUE_WORDS = frozenset(w for cue in RELATION_CUES.values() for w in cue)
 #: Phrases read before the words above, as (pattern, replacement): "on the left of" means left, not on;
 #: "in the middle of" between, not in; "facing the front of the desk" sets a view, it is not a relation.
 RELATION_PHRASES: tuple[tuple[str, str], ...] = (
