@@ -157,6 +157,17 @@ def test_rename_target_bearing_the_new_name_means_the_marked_object(store):
     assert store.load("room").get("7").category == "tv" and store.load("room").get("3").category == "cup"
 
 
+def test_a_rename_call_with_one_refused_target_renames_nothing(store):
+    # the cup is named, the table is not: the call is refused whole, the cup's rename is not made alone
+    c = ctx(store, "The cup is a mug.")
+    with pytest.raises(ToolError, match="did not speak of the table"):
+        T.update_name(c, T.UpdateNameArgs(item_id_list=["3", "2"], new_name_list=["mug", "desk"]))
+    assert c.pending == [] and c.graph.get("3").category == "cup" and c.commit() == []
+    with pytest.raises(ToolError, match="two new names"):
+        T.update_name(c, T.UpdateNameArgs(item_id_list=["3", "3"], new_name_list=["mug", "beaker"]))
+    assert c.pending == [] and store.edits("room") == []
+
+
 def test_ambiguous_target_asks_instead_of_editing(store):
     c = ctx(store, "The chair is red, not black.")
     with pytest.raises(ToolError, match="ambiguous"):

@@ -479,10 +479,20 @@ def _ensure_meant(ctx: TurnContext, ids: list[str], merge: bool = False) -> None
                         f"asked which {'ones' if merge else 'one'}")
 
 
-def _edit(ctx: TurnContext, build: Callable[..., edits.EditRequest], *args: Any, **kwargs: Any) -> None:
-    """Apply the edit ``build(graph, *args, USER, utterance, **kwargs)``; a SceneError is a ToolError."""
+def _request(ctx: TurnContext, build: Callable[..., edits.EditRequest], *args: Any,
+             **kwargs: Any) -> edits.EditRequest:
+    """The edit ``build(graph, *args, USER, utterance, **kwargs)``, not made; a SceneError is a ToolError."""
     try:
-        ctx.apply(build(ctx.graph, *args, edits.Actor.USER, ctx.utterance, **kwargs))
+        return build(ctx.graph, *args, edits.Actor.USER, ctx.utterance, **kwargs)
+    except SceneError as exc:
+        raise ToolError(str(exc)) from None
+
+
+def _edit(ctx: TurnContext, build: Callable[..., edits.EditRequest], *args: Any, **kwargs: Any) -> None:
+    """Make the edit :func:`_request` builds."""
+    request = _request(ctx, build, *args, **kwargs)
+    try:
+        ctx.apply(request)
     except SceneError as exc:
         raise ToolError(str(exc)) from None
 
@@ -509,9 +519,11 @@ def update_name(ctx: TurnContext, args: UpdateNameArgs) -> str:
     ctx.check_writable()
     if len(args.item_id_list) != len(args.new_name_list):
         raise ToolError("item_id_list and new_name_list must have the same length")
-    out = []
-    for raw, name in zip(args.item_id_list, args.new_name_list, strict=True):
+    renames: list[tuple[str, str, edits.EditRequest]] = []  # all built before any is made: one refused
+    for raw, name in zip(args.item_id_list, args.new_name_list, strict=True):  # leaves the graph unchanged
         oid = _rename_target(ctx, raw, name)
+        if oid in (r[0] for r in renames):
+            raise ToolError(f"the {name_id(ctx.graph.get(oid))} is given two new names; nothing renamed")
         _ensure_meant(ctx, [oid])
         old = ctx.graph.get(oid).category
         hint = RELATION_HINT if relations_said(ctx.utterance) else ""
@@ -521,9 +533,11 @@ def update_name(ctx: TurnContext, args: UpdateNameArgs) -> str:
         if hint and _said_as_anchor(ctx.utterance, name):
             raise ToolError(f"the user says where the {old} is, not that it is {with_article(name)}; nothing "
                             f"renamed{hint}")
-        _edit(ctx, edits.rename_object, oid, name)
-        out.append(f"The {old} (id: {oid}) is now called {ctx.graph.get(oid).category}.")
-    return " ".join(out)
+        renames.append((oid, old, _request(ctx, edits.rename_object, oid, name)))
+    for _, _, request in renames:
+        ctx.apply(request)
+    return " ".join(f"The {old} (id: {oid}) is now called {ctx.graph.get(oid).category}."
+                    for oid, old, _ in renames)
 
 
 def _said_as_anchor(utterance: str, name: str) -> bool:
