@@ -42,11 +42,8 @@ def run(programs: list[str], tests: Path) -> list[dict[str, Any]]:
     sys.path.insert(0, str(tests))
     from agent_scripting import room
 
-    try:  # the repairs' pipeline, or the older code that kept the passes in rewrite
-        from synergai.agent.program import repairs as rewrite
-    except ImportError:
-        from synergai.agent.program import rewrite  # type: ignore[no-redef]
     from synergai.agent.program.check import check_program
+    from synergai.agent.program.repairs import repair_program
     from synergai.agent.program.sandbox import run_program
     from synergai.scene.serialization import graph_to_dict
 
@@ -56,13 +53,8 @@ def run(programs: list[str], tests: Path) -> list[dict[str, Any]]:
                 "viewpoint": {"position": [2.0, 0.0, 1.2], "forward": [0.0, 1.0, 0.0]}}
     out: list[dict[str, Any]] = []
     for code in programs:
-        made = rewrite.make_parse(code, categories)
-        code = (made[0] if isinstance(made, tuple) else made) or code
-        if hasattr(rewrite, "unique_fixes"):  # the rewrites before the API became lenient
-            code = rewrite.unique_fixes(code) or code
-        defined = rewrite.define_categories(code, counts, ordered_sets=True)
-        code = defined[0] if defined else code
-        findings = [f.kind for f in check_program(code, categories, named=[])]
+        code, _ = repair_program(code, counts, [])
+        findings = [f.kind for f in check_program(code, categories)]
         if findings:
             out.append({"stage": "check", "findings": findings})
             continue

@@ -17,7 +17,7 @@ CATEGORIES = ["table", "cup", "chair", "tv", "lamp", "floor", "wall"]
 
 def run(code: str) -> str:
     """What a program prints in the sandbox (its error when it fails), with no static finding."""
-    assert check_program(code, CATEGORIES, named=[]) == []
+    assert check_program(code, CATEGORIES) == []
     model = ScriptedModel([f"Thought: t.\nAction: Program\nAction Input:\n```Python\n{code}\n```",
                            "Thought: done\nAction: Final Answer\nAction Input: the table"])
     step = next(t for t in ProgramLoop(model).run(room(), "What is here?", "", NORTH).trace

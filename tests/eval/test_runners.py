@@ -61,7 +61,7 @@ def test_scanqa_five_questions(tmp_path, scanqa, shared_data):
     # the questions share the system prompt: after the first, the model's prefix cache serves it
     assert 0 < m["mean_new_prompt_tokens"] < m["mean_prompt_tokens"]
     assert 0 < m["mean_completion_tokens"] < 60
-    assert 0 < m["median_harness_s"] < 1.0  # harness overhead beyond the model
+    assert m["median_harness_s"] > 0  # harness overhead beyond the model, measured (its size: benchmarks)
     assert sum(v["n"] for v in m["by_type"].values()) == 5
     assert len(read_results(tmp_path / "results.jsonl")) == 5
 
@@ -133,8 +133,7 @@ def test_sqa3d_program_mode_five_questions(tmp_path, sqa3d, shared_data):
         mode="program",
         limit=5,
         progress=False,
-        program_limits=ProgramLimits(question_objects=False,
-                                     check_answers=False),  # one scripted program for any question
+        program_limits=ProgramLimits(check_answers=False),  # one scripted program for any question
     )
     assert len(results) == 5 and all(r["answer"] == "chair" for r in results)
     m = sqa3d_metrics(results)

@@ -306,10 +306,8 @@ def _syntax_hint(exc: SyntaxError | ValueError, code: str) -> Finding:
     return Finding("syntax", line, hint)
 
 
-def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bool = True,
-                  named: Sequence[str] = (), require_named: bool = False) -> list[Finding]:
-    """Findings for ``code`` against the scene API and ``categories`` ([] when it looks right); with
-    ``require_named``, never naming a category the question ``named`` is one."""
+def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bool = True) -> list[Finding]:
+    """Findings for ``code`` against the scene API and ``categories`` ([] when it looks right)."""
     copied = _copied_signature(code)
     if copied is not None:
         return [copied]
@@ -327,13 +325,6 @@ def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bo
         else:
             checker.add("undefined-name", node, undefined_hint(node.id, bound, categories, ordered_sets))
     checker.visit(tree)
-    texts = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
-    if require_named and named and not any(category_matches(t, c) or category_matches(c, t)
-                                           for t in texts for c in named):  # no string names one
-        var = "_".join(named[0].split()) + "_set"
-        checker.add("question-object", None, f"the question is about {_legal_list(named)} objects, but the "
-                    f"program never takes them: e.g. {var} = filter(object_set=scene(), "
-                    f"category={named[0]!r}), then answer from {var}")
     return sorted(checker.findings, key=lambda f: f.line)
 
 

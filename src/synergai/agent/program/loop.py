@@ -60,8 +60,6 @@ class ProgramLimits:
     max_observation_chars: int = 1500  #: longest program output shown to the model (longer: cut)
     #: Sampling temperature of the call after the model repeated a failed program (else greedy).
     repeat_temperature: float = REPEAT_TEMPERATURE
-    #: Send back, once, a program that never takes any object the question names (while a round is left).
-    question_objects: bool = True
 
 
 #: Findings said beside a program's output rather than keeping it from running (a category the scene
@@ -178,7 +176,6 @@ class _Question(Turn):
     counts: Counter[str]  # objects per category
     failed: dict[str, str] = field(default_factory=dict)  # program text (whitespace-normalised) -> error
     earlier: list[str] = field(default_factory=list)  # the programs so far (their assignments carry)
-    named_asked: bool = False  # a program that ignored the question's objects was sent back once
     early: TPCStep | None = None  # an answer given before any program ran, sent back once
     last_error: str = ""
 
@@ -331,9 +328,7 @@ class ProgramLoop:
                 at.sampling.repeated()
             self.kernel.record(at, StepKind.ACTION, "program", **record, ok=False, stdout="", error=error,
                                stage="check", findings=kinds, wall_s=0.0, **done)
-            at.last_error = error
-            if any(f.kind != "question-object" for f in findings):  # else the same program may run
-                at.failed[key] = error
+            at.failed[key] = at.last_error = error
             self.kernel.send_back(at, "check-failed", error=error)
             return Phase.PROGRAM
         outcome = run_program(code, api_factory=API_FACTORY, api_args=at.api_args, limits=self.limits.sandbox)
@@ -364,14 +359,11 @@ class ProgramLoop:
         limits = self.limits
         if not limits.static_check:
             at.earlier.append(program)
-            return program, {"rewritten": False, "repairs": [], "carried": [], "defined": []}, [], []
+            return program, {"carried": [], "defined": []}, [], []
         code, done = repair_program(program, at.counts, at.earlier, ordered_sets=limits.ordered_sets)
         for name in applied(done):
             at.result.repairs[name] = at.result.repairs.get(name, 0) + 1
-        findings = check_program(code, sorted(at.counts), ordered_sets=limits.ordered_sets,
-                                 named=at.question.categories, require_named=limits.question_objects
-                                 and not at.named_asked and at.model_calls < self.budget.calls)
-        at.named_asked = at.named_asked or any(f.kind == "question-object" for f in findings)
+        findings = check_program(code, sorted(at.counts), ordered_sets=limits.ordered_sets)
         noted = [f for f in findings if f.kind in NOTED]
         return code, done, [f for f in findings if f.kind not in NOTED], noted
 
