@@ -1,8 +1,7 @@
 """The one pipeline of repairs of a model's program: every transform registered here, in order, and
-counted per run (:func:`applied`). A program gets back the assignments of earlier attempts it dropped
-("carry-definitions") and the names it reads that spell a scene category ("define-categories"). A program
-that does not parse goes back with the syntax error's hint; calls that parse are never rewritten: the
-scene API reads them leniently.
+counted per run (:func:`applied`): the names a program reads that spell a scene category get their
+objects ("define-categories"). A program that does not parse goes back with the syntax error's hint;
+calls that parse are never rewritten: the scene API reads them leniently.
 """
 
 from __future__ import annotations
@@ -11,16 +10,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from synergai.agent.program.check import name_uses
-from synergai.agent.program.names import (
-    carry_definitions,
-    category_named,
-    one_object_code,
-    parsed,
-    undefined_names,
-)
+from synergai.agent.program.names import category_named, one_object_code, parsed, undefined_names
 
 #: Every repair of a program's text, in the order the pipeline applies them.
-REPAIRS = ("carry-definitions", "define-categories")
+REPAIRS = ("define-categories",)
 
 
 def define_categories(code: str, counts: Mapping[str, int], *,
@@ -41,18 +34,14 @@ def define_categories(code: str, counts: Mapping[str, int], *,
     return ("".join(f"{n} = {v}\n" for n, v in found.items()) + code, list(found)) if found else None
 
 
-def repair_program(code: str, counts: Mapping[str, int], earlier: list[str], *,
+def repair_program(code: str, counts: Mapping[str, int], *,
                    ordered_sets: bool = True) -> tuple[str, dict[str, Any]]:
-    """The program through every stage, and what was done (for the trace); ``earlier`` (the programs so
-    far) gets this one."""
-    carry = carry_definitions(code, earlier)
-    earlier.append(code)
-    code, carried = carry or (code, [])
+    """The program through every stage, and what was done (for the trace)."""
     code, made = define_categories(code, counts, ordered_sets=ordered_sets) or (code, [])
-    return code, {"carried": carried, "defined": made}
+    return code, {"defined": made}
 
 
 def applied(done: Mapping[str, Any]) -> list[str]:
     """The repairs a program's record (:func:`repair_program`) says were applied."""
-    stages = (("carry-definitions", "carried"), ("define-categories", "defined"))
+    stages = (("define-categories", "defined"),)
     return [name for name, key in stages if done.get(key)]
