@@ -53,7 +53,7 @@ def run(programs: list[str], tests: Path) -> list[dict[str, Any]]:
                 "viewpoint": {"position": [2.0, 0.0, 1.2], "forward": [0.0, 1.0, 0.0]}}
     out: list[dict[str, Any]] = []
     for code in programs:
-        code, _ = repair_program(code, counts)
+        code, _ = repair_program(code, counts, [])
         findings = [f.kind for f in check_program(code, categories)]
         if findings:
             out.append({"stage": "check", "findings": findings})

@@ -209,12 +209,14 @@ def test_the_program_loop_re_ask_respects_the_round_budget():
 
 
 def test_program_results_count_the_repairs_applied():
-    # a name that spells a category (defined); a program that needs no repair counts none
+    # a name that spells a category (defined), then a repair that drops an earlier assignment (carried)
     llm = ScriptedModel([_program("print(len(chairs))"), "2"])
     result = ProgramLoop(llm).run(room(), "How many chairs are there?")
     assert result.repairs == {"define-categories": 1} and result.short_answer == "2"
-    llm = ScriptedModel([_program("print(len(filter(object_set=scene(), category='chair')))"), "2"])
-    assert ProgramLoop(llm).run(room(), "How many chairs are there?").repairs == {}
+    first = "c = filter(object_set=scene(), category='chair')\nprint(c[5])"
+    llm = ScriptedModel([_program(first), _program("print(len(c))"), "2"])
+    result = ProgramLoop(llm).run(room(), "How many chairs are there?")
+    assert result.repairs == {"carry-definitions": 1} and result.short_answer == "2"
 
 
 def test_the_grounding_parse_goes_through_the_kernels_call_path():

@@ -1,4 +1,5 @@
-"""The registered repair (names that spell a category) and the check's hints that name what to use."""
+"""The registered repairs (assignments carried into a repair, names that spell a category) and the check's
+hints that name what to use."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from agent_scripting import room
 
 from synergai.agent.program.check import check_program
 from synergai.agent.program.loop import ProgramLimits, ProgramLoop
+from synergai.agent.program.names import carry_definitions
 from synergai.llm import ScriptedModel
 
 
@@ -55,23 +57,35 @@ def test_relation_hints_point_to_the_function_or_direction_that_exists():
     assert "is a relation of" not in plain[0].hint  # no function takes it
 
 
-def test_a_repair_that_drops_an_earlier_assignment_goes_back_with_the_name_s_hint():
+def test_assignments_an_earlier_attempt_made_are_carried_into_a_repair_that_dropped_them():
+    first = ('object_set = scene()\n'
+             'mini_fridges = filter(object_set=object_set, category="mini fridge")\n'
+             'print(len(relate(object_set=mini_fridges, reference_object=door, relation="right")))\n')
+    repair = ('door = filter(object_set=scene(), category="door")[0]\n'
+              'print(len(relate(object_set=mini_fridges, reference_object=door, relation="right")))\n')
+    code, names = carry_definitions(repair, [first]) or ("", [])
+    assert names == ["object_set", "mini_fridges"]
+    assert code.startswith("object_set = scene()\nmini_fridges = filter(") and code.endswith(repair)
+    assert check_program(code, ["mini fridge", "door"]) == []
+    assert carry_definitions(repair, []) is None  # nothing earlier: the check's hint goes back
+    assert carry_definitions("print(banana)", [first]) is None  # never assigned
+    assert carry_definitions("print(1)", [first]) is None  # needs nothing
+
+
+def test_the_loop_runs_a_repair_with_the_carried_assignments_without_another_round():
     first = ('chairs = filter(object_set=scene(), category="chair")\n'
              'print(len(relate(object_set=chairs, reference_object=tabel, relation="near")))')
     repair = ('table = filter(object_set=scene(), category="table")[0]\n'
-              'print(len(chairz))')
-    fixed = 'chairz = filter(object_set=scene(), category="chair")\nprint(len(chairz))'
+              'print(len(chairs))')
     llm = ScriptedModel([
         f"Thought: count\nAction: Program\nAction Input:\n```Python\n{first}\n```",
         f"Thought: fix\nAction: Program\nAction Input:\n```Python\n{repair}\n```",
-        f"Thought: fix\nAction: Program\nAction Input:\n```Python\n{fixed}\n```",
         "Thought: done\nAction: Final Answer\nAction Input: two",
     ])
     result = ProgramLoop(llm).run(room(), "How many chairs are there?")
     programs = [t for t in result.trace if t["type"] == "program"]
-    assert [p["ok"] for p in programs] == [False, False, True] and programs[1]["stage"] == "check"
-    assert "name 'chairz' is not defined" in programs[1]["error"]
-    assert programs[2]["stdout"].strip() == "2" and result.short_answer == "2"
+    assert [p["ok"] for p in programs] == [False, True] and programs[0]["stage"] == "check"
+    assert programs[1]["carried"] == ["chairs"] and programs[1]["stdout"].strip() == "2"
 
 
 def test_a_relation_another_function_takes_is_named_with_the_functions_that_take_it():
@@ -136,6 +150,15 @@ def test_an_answer_given_before_any_program_ran_is_sent_back_once_for_one_that_r
     model = ScriptedModel([answer, broken, answer])
     result = ProgramLoop(model).run(room(), "Is there a sofa behind me?")
     assert result.short_answer == "no" and result.usage.calls == 3
+
+
+def test_a_repair_that_reads_a_name_before_assigning_it_gets_the_earlier_assignment():
+    first = ("windows = filter(object_set=scene(), category='window')\n"
+             "door = relate_agent(windows, 'closest')\n")
+    repair = "if len(door) > 0:\n    door = list(door)\n    print(door[0].category)\n"
+    fixed, carried = carry_definitions(repair, [first]) or ("", [])
+    assert carried == ["windows", "door"] and fixed.endswith(repair)
+    assert check_program(fixed, ["window", "door"]) == []
 
 
 def test_a_category_read_as_a_name_is_defined_when_its_use_has_one_meaning():
@@ -229,7 +252,7 @@ def test_the_registered_repairs_are_the_documented_ones():
 
     from synergai.agent.program.repairs import REPAIRS
 
-    assert REPAIRS == ("define-categories",)
+    assert REPAIRS == ("carry-definitions", "define-categories")
     docs = (Path(__file__).resolve().parents[2] / "docs" / "overview.md").read_text()
     assert all(f"`{n}`" in docs for n in REPAIRS)
 

@@ -175,6 +175,7 @@ class _Question(Turn):
     api_args: dict[str, Any]
     counts: Counter[str]  # objects per category
     failed: dict[str, str] = field(default_factory=dict)  # program text (whitespace-normalised) -> error
+    earlier: list[str] = field(default_factory=list)  # the programs so far (their assignments carry)
     early: TPCStep | None = None  # an answer given before any program ran, sent back once
     last_error: str = ""
 
@@ -357,8 +358,9 @@ class ProgramLoop:
         those said beside its output (as written and unchecked without the static check)."""
         limits = self.limits
         if not limits.static_check:
-            return program, {"defined": []}, [], []
-        code, done = repair_program(program, at.counts, ordered_sets=limits.ordered_sets)
+            at.earlier.append(program)
+            return program, {"carried": [], "defined": []}, [], []
+        code, done = repair_program(program, at.counts, at.earlier, ordered_sets=limits.ordered_sets)
         for name in applied(done):
             at.result.repairs[name] = at.result.repairs.get(name, 0) + 1
         findings = check_program(code, sorted(at.counts), ordered_sets=limits.ordered_sets)

@@ -1,5 +1,5 @@
-"""Which names a program reads before it binds them (``ast``, nothing executed), and the hints that say
-how to bind them."""
+"""Which names a program reads before it binds them (``ast``, nothing executed), and the assignments of
+earlier programs that give a repair back the names it dropped."""
 
 from __future__ import annotations
 
@@ -111,6 +111,36 @@ def read_before_assigned(tree: ast.Module) -> list[ast.Name]:
                 early.append(node)
         assigned.update(binds)
     return early
+
+
+def carry_definitions(code: str, earlier: Sequence[str]) -> tuple[str, list[str]] | None:
+    """``code`` with the top-level assignments of the ``earlier`` programs its undefined names need put in
+    front (a later program's wins), and the names carried; None when it needs none or one is missing."""
+    tree = parsed(code)
+    missing = list(dict.fromkeys(n.id for n in undefined_names(tree))) if tree is not None else []
+    if not missing:
+        return None
+    definitions: dict[str, ast.Assign] = {}  # each name's last top-level ``name = ...``
+    for stmt in (s for program in earlier for s in getattr(parsed(program), "body", [])):  # a later one wins
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            definitions[stmt.targets[0].id] = stmt
+    order: list[str] = []
+
+    def need(name: str, path: tuple[str, ...]) -> bool:
+        if name in order:
+            return True
+        if name not in definitions or name in path:
+            return False
+        probe = ast.Module(body=[definitions[name]], type_ignores=[])
+        if not all(need(n, (*path, name)) for n in dict.fromkeys(u.id for u in undefined_names(probe))):
+            return False
+        order.append(name)
+        return True
+
+    if not all(need(name, ()) for name in missing):
+        return None
+    head = "".join(ast.unparse(definitions[name]) + "\n" for name in order)
+    return head + code, order
 
 
 def closest_hint(word: str, options: Iterable[str]) -> str:

@@ -1,7 +1,8 @@
 """The one pipeline of repairs of a model's program: every transform registered here, in order, and
-counted per run (:func:`applied`): the names a program reads that spell a scene category get their
-objects ("define-categories"). A program that does not parse goes back with the syntax error's hint;
-calls that parse are never rewritten: the scene API reads them leniently.
+counted per run (:func:`applied`). A program gets back the assignments of earlier attempts it dropped
+("carry-definitions") and the names it reads that spell a scene category ("define-categories"). A program
+that does not parse goes back with the syntax error's hint; calls that parse are never rewritten: the
+scene API reads them leniently.
 """
 
 from __future__ import annotations
@@ -10,10 +11,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from synergai.agent.program.check import name_uses
-from synergai.agent.program.names import category_named, one_object_code, parsed, undefined_names
+from synergai.agent.program.names import (
+    carry_definitions,
+    category_named,
+    one_object_code,
+    parsed,
+    undefined_names,
+)
 
 #: Every repair of a program's text, in the order the pipeline applies them.
-REPAIRS = ("define-categories",)
+REPAIRS = ("carry-definitions", "define-categories")
 
 
 def define_categories(code: str, counts: Mapping[str, int], *,
@@ -34,14 +41,18 @@ def define_categories(code: str, counts: Mapping[str, int], *,
     return ("".join(f"{n} = {v}\n" for n, v in found.items()) + code, list(found)) if found else None
 
 
-def repair_program(code: str, counts: Mapping[str, int], *,
+def repair_program(code: str, counts: Mapping[str, int], earlier: list[str], *,
                    ordered_sets: bool = True) -> tuple[str, dict[str, Any]]:
-    """The program through every stage, and what was done (for the trace)."""
+    """The program through every stage, and what was done (for the trace); ``earlier`` (the programs so
+    far) gets this one."""
+    carry = carry_definitions(code, earlier)
+    earlier.append(code)
+    code, carried = carry or (code, [])
     code, made = define_categories(code, counts, ordered_sets=ordered_sets) or (code, [])
-    return code, {"defined": made}
+    return code, {"carried": carried, "defined": made}
 
 
 def applied(done: Mapping[str, Any]) -> list[str]:
     """The repairs a program's record (:func:`repair_program`) says were applied."""
-    stages = (("define-categories", "defined"),)
+    stages = (("carry-definitions", "carried"), ("define-categories", "defined"))
     return [name for name, key in stages if done.get(key)]
