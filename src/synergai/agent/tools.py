@@ -488,13 +488,17 @@ def _request(ctx: TurnContext, build: Callable[..., edits.EditRequest], *args: A
         raise ToolError(str(exc)) from None
 
 
-def _edit(ctx: TurnContext, build: Callable[..., edits.EditRequest], *args: Any, **kwargs: Any) -> None:
-    """Make the edit :func:`_request` builds."""
-    request = _request(ctx, build, *args, **kwargs)
+def _make(ctx: TurnContext, request: edits.EditRequest) -> None:
+    """Make an edit in the turn's graph; a SceneError is a ToolError."""
     try:
         ctx.apply(request)
     except SceneError as exc:
         raise ToolError(str(exc)) from None
+
+
+def _edit(ctx: TurnContext, build: Callable[..., edits.EditRequest], *args: Any, **kwargs: Any) -> None:
+    """Make the edit :func:`_request` builds."""
+    _make(ctx, _request(ctx, build, *args, **kwargs))
 
 
 #: What a refused rename adds when the user's words say where the object is.
@@ -535,7 +539,7 @@ def update_name(ctx: TurnContext, args: UpdateNameArgs) -> str:
                             f"renamed{hint}")
         renames.append((oid, old, _request(ctx, edits.rename_object, oid, name)))
     for _, _, request in renames:
-        ctx.apply(request)
+        _make(ctx, request)
     return " ".join(f"The {old} (id: {oid}) is now called {ctx.graph.get(oid).category}."
                     for oid, old, _ in renames)
 
