@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from synergai.llm import CachedModel, ChatModel, ScriptedModel, ScriptExhausted
+from synergai.llm import CachedModel, ChatModel, ChatReply, ScriptedModel, ScriptExhausted
 from synergai.llm.cache import cache_key
 
 USER = [{"role": "user", "content": "Where is the mug?"}]
@@ -94,6 +94,42 @@ def test_nonzero_temperature_bypasses_the_cache(tmp_path: Path) -> None:
     assert texts == ["reply 0", "reply 1"]
     assert _entries(tmp_path) == [] and model.hits == 0
     assert inner.requests[0].temperature == 0.7
+
+
+class _SeededModel(ScriptedModel):
+    """Samples as the embedded model does: the n-th draw of a request gets seed + n - 1 (its reply says)."""
+
+    def __init__(self) -> None:
+        super().__init__([], name="seeded")
+        self.seed, self.sampled, self.asked = 5, {}, []
+
+    def draw_seed(self, key: str) -> int:
+        return self.seed + self.sampled.get(key, 0)
+
+    def skip_draw(self, key: str) -> None:
+        self.sampled[key] = self.sampled.get(key, 0) + 1
+
+    def chat(self, messages, *, json_schema=None, max_tokens=256, temperature=0.0, stop=None, grammar=None):
+        key = cache_key(self.name, messages, json_schema, max_tokens, stop, grammar)
+        seed = self.draw_seed(key) if temperature else None
+        if temperature:
+            self.skip_draw(key)
+        self.asked.append((temperature, seed))
+        return ChatReply(f"t={temperature} seed={seed}", 3, 2, "stop", self.name)
+
+
+def test_a_seeded_models_sampled_replies_are_stored_per_draw_and_replayed_in_order(tmp_path: Path) -> None:
+    first = CachedModel(_SeededModel(), tmp_path / "cache")
+    drawn = [first.chat(USER, temperature=0.7).text for _ in range(2)]
+    assert drawn == ["t=0.7 seed=5", "t=0.7 seed=6"] and first.misses == 2
+    again = _SeededModel()  # a new process: its draws start over
+    replay = CachedModel(again, tmp_path / "cache")
+    assert [replay.chat(USER, temperature=0.7).text for _ in range(2)] == drawn
+    assert again.asked == [] and replay.hits == 2
+    third = replay.chat(USER, temperature=0.7)  # the draws served from the cache were counted
+    assert (third.text, third.cached, again.asked) == ("t=0.7 seed=7", False, [(0.7, 7)])
+    assert replay.chat(USER, temperature=0.9).text == "t=0.9 seed=8"  # the temperature is in the key
+    assert len(_entries(tmp_path)) == 4
 
 
 def test_corrupt_entry_is_a_miss_and_is_rewritten(tmp_path: Path) -> None:

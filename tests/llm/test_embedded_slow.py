@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 import threading
+from pathlib import Path
 
 import pytest
 
-from synergai.llm import ChatModel, EmbeddedModel, LLMError
+from synergai.llm import CachedModel, ChatModel, EmbeddedModel, LLMError
 
 pytestmark = pytest.mark.slow
 
@@ -80,6 +81,16 @@ def test_a_sampled_reply_is_the_same_for_the_same_seed(model: EmbeddedModel) -> 
     first = model.chat(ask, max_tokens=12, temperature=0.9).text
     model._sampled.clear()  # as in a new process: the request's first draw again
     assert first and model.chat(ask, max_tokens=12, temperature=0.9).text == first
+
+
+def test_a_cached_sampled_reply_replays_and_the_next_draw_is_new(model: EmbeddedModel, tmp_path: Path):
+    ask = [{"role": "user", "content": "Write one short sentence about a table."}]
+    first = CachedModel(model, tmp_path).chat(ask, max_tokens=12, temperature=0.9)
+    model._sampled.clear()  # a new process
+    replay = CachedModel(model, tmp_path)
+    again = replay.chat(ask, max_tokens=12, temperature=0.9)
+    assert (again.text, again.cached, first.cached) == (first.text, True, False)
+    assert not replay.chat(ask, max_tokens=12, temperature=0.9).cached  # the second draw: not stored
 
 
 def test_threads_share_one_model(model: EmbeddedModel) -> None:

@@ -1,7 +1,8 @@
-"""An on-disk response cache in front of any chat model, used only for deterministic (temperature 0) calls.
+"""An on-disk response cache in front of any chat model, used only for deterministic calls: greedy
+(temperature 0) ones, and sampled ones of a model that draws with a known seed (``draw_seed``).
 
 Key: sha256 of the canonical JSON of (model name, messages, schema, max_tokens, stop and, when one is sent,
-the grammar). Value: the reply as
+the grammar); a sampled reply's key adds the temperature and the seed. Value: the reply as
 a JSON file ``<dir>/<key[:2]>/<key>.json``, written atomically. A hit comes back with ``cached=True`` and
 ``seconds`` set to the lookup time; an unreadable entry counts as a miss and is overwritten.
 """
@@ -15,7 +16,7 @@ import os
 import tempfile
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -101,19 +102,25 @@ class CachedModel:
         clean = check_request(messages, json_schema=json_schema, max_tokens=max_tokens,
                               temperature=temperature, stop=stop, grammar=grammar)
         extra: dict[str, Any] = {"grammar": grammar} if grammar is not None else {}
-        if temperature != 0:
+        draws = _seeded_draws(self.inner) if temperature != 0 else None
+        if temperature != 0 and draws is None:
             return self.inner.chat(clean, json_schema=json_schema, max_tokens=max_tokens,
                                    temperature=temperature, stop=stop, **extra)
         started = time.perf_counter()
-        path = self.path_for(cache_key(self.name, clean, json_schema, max_tokens, stop, grammar,
-                                       json_format(self.inner)))
+        key = cache_key(self.name, clean, json_schema, max_tokens, stop, grammar, json_format(self.inner))
+        if draws is not None:  # the request's next draw: its key names the temperature and the seed
+            request = cache_key(self.name, clean, json_schema, max_tokens, stop, grammar)
+            key = hashlib.sha256(f"{key}|{float(temperature)!r}|{draws[0](request)}".encode()).hexdigest()
+        path = self.path_for(key)
         stored = _read(path)
         if stored is not None:
             self.hits += 1
+            if draws is not None:
+                draws[1](request)
             return replace(stored, cached=True, seconds=time.perf_counter() - started)
         self.misses += 1
-        reply = self.inner.chat(clean, json_schema=json_schema, max_tokens=max_tokens, temperature=0.0,
-                                stop=stop, **extra)
+        reply = self.inner.chat(clean, json_schema=json_schema, max_tokens=max_tokens,
+                                temperature=float(temperature), stop=stop, **extra)
         _write(path, replace(reply, cached=False).to_dict())
         return reply
 
@@ -130,6 +137,13 @@ class CachedModel:
         close = getattr(self.inner, "close", None)
         if callable(close):
             close()
+
+
+def _seeded_draws(model: object) -> tuple[Callable[[str], int], Callable[[str], None]] | None:
+    """``(draw_seed, skip_draw)`` of a model that samples with a known seed per draw of a request (the
+    embedded model), so that its sampled replies can be stored; None for any other."""
+    seed, skip = (wrapped_attribute(model, name, callable) for name in ("draw_seed", "skip_draw"))
+    return (seed, skip) if seed is not None and skip is not None else None
 
 
 def _read(path: Path) -> ChatReply | None:

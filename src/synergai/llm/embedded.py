@@ -157,8 +157,8 @@ class EmbeddedModel:
         with self._lock:
             if temperature != 0:
                 key = cache_key(self.name, clean, json_schema, max_tokens, stop, grammar)
-                times = self._sampled[key] = self._sampled.get(key, 0) + 1
-                request["seed"] = (self.seed + times - 1) % (2**32 - 1)
+                request["seed"] = self.draw_seed(key)
+                self.skip_draw(key)
                 # a prompt continued from whatever the slot held earlier sums in another order: a sampled
                 # reply is drawn after processing its whole prompt, so one seed gives one reply in any state
                 request["cache_prompt"] = False
@@ -177,6 +177,15 @@ class EmbeddedModel:
         if json_schema is not None and reply.finish_reason == "stop" and not _is_json(reply.text):
             raise LLMError(f"{self.name}: the reply ignored the JSON schema's grammar")
         return reply
+
+    def draw_seed(self, key: str) -> int:
+        """The seed of the next sampled reply to the request ``key`` (:func:`synergai.llm.cache.cache_key`
+        of this model's name and the request, without ``json_format``)."""
+        return (self.seed + self._sampled.get(key, 0)) % (2**32 - 1)
+
+    def skip_draw(self, key: str) -> None:
+        """Count a sampled reply to ``key`` as drawn (a reply cache served it): the next is drawn anew."""
+        self._sampled[key] = self._sampled.get(key, 0) + 1
 
     # ----- the KV cache of a system prompt, kept on disk so a new process skips its prompt processing
     def _kv_file(self, messages: Sequence[Mapping[str, str]]) -> str | None:
