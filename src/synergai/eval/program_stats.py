@@ -98,8 +98,6 @@ def _lenient_forms(code: str) -> list[str]:
         params = set(api_signatures()[name].parameters) if name in api_signatures() else set()
         if name in ("relate_agent", "query_relation_agent") and "reference_object" in keywords:
             found.append(f"{name}-reference-object")
-        if name in ("relate", "relate_agent") and {"relation", "candidate_relations"} <= keywords:
-            found.append("candidates-beside-relation")
         if name == "filter" and node.args and isinstance(node.args[0], ast.Lambda):
             found.append("filter-function-first")
         elif name == "filter" and any(isinstance(a, ast.Lambda) for a in [*node.args[1:], *(

@@ -50,8 +50,7 @@ API_FUNCTIONS = ("scene", "rooms", "room", "filter", "relate_agent", "relate", "
 #: A regular expression's alternation of the API functions' names, longest first.
 API_NAMES_PATTERN = "|".join(sorted(API_FUNCTIONS, key=len, reverse=True))
 #: Parameters accepted only to be lenient (the documentation's signatures leave them out).
-LENIENT_ONLY = MappingProxyType({"relate_agent": ("reference_object", "candidate_relations"),
-                                 "relate": ("candidate_relations",),
+LENIENT_ONLY = MappingProxyType({"relate_agent": ("reference_object",),
                                  "query_relation_agent": ("reference_object",),
                                  "filter": ("relation", "reference_object")})
 #: Keywords that name another parameter of the same role, for a function without that keyword.
@@ -265,8 +264,7 @@ class SceneAPI:
         c = np.array([self.graph.get(i).center for i in ids], dtype=float).reshape(-1, 3)
         return np.linalg.norm(c[:, :2] - np.asarray(self.viewpoint.position[:2]), axis=1)
 
-    def relate_agent(self, object_set: Any, relation: str, reference_object: Any = None,
-                     candidate_relations: Any = None) -> ObjectSet:
+    def relate_agent(self, object_set: Any, relation: str, reference_object: Any = None) -> ObjectSet:
         """Returns a set of objects that are related to the agent(you) by the relation (one of
         ``AGENT_RELATIONS``, or a clock direction: within an hour of it); given a ``reference_object``
         it is :meth:`relate`; given a relation between objects, the objects so related to the set."""
@@ -297,8 +295,7 @@ class SceneAPI:
             return self._wrap(build.within_reach(self.graph, list(self.viewpoint.position), ids))
         return self._wrap(i for i, d in zip(ids, dist, strict=True) if d <= AROUND_M)
 
-    def relate(self, object_set: Any, reference_object: Any, relation: str,
-               candidate_relations: Any = None) -> ObjectSet:
+    def relate(self, object_set: Any, reference_object: Any, relation: str) -> ObjectSet:
         """Returns a set of objects that are related to the reference_object by the relation (to any of a
         set of references, the references left out)."""
         rel = choose(relation, RELATE_RELATIONS, "relation")
