@@ -126,14 +126,12 @@ def test_a_set_where_one_object_is_expected_is_its_nearest_object(api) -> None:
         strict["query_attribute"](strict["filter"](strict["scene"](), "chair"), "color")
 
 
-def test_relate_agent_given_a_relation_between_objects_relates_to_its_set(api) -> None:
+def test_relate_agent_refuses_a_relation_between_objects(api) -> None:
+    # read as "the objects so related to the set", it answered "how many cups are in the room?" with 0; an
+    # error got the count right (session 29: SQA3D check half 36.0 -> 38.0 without that reading)
     tables = api["filter"](api["scene"](), "table")
-    assert api["relate_agent"](tables, "on") == api["relate"](api["scene"](), tables, "on")
-    assert run("table = filter(object_set=scene(), category='table')\n"
-               "print([o.category for o in relate_agent(object_set=table, relation='on')])") == "['cup']"
-    # the whole scene as the reference says nothing of which objects are meant
-    with pytest.raises(ValueError, match="'on' holds between two objects: say to which"):
-        api["relate_agent"](api["scene"](), "on")
+    with pytest.raises(ValueError, match=r"relation must be one of .*got 'on'"):
+        api["relate_agent"](tables, "on")
 
 
 def test_filter_given_a_relation_keeps_what_is_so_related(api) -> None:

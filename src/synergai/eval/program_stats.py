@@ -14,7 +14,7 @@ from typing import Any
 from synergai.agent.program.api import KEYWORD_ALIASES, api_signatures, full_keyword
 from synergai.agent.program.check import check_program
 from synergai.agent.program.prompt import EMPTY_OUTPUT
-from synergai.agent.program.values import FIELDS, OBJECT_FIELDS, between_objects, legal_value
+from synergai.agent.program.values import FIELDS, OBJECT_FIELDS, legal_value
 
 
 def program_stats(results: Sequence[Mapping[str, Any]]) -> dict[str, float]:
@@ -117,13 +117,8 @@ def _lenient_forms(code: str) -> list[str]:
             found.append("keyword-alias")  # object_set= for object=, relation= for candidate_relations=
         elif params and any(k not in params and full_keyword(k, params) != k for k in keywords):
             found.append("keyword-prefix")
-        relation = next((k.value for k in node.keywords if k.arg == "relation"),
-                        node.args[1] if name == "relate_agent" and len(node.args) > 1 else None)
         if name == "filter" and "relation" in keywords:
             found.append("filter-relation")
-        elif name == "relate_agent" and "reference_object" not in keywords and isinstance(
-                relation, ast.Constant) and between_objects(relation.value):
-            found.append("relate_agent-object-relation")
     # a set where one object is expected stands for its nearest: what the unordered contract reports
     found += ["set-as-one-object" for f in check_program(code, ordered_sets=False)
               if f.kind == "set-as-object"]

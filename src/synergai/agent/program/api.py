@@ -29,7 +29,6 @@ from synergai.agent.program.values import (
     QUERY_RELATIONS,
     RELATE_RELATIONS,
     UNKNOWN,
-    between_objects,
     choose,
     clock_hour,
     hour_gap,
@@ -267,16 +266,9 @@ class SceneAPI:
     def relate_agent(self, object_set: Any, relation: str, reference_object: Any = None) -> ObjectSet:
         """Returns a set of objects that are related to the agent(you) by the relation (one of
         ``AGENT_RELATIONS``, or a clock direction: within an hour of it); given a ``reference_object``
-        it is :meth:`relate`; given a relation between objects, the objects so related to the set."""
+        it is :meth:`relate`."""
         if reference_object is not None:
             return self.relate(object_set, reference_object, relation)
-        if between_objects(relation):  # the objects so related to any of the set (never the whole scene)
-            refs = self._set(object_set)
-            if len(refs) == len(self.objects) > 1:
-                raise ValueError(f"relation {relation!r} holds between two objects: say to which, e.g. "
-                                 f"relate(object_set=scene(), reference_object=table, relation={relation!r}) "
-                                 f"for the objects {relation} the table")
-            return self.relate(self.scene(), refs, relation)
         hour = clock_hour(relation)
         rel = "o'clock" if hour is not None else choose(relation, AGENT_RELATIONS, "relation")
         ids = [o.id for o in self._set(object_set)]

@@ -27,7 +27,6 @@ from synergai.agent.program.values import (
     FIELDS,
     QUERY_RELATIONS,
     RELATE_RELATIONS,
-    between_objects,
     clock_hour,
     legal_value,
 )
@@ -42,7 +41,7 @@ _CATEGORY_LIST_MAX = 60
 #: too, and the function it is when given a ``reference_object``.
 _RELATIONS = MappingProxyType({
     "relate": ("relation", RELATE_RELATIONS, False, "relate"),
-    "relate_agent": ("relation", tuple(dict.fromkeys((*AGENT_RELATIONS, *RELATE_RELATIONS))), True, "relate"),
+    "relate_agent": ("relation", AGENT_RELATIONS, True, "relate"),
     "query_relation": ("candidate_relations", QUERY_RELATIONS, False, "query_relation"),
     "query_relation_agent": ("candidate_relations", DIRECTIONS, True, "query_relation")})
 
@@ -90,7 +89,6 @@ class _Checker(ast.NodeVisitor):
         self.findings: list[Finding] = []
         self.kinds: dict[str, str] = {}  # name -> "set" | "object" | "other"
         self.uses: dict[str, set[str]] = {}  # name -> {"set", "object"}
-        self.whole_scene: set[str] = set()  # names bound to scene()
 
     def add(self, kind: str, node: ast.AST | None, hint: str) -> None:
         line = getattr(node, "lineno", 0) if node is not None else 0
@@ -136,8 +134,6 @@ class _Checker(ast.NodeVisitor):
         for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
             self.visit(t)
             self.bind(t, self.kind_of(node.value) if node.value is not None else "other")
-            if isinstance(t, ast.Name):
-                (self.whole_scene.add if _callee(node.value) == "scene" else self.whole_scene.discard)(t.id)
 
     visit_AnnAssign = visit_Assign
 
@@ -223,19 +219,9 @@ class _Checker(ast.NodeVisitor):
                 self.check_relation(item, function, "relation" if arg == "relation" else "candidate relation")
         if name == "query_attribute" and "attribute_type" in args:
             self.check_value(args["attribute_type"], FIELDS, "an attribute_type", "attribute")
-        if name in ("relate_agent", "filter") and args.get("reference_object") is None:
-            self.check_whole_scene_reference(args.get("relation"), args.get("object_set"))
-
-    def check_whole_scene_reference(self, relation: ast.expr | None, object_set: ast.expr | None) -> None:
-        """Report a relation between objects ("above") asked of the whole scene with no reference."""
-        value = relation.value if isinstance(relation, ast.Constant) else None
-        if not isinstance(value, str) or not between_objects(value):
-            return
-        named = isinstance(object_set, ast.Name) and object_set.id in self.whole_scene
-        if named or _callee(object_set) == "scene":
-            self.add("relation", relation, f"{value!r} holds between two objects: say to which, e.g. "
-                     f"relate(object_set=scene(), reference_object=table, relation={value!r}) for the "
-                     f"objects {value} the table")
+        if name == "filter" and "relation" in args:  # filter's relation is relate_agent()'s (or relate()'s)
+            function = "relate" if args.get("reference_object") is not None else "relate_agent"
+            self.check_relation(args["relation"], function, "relation")
 
     def check_value(self, node: ast.expr | None, legal: Sequence[str], what: str, kind: str,
                     more: str = "") -> None:

@@ -72,9 +72,7 @@ relate_agent(object_set: Set[ObjectAttribute], relation: str) -> Set:
     """Returns a set of objects that are related to the agent(you) by the relation:
     "left", "right", "front", "behind", "within reach", "around", "closest", "farthest",
     or a clock direction such as "7 o'clock" (the objects within an hour of it).
-    Given a reference_object, it is relate(). A relation of relate() without one ("on", "under", ...)
-    gives the objects so related to the objects of object_set: what is under the desks is
-    relate_agent(object_set=desk_set, relation="under").
+    Given a reference_object, it is relate().
     >>> table_left_set = relate_agent(object_set=table_set, relation="left")"""
 
 relate(object_set: Set[ObjectAttribute], reference_object: ObjectAttribute, relation: str) -> Set:

@@ -70,13 +70,6 @@ def choose(value: str, legal: Iterable[str], what: str) -> str:
     return v
 
 
-def between_objects(relation: object) -> bool:
-    """Whether ``relation`` is one only relate() takes, a relation between two objects ("under", "on"),
-    not one to the agent ("left", "closest") nor a clock direction."""
-    return clock_hour(relation) is None and legal_value(relation, AGENT_RELATIONS) is None \
-        and legal_value(relation, RELATE_RELATIONS) is not None
-
-
 def clock_hour(value: object) -> int | None:
     """The hour (1..12) of a clock direction ("7 o'clock", "seven oclock", "at my 7 o'clock"), or None."""
     match = _CLOCK_PHRASE.match(" ".join(str(value).strip().lower().split()))
