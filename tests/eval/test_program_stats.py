@@ -32,8 +32,9 @@ def test_repairs_and_lenient_forms_are_counted_per_program() -> None:
 
 
 def test_the_lenient_forms_of_sets_relations_and_keyword_aliases_are_counted() -> None:
-    rows = [_run("desks = filter(scene(), 'desk')\nunder = relate(object_set=scene(), reference_object=desks, "
-                 "relation='under')\nprint(query_attribute(under, 'color'), desks.category)\n"
+    rows = [_run("desks = filter(scene(), 'desk')\n"
+                 "under = relate(object_set=scene(), reference_object=desks, relation='under')\n"
+                 "print(query_attribute(under, 'color'), desks.category)\n"
                  "print(filter(object_set=scene(), category='cup', relation='on', reference_object=desks))\n"
                  "print(query_relation_agent(object_set=desks, relation='left'))", [])]
     assert lenient_counts(rows) == {"set-as-one-object": 3, "filter-relation": 1, "keyword-alias": 1}
