@@ -51,20 +51,16 @@ def _last_mention(words: list[str], category: str, vocab: SceneVocabulary) -> in
 def head_first(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
     """The expression with its target and an anchor exchanged when the model swapped them ("trash can on
     towel" for "the towel that is over the trash can"): the sentence names the anchor first."""
-    if ref.category == ANY_OBJECT:
-        return ref
     words = sentence_words(sentence)
-    target_at = _first_mention(words, ref.category, vocab)
+    target_at = None if ref.category == ANY_OBJECT else _first_mention(words, ref.category, vocab)
     if target_at is None:
         return ref
     found = [(at, i) for i, rel in enumerate(ref.relations)  # (position, relation index)
              if len(rel.anchors) == 1 and rel.anchors[0].category not in (ANY_OBJECT, ref.category)
              and (at := _first_mention(words, rel.anchors[0].category, vocab)) is not None and at < target_at]
-    if not found:
+    if not found or any(w in _RELATION_WORDS for w in words[:min(found)[0]]):
         return ref
-    at, i = min(found)
-    if any(w in _RELATION_WORDS for w in words[:at]):
-        return ref
+    i = min(found)[1]
     rel, anchor = ref.relations[i], ref.relations[i].anchors[0]
     old_target = ref.model_copy(update={"relations": [r for k, r in enumerate(ref.relations) if k != i]})
     return anchor.model_copy(update={"relations": [
@@ -99,11 +95,10 @@ def view_first(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
     """A viewpoint object taken for the target put back as the viewpoint ("Facing the door, the cart on
     the far left"): the anchor named after the opening clause becomes the target."""
     head, comma, rest = sentence.partition(",")
-    if not comma or not (set(words_of(head)) & FEATURE_CUES["view"]) or ref.facing or ref.back_to:
-        return ref
     before, after = words_of(head), words_of(rest)
-    if _first_mention(before, ref.category, vocab) is None or _first_mention(
-            after, ref.category, vocab) is not None:
+    if (not comma or not set(before) & FEATURE_CUES["view"] or ref.facing or ref.back_to
+            or _first_mention(before, ref.category, vocab) is None
+            or _first_mention(after, ref.category, vocab) is not None):
         return ref
     for k, r in enumerate(ref.relations):
         anchor = r.anchors[0]
@@ -130,11 +125,8 @@ def reverse_back_relations(ref: ObjectRef, sentence: str, vocab: SceneVocabulary
     """A relation the sentence says back to the target ("the table with a bag on it") that the model wrote
     from the target ("table on bag") becomes its converse ("table supporting bag")."""
     words = sentence_words(sentence)
-    backs = [k for k, w in enumerate(words) if w in _BACK_PRONOUNS and k]
-    if not backs or not ref.relations:
-        return ref
     rels = list(ref.relations)
-    for k in backs:
+    for k in [k for k, w in enumerate(words) if w in _BACK_PRONOUNS and k]:
         said = relations_said(" ".join(words[max(0, k - _BACK_PHRASE):k]))
         for j, r in enumerate(rels):
             at = _last_mention(words[:k], r.anchors[0].category, vocab)
@@ -234,15 +226,11 @@ def _said_before(words: list[str], attribute: str, vocab: SceneVocabulary) -> se
     black -> door); None when the word is not said, or not in front of a noun."""
     said = words_of(attribute)
     n = len(said)
-    at = next((k for k in range(len(words) - n + 1) if words[k:k + n] == said), None)
-    if at is None:
-        return None
+    end = next((k + n for k in range(len(words) - n + 1) if words[k:k + n] == said), len(words))
     joining = {"and", "or"} | {w for a in vocab.attributes for w in words_of(a)}
-    for k in range(at + n, len(words)):
-        if words[k] not in joining:
-            named = _named_at(words, k, vocab)
-            return named[1] if named else None
-    return None
+    noun = next((k for k in range(end, len(words)) if words[k] not in joining), None)
+    named = _named_at(words, noun, vocab) if noun is not None else None
+    return named[1] if named else None
 
 
 def attributes_to_nouns(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef:
@@ -308,8 +296,7 @@ def named_head(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
     if not named or ref.category == ANY_OBJECT or set(words[:named[0][0]]) & FEATURE_CUES["view"]:
         return ref
     _, end, head = named[0]
-    held = {o.category for o in _objects(ref)}
-    if len(head) != 1 or head & held:
+    if len(head) != 1 or head & {o.category for o in _objects(ref)}:
         return ref
     at = next((m[0] for m in named[1:] if ref.category in m[2]), None)
     if at is None or words[at - 1] in ("this", "that"):
@@ -353,11 +340,9 @@ def post_parse(ref: ObjectRef, sentence: str, words: SceneVocabulary, *,
     if "view" in words.features:
         fixed = view_head(view_first(fixed, sentence, words), sentence, words)
     reordered = fixed is not ref
-    fixed = across_from(reverse_back_relations(fixed, sentence, words), sentence, words)
-    fixed = group_order(fixed)
+    fixed = group_order(across_from(reverse_back_relations(fixed, sentence, words), sentence, words))
     if not any_object:
-        fixed = drop_self_reference(fixed, sentence)
-        named = named_head(fixed, sentence, words)
-        reordered = reordered or named is not fixed
-        fixed = named
+        dropped = drop_self_reference(fixed, sentence)
+        fixed = named_head(dropped, sentence, words)
+        reordered = reordered or fixed is not dropped
     return attributes_to_nouns(group_size(fixed, sentence, words), sentence, words), reordered
