@@ -158,15 +158,12 @@ def synonym_hints(sentence: str, vocab: SceneVocabulary) -> list[str]:
     words = words_of(sentence)
     own = {c.lower() for c in vocab.categories}
     hints: list[str] = []
-    for n in (2, 1):
-        for k in range(len(words) - n + 1):
-            phrase = " ".join(words[k:k + n])
-            if phrase in own or (phrase not in QUERY_SYNONYMS and phrase not in CANONICAL_CATEGORY
-                                 and phrase not in AREA_WORDS):
-                continue
-            cats = vocab.map_word(phrase)
-            if cats and not any(phrase in h for h in hints):
-                hints.append(f"{phrase} = {' or '.join(cats[:3])}")
+    for phrase in (" ".join(words[k:k + n]) for n in (2, 1) for k in range(len(words) - n + 1)):
+        if phrase in own or not any(phrase in t for t in (QUERY_SYNONYMS, CANONICAL_CATEGORY, AREA_WORDS)):
+            continue
+        cats = vocab.map_word(phrase)
+        if cats and not any(phrase in h for h in hints):
+            hints.append(f"{phrase} = {' or '.join(cats[:3])}")
     return hints
 
 
@@ -175,11 +172,9 @@ def expression_messages(sentence: str, vocab: SceneVocabulary, *,
     """The stable system prompt and a compact user message: the room's words, hints, the sentence."""
     anything = f"; or {ANY_OBJECT} (any object)" if any_object else ""
     lines = [f"Room categories: {', '.join(vocab.categories)}{anything}."]
-    own = [a for a in vocab.attributes if a not in SIZE_WORDS]  # size words are in the system prompt
-    if own:
+    if own := [a for a in vocab.attributes if a not in SIZE_WORDS]:  # size words are in the system prompt
         lines.append(f"Colours and materials here: {', '.join(own)}.")
-    hints = synonym_hints(sentence, vocab)
-    if hints:
+    if hints := synonym_hints(sentence, vocab):
         lines.append(f"Synonyms: {'; '.join(hints)}.")
     lines.append(f"Description: {sentence.strip()}")
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "\n".join(lines)}]
@@ -205,9 +200,7 @@ def _normalised(data: dict[str, Any]) -> dict[str, Any]:
     "between" read as that relation to each."""
     out = dict(data)
     rels: list[dict[str, Any]] = []
-    for r in out.get("relations", []):
-        if not isinstance(r, dict):
-            continue
+    for r in [r for r in out.get("relations", []) if isinstance(r, dict)]:
         anchors = [_normalised(a) for a in r.get("anchors", []) if isinstance(a, dict)]
         name = " ".join(str(r.get("relation", "")).replace("_", " ").split())
         if not r.get("count"):  # 0: no count said
