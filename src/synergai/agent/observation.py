@@ -55,14 +55,10 @@ def relation_facts(obj: SceneObject, facts: Iterable[tuple[Relation, str]]) -> l
             else Fact((obj.id,), WORDING[rel], tuple(others)) for rel, others in _grouped(facts).items()]
 
 
-def number(x: float) -> str:
-    """A coordinate in metres to the centimetre, without trailing zeros ("2.1", "0.08", "2")."""
-    text = f"{x:.2f}".rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
-
-
 def _vec(v: Sequence[float]) -> str:
-    return "[" + ", ".join(number(x) for x in v) + "]"
+    """Coordinates in metres to the centimetre, without trailing zeros ("[2.1, 0.08, 2]")."""
+    texts = (f"{x:.2f}".rstrip("0").rstrip(".") for x in v)
+    return "[" + ", ".join("0" if t == "-0" else t for t in texts) + "]"
 
 
 def name_id(obj: SceneObject) -> str:
@@ -92,19 +88,18 @@ def relation_sentences(graph: SceneGraph, obj: SceneObject, facts: Iterable[tupl
     out = []
     # what rests on the object first: small models answer from the first sentence that fits
     for rel, others in sorted(_grouped(facts).items(), key=lambda item: item[0] != Relation.SUPPORTS):
-        names = [labelled(graph.get(o)) for o in others[:limit]]
+        names = ", ".join(labelled(graph.get(o)) for o in others[:limit])
         more = f" and {len(others) - limit} more" if len(others) > limit else ""
-        if rel == Relation.SUPPORTS:  # read from the held objects' side: "what is on X" is then literal
-            out.append(f"On the {name_id(obj)}: {', '.join(names)}{more}.")
-        else:
-            out.append(f"The {name_id(obj)} is {WORDING[rel]} {', '.join(names)}{more}.")
+        # what rests on it read from the held objects' side: "what is on X" is then literal
+        head = (f"On the {name_id(obj)}:" if rel == Relation.SUPPORTS
+                else f"The {name_id(obj)} is {WORDING[rel]}")
+        out.append(f"{head} {names}{more}.")
     return out
 
 
 def describe_objects(graph: SceneGraph, ids: Iterable[str]) -> str:
     """Templates 1 and 2 for each object (what `query_for_objects` returns)."""
-    objs = [graph.get(oid) for oid in ids]
-    return " ".join(s for obj in objs for s in (position_sentence(obj), attributes_sentence(obj)))
+    return " ".join(f"{position_sentence(o)} {attributes_sentence(o)}" for o in map(graph.get, ids))
 
 
 def render_full_graph(graph: SceneGraph) -> str:
