@@ -32,13 +32,11 @@ def _verbatim_words(phrase: str, cat: str) -> int:
 def category_matches(query: str, category: str) -> bool:
     """Whether a query phrase names this category (whole words, plural-insensitive, synonyms)."""
     q, cat = _phrase(query), _phrase(category)
-    if not cat:
-        return False
     words = q.split()
     # "chair" matches the categories "office chair" / "armchair" (same head noun)
-    return (bool(_verbatim_words(q, cat)) or any(_phrase(alt) == cat for w in words
-                                                 for alt in QUERY_SYNONYMS.get(w, ()))
-            or (cat.split()[-1] in words and len(cat.split()) > 1))
+    return bool(cat) and (bool(_verbatim_words(q, cat)) or any(_phrase(alt) == cat for w in words
+                                                               for alt in QUERY_SYNONYMS.get(w, ()))
+                          or (cat.split()[-1] in words and len(cat.split()) > 1))
 
 
 def spelling_fixed(graph: SceneGraph, query: str) -> str:
@@ -57,8 +55,7 @@ def find_objects(graph: SceneGraph, query: str, *, fix_spelling: bool = True) ->
     """Objects the phrase names, narrowed by its colour / attribute words unless that removes every one;
     a phrase that names nothing is tried once more with its spelling fixed."""
     q = _norm(query)
-    direct = [o for o in graph if o.id == q.strip() or f"id {o.id}" in q]
-    if direct:
+    if direct := [o for o in graph if o.id == q.strip() or f"id {o.id}" in q]:
         return direct
     cands = [o for o in graph if category_matches(q, o.category)]
     if not cands:
@@ -67,8 +64,7 @@ def find_objects(graph: SceneGraph, query: str, *, fix_spelling: bool = True) ->
     # prefer the most specific category named verbatim ("coffee table" over "table")
     phrase = _phrase(q)
     named = {o.id: _verbatim_words(phrase, _phrase(o.category)) for o in cands}
-    longest = max(named.values())
-    if longest > 1:
+    if (longest := max(named.values())) > 1:
         cands = [o for o in cands if named[o.id] == longest]
     attr_words = {w for w in q.split() if w in COLOR_WORDS or w.endswith(("en", "ic", "al"))}
     attr_words -= {w for o in cands for w in _phrase(o.category).split()}
