@@ -284,19 +284,16 @@ def query_for_objects(ctx: TurnContext, args: QueryArgs) -> str | Observed:
     return Observed(f"{len(found)} objects match {label!r}: {shown}.{more}", tuple(facts))
 
 
-def _view_facts(ctx: TurnContext, anchor: str,
-                wanted: Relation | None) -> tuple[list[tuple[Relation, str]], str]:
-    """View-dependent facts "other REL anchor" for the objects around the anchor."""
+def _view_facts(ctx: TurnContext, anchor: str, wanted: Relation) -> tuple[list[str], str]:
+    """The objects around the anchor that are ``wanted`` (view-dependent) to it, nearest first; how seen."""
     graph = ctx.graph
     viewpoint, how = ctx.effective_viewpoint(anchor)
     a = graph.get(anchor)
     reach = VIEW_RADIUS_M + max(a.size)
     others = [o.id for o in graph if o.id != anchor and o.kind not in STRUCTURE_KINDS
               and float(np.max(np.abs(np.subtract(o.center, a.center))[:2])) < reach]
-    rels = [r for r in sorted(VIEW_DEPENDENT) if wanted in (None, r)]
-    facts = [(rel, oid) for rel in rels for oid in view_relation(graph, others, anchor, rel, viewpoint)]
-    gap = {o: float(np.linalg.norm(np.subtract(graph.get(o).center, a.center))) for _, o in facts}
-    return sorted(facts, key=lambda f: gap[f[1]]), how
+    found = view_relation(graph, others, anchor, wanted, viewpoint)
+    return sorted(found, key=lambda o: float(np.linalg.norm(np.subtract(graph.get(o).center, a.center)))), how
 
 
 def _resolve(ctx: TurnContext, entry: str) -> list[str]:
@@ -348,7 +345,7 @@ def query_for_relations(ctx: TurnContext, args: RelationsArgs) -> Observed:
         lines.append(attributes_sentence(obj))
         lines.extend(relation_sentences(graph, obj, own)[:MAX_RELATION_SENTENCES])
         found.extend(relation_facts(obj, own))
-        for around, target in ((others, name_id(obj)), ([o for _, o in view], f"{obj.name} ({how})")):
+        for around, target in ((others, name_id(obj)), (view, f"{obj.name} ({how})")):
             if around and wanted is not None:  # both are only found for a wanted relation
                 names = ", ".join(labelled(graph.get(o)) for o in around[:MAX_LISTED])  # template 3, reversed
                 verb = "is" if len(around) == 1 else "are"
@@ -407,11 +404,10 @@ def calculate_mid_point(ctx: TurnContext, args: IdsArgs) -> str:
                         f"{name_id(ctx.graph.get(ids[0]))}")
     mid = np.mean([ctx.graph.get(i).center for i in ids], axis=0)
     names = ", ".join(name_id(ctx.graph.get(i)) for i in ids[:MAX_LISTED])
-    if len(ids) > MAX_LISTED:
-        names += f" and {len(ids) - MAX_LISTED} more"
+    more = f" and {len(ids) - MAX_LISTED} more" if len(ids) > MAX_LISTED else ""
     closest = _closest_to(ctx, mid, exclude=set(ids))
     near = f" The object closest to it is the {labelled(closest)}." if closest is not None else ""
-    return f"The mid point of {names} is [{mid[0]:.2f}, {mid[1]:.2f}, {mid[2]:.2f}].{near}"
+    return f"The mid point of {names}{more} is [{mid[0]:.2f}, {mid[1]:.2f}, {mid[2]:.2f}].{near}"
 
 
 def _closest_to(ctx: TurnContext, point: np.ndarray,
@@ -488,10 +484,11 @@ def _request(ctx: TurnContext, build: Callable[..., edits.EditRequest], *args: A
         raise ToolError(str(exc)) from None
 
 
-def _make(ctx: TurnContext, request: edits.EditRequest) -> None:
-    """Make an edit in the turn's graph; a SceneError is a ToolError."""
+def _make(ctx: TurnContext, *requests: edits.EditRequest) -> None:
+    """Make edits in the turn's graph, in order; a SceneError is a ToolError."""
     try:
-        ctx.apply(request)
+        for request in requests:
+            ctx.apply(request)
     except SceneError as exc:
         raise ToolError(str(exc)) from None
 
@@ -538,8 +535,7 @@ def update_name(ctx: TurnContext, args: UpdateNameArgs) -> str:
             raise ToolError(f"the user says where the {old} is, not that it is {with_article(name)}; nothing "
                             f"renamed{hint}")
         renames.append((oid, old, _request(ctx, edits.rename_object, oid, name)))
-    for _, _, request in renames:
-        _make(ctx, request)
+    _make(ctx, *(request for _, _, request in renames))
     return " ".join(f"The {old} (id: {oid}) is now called {ctx.graph.get(oid).category}."
                     for oid, old, _ in renames)
 
