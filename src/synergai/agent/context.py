@@ -128,8 +128,7 @@ class TurnContext:
             return self.viewpoint, "from your viewpoint"
         objs = [o for o in self.graph if o.kind not in STRUCTURE_KINDS]
         centre = np.mean([o.center for o in objs], axis=0) if objs else np.zeros(3)
-        anchor = np.asarray(self.graph.get(anchor_id).center)
-        facing = anchor - centre
+        facing = np.asarray(self.graph.get(anchor_id).center) - centre
         if np.linalg.norm(facing[:2]) < 0.3:
             facing = np.array([0.0, 1.0, 0.0])
         eye = (float(centre[0]), float(centre[1]), 1.6)

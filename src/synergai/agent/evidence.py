@@ -96,8 +96,7 @@ def evidence_categories(graph: SceneGraph, facts: Sequence[Fact], question: Ques
     asks for an object); [] when nothing else was observed."""
     at = _positions(graph, _observed(graph, facts), question)
     other = [c for c, p in at.items() if p is None]
-    named = [p for p in at.values() if p is not None]
-    role = asked_role(question, min(named) if named else None)
+    role = asked_role(question, min((p for p in at.values() if p is not None), default=None))
     if role:
         pairs = [(f.subjects, f.anchors) for f in facts if f.wording]
         pairs += [(f.anchors, f.subjects) for f in facts if f.wording in _SYMMETRIC]  # "a near b": "b near a"
@@ -105,9 +104,7 @@ def evidence_categories(graph: SceneGraph, facts: Sequence[Fact], question: Ques
         related = [graph.get(o).category for answer, given in sides if answer and given
                    and any(g in graph and graph.get(g).category not in other for g in given)
                    for o in answer if o in graph]
-        chosen = [c for c in dict.fromkeys(related) if c in other]
-        if chosen:
-            return _objects_first(graph, chosen)
+        other = [c for c in dict.fromkeys(related) if c in other] or other  # the asked side, when observed
     return _objects_first(graph, other)
 
 
