@@ -208,10 +208,8 @@ def _grounded(ctx: TurnContext, ref: ObjectRef) -> Observed:
     graph = ctx.graph
     g = ground(graph, ref, ctx.viewpoint)
     desc = ref.describe()
-    if g.missing:
+    if g.missing:  # else there are candidates: only a missing category or anchor leaves none
         return Observed(g.message()[0].upper() + g.message()[1:] + ".")
-    if not g.candidates:
-        return Observed(f"Nothing in this room matches {desc!r}.")
     top = g.candidates[0]
     if top.score <= 0:
         shown = "; ".join(c.reason for c in g.candidates[:MAX_DESCRIBED])
@@ -493,11 +491,6 @@ def _make(ctx: TurnContext, *requests: edits.EditRequest) -> None:
         raise ToolError(str(exc)) from None
 
 
-def _edit(ctx: TurnContext, build: Callable[..., edits.EditRequest], *args: Any, **kwargs: Any) -> None:
-    """Make the edit :func:`_request` builds."""
-    _make(ctx, _request(ctx, build, *args, **kwargs))
-
-
 #: What a refused rename adds when the user's words say where the object is.
 RELATION_HINT = (". The user says where it is: store that with add_relation (delete_relation removes a wrong "
                  "one)")
@@ -583,7 +576,7 @@ def update_attributes(ctx: TurnContext, args: UpdateAttributesArgs) -> str:
         raise ToolError(f"{nouns[0]!r} is what an object is called, not an attribute; nothing changed. A new "
                         "name is given with update_name")
     kept = _uncorrected(ctx.graph.get(oid).attributes, args.new_attributes_list, ctx.utterance)
-    _edit(ctx, edits.set_attributes, oid, [*args.new_attributes_list, *kept])
+    _make(ctx, _request(ctx, edits.set_attributes, oid, [*args.new_attributes_list, *kept]))
     note = f" Kept {', '.join(kept)}: not corrected by the user." if kept else ""
     return "Updated. " + attributes_sentence(ctx.graph.get(oid)) + note
 
@@ -611,9 +604,9 @@ def _relation_edit(ctx: TurnContext, args: RelationEditArgs, add: bool) -> str:
         _ensure_meant(ctx, [oid])
     replaced = _replaced_supports(ctx, s, o) if add and rel in SUPPORT_RELATIONS else []
     if not (replaced and ctx.graph.has_edge(s, rel, o)):  # stored already: the old ones still go
-        _edit(ctx, edits.add_relation if add else edits.delete_relation, s, rel, o)
+        _make(ctx, _request(ctx, edits.add_relation if add else edits.delete_relation, s, rel, o))
     for edge in replaced:  # after the new support is stored: a refused one leaves the old in place
-        _edit(ctx, edits.delete_relation, s, edge.relation, edge.object)
+        _make(ctx, _request(ctx, edits.delete_relation, s, edge.relation, edge.object))
     verb = "now" if add else "no longer"
     said = f"The {name_id(ctx.graph.get(s))} is {verb} {WORDING[rel]} the {name_id(ctx.graph.get(o))}"
     return said + "".join(f", no longer {WORDING[e.relation]} the {name_id(ctx.graph.get(e.object))}"
@@ -682,7 +675,7 @@ def merge_objects(ctx: TurnContext, args: MergeArgs) -> str:
         raise ToolError("a merge needs at least two different objects")
     _ensure_meant(ctx, ids, merge=True)
     parts = ", ".join(name_id(ctx.graph.get(i)) for i in ids)
-    _edit(ctx, edits.merge_objects, ids, category=args.new_name)
+    _make(ctx, _request(ctx, edits.merge_objects, ids, category=args.new_name))
     return f"The {parts} are now one {name_id(ctx.graph.get(ids[0]))}."
 
 
@@ -699,8 +692,7 @@ def post_process(ctx: TurnContext, args: IdsArgs) -> str:
     Return:
         observation: str, the highlighted objects.
     """
-    ids = [ctx.check_id(i) for i in args.item_id_list]
-    ctx.highlights = list(dict.fromkeys(ids))
+    ctx.highlights = list(dict.fromkeys(ctx.check_id(i) for i in args.item_id_list))
     return "Highlighted: " + ", ".join(name_id(ctx.graph.get(i)) for i in ctx.highlights) + "."
 
 
