@@ -38,8 +38,6 @@ def referred_ids(graph: SceneGraph, utterance: str, marked: str | None = None) -
     if marked is not None and marked in graph:
         ids.add(marked)
     categories = {" ".join(words_of(c)) for c in graph.categories()}
-    for phrase in _phrases(words_of(utterance), categories):
-        found = ground(graph, ObjectRef(category=phrase))
-        if not found.missing:
-            ids.update(c.id for c in found.candidates)
+    for phrase in _phrases(words_of(utterance), categories):  # a category the room lacks grounds to nothing
+        ids.update(c.id for c in ground(graph, ObjectRef(category=phrase)).candidates)
     return frozenset(ids)
