@@ -105,13 +105,8 @@ def evidence_categories(graph: SceneGraph, facts: Sequence[Fact], question: Ques
                    and any(g in graph and graph.get(g).category not in other for g in given)
                    for o in answer if o in graph]
         other = [c for c in dict.fromkeys(related) if c in other] or other  # the asked side, when observed
-    return _objects_first(graph, other)
-
-
-def _objects_first(graph: SceneGraph, categories: list[str]) -> list[str]:
-    """The categories without the room's shell (floor, wall, ceiling), unless nothing else is left."""
     shell = {o.category for o in graph if o.kind in STRUCTURE_KINDS}
-    return [c for c in categories if c not in shell] or categories
+    return [c for c in other if c not in shell] or other
 
 
 def evidence_colours(graph: SceneGraph, facts: Sequence[Fact], question: Question,
