@@ -266,10 +266,8 @@ def ground_description(model: ChatModel, sentence: str, vocab: SceneVocabulary,
     if parsed.ref is None:
         return parsed, None
     found = ground(graph, parsed.ref)
-    says_more = found.tied > 1 and (relations_said(sentence, vocab.relations)
-                                    or bool(vocab.narrowed(sentence).features))  # narrowed only on a tie
-    if not says_more:
-        return parsed, found
+    if found.tied < 2 or not (relations_said(sentence, vocab.relations) or vocab.narrowed(sentence).features):
+        return parsed, found  # asked again only on a tie the sentence's words may break
     note = (f"A first reading, {parsed.ref.describe()!r}, fits {found.tied} objects equally: read the "
             "description again and write every relation, order or position it says.")
     again = parse_expression(calls, sentence, vocab, category=parsed.ref.category, note=note,
