@@ -62,8 +62,7 @@ def find_objects(graph: SceneGraph, query: str, *, fix_spelling: bool = True) ->
         fixed = spelling_fixed(graph, q) if fix_spelling else q
         return find_objects(graph, fixed, fix_spelling=False) if fixed != q else []
     # prefer the most specific category named verbatim ("coffee table" over "table")
-    phrase = _phrase(q)
-    named = {o.id: _verbatim_words(phrase, _phrase(o.category)) for o in cands}
+    named = {o.id: _verbatim_words(_phrase(q), _phrase(o.category)) for o in cands}
     if (longest := max(named.values())) > 1:
         cands = [o for o in cands if named[o.id] == longest]
     attr_words = {w for w in q.split() if w in COLOR_WORDS or w.endswith(("en", "ic", "al"))}
