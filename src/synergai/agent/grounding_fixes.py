@@ -222,8 +222,7 @@ def _mentions(words: list[str], vocab: SceneVocabulary) -> list[tuple[int, int, 
 
 
 def _said_before(words: list[str], attribute: str, vocab: SceneVocabulary) -> set[str] | None:
-    """The categories of the noun a sentence says an attribute word in front of ("the black door":
-    black -> door); None when the word is not said, or not in front of a noun."""
+    """The categories of the noun an attribute word is said in front of ("the black door": door), or None."""
     said = words_of(attribute)
     n = len(said)
     end = next((k + n for k in range(len(words) - n + 1) if words[k:k + n] == said), len(words))

@@ -196,8 +196,7 @@ class ParsedExpression:
 
 
 def _normalised(data: dict[str, Any]) -> dict[str, Any]:
-    """The reply with every level's ``relations`` present, and a relation given two anchors other than
-    "between" read as that relation to each."""
+    """The reply with ``relations`` at every level; a relation but "between" with two anchors split in two."""
     out = dict(data)
     rels: list[dict[str, Any]] = []
     for r in [r for r in out.get("relations", []) if isinstance(r, dict)]:

@@ -534,8 +534,7 @@ def update_name(ctx: TurnContext, args: UpdateNameArgs) -> str:
 
 
 def _said_as_anchor(utterance: str, name: str) -> bool:
-    """Whether the user's words say ``name`` just after a relation word ("it is on the counter"): the
-    object it is related to, not a new name for it."""
+    """Whether ``name`` follows a relation word in the user's words ("on the counter"): an anchor."""
     words, target = relation_words(utterance), words_of(name)
     return any(words[k:k + len(target)] == target and RELATION_CUE_WORDS & set(words[max(0, k - 3):k])
                for k in range(len(words) - len(target) + 1)) if target else False
