@@ -46,8 +46,6 @@ from synergai.scene.vocabulary import COLOR_RGB
 #: The functions programs may call, in the order the documentation lists them.
 API_FUNCTIONS = ("scene", "rooms", "room", "filter", "relate_agent", "relate", "query_relation_agent",
                  "query_relation", "query_attribute", "query_state")
-#: A regular expression's alternation of the API functions' names, longest first.
-API_NAMES_PATTERN = "|".join(sorted(API_FUNCTIONS, key=len, reverse=True))
 #: Parameters accepted only to be lenient (the documentation's signatures leave them out).
 LENIENT_ONLY = MappingProxyType({"relate_agent": ("reference_object",),
                                  "query_relation_agent": ("reference_object",),
@@ -189,13 +187,10 @@ class SceneAPI:
         self.viewpoint = viewpoint or Viewpoint((0.0, 0.0, 0.0), (0.0, 1.0, 0.0))
         self.thresholds = dataclasses.replace(RelationThresholds(), epsilon=0.0)
         self.set_type: type[ObjectSet] = ObjectSet if ordered_sets else StrictObjectSet
-        ids = [o.id for o in graph]
-        dist: np.ndarray | list[float] = self._agent_distance(ids) if ids else []
-        self.objects = {
-            o.id: ObjectAttribute(o.id, o.category, [round(float(c), 3) for c in o.center], float(d),
-                                  self.query_attribute)
-            for o, d in zip(graph, dist, strict=True)
-        }
+        dist = self._agent_distance([o.id for o in graph])
+        self.objects = {o.id: ObjectAttribute(o.id, o.category, [round(float(c), 3) for c in o.center],
+                                              float(d), self.query_attribute)
+                        for o, d in zip(graph, dist, strict=True)}
 
     # ----- argument checks
     def _obj(self, value: Any, what: str = "object") -> ObjectAttribute:
@@ -348,8 +343,7 @@ class SceneAPI:
                         candidate_attribute_values: Any = None) -> Any:
         """Returns the object's lwh, distance, color, shape or material (or a field: category, xyz, id)."""
         found = self._obj(object)
-        field_ = legal_value(attribute_type, OBJECT_FIELDS)
-        if field_ is not None:
+        if (field_ := legal_value(attribute_type, OBJECT_FIELDS)) is not None:
             return getattr(found, field_)
         obj = self.graph.get(found.id)
         kind = choose(attribute_type, ATTRIBUTE_TYPES, "attribute_type")
