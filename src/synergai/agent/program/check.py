@@ -28,13 +28,12 @@ from synergai.agent.program.values import (
 #: Functions that return a set of objects.
 SET_FUNCTIONS = frozenset({"scene", "room", "filter", "relate", "relate_agent"})
 _CATEGORY_LIST_MAX = 60
-#: Per function that takes relations: the argument, the legal values, whether a clock direction is one
-#: too, and the function it is when given a ``reference_object``.
+#: Per function that takes relations: the argument, the legal values, whether a clock direction is one too.
 _RELATIONS = MappingProxyType({
-    "relate": ("relation", RELATE_RELATIONS, False, "relate"),
-    "relate_agent": ("relation", AGENT_RELATIONS, True, "relate"),
-    "query_relation": ("candidate_relations", QUERY_RELATIONS, False, "query_relation"),
-    "query_relation_agent": ("candidate_relations", DIRECTIONS, True, "query_relation")})
+    "relate": ("relation", RELATE_RELATIONS, False),
+    "relate_agent": ("relation", AGENT_RELATIONS, True),
+    "query_relation": ("candidate_relations", QUERY_RELATIONS, False),
+    "query_relation_agent": ("candidate_relations", DIRECTIONS, True)})
 
 
 @dataclass(frozen=True)
@@ -51,7 +50,7 @@ class Finding:
 
 def _takes(function: str, value: str) -> bool:
     """Whether ``function`` takes the relation ``value``."""
-    _, legal, clock, _ = _RELATIONS[function]
+    _, legal, clock = _RELATIONS[function]
     return legal_value(value, legal) is not None or (clock and clock_hour(value) is not None)
 
 
@@ -82,9 +81,8 @@ class _Checker(ast.NodeVisitor):
         self.uses: dict[str, set[str]] = {}  # name -> {"set", "object"}
 
     def add(self, kind: str, node: ast.AST | None, hint: str) -> None:
-        line = getattr(node, "lineno", 0) if node is not None else 0
         if not any(f.kind == kind and f.hint == hint for f in self.findings):
-            self.findings.append(Finding(kind, line, hint))
+            self.findings.append(Finding(kind, getattr(node, "lineno", 0), hint))
 
     def kind_of(self, node: ast.expr) -> str:
         """"set", "object" or "other" ("other" when unsure)."""
@@ -202,9 +200,9 @@ class _Checker(ast.NodeVisitor):
                 self.use(value, "set")
         if name == "filter" and "category" in args:
             self.check_category(args["category"])
-        if name in _RELATIONS:
-            arg, _, _, as_object = _RELATIONS[name]
-            function = as_object if args.get("reference_object") is not None else name
+        if name in _RELATIONS:  # given a reference_object, relate_agent() is relate() (and so on)
+            arg = _RELATIONS[name][0]
+            function = name.removesuffix("_agent") if args.get("reference_object") is not None else name
             value = args.get(arg)
             for item in value.elts if isinstance(value, ast.List | ast.Tuple | ast.Set) else [value]:
                 self.check_relation(item, function, "relation" if arg == "relation" else "candidate relation")
@@ -227,7 +225,7 @@ class _Checker(ast.NodeVisitor):
         value = node.value if isinstance(node, ast.Constant) else None
         if not isinstance(value, str) or _takes(function, value):
             return
-        _, legal, clock, _ = _RELATIONS[function]
+        _, legal, clock = _RELATIONS[function]
         more = ", or a clock direction such as \"7 o'clock\"" if clock else ""
         elsewhere = [f"{f}()" for f in _RELATIONS if f != function and _takes(f, value)]
         if elsewhere:
