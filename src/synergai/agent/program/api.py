@@ -22,7 +22,6 @@ from synergai.agent.program.values import (
     ATTRIBUTE_WORDS,
     CLOCK_DIRECTIONS,
     CLOCK_HOURS,
-    CLOCK_SPREAD,
     DIRECTIONS,
     FIELDS,
     OBJECT_FIELDS,
@@ -31,8 +30,8 @@ from synergai.agent.program.values import (
     UNKNOWN,
     choose,
     clock_hour,
-    hour_gap,
     legal_value,
+    near_hours,
 )
 from synergai.geometry.frames import Viewpoint
 from synergai.scene import build
@@ -272,7 +271,7 @@ class SceneAPI:
         if hour is not None or rel in ("left", "right", "front", "behind"):
             hours = build.clock_direction(self.graph, ids, self.viewpoint)
             if hour is not None:
-                return self._wrap(i for i in ids if hour_gap(hours[i], hour) <= CLOCK_SPREAD)
+                return self._wrap(i for i in ids if near_hours(hours[i], hour))
             wanted = CLOCK_DIRECTIONS["back" if rel == "behind" else rel]
             return self._wrap(i for i in ids if hours[i] in wanted)
         dist = self._agent_distance(ids)
@@ -328,7 +327,7 @@ class SceneAPI:
             out.append(CLOCK_HOURS[hour - 1])
         asked = dict.fromkeys(h for h in hours_said.values() if h is not None)
         return out + [CLOCK_HOURS[h - 1] for h in asked
-                      if hour_gap(hour, h) <= CLOCK_SPREAD and CLOCK_HOURS[h - 1] not in out]
+                      if near_hours(hour, h) and CLOCK_HOURS[h - 1] not in out]
 
     def query_relation(self, object: Any, reference_object: Any,
                        candidate_relations: Any = ("left", "right", "front", "back")) -> list[str]:

@@ -80,6 +80,6 @@ def clock_hour(value: object) -> int | None:
     return hour if hour is not None and 1 <= hour <= 12 else None
 
 
-def hour_gap(a: int, b: int) -> int:
-    """Hours between two clock hours, either way round."""
-    return min((a - b) % 12, (b - a) % 12)
+def near_hours(a: int, b: int) -> bool:
+    """Whether two clock hours are at most :data:`CLOCK_SPREAD` apart, either way round."""
+    return min((a - b) % 12, (b - a) % 12) <= CLOCK_SPREAD
