@@ -77,12 +77,10 @@ def _bindings(nodes: Sequence[ast.AST]) -> dict[str, _Position]:
                 bind(name.id, after)
 
     for node in nodes:
-        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.NamedExpr):
             bind_all(node.targets if isinstance(node, ast.Assign) else [node.target], node)
         elif isinstance(node, ast.For | ast.AsyncFor):
             bind_all([node.target], node.iter)
-        elif isinstance(node, ast.NamedExpr):
-            bind(node.target.id, node)
         elif isinstance(node, ast.withitem) and node.optional_vars is not None:
             bind_all([node.optional_vars], node.context_expr)
         elif isinstance(node, ast.Import | ast.ImportFrom):
@@ -165,8 +163,7 @@ def undefined_hint(name: str, bound: set[str], categories: Sequence[str], ordere
     """The repair hint for an undefined ``name``; a name that is a scene category says how to get one."""
     if name in bound:
         return f"name {name!r} is read before it is assigned: assign it first (a line above this one)"
-    category = category_named(name, categories)
-    if category is not None:
+    if (category := category_named(name, categories)) is not None:
         return (f"name {name!r} is not defined: the scene has {category!r} objects; assign one first, "
                 f"e.g. {name} = {one_object_code(category, ordered_sets)} (the nearest)")
     return f"name {name!r} is not defined{closest_hint(name, sorted(bound))}: assign it before use"
