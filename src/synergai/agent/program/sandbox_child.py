@@ -273,8 +273,7 @@ def drop_privileges() -> None:
 def limit_resources(cpu_seconds: float, memory_mb: int) -> None:
     """Apply the CPU, memory, process, file and core limits to this process."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    used = usage.ru_utime + usage.ru_stime
-    soft_cpu = math.ceil(used + cpu_seconds) + 1
+    soft_cpu = math.ceil(usage.ru_utime + usage.ru_stime + cpu_seconds) + 1
     memory = _virtual_memory_bytes() + memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_CPU, (soft_cpu, soft_cpu + 1))
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
