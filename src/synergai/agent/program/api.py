@@ -265,14 +265,12 @@ class SceneAPI:
             return self.relate(object_set, reference_object, relation)
         hour = clock_hour(relation)
         rel = "o'clock" if hour is not None else choose(relation, AGENT_RELATIONS, "relation")
-        ids = [o.id for o in self._set(object_set)]
-        if not ids:
+        if not (ids := [o.id for o in self._set(object_set)]):
             return self.set_type()
         if hour is not None or rel in ("left", "right", "front", "behind"):
-            hours = build.clock_direction(self.graph, ids, self.viewpoint)
-            if hour is not None:
-                return self._wrap(i for i in ids if near_hours(hours[i], hour))
-            wanted = CLOCK_DIRECTIONS["back" if rel == "behind" else rel]
+            hours = build.clock_direction(self.graph, ids, self.viewpoint)  # 1..12
+            wanted = CLOCK_DIRECTIONS["back" if rel == "behind" else rel] if hour is None else {
+                h for h in range(1, 13) if near_hours(h, hour)}
             return self._wrap(i for i in ids if hours[i] in wanted)
         dist = self._agent_distance(ids)
         if rel in ("closest", "farthest"):
@@ -371,8 +369,7 @@ class SceneAPI:
     def query_state(self, object: Any, candidate_states: Any) -> str:
         """Returns the state of the object (from its attributes), or "unknown"."""
         obj = self.graph.get(self._obj(object).id)
-        states = [s.lower() for s in _strings(candidate_states)]
-        if not states:
+        if not (states := [s.lower() for s in _strings(candidate_states)]):
             raise ValueError("candidate_states must be a non-empty list of strings, e.g. ['open', 'closed']")
         attrs = " ".join(obj.attributes).lower()
         return next((s for s in states if s in attrs), UNKNOWN)
@@ -387,8 +384,7 @@ class SceneAPI:
             raise TypeError(f"name must be a room name (one of {self.rooms()}), got {name!r}")
         if not self.graph.rooms:
             raise ValueError("this scene has no rooms (rooms() is empty): it is one room; use scene()")
-        ids = {r.id for r in rooms_named(self.graph, name)}
-        if not ids:
+        if not (ids := {r.id for r in rooms_named(self.graph, name)}):
             raise ValueError(f"name must be one of {self.rooms()}, got {name!r}")
         return self._wrap(o.id for o in self.graph if o.room in ids)
 

@@ -227,8 +227,7 @@ class _Checker(ast.NodeVisitor):
             return
         _, legal, clock = _RELATIONS[function]
         more = ", or a clock direction such as \"7 o'clock\"" if clock else ""
-        elsewhere = [f"{f}()" for f in _RELATIONS if f != function and _takes(f, value)]
-        if elsewhere:
+        if elsewhere := [f"{f}()" for f in _RELATIONS if f != function and _takes(f, value)]:
             more += f"; {value!r} is a relation of {' and '.join(elsewhere)}"
         self.check_value(node, legal, f"a {what} of {function}()", "relation", more)
 

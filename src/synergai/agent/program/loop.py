@@ -89,8 +89,7 @@ class ParseError(ValueError):
 
 def parse_reply(text: str) -> TPCStep:
     """Parse ``Thought: ... Action: Program|Final Answer  Action Input: ...``."""
-    action = _ACTION.search(text)
-    if action is None:
+    if (action := _ACTION.search(text)) is None:
         raise ParseError("no 'Action:' line")
     kind = action.group(1).strip().strip("*`").lower()
     thought = match.group(1).strip() if (match := _THOUGHT.search(text)) else ""

@@ -164,11 +164,10 @@ def _supervise(argv: Sequence[str], payload: bytes, wall_seconds: float, stdout_
                             proc.stdin.close()
                         continue
                     chunk = os.read(stream.fileno(), _READ_CHUNK)  # type: ignore[union-attr]
-                    if not chunk:
+                    out += chunk
+                    overflowed = len(out) > stdout_cap
+                    if not chunk:  # EOF
                         selector.unregister(stream)
-                    else:
-                        out += chunk
-                        overflowed = len(out) > stdout_cap
     finally:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
@@ -181,8 +180,7 @@ def _supervise(argv: Sequence[str], payload: bytes, wall_seconds: float, stdout_
 
 def _find_reply(stdout: bytes, nonce: str) -> dict[str, Any] | None:
     """The JSON object after the last ``nonce`` in ``stdout``, or None."""
-    at = stdout.rfind(nonce.encode("ascii"))
-    if at < 0:
+    if (at := stdout.rfind(nonce.encode("ascii"))) < 0:
         return None
     line = stdout[at + len(nonce):].split(b"\n", 1)[0]
     try:

@@ -64,19 +64,16 @@ def legal_value(value: object, legal: Iterable[str]) -> str | None:
 def choose(value: str, legal: Iterable[str], what: str) -> str:
     """``value`` as one of ``legal`` (:func:`legal_value`); a ValueError listing them otherwise."""
     legal = tuple(legal)
-    v = legal_value(value, legal)
-    if v is None:
+    if (v := legal_value(value, legal)) is None:
         raise ValueError(f"{what} must be one of {list(legal)}, got {value!r}")
     return v
 
 
 def clock_hour(value: object) -> int | None:
     """The hour (1..12) of a clock direction ("7 o'clock", "seven oclock", "at my 7 o'clock"), or None."""
-    match = _CLOCK_PHRASE.match(" ".join(str(value).strip().lower().split()))
-    if match is None:
+    if (match := _CLOCK_PHRASE.match(" ".join(str(value).strip().lower().split()))) is None:
         return None
-    word = match.group(1)
-    hour = int(word) if word.isdigit() else WORD_TO_NUMBER.get(word)
+    hour = int(match[1]) if match[1].isdigit() else WORD_TO_NUMBER.get(match[1])
     return hour if hour is not None and 1 <= hour <= 12 else None
 
 
