@@ -101,8 +101,7 @@ def parse_reply(text: str) -> TPCStep:
         return TPCStep(thought, "program", code.group(1).strip())
     if not kind.startswith("final"):
         raise ParseError(f"unknown action {action.group(1).strip()!r}")
-    answer = body.splitlines()[0].strip().strip('"').strip() if body else ""
-    if not answer:
+    if not (answer := body.splitlines()[0].strip().strip('"').strip() if body else ""):
         raise ParseError("Action is Final Answer but Action Input is empty")
     return TPCStep(thought, "final", answer)
 

@@ -115,8 +115,7 @@ def carry_definitions(code: str, earlier: Sequence[str]) -> tuple[str, list[str]
     """``code`` with the top-level assignments of the ``earlier`` programs its undefined names need put in
     front (a later program's wins), and the names carried; None when it needs none or one is missing."""
     tree = parsed(code)
-    missing = list(dict.fromkeys(n.id for n in undefined_names(tree))) if tree is not None else []
-    if not missing:
+    if tree is None or not (missing := list(dict.fromkeys(n.id for n in undefined_names(tree)))):
         return None
     definitions: dict[str, ast.Assign] = {}  # each name's last top-level ``name = ...``
     for stmt in (s for program in earlier for s in getattr(parsed(program), "body", [])):  # a later one wins

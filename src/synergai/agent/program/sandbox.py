@@ -146,8 +146,7 @@ def _supervise(argv: Sequence[str], payload: bytes, wall_seconds: float, stdout_
             selector.register(proc.stdin, selectors.EVENT_WRITE)
             selector.register(proc.stdout, selectors.EVENT_READ)
             while selector.get_map() and not overflowed:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
+                if (remaining := deadline - time.monotonic()) <= 0:
                     timed_out = True
                     break
                 for key, _ in selector.select(remaining):
