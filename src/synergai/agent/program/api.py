@@ -22,7 +22,6 @@ from synergai.agent.program.values import (
     ATTRIBUTE_WORDS,
     CLOCK_DIRECTIONS,
     CLOCK_HOURS,
-    CLOCK_SPREAD,
     DIRECTIONS,
     FIELDS,
     OBJECT_FIELDS,
@@ -31,8 +30,8 @@ from synergai.agent.program.values import (
     UNKNOWN,
     choose,
     clock_hour,
-    hour_gap,
     legal_value,
+    near_hours,
 )
 from synergai.geometry.frames import Viewpoint
 from synergai.scene import build
@@ -46,8 +45,6 @@ from synergai.scene.vocabulary import COLOR_RGB
 #: The functions programs may call, in the order the documentation lists them.
 API_FUNCTIONS = ("scene", "rooms", "room", "filter", "relate_agent", "relate", "query_relation_agent",
                  "query_relation", "query_attribute", "query_state")
-#: A regular expression's alternation of the API functions' names, longest first.
-API_NAMES_PATTERN = "|".join(sorted(API_FUNCTIONS, key=len, reverse=True))
 #: Parameters accepted only to be lenient (the documentation's signatures leave them out).
 LENIENT_ONLY = MappingProxyType({"relate_agent": ("reference_object",),
                                  "query_relation_agent": ("reference_object",),
@@ -189,13 +186,10 @@ class SceneAPI:
         self.viewpoint = viewpoint or Viewpoint((0.0, 0.0, 0.0), (0.0, 1.0, 0.0))
         self.thresholds = dataclasses.replace(RelationThresholds(), epsilon=0.0)
         self.set_type: type[ObjectSet] = ObjectSet if ordered_sets else StrictObjectSet
-        ids = [o.id for o in graph]
-        dist: np.ndarray | list[float] = self._agent_distance(ids) if ids else []
-        self.objects = {
-            o.id: ObjectAttribute(o.id, o.category, [round(float(c), 3) for c in o.center], float(d),
-                                  self.query_attribute)
-            for o, d in zip(graph, dist, strict=True)
-        }
+        dist = self._agent_distance([o.id for o in graph])
+        self.objects = {o.id: ObjectAttribute(o.id, o.category, [round(float(c), 3) for c in o.center],
+                                              float(d), self.query_attribute)
+                        for o, d in zip(graph, dist, strict=True)}
 
     # ----- argument checks
     def _obj(self, value: Any, what: str = "object") -> ObjectAttribute:
@@ -271,14 +265,12 @@ class SceneAPI:
             return self.relate(object_set, reference_object, relation)
         hour = clock_hour(relation)
         rel = "o'clock" if hour is not None else choose(relation, AGENT_RELATIONS, "relation")
-        ids = [o.id for o in self._set(object_set)]
-        if not ids:
+        if not (ids := [o.id for o in self._set(object_set)]):
             return self.set_type()
         if hour is not None or rel in ("left", "right", "front", "behind"):
-            hours = build.clock_direction(self.graph, ids, self.viewpoint)
-            if hour is not None:
-                return self._wrap(i for i in ids if hour_gap(hours[i], hour) <= CLOCK_SPREAD)
-            wanted = CLOCK_DIRECTIONS["back" if rel == "behind" else rel]
+            hours = build.clock_direction(self.graph, ids, self.viewpoint)  # 1..12
+            wanted = CLOCK_DIRECTIONS["back" if rel == "behind" else rel] if hour is None else {
+                h for h in range(1, 13) if near_hours(h, hour)}
             return self._wrap(i for i in ids if hours[i] in wanted)
         dist = self._agent_distance(ids)
         if rel in ("closest", "farthest"):
@@ -333,7 +325,7 @@ class SceneAPI:
             out.append(CLOCK_HOURS[hour - 1])
         asked = dict.fromkeys(h for h in hours_said.values() if h is not None)
         return out + [CLOCK_HOURS[h - 1] for h in asked
-                      if hour_gap(hour, h) <= CLOCK_SPREAD and CLOCK_HOURS[h - 1] not in out]
+                      if near_hours(hour, h) and CLOCK_HOURS[h - 1] not in out]
 
     def query_relation(self, object: Any, reference_object: Any,
                        candidate_relations: Any = ("left", "right", "front", "back")) -> list[str]:
@@ -348,8 +340,7 @@ class SceneAPI:
                         candidate_attribute_values: Any = None) -> Any:
         """Returns the object's lwh, distance, color, shape or material (or a field: category, xyz, id)."""
         found = self._obj(object)
-        field_ = legal_value(attribute_type, OBJECT_FIELDS)
-        if field_ is not None:
+        if (field_ := legal_value(attribute_type, OBJECT_FIELDS)) is not None:
             return getattr(found, field_)
         obj = self.graph.get(found.id)
         kind = choose(attribute_type, ATTRIBUTE_TYPES, "attribute_type")
@@ -378,8 +369,7 @@ class SceneAPI:
     def query_state(self, object: Any, candidate_states: Any) -> str:
         """Returns the state of the object (from its attributes), or "unknown"."""
         obj = self.graph.get(self._obj(object).id)
-        states = [s.lower() for s in _strings(candidate_states)]
-        if not states:
+        if not (states := [s.lower() for s in _strings(candidate_states)]):
             raise ValueError("candidate_states must be a non-empty list of strings, e.g. ['open', 'closed']")
         attrs = " ".join(obj.attributes).lower()
         return next((s for s in states if s in attrs), UNKNOWN)
@@ -394,8 +384,7 @@ class SceneAPI:
             raise TypeError(f"name must be a room name (one of {self.rooms()}), got {name!r}")
         if not self.graph.rooms:
             raise ValueError("this scene has no rooms (rooms() is empty): it is one room; use scene()")
-        ids = {r.id for r in rooms_named(self.graph, name)}
-        if not ids:
+        if not (ids := {r.id for r in rooms_named(self.graph, name)}):
             raise ValueError(f"name must be one of {self.rooms()}, got {name!r}")
         return self._wrap(o.id for o in self.graph if o.room in ids)
 

@@ -13,13 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from synergai.agent.matching import category_matches
-from synergai.agent.program.api import (
-    API_FUNCTIONS,
-    API_NAMES_PATTERN,
-    LENIENT_ONLY,
-    api_signatures,
-    full_keywords,
-)
+from synergai.agent.program.api import API_FUNCTIONS, LENIENT_ONLY, api_signatures, full_keywords
 from synergai.agent.program.names import bound_names, closest_hint, undefined_hint, undefined_names
 from synergai.agent.program.values import (
     AGENT_RELATIONS,
@@ -33,17 +27,13 @@ from synergai.agent.program.values import (
 
 #: Functions that return a set of objects.
 SET_FUNCTIONS = frozenset({"scene", "room", "filter", "relate", "relate_agent"})
-#: Arguments that must be one object, per function.
-OBJECT_ARGUMENTS = {"query_relation": ("object", "reference_object"), "query_relation_agent": ("object",),
-                    "query_attribute": ("object",), "query_state": ("object",)}
 _CATEGORY_LIST_MAX = 60
-#: Per function that takes relations: the argument, the legal values, whether a clock direction is one
-#: too, and the function it is when given a ``reference_object``.
+#: Per function that takes relations: the argument, the legal values, whether a clock direction is one too.
 _RELATIONS = MappingProxyType({
-    "relate": ("relation", RELATE_RELATIONS, False, "relate"),
-    "relate_agent": ("relation", AGENT_RELATIONS, True, "relate"),
-    "query_relation": ("candidate_relations", QUERY_RELATIONS, False, "query_relation"),
-    "query_relation_agent": ("candidate_relations", DIRECTIONS, True, "query_relation")})
+    "relate": ("relation", RELATE_RELATIONS, False),
+    "relate_agent": ("relation", AGENT_RELATIONS, True),
+    "query_relation": ("candidate_relations", QUERY_RELATIONS, False),
+    "query_relation_agent": ("candidate_relations", DIRECTIONS, True)})
 
 
 @dataclass(frozen=True)
@@ -60,7 +50,7 @@ class Finding:
 
 def _takes(function: str, value: str) -> bool:
     """Whether ``function`` takes the relation ``value``."""
-    _, legal, clock, _ = _RELATIONS[function]
+    _, legal, clock = _RELATIONS[function]
     return legal_value(value, legal) is not None or (clock and clock_hour(value) is not None)
 
 
@@ -91,9 +81,8 @@ class _Checker(ast.NodeVisitor):
         self.uses: dict[str, set[str]] = {}  # name -> {"set", "object"}
 
     def add(self, kind: str, node: ast.AST | None, hint: str) -> None:
-        line = getattr(node, "lineno", 0) if node is not None else 0
         if not any(f.kind == kind and f.hint == hint for f in self.findings):
-            self.findings.append(Finding(kind, line, hint))
+            self.findings.append(Finding(kind, getattr(node, "lineno", 0), hint))
 
     def kind_of(self, node: ast.expr) -> str:
         """"set", "object" or "other" ("other" when unsure)."""
@@ -204,16 +193,16 @@ class _Checker(ast.NodeVisitor):
                 f"there is no argument {bad[0]!r}{closest_hint(bad[0] or '', params)}"
             self.add("arguments", node, f"{name}() takes {_signature_text(name, sig)}: {detail}")
             return
-        for arg, value in args.items():  # relate()'s reference_object may be a set too
-            if arg in OBJECT_ARGUMENTS.get(name, ()):
+        for arg, value in args.items():
+            if arg == "object" or (name, arg) == ("query_relation", "reference_object"):
                 self.use(value, "object", f"{name}()'s {arg}")
-            elif arg in ("object_set", "reference_object"):
+            elif arg in ("object_set", "reference_object"):  # relate()'s reference_object may be a set too
                 self.use(value, "set")
         if name == "filter" and "category" in args:
             self.check_category(args["category"])
-        if name in _RELATIONS:
-            arg, _, _, as_object = _RELATIONS[name]
-            function = as_object if args.get("reference_object") is not None else name
+        if name in _RELATIONS:  # given a reference_object, relate_agent() is relate() (and so on)
+            arg = _RELATIONS[name][0]
+            function = name.removesuffix("_agent") if args.get("reference_object") is not None else name
             value = args.get(arg)
             for item in value.elts if isinstance(value, ast.List | ast.Tuple | ast.Set) else [value]:
                 self.check_relation(item, function, "relation" if arg == "relation" else "candidate relation")
@@ -236,10 +225,9 @@ class _Checker(ast.NodeVisitor):
         value = node.value if isinstance(node, ast.Constant) else None
         if not isinstance(value, str) or _takes(function, value):
             return
-        _, legal, clock, _ = _RELATIONS[function]
+        _, legal, clock = _RELATIONS[function]
         more = ", or a clock direction such as \"7 o'clock\"" if clock else ""
-        elsewhere = [f"{f}()" for f in _RELATIONS if f != function and _takes(f, value)]
-        if elsewhere:
+        if elsewhere := [f"{f}()" for f in _RELATIONS if f != function and _takes(f, value)]:
             more += f"; {value!r} is a relation of {' and '.join(elsewhere)}"
         self.check_value(node, legal, f"a {what} of {function}()", "relation", more)
 
@@ -261,22 +249,10 @@ class _Checker(ast.NodeVisitor):
                          "your Final Answer if what you look for is not in the scene")
 
 
+_NAMES = "|".join(sorted(API_FUNCTIONS, key=len, reverse=True))  # a regular expression's, longest first
 #: ``def relate_agent(`` or ``query_relation_agent(object: ObjectAttribute, ...``: the documentation copied.
-_COPIED = re.compile(rf"^\s*def\s+({API_NAMES_PATTERN})\s*\([^)]*\)\s*->|"
-                     rf"\b({API_NAMES_PATTERN})\s*\(\s*\w+\s*:\s*[A-Z]", re.MULTILINE)
-
-
-def _copied_signature(code: str) -> Finding | None:
-    """An ``api-copied`` finding when the program copies an API function's documented signature (typed
-    parameters, ``-> Set``) instead of calling it, else None."""
-    match = _COPIED.search(code)
-    if match is None:
-        return None
-    group = 1 if match[1] else 2
-    line = code.count("\n", 0, match.start(group)) + 1
-    return Finding("api-copied", line, f"{match[group]}() already exists: call it with values, do not "
-                   "define it or copy its signature from the documentation (e.g. chairs = filter(object_set="
-                   "scene(), category='chair'), then print what the question needs)")
+_COPIED = re.compile(rf"^\s*def\s+({_NAMES})\s*\([^)]*\)\s*->|\b({_NAMES})\s*\(\s*\w+\s*:\s*[A-Z]",
+                     re.MULTILINE)
 
 
 def _syntax_hint(exc: SyntaxError | ValueError, code: str) -> Finding:
@@ -293,10 +269,14 @@ def _syntax_hint(exc: SyntaxError | ValueError, code: str) -> Finding:
 
 
 def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bool = True) -> list[Finding]:
-    """Findings for ``code`` against the scene API and ``categories`` ([] when it looks right)."""
-    copied = _copied_signature(code)
-    if copied is not None:
-        return [copied]
+    """Findings for ``code`` against the scene API and ``categories`` ([] when it looks right); a copy of an
+    API function's documented signature (typed parameters, ``-> Set``) instead of a call is the only one."""
+    if copied := _COPIED.search(code):
+        group = 1 if copied[1] else 2
+        return [Finding("api-copied", code.count("\n", 0, copied.start(group)) + 1,
+                        f"{copied[group]}() already exists: call it with values, do not define it or copy "
+                        "its signature from the documentation (e.g. chairs = filter(object_set=scene(), "
+                        "category='chair'), then print what the question needs)")]
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError) as exc:

@@ -89,14 +89,11 @@ class ParseError(ValueError):
 
 def parse_reply(text: str) -> TPCStep:
     """Parse ``Thought: ... Action: Program|Final Answer  Action Input: ...``."""
-    action = _ACTION.search(text)
-    if action is None:
+    if (action := _ACTION.search(text)) is None:
         raise ParseError("no 'Action:' line")
     kind = action.group(1).strip().strip("*`").lower()
-    thought_m = _THOUGHT.search(text)
-    thought = thought_m.group(1).strip() if thought_m else ""
-    rest = _INPUT.search(text, action.end())
-    body = rest.group(1).strip() if rest else ""
+    thought = match.group(1).strip() if (match := _THOUGHT.search(text)) else ""
+    body = match.group(1).strip() if (match := _INPUT.search(text, action.end())) else ""
     if kind.startswith("program"):
         code = _CODE.search(body) or _CODE.search(text)
         if not (code and code.group(1).strip()):
@@ -104,8 +101,7 @@ def parse_reply(text: str) -> TPCStep:
         return TPCStep(thought, "program", code.group(1).strip())
     if not kind.startswith("final"):
         raise ParseError(f"unknown action {action.group(1).strip()!r}")
-    answer = body.splitlines()[0].strip().strip('"').strip() if body else ""
-    if not answer:
+    if not (answer := body.splitlines()[0].strip().strip('"').strip() if body else ""):
         raise ParseError("Action is Final Answer but Action Input is empty")
     return TPCStep(thought, "final", answer)
 
@@ -127,8 +123,7 @@ BARE_ANSWER_WORDS = 6
 def loose_final(text: str, bare: bool = False) -> str | None:
     """The answer of a reply outside the format: a ``Final Answer: X`` line, or (``bare``) a single short
     line such as ``2``; None otherwise. The caller keeps it only when it fits the question's form."""
-    match = _LOOSE_FINAL.search(text)
-    if match:
+    if match := _LOOSE_FINAL.search(text):
         return match.group(1).strip().strip('"*').strip() or None
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     if bare and len(lines) == 1 and "```" not in text and ":" not in lines[0] \
@@ -253,8 +248,7 @@ class ProgramLoop:
     # ------------------------------------------------------------------ phases
     def _program(self, at: _Question) -> str:
         """PROGRAM: an answer ends the question, a program is run, other replies are sent back."""
-        budget = self.limits.max_tokens
-        reply = self._call(at, budget)
+        reply = self._call(at, self.limits.max_tokens)
         try:
             step = parse_reply(reply.text)
         except ParseError as exc:  # neither format: a loose answer where one fits, else ask again
@@ -264,7 +258,7 @@ class ProgramLoop:
             self.kernel.record(at, StepKind.ERROR, reply=reply.text[:800], error=at.last_error)
             # cut off before its action: a loop greedy decoding repeats and copies while it can see it
             if reply.finish_reason == "length":
-                self.kernel.send_back(at, "cut-thought", tokens=budget)
+                self.kernel.send_back(at, "cut-thought", tokens=self.limits.max_tokens)
             else:
                 self.kernel.send_back(at, "parse-error")
             return Phase.PROGRAM
@@ -283,7 +277,7 @@ class ProgramLoop:
             # it copies the failed program it can see: start over from the question, told what failed
             sent = self.kernel.send_back(at, "repeated-program", error=at.failed[key])
             return Phase.PROGRAM if sent else Phase.FINISH
-        return self._try(at, step, key, reply.finish_reason == "length", budget)
+        return self._try(at, step, key, reply.finish_reason == "length")
 
     def _answer_only(self, at: _Question) -> str:
         """ANSWER: after a program printed, the final answer only (a bare short reply counts)."""
@@ -315,7 +309,7 @@ class ProgramLoop:
         return Phase.DONE
 
     # ------------------------------------------------------------------ a program
-    def _try(self, at: _Question, step: TPCStep, key: str, cut: bool, budget: int) -> str:
+    def _try(self, at: _Question, step: TPCStep, key: str, cut: bool) -> str:
         """Check a program, run it if it passes, and choose the next phase from what happened (a program
         the check stopped: its findings' hints go straight back)."""
         code, done, findings, notes = self._repaired(at, step.content)
@@ -324,7 +318,7 @@ class ProgramLoop:
             findings = [*findings, *notes]
             error, kinds = f"CheckError: {repair_hint(findings)}", [f.kind for f in findings]
             if cut and "syntax" in kinds:  # "'(' was never closed" misleads; the cut is a loop: sample
-                error, kinds = f"CheckError: {P.CUT_OFF.format(tokens=budget)}", ["cut-off"]
+                error, kinds = f"CheckError: {P.CUT_OFF.format(tokens=self.limits.max_tokens)}", ["cut-off"]
                 at.sampling.repeated()
             self.kernel.record(at, StepKind.ACTION, "program", **record, ok=False, stdout="", error=error,
                                stage="check", findings=kinds, wall_s=0.0, **done)
@@ -346,7 +340,7 @@ class ProgramLoop:
             return Phase.ANSWER if now else Phase.PROGRAM
         error = (outcome.error or "") if not outcome.ok else P.EMPTY_OUTPUT
         if cut:  # a cut that still parsed (a line repeated to the budget)
-            error = P.CUT_OFF.format(tokens=budget)
+            error = P.CUT_OFF.format(tokens=self.limits.max_tokens)
             at.sampling.repeated()
         at.failed[key] = at.last_error = error
         self.kernel.send_back(at, "rectify", error=error + noted)

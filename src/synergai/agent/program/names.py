@@ -77,12 +77,10 @@ def _bindings(nodes: Sequence[ast.AST]) -> dict[str, _Position]:
                 bind(name.id, after)
 
     for node in nodes:
-        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.NamedExpr):
             bind_all(node.targets if isinstance(node, ast.Assign) else [node.target], node)
         elif isinstance(node, ast.For | ast.AsyncFor):
             bind_all([node.target], node.iter)
-        elif isinstance(node, ast.NamedExpr):
-            bind(node.target.id, node)
         elif isinstance(node, ast.withitem) and node.optional_vars is not None:
             bind_all([node.optional_vars], node.context_expr)
         elif isinstance(node, ast.Import | ast.ImportFrom):
@@ -117,8 +115,7 @@ def carry_definitions(code: str, earlier: Sequence[str]) -> tuple[str, list[str]
     """``code`` with the top-level assignments of the ``earlier`` programs its undefined names need put in
     front (a later program's wins), and the names carried; None when it needs none or one is missing."""
     tree = parsed(code)
-    missing = list(dict.fromkeys(n.id for n in undefined_names(tree))) if tree is not None else []
-    if not missing:
+    if tree is None or not (missing := list(dict.fromkeys(n.id for n in undefined_names(tree)))):
         return None
     definitions: dict[str, ast.Assign] = {}  # each name's last top-level ``name = ...``
     for stmt in (s for program in earlier for s in getattr(parsed(program), "body", [])):  # a later one wins
@@ -165,8 +162,7 @@ def undefined_hint(name: str, bound: set[str], categories: Sequence[str], ordere
     """The repair hint for an undefined ``name``; a name that is a scene category says how to get one."""
     if name in bound:
         return f"name {name!r} is read before it is assigned: assign it first (a line above this one)"
-    category = category_named(name, categories)
-    if category is not None:
+    if (category := category_named(name, categories)) is not None:
         return (f"name {name!r} is not defined: the scene has {category!r} objects; assign one first, "
                 f"e.g. {name} = {one_object_code(category, ordered_sets)} (the nearest)")
     return f"name {name!r} is not defined{closest_hint(name, sorted(bound))}: assign it before use"

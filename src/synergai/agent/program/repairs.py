@@ -28,8 +28,7 @@ def define_categories(code: str, counts: Mapping[str, int], *,
     """``code`` with an assignment in front for each undefined name that spells a scene category and is
     used one way only: as a set, the category's objects; as one object, when the scene has exactly one
     (``counts``: objects per category). None when no name qualifies."""
-    tree = parsed(code)
-    if tree is None:
+    if (tree := parsed(code)) is None:
         return None
     uses, found = name_uses(tree, ordered_sets), {}
     for name in dict.fromkeys(n.id for n in undefined_names(tree)):
@@ -54,5 +53,4 @@ def repair_program(code: str, counts: Mapping[str, int], earlier: list[str], *,
 
 def applied(done: Mapping[str, Any]) -> list[str]:
     """The repairs a program's record (:func:`repair_program`) says were applied."""
-    stages = (("carry-definitions", "carried"), ("define-categories", "defined"))
-    return [name for name, key in stages if done.get(key)]
+    return [name for name, key in zip(REPAIRS, ("carried", "defined"), strict=True) if done.get(key)]

@@ -33,6 +33,12 @@ _CHILD_SCRIPT = Path(__file__).with_name("sandbox_child.py")
 _PACKAGE_ROOT = Path(__file__).resolve().parents[3]  # the directory holding the synergai package
 _FACTORY_SPEC = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
 _READ_CHUNK = 65536
+#: The child's whole environment: no host secrets, one BLAS thread (threads would meet RLIMIT_NPROC), a fixed
+#: hash seed (sets print in the same order on every run), and this ``synergai`` package first on the path
+#: (API factories come from the host's code).
+_CHILD_ENV = {"PATH": os.defpath, "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0",
+              "PYTHONPATH": str(_PACKAGE_ROOT),
+              **dict.fromkeys(("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"), "1")}
 _REAP_SECONDS = 5.0
 
 
@@ -97,8 +103,18 @@ def run_program(
         reason = (f"SecurityError: program has {len(code)} characters, "
                   f"more than the limit of {limits.max_code_chars}")
         return SandboxResult(False, "", reason, time.monotonic() - start)
+    if api_factory is not None and (not isinstance(api_factory, str) or not _FACTORY_SPEC.match(api_factory)):
+        raise SandboxError(f"api_factory must be 'module:function', got {api_factory!r}")
+    if api_args is not None and not isinstance(api_args, Mapping):
+        raise SandboxError(f"api_args must be a mapping, got {type(api_args).__name__}")
     nonce = secrets.token_hex(16)
-    payload = _request(code, api_factory, api_args, limits, nonce)
+    request = {"nonce": nonce, "code": code, "api_factory": api_factory, "api_args": dict(api_args or {}),
+               "limits": {k: getattr(limits, k) for k in ("cpu_seconds", "memory_mb", "max_output_chars",
+                                                           "max_code_chars")}}
+    try:
+        payload = json.dumps(request).encode("utf-8", "surrogatepass")
+    except (TypeError, ValueError) as exc:
+        raise SandboxError(f"api_args must be JSON-serialisable: {exc}") from None
     # The reply is ASCII-escaped JSON: at most 12 bytes (a surrogate pair) per character of output and error.
     cap = 12 * (limits.max_output_chars + 100 + MAX_ERROR_CHARS) + 4096
     outcome = _supervise([sys.executable, "-s", "-P", str(_CHILD_SCRIPT)], payload, limits.wall_seconds, cap)
@@ -109,34 +125,6 @@ def run_program(
     return SandboxResult(ok, stdout, error, time.monotonic() - start)
 
 
-def _request(code: str, api_factory: str | None, api_args: Mapping[str, Any] | None,
-             limits: SandboxLimits, nonce: str) -> bytes:
-    if api_factory is not None and (not isinstance(api_factory, str) or not _FACTORY_SPEC.match(api_factory)):
-        raise SandboxError(f"api_factory must be 'module:function', got {api_factory!r}")
-    if api_args is not None and not isinstance(api_args, Mapping):
-        raise SandboxError(f"api_args must be a mapping, got {type(api_args).__name__}")
-    request = {
-        "nonce": nonce,
-        "code": code,
-        "api_factory": api_factory,
-        "api_args": dict(api_args or {}),
-        "limits": {k: getattr(limits, k) for k in ("cpu_seconds", "memory_mb", "max_output_chars",
-                                                    "max_code_chars")},
-    }
-    try:
-        return json.dumps(request).encode("utf-8", "surrogatepass")
-    except (TypeError, ValueError) as exc:
-        raise SandboxError(f"api_args must be JSON-serialisable: {exc}") from None
-
-
-def _child_env() -> dict[str, str]:
-    """A minimal environment: no host secrets, one BLAS thread (threads would meet RLIMIT_NPROC), a fixed
-    hash seed (sets print in the same order on every run), and this ``synergai`` package first on the path
-    (API factories come from the host's code)."""
-    return {"PATH": os.defpath, "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONPATH": str(_PACKAGE_ROOT),
-            **dict.fromkeys(("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"), "1")}
-
-
 def _supervise(argv: Sequence[str], payload: bytes, wall_seconds: float, stdout_cap: int) -> _Outcome:
     """Run ``argv`` in a new session, feed ``payload``, collect capped output until EOF or the deadline;
     the process group is always SIGKILLed before the child is reaped, so nothing it started survives."""
@@ -144,7 +132,7 @@ def _supervise(argv: Sequence[str], payload: bytes, wall_seconds: float, stdout_
     try:
         proc = subprocess.Popen(
             list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            cwd="/", env=_child_env(), start_new_session=True, close_fds=True,
+            cwd="/", env=_CHILD_ENV, start_new_session=True, close_fds=True,
         )
     except OSError as exc:
         raise SandboxError(f"cannot start the sandbox process: {exc}") from None
@@ -158,8 +146,7 @@ def _supervise(argv: Sequence[str], payload: bytes, wall_seconds: float, stdout_
             selector.register(proc.stdin, selectors.EVENT_WRITE)
             selector.register(proc.stdout, selectors.EVENT_READ)
             while selector.get_map() and not overflowed:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
+                if (remaining := deadline - time.monotonic()) <= 0:
                     timed_out = True
                     break
                 for key, _ in selector.select(remaining):
@@ -176,11 +163,10 @@ def _supervise(argv: Sequence[str], payload: bytes, wall_seconds: float, stdout_
                             proc.stdin.close()
                         continue
                     chunk = os.read(stream.fileno(), _READ_CHUNK)  # type: ignore[union-attr]
-                    if not chunk:
+                    out += chunk
+                    overflowed = len(out) > stdout_cap
+                    if not chunk:  # EOF
                         selector.unregister(stream)
-                    else:
-                        out += chunk
-                        overflowed = len(out) > stdout_cap
     finally:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
@@ -193,8 +179,7 @@ def _supervise(argv: Sequence[str], payload: bytes, wall_seconds: float, stdout_
 
 def _find_reply(stdout: bytes, nonce: str) -> dict[str, Any] | None:
     """The JSON object after the last ``nonce`` in ``stdout``, or None."""
-    at = stdout.rfind(nonce.encode("ascii"))
-    if at < 0:
+    if (at := stdout.rfind(nonce.encode("ascii"))) < 0:
         return None
     line = stdout[at + len(nonce):].split(b"\n", 1)[0]
     try:
@@ -207,6 +192,7 @@ def _find_reply(stdout: bytes, nonce: str) -> dict[str, Any] | None:
 def _interpret(reply: dict[str, Any] | None, outcome: _Outcome,
                limits: SandboxLimits) -> tuple[bool, str, str | None]:
     """``(ok, stdout, error)`` from the child's reply, or from how it ended when there is none."""
+    code = outcome.returncode
     if reply is not None:
         ok, stdout, error = reply.get("ok"), reply.get("stdout"), reply.get("error")
         if isinstance(ok, bool) and isinstance(stdout, str) and (error is None or isinstance(error, str)):
@@ -216,26 +202,23 @@ def _interpret(reply: dict[str, Any] | None, outcome: _Outcome,
             if error is not None:
                 error = _clean((error.splitlines() or [""])[-1][:MAX_ERROR_CHARS])
             return ok and error is None, _clean(stdout), error
-        return False, "", "RuntimeError: the program process sent a malformed result"
-    return False, "", _death_message(outcome, limits)
+        error = "RuntimeError: the program process sent a malformed result"
+    elif outcome.timed_out:
+        error = f"TimeoutError: the program exceeded the wall-clock limit of {limits.wall_seconds:g} s"
+    elif outcome.overflowed:
+        error = "RuntimeError: the program process wrote too much output"
+    elif code in (-signal.SIGPROF, -signal.SIGXCPU, -signal.SIGKILL):
+        error = f"TimeoutError: the program exceeded the CPU time limit of {limits.cpu_seconds:g} s"
+    elif code is not None and code < 0:
+        error = f"RuntimeError: the program process died of {signal.Signals(-code).name}"
+    else:
+        error = f"RuntimeError: the program process exited with code {code} without a result"
+    return False, "", error
 
 
 def _clean(text: str) -> str:
     """``text`` with lone surrogates replaced, so that callers can always encode it as UTF-8."""
     return text.encode("utf-8", "replace").decode("utf-8")
-
-
-def _death_message(outcome: _Outcome, limits: SandboxLimits) -> str:
-    if outcome.timed_out:
-        return f"TimeoutError: the program exceeded the wall-clock limit of {limits.wall_seconds:g} s"
-    if outcome.overflowed:
-        return "RuntimeError: the program process wrote too much output"
-    code = outcome.returncode
-    if code in (-signal.SIGPROF, -signal.SIGXCPU, -signal.SIGKILL):
-        return f"TimeoutError: the program exceeded the CPU time limit of {limits.cpu_seconds:g} s"
-    if code is not None and code < 0:
-        return f"RuntimeError: the program process died of {signal.Signals(-code).name}"
-    return f"RuntimeError: the program process exited with code {code} without a result"
 
 
 @dataclass(frozen=True)

@@ -99,12 +99,6 @@ def _name_problem(name: str | None) -> str | None:
     return None
 
 
-def _attribute_problem(name: str) -> str | None:
-    if forbidden_attribute(name):
-        return f"attribute {name!r} is not allowed"
-    return None
-
-
 def _node_problem(node: ast.AST) -> str | None:
     """The rule ``node`` breaks, or None."""
     match node:
@@ -126,20 +120,18 @@ def _node_problem(node: ast.AST) -> str | None:
             return "class definitions are not allowed"
         case ast.AsyncFunctionDef() | ast.AsyncFor() | ast.AsyncWith() | ast.Await():
             return "async code is not allowed"
-        case ast.Name(id=name) | ast.FunctionDef(name=name) | ast.arg(arg=name) | ast.keyword(arg=name):
+        case (ast.Name(id=name) | ast.FunctionDef(name=name) | ast.arg(arg=name) | ast.keyword(arg=name)
+              | ast.ExceptHandler(name=name) | ast.MatchAs(name=name) | ast.MatchStar(name=name)
+              | ast.MatchMapping(rest=name)):
             return _name_problem(name)
         case ast.Global(names=names) | ast.Nonlocal(names=names):
             return next((p for n in names if (p := _name_problem(n))), None)
-        case ast.ExceptHandler(name=name) | ast.MatchAs(name=name) | ast.MatchStar(name=name):
-            return _name_problem(name)
-        case ast.MatchMapping(rest=name):
-            return _name_problem(name)
         case ast.Attribute(ctx=ast.Store() | ast.Del()):
             return "assigning or deleting attributes is not allowed"
-        case ast.Attribute(attr=attr):
-            return _attribute_problem(attr)
+        case ast.Attribute(attr=attr) if forbidden_attribute(attr):
+            return f"attribute {attr!r} is not allowed"
         case ast.MatchClass(kwd_attrs=attrs):
-            return next((p for a in attrs if (p := _attribute_problem(a))), None)
+            return next((f"attribute {a!r} is not allowed" for a in attrs if forbidden_attribute(a)), None)
         case ast.Constant(value=str() | bytes() as value) if _DUNDER[type(value)] in value:
             return "string constants containing '__' are not allowed"
     return None
@@ -281,18 +273,12 @@ def drop_privileges() -> None:
 def limit_resources(cpu_seconds: float, memory_mb: int) -> None:
     """Apply the CPU, memory, process, file and core limits to this process."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    used = usage.ru_utime + usage.ru_stime
-    soft_cpu = math.ceil(used + cpu_seconds) + 1
+    soft_cpu = math.ceil(usage.ru_utime + usage.ru_stime + cpu_seconds) + 1
     memory = _virtual_memory_bytes() + memory_mb * 1024 * 1024
-    for limit, value in (
-        (resource.RLIMIT_CPU, (soft_cpu, soft_cpu + 1)),
-        (resource.RLIMIT_AS, (memory, memory)),
-        (resource.RLIMIT_NPROC, (0, 0)),
-        (resource.RLIMIT_NOFILE, (0, 0)),
-        (resource.RLIMIT_FSIZE, (0, 0)),
-        (resource.RLIMIT_CORE, (0, 0)),
-    ):
-        resource.setrlimit(limit, value)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft_cpu, soft_cpu + 1))
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    for limit in (resource.RLIMIT_NPROC, resource.RLIMIT_NOFILE, resource.RLIMIT_FSIZE, resource.RLIMIT_CORE):
+        resource.setrlimit(limit, (0, 0))
     for signum in (signal.SIGPROF, signal.SIGXCPU):  # an ignored or blocked disposition may be inherited
         signal.signal(signum, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGPROF, signal.SIGXCPU})
@@ -332,8 +318,7 @@ def load_api(spec: str | None, args: Mapping[str, Any]) -> dict[str, Any]:
     if spec is None:
         return {}
     module_name, _, function_name = spec.partition(":")
-    factory = getattr(importlib.import_module(module_name), function_name)
-    api = factory(args)
+    api = getattr(importlib.import_module(module_name), function_name)(args)
     if not isinstance(api, Mapping):
         raise TypeError(f"{spec} returned {type(api).__name__}, not a mapping of names to objects")
     for name in api:
@@ -362,11 +347,10 @@ def serve(request: Mapping[str, Any]) -> dict[str, Any]:
     limit_resources(float(limits["cpu_seconds"]), memory_mb)
     try:
         program = compile(check_program(request["code"], int(limits["max_code_chars"])), "<program>", "exec")
-    except MemoryError:  # the parser's own stack guard
-        reason = "MemoryError: the program is too deeply nested to compile"
+    except BaseException as exc:  # syntax, rule or resource failure; MemoryError: the parser's stack guard
+        reason = "MemoryError: the program is too deeply nested to compile" if isinstance(exc, MemoryError) \
+            else describe(exc, memory_mb=memory_mb)
         return {"ok": False, "stdout": "", "error": reason}
-    except BaseException as exc:  # syntax, rule or resource failure
-        return {"ok": False, "stdout": "", "error": describe(exc, memory_mb=memory_mb)}
     error: str | None = None
     sys.addaudithook(audit_hook(guard, program))
     try:

@@ -64,22 +64,19 @@ def legal_value(value: object, legal: Iterable[str]) -> str | None:
 def choose(value: str, legal: Iterable[str], what: str) -> str:
     """``value`` as one of ``legal`` (:func:`legal_value`); a ValueError listing them otherwise."""
     legal = tuple(legal)
-    v = legal_value(value, legal)
-    if v is None:
+    if (v := legal_value(value, legal)) is None:
         raise ValueError(f"{what} must be one of {list(legal)}, got {value!r}")
     return v
 
 
 def clock_hour(value: object) -> int | None:
     """The hour (1..12) of a clock direction ("7 o'clock", "seven oclock", "at my 7 o'clock"), or None."""
-    match = _CLOCK_PHRASE.match(" ".join(str(value).strip().lower().split()))
-    if match is None:
+    if (match := _CLOCK_PHRASE.match(" ".join(str(value).strip().lower().split()))) is None:
         return None
-    word = match.group(1)
-    hour = int(word) if word.isdigit() else WORD_TO_NUMBER.get(word)
+    hour = int(match[1]) if match[1].isdigit() else WORD_TO_NUMBER.get(match[1])
     return hour if hour is not None and 1 <= hour <= 12 else None
 
 
-def hour_gap(a: int, b: int) -> int:
-    """Hours between two clock hours, either way round."""
-    return min((a - b) % 12, (b - a) % 12)
+def near_hours(a: int, b: int) -> bool:
+    """Whether two clock hours are at most :data:`CLOCK_SPREAD` apart, either way round."""
+    return min((a - b) % 12, (b - a) % 12) <= CLOCK_SPREAD
