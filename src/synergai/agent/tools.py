@@ -208,8 +208,10 @@ def _grounded(ctx: TurnContext, ref: ObjectRef) -> Observed:
     graph = ctx.graph
     g = ground(graph, ref, ctx.viewpoint)
     desc = ref.describe()
-    if g.missing:  # else there are candidates: only a missing category or anchor leaves none
+    if g.missing:
         return Observed(g.message()[0].upper() + g.message()[1:] + ".")
+    if not g.candidates:
+        return Observed(f"Nothing in this room matches {desc!r}.")
     top = g.candidates[0]
     if top.score <= 0:
         shown = "; ".join(c.reason for c in g.candidates[:MAX_DESCRIBED])

@@ -23,6 +23,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from synergai.agent.program.sandbox_child import MAX_ERROR_CHARS, TRUNCATION_MARKER
@@ -36,9 +37,9 @@ _READ_CHUNK = 65536
 #: The child's whole environment: no host secrets, one BLAS thread (threads would meet RLIMIT_NPROC), a fixed
 #: hash seed (sets print in the same order on every run), and this ``synergai`` package first on the path
 #: (API factories come from the host's code).
-_CHILD_ENV = {"PATH": os.defpath, "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0",
-              "PYTHONPATH": str(_PACKAGE_ROOT),
-              **dict.fromkeys(("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"), "1")}
+_CHILD_ENV = MappingProxyType({
+    "PATH": os.defpath, "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONPATH": str(_PACKAGE_ROOT),
+    **dict.fromkeys(("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"), "1")})
 _REAP_SECONDS = 5.0
 
 
