@@ -320,8 +320,7 @@ def settle(result: Answered, question: Question, graph: SceneGraph, marked: str 
         verdict = _failed(QUOTES.format(said), question, graph, question_subject(question, graph, marked))
     if verdict.ok:
         return None
-    retry = may_retry and not any(t.get("type") == CHECK for t in result.trace)
-    _rejected(result, verdict, retry)
+    retry = _rejected(result, verdict, may_retry)
     if verdict.fallback is None and (tool_text(result.answer) or tool_text(result.short_answer)):
         result.short_answer, result.answer = "", NO_ANSWER
     return SEND_BACK.format(reason=verdict.reason) if retry else None
@@ -339,28 +338,25 @@ def settle_quotes(result: Answered, plain: str, *, may_retry: bool, unchanged: s
     else ``result`` then says ``plain`` instead. ``unchanged``: the words of a correction that changed
     nothing, which its reply may not say back as if done."""
     quoted = tool_text(result.answer) or tool_text(result.short_answer)
-    if result.error:
+    if result.error or not (quoted or (unchanged and echoes(result.answer, unchanged))):
         return None
-    if not quoted:
-        if unchanged and echoes(result.answer, unchanged):
-            _rejected(result, AnswerVerdict(False, ECHOES), sent_back=False)
-            result.short_answer, result.answer = "", plain
-        return None
-    retry = may_retry and not any(t.get("type") == CHECK for t in result.trace)
-    reason = QUOTES.format(quoted)
-    _rejected(result, AnswerVerdict(False, reason), retry)
-    if not retry:
-        result.short_answer, result.answer = "", plain
-    return SEND_BACK.format(reason=reason) if retry else None
+    reason = QUOTES.format(quoted) if quoted else ECHOES
+    if _rejected(result, AnswerVerdict(False, reason), may_retry and bool(quoted)):
+        return SEND_BACK.format(reason=reason)
+    result.short_answer, result.answer = "", plain
+    return None
 
 
-def _rejected(result: Answered, verdict: AnswerVerdict, sent_back: bool) -> None:
-    """The failed check recorded in ``result``'s trace; the graph's answer, if any, put in its place."""
+def _rejected(result: Answered, verdict: AnswerVerdict, may_retry: bool) -> bool:
+    """The failed check recorded in ``result``'s trace; the graph's answer, if any, put in its place.
+    Whether it is sent back: when ``may_retry``, once an answer."""
+    sent_back = may_retry and not any(t.get("type") == CHECK for t in result.trace)
     result.trace.append({"type": CHECK, "ok": False, "reason": verdict.reason, "answer": result.answer,
                          "short_answer": result.short_answer, "fallback": verdict.fallback,
                          "sent_back": sent_back})
     if verdict.fallback is not None:
         result.short_answer, result.answer = verdict.fallback, verdict.sentence
+    return sent_back
 
 
 def fall_back(result: Answered, question: Question, graph: SceneGraph, reason: str) -> None:
@@ -368,4 +364,4 @@ def fall_back(result: Answered, question: Question, graph: SceneGraph, reason: s
     failed check; nothing changes when the graph gives none."""
     verdict = _failed(reason, question, graph, question_subject(question, graph))
     if verdict.fallback is not None:
-        _rejected(result, verdict, sent_back=False)
+        _rejected(result, verdict, may_retry=False)
