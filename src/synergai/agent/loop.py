@@ -275,9 +275,8 @@ class AgentLoop:
         """The answer check (:func:`~synergai.agent.answer_check.settle`); not sent back if from the graph."""
         if not self.limits.check_answers:
             return None
-        from_graph = any(t.get("from_graph") for t in turn.result.trace)
-        retry = (self.limits.check_sends_back and may_send_back and not from_graph
-                 and turn.model_calls < self.limits.max_steps)
+        retry = (self.limits.check_sends_back and may_send_back and turn.model_calls < self.limits.max_steps
+                 and not any(t.get("from_graph") for t in turn.result.trace))
         if not turn.question.asking:  # a correction's reply: in plain words, else its edits said plainly
             plain = edits_sentence(turn.ctx.graph, turn.ctx.pending)
             return settle_quotes(turn.result, plain, may_retry=retry,
@@ -440,8 +439,8 @@ class AgentLoop:
         if subject is None or not (turn.form in (AnswerForm.PLACE, AnswerForm.SHAPE, AnswerForm.COLOR)
                                    or (turn.form is AnswerForm.CATEGORY and kind)):
             return False
+        obj, shown, room = graph.get(subject), [subject], ""
         extra: dict[str, Any] = {}
-        obj = graph.get(subject)
         if turn.form is AnswerForm.COLOR:  # its own colour, when it is what the question names first
             own = own_colours(obj)
             first = named_subject(turn.question, graph).ids
@@ -451,9 +450,7 @@ class AgentLoop:
             shades = [a for a in obj.attributes
                       if " ".join(words_of(a)) in COLOR_NAMES and basic_color(a) != a]
             people = turn.ctx.said_by_people(subject) if shades else frozenset()
-            given = [a for a in shades if a in people]
-            short, shown = (given or own)[0], [subject]  # a colour a person gave, in their words
-            sentence = f"The {obj.name} is {short}."
+            short = next((a for a in shades if a in people), own[0])  # a colour a person gave, in their words
         elif turn.form is AnswerForm.PLACE:
             found = places(graph, subject)
             if not found:
@@ -461,15 +458,14 @@ class AgentLoop:
             short, shown = found[0].words(graph), [subject, *found[0].anchors]
             extra["other_places"] = [p.words(graph) for p in found[1:]]
             room = f" in the {graph.room(obj.room).name}" if obj.room is not None else ""
-            sentence = f"The {obj.name} is {short}{room}."
         elif turn.form is AnswerForm.SHAPE:
-            short, shown = box_shape(obj.size), [subject]
-            sentence = f"The {obj.name} is {short}."
+            short = box_shape(obj.size)
+        elif named_at(graph, subject, turn.question) != turn.question.kind_at:
+            return False  # "what type of prism is the cabinet": no observed object is the kind asked
         else:
-            if named_at(graph, subject, turn.question) != turn.question.kind_at:
-                return False  # "what type of prism is the cabinet": no observed object is the kind asked
-            short, shown = kind_phrase(obj), [subject]
-            sentence = f"It is {with_article(short)}."
+            short = kind_phrase(obj)
+        sentence = f"It is {with_article(short)}." if turn.form is AnswerForm.CATEGORY else \
+            f"The {obj.name} is {short}{room}."
         return self._give(turn, sentence, short, shown, object=subject, short_answer=short, **extra)
 
     def _give(self, turn: _Turn, sentence: str, short: str, shown: Sequence[str], **trace: Any) -> bool:
@@ -543,11 +539,11 @@ class AgentLoop:
         """For a correction that names a relation: the objects of the categories its words name of which no
         observation showed one, by id ("The user's words name the counter (id: 36)."), so that a relation's
         edit may refer to them (a rename's new name is not an object to edit)."""
-        graph, marked = turn.ctx.graph, turn.ctx.marked
+        graph = turn.ctx.graph
         if not turn.question.relations:
             return ""
-        shown = {i for i in [*_SEEN_ID.findall(" ".join(observations)), marked] if i in graph}
-        seen = {graph.get(str(i)).category for i in shown}
+        shown = [*_SEEN_ID.findall(" ".join(observations)), turn.ctx.marked]
+        seen = {graph.get(str(i)).category for i in shown if i in graph}
         objs = [o for c in turn.question.categories if c not in seen for o in graph.by_category(c)]
         if not objs:
             return ""
@@ -559,17 +555,16 @@ class AgentLoop:
     def _execute(self, turn: _Turn, tool: Tool, args: Any) -> tuple[bool, str, bool]:
         """Run one action: (the turn is over, observation, the action succeeded)."""
         ctx, result = turn.ctx, turn.result
-        failed: dict[str, Any] = {}
         try:
-            returned = tool.func(ctx, args)
+            returned, ok = tool.func(ctx, args), True
         except ToolError as exc:
-            returned, failed = f"Error: {exc}", {"error": True}
+            returned, ok = f"Error: {exc}", False
             turn.errors.append(str(exc))
         observed = returned if isinstance(returned, Observed) else Observed(returned)
         observation = observed.text
+        failed: dict[str, Any] = {} if ok else {"error": True}
         self.kernel.record(turn, StepKind.ACTION, action=tool.name, action_input=args.model_dump(), **failed,
                            observation=observation)
-        ok = not failed
         if ctx.clarification and ctx.tied and turn.question.asking \
                 and not _tie_is_the_users(turn.question, ctx.graph, ctx.tied):
             ctx.clarification, ctx.tied = None, ()  # the observation says the tie; the model answers
@@ -598,10 +593,8 @@ class AgentLoop:
             self.kernel.record(turn, StepKind.ERROR, error="the answer repeated an error text; not given")
             free = ""
         short = composed.short or (args.short_answer.strip() if isinstance(args.short_answer, str) else "")
-        sentence = composed.sentence or free
-        if not sentence and short:
-            sentence = short[0].upper() + short[1:] + "."
-        result.answer = sentence or "Sorry, I could not find that in this room."
+        sentence = composed.sentence or free or (short[0].upper() + short[1:] + "." if short else "")
+        result.answer = sentence or NO_ANSWER
         result.short_answer = short
         if not ctx.highlights and composed.ids:
             ctx.highlights = [i for i in composed.ids if i in ctx.graph]
