@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from synergai.agent.answer_sentence import count_sentence
 from synergai.scene.grounding.rooms import rooms_named
 from synergai.scene.grounding.vocabulary import MIN_WORD, map_word_to
 from synergai.scene.model import STRUCTURE_KINDS, Room, SceneGraph
@@ -129,10 +130,9 @@ def room_answer(graph: SceneGraph, question: str) -> RoomAnswer | None:
         return None
     text = " ".join(words_of(question))
     rooms, rest = _room_phrase(words_of(question), graph)
-    if any(w in _RELATION_WORDS for w in rest):  # it relates objects to one another: the agent's question
-        return None
     named, unread = _categories_named(graph, rest)
-    if any(w not in _FORM_WORDS for w in unread):  # a word the forms do not read: the agent's question
+    # a relation of objects to one another, or a word the forms do not read: the agent's question
+    if any(w in _RELATION_WORDS for w in rest) or any(w not in _FORM_WORDS for w in unread):
         return None
     cats = list(dict.fromkeys(c for _, hits in named for c in hits))
     said = [w for w, _ in named]
@@ -149,8 +149,7 @@ def room_answer(graph: SceneGraph, question: str) -> RoomAnswer | None:
                           ", ".join(where), tuple(o.id for o in holding), "which room")
     if _HOW_MANY_ROOMS.search(text) and not named and not rooms:
         names = [r.name for r in graph.rooms]
-        return RoomAnswer(f"There {'is' if len(names) == 1 else 'are'} {len(names)} "
-                          f"room{'' if len(names) == 1 else 's'}: the {_names(names)}.", str(len(names)), (),
+        return RoomAnswer(count_sentence(len(names), "room", f": the {_names(names)}"), str(len(names)), (),
                           "count")
     if len(rooms) != 1:
         return None
