@@ -187,12 +187,9 @@ def normalise_answer(form: AnswerForm, text: str, options: Sequence[str] = ()) -
         allowed = options if form is AnswerForm.CHOICE else _ONE_WORD[form]
         return next((w for w in words if w in allowed), "")
     if form is AnswerForm.NUMBER:
-        for w in words:
-            if w.isdigit():
-                return str(int(w))
-            if w in WORD_TO_NUMBER:
-                return str(WORD_TO_NUMBER[w])
-        return "0" if any(w in ("no", "none") for w in words) else ""
+        numbers = (str(int(w)) if w.isdigit() else str(WORD_TO_NUMBER[w]) for w in words
+                   if w.isdigit() or w in WORD_TO_NUMBER)
+        return next(numbers, "0" if any(w in ("no", "none") for w in words) else "")
     if form is AnswerForm.COLOR:
         t = f" {' '.join(words)} "
         for alias, name in sorted(COLOR_ALIASES.items(), key=lambda kv: -len(kv[0])):

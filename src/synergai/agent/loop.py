@@ -168,11 +168,9 @@ def _key(tool: Tool, args: Any) -> str:
 
 
 def _tie_is_the_users(question: Question, graph: SceneGraph, ids: Sequence[str]) -> bool:
-    """Whether a question's tie is the user's to settle: among objects of the category it names first
-    (its subject; of any category it names when it asks "what ..." of an object it does not name), which
-    would answer it differently (a count takes them all; a colour they share is the answer). A tie among
-    the anchors of "what colour is the sink on the wall" or "what is on the wall near the bed" (a category
-    question names only where the object asked for is) is not: the model answers from what each holds."""
+    """Whether a question's tie is the user's to settle: among objects of the category it names first (else
+    of any it names), which would answer it differently (a count takes them all; a colour they share is the
+    answer). A tie among a category question's anchors is not: the model answers from what each holds."""
     anchors_only = question.form is AnswerForm.CATEGORY and question.kind_at is None
     if question.form is AnswerForm.NUMBER or anchors_only:
         return False
