@@ -114,13 +114,11 @@ def question_subject(question: Question, graph: SceneGraph, marked: str | None =
     return Subject(ids, cats[0], at=at)
 
 
-#: Whether a phrase means one of the categories, beyond the synonym list (a sentence-embedding model).
-Meaning = Callable[[str, Sequence[str]], bool]
-
-
-def absent_thing(question: Question, graph: SceneGraph, means: Meaning | None = None) -> str:
+def absent_thing(question: Question, graph: SceneGraph,
+                 means: Callable[[str, Sequence[str]], bool] | None = None) -> str:
     """The noun phrase a question names its object by when nothing in the room can be called so (by the
-    synonym list, or by ``means``); '' when it names none, a part of the room, or one the room has."""
+    synonym list, or by ``means``: whether a phrase means one of the categories, e.g. a sentence-embedding
+    model); '' when it names none, a part of the room, or one the room has."""
     words = list(question.words)
     start = next((k + 1 for k, w in enumerate(words)
                   if w in _ARTICLES or words[max(k - 1, 0):k + 1] == ["how", "many"]), None)
@@ -140,8 +138,7 @@ def absent_thing(question: Question, graph: SceneGraph, means: Meaning | None = 
 
 def tool_text(text: str) -> str:
     """The first piece of tool text in ``text`` ('' when there is none)."""
-    m = TOOL_TEXT.search(text)
-    return m.group(0) if m else ""
+    return m.group(0) if (m := TOOL_TEXT.search(text)) else ""
 
 
 def _colours(graph: SceneGraph, ids: Sequence[str]) -> Counter[str]:

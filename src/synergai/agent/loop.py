@@ -125,7 +125,8 @@ def _step(action: Any, raw_args: Any) -> tuple[Tool, Any]:
         raise _BadReply(f"bad action_input for {tool.name}: nested too deeply") from None
 
 
-def _load(text: str) -> dict[str, Any]:
+def _load(text: str) -> tuple[dict[str, Any], list[str], str]:
+    """A reply's JSON object, its plan in words and its thought (as a remote model may send them)."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -134,32 +135,26 @@ def _load(text: str) -> dict[str, Any]:
         raise _BadReply(f"your reply was not usable JSON ({str(exc)[:80]})") from None
     if not isinstance(data, dict):
         raise _BadReply("your reply must be one JSON object with action and action_input")
-    return data
-
-
-def _said(data: dict[str, Any]) -> tuple[list[str], str]:
-    """A reply's plan in words and its thought (as a remote model may send them)."""
     plan, thought = data.get("plan"), data.get("thought")
     words = [str(p) for p in plan] if isinstance(plan, list) else []
-    return words, thought if isinstance(thought, str) else ""
+    return data, words, thought if isinstance(thought, str) else ""
 
 
 def parse_action(text: str) -> tuple[list[str], str, Tool, Any]:
     """Parse one step reply into (plan in words, thought, tool, validated arguments)."""
-    data = _load(text)
-    return *_said(data), *_step(data.get("action"), data.get("action_input", {}))
+    data, words, thought = _load(text)
+    return words, thought, *_step(data.get("action"), data.get("action_input", {}))
 
 
 def parse_plan(text: str) -> tuple[list[str], str, list[tuple[Tool, Any]]]:
     """Parse the first reply into (plan as text, thought, actions to run in order): a list of actions
     (the embedded model's schema) or a single action object (as remote models may send)."""
-    data = _load(text)
+    data, words, thought = _load(text)
     plan = data.get("plan")
     if isinstance(plan, list) and plan and all(isinstance(p, dict) for p in plan):
         steps = [_step(p.get("action"), p.get("action_input", {})) for p in plan]
-        return [f"{tool.name} {json.dumps(args.model_dump())}" for tool, args in steps], _said(data)[1], steps
-    words, thought, tool, args = parse_action(text)
-    return words, thought, [(tool, args)]
+        return [f"{tool.name} {json.dumps(args.model_dump())}" for tool, args in steps], thought, steps
+    return words, thought, [_step(data.get("action"), data.get("action_input", {}))]
 
 
 def _key(tool: Tool, args: Any) -> str:
@@ -276,9 +271,8 @@ class AgentLoop:
         retry = (self.limits.check_sends_back and may_send_back and turn.model_calls < self.limits.max_steps
                  and not any(t.get("from_graph") for t in turn.result.trace))
         if not turn.question.asking:  # a correction's reply: in plain words, else its edits said plainly
-            plain = edits_sentence(turn.ctx.graph, turn.ctx.pending)
-            return settle_quotes(turn.result, plain, may_retry=retry,
-                                 unchanged="" if turn.ctx.pending else turn.question.text)
+            return settle_quotes(turn.result, edits_sentence(turn.ctx.graph, turn.ctx.pending),
+                                 may_retry=retry, unchanged="" if turn.ctx.pending else turn.question.text)
         if turn.heard:  # the user's earlier words may outweigh the graph: only the tool text is checked
             return settle_quotes(turn.result, NO_ANSWER, may_retry=retry)
         return settle(turn.result, turn.question, turn.ctx.graph, turn.ctx.marked, may_retry=retry)

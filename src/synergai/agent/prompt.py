@@ -142,9 +142,7 @@ class TurnVocabulary:
         """What ``query_for_objects`` may name: every category, and only the attribute, superlative and
         relation words the input says (all of them for a correction)."""
         scene = SceneVocabulary(self.categories, self.attributes)
-        if not self.said:
-            return scene
-        return replace(scene.narrowed(self.said), categories=self.categories)
+        return replace(scene.narrowed(self.said), categories=self.categories) if self.said else scene
 
     @property
     def names(self) -> list[str]:
