@@ -246,7 +246,8 @@ class AgentLoop:
         self.llm = llm
         self.limits = limits or LoopLimits()
         self.budget = Budget(self.limits.max_steps, self.limits.max_retries)
-        self.check_answer: AnswerCheck | None = check_answer or self._checked
+        checked = self._checked if self.limits.check_answers else None  # off only to test other parts
+        self.check_answer: AnswerCheck | None = check_answer or checked
         self.kernel = TurnKernel(llm, self)
         self._system = system_prompt(TOOLS)
         both = (True, False)
@@ -254,9 +255,9 @@ class AgentLoop:
         self._plans = {(m, q, mid): plan_schema(tools[mid], marked=m, question=q)
                        for m in both for q in both for mid in both}
         self._lookups = {(q, mid): action_schema(tuple(
-            t for t in tools[mid] if t.name != "final_answer" and not (q and t.edits)))["anyOf"]
+            t for t in tools[mid] if t.name != "final_answer" and not (q and t.edits)))
             for q in both for mid in both}
-        self._edits = action_schema(tuple(t for t in TOOLS if t.edits))["anyOf"]
+        self._edits = action_schema(tuple(t for t in TOOLS if t.edits))
         self._graph_tokens: dict[tuple[str, tuple[str, int]], int] = {}
 
     def handlers(self) -> dict[str, Callable[[_Turn], str]]:
@@ -266,8 +267,6 @@ class AgentLoop:
 
     def _checked(self, turn: _Turn, may_send_back: bool) -> str | None:
         """The answer check (:func:`~synergai.agent.answer_check.settle`); not sent back if from the graph."""
-        if not self.limits.check_answers:
-            return None
         retry = (self.limits.check_sends_back and may_send_back and turn.model_calls < self.limits.max_steps
                  and not any(t.get("from_graph") for t in turn.result.trace))
         if not turn.question.asking:  # a correction's reply: in plain words, else its edits said plainly
@@ -401,12 +400,11 @@ class AgentLoop:
 
     def _schema(self, turn: _Turn) -> dict[str, Any]:
         """The reply's schema; the final answer's bounded by the categories or colours observed."""
-        if turn.phase is Phase.CORRECT:
-            edits = constrain({"anyOf": self._edits}, turn.vocab)["anyOf"]
-            return {"anyOf": [*edits, *final_schema(AnswerForm.PHRASE, sentence=True)["anyOf"]]}
-        if turn.phase is not Phase.ANSWER:
-            lookups = constrain({"anyOf": self._lookups[(turn.question.asking, turn.middle)]}, turn.vocab)
-            return {"anyOf": [*lookups["anyOf"], *turn.final["anyOf"]]}
+        if turn.phase is not Phase.ANSWER:  # the actions of the phase (edits in CORRECT), or the answer
+            correcting = turn.phase is Phase.CORRECT
+            actions = self._edits if correcting else self._lookups[(turn.question.asking, turn.middle)]
+            final = final_schema(AnswerForm.PHRASE, sentence=True) if correcting else turn.final
+            return {"anyOf": [*constrain(actions, turn.vocab)["anyOf"], *final["anyOf"]]}
         seen = (turn.ctx.graph, turn.facts, turn.question)
         if turn.form is AnswerForm.CATEGORY and (cats := evidence_categories(*seen)):
             return final_schema(turn.form, cats)
