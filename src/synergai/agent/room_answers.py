@@ -73,12 +73,10 @@ def _room_phrase(words: list[str], graph: SceneGraph) -> tuple[list[Room], list[
     for n in (3, 2, 1):
         for k in range(len(words) - n + 1):
             phrase = words[k:k + n]
-            short = n == 1 and len(phrase[0]) < 4
-            if set(phrase) <= _GENERIC or phrase[0] in ("the", "a", "an") or short:
+            if set(phrase) <= _GENERIC or phrase[0] in ("the", "a", "an") or (n == 1 and len(phrase[0]) < 4):
                 continue
             said = " ".join(phrase)
-            exact = [r for r in rooms_named(graph, said) if said in _labels(r)]  # no spelling guesses here
-            if exact:
+            if exact := [r for r in rooms_named(graph, said) if said in _labels(r)]:  # no spelling guess
                 return exact, [*words[:k], "somewhere", *words[k + n:]]
     return [], words
 
@@ -95,8 +93,7 @@ def _categories_named(graph: SceneGraph, words: list[str]) -> tuple[list[tuple[s
             phrase = words[k:k + n]
             if len(phrase) < n or any(w in _NOT_OBJECT for w in phrase) or len(phrase[-1]) < MIN_WORD:
                 continue
-            hits = _category_phrase(phrase, cats)
-            if hits:
+            if hits := _category_phrase(phrase, cats):
                 out.append((" ".join(phrase), hits))
                 k += n
                 break
