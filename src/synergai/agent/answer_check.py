@@ -265,8 +265,7 @@ def check_answer(question: Question, answer: str, graph: SceneGraph,
     """Check one answer (its short form, or its sentence) before it is given (see the module doc-string)."""
     text = " ".join(str(answer).split())
     subject = question_subject(question, graph, marked)
-    quoted = tool_text(text)
-    if quoted:
+    if quoted := tool_text(text):
         return _failed(QUOTES.format(quoted), question, graph, subject)
     if subject.absent:
         said = set(words_of(text))
