@@ -526,9 +526,8 @@ class AgentLoop:
         return Phase.CORRECT if turn.correcting and not turn.edited else Phase.ANSWER
 
     def _named(self, turn: _Turn, observations: Sequence[str]) -> str:
-        """For a correction that names a relation: the objects of the categories its words name of which no
-        observation showed one, by id ("The user's words name the counter (id: 36)."), so that a relation's
-        edit may refer to them (a rename's new name is not an object to edit)."""
+        """For a correction that names a relation: the objects of the categories it names that no observation
+        showed, by id ("The user's words name the counter (id: 36)."), for the relation's edit to name."""
         graph = turn.ctx.graph
         if not turn.question.relations:
             return ""

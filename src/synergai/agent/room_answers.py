@@ -82,8 +82,7 @@ def _room_phrase(words: list[str], graph: SceneGraph) -> tuple[list[Room], list[
 
 
 def _categories_named(graph: SceneGraph, words: list[str]) -> tuple[list[tuple[str, list[str]]], list[str]]:
-    """The object words of the question with the scene categories each names (best match only), in
-    order, and the words that named no object."""
+    """The question's object words with the categories each names best, in order, and the other words."""
     cats = sorted({o.category for o in graph if o.kind not in STRUCTURE_KINDS})
     out: list[tuple[str, list[str]]] = []
     rest: list[str] = []
