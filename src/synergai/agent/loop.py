@@ -390,8 +390,7 @@ class AgentLoop:
             return actions
         kept = []
         for tool, args in actions:
-            why = cannot_succeed(turn.ctx, tool.name, args)
-            if why:
+            if why := cannot_succeed(turn.ctx, tool.name, args):
                 self.kernel.record(turn, StepKind.ACTION, "skipped", action=tool.name,
                                    action_input=args.model_dump(), reason=why)
             else:
