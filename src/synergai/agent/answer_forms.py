@@ -119,8 +119,7 @@ def choice_options(question: str) -> tuple[str, ...]:
 def answer_form(question: str) -> AnswerForm:
     """The form of the short answer a question asks for (see the module doc-string)."""
     q = " ".join(words_of(question))
-    options = choice_options(question)
-    if options:
+    if options := choice_options(question):
         return AnswerForm.DIRECTION if set(options) <= {*DIRECTION_WORDS, "behind"} else AnswerForm.CHOICE
     if re.search(r"\bhow many\b", q):
         return AnswerForm.NUMBER
