@@ -114,13 +114,11 @@ def question_subject(question: Question, graph: SceneGraph, marked: str | None =
     return Subject(ids, cats[0], at=at)
 
 
-#: Whether a phrase means one of the categories, beyond the synonym list (a sentence-embedding model).
-Meaning = Callable[[str, Sequence[str]], bool]
-
-
-def absent_thing(question: Question, graph: SceneGraph, means: Meaning | None = None) -> str:
+def absent_thing(question: Question, graph: SceneGraph,
+                 means: Callable[[str, Sequence[str]], bool] | None = None) -> str:
     """The noun phrase a question names its object by when nothing in the room can be called so (by the
-    synonym list, or by ``means``); '' when it names none, a part of the room, or one the room has."""
+    synonym list, or by ``means``: whether a phrase means one of the categories, e.g. a sentence-embedding
+    model); '' when it names none, a part of the room, or one the room has."""
     words = list(question.words)
     start = next((k + 1 for k, w in enumerate(words)
                   if w in _ARTICLES or words[max(k - 1, 0):k + 1] == ["how", "many"]), None)
@@ -140,8 +138,7 @@ def absent_thing(question: Question, graph: SceneGraph, means: Meaning | None = 
 
 def tool_text(text: str) -> str:
     """The first piece of tool text in ``text`` ('' when there is none)."""
-    m = TOOL_TEXT.search(text)
-    return m.group(0) if m else ""
+    return m.group(0) if (m := TOOL_TEXT.search(text)) else ""
 
 
 def _colours(graph: SceneGraph, ids: Sequence[str]) -> Counter[str]:
@@ -268,8 +265,7 @@ def check_answer(question: Question, answer: str, graph: SceneGraph,
     """Check one answer (its short form, or its sentence) before it is given (see the module doc-string)."""
     text = " ".join(str(answer).split())
     subject = question_subject(question, graph, marked)
-    quoted = tool_text(text)
-    if quoted:
+    if quoted := tool_text(text):
         return _failed(QUOTES.format(quoted), question, graph, subject)
     if subject.absent:
         said = set(words_of(text))
@@ -320,8 +316,7 @@ def settle(result: Answered, question: Question, graph: SceneGraph, marked: str 
         verdict = _failed(QUOTES.format(said), question, graph, question_subject(question, graph, marked))
     if verdict.ok:
         return None
-    retry = may_retry and not any(t.get("type") == CHECK for t in result.trace)
-    _rejected(result, verdict, retry)
+    retry = _rejected(result, verdict, may_retry)
     if verdict.fallback is None and (tool_text(result.answer) or tool_text(result.short_answer)):
         result.short_answer, result.answer = "", NO_ANSWER
     return SEND_BACK.format(reason=verdict.reason) if retry else None
@@ -339,28 +334,25 @@ def settle_quotes(result: Answered, plain: str, *, may_retry: bool, unchanged: s
     else ``result`` then says ``plain`` instead. ``unchanged``: the words of a correction that changed
     nothing, which its reply may not say back as if done."""
     quoted = tool_text(result.answer) or tool_text(result.short_answer)
-    if result.error:
+    if result.error or not (quoted or (unchanged and echoes(result.answer, unchanged))):
         return None
-    if not quoted:
-        if unchanged and echoes(result.answer, unchanged):
-            _rejected(result, AnswerVerdict(False, ECHOES), sent_back=False)
-            result.short_answer, result.answer = "", plain
-        return None
-    retry = may_retry and not any(t.get("type") == CHECK for t in result.trace)
-    reason = QUOTES.format(quoted)
-    _rejected(result, AnswerVerdict(False, reason), retry)
-    if not retry:
-        result.short_answer, result.answer = "", plain
-    return SEND_BACK.format(reason=reason) if retry else None
+    reason = QUOTES.format(quoted) if quoted else ECHOES
+    if _rejected(result, AnswerVerdict(False, reason), may_retry and bool(quoted)):
+        return SEND_BACK.format(reason=reason)
+    result.short_answer, result.answer = "", plain
+    return None
 
 
-def _rejected(result: Answered, verdict: AnswerVerdict, sent_back: bool) -> None:
-    """The failed check recorded in ``result``'s trace; the graph's answer, if any, put in its place."""
+def _rejected(result: Answered, verdict: AnswerVerdict, may_retry: bool) -> bool:
+    """The failed check recorded in ``result``'s trace; the graph's answer, if any, put in its place.
+    Whether it is sent back: when ``may_retry``, once an answer."""
+    sent_back = may_retry and not any(t.get("type") == CHECK for t in result.trace)
     result.trace.append({"type": CHECK, "ok": False, "reason": verdict.reason, "answer": result.answer,
                          "short_answer": result.short_answer, "fallback": verdict.fallback,
                          "sent_back": sent_back})
     if verdict.fallback is not None:
         result.short_answer, result.answer = verdict.fallback, verdict.sentence
+    return sent_back
 
 
 def fall_back(result: Answered, question: Question, graph: SceneGraph, reason: str) -> None:
@@ -368,4 +360,4 @@ def fall_back(result: Answered, question: Question, graph: SceneGraph, reason: s
     failed check; nothing changes when the graph gives none."""
     verdict = _failed(reason, question, graph, question_subject(question, graph))
     if verdict.fallback is not None:
-        _rejected(result, verdict, sent_back=False)
+        _rejected(result, verdict, may_retry=False)

@@ -119,8 +119,7 @@ def choice_options(question: str) -> tuple[str, ...]:
 def answer_form(question: str) -> AnswerForm:
     """The form of the short answer a question asks for (see the module doc-string)."""
     q = " ".join(words_of(question))
-    options = choice_options(question)
-    if options:
+    if options := choice_options(question):
         return AnswerForm.DIRECTION if set(options) <= {*DIRECTION_WORDS, "behind"} else AnswerForm.CHOICE
     if re.search(r"\bhow many\b", q):
         return AnswerForm.NUMBER
@@ -187,12 +186,9 @@ def normalise_answer(form: AnswerForm, text: str, options: Sequence[str] = ()) -
         allowed = options if form is AnswerForm.CHOICE else _ONE_WORD[form]
         return next((w for w in words if w in allowed), "")
     if form is AnswerForm.NUMBER:
-        for w in words:
-            if w.isdigit():
-                return str(int(w))
-            if w in WORD_TO_NUMBER:
-                return str(WORD_TO_NUMBER[w])
-        return "0" if any(w in ("no", "none") for w in words) else ""
+        numbers = (str(int(w)) if w.isdigit() else str(WORD_TO_NUMBER[w]) for w in words
+                   if w.isdigit() or w in WORD_TO_NUMBER)
+        return next(numbers, "0" if any(w in ("no", "none") for w in words) else "")
     if form is AnswerForm.COLOR:
         t = f" {' '.join(words)} "
         for alias, name in sorted(COLOR_ALIASES.items(), key=lambda kv: -len(kv[0])):

@@ -81,17 +81,9 @@ def _mentions(graph: SceneGraph, ids: Sequence[str], category: str) -> bool:
     return any(" ".join(words_of(graph.get(o).category)) == want for o in ids if o in graph)
 
 
-def _named_in(graph: SceneGraph, ids: Sequence[str], question: Question | None) -> list[str]:
-    """The objects whose category the question names (all of them when it names none)."""
-    q = f" {' '.join(question.words if question else ())} "
-    named = [o for o in ids if f" {' '.join(words_of(graph.get(o).category))} " in q
-             or f" {' '.join(words_of(plural(graph.get(o).category)))} " in q]
-    return named or list(ids)
-
-
-def count_sentence(n: int, name: str) -> str:
-    """ "There are 2 chairs." """
-    return f"There {'is' if n == 1 else 'are'} {n} {name if n == 1 else plural(name)}."
+def count_sentence(n: int, name: str, then: str = "") -> str:
+    """ "There are 2 chairs." (``then`` goes before the full stop)"""
+    return f"There {'is' if n == 1 else 'are'} {n} {name if n == 1 else plural(name)}{then}."
 
 
 def compose_answer(graph: SceneGraph, form: AnswerForm, value: Any, facts: Sequence[Fact],
@@ -119,7 +111,9 @@ def compose_answer(graph: SceneGraph, form: AnswerForm, value: Any, facts: Seque
         coloured = [o for o in seen if short in {basic_color(a) for a in graph.get(o).attributes}]
         # what the facts are about (not their anchors), and of those what the question names
         coloured = [o for o in coloured if o in subjects] or coloured
-        coloured = _named_in(graph, coloured, question)
+        said = f" {' '.join(question.words if question else ())} "
+        coloured = [o for o in coloured if any(f" {' '.join(words_of(c))} " in said for c in (
+            graph.get(o).category, plural(graph.get(o).category)))] or coloured
         if coloured:
             text = f"{_names(graph, coloured)} {'are' if len(coloured) > 1 else 'is'} {short}."
             return ComposedAnswer(text[0].upper() + text[1:], short, tuple(coloured))

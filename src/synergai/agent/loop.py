@@ -125,7 +125,8 @@ def _step(action: Any, raw_args: Any) -> tuple[Tool, Any]:
         raise _BadReply(f"bad action_input for {tool.name}: nested too deeply") from None
 
 
-def _load(text: str) -> dict[str, Any]:
+def _load(text: str) -> tuple[dict[str, Any], list[str], str]:
+    """A reply's JSON object, its plan in words and its thought (as a remote model may send them)."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -134,32 +135,26 @@ def _load(text: str) -> dict[str, Any]:
         raise _BadReply(f"your reply was not usable JSON ({str(exc)[:80]})") from None
     if not isinstance(data, dict):
         raise _BadReply("your reply must be one JSON object with action and action_input")
-    return data
-
-
-def _said(data: dict[str, Any]) -> tuple[list[str], str]:
-    """A reply's plan in words and its thought (as a remote model may send them)."""
     plan, thought = data.get("plan"), data.get("thought")
     words = [str(p) for p in plan] if isinstance(plan, list) else []
-    return words, thought if isinstance(thought, str) else ""
+    return data, words, thought if isinstance(thought, str) else ""
 
 
 def parse_action(text: str) -> tuple[list[str], str, Tool, Any]:
     """Parse one step reply into (plan in words, thought, tool, validated arguments)."""
-    data = _load(text)
-    return *_said(data), *_step(data.get("action"), data.get("action_input", {}))
+    data, words, thought = _load(text)
+    return words, thought, *_step(data.get("action"), data.get("action_input", {}))
 
 
 def parse_plan(text: str) -> tuple[list[str], str, list[tuple[Tool, Any]]]:
     """Parse the first reply into (plan as text, thought, actions to run in order): a list of actions
     (the embedded model's schema) or a single action object (as remote models may send)."""
-    data = _load(text)
+    data, words, thought = _load(text)
     plan = data.get("plan")
     if isinstance(plan, list) and plan and all(isinstance(p, dict) for p in plan):
         steps = [_step(p.get("action"), p.get("action_input", {})) for p in plan]
-        return [f"{tool.name} {json.dumps(args.model_dump())}" for tool, args in steps], _said(data)[1], steps
-    words, thought, tool, args = parse_action(text)
-    return words, thought, [(tool, args)]
+        return [f"{tool.name} {json.dumps(args.model_dump())}" for tool, args in steps], thought, steps
+    return words, thought, [_step(data.get("action"), data.get("action_input", {}))]
 
 
 def _key(tool: Tool, args: Any) -> str:
@@ -168,11 +163,9 @@ def _key(tool: Tool, args: Any) -> str:
 
 
 def _tie_is_the_users(question: Question, graph: SceneGraph, ids: Sequence[str]) -> bool:
-    """Whether a question's tie is the user's to settle: among objects of the category it names first
-    (its subject; of any category it names when it asks "what ..." of an object it does not name), which
-    would answer it differently (a count takes them all; a colour they share is the answer). A tie among
-    the anchors of "what colour is the sink on the wall" or "what is on the wall near the bed" (a category
-    question names only where the object asked for is) is not: the model answers from what each holds."""
+    """Whether a question's tie is the user's to settle: among objects of the category it names first (else
+    of any it names), which would answer it differently (a count takes them all; a colour they share is the
+    answer). A tie among a category question's anchors is not: the model answers from what each holds."""
     anchors_only = question.form is AnswerForm.CATEGORY and question.kind_at is None
     if question.form is AnswerForm.NUMBER or anchors_only:
         return False
@@ -253,7 +246,8 @@ class AgentLoop:
         self.llm = llm
         self.limits = limits or LoopLimits()
         self.budget = Budget(self.limits.max_steps, self.limits.max_retries)
-        self.check_answer: AnswerCheck | None = check_answer or self._checked
+        checked = self._checked if self.limits.check_answers else None  # off only to test other parts
+        self.check_answer: AnswerCheck | None = check_answer or checked
         self.kernel = TurnKernel(llm, self)
         self._system = system_prompt(TOOLS)
         both = (True, False)
@@ -261,9 +255,9 @@ class AgentLoop:
         self._plans = {(m, q, mid): plan_schema(tools[mid], marked=m, question=q)
                        for m in both for q in both for mid in both}
         self._lookups = {(q, mid): action_schema(tuple(
-            t for t in tools[mid] if t.name != "final_answer" and not (q and t.edits)))["anyOf"]
+            t for t in tools[mid] if t.name != "final_answer" and not (q and t.edits)))
             for q in both for mid in both}
-        self._edits = action_schema(tuple(t for t in TOOLS if t.edits))["anyOf"]
+        self._edits = action_schema(tuple(t for t in TOOLS if t.edits))
         self._graph_tokens: dict[tuple[str, tuple[str, int]], int] = {}
 
     def handlers(self) -> dict[str, Callable[[_Turn], str]]:
@@ -273,15 +267,11 @@ class AgentLoop:
 
     def _checked(self, turn: _Turn, may_send_back: bool) -> str | None:
         """The answer check (:func:`~synergai.agent.answer_check.settle`); not sent back if from the graph."""
-        if not self.limits.check_answers:
-            return None
-        from_graph = any(t.get("from_graph") for t in turn.result.trace)
-        retry = (self.limits.check_sends_back and may_send_back and not from_graph
-                 and turn.model_calls < self.limits.max_steps)
+        retry = (self.limits.check_sends_back and may_send_back and turn.model_calls < self.limits.max_steps
+                 and not any(t.get("from_graph") for t in turn.result.trace))
         if not turn.question.asking:  # a correction's reply: in plain words, else its edits said plainly
-            plain = edits_sentence(turn.ctx.graph, turn.ctx.pending)
-            return settle_quotes(turn.result, plain, may_retry=retry,
-                                 unchanged="" if turn.ctx.pending else turn.question.text)
+            return settle_quotes(turn.result, edits_sentence(turn.ctx.graph, turn.ctx.pending),
+                                 may_retry=retry, unchanged="" if turn.ctx.pending else turn.question.text)
         if turn.heard:  # the user's earlier words may outweigh the graph: only the tool text is checked
             return settle_quotes(turn.result, NO_ANSWER, may_retry=retry)
         return settle(turn.result, turn.question, turn.ctx.graph, turn.ctx.marked, may_retry=retry)
@@ -400,8 +390,7 @@ class AgentLoop:
             return actions
         kept = []
         for tool, args in actions:
-            why = cannot_succeed(turn.ctx, tool.name, args)
-            if why:
+            if why := cannot_succeed(turn.ctx, tool.name, args):
                 self.kernel.record(turn, StepKind.ACTION, "skipped", action=tool.name,
                                    action_input=args.model_dump(), reason=why)
             else:
@@ -410,12 +399,11 @@ class AgentLoop:
 
     def _schema(self, turn: _Turn) -> dict[str, Any]:
         """The reply's schema; the final answer's bounded by the categories or colours observed."""
-        if turn.phase is Phase.CORRECT:
-            edits = constrain({"anyOf": self._edits}, turn.vocab)["anyOf"]
-            return {"anyOf": [*edits, *final_schema(AnswerForm.PHRASE, sentence=True)["anyOf"]]}
-        if turn.phase is not Phase.ANSWER:
-            lookups = constrain({"anyOf": self._lookups[(turn.question.asking, turn.middle)]}, turn.vocab)
-            return {"anyOf": [*lookups["anyOf"], *turn.final["anyOf"]]}
+        if turn.phase is not Phase.ANSWER:  # the actions of the phase (edits in CORRECT), or the answer
+            correcting = turn.phase is Phase.CORRECT
+            actions = self._edits if correcting else self._lookups[(turn.question.asking, turn.middle)]
+            final = final_schema(AnswerForm.PHRASE, sentence=True) if correcting else turn.final
+            return {"anyOf": [*constrain(actions, turn.vocab)["anyOf"], *final["anyOf"]]}
         seen = (turn.ctx.graph, turn.facts, turn.question)
         if turn.form is AnswerForm.CATEGORY and (cats := evidence_categories(*seen)):
             return final_schema(turn.form, cats)
@@ -440,8 +428,8 @@ class AgentLoop:
         if subject is None or not (turn.form in (AnswerForm.PLACE, AnswerForm.SHAPE, AnswerForm.COLOR)
                                    or (turn.form is AnswerForm.CATEGORY and kind)):
             return False
+        obj, shown, room = graph.get(subject), [subject], ""
         extra: dict[str, Any] = {}
-        obj = graph.get(subject)
         if turn.form is AnswerForm.COLOR:  # its own colour, when it is what the question names first
             own = own_colours(obj)
             first = named_subject(turn.question, graph).ids
@@ -451,9 +439,7 @@ class AgentLoop:
             shades = [a for a in obj.attributes
                       if " ".join(words_of(a)) in COLOR_NAMES and basic_color(a) != a]
             people = turn.ctx.said_by_people(subject) if shades else frozenset()
-            given = [a for a in shades if a in people]
-            short, shown = (given or own)[0], [subject]  # a colour a person gave, in their words
-            sentence = f"The {obj.name} is {short}."
+            short = next((a for a in shades if a in people), own[0])  # a colour a person gave, in their words
         elif turn.form is AnswerForm.PLACE:
             found = places(graph, subject)
             if not found:
@@ -461,15 +447,14 @@ class AgentLoop:
             short, shown = found[0].words(graph), [subject, *found[0].anchors]
             extra["other_places"] = [p.words(graph) for p in found[1:]]
             room = f" in the {graph.room(obj.room).name}" if obj.room is not None else ""
-            sentence = f"The {obj.name} is {short}{room}."
         elif turn.form is AnswerForm.SHAPE:
-            short, shown = box_shape(obj.size), [subject]
-            sentence = f"The {obj.name} is {short}."
+            short = box_shape(obj.size)
+        elif named_at(graph, subject, turn.question) != turn.question.kind_at:
+            return False  # "what type of prism is the cabinet": no observed object is the kind asked
         else:
-            if named_at(graph, subject, turn.question) != turn.question.kind_at:
-                return False  # "what type of prism is the cabinet": no observed object is the kind asked
-            short, shown = kind_phrase(obj), [subject]
-            sentence = f"It is {with_article(short)}."
+            short = kind_phrase(obj)
+        sentence = f"It is {with_article(short)}." if turn.form is AnswerForm.CATEGORY else \
+            f"The {obj.name} is {short}{room}."
         return self._give(turn, sentence, short, shown, object=subject, short_answer=short, **extra)
 
     def _give(self, turn: _Turn, sentence: str, short: str, shown: Sequence[str], **trace: Any) -> bool:
@@ -540,14 +525,13 @@ class AgentLoop:
         return Phase.CORRECT if turn.correcting and not turn.edited else Phase.ANSWER
 
     def _named(self, turn: _Turn, observations: Sequence[str]) -> str:
-        """For a correction that names a relation: the objects of the categories its words name of which no
-        observation showed one, by id ("The user's words name the counter (id: 36)."), so that a relation's
-        edit may refer to them (a rename's new name is not an object to edit)."""
-        graph, marked = turn.ctx.graph, turn.ctx.marked
+        """For a correction that names a relation: the objects of the categories it names that no observation
+        showed, by id ("The user's words name the counter (id: 36)."), for the relation's edit to name."""
+        graph = turn.ctx.graph
         if not turn.question.relations:
             return ""
-        shown = {i for i in [*_SEEN_ID.findall(" ".join(observations)), marked] if i in graph}
-        seen = {graph.get(str(i)).category for i in shown}
+        shown = [*_SEEN_ID.findall(" ".join(observations)), turn.ctx.marked]
+        seen = {graph.get(str(i)).category for i in shown if i in graph}
         objs = [o for c in turn.question.categories if c not in seen for o in graph.by_category(c)]
         if not objs:
             return ""
@@ -559,17 +543,16 @@ class AgentLoop:
     def _execute(self, turn: _Turn, tool: Tool, args: Any) -> tuple[bool, str, bool]:
         """Run one action: (the turn is over, observation, the action succeeded)."""
         ctx, result = turn.ctx, turn.result
-        failed: dict[str, Any] = {}
         try:
-            returned = tool.func(ctx, args)
+            returned, ok = tool.func(ctx, args), True
         except ToolError as exc:
-            returned, failed = f"Error: {exc}", {"error": True}
+            returned, ok = f"Error: {exc}", False
             turn.errors.append(str(exc))
         observed = returned if isinstance(returned, Observed) else Observed(returned)
         observation = observed.text
+        failed: dict[str, Any] = {} if ok else {"error": True}
         self.kernel.record(turn, StepKind.ACTION, action=tool.name, action_input=args.model_dump(), **failed,
                            observation=observation)
-        ok = not failed
         if ctx.clarification and ctx.tied and turn.question.asking \
                 and not _tie_is_the_users(turn.question, ctx.graph, ctx.tied):
             ctx.clarification, ctx.tied = None, ()  # the observation says the tie; the model answers
@@ -598,10 +581,8 @@ class AgentLoop:
             self.kernel.record(turn, StepKind.ERROR, error="the answer repeated an error text; not given")
             free = ""
         short = composed.short or (args.short_answer.strip() if isinstance(args.short_answer, str) else "")
-        sentence = composed.sentence or free
-        if not sentence and short:
-            sentence = short[0].upper() + short[1:] + "."
-        result.answer = sentence or "Sorry, I could not find that in this room."
+        sentence = composed.sentence or free or (short[0].upper() + short[1:] + "." if short else "")
+        result.answer = sentence or NO_ANSWER
         result.short_answer = short
         if not ctx.highlights and composed.ids:
             ctx.highlights = [i for i in composed.ids if i in ctx.graph]

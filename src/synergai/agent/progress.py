@@ -33,12 +33,9 @@ def action_of(reply_text: str) -> str | None:
         return None if line is None else {"Program": "the program", "Final Answer": "final answer"}[line[1]]
     if not isinstance(data, dict):
         return None
-    action = data.get("action")
-    if isinstance(action, str):
-        return action
     plan = data.get("plan")
-    first = plan[0] if isinstance(plan, list) and plan else None
-    return first["action"] if isinstance(first, dict) and isinstance(first.get("action"), str) else None
+    first = plan[0] if isinstance(plan, list) and plan and isinstance(plan[0], dict) else {}
+    return next((a for a in (data.get("action"), first.get("action")) if isinstance(a, str)), None)
 
 
 class StagedModel:

@@ -61,6 +61,11 @@ def system_prompt(tools: tuple[Tool, ...] = TOOLS) -> str:
     return f"{PROLOGUE}\n\n{EXAMPLES}\n\nTools:\n\n{section}\n\n{RULES}"
 
 
+def _object(props: dict[str, Any]) -> dict[str, Any]:
+    """An object schema with exactly these properties, all required."""
+    return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
+
+
 def _branch(tool: Tool) -> dict[str, Any]:
     """One action: its name and its typed argument object."""
     args = tool.args.model_json_schema()
@@ -68,8 +73,7 @@ def _branch(tool: Tool) -> dict[str, Any]:
     for prop in args.get("properties", {}).values():
         prop.pop("title", None)
         prop.pop("default", None)
-    props = {"action": {"const": tool.name}, "action_input": args}
-    return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
+    return _object({"action": {"const": tool.name}, "action_input": args})
 
 
 def action_schema(tools: tuple[Tool, ...] = TOOLS) -> dict[str, Any]:
@@ -84,10 +88,7 @@ def final_schema(form: AnswerForm, categories: Sequence[str] = (), sentence: boo
     props: dict[str, Any] = {"short_answer": answer_schema(form, categories, options)}
     if sentence:
         props = {"answer": {"type": "string", "minLength": 1, "maxLength": 160}, **props}
-    args = {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
-    branch = {"type": "object", "properties": {"action": {"const": "final_answer"}, "action_input": args},
-              "required": ["action", "action_input"], "additionalProperties": False}
-    return {"anyOf": [branch]}
+    return {"anyOf": [_object({"action": {"const": "final_answer"}, "action_input": _object(props)})]}
 
 
 def final_values(schema: dict[str, Any]) -> list[Any] | None:
@@ -106,18 +107,13 @@ def plan_schema(tools: tuple[Tool, ...] = TOOLS, marked: bool = True,
     """Schema of the first reply: a plan of 1 to ``PLAN_STEPS`` actions (``QUESTION_PLAN_STEPS`` and no
     edits for a question; ``find_marked_object`` only when an object is marked), or final_answer alone
     (a greeting)."""
-    skip = set(NOT_PLANNED)
-    if not marked:
-        skip.add("find_marked_object")
-    if question:
-        skip |= {t.name for t in tools if t.edits}
-    steps = [_branch(t) for t in tools if t.name not in skip and t.name != "final_answer"]
+    steps = [_branch(t) for t in tools if t.name not in {*NOT_PLANNED, "final_answer"}
+             and (marked or t.name != "find_marked_object") and not (question and t.edits)]
     plans: list[dict[str, Any]] = [{"type": "array", "items": {"anyOf": steps}, "minItems": 1,
                                     "maxItems": QUESTION_PLAN_STEPS if question else PLAN_STEPS}]
     plans += [{"type": "array", "items": _branch(t), "minItems": 1, "maxItems": 1}
               for t in tools if t.name == "final_answer"]
-    return {"type": "object", "properties": {"plan": {"anyOf": plans}}, "required": ["plan"],
-            "additionalProperties": False}
+    return _object({"plan": {"anyOf": plans}})
 
 
 #: Arguments that name objects: ids seen so far, the scene's categories, "marked".
@@ -146,9 +142,7 @@ class TurnVocabulary:
         """What ``query_for_objects`` may name: every category, and only the attribute, superlative and
         relation words the input says (all of them for a correction)."""
         scene = SceneVocabulary(self.categories, self.attributes)
-        if not self.said:
-            return scene
-        return replace(scene.narrowed(self.said), categories=self.categories)
+        return replace(scene.narrowed(self.said), categories=self.categories) if self.said else scene
 
     @property
     def names(self) -> list[str]:

@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from synergai.agent.answer_sentence import count_sentence
 from synergai.scene.grounding.rooms import rooms_named
 from synergai.scene.grounding.vocabulary import MIN_WORD, map_word_to
 from synergai.scene.model import STRUCTURE_KINDS, Room, SceneGraph
@@ -72,19 +73,16 @@ def _room_phrase(words: list[str], graph: SceneGraph) -> tuple[list[Room], list[
     for n in (3, 2, 1):
         for k in range(len(words) - n + 1):
             phrase = words[k:k + n]
-            short = n == 1 and len(phrase[0]) < 4
-            if set(phrase) <= _GENERIC or phrase[0] in ("the", "a", "an") or short:
+            if set(phrase) <= _GENERIC or phrase[0] in ("the", "a", "an") or (n == 1 and len(phrase[0]) < 4):
                 continue
             said = " ".join(phrase)
-            exact = [r for r in rooms_named(graph, said) if said in _labels(r)]  # no spelling guesses here
-            if exact:
+            if exact := [r for r in rooms_named(graph, said) if said in _labels(r)]:  # no spelling guess
                 return exact, [*words[:k], "somewhere", *words[k + n:]]
     return [], words
 
 
 def _categories_named(graph: SceneGraph, words: list[str]) -> tuple[list[tuple[str, list[str]]], list[str]]:
-    """The object words of the question with the scene categories each names (best match only), in
-    order, and the words that named no object."""
+    """The question's object words with the categories each names best, in order, and the other words."""
     cats = sorted({o.category for o in graph if o.kind not in STRUCTURE_KINDS})
     out: list[tuple[str, list[str]]] = []
     rest: list[str] = []
@@ -94,8 +92,7 @@ def _categories_named(graph: SceneGraph, words: list[str]) -> tuple[list[tuple[s
             phrase = words[k:k + n]
             if len(phrase) < n or any(w in _NOT_OBJECT for w in phrase) or len(phrase[-1]) < MIN_WORD:
                 continue
-            hits = _category_phrase(phrase, cats)
-            if hits:
+            if hits := _category_phrase(phrase, cats):
                 out.append((" ".join(phrase), hits))
                 k += n
                 break
@@ -129,10 +126,9 @@ def room_answer(graph: SceneGraph, question: str) -> RoomAnswer | None:
         return None
     text = " ".join(words_of(question))
     rooms, rest = _room_phrase(words_of(question), graph)
-    if any(w in _RELATION_WORDS for w in rest):  # it relates objects to one another: the agent's question
-        return None
     named, unread = _categories_named(graph, rest)
-    if any(w not in _FORM_WORDS for w in unread):  # a word the forms do not read: the agent's question
+    # a relation of objects to one another, or a word the forms do not read: the agent's question
+    if any(w in _RELATION_WORDS for w in rest) or any(w not in _FORM_WORDS for w in unread):
         return None
     cats = list(dict.fromkeys(c for _, hits in named for c in hits))
     said = [w for w, _ in named]
@@ -149,8 +145,7 @@ def room_answer(graph: SceneGraph, question: str) -> RoomAnswer | None:
                           ", ".join(where), tuple(o.id for o in holding), "which room")
     if _HOW_MANY_ROOMS.search(text) and not named and not rooms:
         names = [r.name for r in graph.rooms]
-        return RoomAnswer(f"There {'is' if len(names) == 1 else 'are'} {len(names)} "
-                          f"room{'' if len(names) == 1 else 's'}: the {_names(names)}.", str(len(names)), (),
+        return RoomAnswer(count_sentence(len(names), "room", f": the {_names(names)}"), str(len(names)), (),
                           "count")
     if len(rooms) != 1:
         return None
