@@ -28,12 +28,17 @@ from synergai.agent.program.values import (
 #: Functions that return a set of objects.
 SET_FUNCTIONS = frozenset({"scene", "room", "filter", "relate", "relate_agent"})
 _CATEGORY_LIST_MAX = 60
-#: Per function that takes relations: the argument, the legal values, whether a clock direction is one too.
+#: Arguments that must be one object, per function.
+OBJECT_ARGUMENTS = MappingProxyType({"query_relation": ("object", "reference_object"),
+                                     "query_relation_agent": ("object",), "query_attribute": ("object",),
+                                     "query_state": ("object",)})
+#: Per function that takes relations: the argument, the legal values, whether a clock direction is one
+#: too, and the function it is when given a ``reference_object``.
 _RELATIONS = MappingProxyType({
-    "relate": ("relation", RELATE_RELATIONS, False),
-    "relate_agent": ("relation", AGENT_RELATIONS, True),
-    "query_relation": ("candidate_relations", QUERY_RELATIONS, False),
-    "query_relation_agent": ("candidate_relations", DIRECTIONS, True)})
+    "relate": ("relation", RELATE_RELATIONS, False, "relate"),
+    "relate_agent": ("relation", AGENT_RELATIONS, True, "relate"),
+    "query_relation": ("candidate_relations", QUERY_RELATIONS, False, "query_relation"),
+    "query_relation_agent": ("candidate_relations", DIRECTIONS, True, "query_relation")})
 
 
 @dataclass(frozen=True)
@@ -50,7 +55,7 @@ class Finding:
 
 def _takes(function: str, value: str) -> bool:
     """Whether ``function`` takes the relation ``value``."""
-    _, legal, clock = _RELATIONS[function]
+    _, legal, clock, _ = _RELATIONS[function]
     return legal_value(value, legal) is not None or (clock and clock_hour(value) is not None)
 
 
@@ -194,15 +199,15 @@ class _Checker(ast.NodeVisitor):
             self.add("arguments", node, f"{name}() takes {_signature_text(name, sig)}: {detail}")
             return
         for arg, value in args.items():
-            if arg == "object" or (name, arg) == ("query_relation", "reference_object"):
+            if arg in OBJECT_ARGUMENTS.get(name, ()):
                 self.use(value, "object", f"{name}()'s {arg}")
             elif arg in ("object_set", "reference_object"):  # relate()'s reference_object may be a set too
                 self.use(value, "set")
         if name == "filter" and "category" in args:
             self.check_category(args["category"])
         if name in _RELATIONS:  # given a reference_object, relate_agent() is relate() (and so on)
-            arg = _RELATIONS[name][0]
-            function = name.removesuffix("_agent") if args.get("reference_object") is not None else name
+            arg, _, _, as_object = _RELATIONS[name]
+            function = as_object if args.get("reference_object") is not None else name
             value = args.get(arg)
             for item in value.elts if isinstance(value, ast.List | ast.Tuple | ast.Set) else [value]:
                 self.check_relation(item, function, "relation" if arg == "relation" else "candidate relation")
@@ -225,7 +230,7 @@ class _Checker(ast.NodeVisitor):
         value = node.value if isinstance(node, ast.Constant) else None
         if not isinstance(value, str) or _takes(function, value):
             return
-        _, legal, clock = _RELATIONS[function]
+        _, legal, clock, _ = _RELATIONS[function]
         more = ", or a clock direction such as \"7 o'clock\"" if clock else ""
         if elsewhere := [f"{f}()" for f in _RELATIONS if f != function and _takes(f, value)]:
             more += f"; {value!r} is a relation of {' and '.join(elsewhere)}"

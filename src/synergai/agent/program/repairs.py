@@ -53,4 +53,5 @@ def repair_program(code: str, counts: Mapping[str, int], earlier: list[str], *,
 
 def applied(done: Mapping[str, Any]) -> list[str]:
     """The repairs a program's record (:func:`repair_program`) says were applied."""
-    return [name for name, key in zip(REPAIRS, ("carried", "defined"), strict=True) if done.get(key)]
+    stages = (("carry-definitions", "carried"), ("define-categories", "defined"))
+    return [name for name, key in stages if done.get(key)]

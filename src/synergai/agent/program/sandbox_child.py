@@ -347,10 +347,11 @@ def serve(request: Mapping[str, Any]) -> dict[str, Any]:
     limit_resources(float(limits["cpu_seconds"]), memory_mb)
     try:
         program = compile(check_program(request["code"], int(limits["max_code_chars"])), "<program>", "exec")
-    except BaseException as exc:  # syntax, rule or resource failure; MemoryError: the parser's stack guard
-        reason = "MemoryError: the program is too deeply nested to compile" if isinstance(exc, MemoryError) \
-            else describe(exc, memory_mb=memory_mb)
+    except MemoryError:  # the parser's own stack guard
+        reason = "MemoryError: the program is too deeply nested to compile"
         return {"ok": False, "stdout": "", "error": reason}
+    except BaseException as exc:  # syntax, rule or resource failure
+        return {"ok": False, "stdout": "", "error": describe(exc, memory_mb=memory_mb)}
     error: str | None = None
     sys.addaudithook(audit_hook(guard, program))
     try:
