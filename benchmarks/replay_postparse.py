@@ -45,7 +45,7 @@ def main() -> None:
             words = vocab.narrowed(sentence)
             any_object = (bool(OPEN_QUERY_WORDS & set(words_of(sentence)))
                           or words.categories == vocab.categories)  # as parse_expression decides
-            fixed, _ = post_parse(ref, sentence, words, any_object=any_object)
+            fixed = post_parse(ref, sentence, words, any_object=any_object)
             g, h = ground(graph, ref), ground(graph, fixed)
             before = g.top is not None and g.top.id == target and g.tied == 1
             after = h.top is not None and h.top.id == target and h.tied == 1

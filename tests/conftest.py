@@ -23,16 +23,17 @@ from pg_cluster import ClusterError, start, stop
 if TYPE_CHECKING:
     from synergai.llm import EmbeddedModel
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA_ENV = "SYNERGAI_DATA"
+SHARED_DATA = Path(os.environ.get(DATA_ENV) or Path(__file__).resolve().parents[1].parent / "shared" / "data")
 PG_ENV = "SYNERGAI_TEST_PG"
 BACKENDS = ("sqlite", "postgres")
 
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """``../shared/data`` beside the repository root."""
+    """``../shared/data`` beside the repository root (``$SYNERGAI_DATA`` for a checkout elsewhere)."""
     if not SHARED_DATA.is_dir():
-        pytest.fail(f"benchmark data not found at {SHARED_DATA}")
+        pytest.fail(f"benchmark data not found at {SHARED_DATA}; set {DATA_ENV} to the data folder")
     return SHARED_DATA
 
 

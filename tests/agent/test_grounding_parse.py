@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-from synergai.agent.grounding_fixes import head_first
 from synergai.agent.grounding_parse import (
     SYSTEM_PROMPT,
     expression_messages,
@@ -12,7 +11,7 @@ from synergai.agent.grounding_parse import (
     parse_expression,
 )
 from synergai.llm import ScriptedModel
-from synergai.scene.grounding import RELATION_NAMES, ObjectRef, ground, scene_vocabulary
+from synergai.scene.grounding import RELATION_NAMES, ground, scene_vocabulary
 from synergai.scene.grounding.vocabulary import SceneVocabulary
 from synergai.scene.model import SceneGraph, SceneObject
 
@@ -157,34 +156,3 @@ def test_the_relations_a_sentence_can_mean() -> None:
     assert said("the lamp in the middle of the bed and the sofa").relations == ("between",)
     assert said("the lamp farthest from the bed").relations == ("farthest from",)
     assert said("the lamp, the bed").relations == VOCAB.relations  # no relation word: all of them
-
-
-def _ref(target: str, relation: str, anchor: str) -> ObjectRef:
-    return ObjectRef.model_validate({"category": target, "relations": [
-        {"relation": relation, "anchors": [{"category": anchor}]}]})
-
-
-def test_a_swapped_target_and_anchor_are_exchanged_back_when_the_sentence_starts_with_the_anchor() -> None:
-    swapped = head_first(_ref("trash can", "farthest from", "lamp"), "find the lamp farthest from the bin",
-                         VOCAB)
-    assert swapped.describe() == "lamp farthest from trash can"
-    # the sentence's first object is the target already: unchanged (the same object)
-    kept = _ref("lamp", "next to", "bed")
-    assert head_first(kept, "the lamp next to the bed", VOCAB) is kept
-    # a sentence that starts with a relation does not start with the described object
-    assert head_first(kept, "next to the bed is a lamp", VOCAB) is kept
-    # "what is on the bed": any object, nothing to exchange
-    anything = _ref("object", "on", "bed")
-    assert head_first(anything, "the bed: what is on it", VOCAB) is anything
-
-
-def test_parse_records_an_exchange_and_the_engine_grounds_the_exchanged_expression() -> None:
-    graph = SceneGraph("s", [SceneObject("1", "bed", (0, 0, 0.3), (2, 1.6, 0.6)),
-                             SceneObject("2", "lamp", (1.4, 0, 0.5), (0.3, 0.3, 1.0)),
-                             SceneObject("3", "lamp", (5.0, 0, 0.5), (0.3, 0.3, 1.0))], [])
-    reply = {"category": "bed",
-             "relations": [{"relation": "farthest from", "anchors": [{"category": "lamp"}]}]}
-    parsed = parse_expression(ScriptedModel([json.dumps(reply)]), "the lamp farthest from the bed",
-                              scene_vocabulary(graph))
-    assert parsed.reordered and parsed.raw == reply
-    assert ground(graph, parsed.ref).top.id == "3"

@@ -1,13 +1,12 @@
 """A person's description of one object -> a typed referring expression, by ONE model call.
 
 The reply is JSON under a schema whose words are the scene's, so the model cannot name what the scene
-lacks; the system prompt is the same for every scene. The graph reasons (:func:`ground`), a tie the
-sentence can break costs a second call.
+lacks; the system prompt is the same for every scene. The graph reasons (:func:`ground`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
@@ -24,7 +23,6 @@ from synergai.scene.grounding import (
     ground,
 )
 from synergai.scene.grounding.expression import MAX_COUNT, ORDERS, POSITIONS
-from synergai.scene.grounding.vocabulary import relations_said
 from synergai.scene.model import SceneGraph
 from synergai.scene.vocabulary import (
     ANY_OBJECT,
@@ -188,7 +186,6 @@ class ParsedExpression:
     replies: list[ChatReply] = field(default_factory=list)
     problem: str = ""
     raw: dict[str, Any] | None = None
-    reordered: bool = False  # the target was exchanged for another object (:func:`post_parse`)
 
     @property
     def calls(self) -> int:
@@ -213,11 +210,9 @@ def _normalised(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *, category: str | None = None,
-                     relation_required: bool = False, note: str = "") -> ParsedExpression:
+def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary) -> ParsedExpression:
     """One model call (a retry only when the reply is cut off or not JSON) -> a validated expression; a
-    description longer than ``MAX_SENTENCE_CHARS`` is refused without a call. A second reading keeps the
-    ``category``, needs a relation when ``relation_required``, and adds a ``note``."""
+    description longer than ``MAX_SENTENCE_CHARS`` is refused without a call."""
     calls = model if isinstance(model, Calls) else Calls(model)
     if len(sentence) > MAX_SENTENCE_CHARS:
         return ParsedExpression(None, [], f"description too long ({len(sentence)} characters, at most "
@@ -226,13 +221,7 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
     # "object" (any object) only for a sentence that asks about an object it does not name
     any_object = bool(OPEN_QUERY_WORDS & set(words_of(sentence))) or words.categories == vocab.categories
     schema = expression_schema(words, any_object=any_object, exact_between=True)
-    if category is not None:
-        schema["properties"]["category"] = {"type": "string", "enum": [category]}
-    if relation_required:
-        schema["properties"]["relations"]["minItems"] = 1
     messages = expression_messages(sentence, words, any_object=any_object)
-    if note:
-        messages[-1] = {"role": "user", "content": f"{messages[-1]['content']}\n{note}"}
     answer = calls.json(messages, schema, max_tokens=MAX_TOKENS, retries=1)
     if answer.data is None:
         return ParsedExpression(None, answer.replies, answer.problem or "no JSON reply")
@@ -243,36 +232,12 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary, *,
         where = ".".join(str(p) for p in first.get("loc", ()))
         return ParsedExpression(None, answer.replies, f"invalid expression at {where}: {first.get('msg')}",
                                 answer.data)
-    fixed, reordered = post_parse(ref, sentence, words, any_object=any_object)
-    return ParsedExpression(fixed, answer.replies, "", answer.data, reordered=reordered)
-
-
-def left_out_relations(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> bool:
-    """Whether a bare-category expression left out a relation the sentence says to another object."""
-    bare = not (ref.relations or ref.position or ref.order or ref.alone or ref.superlative or ref.facing
-                or ref.back_to)
-    named = set(vocab.categories_said(sentence)) - {ref.category}
-    return bare and bool(named) and bool(relations_said(sentence, vocab.relations))
+    return ParsedExpression(post_parse(ref, sentence, words, any_object=any_object), answer.replies, "",
+                            answer.data)
 
 
 def ground_description(model: ChatModel, sentence: str, vocab: SceneVocabulary,
                        graph: SceneGraph) -> tuple[ParsedExpression, Grounding | None]:
-    """A description parsed (:func:`parse_expression`) and grounded. A reading that leaves a tie while the
-    sentence says a relation or a feature is asked for once more (its category kept); the second reading
-    is taken when it leaves fewer objects tied (and at least one)."""
-    calls = Calls(model).begin(sentence)
-    parsed = parse_expression(calls, sentence, vocab)
-    if parsed.ref is None:
-        return parsed, None
-    found = ground(graph, parsed.ref)
-    if found.tied < 2 or not (relations_said(sentence, vocab.relations) or vocab.narrowed(sentence).features):
-        return parsed, found  # asked again only on a tie the sentence's words may break
-    note = (f"A first reading, {parsed.ref.describe()!r}, fits {found.tied} objects equally: read the "
-            "description again and write every relation, order or position it says.")
-    again = parse_expression(calls, sentence, vocab, category=parsed.ref.category, note=note,
-                             relation_required=left_out_relations(parsed.ref, sentence, vocab))
-    replies = [*parsed.replies, *again.replies]
-    second = ground(graph, again.ref) if again.ref is not None else None
-    if second is None or not 1 <= second.tied < found.tied:
-        return replace(parsed, replies=replies), found
-    return replace(again, replies=replies), second
+    """A description parsed (:func:`parse_expression`) and grounded (None when it could not be read)."""
+    parsed = parse_expression(Calls(model).begin(sentence), sentence, vocab)
+    return parsed, None if parsed.ref is None else ground(graph, parsed.ref)

@@ -109,9 +109,6 @@ ANY_OBJECT_WORDS = frozenset({"object", "thing", "item", "anything", "something"
 #: WITH a bag on it", "the couch HAS a table in front of it").
 HAVING_WORDS = frozenset({"with", "has", "have", "having", "had", "holding", "holds", "contain", "contains",
                           "containing"})
-#: Words that put an object across the room from its anchor ("the whiteboard across from the door"): of
-#: the candidates, the one farthest from it.
-OPPOSITE_WORDS = frozenset({"opposite", "across"})
 #: Words for objects of one kind standing together, said with their number ("the group of 3", "a row of
 #: four"): the group an order is taken in.
 GROUP_WORDS = frozenset({"group", "groups", "row", "rows", "set", "sets", "stack", "stacks", "line",
@@ -488,9 +485,6 @@ ATTRIBUTE_TYPE_SYNONYMS: MappingProxyType[str, str] = MappingProxyType({
 
 
 # ------------------------------------------------------------------------ how people single one out
-#: Words of an opening clause that sets the viewpoint from where the speaker stands ("standing at the
-#: door, ...", "as you enter, ...") rather than what they face.
-STANDING_AT_WORDS = frozenset({"back", "standing", "stand", "enter", "entering", "walk", "walking"})
 #: Words after which a sentence can mean each feature of a referring expression beyond its relations
 #: (``synergai.scene.grounding``): the schema a model fills offers a feature only when its words are said.
 FEATURE_CUES: MappingProxyType[str, frozenset[str]] = MappingProxyType({name: frozenset(words.split()) for
