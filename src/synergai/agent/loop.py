@@ -33,7 +33,6 @@ from synergai.agent.evidence import (
     evidence_categories,
     evidence_colours,
     named_at,
-    own_colours,
     question_subject,
 )
 from synergai.agent.kernel import DONE, AnswerCheck, Budget, SendBack, StepKind, Turn, TurnKernel
@@ -414,8 +413,8 @@ class AgentLoop:
 
     def _answer_from_graph(self, turn: _Turn) -> bool:
         """Answer from the graph, with no model call: "where" by the observed subject's best place, "what
-        shape" by its box, "what colour" by its one colour, "what type of X" by X's colour, material and
-        name, "how many" by the objects the lookups matched. False when there is none."""
+        shape" by its box, "what colour" by the colour a person gave it, "what type of X" by X's colour,
+        material and name, "how many" by the objects the lookups matched. False when there is none."""
         graph, kind = turn.ctx.graph, turn.question.kind_at is not None
         if turn.form is AnswerForm.NUMBER:
             asked = named_subject(turn.question, graph)
@@ -430,16 +429,12 @@ class AgentLoop:
             return False
         obj, shown, room = graph.get(subject), [subject], ""
         extra: dict[str, Any] = {}
-        if turn.form is AnswerForm.COLOR:  # its own colour, when it is what the question names first
-            own = own_colours(obj)
+        if turn.form is AnswerForm.COLOR:  # the one colour a person gave it, in their words (else the model)
+            given = [a for a in turn.ctx.said_by_people(subject) if " ".join(words_of(a)) in COLOR_NAMES]
             first = named_subject(turn.question, graph).ids
-            if len(own) != 1 or subject not in first or absent_thing(turn.question, graph):
+            if len(given) != 1 or subject not in first or absent_thing(turn.question, graph):
                 return False
-            # a shade that is not its own basic term may be a person's words: only then is the log read
-            shades = [a for a in obj.attributes
-                      if " ".join(words_of(a)) in COLOR_NAMES and basic_color(a) != a]
-            people = turn.ctx.said_by_people(subject) if shades else frozenset()
-            short = next((a for a in shades if a in people), own[0])  # a colour a person gave, in their words
+            short = given[0]
         elif turn.form is AnswerForm.PLACE:
             found = places(graph, subject)
             if not found:
