@@ -122,16 +122,9 @@ def _named_at(words: list[str], k: int, vocab: SceneVocabulary) -> tuple[int, se
     return None
 
 
-def _mentions(words: list[str], vocab: SceneVocabulary) -> list[tuple[int, int, set[str]]]:
-    """The category phrases a sentence names, in order: (first word, end, categories)."""
-    out: list[tuple[int, int, set[str]]] = []
-    k = 0
-    while k < len(words):
-        named = _named_at(words, k, vocab)
-        if named is not None:
-            out.append((k, k + named[0], named[1]))
-        k += named[0] if named else 1
-    return out
+def _first_named(words: list[str], vocab: SceneVocabulary) -> tuple[int, set[str]] | None:
+    """The first category phrase the words name: (its first word, its categories), or None."""
+    return next(((k, named[1]) for k in range(len(words)) if (named := _named_at(words, k, vocab))), None)
 
 
 #: Most words between a number and the noun it counts ("3 small white cups").
@@ -149,8 +142,8 @@ def group_size(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
         if n is None or not 2 <= n <= MAX_COUNT:
             continue
         grouped = k >= 2 and words[k - 1] == "of" and words[k - 2] in GROUP_WORDS | FEATURE_CUES["order"]
-        named = next(iter(_mentions(words[k + 1:], vocab)), None)
-        if grouped or (named is not None and named[0] < _NUMBER_REACH and ref.category in named[2]):
+        named = _first_named(words[k + 1:], vocab)
+        if grouped or (named is not None and named[0] < _NUMBER_REACH and ref.category in named[1]):
             others = k >= 1 and words[k - 1] == "other"  # "between the other two boxes": three in all
             return ref.model_copy(update={"group_size": n + 1 if others else n})
     return ref

@@ -430,9 +430,13 @@ class AgentLoop:
         obj, shown, room = graph.get(subject), [subject], ""
         extra: dict[str, Any] = {}
         if turn.form is AnswerForm.COLOR:  # the one colour a person gave it, in their words (else the model)
-            given = [a for a in turn.ctx.said_by_people(subject) if " ".join(words_of(a)) in COLOR_NAMES]
-            first = named_subject(turn.question, graph).ids
-            if len(given) != 1 or subject not in first or absent_thing(turn.question, graph):
+            colours = [a for a in obj.attributes if " ".join(words_of(a)) in COLOR_NAMES]
+            if not colours or subject not in named_subject(turn.question, graph).ids \
+                    or absent_thing(turn.question, graph):
+                return False
+            people = turn.ctx.said_by_people(subject)  # the edit log, read only when it can answer
+            given = [a for a in colours if a in people]
+            if len(given) != 1:
                 return False
             short = given[0]
         elif turn.form is AnswerForm.PLACE:

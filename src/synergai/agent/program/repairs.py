@@ -8,6 +8,7 @@ scene API reads them leniently.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from synergai.agent.program.check import name_uses
@@ -19,8 +20,10 @@ from synergai.agent.program.names import (
     undefined_names,
 )
 
-#: Every repair of a program's text, in the order the pipeline applies them.
-REPAIRS = ("carry-definitions", "define-categories")
+#: Every repair of a program's text, in the order the pipeline applies them, and the key of the record
+#: (:func:`repair_program`) that lists what it did.
+RECORD_KEYS = MappingProxyType({"carry-definitions": "carried", "define-categories": "defined"})
+REPAIRS = tuple(RECORD_KEYS)
 
 
 def define_categories(code: str, counts: Mapping[str, int], *,
@@ -53,5 +56,4 @@ def repair_program(code: str, counts: Mapping[str, int], earlier: list[str], *,
 
 def applied(done: Mapping[str, Any]) -> list[str]:
     """The repairs a program's record (:func:`repair_program`) says were applied."""
-    stages = (("carry-definitions", "carried"), ("define-categories", "defined"))
-    return [name for name, key in stages if done.get(key)]
+    return [name for name, key in RECORD_KEYS.items() if done.get(key)]
