@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -130,6 +133,29 @@ def test_a_seeded_models_sampled_replies_are_stored_per_draw_and_replayed_in_ord
     assert (third.text, third.cached, again.asked) == ("t=0.7 seed=7", False, [(0.7, 7)])
     assert replay.chat(USER, temperature=0.9).text == "t=0.9 seed=8"  # the temperature is in the key
     assert len(_entries(tmp_path)) == 4
+
+
+class _SlowSeededModel(_SeededModel):
+    """Takes its draw only after a while, as a model busy with a prompt does."""
+
+    def chat(self, messages, **request):
+        time.sleep(0.3)
+        return super().chat(messages, **request)
+
+
+def test_threads_sampling_one_request_store_each_reply_under_its_own_draw(tmp_path: Path) -> None:
+    model = CachedModel(_SlowSeededModel(), tmp_path / "cache")
+    start = threading.Barrier(2)
+
+    def sample() -> str:
+        start.wait()
+        return model.chat(USER, temperature=0.7).text
+
+    with ThreadPoolExecutor(2) as pool:
+        drawn = sorted(pool.map(lambda _: sample(), range(2)))
+    assert drawn == ["t=0.7 seed=5", "t=0.7 seed=6"] and len(_entries(tmp_path)) == 2
+    replay = CachedModel(_SeededModel(), tmp_path / "cache")  # a new process replays the draws in order
+    assert [replay.chat(USER, temperature=0.7).text for _ in range(2)] == drawn and replay.hits == 2
 
 
 def test_corrupt_entry_is_a_miss_and_is_rewritten(tmp_path: Path) -> None:

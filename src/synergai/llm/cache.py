@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import tempfile
+import threading
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -82,6 +83,7 @@ class CachedModel:
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self.hits = 0
         self.misses = 0
+        self._draws = threading.Lock()
 
     @property
     def supports_grammar(self) -> bool:
@@ -106,11 +108,19 @@ class CachedModel:
         if temperature != 0 and draws is None:
             return self.inner.chat(clean, json_schema=json_schema, max_tokens=max_tokens,
                                    temperature=temperature, stop=stop, **extra)
+        # a sampled request's key names its draw: the draw is counted and taken under one lock, so that
+        # threads sampling the same request store each reply under the draw that made it
+        with self._draws if draws is not None else contextlib.nullcontext():
+            return self._chat(clean, json_schema, max_tokens, float(temperature), stop, grammar, draws)
+
+    def _chat(self, clean: list[dict[str, str]], json_schema: dict | None, max_tokens: int,
+              temperature: float, stop: Sequence[str] | None, grammar: str | None,
+              draws: tuple[Callable[[str], int], Callable[[str], None]] | None) -> ChatReply:
         started = time.perf_counter()
         key = cache_key(self.name, clean, json_schema, max_tokens, stop, grammar, json_format(self.inner))
         if draws is not None:  # the request's next draw: its key names the temperature and the seed
             request = cache_key(self.name, clean, json_schema, max_tokens, stop, grammar)
-            key = hashlib.sha256(f"{key}|{float(temperature)!r}|{draws[0](request)}".encode()).hexdigest()
+            key = hashlib.sha256(f"{key}|{temperature!r}|{draws[0](request)}".encode()).hexdigest()
         path = self.path_for(key)
         stored = _read(path)
         if stored is not None:
@@ -119,8 +129,9 @@ class CachedModel:
                 draws[1](request)
             return replace(stored, cached=True, seconds=time.perf_counter() - started)
         self.misses += 1
+        extra: dict[str, Any] = {"grammar": grammar} if grammar is not None else {}
         reply = self.inner.chat(clean, json_schema=json_schema, max_tokens=max_tokens,
-                                temperature=float(temperature), stop=stop, **extra)
+                                temperature=temperature, stop=stop, **extra)
         _write(path, replace(reply, cached=False).to_dict())
         return reply
 
