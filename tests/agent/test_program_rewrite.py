@@ -37,25 +37,6 @@ def test_a_pep701_program_goes_back_with_the_f_string_hint_and_its_repair_runs()
     assert programs[1]["stdout"].strip() == "2 chairs" and result.short_answer == "2"
 
 
-def test_relation_hints_point_to_the_function_or_direction_that_exists():
-    cats = ["table", "chair"]
-    # a relation between objects is relate()'s, of a set of objects too (see test_program_lenient.py)
-    for code in ('x = relate_agent(object_set=scene(), relation="on")',
-                 't = filter(scene(), "table")\nx = relate_agent(object_set=t, relation="on")'):
-        on = check_program(code, cats)
-        assert on[0].kind == "relation" and "'on' is a relation of relate()" in on[0].hint
-    assert check_program("x = relate_agent(object_set=scene(), relation=\"3 o'clock\")", cats) == []
-    bare = check_program("x = relate_agent(object_set=scene(), relation=\"o'clock\")", cats)
-    assert bare[0].kind == "relation" and "or a clock direction such as \"7 o'clock\"" in bare[0].hint
-    assert "\"7 o'clock\" is a relation of relate_agent() and query_relation_agent()" in check_program(
-        "t = filter(scene(), 'table')[0]\nx = relate(scene(), t, \"7 o'clock\")", cats)[0].hint
-    # given a reference object, relate_agent() is relate(): no finding (see test_program_lenient.py)
-    given = 't = filter(scene(), "table")[0]\nx = relate_agent(scene(), reference_object=t, relation="on")'
-    assert check_program(given, cats) == []
-    plain = check_program('x = relate_agent(object_set=scene(), relation="sideways")', cats)
-    assert "is a relation of" not in plain[0].hint  # no function takes it
-
-
 def test_assignments_an_earlier_attempt_made_are_carried_into_a_repair_that_dropped_them():
     first = ('object_set = scene()\n'
              'mini_fridges = filter(object_set=object_set, category="mini fridge")\n'
@@ -87,19 +68,6 @@ def test_the_loop_runs_a_repair_with_the_carried_assignments_without_another_rou
     assert programs[1]["carried"] == ["chairs"] and programs[1]["stdout"].strip() == "2"
 
 
-def test_a_relation_another_function_takes_is_named_with_the_functions_that_take_it():
-    cats = ["stove", "cabinet", "sink"]
-    code = 't = filter(scene(), "sink")[0]\nabove = query_relation_agent(t, ["above"])'
-    hint = check_program(code, cats)[0].hint
-    assert hint.startswith("'above' is not a candidate relation of query_relation_agent(); use one of")
-    assert hint.endswith("'above' is a relation of relate() and query_relation()")
-    # query_relation_agent() given a reference object is query_relation(): its relations are the legal ones
-    given = ("s = filter(scene(), 'stove')[0]\nc = filter(scene(), 'sink')[0]\n"
-             "print(query_relation_agent(s, ['above', 'diagonal'], reference_object=c))")
-    (found,) = check_program(given, cats)
-    assert found.hint.startswith("'diagonal' is not a candidate relation of query_relation()")
-
-
 def test_a_program_that_never_takes_the_question_s_objects_runs_as_written():
     # measured on the SQA3D check half, sending it back once gained nothing (36.0 / 36.0 either way)
     ignore = ("Thought: count.\nAction: Program\nAction Input:\n```Python\n"
@@ -110,24 +78,16 @@ def test_a_program_that_never_takes_the_question_s_objects_runs_as_written():
     assert program["stage"] == "sandbox" and program["ok"] and result.usage.calls == 2
 
 
-def test_a_program_filtering_a_category_the_scene_lacks_runs_with_the_hint_beside_its_output():
+def test_a_program_filtering_a_category_the_scene_lacks_runs_and_its_output_goes_back_alone():
     lacking = ("Thought: look.\nAction: Program\nAction Input:\n```Python\n"
                "sofas = filter(object_set=scene(), category='sofa')\nprint('yes' if sofas else 'no')\n```")
     model = ScriptedModel([lacking, "Thought: done\nAction: Final Answer\nAction Input: no"])
     result = ProgramLoop(model).run(room(), "Is there a sofa behind me?")
     programs = [t for t in result.trace if t["type"] == "program"]
     assert len(programs) == 1 and programs[0]["stage"] == "sandbox" and programs[0]["ok"]
-    assert programs[0]["notes"] == ["category"] and programs[0]["stdout"].strip() == "no"
     told = model.requests[-1].messages[-1]["content"]
-    assert told.startswith("Observation: no Note:") and "the scene has no 'sofa'" in told
+    assert told.startswith("Observation: no") and "sofa" not in told
     assert result.usage.calls == 2 and result.short_answer == "no"
-    # beside a finding that keeps the program from running, the hint goes back with it
-    both = lacking.replace("print('yes' if sofas else 'no')", "print(chairs)")
-    done = "Thought: done\nAction: Final Answer\nAction Input: no"
-    result = ProgramLoop(ScriptedModel([both, lacking, done])).run(room(), "Is there a sofa behind me?")
-    first = next(t for t in result.trace if t["type"] == "program")
-    assert first["stage"] == "check" and "the scene has no 'sofa'" in first["error"]
-
 
 def test_an_answer_given_before_any_program_ran_is_sent_back_once_for_one_that_runs():
     answer = "Thought: there is none.\nAction: Final Answer\nAction Input: no"
@@ -242,8 +202,6 @@ def test_filter_takes_a_list_of_categories():
     program = _first_program("print(len(filter(object_set=scene(), category=['chair', 'table'])))\n", "3",
                              "How many chairs and tables are there?")
     assert program["ok"] and program["stdout"].strip() == "3"
-    assert [f.kind for f in check_program("print(filter(scene(), ['chair', 'piano']))", ["chair"])] \
-        == ["category"]
 
 
 def test_the_registered_repairs_are_the_documented_ones():

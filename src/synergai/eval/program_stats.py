@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from synergai.agent.program.api import KEYWORD_ALIASES, api_signatures, full_keyword
-from synergai.agent.program.check import check_program
+from synergai.agent.program.check import sets_as_objects
 from synergai.agent.program.prompt import EMPTY_OUTPUT
 from synergai.agent.program.values import FIELDS, OBJECT_FIELDS, legal_value
 
@@ -120,8 +120,7 @@ def _lenient_forms(code: str) -> list[str]:
         if name == "filter" and "relation" in keywords:
             found.append("filter-relation")
     # a set where one object is expected stands for its nearest: what the unordered contract reports
-    found += ["set-as-one-object" for f in check_program(code, ordered_sets=False)
-              if f.kind == "set-as-object"]
+    found += ["set-as-one-object"] * sets_as_objects(tree)
     return found
 
 

@@ -62,9 +62,6 @@ class ProgramLimits:
     repeat_temperature: float = REPEAT_TEMPERATURE
 
 
-#: Findings said beside a program's output rather than keeping it from running (a category the scene
-#: has none of: filter() gives an empty set).
-NOTED = frozenset({"category"})
 
 
 @dataclass
@@ -312,10 +309,9 @@ class ProgramLoop:
     def _try(self, at: _Question, step: TPCStep, key: str, cut: bool) -> str:
         """Check a program, run it if it passes, and choose the next phase from what happened (a program
         the check stopped: its findings' hints go straight back)."""
-        code, done, findings, notes = self._repaired(at, step.content)
-        record = {"thought": step.thought, "program": code, "notes": [f.kind for f in notes]}
+        code, done, findings = self._repaired(at, step.content)
+        record = {"thought": step.thought, "program": code}
         if findings:  # not run
-            findings = [*findings, *notes]
             error, kinds = f"CheckError: {repair_hint(findings)}", [f.kind for f in findings]
             if cut and "syntax" in kinds:  # "'(' was never closed" misleads; the cut is a loop: sample
                 error, kinds = f"CheckError: {P.CUT_OFF.format(tokens=self.limits.max_tokens)}", ["cut-off"]
@@ -328,12 +324,11 @@ class ProgramLoop:
         outcome = run_program(code, api_factory=API_FACTORY, api_args=at.api_args, limits=self.limits.sandbox)
         self.kernel.record(at, StepKind.ACTION, "program", **record, ok=outcome.ok, stdout=outcome.stdout,
                            error=outcome.error, stage="sandbox", wall_s=round(outcome.wall_s, 3), **done)
-        noted = f" Note: {repair_hint(notes)}" if notes else ""
         if outcome.ok and outcome.stdout.strip():
             text, cap = outcome.stdout.strip(), self.limits.max_observation_chars
             if len(text) > cap:
                 text = text[:cap] + f" ... [{len(text) - cap} more characters cut: print only what you need]"
-            observation = f"Observation: {text}{noted}"
+            observation = f"Observation: {text}"
             self.kernel.observe(at, observation, tell=False)  # said by the send-back below
             now = self.limits.answer_after_output
             self.kernel.send_back(at, "output-answer-now" if now else "output", observation=observation)
@@ -343,23 +338,20 @@ class ProgramLoop:
             error = P.CUT_OFF.format(tokens=self.limits.max_tokens)
             at.sampling.repeated()
         at.failed[key] = at.last_error = error
-        self.kernel.send_back(at, "rectify", error=error + noted)
+        self.kernel.send_back(at, "rectify", error=error)
         return Phase.PROGRAM
 
-    def _repaired(self, at: _Question, program: str) -> tuple[str, dict[str, Any], list[Finding],
-                                                              list[Finding]]:
-        """The program repaired, the repairs done, and the check's findings that keep it from running and
-        those said beside its output (as written and unchecked without the static check)."""
+    def _repaired(self, at: _Question, program: str) -> tuple[str, dict[str, Any], list[Finding]]:
+        """The program repaired, the repairs done, and the check's findings that keep it from running (as
+        written and unchecked without the static check)."""
         limits = self.limits
         if not limits.static_check:
             at.earlier.append(program)
-            return program, {"carried": [], "defined": []}, [], []
+            return program, {"carried": [], "defined": []}, []
         code, done = repair_program(program, at.counts, at.earlier, ordered_sets=limits.ordered_sets)
         for name in applied(done):
             at.result.repairs[name] = at.result.repairs.get(name, 0) + 1
-        findings = check_program(code, sorted(at.counts), ordered_sets=limits.ordered_sets)
-        noted = [f for f in findings if f.kind in NOTED]
-        return code, done, [f for f in findings if f.kind not in NOTED], noted
+        return code, done, check_program(code, sorted(at.counts), ordered_sets=limits.ordered_sets)
 
     def _answer(self, at: _Question, text: str, extra: Mapping[str, Any]) -> None:
         """Record ``text`` as the answer, read as the question's form (as written when it does not fit)."""
