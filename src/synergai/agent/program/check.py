@@ -14,10 +14,7 @@ from types import MappingProxyType
 
 from synergai.agent.program.api import API_FUNCTIONS, LENIENT_ONLY, api_signatures, full_keywords
 from synergai.agent.program.names import bound_names, closest_hint, undefined_hint, undefined_names
-from synergai.agent.program.values import (
-    FIELDS,
-    legal_value,
-)
+from synergai.agent.program.values import FIELDS, legal_value
 
 #: Functions that return a set of objects.
 SET_FUNCTIONS = frozenset({"scene", "room", "filter", "relate", "relate_agent"})
@@ -168,8 +165,9 @@ def _syntax_hint(exc: SyntaxError | ValueError, code: str) -> Finding:
 
 
 def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bool = True) -> list[Finding]:
-    """Findings for ``code`` against the scene API and ``categories`` ([] when it looks right); a copy of an
-    API function's documented signature (typed parameters, ``-> Set``) instead of a call is the only one."""
+    """Findings for ``code`` ([] when it looks right; an undefined name is matched against the API and
+    ``categories``); a copy of an API function's documented signature (typed parameters, ``-> Set``)
+    instead of a call is the only one."""
     if copied := _COPIED.search(code):
         group = 1 if copied[1] else 2
         return [Finding("api-copied", code.count("\n", 0, copied.start(group)) + 1,
@@ -182,7 +180,7 @@ def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bo
         return [_syntax_hint(exc, code)]
     bound = bound_names(tree)
     sigs = api_signatures()
-    findings = []
+    findings: list[Finding] = []
     for node in undefined_names(tree):
         if any(isinstance(p, ast.Call) and p.func is node for p in ast.walk(tree)):
             findings.append(Finding("unknown-function", node.lineno, f"{node.id}() is not an API function"
@@ -191,8 +189,10 @@ def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bo
         else:
             findings.append(Finding("undefined-name", node.lineno,
                                     undefined_hint(node.id, bound, categories, ordered_sets)))
-    unique = {(f.kind, f.hint): f for f in reversed(findings)}  # the first of each hint
-    return sorted(reversed(unique.values()), key=lambda f: f.line)
+    first: dict[tuple[str, str], Finding] = {}
+    for finding in findings:  # the first of each hint
+        first.setdefault((finding.kind, finding.hint), finding)
+    return sorted(first.values(), key=lambda f: f.line)
 
 
 def name_uses(tree: ast.Module, ordered_sets: bool = True) -> dict[str, set[str]]:

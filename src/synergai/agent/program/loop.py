@@ -62,8 +62,6 @@ class ProgramLimits:
     repeat_temperature: float = REPEAT_TEMPERATURE
 
 
-
-
 @dataclass
 class ProgramResult(Answered):
     """What one question produced in program mode, with its repairs."""
