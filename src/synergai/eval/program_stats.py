@@ -14,6 +14,7 @@ from typing import Any
 from synergai.agent.program.api import KEYWORD_ALIASES, api_signatures, full_keyword
 from synergai.agent.program.check import sets_as_objects
 from synergai.agent.program.prompt import EMPTY_OUTPUT
+from synergai.agent.program.repairs import applied
 from synergai.agent.program.values import FIELDS, OBJECT_FIELDS, legal_value
 
 
@@ -71,8 +72,7 @@ def repair_counts(results: Sequence[Mapping[str, Any]]) -> dict[str, int]:
         for t in r.get("trace", []):
             if t.get("type") == "program":
                 counts.update(t.get("repairs") or [])
-                counts.update(name for name, key in (("carry-definitions", "carried"),
-                                                     ("define-categories", "defined")) if t.get(key))
+                counts.update(applied(t))
     return dict(counts.most_common())
 
 
@@ -119,7 +119,7 @@ def _lenient_forms(code: str) -> list[str]:
             found.append("keyword-prefix")
         if name == "filter" and "relation" in keywords:
             found.append("filter-relation")
-    # a set where one object is expected stands for its nearest: what the unordered contract reports
+    # a set where one object is expected stands for its nearest
     found += ["set-as-one-object"] * sets_as_objects(tree)
     return found
 

@@ -103,11 +103,7 @@ class CachedModel:
         """A stored reply for this exact request, or the inner model's (then stored)."""
         clean = check_request(messages, json_schema=json_schema, max_tokens=max_tokens,
                               temperature=temperature, stop=stop, grammar=grammar)
-        extra: dict[str, Any] = {"grammar": grammar} if grammar is not None else {}
         draws = _seeded_draws(self.inner) if temperature != 0 else None
-        if temperature != 0 and draws is None:
-            return self.inner.chat(clean, json_schema=json_schema, max_tokens=max_tokens,
-                                   temperature=temperature, stop=stop, **extra)
         # a sampled request's key names its draw: the draw is counted and taken under one lock, so that
         # threads sampling the same request store each reply under the draw that made it
         with self._draws if draws is not None else contextlib.nullcontext():
@@ -116,6 +112,10 @@ class CachedModel:
     def _chat(self, clean: list[dict[str, str]], json_schema: dict | None, max_tokens: int,
               temperature: float, stop: Sequence[str] | None, grammar: str | None,
               draws: tuple[Callable[[str], int], Callable[[str], None]] | None) -> ChatReply:
+        extra: dict[str, Any] = {"grammar": grammar} if grammar is not None else {}
+        if temperature != 0 and draws is None:  # sampled without a known seed: never stored
+            return self.inner.chat(clean, json_schema=json_schema, max_tokens=max_tokens,
+                                   temperature=temperature, stop=stop, **extra)
         started = time.perf_counter()
         key = cache_key(self.name, clean, json_schema, max_tokens, stop, grammar, json_format(self.inner))
         if draws is not None:  # the request's next draw: its key names the temperature and the seed
@@ -129,7 +129,6 @@ class CachedModel:
                 draws[1](request)
             return replace(stored, cached=True, seconds=time.perf_counter() - started)
         self.misses += 1
-        extra: dict[str, Any] = {"grammar": grammar} if grammar is not None else {}
         reply = self.inner.chat(clean, json_schema=json_schema, max_tokens=max_tokens,
                                 temperature=temperature, stop=stop, **extra)
         _write(path, replace(reply, cached=False).to_dict())

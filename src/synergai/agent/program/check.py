@@ -195,19 +195,21 @@ def check_program(code: str, categories: Sequence[str] = (), *, ordered_sets: bo
     return sorted(first.values(), key=lambda f: f.line)
 
 
+def _walked(tree: ast.Module, ordered_sets: bool) -> _Uses:
+    uses = _Uses(ordered_sets, bound_names(tree) & set(API_FUNCTIONS))
+    uses.visit(tree)
+    return uses
+
+
 def name_uses(tree: ast.Module, ordered_sets: bool = True) -> dict[str, set[str]]:
     """How the program uses each name it reads: as a "set" (a set argument, a loop, ``len()``, an index)
     or as one "object" (an object argument, a field)."""
-    uses = _Uses(ordered_sets, bound_names(tree) & set(API_FUNCTIONS))
-    uses.visit(tree)
-    return uses.uses
+    return _walked(tree, ordered_sets).uses
 
 
 def sets_as_objects(tree: ast.Module) -> int:
     """How many places pass a set where one object is expected (the scene API takes its nearest)."""
-    uses = _Uses(False, bound_names(tree) & set(API_FUNCTIONS))
-    uses.visit(tree)
-    return len(uses.sets_as_objects)
+    return len(_walked(tree, False).sets_as_objects)
 
 
 def repair_hint(findings: Sequence[Finding], limit: int = 4) -> str:
