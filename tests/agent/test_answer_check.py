@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from agent_scripting import act, final, room
 
-from synergai.agent.answer_check import check_answer, question_subject, tool_text
+from synergai.agent.answer_check import absent_thing, check_answer, question_subject, tool_text
 from synergai.agent.answer_forms import AnswerForm, normalise_answer
 from synergai.agent.kernel import AnswerVerdict
 from synergai.agent.loop import LoopLimits
@@ -117,6 +117,24 @@ def test_an_object_the_scene_lacks_is_said_to_be_missing_never_guessed(graph: Sc
     assert _check(graph, "What is in the corner?", "table").ok
     assert question_subject(Question.parse("What colour is the fridge?", sorted(graph.categories())),
                             graph).name == "refrigerator"
+
+
+@pytest.mark.parametrize(("scene", "question", "absent"), [
+    ("scene0423_00", "What direction do the chairs face?", ""),  # a verb after the noun; armchairs
+    ("scene0423_00", "The tan chair is near what?", ""),  # an armchair is a chair
+    ("scene0435_00", "Where is the large brown sofa located?", ""),  # the sofa chair
+    ("scene0423_00", "What colour is the piano?", "piano"),
+    ("scene0435_00", "Where is the grand piano standing?", "grand piano"),
+    ("scene0423_00", "Is the piano I am playing loud?", "piano"),  # the person is not the piano's name
+    ("scene0423_00", "What is to my right that has a faucet?", ""),  # a part of what is asked
+    ("scene0423_00", "Can I reach the piano if I turn left?", "piano"),
+])
+def test_only_a_name_no_object_answers_to_is_missing(shared_data: Path, scene: str, question: str,
+                                                      absent: str) -> None:
+    objects = load_objects_file(shared_data / "scannet" / "objects_gt.json")
+    room_graph = build_graph(scene, objects.objects(scene), scene_type=objects.scene_type(scene))
+    asked = Question.parse(question, sorted(room_graph.categories()))
+    assert absent_thing(asked, room_graph) == absent
 
 
 def test_bad_input_gets_a_verdict_never_an_error(graph: SceneGraph) -> None:

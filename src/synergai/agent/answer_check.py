@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import takewhile
 
@@ -32,8 +32,10 @@ from synergai.scene.vocabulary import (
     ANY_OBJECT_WORDS,
     COLOR_NAMES,
     COLOR_WORDS,
+    HAVING_WORDS,
     MATERIAL_WORDS,
     OPEN_QUERY_WORDS,
+    PERSON_WORDS,
     RELATION_CUE_WORDS,
     RELATION_PREPOSITIONS,
     ROOM_PART_WORDS,
@@ -69,9 +71,9 @@ _CLOSED = (AnswerForm.YES_NO, AnswerForm.NUMBER, AnswerForm.COLOR, AnswerForm.SH
            AnswerForm.CHOICE)
 #: Words that end the noun phrase a question names its object by ("the piano *in* the corner").
 _PHRASE_END = frozenset({"is", "are", "was", "were", "has", "have", "does", "do", "can", "that", "which",
-                         "who", "and", "or", "for", "with", "located", "placed", "there", "here", "it",
-                         "in", "on", "at", "of", "by", "from", "to"}
-                        | RELATION_PREPOSITIONS | RELATION_CUE_WORDS)
+                         "who", "and", "or", "but", "if", "when", "while", "for", "with", "located", "placed",
+                         "there", "here", "it", "in", "on", "at", "of", "by", "from", "to"}
+                        | RELATION_PREPOSITIONS | RELATION_CUE_WORDS | PERSON_WORDS)
 _ARTICLES = frozenset({"the", "a", "an", "any"})
 #: Why a correction's reply fails when it only says the user's words back and nothing was changed.
 ECHOES = "it says the user's words back, but nothing was changed"
@@ -83,6 +85,8 @@ QUOTES = "it quotes the tools' own text ({!r}); answer in plain words"
 _NONE_WORDS = frozenset({"no", "none", "not", "nothing", "nowhere", "0", "zero"})
 #: Longest noun phrase read as the thing a question names (words).
 _PHRASE_WORDS = 3
+#: Shortest noun a category's word may end with for the phrase not to be absent ("can": "trash can").
+_SHORTEST_NOUN = 3
 
 
 @dataclass(frozen=True)
@@ -114,26 +118,29 @@ def question_subject(question: Question, graph: SceneGraph, marked: str | None =
     return Subject(ids, cats[0], at=at)
 
 
-def absent_thing(question: Question, graph: SceneGraph,
-                 means: Callable[[str, Sequence[str]], bool] | None = None) -> str:
-    """The noun phrase a question names its object by when nothing in the room can be called so (by the
-    synonym list, or by ``means``: whether a phrase means one of the categories, e.g. a sentence-embedding
-    model); '' when it names none, a part of the room, or one the room has."""
+def absent_thing(question: Question, graph: SceneGraph) -> str:
+    """The noun phrase a question names its object by when nothing in the room can be called so; '' when
+    it names none, a part of the room, or one the room has. Only a name no object could answer to is
+    absent: no run of the phrase's words names a category (a verb may follow the noun: "the chairs face",
+    "the shelving unit made out of"), and no category's word ends with one of its nouns ("chair":
+    "armchair"; "sofa": "sofa chair")."""
     words = list(question.words)
     start = next((k + 1 for k, w in enumerate(words)
                   if w in _ARTICLES or words[max(k - 1, 0):k + 1] == ["how", "many"]), None)
-    if start is None or not question.asking:
-        return ""
+    if start is None or not question.asking or (start >= 2 and words[start - 2] in HAVING_WORDS):
+        return ""  # "what has a faucet": a part of what is asked, not what is asked
     head = takewhile(lambda w: w not in _PHRASE_END, words[start:start + _PHRASE_WORDS + 2])
-    phrase = [w for w in head if w not in COLOR_WORDS and w not in SIZE_WORDS and w not in MATERIAL_WORDS]
-    phrase = [*phrase[-_PHRASE_WORDS:-1], singular(phrase[-1])] if phrase else []
-    if not phrase or any(w in ROOM_PART_WORDS | OPEN_QUERY_WORDS | ANY_OBJECT_WORDS for w in phrase):
+    named = [w for w in head if w not in COLOR_WORDS and w not in SIZE_WORDS and w not in MATERIAL_WORDS]
+    if not named or any(w in ROOM_PART_WORDS | OPEN_QUERY_WORDS | ANY_OBJECT_WORDS for w in named):
         return ""
     cats = sorted({o.category for o in graph} | {n for r in graph.rooms for n in (r.category, r.name)})
-    said = " ".join(phrase)
-    if map_word_to(said, cats, areas=True) or map_word_to(phrase[-1], cats, areas=True):
+    spans = (" ".join(named[i:j]) for i in range(len(named))
+             for j in range(i + 1, min(i + _PHRASE_WORDS, len(named)) + 1))
+    nouns = {singular(w) for w in named if len(w) >= _SHORTEST_NOUN}
+    if any(map_word_to(p, cats, areas=True) for p in spans) or any(
+            w.endswith(n) for c in cats for w in words_of(c) for n in nouns):
         return ""
-    return "" if means is not None and means(said, cats) else said
+    return " ".join([*named[-_PHRASE_WORDS:-1], singular(named[-1])])
 
 
 def tool_text(text: str) -> str:

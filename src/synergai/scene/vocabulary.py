@@ -109,6 +109,9 @@ ANY_OBJECT_WORDS = frozenset({"object", "thing", "item", "anything", "something"
 #: WITH a bag on it", "the couch HAS a table in front of it").
 HAVING_WORDS = frozenset({"with", "has", "have", "having", "had", "holding", "holds", "contain", "contains",
                           "containing"})
+#: Words for people, never part of an object's name ("the bench I am sitting on").
+PERSON_WORDS = frozenset({"i", "me", "my", "mine", "you", "your", "we", "us", "our", "he", "she", "him",
+                          "her", "they", "them", "their"})
 #: Words for objects of one kind standing together, said with their number ("the group of 3", "a row of
 #: four"): the group an order is taken in.
 GROUP_WORDS = frozenset({"group", "groups", "row", "rows", "set", "sets", "stack", "stacks", "line",
