@@ -137,6 +137,23 @@ def test_only_a_name_no_object_answers_to_is_missing(shared_data: Path, scene: s
     assert absent_thing(asked, room_graph) == absent
 
 
+@pytest.mark.parametrize(("scene", "question", "category"), [
+    ("scene0222_00", "What color is the desk chair?", "chair"),  # a compound's head is its last noun
+    ("scene0426_00", "Where is the floor lamp located?", "lamp"),
+    ("scene0084_00", "Where is the wall soap dispenser located?", "soap dispenser"),
+    ("scene0084_00", "What color is the toilet seat cover dispenser?", "toilet seat cover dispenser"),
+    ("scene0222_00", "What color is the chair next to the desk?", "chair"),
+    ("scene0222_00", "What is on the desk?", "desk"),
+])
+def test_the_subject_is_the_head_of_a_compound_name(shared_data: Path, scene: str, question: str,
+                                                     category: str) -> None:
+    objects = load_objects_file(shared_data / "scannet" / "objects_gt.json")
+    room_graph = build_graph(scene, objects.objects(scene), scene_type=objects.scene_type(scene))
+    subject = question_subject(Question.parse(question, sorted(room_graph.categories())), room_graph)
+    assert subject.name == category
+    assert {room_graph.get(i).category for i in subject.ids} == {category}
+
+
 def test_bad_input_gets_a_verdict_never_an_error(graph: SceneGraph) -> None:
     empty = _check(graph, "", "yes")  # an empty question asks nothing to check against
     assert empty.ok

@@ -18,7 +18,7 @@ from itertools import takewhile
 
 from synergai.agent.answer_forms import PLACE_RELATIONS, AnswerForm, normalise_answer
 from synergai.agent.answer_sentence import count_sentence
-from synergai.agent.evidence import counted_at, named_at
+from synergai.agent.evidence import counted_at, literal_at, named_at
 from synergai.agent.kernel import AnswerVerdict
 from synergai.agent.matching import category_matches
 from synergai.agent.observation import Fact
@@ -114,6 +114,13 @@ def question_subject(question: Question, graph: SceneGraph, marked: str | None =
     if at is None or any(w in ANY_OBJECT_WORDS or w == "one" for w in question.words[1:at]):
         return Subject(at=at)  # "what colour is the object on the desk": the desk is not what is asked
     cats = [c for c, p in first.items() if p == at]
+    # of the names said as written, the longest ("the toilet seat cover dispenser", not the toilet), and a
+    # compound's head is its last noun ("the desk chair", "the floor lamp")
+    said = {c: len(words_of(c)) for c in cats if literal_at(question.words, c) == at}
+    longest = max(said.values(), default=0)
+    cats = [c for c in cats if said.get(c, longest) == longest]
+    if longest and (heads := [c for c in first if literal_at(question.words, c) == at + longest]):
+        at, cats = at + longest, heads
     ids = tuple(o.id for c in cats for o in graph.by_category(c))
     return Subject(ids, cats[0], at=at)
 

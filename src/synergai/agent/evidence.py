@@ -21,12 +21,16 @@ from synergai.scene.vocabulary import (
 )
 
 
+def literal_at(words: Sequence[str], category: str) -> int | None:
+    """Where the words name the category letter for letter (singular or plural); None if not."""
+    return next((k for cat in (words_of(category), words_of(plural(category)))
+                 for k in range(len(words) - len(cat) + 1) if list(words[k:k + len(cat)]) == cat), None)
+
+
 def _position(words: list[str], category: str) -> int | None:
     """Where the question names the category (as written, singular, plural or by a synonym); None if not."""
-    for cat in (words_of(category), words_of(plural(category))):
-        at = next((k for k in range(len(words) - len(cat) + 1) if words[k:k + len(cat)] == cat), None)
-        if at is not None:
-            return at
+    if (at := literal_at(words, category)) is not None:
+        return at
     spans = ((k, words[k:k + n]) for n in (3, 2, 1) for k in range(len(words) - n + 1))
     return next((k for k, phrase in spans if not (len(phrase) == 1 and phrase[0] in VERB_NOUNS)
                  and all(len(w) >= MIN_WORD for w in phrase)  # "can I ..." names no trash can
