@@ -128,9 +128,9 @@ def question_subject(question: Question, graph: SceneGraph, marked: str | None =
 def absent_thing(question: Question, graph: SceneGraph) -> str:
     """The noun phrase a question names its object by when nothing in the room can be called so; '' when
     it names none, a part of the room, or one the room has. Only a name no object could answer to is
-    absent: no run of the phrase's words names a category (a verb may follow the noun: "the chairs face",
-    "the shelving unit made out of"), and no category's word ends with one of its nouns ("chair":
-    "armchair"; "sofa": "sofa chair")."""
+    absent: no run of the phrase's words names a category (a verb may follow the noun: "what direction do
+    the chairs face"), and no category's word ends with one of its nouns ("chair": "armchair"; "sofa":
+    "sofa chair")."""
     words = list(question.words)
     start = next((k + 1 for k, w in enumerate(words)
                   if w in _ARTICLES or words[max(k - 1, 0):k + 1] == ["how", "many"]), None)
