@@ -26,7 +26,7 @@ from synergai.agent.question import Question
 from synergai.agent.result import Answered
 from synergai.scene.attributes import color_name
 from synergai.scene.grounding.place import places
-from synergai.scene.grounding.vocabulary import SceneVocabulary, map_word_to
+from synergai.scene.grounding.vocabulary import SceneVocabulary
 from synergai.scene.model import STRUCTURE_KINDS, SceneGraph
 from synergai.scene.vocabulary import (
     ANY_OBJECT_WORDS,
@@ -116,10 +116,11 @@ def question_subject(question: Question, graph: SceneGraph, marked: str | None =
     cats = [c for c, p in first.items() if p == at]
     # of the names said as written, the longest ("the toilet seat cover dispenser", not the toilet), and a
     # compound's head is its last noun ("the desk chair", "the floor lamp")
-    said = {c: len(words_of(c)) for c in cats if literal_at(question.words, c) == at}
+    literal = {c: literal_at(question.words, c) for c in first}
+    said = {c: len(words_of(c)) for c in cats if literal[c] == at}
     longest = max(said.values(), default=0)
     cats = [c for c in cats if said.get(c, longest) == longest]
-    if longest and (heads := [c for c in first if literal_at(question.words, c) == at + longest]):
+    if longest and (heads := [c for c, p in literal.items() if p == at + longest]):
         at, cats = at + longest, heads
     ids = tuple(o.id for c in cats for o in graph.by_category(c))
     return Subject(ids, cats[0], at=at)
@@ -141,10 +142,8 @@ def absent_thing(question: Question, graph: SceneGraph) -> str:
     if not named or any(w in ROOM_PART_WORDS | OPEN_QUERY_WORDS | ANY_OBJECT_WORDS for w in named):
         return ""
     cats = sorted({o.category for o in graph} | {n for r in graph.rooms for n in (r.category, r.name)})
-    spans = (" ".join(named[i:j]) for i in range(len(named))
-             for j in range(i + 1, min(i + _PHRASE_WORDS, len(named)) + 1))
     nouns = {singular(w) for w in named if len(w) >= _SHORTEST_NOUN}
-    if any(map_word_to(p, cats, areas=True) for p in spans) or any(
+    if SceneVocabulary(tuple(cats), ()).categories_said(" ".join(named)) or any(
             w.endswith(n) for c in cats for w in words_of(c) for n in nouns):
         return ""
     return " ".join([*named[-_PHRASE_WORDS:-1], singular(named[-1])])
