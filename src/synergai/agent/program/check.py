@@ -127,7 +127,8 @@ class _Uses(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         self.generic_visit(node)
-        name, sig = _callee(node), self.sigs.get(_callee(node))
+        name = _callee(node)
+        sig = self.sigs.get(name)
         if name == "len" and node.args:
             self.use(node.args[0], "set")
         if sig is None or name in self.shadowed or any(isinstance(a, ast.Starred) for a in node.args) \
