@@ -7,11 +7,11 @@ from synergai.scene.grounding.place import places
 from synergai.scene.model import Edge, ObjectKind, Relation, SceneGraph, SceneObject
 
 
-def _room(edges: list[Edge]) -> SceneGraph:
+def _room(edges: list[Edge], *more: SceneObject) -> SceneGraph:
     objs = [
         SceneObject("0", "floor", (2.0, 2.0, -0.05), (6.0, 6.0, 0.1), kind=ObjectKind.FLOOR),
         SceneObject("1", "wall", (2.0, 4.55, 1.4), (6.0, 0.1, 2.8), kind=ObjectKind.WALL),
-        SceneObject("2", "desk", (2.0, 1.5, 0.375), (1.2, 0.8, 0.75)),
+        SceneObject("2", "desk", (2.0, 0.0, 0.375), (1.2, 0.8, 0.75)),  # 0.6 m from the room's edge
         SceneObject("3", "shoes", (2.8, 1.5, 0.05), (0.3, 0.2, 0.1)),
         SceneObject("4", "chair", (1.0, 1.5, 0.45), (0.5, 0.5, 0.9)),
         SceneObject("5", "chair", (1.6, 1.0, 0.45), (0.5, 0.5, 0.9)),
@@ -19,6 +19,7 @@ def _room(edges: list[Edge]) -> SceneGraph:
         SceneObject("7", "sink", (2.0, 4.2, 0.85), (0.6, 0.5, 0.2)),
         SceneObject("8", "bed", (4.0, 1.5, 0.3), (2.0, 1.6, 0.6)),
         SceneObject("9", "cabinet", (3.4, 1.5, 0.4), (0.6, 0.6, 0.8)),
+        *more,
     ]
     return SceneGraph("room", objs, edges)
 
@@ -85,3 +86,22 @@ def test_what_lies_inside_a_bed_or_chair_box_is_on_it_and_inside_a_cabinet_in_it
     assert _said(g, "5") == ["in the cabinet"]
     g = _room([Edge("3", Relation.INSIDE, "4")])
     assert _said(g, "3") == ["on the chair"]
+
+
+def test_large_furniture_clear_of_the_walls_is_in_the_middle_of_the_room() -> None:
+    table = SceneObject("10", "table", (2.0, 2.5, 0.4), (1.4, 0.9, 0.8))
+    g = _room([Edge("10", Relation.SUPPORTED_BY, "0"), Edge("10", Relation.NEXT_TO, "5"),
+               Edge("8", Relation.NEXT_TO, "9"), Edge("5", Relation.NEXT_TO, "10"),
+               Edge("3", Relation.SUPPORTED_BY, "10")], table)
+    assert _said(g, "10") == ["in the middle of the room", "next to the chair"]  # over 1 m from every wall
+    assert places(g, "10")[0].anchors == ()  # the room is no object to show
+    assert _said(g, "8") == ["next to the cabinet"]  # the bed's foot is at the room's edge (x = 5)
+    assert _said(g, "5") == ["next to the table"]  # a chair is placed by what it stands at
+    assert _said(g, "3") == ["on the table"]  # held up by furniture: placed by it
+    g = _room([Edge("10", Relation.SUPPORTED_BY, "8")], table)  # on a bed, if it were: by the bed
+    assert _said(g, "10") == ["on the bed"]
+
+
+def test_people_say_above_before_next_to_and_next_to_for_beside() -> None:
+    g = _room([Edge("6", Relation.BESIDE, "7"), Edge("6", Relation.ABOVE, "9")])
+    assert _said(g, "6") == ["above the cabinet", "next to the sink"]

@@ -8,6 +8,10 @@ A place is read from the stored graph, not guessed. Places are ranked as people 
    ``LANDMARK_RATIO`` of the object's size before a smaller one ("the desk next to the shoes");
 3. last, the wall it hangs or is mounted on: every picture is on a wall, so "above the sink" says more.
 
+Before them all comes "in the middle of the room" for a large piece of furniture that nothing but the floor
+holds and that stands clear of the room's walls (a table, a bed in the open): people place it by the
+room, not by a chair beside it.
+
 Before the rest of rank 2 comes "between" two landmarks of one category ("between the beds" for a
 nightstand) when the object lies between them as Sr3D defines it
 (:func:`~synergai.scene.relations.comparative.between_mask`): it says more than "next to the bed". Two
@@ -28,7 +32,8 @@ from itertools import combinations
 
 import numpy as np
 
-from synergai.scene.model import STRUCTURE_KINDS, ObjectKind, Relation, SceneGraph
+from synergai.scene.grounding.layout import RoomExtent, position_keys
+from synergai.scene.model import STRUCTURE_KINDS, SUPPORT_RELATIONS, ObjectKind, Relation, SceneGraph
 from synergai.scene.relations.comparative import between_mask, object_distance
 from synergai.scene.relations.thresholds import RelationThresholds
 from synergai.scene.vocabulary import is_seat, plural
@@ -42,9 +47,9 @@ PLACE_WORDS: tuple[tuple[Relation, str], ...] = (
     (Relation.AFFIXED_ON, "on"),
     (Relation.EMBEDDED_IN, "in"),
     (Relation.BELOW, "under"),
-    (Relation.NEXT_TO, "next to"),
-    (Relation.BESIDE, "beside"),
     (Relation.ABOVE, "above"),
+    (Relation.NEXT_TO, "next to"),
+    (Relation.BESIDE, "next to"),  # the words people use for both
     (Relation.NEAR, "near"),
 )
 _ORDER = {relation: k for k, (relation, _) in enumerate(PLACE_WORDS)}
@@ -58,12 +63,17 @@ _AROUND = frozenset({Relation.BELOW, Relation.NEXT_TO, Relation.BESIDE, Relation
 BETWEEN_LANDMARKS = 6
 #: An anchor whose largest side is below this fraction of the object's largest side is a poor landmark.
 LANDMARK_RATIO = 1 / 3
+#: "In the middle of the room": furniture this long (metres, its longer floor side) this far from every wall.
+MIDDLE_MIN_SIDE_M = 1.0
+MIDDLE_CLEARANCE_M = 1.0
+#: The place of what stands in the middle of its room (it has no anchor object).
+MIDDLE = "in the middle of the room"
 
 
 @dataclass(frozen=True)
 class Place:
     """One way to say where an object is: ``relation`` words and the ``anchor`` object's id (and the
-    ``other`` anchor's of "between")."""
+    ``other`` anchor's of "between"); with no anchor, the words are the whole place (:data:`MIDDLE`)."""
 
     relation: str
     anchor: str
@@ -71,10 +81,12 @@ class Place:
 
     @property
     def anchors(self) -> tuple[str, ...]:
-        return (self.anchor, self.other) if self.other else (self.anchor,)
+        return tuple(a for a in (self.anchor, self.other) if a)
 
     def words(self, graph: SceneGraph) -> str:
         """ "on the desk", "between the beds", "between the window and the radiator"."""
+        if not self.anchor:
+            return self.relation
         first = graph.get(self.anchor).category
         if not self.other:
             return f"{self.relation} the {first}"
@@ -110,20 +122,21 @@ def places(graph: SceneGraph, object_id: str, limit: int = 4) -> list[Place]:
     oid = graph.get(object_id).id
     facts = list(dict.fromkeys((r, o) for r, o in graph.relations_of(oid)
                                if r in _WORDS and o in graph and _allowed(graph, r, o)))
+    middle = [Place(MIDDLE, "")] if _in_the_middle(graph, oid, facts) else []
     if not facts:
-        return []
+        return middle
     boxes = graph.box_array([oid, *(o for _, o in facts)])
     gaps = object_distance(boxes, np.zeros(len(facts), dtype=int), np.arange(1, len(facts) + 1))
     ranks = [_rank(graph, oid, *fact) for fact in facts]
     ranked = sorted(range(len(facts)), key=lambda k: (*ranks[k], float(gaps[k])))
-    out: list[Place] = []
+    out = middle
     said: set[tuple[str, str]] = set()
-    middle = _between(graph, oid, [facts[k][1] for k in ranked if ranks[k][:3] == (1, 0, 0)])
+    between = _between(graph, oid, [facts[k][1] for k in ranked if ranks[k][:3] == (1, 0, 0)])
     for k in ranked:
         relation, anchor = facts[k]
-        if middle is not None and ranks[k][0] >= 1:
-            out.append(middle)
-            middle = None
+        if between is not None and ranks[k][0] >= 1:
+            out.append(between)
+            between = None
         inside_seat = relation is Relation.INSIDE and is_seat(graph.get(anchor).category)
         place = Place("on" if inside_seat else _WORDS[relation], anchor)
         wording = (place.relation, graph.get(anchor).category)
@@ -131,6 +144,17 @@ def places(graph: SceneGraph, object_id: str, limit: int = 4) -> list[Place]:
             out.append(place)
             said.add(wording)
     return out[:limit]
+
+
+def _in_the_middle(graph: SceneGraph, oid: str, facts: list[tuple[Relation, str]]) -> bool:
+    """Whether the object is large furniture that only the floor holds, clear of the room's walls."""
+    obj = graph.get(oid)
+    held = any(r in SUPPORT_RELATIONS and graph.get(o).kind not in STRUCTURE_KINDS for r, o in facts)
+    on_floor = any(r is Relation.SUPPORTED_BY and graph.get(o).kind is ObjectKind.FLOOR
+                   for r, o in graph.relations_of(oid) if o in graph)
+    if held or not on_floor or max(obj.size[:2]) < MIDDLE_MIN_SIDE_M:
+        return False
+    return position_keys(graph, RoomExtent.of(graph), [oid], "wall")[oid] > MIDDLE_CLEARANCE_M
 
 
 def _between(graph: SceneGraph, oid: str, landmarks: list[str]) -> Place | None:
