@@ -37,6 +37,7 @@ def commands() -> dict[str, list[str]]:
         "nr3d": [*eval_, "grounding", "--utterances", str(DATA / "nr3d" / "nr3d_test_dev.json"),
                  "--objects", gt, *check, "--sample", "100", "--seed", "0", "--out", str(OUT / "nr3d")],
         "colours": [sys.executable, str(ROOT / "benchmarks" / "bench_colours.py")],
+        "places": [sys.executable, str(ROOT / "benchmarks" / "bench_places.py")],
         "scanqa": [*eval_, "scanqa", "--questions", scanqa, "--objects", gt, *check, "--limit", "100",
                    "--out", str(OUT / "scanqa")],
         "sqa3d": [*eval_, "sqa3d", "--questions", str(DATA / "sqa3d" / "sqa3d_test_dev.json"),

@@ -65,6 +65,10 @@ def test_a_place_said_by_the_object_itself_is_caught_and_the_graphs_place_given(
     said = {p.words(graph) for c in graph.by_category("chair") for p in places(graph, c.id)}
     assert verdict.fallback in said and "chair" not in (verdict.fallback or "").split()[-1]
     assert _check(graph, "Where is the refrigerator?", "next to the kitchen cabinets").ok
+    # both tables stand clear of the walls: the room says where they are, and that passes the check
+    verdict = _check(graph, "Where is the table?", "next to the table")
+    assert verdict.fallback == "in the middle of the room"
+    _fallback_passes(graph, "Where is the table?", verdict)
 
 
 def test_an_answer_of_the_wrong_form_is_caught_and_the_count_given(graph: SceneGraph) -> None:

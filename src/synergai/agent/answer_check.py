@@ -255,7 +255,7 @@ def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tup
         return str(n), count_sentence(n, name)
     if form is AnswerForm.PLACE:
         place = next((p for oid in ids for p in places(graph, oid)
-                      if all(graph.get(a).category != name for a in p.anchors[:1])), None)
+                      if not p.anchor or graph.get(p.anchor).category != name), None)
         if place is not None:
             words = place.words(graph)
             return words, f"The {name} is {words}."
