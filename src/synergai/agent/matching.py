@@ -33,7 +33,7 @@ def category_matches(query: str, category: str) -> bool:
     """Whether a query phrase names this category (whole words, plural-insensitive, synonyms)."""
     q, cat = _phrase(query), _phrase(category)
     words = q.split()
-    # "chair" matches the categories "office chair" / "armchair" (same head noun)
+    # "chair" matches "office chair" / "arm chair" (the head noun), not the one word "armchair"
     return bool(cat) and (bool(_verbatim_words(q, cat)) or any(_phrase(alt) == cat for w in words
                                                                for alt in QUERY_SYNONYMS.get(w, ()))
                           or (cat.split()[-1] in words and len(cat.split()) > 1))
