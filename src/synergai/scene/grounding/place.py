@@ -33,7 +33,7 @@ from itertools import combinations
 import numpy as np
 
 from synergai.scene.grounding.layout import RoomExtent, position_keys
-from synergai.scene.model import STRUCTURE_KINDS, SUPPORT_RELATIONS, ObjectKind, Relation, SceneGraph
+from synergai.scene.model import STRUCTURE_KINDS, ObjectKind, Relation, SceneGraph
 from synergai.scene.relations.comparative import between_mask, object_distance
 from synergai.scene.relations.thresholds import RelationThresholds
 from synergai.scene.vocabulary import is_seat, plural
@@ -122,7 +122,7 @@ def places(graph: SceneGraph, object_id: str, limit: int = 4) -> list[Place]:
     oid = graph.get(object_id).id
     facts = list(dict.fromkeys((r, o) for r, o in graph.relations_of(oid)
                                if r in _WORDS and o in graph and _allowed(graph, r, o)))
-    middle = [Place(MIDDLE, "")] if _in_the_middle(graph, oid, facts) else []
+    middle = [Place(MIDDLE, "")] if _in_the_middle(graph, oid) else []
     if not facts:
         return middle
     boxes = graph.box_array([oid, *(o for _, o in facts)])
@@ -146,13 +146,11 @@ def places(graph: SceneGraph, object_id: str, limit: int = 4) -> list[Place]:
     return out[:limit]
 
 
-def _in_the_middle(graph: SceneGraph, oid: str, facts: list[tuple[Relation, str]]) -> bool:
+def _in_the_middle(graph: SceneGraph, oid: str) -> bool:
     """Whether the object is large furniture that only the floor holds, clear of the room's walls."""
-    obj = graph.get(oid)
-    held = any(r in SUPPORT_RELATIONS and graph.get(o).kind not in STRUCTURE_KINDS for r, o in facts)
-    on_floor = any(r is Relation.SUPPORTED_BY and graph.get(o).kind is ObjectKind.FLOOR
-                   for r, o in graph.relations_of(oid) if o in graph)
-    if held or not on_floor or max(obj.size[:2]) < MIDDLE_MIN_SIDE_M:
+    holders = [graph.get(h).kind for h in graph.holders(oid)]
+    if ObjectKind.FLOOR not in holders or any(k not in STRUCTURE_KINDS for k in holders) \
+            or max(graph.get(oid).size[:2]) < MIDDLE_MIN_SIDE_M:
         return False
     return position_keys(graph, RoomExtent.of(graph), [oid], "wall")[oid] > MIDDLE_CLEARANCE_M
 
