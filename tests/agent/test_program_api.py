@@ -54,6 +54,18 @@ def test_relate_vertical_and_support():
         a.relate(a.scene(), table, "diagonal")
 
 
+@pytest.mark.parametrize("said", ["on", "on top of", "above", "next to"])
+def test_a_relation_between_objects_asked_of_the_agent_names_relate(said: str) -> None:
+    a = api()
+    with pytest.raises(ValueError, match=r"holds between two objects.*relate\(object_set=\.\.\., "
+                                         r"reference_object=<one object>, relation="):
+        a.relate_agent(a.scene(), said)
+    with pytest.raises(ValueError, match="holds between two objects"):
+        a.filter(a.scene(), "cup", relation=said)  # filter's relation is relate_agent's
+    with pytest.raises(ValueError, match=r"relation must be one of \['left'"):
+        a.relate_agent(a.scene(), "sitting")  # neither function's: the legal values only
+
+
 def test_relate_to_a_set_of_references_is_relate_to_any_of_them():
     a = api()
     chairs = a.filter(a.scene(), "chair")
@@ -114,6 +126,8 @@ def test_query_attribute_and_state():
     assert a.query_attribute(cup, "shape", ["round", "square"]) == "unknown"
     with pytest.raises(ValueError, match=r"attribute_type must be one of \['lwh', 'distance'"):
         a.query_attribute(cup, "weight")
+    with pytest.raises(ValueError, match=r"got 'state'; a state .* query_state\(object=\.\.\., "):
+        a.query_attribute(cup, "state")
     assert a.query_state(cup, ["clean", "dirty"]) == "unknown"
     with pytest.raises(TypeError, match="must be an ObjectAttribute"):
         a.query_attribute("cup", "color")

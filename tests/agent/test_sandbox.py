@@ -112,8 +112,8 @@ def test_output_is_truncated_with_a_marker() -> None:
 def test_error_raised_inside_an_api_call_is_reported() -> None:
     result = run("query_attribute(list(scene())[0], 'weight')", api_factory=API_FACTORY, api_args=ROOM)
     assert not result.ok
-    assert result.error == ("ValueError: attribute_type must be one of ['lwh', 'distance', 'color', 'shape', "
-                            "'material'], got 'weight'")
+    assert result.error.startswith("ValueError: attribute_type must be one of ['lwh', 'distance', 'color', "
+                                   "'shape', 'material'], got 'weight'")
 
 
 def test_multiline_exception_message_becomes_one_line() -> None:
