@@ -10,6 +10,8 @@ import pytest
 
 from synergai.agent.loop import LoopLimits
 from synergai.agent.program.loop import ProgramLimits
+from synergai.eval.answers import em_normal_form
+from synergai.eval.metrics import CaptionScorer
 from synergai.eval.runner import ResumableRun, RunError, read_results, stride_subset
 from synergai.eval.scanqa import run_scanqa, scanqa_metrics
 from synergai.eval.sqa3d import run_sqa3d, situated_viewpoint, sqa3d_metrics
@@ -243,3 +245,18 @@ def test_report_tables_show_the_query_ratio_as_a_percentage():
     by_type = {"Color": {"n": 2, "query_ratio": 0.1}}
     text = markdown_report("ScanQA", {"n": 2, "query_ratio": 0.0412, "by_type": by_type})
     assert "| query_ratio | 4.12 % |" in text and "| Color | 2 | 10.00 % |" in text
+
+
+def test_scanqa_short_answers_are_also_scored_as_em_reads_them():
+    # ScanQA's references carry no articles: "the towel" scores below "towel" as written, alike once both
+    # are in the normal form EM reads (as LEO's ScanQA evaluator scores); the raw figure stays as it was
+    golds = [["towel"], ["brown chair"], ["next to desk"], ["2"], ["white"]]
+    said = ["the towel", "a brown chair", "next to the desk", "two", "white"]
+    rows = [{"id": str(k), "answers": g, "answer": s, "short": s, "type": "Object", "llm_calls": 1,
+             "query_ratio": 0.0, "latency_s": 1.0} for k, (g, s) in enumerate(zip(golds, said, strict=True))]
+    m = scanqa_metrics(rows, CaptionScorer(meteor=False, tokenizer="simple"))
+    bare = scanqa_metrics([r | {"short": em_normal_form(r["short"])} for r in rows],
+                          CaptionScorer(meteor=False, tokenizer="simple"))
+    assert m["EM_short"] == 100.0 and m["CIDEr_short"] < m["CIDEr_short_clean"]
+    assert m["CIDEr_short_clean"] == pytest.approx(bare["CIDEr_short"])
+    assert "CIDEr_short_clean" not in scanqa_metrics(rows)  # no scorer: no caption metrics

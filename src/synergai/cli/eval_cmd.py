@@ -162,7 +162,7 @@ def cmd_scanqa(args: argparse.Namespace) -> int:
     if args.json:
         keys = ("n", "EM", "EM_R", "BLEU-1", "BLEU-4", "METEOR", "ROUGE-L", "CIDEr", "llm_calls_per_question",
                 "query_ratio", "median_latency_s", "mean_new_prompt_tokens", "mean_completion_tokens")
-        short = {k[:-6]: v for k, v in metrics.items() if k.endswith("_short")}
+        short = {k.replace("_short", ""): v for k, v in metrics.items() if "_short" in k}
         print_json({k: metrics.get(k) for k in keys} | {"short": short}, one_line=True)
     else:
         _print_table(f"ScanQA, n={metrics['n']} ({args.out / 'report.md'})", metrics)

@@ -15,7 +15,7 @@ from typing import Any
 
 from synergai.agent.loop import LoopLimits
 from synergai.agent.session import AgentSession
-from synergai.eval.answers import short_answer
+from synergai.eval.answers import em_normal_form, short_answer
 from synergai.eval.metrics import (
     CaptionScorer,
     aggregate,
@@ -119,14 +119,16 @@ def scanqa_metrics(
                      "em_r_short": refined_exact_match(r["short"], r["answers"])})
     refs = {str(r["id"]): list(r["answers"]) for r in rows}
     out: dict[str, Any] = {"n": len(rows)}
-    for form, key in (("raw", "answer"), ("short", "short")):
+    for suffix, key in (("", "answer"), ("_short", "short")):
         preds = {str(r["id"]): r[key] or "none" for r in rows}
         caps = scorer.score(preds, refs) if scorer is not None else {}
-        suffix = "" if form == "raw" else "_short"
         out[f"EM{suffix}"] = 100 * statistics.fmean(r[f"em{suffix}"] for r in rows)
         out[f"EM_R{suffix}"] = 100 * statistics.fmean(r[f"em_r{suffix}"] for r in rows)
-        for name, value in caps.items():
-            out[f"{name}{suffix}"] = value
+        out |= {f"{name}{suffix}": value for name, value in caps.items()}
+    if scorer is not None:  # short answers as EM reads them, as ScanQA's references are written (no articles)
+        clean = {k: em_normal_form(r["short"]) or "none" for k, r in zip(refs, rows, strict=True)}
+        scores = scorer.score(clean, {k: [em_normal_form(a) for a in v] for k, v in refs.items()})
+        out["CIDEr_short_clean"] = scores["CIDEr"]
     out["llm_calls_per_question"] = statistics.fmean(r["llm_calls"] for r in rows)
     out["query_ratio"] = statistics.fmean(r["query_ratio"] for r in rows)
     # new prompt tokens: what the model processed, not served from its prefix cache (older records lack it)
