@@ -123,7 +123,11 @@ def test_query_attribute_and_state():
     assert SceneAPI(g, NORTH).query_attribute(SceneAPI(g, NORTH).objects["3"], "color",
                                               ["black", "beige"]) == "beige"
     assert a.query_attribute(a.objects["2"], "material", ["metal", "wood"]) == "wood"
-    assert a.query_attribute(cup, "shape", ["round", "square"]) == "unknown"
+    assert a.query_attribute(cup, "shape", ["round", "square"]) == "unknown"  # its box reads rectangular
+    # no shape word stored: the box's shape (the table's top is 1.2 x 0.8 m)
+    table = next(iter(a.filter(a.scene(), "table")))
+    assert a.query_attribute(table, "shape") == "rectangular"
+    assert a.query_attribute(table, "shape", ["round", "square", "rectangular"]) == "rectangular"
     with pytest.raises(ValueError, match=r"attribute_type must be one of \['lwh', 'distance'"):
         a.query_attribute(cup, "weight")
     with pytest.raises(ValueError, match=r"got 'state'; a state .* query_state\(object=\.\.\., "):

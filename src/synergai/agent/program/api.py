@@ -35,7 +35,7 @@ from synergai.agent.program.values import (
 )
 from synergai.geometry.frames import Viewpoint
 from synergai.scene import build
-from synergai.scene.attributes import closest_color, color_name
+from synergai.scene.attributes import box_shape, closest_color, color_name
 from synergai.scene.grounding.rooms import rooms_named
 from synergai.scene.model import SUPPORT_RELATIONS, Relation, SceneGraph
 from synergai.scene.relations.thresholds import RelationThresholds
@@ -360,6 +360,8 @@ class SceneAPI:
         known = [a.lower() for a in obj.attributes if set(a.lower().split()) & ATTRIBUTE_WORDS[kind]]
         if kind == "color" and not known and obj.color is not None:
             known = [color_name(obj.color)]
+        elif kind == "shape" and not known:  # the box's shape, as the agent answers "what shape"
+            known = [box_shape(obj.size)]
         match = next((c for value in known for c in cands if c in value or value in c), None)
         if match is not None:
             return match
