@@ -302,6 +302,11 @@ def _check_corpus(preds: Mapping[_Key, str], refs: Mapping[_Key, Sequence[str]])
             raise MetricError(f"references of {k!r} must be a non-empty list of strings")
 
 
+def _cider(gts: dict[_Key, list[str]], res: dict[_Key, list[str]]) -> float:
+    """pycocoevalcap's corpus CIDEr of tokenised captions, x100."""
+    return 100.0 * float(_pycoco("cider.cider").Cider().compute_score(gts, res)[0])
+
+
 class CaptionScorer:
     """ScanQA's caption metrics with one reusable METEOR process.
 
@@ -389,16 +394,24 @@ class CaptionScorer:
         ``preds`` maps question id -> answer, ``refs`` question id -> reference answers; both must hold
         the same ids. CIDEr weighs n-grams by their rarity across the corpus, so it is only meaningful
         over many questions (a single question gets 0)."""
-        _check_corpus(preds, refs)
-        gts = self.tokenize({k: list(refs[k]) for k in preds})
-        res = self.tokenize({k: [preds[k]] for k in preds})
+        gts, res = self._tokenized(preds, refs)
         bleu, _ = _pycoco("bleu.bleu").Bleu(4).compute_score(gts, res, verbose=0)
         scores = {f"BLEU-{i + 1}": 100.0 * float(b) for i, b in enumerate(bleu)}
         if self.use_meteor:
             scores["METEOR"] = 100.0 * self._meteor_score(gts, res)
         scores["ROUGE-L"] = 100.0 * float(_pycoco("rouge.rouge").Rouge().compute_score(gts, res)[0])
-        scores["CIDEr"] = 100.0 * float(_pycoco("cider.cider").Cider().compute_score(gts, res)[0])
+        scores["CIDEr"] = _cider(gts, res)
         return scores
+
+    def cider(self, preds: Mapping[_Key, str], refs: Mapping[_Key, Sequence[str]]) -> float:
+        """CIDEr alone (x100), as :meth:`score` computes it: no METEOR process is started."""
+        return _cider(*self._tokenized(preds, refs))
+
+    def _tokenized(self, preds: Mapping[_Key, str], refs: Mapping[_Key, Sequence[str]]
+                   ) -> tuple[dict[_Key, list[str]], dict[_Key, list[str]]]:
+        """The checked corpus tokenised: (references, predictions) by key."""
+        _check_corpus(preds, refs)
+        return self.tokenize({k: list(refs[k]) for k in preds}), self.tokenize({k: [preds[k]] for k in preds})
 
     def _meteor_score(self, gts: dict[_Key, list[str]], res: dict[_Key, list[str]]) -> float:
         self.start()

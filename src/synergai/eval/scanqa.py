@@ -126,9 +126,9 @@ def scanqa_metrics(
         out[f"EM_R{suffix}"] = 100 * statistics.fmean(r[f"em_r{suffix}"] for r in rows)
         out |= {f"{name}{suffix}": value for name, value in caps.items()}
     if scorer is not None:  # short answers as EM reads them, as ScanQA's references are written (no articles)
-        clean = {k: em_normal_form(r["short"]) or "none" for k, r in zip(refs, rows, strict=True)}
-        scores = scorer.score(clean, {k: [em_normal_form(a) for a in v] for k, v in refs.items()})
-        out["CIDEr_short_clean"] = scores["CIDEr"]
+        clean = {str(r["id"]): em_normal_form(r["short"]) or "none" for r in rows}
+        clean_refs = {k: [em_normal_form(a) for a in v] for k, v in refs.items()}
+        out["CIDEr_short_clean"] = scorer.cider(clean, clean_refs)
     out["llm_calls_per_question"] = statistics.fmean(r["llm_calls"] for r in rows)
     out["query_ratio"] = statistics.fmean(r["query_ratio"] for r in rows)
     # new prompt tokens: what the model processed, not served from its prefix cache (older records lack it)

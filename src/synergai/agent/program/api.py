@@ -264,11 +264,11 @@ class SceneAPI:
         if reference_object is not None:
             return self.relate(object_set, reference_object, relation)
         hour = clock_hour(relation)
-        if hour is None and legal_value(relation, AGENT_RELATIONS) is None \
-                and (other := legal_value(relation, RELATE_RELATIONS)) is not None:
+        rel = "o'clock" if hour is not None else legal_value(relation, AGENT_RELATIONS)
+        if rel is None and (other := legal_value(relation, RELATE_RELATIONS)) is not None:
             raise ValueError(f"relation {relation!r} holds between two objects, not an object and you: use "
                              f"relate(object_set=..., reference_object=<one object>, relation={other!r})")
-        rel = "o'clock" if hour is not None else choose(relation, AGENT_RELATIONS, "relation")
+        rel = rel or choose(relation, AGENT_RELATIONS, "relation")
         if not (ids := [o.id for o in self._set(object_set)]):
             return self.set_type()
         if hour is not None or rel in ("left", "right", "front", "behind"):
@@ -347,11 +347,9 @@ class SceneAPI:
         if (field_ := legal_value(attribute_type, OBJECT_FIELDS)) is not None:
             return getattr(found, field_)
         obj = self.graph.get(found.id)
-        if legal_value(attribute_type, ATTRIBUTE_TYPES) is None:  # said with the function that reads it
-            raise ValueError(f"attribute_type must be one of {list(ATTRIBUTE_TYPES)}, got "
-                             f"{attribute_type!r}; a state (open, closed, on, off, ...) is read by "
-                             "query_state(object=..., candidate_states=[...])")
-        kind = choose(attribute_type, ATTRIBUTE_TYPES, "attribute_type")
+        kind = choose(attribute_type, ATTRIBUTE_TYPES, "attribute_type",
+                      hint="a state (open, closed, on, off, ...) is read by query_state(object=..., "
+                           "candidate_states=[...])")
         if kind == "lwh":
             return [round(float(v), 3) for v in obj.size]
         if kind == "distance":

@@ -61,11 +61,13 @@ def legal_value(value: object, legal: Iterable[str]) -> str | None:
     return v if v in legal else None
 
 
-def choose(value: str, legal: Iterable[str], what: str) -> str:
-    """``value`` as one of ``legal`` (:func:`legal_value`); a ValueError listing them otherwise."""
+def choose(value: str, legal: Iterable[str], what: str, hint: str = "") -> str:
+    """``value`` as one of ``legal`` (:func:`legal_value`); a ValueError listing them (and ``hint``: where
+    else the value is read) otherwise."""
     legal = tuple(legal)
     if (v := legal_value(value, legal)) is None:
-        raise ValueError(f"{what} must be one of {list(legal)}, got {value!r}")
+        said = f"{what} must be one of {list(legal)}, got {value!r}"
+        raise ValueError(f"{said}; {hint}" if hint else said)
     return v
 
 
