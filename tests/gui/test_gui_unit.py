@@ -350,6 +350,42 @@ def test_serve_command_binds_loopback_prints_its_url_and_stops_on_ctrl_c(tmp_pat
             proc.wait()
 
 
+def test_a_ctrl_c_right_after_the_url_is_printed_stops_the_server_cleanly(tmp_path, monkeypatch, capsys):
+    import argparse
+
+    import synergai.gui
+    from synergai.cli import gui_cmd
+
+    class Handle:
+        url, stopped, waited = "http://127.0.0.1:1/?token=x", 0, 0
+
+        def stop(self) -> None:
+            self.stopped += 1
+
+        def wait(self) -> None:
+            self.waited += 1
+
+    handle = Handle()
+    monkeypatch.setattr(synergai.gui, "serve", lambda *a, **k: handle)
+
+    def interrupted(text: str) -> str:  # the Ctrl-C lands while the second line is being written
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(gui_cmd, "mask_secrets", interrupted)
+    script = tmp_path / "script.json"
+    script.write_text("[]")
+    parser = argparse.ArgumentParser()
+    gui_cmd.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["serve", "--port", "0", "--db", str(tmp_path / "s.sqlite3"),
+                              "--llm", f"scripted:{script}"])
+    try:
+        assert args.func(args) == 0
+    except KeyboardInterrupt:  # caught here, or pytest would stop the whole run
+        pytest.fail("a Ctrl-C after the URL was printed escaped serve")
+    assert (handle.stopped, handle.waited) == (1, 0)
+    assert "SynergAI GUI: open http://127.0.0.1:1/" in capsys.readouterr().out
+
+
 def test_serve_refuses_an_unknown_scene_before_binding_a_port(tmp_path):
     from synergai.gui import serve
     from synergai.llm import ScriptedModel
