@@ -42,7 +42,7 @@ def _run(args: argparse.Namespace) -> int:
     model = open_llm(args, progress=display.model_progress)  # one model for every tab
     check_model(model)  # a dead endpoint is reported now, not as the first answer
     handle = serve(catalog, lambda: model, host=args.host, port=args.port, scene_id=args.scene, block=False)
-    try:  # a Ctrl-C from the moment the server runs stops it (not only once it waits)
+    try:  # a Ctrl-C from the moment the server runs stops it, not only once it waits
         print(visible(f"SynergAI GUI: open {handle.url}"))  # the only URL printed: the one with its token
         served = mask_secrets(f"scene {args.scene}, store {catalog.store.where}, model {args.llm}")
         print(visible(f"  {served}; Ctrl-C to stop"), flush=True)
@@ -50,10 +50,9 @@ def _run(args: argparse.Namespace) -> int:
             print(f"note: bound to {visible(args.host)}: the GUI is reachable from your network; every "
                   "request still needs the token in the URL above (keep it secret, share it only with people "
                   "who may edit)", file=sys.stderr)
+        handle.wait()  # stops the server on Ctrl-C or stop()
     except KeyboardInterrupt:
         handle.stop()
-        return 0
-    handle.wait()
     return 0
 
 
