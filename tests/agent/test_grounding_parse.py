@@ -73,6 +73,18 @@ def test_one_call_gives_a_validated_expression_that_the_engine_grounds() -> None
     assert ground(graph, parsed.ref).top.id == "2"
 
 
+def test_a_descriptions_parse_names_anchors_without_relations_of_their_own() -> None:
+    reply = {"category": "lamp", "relations": [{"relation": "on", "anchors": [{"category": "bed"}]}]}
+    model = ScriptedModel([json.dumps(reply)])
+    parse_expression(model, "the lamp on the bed next to the sofa", VOCAB)
+    relation = model.requests[0].json_schema["properties"]["relations"]["items"]
+    anchors = [item["properties"]["anchors"]["items"] for item in relation.get("anyOf", [relation])]
+    assert anchors and all("relations" not in a["properties"] for a in anchors)  # PARSE_DEPTH: one level
+    # the agent's lookups still describe an anchor by its own relations (SCHEMA_DEPTH)
+    lookup = expression_schema(VOCAB)["properties"]["relations"]["items"]["properties"]["anchors"]["items"]
+    assert "relations" in lookup["properties"]
+
+
 def test_a_reply_that_breaks_the_expression_rules_is_a_problem_not_a_crash() -> None:
     bad = {"category": "lamp", "attributes": [], "superlative": "", "relations": [
         {"relation": "between", "anchors": [{"category": "bed", "attributes": [], "superlative": ""}]}]}

@@ -15,6 +15,7 @@ from synergai.agent.grounding_fixes import (
     drop_self_reference,
     group_order,
     group_size,
+    named_nearby,
     reverse_back_relations,
 )
 from synergai.agent.grounding_parse import (
@@ -27,7 +28,7 @@ from synergai.llm import ScriptedModel
 from synergai.scene.build import build_graph
 from synergai.scene.builders.objects_json import load_objects_file
 from synergai.scene.grounding import ObjectRef, SceneVocabulary, ground, scene_vocabulary
-from synergai.scene.model import SceneGraph
+from synergai.scene.model import SceneGraph, SceneObject
 
 
 @cache
@@ -290,11 +291,36 @@ def test_a_description_costs_one_call_and_a_tie_is_reported(shared_data: Path) -
     related = _reply(category="microwave", relations=[{"relation": "next to", "anchors": [fridge]}])
     parsed, found = ground_description(ScriptedModel([related]), sentence, vocab, graph)
     assert parsed.calls == 1 and found is not None and found.unique and found.top.id == target
-    # a reading that ties is not asked again (no check-half gain, session 31): the tie is the answer
+    # a reading that ties is not asked again (no check-half gain, session 31): with no object of the
+    # sentence left out of the reading, the tie is the answer
     bare = ScriptedModel([_reply(category="microwave"), related])
-    parsed, found = ground_description(bare, sentence, vocab, graph)
+    parsed, found = ground_description(bare, "The microwave.", vocab, graph)
     assert parsed.calls == 1 and len(bare.requests) == 1 and found is not None and found.tied == 2
+    assert ground(graph, ObjectRef(category="microwave")).tied == 2
+    # the sentence names the fridge, the bare reading leaves it out: the tie goes to the one nearest it
+    parsed, found = ground_description(ScriptedModel([_reply(category="microwave")]), sentence, vocab, graph)
+    assert parsed.calls == 1 and found is not None and found.unique and found.top.id == target
+    assert parsed.ref is not None and [(r.relation, r.anchors[0].category) for r in parsed.ref.relations] == [
+        ("closest to", "refrigerator")]
     assert ground_description(ScriptedModel(["not json", "still not"]), sentence, vocab, graph)[1] is None
+
+
+def test_a_tie_is_broken_only_by_an_object_the_sentence_names_and_the_reading_left_out() -> None:
+    graph = SceneGraph("s", [SceneObject("1", "monitor", (0, 0, 0.3), (0.5, 0.2, 0.4)),
+                             SceneObject("2", "monitor", (3, 0, 0.3), (0.5, 0.2, 0.4)),
+                             SceneObject("3", "window", (3.5, 0, 1.5), (1.0, 0.1, 1.0)),
+                             SceneObject("4", "desk", (0, 1, 0.4), (1.2, 0.6, 0.8))], [])
+    vocab = scene_vocabulary(graph)
+    bare = ObjectRef(category="monitor")
+    nearby = named_nearby(bare, "the monitor closest to the window", vocab)
+    assert nearby is not None and ground(graph, nearby).top.id == "2" and ground(graph, nearby).unique
+    assert named_nearby(bare, "the monitor", vocab) is None  # the sentence names nothing else
+    on_desk = ObjectRef.model_validate({"category": "monitor", "relations": [
+        {"relation": "closest to", "anchors": [{"category": "window"}]}]})
+    assert named_nearby(on_desk, "the monitor by the window", vocab) is None  # the window is read already
+    # of two left out, the one the sentence names first
+    both = named_nearby(bare, "the monitor near the desk, far from the window", vocab)
+    assert both is not None and both.relations[0].anchors[0].category == "desk"
 
 
 

@@ -1,6 +1,7 @@
 """Deterministic fixes of the model's referring expression, each kept because the Nr3D check half gained
-with it (docs/benchmarks-history.md, session 31): a relation said back to the described object, an order
-in its own group, a relation to its own kind, the size of the group; :func:`post_parse` applies them.
+with it (docs/benchmarks-history.md, sessions 31 and 37): a relation said back to the described object, an
+order in its own group, a relation to its own kind, the size of the group (:func:`post_parse` applies
+them); an object the sentence names and the reading left out, to break a tie (:func:`named_nearby`).
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from synergai.scene.grounding import ObjectRef, SceneVocabulary
-from synergai.scene.grounding.expression import MAX_COUNT
+from synergai.scene.grounding.expression import MAX_COUNT, RelationRef
 from synergai.scene.grounding.vocabulary import relations_said
 from synergai.scene.vocabulary import (
     FEATURE_CUES,
@@ -147,6 +148,26 @@ def group_size(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
             others = k >= 1 and words[k - 1] == "other"  # "between the other two boxes": three in all
             return ref.model_copy(update={"group_size": n + 1 if others else n})
     return ref
+
+
+def _categories(ref: ObjectRef) -> set[str]:
+    """Every category an expression names (anchors and viewpoint included)."""
+    parts = [a for r in ref.relations for a in r.anchors] + [v for v in (ref.facing, ref.back_to) if v]
+    return {ref.category}.union(*(_categories(p) for p in parts))
+
+
+def named_nearby(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef | None:
+    """The expression "closest to" the first category the sentence names and the expression leaves out
+    ("the monitor on the floor closest to the window" read as "monitor on floor"), to break a tie the
+    reading leaves; None when it leaves none out."""
+    said, words = vocab.narrowed(sentence), sentence_words(sentence)
+    spans = [(k, " ".join(words[k:k + n])) for k in range(len(words)) for n in (3, 2, 1)]
+    first = {c: next((k for k, phrase in spans if c in said.map_word(phrase)), len(words))
+             for c in vocab.categories_said(sentence) if c not in _categories(ref)}
+    if not first:
+        return None
+    near = RelationRef(relation="closest to", anchors=[ObjectRef(category=min(first, key=first.__getitem__))])
+    return ref.model_copy(update={"relations": [*ref.relations, near]})
 
 
 def post_parse(ref: ObjectRef, sentence: str, words: SceneVocabulary, *,

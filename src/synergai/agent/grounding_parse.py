@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from synergai.agent.grounding_fixes import post_parse
+from synergai.agent.grounding_fixes import named_nearby, post_parse
 from synergai.agent.kernel import Calls
 from synergai.llm.base import ChatModel, ChatReply
 from synergai.scene.grounding import (
@@ -36,6 +36,10 @@ from synergai.scene.vocabulary import (
 
 #: Levels of anchors the schema allows ("the cup on the table next to the window" needs 2).
 SCHEMA_DEPTH = 2
+#: ... in a description's parse: one, an anchor named with its attributes and no relations of its own (the
+#: 1.5B model's nested anchors mostly repeated the outer relation; one level gained on both Nr3D halves
+#: with 22 % fewer tokens: docs/benchmarks-history.md, session 37).
+PARSE_DEPTH = 1
 #: Most attribute words / relations per object in a reply.
 MAX_ATTRIBUTES = 3
 MAX_RELATIONS = 2
@@ -220,7 +224,7 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary) ->
     words = vocab.narrowed(sentence)  # only what the sentence can mean: no invented colour, no other category
     # "object" (any object) only for a sentence that asks about an object it does not name
     any_object = bool(OPEN_QUERY_WORDS & set(words_of(sentence))) or words.categories == vocab.categories
-    schema = expression_schema(words, any_object=any_object, exact_between=True)
+    schema = expression_schema(words, PARSE_DEPTH, any_object=any_object, exact_between=True)
     messages = expression_messages(sentence, words, any_object=any_object)
     answer = calls.json(messages, schema, max_tokens=MAX_TOKENS, retries=1)
     if answer.data is None:
@@ -238,6 +242,14 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary) ->
 
 def ground_description(model: ChatModel, sentence: str, vocab: SceneVocabulary,
                        graph: SceneGraph) -> tuple[ParsedExpression, Grounding | None]:
-    """A description parsed (:func:`parse_expression`) and grounded (None when it could not be read)."""
+    """A description parsed (:func:`parse_expression`) and grounded (None when it could not be read); a
+    tie the reading leaves is broken, where it can be, by an object the sentence names that the reading
+    left out (:func:`~synergai.agent.grounding_fixes.named_nearby`)."""
     parsed = parse_expression(Calls(model).begin(sentence), sentence, vocab)
-    return parsed, None if parsed.ref is None else ground(graph, parsed.ref)
+    if parsed.ref is None:
+        return parsed, None
+    found = ground(graph, parsed.ref)
+    if found.tied > 1 and (nearby := named_nearby(parsed.ref, sentence, vocab)) is not None \
+            and (fewer := ground(graph, nearby)).tied < found.tied:
+        parsed.ref, found = nearby, fewer
+    return parsed, found
