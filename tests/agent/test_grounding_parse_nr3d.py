@@ -323,6 +323,19 @@ def test_a_tie_is_broken_only_by_an_object_the_sentence_names_and_the_reading_le
     assert both is not None and both.relations[0].anchors[0].category == "desk"
 
 
+def test_the_object_left_out_is_found_by_the_vocabularys_words_never_by_the_described_objects_own() -> None:
+    graph = SceneGraph("s", [SceneObject("1", "box", (0, 0, 0.2), (0.4, 0.4, 0.4)),
+                             SceneObject("2", "box", (3, 0, 0.2), (0.4, 0.4, 0.4)),
+                             SceneObject("3", "tissue box", (0.5, 1, 0.8), (0.2, 0.1, 0.1)),
+                             SceneObject("4", "trash can", (3.5, 0, 0.3), (0.4, 0.4, 0.6))], [])
+    vocab = scene_vocabulary(graph)
+    box = ObjectRef(category="box")
+    assert named_nearby(box, "the box on the floor", vocab) is None  # "box" names no other object
+    nearby = named_nearby(box, "the box by the garbage can", vocab)  # a synonym names the trash can
+    assert nearby is not None and [a.category for r in nearby.relations for a in r.anchors] == ["trash can"]
+    assert ground(graph, nearby).unique and ground(graph, nearby).top.id == "2"
+
+
 
 @pytest.mark.parametrize("utterance", ["the far right photo in the group of 3",
                                        "Of the 3 signs grouped together, its the middle sign"])

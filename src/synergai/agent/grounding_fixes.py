@@ -157,16 +157,19 @@ def _categories(ref: ObjectRef) -> set[str]:
 
 
 def named_nearby(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef | None:
-    """The expression "closest to" the first category the sentence names and the expression leaves out
-    ("the monitor on the floor closest to the window" read as "monitor on floor"), to break a tie the
-    reading leaves; None when it leaves none out."""
-    said, words = vocab.narrowed(sentence), sentence_words(sentence)
-    spans = [(k, " ".join(words[k:k + n])) for k in range(len(words)) for n in (3, 2, 1)]
-    first = {c: next((k for k, phrase in spans if c in said.map_word(phrase)), len(words))
-             for c in vocab.categories_said(sentence) if c not in _categories(ref)}
-    if not first:
+    """The expression "closest to" the first category the sentence names (through the vocabulary's words:
+    "garbage can" names the recycling bin) and the expression leaves out ("the monitor on the floor
+    closest to the window" read as "monitor on floor"), to break a tie the reading leaves; a phrase that
+    names the described object's own category names no other ("box": not the tissue box). None when it
+    leaves none out."""
+    words, first = sentence_words(sentence), {}
+    for k, phrase in ((k, " ".join(words[k:k + n])) for k in range(len(words)) for n in (3, 2, 1)):
+        if ref.category not in (named := vocab.map_word(phrase)):
+            first.update({c: k for c in named if c not in first})
+    left = [c for c in first if c not in _categories(ref)]
+    if not left:
         return None
-    near = RelationRef(relation="closest to", anchors=[ObjectRef(category=min(first, key=first.__getitem__))])
+    near = RelationRef(relation="closest to", anchors=[ObjectRef(category=min(left, key=first.__getitem__))])
     return ref.model_copy(update={"relations": [*ref.relations, near]})
 
 
