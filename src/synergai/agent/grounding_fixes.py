@@ -152,7 +152,8 @@ def group_size(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
 
 def _categories(ref: ObjectRef) -> set[str]:
     """Every category an expression names (anchors and viewpoint included)."""
-    parts = [a for r in ref.relations for a in r.anchors] + [v for v in (ref.facing, ref.back_to) if v]
+    parts = [a for r in ref.relations for a in r.anchors]
+    parts += [v for v in (ref.facing, ref.back_to) if v is not None]
     return {ref.category}.union(*(_categories(p) for p in parts))
 
 
@@ -162,11 +163,12 @@ def named_nearby(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> Objec
     closest to the window" read as "monitor on floor"), to break a tie the reading leaves; a phrase that
     names the described object's own category names no other ("box": not the tissue box). None when it
     leaves none out."""
-    words, first = sentence_words(sentence), {}
+    words, used = sentence_words(sentence), _categories(ref)
+    first: dict[str, int] = {}  # each category the sentence names -> the word it is first named at
     for k, phrase in ((k, " ".join(words[k:k + n])) for k in range(len(words)) for n in (3, 2, 1)):
         if ref.category not in (named := vocab.map_word(phrase)):
             first.update({c: k for c in named if c not in first})
-    left = [c for c in first if c not in _categories(ref)]
+    left = [c for c in first if c not in used]
     if not left:
         return None
     near = RelationRef(relation="closest to", anchors=[ObjectRef(category=min(left, key=first.__getitem__))])
