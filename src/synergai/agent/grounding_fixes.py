@@ -152,9 +152,7 @@ def group_size(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectR
 
 def _categories(ref: ObjectRef) -> set[str]:
     """Every category an expression names (anchors and viewpoint included)."""
-    parts = [a for r in ref.relations for a in r.anchors]
-    parts += [v for v in (ref.facing, ref.back_to) if v is not None]
-    return {ref.category}.union(*(_categories(p) for p in parts))
+    return {ref.category}.union(*(_categories(p) for p in ref.parts()))
 
 
 def named_nearby(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> ObjectRef | None:
@@ -165,7 +163,8 @@ def named_nearby(ref: ObjectRef, sentence: str, vocab: SceneVocabulary) -> Objec
     leaves none out."""
     words, used = sentence_words(sentence), _categories(ref)
     first: dict[str, int] = {}  # each category the sentence names -> the word it is first named at
-    for k, phrase in ((k, " ".join(words[k:k + n])) for k in range(len(words)) for n in (3, 2, 1)):
+    for k, phrase in ((k, " ".join(words[k:k + n])) for k in range(len(words)) for n in (3, 2, 1)
+                      if k + n <= len(words)):
         if ref.category not in (named := vocab.map_word(phrase)):
             first.update({c: k for c in named if c not in first})
     left = [c for c in first if c not in used]

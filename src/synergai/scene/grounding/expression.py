@@ -154,11 +154,14 @@ class ObjectRef(BaseModel):
             raise ValueError(f"expression nests anchors more than {MAX_DEPTH} levels deep")
         return self
 
+    def parts(self) -> list[ObjectRef]:
+        """The expressions one level below this one: its relations' anchors and its viewpoint's objects."""
+        return [*(a for r in self.relations for a in r.anchors),
+                *(v for v in (self.facing, self.back_to) if v is not None)]
+
     def depth(self) -> int:
         """Levels of anchors below this expression (0 = no relations)."""
-        below = [a for r in self.relations for a in r.anchors]
-        below += [v for v in (self.facing, self.back_to) if v is not None]
-        return max((1 + a.depth() for a in below), default=0)
+        return max((1 + a.depth() for a in self.parts()), default=0)
 
     def describe(self) -> str:
         """The expression in words: "white cup on table next to window"."""
