@@ -109,6 +109,17 @@ def test_tool_text_is_caught_and_never_given(graph: SceneGraph, answer: str) -> 
     _fallback_passes(graph, question, verdict)
 
 
+@pytest.mark.parametrize("value", ["None", "[]", "set()"])
+def test_a_programs_empty_value_is_not_an_answer(graph: SceneGraph, value: str) -> None:
+    question = "What is next to the refrigerator?"
+    verdict = _check(graph, question, value)  # what a program printed, said back as the answer
+    assert "a program's empty value" in verdict.reason
+    _fallback_passes(graph, question, verdict)
+    # in words, "none" and "nothing" are answers; a count's "None" is read as 0
+    assert _check(graph, question, "nothing").ok and _check(graph, question, "none").ok
+    assert _check(graph, "How many pianos are on the table?", "None").ok
+
+
 def test_an_object_the_scene_lacks_is_said_to_be_missing_never_guessed(graph: SceneGraph) -> None:
     for question, fallback in [("What colour is the piano?", "there is no piano"),
                                ("Is there a piano?", "no"), ("How many pianos are there?", "0")]:

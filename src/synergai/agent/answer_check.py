@@ -60,6 +60,8 @@ TOOL_TEXT = re.compile(
     r"|\bquery_for_\w+|\bfinal_answer\b|\baction_input\b",
     re.IGNORECASE,
 )
+#: A program's empty value given as the answer ("None", "[]", "set()"): what a program printed, not an answer.
+PROGRAM_VALUE = re.compile(r"None|\[\]|set\(\)|\{\}|\(\)|''|\"\"")
 #: What each closed form asks for, as the send-back says it.
 WANTED: dict[AnswerForm, str] = {
     AnswerForm.YES_NO: "yes or no", AnswerForm.NUMBER: "a number", AnswerForm.COLOR: "a colour word",
@@ -288,6 +290,8 @@ def check_answer(question: Question, answer: str, graph: SceneGraph,
                        question, graph, subject)
     if not text:
         return _failed("the answer is empty", question, graph, subject)
+    if question.reply_form not in _CLOSED and PROGRAM_VALUE.fullmatch(text):
+        return _failed(f"{text!r} is a program's empty value, not an answer", question, graph, subject)
     if question.reply_form not in _CLOSED and set(words_of(text)) & _NONE_WORDS:
         return AnswerVerdict(True)  # "there is nothing on it", "I could not find it": an answer too
     problem = _form_problem(question, text, graph)
