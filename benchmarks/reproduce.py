@@ -42,6 +42,7 @@ def commands() -> dict[str, list[str]]:
                    "--out", str(OUT / "scanqa")],
         "sqa3d": [*eval_, "sqa3d", "--questions", str(DATA / "sqa3d" / "sqa3d_test_dev.json"),
                   "--objects", gt, "--mode", "program", *check, "--limit", "50", "--out", str(OUT / "sqa3d")],
+        "directions": [sys.executable, str(ROOT / "benchmarks" / "bench_directions.py")],
         "alignment": [*eval_, "alignment", "--questions", scanqa, "--objects", gt,
                       "--pred-objects", str(DATA / "scannet" / "objects_pred_3dvista.json"),
                       "--limit", "52", "--no-table-a2", "--out", str(OUT / "alignment")],  # all: --limit 104

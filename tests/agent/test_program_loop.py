@@ -73,7 +73,7 @@ def test_error_then_rectify_then_answer():
     assert first_user.startswith("I am in a room. Looking around me, I see some objects: 2 chair")
     assert "My situation: I am facing the table." in first_user
     stats = program_stats([result.to_dict()])
-    assert stats == {"questions": 1, "programs": 2, "pass_rate": 100.0, "programs_ok": 50.0,
+    assert stats == {"questions": 1, "from_graph": 0, "programs": 2, "pass_rate": 100.0, "programs_ok": 50.0,
                      "mean_rounds": 3.0}
 
 
@@ -279,3 +279,26 @@ def test_an_answer_before_any_program_is_sent_back_once_for_a_program():
     # asked twice without a program, the answer is taken (one the room can hold: it has two chairs)
     again = ProgramLoop(ScriptedModel([answer("three"), answer("one")])).run(room(), "How many chairs?")
     assert again.short_answer == "1" and again.usage.calls == 2
+
+
+def test_a_direction_to_an_object_the_question_names_comes_from_the_graph():
+    # from (2, 0) facing +y: the lamp at (3.6, 3.6) is at 1 o'clock, the chair 4 at (1, 2) at 11 o'clock
+    silent = ScriptedModel([])
+    ahead = ProgramLoop(silent).run(room(), "Which direction is the lamp?", viewpoint=NORTH)
+    assert ahead.short_answer == "right" and ahead.usage.calls == 0  # not straight ahead: turn right
+    assert any(t.get("from_graph") and t.get("hour") == 1 for t in ahead.trace)
+    sides = ProgramLoop(silent).run(room(), "Is the chair to my front or back?", viewpoint=NORTH)
+    assert sides.short_answer == "front"  # of the directions offered, the nearer to its hour (11)
+    # no object named, no place to stand, or turned off: the model is asked
+    for question, viewpoint, limits in (("Which direction should I go to leave?", NORTH, None),
+                                        ("Which direction is the lamp?", None, None),
+                                        ("Which direction is the lamp?", NORTH,
+                                         ProgramLimits(graph_directions=False))):
+        asked = ScriptedModel([answer("left"), answer("left")])  # the first is sent back for a program
+        result = ProgramLoop(asked, limits).run(room(), question, viewpoint=viewpoint)
+        assert asked.requests and not any(t.get("from_graph") for t in result.trace)
+    # no program was wanted: not a program that failed (LLM-TPC's pass rate is over the questions asked)
+    ran = ProgramLoop(ScriptedModel([program("print(len(scene()))"), answer("8")])).run(
+        room(), "How many objects are there?", viewpoint=NORTH)
+    stats = program_stats([ahead.to_dict(), sides.to_dict(), ran.to_dict()])
+    assert stats["from_graph"] == 2 and stats["pass_rate"] == 100.0 and stats["questions"] == 3

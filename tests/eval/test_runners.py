@@ -139,8 +139,8 @@ def test_sqa3d_program_mode_five_questions(tmp_path, sqa3d, shared_data):
     )
     assert len(results) == 5 and all(r["answer"] == "chair" for r in results)
     m = sqa3d_metrics(results)
-    assert m["program"] == {"questions": 5, "programs": 5, "pass_rate": 100.0, "programs_ok": 100.0,
-                            "mean_rounds": 2.0}
+    assert m["program"] == {"questions": 5, "from_graph": 0, "programs": 5, "pass_rate": 100.0,
+                            "programs_ok": 100.0, "mean_rounds": 2.0}
     assert sum(v["n"] for v in m["by_answer_type"].values()) == 5
     assert 0 <= m["soft_match"] <= 100 and m["strict_match"] <= m["soft_match"]
     assert m["mean_completion_tokens"] > 0

@@ -20,16 +20,22 @@ from synergai.agent.program.values import FIELDS, OBJECT_FIELDS, legal_value
 
 def program_stats(results: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     """LLM-TPC's program figures over results with ``trace`` and ``llm_calls`` (``ProgramResult.to_dict()``
-    or run records): ``pass_rate`` is the % of questions whose last program ran without error (rectifying
-    raises it, as in LLM-TPC Table 4; a question with no program does not pass), ``programs_ok`` the % of
-    all programs run that did, ``mean_rounds`` the LLM calls per question."""
+    or run records): ``pass_rate`` is the % of the questions the model was asked whose last program ran
+    without error (rectifying raises it, as in LLM-TPC Table 4; a question with no program does not pass),
+    ``from_graph`` the questions answered from the graph with no model call (no program was wanted: not in
+    ``pass_rate``), ``programs_ok`` the % of all programs run that did, ``mean_rounds`` the LLM calls per
+    question."""
     runs = [[t for t in r.get("trace", []) if t.get("type") == "program"] for r in results]
     programs = [t for run in runs for t in run]
     n = len(results)
+    graph = sum(1 for r in results
+                if not r["llm_calls"] and any(t.get("from_graph") for t in r.get("trace", [])))
+    asked = n - graph
     return {
         "questions": n,
+        "from_graph": graph,
         "programs": len(programs),
-        "pass_rate": 100 * sum(1 for run in runs if run and run[-1]["ok"]) / n if n else 0.0,
+        "pass_rate": 100 * sum(1 for run in runs if run and run[-1]["ok"]) / asked if asked else 0.0,
         "programs_ok": 100 * sum(1 for t in programs if t["ok"]) / len(programs) if programs else 0.0,
         "mean_rounds": sum(r["llm_calls"] for r in results) / n if n else 0.0,
     }

@@ -5,6 +5,7 @@ model :data:`SEND_BACKS`.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections import Counter
@@ -14,18 +15,20 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
-from synergai.agent.answer_check import fall_back, settle
-from synergai.agent.answer_forms import answer_schema, normalise_answer, render_answer
+from synergai.agent.answer_check import fall_back, question_subject, settle
+from synergai.agent.answer_forms import AnswerForm, answer_schema, normalise_answer, render_answer
 from synergai.agent.kernel import DONE, AnswerCheck, Budget, SendBack, StepKind, Turn, TurnKernel
 from synergai.agent.program import prompt as P
 from synergai.agent.program.check import Finding, check_program, repair_hint
 from synergai.agent.program.repairs import applied, repair_program
 from synergai.agent.program.sandbox import SandboxLimits, run_program
+from synergai.agent.program.values import FACING_HOURS, hours_apart, legal_value, side_of_hour
 from synergai.agent.question import Question
 from synergai.agent.result import Answered
 from synergai.geometry.frames import Viewpoint
 from synergai.llm.base import ChatModel, ChatReply
 from synergai.llm.sampling import REPEAT_TEMPERATURE, Resampling
+from synergai.scene.build import clock_direction
 from synergai.scene.model import STRUCTURE_KINDS, SceneGraph
 from synergai.scene.serialization import graph_to_dict
 
@@ -60,6 +63,8 @@ class ProgramLimits:
     max_observation_chars: int = 1500  #: longest program output shown to the model (longer: cut)
     #: Sampling temperature of the call after the model repeated a failed program (else greedy).
     repeat_temperature: float = REPEAT_TEMPERATURE
+    #: A situated direction question about an object it names is answered from the graph (no call).
+    graph_directions: bool = True
 
 
 @dataclass
@@ -231,9 +236,28 @@ class ProgramLoop:
                        api_args=api_args, counts=counts, phase=Phase.PROGRAM,
                        calls=self.kernel.calls(question, result.usage),
                        sampling=Resampling(self.limits.repeat_temperature))
+        if viewpoint is not None and self._direction_from_graph(at, viewpoint):
+            at.phase = Phase.DONE  # no program wanted
         self.kernel.run(at)
         result.seconds = time.perf_counter() - start  # the question's setup included
         return result
+
+    def _direction_from_graph(self, at: _Question, viewpoint: Viewpoint) -> bool:
+        """Answer "which direction / side is the X" from the graph, with no model call: the side of the
+        nearest X's clock hour (:func:`side_of_hour`), else of the directions the question offers the one
+        facing nearest it; False for another form or a question that names no object here."""
+        if at.question.form is not AnswerForm.DIRECTION or not self.limits.graph_directions:
+            return False
+        if not (ids := question_subject(at.question, at.graph).ids):
+            return False
+        nearest = min(ids, key=lambda i: math.dist(at.graph.get(i).center[:2], viewpoint.position[:2]))
+        hour = clock_direction(at.graph, [nearest], viewpoint)[nearest]
+        offered = [d for o in at.question.options if (d := legal_value(o, FACING_HOURS))] or FACING_HOURS
+        short = side_of_hour(hour)  # people turn left or right to anything not straight ahead or behind
+        if short not in offered:
+            short = min(offered, key=lambda d: hours_apart(hour, FACING_HOURS[d]))
+        self._answer(at, short, {"from_graph": True, "object": nearest, "hour": hour})
+        return True
 
     def _call(self, at: _Question, max_tokens: int) -> ChatReply:
         """One round's model call (greedy unless the question asks for a sample)."""
