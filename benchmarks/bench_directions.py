@@ -1,10 +1,11 @@
-"""Directions against what people say: SQA3D's direction questions answered from the graph, no model.
+"""Directions against what people say: SQA3D's direction and "where" questions answered from the graph.
 
     python benchmarks/bench_directions.py [--data DIR] [--json]
 
 Questions of ``sqa3d/sqa3d_test_dev.json`` whose form is a direction ("which direction should I go to
-open the window?", "is the door on my left or right?"). Program mode answers those that name an object
-of the room from the graph, with no model call (:class:`synergai.agent.program.loop.ProgramLoop`: the
+open the window?", "is the door on my left or right?") or a place ("where is the table?": the agent stands
+somewhere, so a direction from it). Program mode answers those that name an object of the room from the
+graph, with no model call (:class:`synergai.agent.program.loop.ProgramLoop`: the
 side of the nearest such object's clock hour as seen from the agent's pose); the others go to the model,
 so here they are counted, not scored. "right" is LLM-TPC's soft match (:mod:`synergai.eval.metrics`)
 against the references. The read and check halves are :func:`synergai.eval.split.scene_half`'s: the
@@ -37,22 +38,23 @@ DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
 def score(data: Path) -> dict:
-    """Per half: direction questions, those the graph answers, and how many of those are right."""
+    """Per half and form: questions, those the graph answers, and how many of those are right."""
     t0 = time.perf_counter()
     questions = json.loads((data / "sqa3d" / "sqa3d_test_dev.json").read_text(encoding="utf-8"))
     objects = load_objects_file(data / "scannet" / "objects_gt.json")
     alignments = json.loads((data / "scannet" / "axis_alignment_matrices.json").read_text(encoding="utf-8"))
     graphs: dict[str, SceneGraph] = {}
-    halves = {h: {"questions": 0, "from_graph": 0, "right": 0} for h in HALVES}
+    forms = (AnswerForm.DIRECTION, AnswerForm.PLACE)
+    halves = {f"{h} {f.value}": {"questions": 0, "from_graph": 0, "right": 0} for h in HALVES for f in forms}
     loop = ProgramLoop(ScriptedModel([]))  # any question the graph does not answer stops at its first call
     for q in questions:
         sid = q["scene_id"]
-        known = sid in objects and sid in alignments
-        if not known or answer_form(q["question"]) is not AnswerForm.DIRECTION:
+        form = answer_form(q["question"])
+        if form not in forms or sid not in objects or sid not in alignments:
             continue
         if sid not in graphs:
             graphs[sid] = build_graph(sid, objects.objects(sid), scene_type=objects.scene_type(sid))
-        half = halves[scene_half(sid)]
+        half = halves[f"{scene_half(sid)} {form.value}"]
         half["questions"] += 1
         viewpoint = situated_viewpoint(q, graphs[sid], np.asarray(alignments[sid]))
         try:
@@ -73,9 +75,9 @@ def main() -> None:
     if args.json:
         print(json.dumps(report))
         return
-    table = Table(title="SQA3D direction questions answered from the graph (ground-truth objects, no model)")
-    for col in ("half", "direction questions", "from the graph", "right", "right %"):
-        table.add_column(col, justify="left" if col == "half" else "right")
+    table = Table(title="SQA3D directions and 'where' from the graph (ground-truth objects, no model)")
+    for col in ("half, form", "questions", "from the graph", "right", "right %"):
+        table.add_column(col, justify="left" if col == "half, form" else "right")
     for name, h in report["halves"].items():
         share = f"{100 * h['right'] / h['from_graph']:.1f} %" if h["from_graph"] else "-"
         table.add_row(name, str(h["questions"]), str(h["from_graph"]), str(h["right"]), share)

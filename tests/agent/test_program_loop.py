@@ -287,11 +287,14 @@ def test_a_direction_to_an_object_the_question_names_comes_from_the_graph():
     ahead = ProgramLoop(silent).run(room(), "Which direction is the lamp?", viewpoint=NORTH)
     assert ahead.short_answer == "right" and ahead.usage.calls == 0  # not straight ahead: turn right
     assert any(t.get("from_graph") and t.get("hour") == 1 for t in ahead.trace)
+    where = ProgramLoop(silent).run(room(), "Where is the lamp?", viewpoint=NORTH)  # the agent stands here
+    assert (where.short_answer, where.answer_form) == ("right", "direction")
     sides = ProgramLoop(silent).run(room(), "Is the chair to my front or back?", viewpoint=NORTH)
     assert sides.short_answer == "front"  # of the directions offered, the nearer to its hour (11)
     # no object named, no place to stand, or turned off: the model is asked
     for question, viewpoint, limits in (("Which direction should I go to leave?", NORTH, None),
                                         ("Which direction is the lamp?", None, None),
+                                        ("Where is the lamp?", None, None),
                                         ("Which direction is the lamp?", NORTH,
                                          ProgramLimits(graph_directions=False))):
         asked = ScriptedModel([answer("left"), answer("left")])  # the first is sent back for a program

@@ -5,6 +5,7 @@ model :data:`SEND_BACKS`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import time
@@ -243,13 +244,17 @@ class ProgramLoop:
         return result
 
     def _direction_from_graph(self, at: _Question, viewpoint: Viewpoint) -> bool:
-        """Answer "which direction / side is the X" from the graph, with no model call: the side of the
-        nearest X's clock hour (:func:`side_of_hour`), else of the directions the question offers the one
-        facing nearest it; False for another form or a question that names no object here."""
-        if at.question.form is not AnswerForm.DIRECTION or not self.limits.graph_directions:
+        """Answer "which direction / side is the X" (and "where is the X": the agent stands somewhere) from
+        the graph, with no model call: the side of the nearest X's clock hour (:func:`side_of_hour`), else of
+        the directions the question offers the one facing nearest it; False for another form or a question
+        that names no object here."""
+        situated = (AnswerForm.DIRECTION, AnswerForm.PLACE)
+        if at.question.form not in situated or not self.limits.graph_directions:
             return False
         if not (ids := question_subject(at.question, at.graph).ids):
             return False
+        at.question = dataclasses.replace(at.question, form=AnswerForm.DIRECTION)  # "where": "behind me"
+        at.result.answer_form = AnswerForm.DIRECTION.value
         nearest = min(ids, key=lambda i: math.dist(at.graph.get(i).center[:2], viewpoint.position[:2]))
         hour = clock_direction(at.graph, [nearest], viewpoint)[nearest]
         offered = [d for o in at.question.options if (d := legal_value(o, FACING_HOURS))] or FACING_HOURS
