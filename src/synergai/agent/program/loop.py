@@ -64,7 +64,7 @@ class ProgramLimits:
     max_observation_chars: int = 1500  #: longest program output shown to the model (longer: cut)
     #: Sampling temperature of the call after the model repeated a failed program (else greedy).
     repeat_temperature: float = REPEAT_TEMPERATURE
-    #: A situated direction question about an object it names is answered from the graph (no call).
+    #: A situated direction or "where" question about an object it names is answered from the graph (no call).
     graph_directions: bool = True
 
 

@@ -42,7 +42,7 @@ CLOCK_SPREAD = 1
 #: Clock hours that count as each direction (LLM-TPC's synonym table, Table S1).
 CLOCK_DIRECTIONS = MappingProxyType({"left": {7, 8, 9, 10, 11}, "right": {1, 2, 3, 4, 5},
                                      "front": {10, 11, 12, 1, 2}, "back": {4, 5, 6, 7, 8}})
-#: The clock hour each direction faces (an object at 7 o'clock is more behind than to the left).
+#: The clock hour each direction faces (of the directions a question offers, the nearest to an object's hour).
 FACING_HOURS = MappingProxyType({"left": 9, "right": 3, "front": 12, "back": 6})
 _CLOCK_PHRASE = re.compile(r"^(?:at |to )?(?:the |my )?(\d{1,2}|[a-z]+)(?: |_|-)?(?:o'? ?clock|:00)"
                            r"(?: direction| position)?$")
