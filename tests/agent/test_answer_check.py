@@ -94,6 +94,23 @@ def test_a_category_answer_naming_the_questions_own_object_is_caught(graph: Scen
     _fallback_passes(graph, question, verdict)
 
 
+def test_the_floor_or_a_wall_answers_only_what_holds_a_thing_up(graph: SceneGraph) -> None:
+    for question in ("What is in front of the refrigerator?", "What is left of the sink?",
+                     "What is under the table?"):
+        verdict = _check(graph, question, "the floor" if "under" in question else "wall")
+        assert "only hold things up" in verdict.reason
+        _fallback_passes(graph, question, verdict)
+        assert verdict.fallback not in {"floor", "wall", "ceiling"}
+    # of the objects related to it, one in the relation the question says (the sink is mounted on the
+    # kitchen cabinets, and lower than the window)
+    assert _check(graph, "What is the sink lower than?", "wall").fallback == "window"
+    # what holds it up may be the floor or a wall: never replaced
+    for question, answer in (("What is the refrigerator standing on?", "floor"),
+                             ("What is the window mounted on?", "the wall")):
+        verdict = _check(graph, question, answer)
+        assert "only hold things up" not in verdict.reason and verdict.fallback is None
+
+
 @pytest.mark.parametrize("answer", [
     "The table (id: 2) is gray.",
     "2 objects fit 'chair near the table': chair (id: 4), chair (id: 5).",

@@ -25,9 +25,10 @@ from synergai.agent.observation import Fact
 from synergai.agent.question import Question
 from synergai.agent.result import Answered
 from synergai.scene.attributes import color_name
+from synergai.scene.grounding.expression import RELATION_MEANING
 from synergai.scene.grounding.place import places
 from synergai.scene.grounding.vocabulary import SceneVocabulary
-from synergai.scene.model import STRUCTURE_KINDS, SceneGraph
+from synergai.scene.model import STRUCTURE_KINDS, SUPPORT_RELATIONS, VIEW_DEPENDENT, SceneGraph
 from synergai.scene.vocabulary import (
     ANY_OBJECT_WORDS,
     COLOR_NAMES,
@@ -174,6 +175,20 @@ def _said(graph: SceneGraph, text: str) -> tuple[str, ...]:
     return SceneVocabulary(cats, ()).categories_said(text)
 
 
+def _holds_up(question: Question) -> bool:
+    """Whether the question asks what holds its object up ("what is the towel hanging from?"): the one
+    kind of question the floor, a wall or the ceiling answers. They take part in no other relation
+    (nothing is "in front of the floor"), so a question that says a direction is never one."""
+    meant = {RELATION_MEANING[r] for r in question.relations if r in RELATION_MEANING}
+    return bool(meant & SUPPORT_RELATIONS) and not meant & VIEW_DEPENDENT
+
+
+def _structure_only(graph: SceneGraph, text: str) -> bool:
+    """Whether ``text`` names the room's structure (floor, wall, ceiling) and no other object."""
+    cats = tuple(sorted({o.category for o in graph if o.kind in STRUCTURE_KINDS}))
+    return bool(cats) and bool(SceneVocabulary(cats, ()).categories_said(text)) and not _said(graph, text)
+
+
 def _place_anchor(text: str) -> tuple[str, str] | None:
     """(relation, the words after it) of a place answer, the first relation it says; None without one."""
     t = f" {' '.join(words_of(text))} "
@@ -262,8 +277,11 @@ def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tup
             words = place.words(graph)
             return words, f"The {name} is {words}."
     if form is AnswerForm.CATEGORY and question.kind_at is None:
-        others = (graph.get(o) for oid in ids for _, o in graph.relations_of(oid) if o in graph)
-        other = next((o for o in others if o.kind not in STRUCTURE_KINDS
+        # of the objects related to it, first one in a relation the question says
+        meant = {RELATION_MEANING[r] for r in question.relations if r in RELATION_MEANING}
+        related = sorted(((r, graph.get(o)) for oid in ids for r, o in graph.relations_of(oid) if o in graph),
+                         key=lambda ro: ro[0] not in meant)
+        other = next((o for _, o in related if o.kind not in STRUCTURE_KINDS
                       and o.category not in question.categories), None)
         if other is not None:
             return other.category, f"It is {with_article(other.category)}."
@@ -296,6 +314,9 @@ def check_answer(question: Question, answer: str, graph: SceneGraph,
         return AnswerVerdict(True)  # "there is nothing on it", "I could not find it": an answer too
     problem = _form_problem(question, text, graph)
     if problem and question.reply_form is AnswerForm.CATEGORY:
+        if _structure_only(graph, text) and not _holds_up(question):  # "what is in front of the desk": floor
+            return _failed("the floor, walls and ceiling only hold things up: name an object of this room",
+                           question, graph, subject)
         return AnswerVerdict(False, problem)  # a thing the labels lack ("the rod"): no better word
     problem = problem or _subject_problem(question, text, graph, subject)
     if problem:
