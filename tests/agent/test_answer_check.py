@@ -111,6 +111,15 @@ def test_the_floor_or_a_wall_answers_only_what_holds_a_thing_up(graph: SceneGrap
         assert "only hold things up" not in verdict.reason and verdict.fallback is None
 
 
+@pytest.mark.parametrize("answer", ["object", "an object", "Something."])
+def test_object_as_the_answer_to_what_is_it_names_nothing(graph: SceneGraph, answer: str) -> None:
+    question = "What is next to the refrigerator?"
+    verdict = _check(graph, question, answer)
+    assert "names no object" in verdict.reason
+    _fallback_passes(graph, question, verdict)
+    assert _check(graph, question, "kitchen counter").ok  # a named object passes
+
+
 @pytest.mark.parametrize("answer", [
     "The table (id: 2) is gray.",
     "2 objects fit 'chair near the table': chair (id: 4), chair (id: 5).",

@@ -282,7 +282,7 @@ def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tup
         related = sorted(((r, graph.get(o)) for oid in ids for r, o in graph.relations_of(oid) if o in graph),
                          key=lambda ro: ro[0] not in meant)
         other = next((o for _, o in related if o.kind not in STRUCTURE_KINDS
-                      and o.category not in question.categories), None)
+                      and o.category not in question.categories and o.category not in ANY_OBJECT_WORDS), None)
         if other is not None:
             return other.category, f"It is {with_article(other.category)}."
     return None
@@ -313,6 +313,8 @@ def check_answer(question: Question, answer: str, graph: SceneGraph,
     if question.reply_form not in _CLOSED and set(words_of(text)) & _NONE_WORDS:
         return AnswerVerdict(True)  # "there is nothing on it", "I could not find it": an answer too
     problem = _form_problem(question, text, graph)
+    if question.reply_form is AnswerForm.CATEGORY and set(words_of(text)) <= ANY_OBJECT_WORDS | _ARTICLES:
+        return _failed("'object' names no object: say which one", question, graph, subject)
     if problem and question.reply_form is AnswerForm.CATEGORY:
         if _structure_only(graph, text) and not _holds_up(question):  # "what is in front of the desk": floor
             return _failed("the floor, walls and ceiling only hold things up: name an object of this room",
