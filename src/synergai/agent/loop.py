@@ -50,6 +50,7 @@ from synergai.agent.prompt import (
 from synergai.agent.question import Question
 from synergai.agent.result import Answered
 from synergai.agent.room_answers import room_answer
+from synergai.agent.situated import side_answer
 from synergai.agent.tools import MAX_LISTED, TOOLS, FinalArgs, Tool, cannot_succeed, tool_by_name
 from synergai.llm.base import ChatModel, ContextFullError
 from synergai.scene.attributes import box_shape
@@ -299,6 +300,10 @@ class AgentLoop:
             self._give(turn, found.sentence, found.short, found.objects, rooms=found.kind,
                        short_answer=found.short)
             turn.phase = Phase.DONE
+        elif turn.question.asking and self.limits.graph_answers and ctx.viewpoint is not None and (
+                side := side_answer(turn.question, ctx.graph, ctx.viewpoint, ctx.marked)) is not None:
+            self._give(turn, side.sentence, side.short, [side.object], object=side.object, hour=side.hour)
+            turn.phase = Phase.DONE  # a direction from where the user stands: no model call
         self.kernel.run(turn)
         result = turn.result
         if not result.answer:

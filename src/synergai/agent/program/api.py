@@ -20,7 +20,6 @@ from synergai.agent.program.values import (
     AGENT_RELATIONS,
     ATTRIBUTE_TYPES,
     ATTRIBUTE_WORDS,
-    CLOCK_DIRECTIONS,
     CLOCK_HOURS,
     DIRECTIONS,
     FIELDS,
@@ -33,6 +32,7 @@ from synergai.agent.program.values import (
     legal_value,
     near_hours,
 )
+from synergai.agent.situated import CLOCK_DIRECTIONS
 from synergai.geometry.frames import Viewpoint
 from synergai.scene import build
 from synergai.scene.attributes import box_shape, closest_color, color_name

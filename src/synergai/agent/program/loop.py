@@ -6,7 +6,6 @@ model :data:`SEND_BACKS`.
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
 import time
 from collections import Counter
@@ -16,20 +15,19 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
-from synergai.agent.answer_check import fall_back, question_subject, settle
+from synergai.agent.answer_check import fall_back, settle
 from synergai.agent.answer_forms import AnswerForm, answer_schema, normalise_answer, render_answer
 from synergai.agent.kernel import DONE, AnswerCheck, Budget, SendBack, StepKind, Turn, TurnKernel
 from synergai.agent.program import prompt as P
 from synergai.agent.program.check import Finding, check_program, repair_hint
 from synergai.agent.program.repairs import applied, repair_program
 from synergai.agent.program.sandbox import SandboxLimits, run_program
-from synergai.agent.program.values import FACING_HOURS, hours_apart, legal_value, side_of_hour
 from synergai.agent.question import Question
 from synergai.agent.result import Answered
+from synergai.agent.situated import side_answer
 from synergai.geometry.frames import Viewpoint
 from synergai.llm.base import ChatModel, ChatReply
 from synergai.llm.sampling import REPEAT_TEMPERATURE, Resampling
-from synergai.scene.build import clock_direction
 from synergai.scene.model import STRUCTURE_KINDS, SceneGraph
 from synergai.scene.serialization import graph_to_dict
 
@@ -245,23 +243,16 @@ class ProgramLoop:
 
     def _direction_from_graph(self, at: _Question, viewpoint: Viewpoint) -> bool:
         """Answer "which direction / side is the X" (and "where is the X": the agent stands somewhere) from
-        the graph, with no model call: the side of the nearest X's clock hour (:func:`side_of_hour`), else of
-        the directions the question offers the one facing nearest it; False for another form or a question
-        that names no object here."""
+        the graph, with no model call (:func:`~synergai.agent.situated.side_answer`); False for another form
+        or a question that names no object here."""
         situated = (AnswerForm.DIRECTION, AnswerForm.PLACE)
         if at.question.form not in situated or not self.limits.graph_directions:
             return False
-        if not (ids := question_subject(at.question, at.graph).ids):
+        asked = dataclasses.replace(at.question, form=AnswerForm.DIRECTION)  # "where": "behind me"
+        if (side := side_answer(asked, at.graph, viewpoint)) is None:
             return False
-        at.question = dataclasses.replace(at.question, form=AnswerForm.DIRECTION)  # "where": "behind me"
-        at.result.answer_form = AnswerForm.DIRECTION.value
-        nearest = min(ids, key=lambda i: math.dist(at.graph.get(i).center[:2], viewpoint.position[:2]))
-        hour = clock_direction(at.graph, [nearest], viewpoint)[nearest]
-        offered = [d for o in at.question.options if (d := legal_value(o, FACING_HOURS))] or FACING_HOURS
-        short = side_of_hour(hour)  # people turn left or right to anything not straight ahead or behind
-        if short not in offered:
-            short = min(offered, key=lambda d: hours_apart(hour, FACING_HOURS[d]))
-        self._answer(at, short, {"from_graph": True, "object": nearest, "hour": hour})
+        at.question, at.result.answer_form = asked, AnswerForm.DIRECTION.value
+        self._answer(at, side.short, {"from_graph": True, "object": side.object, "hour": side.hour})
         return True
 
     def _call(self, at: _Question, max_tokens: int) -> ChatReply:

@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable
 from types import MappingProxyType
 
+from synergai.agent.situated import hours_apart
 from synergai.scene.vocabulary import (
     ATTRIBUTE_TYPE_SYNONYMS,
     COLOR_WORDS,
@@ -39,11 +40,6 @@ UNKNOWN = "unknown"
 CLOCK_HOURS = tuple(f"{hour} o'clock" for hour in range(1, 13))
 #: Hours either side of a clock direction that still count as it ("7 o'clock": 6, 7 and 8 o'clock).
 CLOCK_SPREAD = 1
-#: Clock hours that count as each direction (LLM-TPC's synonym table, Table S1).
-CLOCK_DIRECTIONS = MappingProxyType({"left": {7, 8, 9, 10, 11}, "right": {1, 2, 3, 4, 5},
-                                     "front": {10, 11, 12, 1, 2}, "back": {4, 5, 6, 7, 8}})
-#: The clock hour each direction faces (of the directions a question offers, the nearest to an object's hour).
-FACING_HOURS = MappingProxyType({"left": 9, "right": 3, "front": 12, "back": 6})
 _CLOCK_PHRASE = re.compile(r"^(?:at |to )?(?:the |my )?(\d{1,2}|[a-z]+)(?: |_|-)?(?:o'? ?clock|:00)"
                            r"(?: direction| position)?$")
 _VALUE_SYNONYMS = MappingProxyType({**RELATION_SYNONYMS, **ATTRIBUTE_TYPE_SYNONYMS})
@@ -79,18 +75,6 @@ def clock_hour(value: object) -> int | None:
         return None
     hour = int(match[1]) if match[1].isdigit() else WORD_TO_NUMBER.get(match[1])
     return hour if hour is not None and 1 <= hour <= 12 else None
-
-
-def hours_apart(a: int, b: int) -> int:
-    """How many hours apart two clock hours are, the shorter way round."""
-    return min((a - b) % 12, (b - a) % 12)
-
-
-def side_of_hour(hour: int) -> str:
-    """The direction a person gives for a clock hour: left or right (:data:`CLOCK_DIRECTIONS`) unless it is
-    straight ahead (12) or behind (6)."""
-    side = next((d for d in ("left", "right") if hour in CLOCK_DIRECTIONS[d]), None)
-    return side or ("front" if hour == 12 else "back")
 
 
 def near_hours(a: int, b: int) -> bool:
