@@ -49,6 +49,10 @@ def test_both_loops_answer_a_direction_from_the_graph_with_no_model_call(store) 
     assert result.objects == ["7"] and any(t.get("from_graph") for t in result.trace)
     program = ProgramLoop(ScriptedModel([])).run(room(), asked, "I stand in front of the TV.", SOUTH)
     assert program.short_answer == "left"  # a call would have raised: the script is empty
+    # what the user says of where they stand names other objects: only the sentence that asks is read
+    said = AgentSession(store, "room", ScriptedModel([]), viewpoint=SOUTH).ask(
+        "My back is to the tv and the table is in front of me. Is the lamp on my left or right?")
+    assert said.short_answer == "left" and said.objects == ["7"]
     # with no viewpoint there is no side to give: the model is asked
     with pytest.raises(ScriptExhausted):
         AgentSession(store, "room", ScriptedModel([])).ask(asked)

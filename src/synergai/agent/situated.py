@@ -9,6 +9,7 @@ left / right hours); of the directions the question offers, the one facing neare
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -25,6 +26,8 @@ CLOCK_DIRECTIONS = MappingProxyType({"left": {7, 8, 9, 10, 11}, "right": {1, 2, 
                                      "front": {10, 11, 12, 1, 2}, "back": {4, 5, 6, 7, 8}})
 #: The clock hour each direction faces (of the directions a question offers, the nearest to an object's hour).
 FACING_HOURS = MappingProxyType({"left": 9, "right": 3, "front": 12, "back": 6})
+#: Where one sentence of an input ends and the next begins.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 #: How each side is said of an object ("The door is on your left.").
 _SAID = MappingProxyType({"left": "on your left", "right": "on your right", "front": "in front of you",
                           "back": "behind you"})
@@ -59,10 +62,21 @@ def _facing(option: str) -> str | None:
     return word if word in FACING_HOURS else None
 
 
+def asked_sentence(text: str) -> str:
+    """The sentence of an input that asks: the last ending in "?", else the last ("I am facing the bed.
+    Is the door on my left?": the door is asked about, not the bed)."""
+    parts = [p for p in _SENTENCE_END.split(text.strip()) if p.strip()] or [text]
+    return next((p for p in reversed(parts) if p.rstrip().endswith("?")), parts[-1])
+
+
 def side_answer(question: Question, graph: SceneGraph, viewpoint: Viewpoint,
                 marked: str | None = None) -> Side | None:
     """The direction of the object a direction question names (or the ``marked`` one: "is this on my
-    left?"), seen from ``viewpoint``; None for another form or a question that names no object here."""
+    left?"), seen from ``viewpoint``; None for another form or a question that names no object here. Only
+    the sentence that asks is read (:func:`asked_sentence`): what the user says of where they stand names
+    other objects."""
+    if (sentence := asked_sentence(question.text)) != question.text.strip():
+        question = Question.parse(sentence, sorted(graph.categories()))
     ids = question_subject(question, graph, marked).ids if question.form is AnswerForm.DIRECTION else ()
     if not ids:
         return None
