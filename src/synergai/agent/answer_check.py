@@ -25,7 +25,6 @@ from synergai.agent.observation import Fact
 from synergai.agent.question import Question
 from synergai.agent.result import Answered
 from synergai.scene.attributes import color_name
-from synergai.scene.grounding.expression import RELATION_MEANING
 from synergai.scene.grounding.place import places
 from synergai.scene.grounding.vocabulary import SceneVocabulary
 from synergai.scene.model import STRUCTURE_KINDS, SUPPORT_RELATIONS, VIEW_DEPENDENT, SceneGraph
@@ -179,7 +178,7 @@ def _holds_up(question: Question) -> bool:
     """Whether the question asks what holds its object up ("what is the towel hanging from?"): the one
     kind of question the floor, a wall or the ceiling answers. They take part in no other relation
     (nothing is "in front of the floor"), so a question that says a direction is never one."""
-    meant = {RELATION_MEANING[r] for r in question.relations if r in RELATION_MEANING}
+    meant = question.relations_meant
     return bool(meant & SUPPORT_RELATIONS) and not meant & VIEW_DEPENDENT
 
 
@@ -278,9 +277,8 @@ def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tup
             return words, f"The {name} is {words}."
     if form is AnswerForm.CATEGORY and question.kind_at is None:
         # of the objects related to it, first one in a relation the question says
-        meant = {RELATION_MEANING[r] for r in question.relations if r in RELATION_MEANING}
         related = sorted(((r, graph.get(o)) for oid in ids for r, o in graph.relations_of(oid) if o in graph),
-                         key=lambda ro: ro[0] not in meant)
+                         key=lambda ro: ro[0] not in question.relations_meant)
         other = next((o for _, o in related if o.kind not in STRUCTURE_KINDS
                       and o.category not in question.categories and o.category not in ANY_OBJECT_WORDS), None)
         if other is not None:

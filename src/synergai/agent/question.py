@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from synergai.agent.answer_forms import AnswerForm, answer_form, choice_options, kind_asked_at
 from synergai.agent.intent import is_question
 from synergai.agent.tools import mentioned_ids
+from synergai.scene.grounding.expression import RELATION_MEANING
 from synergai.scene.grounding.vocabulary import SceneVocabulary, relations_said
+from synergai.scene.model import Relation
 from synergai.scene.vocabulary import words_of
 
 
@@ -41,6 +43,11 @@ class Question:
     def reply_form(self) -> AnswerForm:
         """The form of the short answer to give: the question's, a free phrase for a correction."""
         return self.form if self.asking else AnswerForm.PHRASE
+
+    @property
+    def relations_meant(self) -> frozenset[Relation]:
+        """The graph relations its relation words mean ("hanging from": hanging on)."""
+        return frozenset(RELATION_MEANING[r] for r in self.relations if r in RELATION_MEANING)
 
     @property
     def choices(self) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from synergai.agent.answer_check import question_subject
-from synergai.agent.answer_forms import AnswerForm, normalise_answer
+from synergai.agent.answer_forms import AnswerForm, answer_form, normalise_answer
 from synergai.agent.question import Question
 from synergai.geometry.frames import Viewpoint
 from synergai.scene.build import clock_direction
@@ -76,6 +76,8 @@ def side_answer(question: Question, graph: SceneGraph, viewpoint: Viewpoint,
     the sentence that asks is read (:func:`asked_sentence`): what the user says of where they stand names
     other objects."""
     if (sentence := asked_sentence(question.text)) != question.text.strip():
+        if answer_form(sentence) is not AnswerForm.DIRECTION:
+            return None  # read before parsing it: most questions are not directions
         question = Question.parse(sentence, sorted(graph.categories()))
     ids = question_subject(question, graph, marked).ids if question.form is AnswerForm.DIRECTION else ()
     if not ids:
