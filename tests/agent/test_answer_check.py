@@ -9,12 +9,20 @@ from pathlib import Path
 import pytest
 from agent_scripting import act, final, room
 
-from synergai.agent.answer_check import absent_thing, check_answer, question_subject, tool_text
+from synergai.agent.answer_check import (
+    UNNAMED,
+    absent_thing,
+    check_answer,
+    question_subject,
+    settle,
+    tool_text,
+)
 from synergai.agent.answer_forms import AnswerForm, normalise_answer
 from synergai.agent.kernel import AnswerVerdict
 from synergai.agent.loop import LoopLimits
 from synergai.agent.program.loop import ProgramLimits, ProgramLoop
 from synergai.agent.question import Question
+from synergai.agent.result import Answered
 from synergai.agent.session import AgentSession
 from synergai.llm import ScriptedModel
 from synergai.scene.build import build_graph
@@ -133,6 +141,33 @@ def test_tool_text_is_caught_and_never_given(graph: SceneGraph, answer: str) -> 
     verdict = _check(graph, question, answer)
     assert "tools' own text" in verdict.reason
     _fallback_passes(graph, question, verdict)
+
+
+@pytest.mark.parametrize("answer", ["trash can 15", "table 17 is on your left", "washing object 2",
+                                    "The chairs 4 and 5."])
+def test_an_object_named_by_its_id_is_tool_text(graph: SceneGraph, answer: str) -> None:
+    question = "What is on my left?"
+    verdict = _check(graph, question, answer)
+    assert "tools' own text" in verdict.reason and not tool_text(answer)  # the graph knows the ids
+    assert tool_text(answer, graph)
+
+
+def test_an_answer_naming_objects_by_id_is_given_without_the_ids(graph: SceneGraph) -> None:
+    question = Question.parse("What can I use to throw out my gum?", sorted(graph.categories()))
+    result = Answered("You can use trash can 15.", short_answer="trash can 15")
+    assert settle(result, question, graph, may_retry=False) is None
+    assert (result.short_answer, result.answer) == ("trash can", "You can use trash can.")
+    assert result.trace == [{"type": UNNAMED, "answer": "You can use trash can 15.",
+                             "short_answer": "trash can 15"}]
+    # other tool text besides the ids: the answer check's fallback, never the text
+    quoting = Answered("trash can 15 (id: 15)", short_answer="trash can 15 (id: 15)")
+    settle(quoting, question, graph, may_retry=False)
+    assert not tool_text(quoting.answer, graph) and not tool_text(quoting.short_answer, graph)
+
+
+@pytest.mark.parametrize("answer", ["There are 4 chairs.", "table", "chair 99", "It is 2 meters away."])
+def test_a_number_that_is_no_objects_id_is_not_tool_text(graph: SceneGraph, answer: str) -> None:
+    assert not tool_text(answer, graph)  # no chair 99 here; "4 chairs" counts; "is 2" names nothing
 
 
 @pytest.mark.parametrize("value", ["None", "[]", "set()"])

@@ -235,6 +235,15 @@ def test_everyday_words_map_to_the_scenes_categories() -> None:
     assert ground(_room(), ObjectRef(category="couch")).top.id == "12"
 
 
+def test_a_compound_is_named_with_or_without_its_space() -> None:
+    seats = ["armchair", "office chair", "bookshelf", "table"]
+    assert map_word_to("arm chair", seats) == ["armchair"]  # not the other chair, whose head is "chair"
+    assert map_word_to("book shelf", seats) == ["bookshelf"]
+    assert map_word_to("chair", seats) == ["office chair"]
+    # a word that ends a one-word compound does not name it: "pack my cello" means no backpack
+    assert map_word_to("pack", ["backpack", "instrument case"]) == []
+
+
 def test_scene_vocabulary_holds_what_the_scene_holds() -> None:
     v = scene_vocabulary(_room())
     assert "sofa" in v.categories and "couch" not in v.categories

@@ -3,9 +3,11 @@
 (a) **subject**: it is about the object the question names (or the marked one), not another; a question
     about an object the room lacks is answered by saying there is none;
 (b) **form**: it has the form the question asks (:mod:`synergai.agent.answer_forms`);
-(c) **no tool text**: no ids, coordinates, counts of matches, observation sentences or error texts.
+(c) **no tool text**: no ids (nor an object named as the tools name it: "table 28"), coordinates, counts
+    of matches, observation sentences or error texts.
 
-A failed check carries its reason (sent back to the model, once) and the graph's best typed answer.
+A failed check carries its reason (sent back to the model, once) and the graph's best typed answer. An answer
+whose only tool text is objects named by id ("trash can 15") is first said without the ids (:func:`settle`).
 """
 
 from __future__ import annotations
@@ -60,6 +62,9 @@ TOOL_TEXT = re.compile(
     r"|\bquery_for_\w+|\bfinal_answer\b|\baction_input\b",
     re.IGNORECASE,
 )
+#: A word and the number after it: an object named by its id when the number is one of the graph's ids
+#: and the word is its category's or "object" ("table 28").
+_NAMED_BY_ID = re.compile(r"\b([A-Za-z]+)\s+(\d+)\b")
 #: A program's empty value given as the answer ("None", "[]", "set()"): what a program printed, not an answer.
 PROGRAM_VALUE = re.compile(r"None|\[\]|set\(\)|\{\}|\(\)|''|\"\"")
 #: What each closed form asks for, as the send-back says it.
@@ -151,9 +156,26 @@ def absent_thing(question: Question, graph: SceneGraph) -> str:
     return " ".join([*named[-_PHRASE_WORDS:-1], singular(named[-1])])
 
 
-def tool_text(text: str) -> str:
-    """The first piece of tool text in ``text`` ('' when there is none)."""
-    return m.group(0) if (m := TOOL_TEXT.search(text)) else ""
+def tool_text(text: str, graph: SceneGraph | None = None) -> str:
+    """The first piece of tool text in ``text`` ('' when there is none); with the ``graph``, also an object
+    named by its id as the tools name it ("table 28", "washing machines 14", "object 14")."""
+    if m := TOOL_TEXT.search(text):
+        return m.group(0)
+    return next((m.group(0) for m in _named_by_id(text, graph)), "") if graph is not None else ""
+
+
+def _named_by_id(text: str, graph: SceneGraph) -> list[re.Match[str]]:
+    """Where ``text`` names an object by a word of its category (or "object") and its id."""
+    return [m for m in _NAMED_BY_ID.finditer(text) if m.group(2) in graph and (
+        (word := m.group(1).lower()) in ANY_OBJECT_WORDS
+        or singular(word) in words_of(graph.get(m.group(2)).category))]
+
+
+def without_ids(text: str, graph: SceneGraph) -> str:
+    """``text`` with the ids taken out of the objects it names by id ("trash can 15" -> "trash can")."""
+    for m in reversed(_named_by_id(text, graph)):
+        text = text[:m.end(1)] + text[m.end(2):]
+    return text
 
 
 def _colours(graph: SceneGraph, ids: Sequence[str]) -> Counter[str]:
@@ -296,7 +318,7 @@ def check_answer(question: Question, answer: str, graph: SceneGraph,
     """Check one answer (its short form, or its sentence) before it is given (see the module doc-string)."""
     text = " ".join(str(answer).split())
     subject = question_subject(question, graph, marked)
-    if quoted := tool_text(text):
+    if quoted := tool_text(text, graph):
         return _failed(QUOTES.format(quoted), question, graph, subject)
     if subject.absent:
         said = set(words_of(text))
@@ -333,6 +355,8 @@ def check_answer(question: Question, answer: str, graph: SceneGraph,
 
 #: The trace record of a failed check (one per answer that failed).
 CHECK = "answer-check"
+#: The trace step of an answer whose objects named by id were said without their ids.
+UNNAMED = "answer-ids-taken-out"
 #: What the model is told when its answer is sent back.
 SEND_BACK = ("Your answer was not given to the user: {reason}. Give the final answer again, from the "
              "observations.")
@@ -348,14 +372,20 @@ def settle(result: Answered, question: Question, graph: SceneGraph, marked: str 
     ``result`` then holds what may be given (the graph's answer, when the check failed)."""
     if not question.asking or result.error or not (result.answer or result.short_answer):
         return None  # a correction, or no answer at all (the loop says why)
+    if not tool_text(result.answer) and not tool_text(result.short_answer):  # ids alone: said without them
+        plain = [without_ids(t, graph) for t in (result.answer, result.short_answer)]
+        if plain != [result.answer, result.short_answer]:
+            before = {"answer": result.answer, "short_answer": result.short_answer}
+            result.trace.append({"type": UNNAMED, **before})
+            result.answer, result.short_answer = plain
     verdict = check_answer(question, result.short_answer or result.answer, graph, marked)
-    said = tool_text(result.answer)
+    said = tool_text(result.answer, graph)
     if verdict.ok and said:
         verdict = _failed(QUOTES.format(said), question, graph, question_subject(question, graph, marked))
     if verdict.ok:
         return None
     retry = _rejected(result, verdict, may_retry)
-    if verdict.fallback is None and (tool_text(result.answer) or tool_text(result.short_answer)):
+    if verdict.fallback is None and any(tool_text(t, graph) for t in (result.answer, result.short_answer)):
         result.short_answer, result.answer = "", NO_ANSWER
     return SEND_BACK.format(reason=verdict.reason) if retry else None
 

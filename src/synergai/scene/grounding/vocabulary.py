@@ -70,10 +70,12 @@ def map_word_to(word: str, categories: list[str], *, areas: bool = False) -> lis
     0. the same category, letter for letter (case and spacing aside): a word taken from the scene's
        enum names exactly that category even where synonym folding would merge two labels
        ("kitchen cabinet" and "kitchen cabinets", "board" and "whiteboard");
-    1. the same category after singular forms and synonym folding ("sofas" -> "sofa", "telly" -> "tv");
+    1. the same category after singular forms and synonym folding ("sofas" -> "sofa", "telly" -> "tv"),
+       a compound spelt with or without its space ("arm chair" -> "armchair");
     2. a category a synonym names ("bin" -> "trash can", "recycling bin");
     3. categories sharing the word's head noun, or that the words end with ("chair" -> "office chair";
-       "coffee table" -> "table"; "wooden nightstand" -> "nightstand");
+       "coffee table" -> "table"; "wooden nightstand" -> "nightstand"); not a one-word compound that
+       ends with the word ("pack my cello" is no backpack);
     4. with ``areas`` (reading a sentence, not resolving an expression), the categories that make a part
        of a home the word names (``AREA_WORDS``: "bathroom" -> "toilet", "sink"; "entrance" -> "door");
     5. close spellings ("chiar" -> "chair").
@@ -87,7 +89,7 @@ def map_word_to(word: str, categories: list[str], *, areas: bool = False) -> lis
     target = normalize_category(" ".join(words_of(word)))
     if not target:
         return []
-    exact = [c for c in categories if norm[c] == target]
+    exact = [c for c in categories if norm[c].replace(" ", "") == target.replace(" ", "")]
     if exact:
         return exact
     forms = set(_synonym_forms(word))
