@@ -11,6 +11,7 @@ from agent_scripting import act, final
 
 from synergai.agent import tools as T
 from synergai.agent.context import ToolError, TurnContext
+from synergai.agent.loop import BATCH_LIMITS
 from synergai.agent.session import AgentSession
 from synergai.geometry.frames import Viewpoint
 from synergai.llm import ScriptedModel
@@ -425,6 +426,17 @@ def test_a_tie_is_not_asked_about_when_the_question_counts(store):
         "How many chairs are at the end of the row?")
     assert not counted.clarification and counted.short_answer == "2" and counted.usage.calls == 1
     assert sorted(counted.objects) == ["c0", "c2"]
+
+
+def test_a_batch_run_answers_a_tie_rather_than_asking_it_back(store):
+    _row_room(store, colours=("red", "", "blue"))
+    ask = act("query_for_objects", {"category": "chair", "order": "end"}, plan=["find the chairs", "answer"])
+    answer = final("The chair at the end is blue.", ["c2"], short="blue")
+    question = "What color is the chair at the end?"
+    asked = AgentSession(store, "row", ScriptedModel([ask, answer])).ask(question)
+    assert asked.clarification and asked.usage.calls == 1  # the user is asked which chair
+    batch = AgentSession(store, "row", ScriptedModel([ask, answer]), limits=BATCH_LIMITS).ask(question)
+    assert not batch.clarification and batch.short_answer == "blue" and batch.usage.calls == 2
 
 
 def test_a_tie_is_asked_about_only_when_the_user_named_it_and_it_changes_the_answer(store):

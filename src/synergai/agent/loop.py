@@ -74,6 +74,13 @@ class LoopLimits:
     check_sends_back: bool = False
     check_answers: bool = True  #: every answer checked before it is given (off only to test other parts)
     graph_answers: bool = True  #: some forms answered from the graph with no call (off: tests the model's)
+    #: a question whose objects tie asks the user which one is meant; off where nobody can answer (batch
+    #: runs): the model answers from the observation that lists the tie
+    clarify: bool = True
+
+
+#: The limits of a batch run (a benchmark): every question answered, none asked back.
+BATCH_LIMITS = LoopLimits(clarify=False)
 
 
 @dataclass
@@ -558,7 +565,7 @@ class AgentLoop:
         self.kernel.record(turn, StepKind.ACTION, action=tool.name, action_input=args.model_dump(), **failed,
                            observation=observation)
         if ctx.clarification and ctx.tied and turn.question.asking \
-                and not _tie_is_the_users(turn.question, ctx.graph, ctx.tied):
+                and not (self.limits.clarify and _tie_is_the_users(turn.question, ctx.graph, ctx.tied)):
             ctx.clarification, ctx.tied = None, ()  # the observation says the tie; the model answers
         if ctx.clarification:
             result.answer = ctx.clarification

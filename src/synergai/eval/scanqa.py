@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from synergai.agent.loop import LoopLimits
+from synergai.agent.loop import BATCH_LIMITS, LoopLimits
 from synergai.agent.session import AgentSession
 from synergai.eval.answers import em_normal_form, short_answer
 from synergai.eval.metrics import (
@@ -52,7 +52,7 @@ def answer_question(catalog: SceneCatalog, llm: ChatModel, q: Mapping[str, Any],
                               "type": scanqa_question_type(q["question"])}
     try:
         catalog.open(q["scene_id"])
-        session = AgentSession(catalog.store, q["scene_id"], llm, limits=limits or LoopLimits())
+        session = AgentSession(catalog.store, q["scene_id"], llm, limits=limits or BATCH_LIMITS)
         result = session.ask(q["question"])
     except (LLMError, SceneError) as exc:
         record.update(answer="", short="", error=str(exc), llm_calls=0, query_ratio=0.0, actions=0,
@@ -87,7 +87,7 @@ def run_scanqa(
 ) -> list[dict[str, Any]]:
     """Answer (a fixed spread-out subset of) the questions of one half of the dev split (all with
     ``half`` None), resumably, into ``out_dir``; the agent under ``limits`` (default
-    :class:`LoopLimits`)."""
+    :data:`~synergai.agent.loop.BATCH_LIMITS`: no question asked back)."""
     subset = select(sorted(questions, key=lambda q: str(q["question_id"])), lambda q: str(q["scene_id"]),
                     half=half, limit=limit)
     run = ResumableRun(out_dir, {"benchmark": "scanqa", "llm": llm.name, "objects": Path(objects_path).name})

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from synergai.agent.answer_forms import answer_form
+from synergai.agent.loop import BATCH_LIMITS
 from synergai.agent.program.loop import (
     ProgramLimits,
     ProgramLoop,
@@ -98,7 +99,8 @@ def answer_question(
         if mode == "program":
             result = ProgramLoop(llm, program_limits).run(graph, q["question"], q["situation"], viewpoint)
         else:
-            session = AgentSession(catalog.store, q["scene_id"], llm, viewpoint=viewpoint)
+            session = AgentSession(catalog.store, q["scene_id"], llm, viewpoint=viewpoint,
+                                   limits=BATCH_LIMITS)  # nobody to answer a question asked back
             result = session.ask(f"{q['situation']} {q['question']}")
     except (LLMError, SceneError) as exc:
         record.update(answer="", error=str(exc), llm_calls=0, latency_s=time.perf_counter() - start, trace=[])
