@@ -15,6 +15,7 @@ from synergai.agent.answer_check import (
     check_answer,
     question_subject,
     settle,
+    settle_quotes,
     tool_text,
 )
 from synergai.agent.answer_forms import AnswerForm, normalise_answer
@@ -163,6 +164,15 @@ def test_an_answer_naming_objects_by_id_is_given_without_the_ids(graph: SceneGra
     quoting = Answered("trash can 15 (id: 15)", short_answer="trash can 15 (id: 15)")
     settle(quoting, question, graph, may_retry=False)
     assert not tool_text(quoting.answer, graph) and not tool_text(quoting.short_answer, graph)
+
+
+def test_an_answer_after_earlier_turns_names_no_object_by_id_either(graph: SceneGraph) -> None:
+    result = Answered("It is table 17, by the window.", short_answer="table 17")
+    assert settle_quotes(result, "Sorry.", may_retry=False, graph=graph) is None
+    assert (result.short_answer, result.answer) == ("table", "It is table, by the window.")
+    quoting = Answered("table 17 (id: 17)", short_answer="table 17")
+    settle_quotes(quoting, "Sorry.", may_retry=False, graph=graph)
+    assert (quoting.short_answer, quoting.answer) == ("", "Sorry.")
 
 
 @pytest.mark.parametrize("answer", ["There are 4 chairs.", "table", "chair 99", "It is 2 meters away."])

@@ -372,12 +372,7 @@ def settle(result: Answered, question: Question, graph: SceneGraph, marked: str 
     ``result`` then holds what may be given (the graph's answer, when the check failed)."""
     if not question.asking or result.error or not (result.answer or result.short_answer):
         return None  # a correction, or no answer at all (the loop says why)
-    if not tool_text(result.answer) and not tool_text(result.short_answer):  # ids alone: said without them
-        plain = [without_ids(t, graph) for t in (result.answer, result.short_answer)]
-        if plain != [result.answer, result.short_answer]:
-            before = {"answer": result.answer, "short_answer": result.short_answer}
-            result.trace.append({"type": UNNAMED, **before})
-            result.answer, result.short_answer = plain
+    _say_without_ids(result, graph)
     verdict = check_answer(question, result.short_answer or result.answer, graph, marked)
     said = tool_text(result.answer, graph)
     if verdict.ok and said:
@@ -390,18 +385,32 @@ def settle(result: Answered, question: Question, graph: SceneGraph, marked: str 
     return SEND_BACK.format(reason=verdict.reason) if retry else None
 
 
+def _say_without_ids(result: Answered, graph: SceneGraph) -> None:
+    """An answer whose only tool text is objects named by id, said without the ids (recorded)."""
+    if tool_text(result.answer) or tool_text(result.short_answer):
+        return  # other tool text: the check fails it
+    plain = [without_ids(t, graph) for t in (result.answer, result.short_answer)]
+    if plain != [result.answer, result.short_answer]:
+        result.trace.append({"type": UNNAMED, "answer": result.answer, "short_answer": result.short_answer})
+        result.answer, result.short_answer = plain
+
+
 def echoes(answer: str, said: str) -> bool:
     """Whether ``answer`` is the user's words ``said`` said back: most of its words are theirs."""
     words, theirs = words_of(answer), set(words_of(said))
     return len(words) >= _ECHO_WORDS and sum(w in theirs for w in words) >= ECHO_SHARE * len(words)
 
 
-def settle_quotes(result: Answered, plain: str, *, may_retry: bool, unchanged: str = "") -> str | None:
+def settle_quotes(result: Answered, plain: str, *, may_retry: bool, unchanged: str = "",
+                  graph: SceneGraph | None = None) -> str | None:
     """Check only that ``result``'s reply quotes no tool text: for a correction's reply, and for an answer
     the conversation may outweigh the graph for. The send-back text when it quotes and ``may_retry``;
     else ``result`` then says ``plain`` instead. ``unchanged``: the words of a correction that changed
-    nothing, which its reply may not say back as if done."""
-    quoted = tool_text(result.answer) or tool_text(result.short_answer)
+    nothing, which its reply may not say back as if done. With the ``graph`` (an answer), objects named
+    by id are said without the ids first."""
+    if graph is not None and not result.error:
+        _say_without_ids(result, graph)
+    quoted = tool_text(result.answer, graph) or tool_text(result.short_answer, graph)
     if result.error or not (quoted or (unchanged and echoes(result.answer, unchanged))):
         return None
     reason = QUOTES.format(quoted) if quoted else ECHOES

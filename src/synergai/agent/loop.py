@@ -280,7 +280,7 @@ class AgentLoop:
             return settle_quotes(turn.result, edits_sentence(turn.ctx.graph, turn.ctx.pending),
                                  may_retry=retry, unchanged="" if turn.ctx.pending else turn.question.text)
         if turn.heard:  # the user's earlier words may outweigh the graph: only the tool text is checked
-            return settle_quotes(turn.result, NO_ANSWER, may_retry=retry)
+            return settle_quotes(turn.result, NO_ANSWER, may_retry=retry, graph=turn.ctx.graph)
         return settle(turn.result, turn.question, turn.ctx.graph, turn.ctx.marked, may_retry=retry)
 
     def answer_again(self, turn: _Turn) -> str:
