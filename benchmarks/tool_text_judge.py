@@ -42,8 +42,10 @@ def judge(text: str, labels: dict[str, str] | None = None) -> list[str]:
     """The names of the patterns ``text`` shows; ``labels`` (object id -> label, of the answer's scene)
     adds "object named by id"."""
     kinds = [name for name, pattern in PATTERNS.items() if pattern.search(text or "")]
-    for m in _WORD_NUMBER.finditer(text or "") if labels else ():
-        word, label = m.group(1).lower(), labels.get(m.group(2), "")  # type: ignore[union-attr]
+    if not labels:
+        return kinds
+    for m in _WORD_NUMBER.finditer(text or ""):
+        word, label = m.group(1).lower(), labels.get(m.group(2), "")
         if label and (word in ("object", "objects", "item") or any(
                 w.rstrip("s") == word.rstrip("s") for w in label.lower().split())):
             return [*kinds, "object named by id"]

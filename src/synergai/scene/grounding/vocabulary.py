@@ -89,7 +89,8 @@ def map_word_to(word: str, categories: list[str], *, areas: bool = False) -> lis
     target = normalize_category(" ".join(words_of(word)))
     if not target:
         return []
-    exact = [c for c in categories if norm[c].replace(" ", "") == target.replace(" ", "")]
+    joined = target.replace(" ", "")  # "arm chair" and "armchair" are one word spelt two ways
+    exact = [c for c in categories if norm[c].replace(" ", "") == joined]
     if exact:
         return exact
     forms = set(_synonym_forms(word))
