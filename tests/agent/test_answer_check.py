@@ -17,6 +17,7 @@ from synergai.agent.answer_check import (
     settle,
     settle_quotes,
     tool_text,
+    without_ids,
 )
 from synergai.agent.answer_forms import AnswerForm, normalise_answer
 from synergai.agent.kernel import AnswerVerdict
@@ -101,6 +102,10 @@ def test_a_category_answer_naming_the_questions_own_object_is_caught(graph: Scen
     verdict = _check(graph, question, "refrigerator")
     assert "already names the refrigerator" in verdict.reason
     _fallback_passes(graph, question, verdict)
+    # a situation said before the question names what the user sees; the answer may be one of them
+    situated = "I just threw my gum in the trash can and I am facing the sink. What is next to the sink?"
+    assert _check(graph, situated, "trash can").ok
+    assert "already names the sink" in _check(graph, situated, "sink").reason
 
 
 def test_the_floor_or_a_wall_answers_only_what_holds_a_thing_up(graph: SceneGraph) -> None:
@@ -160,6 +165,9 @@ def test_an_answer_naming_objects_by_id_is_given_without_the_ids(graph: SceneGra
     assert (result.short_answer, result.answer) == ("trash can", "You can use trash can.")
     assert result.trace == [{"type": UNNAMED, "answer": "You can use trash can 15.",
                              "short_answer": "trash can 15"}]
+    assert without_ids("The chairs 4 and 5 are free, 4 and 5 metres away.", graph) == \
+        "The chairs are free, 4 and 5 metres away."
+    assert without_ids("The chairs 4 and 99 are free.", graph) == "The chairs and 99 are free."  # 99: no id
     # other tool text besides the ids: the answer check's fallback, never the text
     quoting = Answered("trash can 15 (id: 15)", short_answer="trash can 15 (id: 15)")
     settle(quoting, question, graph, may_retry=False)
@@ -342,6 +350,13 @@ def test_a_correction_reply_quoting_tool_text_is_sent_back_once(store) -> None:
         "That is not a table, it is a desk.")
     assert "quotes the tools' own text" in llm.requests[2].messages[-1]["content"]
     assert result.answer == "Thanks, I now call it a desk." and result.usage.calls == 3
+
+
+def test_a_correction_reply_names_no_object_by_id(store) -> None:
+    llm = ScriptedModel([_plan(RENAME), final("Done: desk 2 is what I call it now.")])
+    result = AgentSession(store, "room", llm, marked="2").ask("That is not a table, it is a desk.")
+    assert result.answer == "Done: desk is what I call it now." and result.usage.calls == 2
+    assert store.load("room").get("2").category == "desk"
 
 
 def test_a_correction_that_edits_nothing_never_says_tool_text(store) -> None:

@@ -41,6 +41,17 @@ def test_a_question_names_kind_relations_ids_and_scene_categories() -> None:
     assert Question.parse("What is on the fridge?").categories == ()  # no scene given: none named
 
 
+def test_an_input_that_says_where_the_user_is_first_asks_in_the_form_of_its_question() -> None:
+    scene = ["door", "table", "cup", "box", "chair"]
+    q = Question.parse("I am facing the door with the table behind me. Is the door on my left open?", scene)
+    assert q.form is AnswerForm.YES_NO and q.categories == ("door", "table")  # named anywhere
+    which = Question.parse("I just sat down. Which chair is by the door?", scene)
+    assert which.form is AnswerForm.CATEGORY and which.words[which.kind_at or 0] == "chair"
+    choice = Question.parse("I put a cup or a box down. What is on the table, a cup or a box?", scene)
+    assert choice.options == ("cup", "box") and choice.form is AnswerForm.CHOICE
+    assert Question.parse("I am facing the door, what is on my left", scene).form is AnswerForm.PHRASE
+
+
 def test_a_correction_is_not_a_question_and_answers_in_a_phrase() -> None:
     q = Question.parse("The marked object is actually a stool.")
     assert not q.asking and q.reply_form is AnswerForm.PHRASE

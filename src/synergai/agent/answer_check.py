@@ -63,8 +63,8 @@ TOOL_TEXT = re.compile(
     re.IGNORECASE,
 )
 #: A word and the number after it: an object named by its id when the number is one of the graph's ids
-#: and the word is its category's or "object" ("table 28").
-_NAMED_BY_ID = re.compile(r"\b([A-Za-z]+)\s+(\d+)\b")
+#: and the word is its category's or "object" ("table 28"), and the ids listed after it ("chairs 4 and 5").
+_NAMED_BY_ID = re.compile(r"\b([A-Za-z]+)\s+(\d+)\b((?:\s*(?:,|and)\s*\d+\b)*)")
 #: A program's empty value given as the answer ("None", "[]", "set()"): what a program printed, not an answer.
 PROGRAM_VALUE = re.compile(r"None|\[\]|set\(\)|\{\}|\(\)|''|\"\"")
 #: What each closed form asks for, as the send-back says it.
@@ -172,9 +172,11 @@ def _named_by_id(text: str, graph: SceneGraph) -> list[re.Match[str]]:
 
 
 def without_ids(text: str, graph: SceneGraph) -> str:
-    """``text`` with the ids taken out of the objects it names by id ("trash can 15" -> "trash can")."""
+    """``text`` with the ids taken out of the objects it names by id ("trash can 15" -> "trash can"; "chairs
+    4 and 5" -> "chairs" when 5 is an id too)."""
     for m in reversed(_named_by_id(text, graph)):
-        text = text[:m.end(1)] + text[m.end(2):]
+        listed = all(i in graph for i in re.findall(r"\d+", m.group(3)))
+        text = text[:m.end(1)] + text[m.end(3 if listed else 2):]
     return text
 
 
@@ -253,7 +255,7 @@ def _subject_problem(question: Question, text: str, graph: SceneGraph, subject: 
             return f"a place is said by another object than the {name} itself"
     if form is AnswerForm.CATEGORY and question.kind_at is None:
         named = _said(graph, text)
-        if named and set(named) <= set(question.categories):
+        if named and set(named) <= set(question.asked_categories):
             return f"the question already names the {named[0]}; name the other object it asks for"
     if form is AnswerForm.NUMBER and counted_at(question, subject.at):
         said, n = normalise_answer(form, text), len(_counted(graph, subject))
@@ -302,7 +304,8 @@ def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tup
         related = sorted(((r, graph.get(o)) for oid in ids for r, o in graph.relations_of(oid) if o in graph),
                          key=lambda ro: ro[0] not in question.relations_meant)
         other = next((o for _, o in related if o.kind not in STRUCTURE_KINDS
-                      and o.category not in question.categories and o.category not in ANY_OBJECT_WORDS), None)
+                      and o.category not in question.asked_categories and o.category not in ANY_OBJECT_WORDS),
+                     None)
         if other is not None:
             return other.category, f"It is {with_article(other.category)}."
     return None

@@ -54,6 +54,8 @@ _YES_NO_START = re.compile(rf"^(?:{'|'.join(_AUX_WORDS)})\b")
 _COLOR_Q = re.compile(r"\b(colou?rs?|colou?red)\b")
 _SHAPE_Q = re.compile(r"^(?:what|which) (?:is the )?shape\b|\bwhat shape\b")
 _COUNT_Q = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")
+#: Where one sentence of an input ends and the next begins.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _DIRECTION_Q = re.compile(r"\bwhich (?:direction|way|side)\b|\bwhat direction\b")
 #: "A or B" (the last two options); a word starts only where no word letter precedes, so a search is
 #: one pass (each word is read from its start only), and earlier "X, " options are read backwards.
@@ -78,6 +80,13 @@ _TAIL_CHARS = 200
 _KIND_Q = re.compile(r"^(?:what|which) (?:type|kind|sort) of (?!(?:shape|material)\b)|^which (?=[a-z])")
 #: Words after "which" that name no kind of thing ("which object is ...": any category may answer).
 _NO_KIND = frozenset({"object", "objects", "item", "items", "thing", "things", "one", "ones"})
+
+
+def asked_sentence(text: str) -> str:
+    """The sentence of an input that asks: the last ending in "?", else the last ("I am facing the bed.
+    Is the door on my left?": the door is asked about, not the bed)."""
+    parts = [p for p in _SENTENCE_END.split(text.strip()) if p.strip()] or [text]
+    return next((p for p in reversed(parts) if p.rstrip().endswith("?")), parts[-1])
 
 
 def kind_asked_at(question: str) -> int | None:

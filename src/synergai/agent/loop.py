@@ -277,8 +277,9 @@ class AgentLoop:
         retry = (self.limits.check_sends_back and may_send_back and turn.model_calls < self.limits.max_steps
                  and not any(t.get("from_graph") for t in turn.result.trace))
         if not turn.question.asking:  # a correction's reply: in plain words, else its edits said plainly
-            return settle_quotes(turn.result, edits_sentence(turn.ctx.graph, turn.ctx.pending),
-                                 may_retry=retry, unchanged="" if turn.ctx.pending else turn.question.text)
+            ctx = turn.ctx
+            return settle_quotes(turn.result, edits_sentence(ctx.graph, ctx.pending), may_retry=retry,
+                                 unchanged="" if ctx.pending else turn.question.text, graph=ctx.graph)
         if turn.heard:  # the user's earlier words may outweigh the graph: only the tool text is checked
             return settle_quotes(turn.result, NO_ANSWER, may_retry=retry, graph=turn.ctx.graph)
         return settle(turn.result, turn.question, turn.ctx.graph, turn.ctx.marked, may_retry=retry)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from synergai.agent.answer_forms import AnswerForm, answer_form, choice_options, kind_asked_at
+from synergai.agent.answer_forms import AnswerForm, answer_form, asked_sentence, choice_options, kind_asked_at
 from synergai.agent.intent import is_question
 from synergai.agent.tools import mentioned_ids
 from synergai.scene.grounding.expression import RELATION_MEANING
@@ -29,15 +29,24 @@ class Question:
     relations: tuple[str, ...] = ()  # relation names its words can mean
     ids: tuple[str, ...] = ()  # object ids the user wrote ("id 12"), sorted
     categories: tuple[str, ...] = ()  # the scene categories it names (of those given to parse), sorted
+    asked_categories: tuple[str, ...] = ()  # those the sentence that asks names (the situation's aside)
 
     @classmethod
     def parse(cls, text: str, categories: Sequence[str] = ()) -> Question:
-        """Parse an input; ``categories`` are the scene's (to find the ones it names)."""
+        """Parse an input; ``categories`` are the scene's (to find the ones it names). The form, options and
+        kind asked are read from the sentence that asks (:func:`~synergai.agent.answer_forms.asked_sentence`:
+        "I am facing the door. Is it open?" asks yes or no) when it asks in a closed form, else from all of
+        it; what it names, from all of it (and apart, what that sentence names)."""
         scene = SceneVocabulary(tuple(sorted(set(categories))), ())
         named = scene.categories_said(text) if categories else ()
-        return cls(text=text, words=tuple(words_of(text)), asking=is_question(text), form=answer_form(text),
-                   options=choice_options(text), kind_at=kind_asked_at(text), relations=relations_said(text),
-                   ids=tuple(sorted(mentioned_ids(text))), categories=named)
+        asked = asked_sentence(text)
+        asked = asked if answer_form(asked) is not AnswerForm.PHRASE else text  # "How many. beds are ...?"
+        kind = kind_asked_at(asked)
+        before = len(words_of(text[:text.rfind(asked)]))  # the words of the sentences before it
+        return cls(text=text, words=tuple(words_of(text)), asking=is_question(text), form=answer_form(asked),
+                   options=choice_options(asked), kind_at=None if kind is None else before + kind,
+                   relations=relations_said(text), ids=tuple(sorted(mentioned_ids(text))), categories=named,
+                   asked_categories=scene.categories_said(asked) if categories and asked != text else named)
 
     @property
     def reply_form(self) -> AnswerForm:

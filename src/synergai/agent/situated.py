@@ -9,12 +9,11 @@ left / right hours); of the directions the question offers, the one facing neare
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from types import MappingProxyType
 
 from synergai.agent.answer_check import question_subject
-from synergai.agent.answer_forms import AnswerForm, answer_form, normalise_answer
+from synergai.agent.answer_forms import AnswerForm, answer_form, asked_sentence, normalise_answer
 from synergai.agent.question import Question
 from synergai.geometry.frames import Viewpoint
 from synergai.scene.build import clock_direction
@@ -26,8 +25,6 @@ CLOCK_DIRECTIONS = MappingProxyType({"left": {7, 8, 9, 10, 11}, "right": {1, 2, 
                                      "front": {10, 11, 12, 1, 2}, "back": {4, 5, 6, 7, 8}})
 #: The clock hour each direction faces (of the directions a question offers, the nearest to an object's hour).
 FACING_HOURS = MappingProxyType({"left": 9, "right": 3, "front": 12, "back": 6})
-#: Where one sentence of an input ends and the next begins.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 #: How each side is said of an object ("The door is on your left.").
 _SAID = MappingProxyType({"left": "on your left", "right": "on your right", "front": "in front of you",
                           "back": "behind you"})
@@ -60,13 +57,6 @@ def _facing(option: str) -> str | None:
     word = normalise_answer(AnswerForm.DIRECTION, option) or option.strip().lower()
     word = "back" if word == "behind" else RELATION_SYNONYMS.get(word, word)
     return word if word in FACING_HOURS else None
-
-
-def asked_sentence(text: str) -> str:
-    """The sentence of an input that asks: the last ending in "?", else the last ("I am facing the bed.
-    Is the door on my left?": the door is asked about, not the bed)."""
-    parts = [p for p in _SENTENCE_END.split(text.strip()) if p.strip()] or [text]
-    return next((p for p in reversed(parts) if p.rstrip().endswith("?")), parts[-1])
 
 
 def side_answer(question: Question, graph: SceneGraph, viewpoint: Viewpoint,
