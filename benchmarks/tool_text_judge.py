@@ -8,8 +8,8 @@ named the way the tools name it: a word of its label, or "object", and its id ("
 
     python benchmarks/tool_text_judge.py RUN_DIR [RUN_DIR ...] [--show N] [--objects FILE]
 
-Each RUN_DIR holds a ``results.jsonl`` (``synergai eval scanqa|sqa3d --out RUN_DIR``); both the answer
-and its short form are judged.
+Each RUN_DIR holds a ``results.jsonl`` (``synergai eval scanqa|sqa3d --out RUN_DIR``); the answer, its
+short form and the sentence given (SQA3D's ``raw_answer``) are judged.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         except OSError as exc:
             print(f"{run}: {exc.strerror}", file=sys.stderr)
             return 2
-        bad = [(r, sorted({k for f in ("answer", "short")
+        bad = [(r, sorted({k for f in ("answer", "short", "raw_answer")
                            for k in judge(str(r.get(f, "")), labels.get(str(r.get("scene_id"))))}))
                for r in records]
         bad = [(r, kinds) for r, kinds in bad if kinds]

@@ -150,7 +150,7 @@ def test_tool_text_is_caught_and_never_given(graph: SceneGraph, answer: str) -> 
 
 
 @pytest.mark.parametrize("answer", ["trash can 15", "table 17 is on your left", "washing object 2",
-                                    "The chairs 4 and 5."])
+                                    "The chairs 4 and 5.", "the kitchen cabinet 1", "doors 30"])
 def test_an_object_named_by_its_id_is_tool_text(graph: SceneGraph, answer: str) -> None:
     question = "What is on my left?"
     verdict = _check(graph, question, answer)

@@ -168,7 +168,7 @@ def _named_by_id(text: str, graph: SceneGraph) -> list[re.Match[str]]:
     """Where ``text`` names an object by a word of its category (or "object") and its id."""
     return [m for m in _NAMED_BY_ID.finditer(text) if m.group(2) in graph and (
         (word := m.group(1).lower()) in ANY_OBJECT_WORDS
-        or singular(word) in words_of(graph.get(m.group(2)).category))]
+        or singular(word) in {singular(w) for w in words_of(graph.get(m.group(2)).category)})]
 
 
 def without_ids(text: str, graph: SceneGraph) -> str:
