@@ -40,10 +40,11 @@ class Question:
         scene = SceneVocabulary(tuple(sorted(set(categories))), ())
         named = scene.categories_said(text) if categories else ()
         asked = asked_sentence(text)
-        asked = asked if answer_form(asked) is not AnswerForm.PHRASE else text  # "How many. beds are ...?"
+        if (form := answer_form(asked)) is AnswerForm.PHRASE:  # "How many. beds are there?": all of it
+            asked, form = text, answer_form(text)
         kind = kind_asked_at(asked)
         before = len(words_of(text[:text.rfind(asked)]))  # the words of the sentences before it
-        return cls(text=text, words=tuple(words_of(text)), asking=is_question(text), form=answer_form(asked),
+        return cls(text=text, words=tuple(words_of(text)), asking=is_question(text), form=form,
                    options=choice_options(asked), kind_at=None if kind is None else before + kind,
                    relations=relations_said(text), ids=tuple(sorted(mentioned_ids(text))), categories=named,
                    asked_categories=scene.categories_said(asked) if categories and asked != text else named)
