@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from agent_scripting import act, final
+from agent_scripting import act, final, room
 
 from synergai.agent import tools as T
 from synergai.agent.context import ToolError, TurnContext
@@ -491,3 +491,32 @@ def test_a_colour_question_is_answered_from_the_graph_only_when_the_observation_
         llm = ScriptedModel([middle, final("I cannot tell.", [])])
         other = AgentSession(store, "row5", llm).ask(question)
         assert not any(t.get("from_graph") and t.get("object") == "c1" for t in other.trace), question
+
+
+def test_anything_finds_what_is_on_an_object_of_another_category(store):
+    """ "What is on the table?": the cup, not a table; a room that labels something "object" keeps it."""
+    obs = str(T.query_for_objects(ctx(store), T.QueryArgs(category="anything", relations=[
+        {"relation": "on", "anchors": [{"category": "table"}]}])))
+    assert obs.startswith("Best match for 'anything on table': cup 3: on table 2") and "table 2:" not in obs
+    from synergai.scene.model import SceneGraph, SceneObject
+
+    base = room()
+    thing = SceneObject("9", "object", (0.3, 0.3, 0.2), (0.2, 0.2, 0.2))
+    labelled = SceneGraph("labelled", [*base.objects, thing], base.edges)
+    store.register(labelled, {"builder": "test-object-label"})
+    on_table = str(T.query_for_objects(TurnContext(store, "labelled", ""), T.QueryArgs(
+        category="anything", relations=[{"relation": "on", "anchors": [{"category": "table"}]}])))
+    assert "cup 3: on table 2" in on_table and "object 9" not in on_table.split(".")[0]
+
+
+@pytest.mark.parametrize(("said", "offered"), [("What is next to the bed?", True),
+                                               ("Which object is on the table?", True),
+                                               ("How many chairs are there?", False),
+                                               ("The cup is actually blue.", False)])
+def test_anything_is_offered_only_when_the_input_asks_about_an_unnamed_object(store, said, offered):
+    from synergai.agent.prompt import action_schema, constrain, turn_vocabulary
+
+    schema = constrain(action_schema(), turn_vocabulary(store.load("room"), said=said))
+    query = next(b for b in schema["anyOf"] if b["properties"]["action"]["const"] == "query_for_objects")
+    categories = query["properties"]["action_input"]["properties"]["category"]["enum"]
+    assert ("anything" in categories) is offered and "object" not in categories

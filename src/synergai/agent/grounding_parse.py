@@ -88,12 +88,13 @@ SYSTEM_PROMPT = (
 
 def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
                       any_object: bool = False, exact_between: bool = False,
-                      optional_relations: bool = False, target: bool = True) -> dict[str, Any]:
+                      optional_relations: bool = False, target: bool = True,
+                      any_word: str = ANY_OBJECT) -> dict[str, Any]:
     """JSON schema of an :class:`ObjectRef` whose words are this scene's (anchors nested ``depth`` deep);
-    ``any_object`` adds the category "object"; ``exact_between`` gives "between" its own branch with two
-    anchors; ``optional_relations`` lets a reply leave out ``relations`` as it leaves out every other
-    field it has no word for (no tokens for an empty field)."""
-    cats = list(dict.fromkeys([*vocab.categories, ANY_OBJECT])) if any_object else list(vocab.categories)
+    ``any_object`` adds the category ``any_word`` ("object"); ``exact_between`` gives "between" its own
+    branch with two anchors; ``optional_relations`` lets a reply leave out ``relations`` as it leaves out
+    every other field it has no word for (no tokens for an empty field)."""
+    cats = list(dict.fromkeys([*vocab.categories, any_word])) if any_object else list(vocab.categories)
     obj: dict[str, Any] = {
         "type": "object",
         "properties": {"category": {"type": "string", "enum": cats}},

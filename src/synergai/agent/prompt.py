@@ -12,10 +12,12 @@ from typing import Any
 
 from synergai.agent.answer_forms import AnswerForm, answer_schema
 from synergai.agent.grounding_parse import expression_schema
+from synergai.agent.referents import asks_unnamed
 from synergai.agent.tools import TOOLS, Tool
 from synergai.scene.grounding import SceneVocabulary, scene_vocabulary
 from synergai.scene.grounding.vocabulary import relations_said
 from synergai.scene.model import WORDING, SceneGraph
+from synergai.scene.vocabulary import ANY_THING
 
 PROLOGUE = """\
 You are an assistant agent in a room. Answer the user's questions about the room with your tools. \
@@ -145,6 +147,12 @@ class TurnVocabulary:
         return replace(scene.narrowed(self.said), categories=self.categories) if self.said else scene
 
     @property
+    def open(self) -> bool:
+        """Whether the input asks about an object it does not name ("what is next to the bed"): then
+        ``query_for_objects`` may name "anything"."""
+        return asks_unnamed(self.said)
+
+    @property
     def names(self) -> list[str]:
         """Enum of an object argument: ids first, then categories."""
         return list(dict.fromkeys([*self.ids, *self.categories]))
@@ -177,7 +185,8 @@ def constrain(schema: dict[str, Any], vocab: TurnVocabulary) -> dict[str, Any]:
             action = props["action"].get("const")
             args = props["action_input"].get("properties", {})
             if action == "query_for_objects":
-                props["action_input"] = expression_schema(vocab.expression, optional_relations=True)
+                props["action_input"] = expression_schema(vocab.expression, optional_relations=True,
+                                                          any_object=vocab.open, any_word=ANY_THING)
             for key in _OBJECT_ARGS:
                 if key in args and names:
                     _enum_items(args[key], names)

@@ -32,6 +32,11 @@ def _phrases(words: list[str], categories: set[str]) -> set[str]:
             and (len(p[-1]) >= MIN_WORD or " ".join(p) in categories)}
 
 
+def asks_unnamed(text: str) -> bool:
+    """Whether the text asks about an object it does not name ("what is next to the bed?")."""
+    return bool(OPEN_QUERY_WORDS & set(words_of(text)))
+
+
 def referred_ids(graph: SceneGraph, utterance: str, marked: str | None = None) -> frozenset[str]:
     """The ids of the objects ``utterance`` refers to in ``graph`` (the marked one included)."""
     ids = {i for i in mentioned_ids(utterance) if i in graph}

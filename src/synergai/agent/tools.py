@@ -250,6 +250,8 @@ def query_for_objects(ctx: TurnContext, args: QueryArgs) -> str | Observed:
 
     Hints:
         1. category is one category of the room, eg. "lamp"; attributes narrow it, eg. ["white"].
+           "anything" is any object: "what is next to the bed" is {"category": "anything", "relations":
+           [{"relation": "next to", "anchors": [{"category": "bed"}]}]}.
         2. relations hold to other objects, eg. [{"relation": "next to", "anchors": [{"category": "bed"}]}];
            "between" takes two anchors. superlative picks eg. the "largest" one.
         3. With a category alone, every object of it is listed (to count them).

@@ -132,6 +132,8 @@ ROOM_PART_WORDS = frozenset({"corner", "corners", "wall", "walls", "room", "floo
                              "ones"})
 #: The category a referring expression gives "any object" ("what is on the table?").
 ANY_OBJECT = "object"
+#: The agent's word for any object: ScanNet also labels things "object", so the agent's tools say "anything".
+ANY_THING = "anything"
 #: The category of a segment no one has named yet (a scan built without instance masks): the word that
 #: names any object, as Spark-DSG imports label a node without a class.
 UNNAMED = ANY_OBJECT
