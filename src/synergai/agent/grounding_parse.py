@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from synergai.agent.grounding_fixes import named_nearby, post_parse
 from synergai.agent.kernel import Calls
+from synergai.agent.referents import asks_unnamed
 from synergai.llm.base import ChatModel, ChatReply
 from synergai.scene.grounding import (
     RELATION_NAMES,
@@ -28,7 +29,6 @@ from synergai.scene.vocabulary import (
     ANY_OBJECT,
     AREA_WORDS,
     CANONICAL_CATEGORY,
-    OPEN_QUERY_WORDS,
     QUERY_SYNONYMS,
     SIZE_WORDS,
     words_of,
@@ -224,7 +224,7 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary) ->
                                           f"{MAX_SENTENCE_CHARS}): describe one object in a sentence")
     words = vocab.narrowed(sentence)  # only what the sentence can mean: no invented colour, no other category
     # "object" (any object) only for a sentence that asks about an object it does not name
-    any_object = bool(OPEN_QUERY_WORDS & set(words_of(sentence))) or words.categories == vocab.categories
+    any_object = asks_unnamed(sentence) or words.categories == vocab.categories
     schema = expression_schema(words, PARSE_DEPTH, any_object=any_object, exact_between=True)
     messages = expression_messages(sentence, words, any_object=any_object)
     answer = calls.json(messages, schema, max_tokens=MAX_TOKENS, retries=1)

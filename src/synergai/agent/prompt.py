@@ -147,12 +147,6 @@ class TurnVocabulary:
         return replace(scene.narrowed(self.said), categories=self.categories) if self.said else scene
 
     @property
-    def open(self) -> bool:
-        """Whether the input asks about an object it does not name ("what is next to the bed"): then
-        ``query_for_objects`` may name "anything"."""
-        return asks_unnamed(self.said)
-
-    @property
     def names(self) -> list[str]:
         """Enum of an object argument: ids first, then categories."""
         return list(dict.fromkeys([*self.ids, *self.categories]))
@@ -185,8 +179,9 @@ def constrain(schema: dict[str, Any], vocab: TurnVocabulary) -> dict[str, Any]:
             action = props["action"].get("const")
             args = props["action_input"].get("properties", {})
             if action == "query_for_objects":
-                props["action_input"] = expression_schema(vocab.expression, optional_relations=True,
-                                                          any_object=vocab.open, any_word=ANY_THING)
+                props["action_input"] = expression_schema(
+                    vocab.expression, optional_relations=True, any_object=asks_unnamed(vocab.said),
+                    any_word=ANY_THING)
             for key in _OBJECT_ARGS:
                 if key in args and names:
                     _enum_items(args[key], names)
