@@ -20,10 +20,10 @@ from rich.table import Table
 
 from grounding_replay import replay_arguments, scene_half, utterance_index
 from synergai.agent.grounding_fixes import post_parse
+from synergai.agent.grounding_parse import offers_any_object
 from synergai.eval.grounding import Scenes, breakdown
 from synergai.scene.builders.objects_json import load_objects_file
 from synergai.scene.grounding import ObjectRef, ground
-from synergai.scene.vocabulary import OPEN_QUERY_WORDS, words_of
 
 
 def main() -> None:
@@ -43,9 +43,7 @@ def main() -> None:
         if r.get("expression") is not None:
             ref = ObjectRef.model_validate(r["expression"])
             words = vocab.narrowed(sentence)
-            any_object = (bool(OPEN_QUERY_WORDS & set(words_of(sentence)))
-                          or words.categories == vocab.categories)  # as parse_expression decides
-            fixed = post_parse(ref, sentence, words, any_object=any_object)
+            fixed = post_parse(ref, sentence, words, any_object=offers_any_object(sentence, vocab, words))
             g, h = ground(graph, ref), ground(graph, fixed)
             before = g.top is not None and g.top.id == target and g.tied == 1
             after = h.top is not None and h.top.id == target and h.tied == 1

@@ -215,6 +215,12 @@ def _normalised(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def offers_any_object(sentence: str, vocab: SceneVocabulary, words: SceneVocabulary) -> bool:
+    """Whether the parse of ``sentence`` may say "object" (any object): it asks about an object it does not
+    name, or its words narrow no category (``words``: ``vocab`` narrowed to the sentence)."""
+    return asks_unnamed(sentence) or words.categories == vocab.categories
+
+
 def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary) -> ParsedExpression:
     """One model call (a retry only when the reply is cut off or not JSON) -> a validated expression; a
     description longer than ``MAX_SENTENCE_CHARS`` is refused without a call."""
@@ -223,8 +229,7 @@ def parse_expression(model: ChatModel, sentence: str, vocab: SceneVocabulary) ->
         return ParsedExpression(None, [], f"description too long ({len(sentence)} characters, at most "
                                           f"{MAX_SENTENCE_CHARS}): describe one object in a sentence")
     words = vocab.narrowed(sentence)  # only what the sentence can mean: no invented colour, no other category
-    # "object" (any object) only for a sentence that asks about an object it does not name
-    any_object = asks_unnamed(sentence) or words.categories == vocab.categories
+    any_object = offers_any_object(sentence, vocab, words)
     schema = expression_schema(words, PARSE_DEPTH, any_object=any_object, exact_between=True)
     messages = expression_messages(sentence, words, any_object=any_object)
     answer = calls.json(messages, schema, max_tokens=MAX_TOKENS, retries=1)
