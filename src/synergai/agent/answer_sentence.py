@@ -30,11 +30,15 @@ class ComposedAnswer:
     ids: tuple[str, ...]
 
 
+def listed(items: Sequence[str]) -> str:
+    """ "a, b and c"."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def _names(graph: SceneGraph, ids: Sequence[str]) -> str:
     """ "the laptop and the remote control"; repeated names are counted ("2 chairs")."""
     counts = Counter(graph.get(oid).name if oid in graph else oid for oid in ids)
-    parts = [f"the {n}" if c == 1 else f"{c} {plural(n)}" for n, c in counts.items()]
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return listed([f"the {n}" if c == 1 else f"{c} {plural(n)}" for n, c in counts.items()])
 
 
 def kind_phrase(obj: SceneObject) -> str:

@@ -453,8 +453,7 @@ class AgentLoop:
                 return False
             short = given[0]
         elif turn.form is AnswerForm.PLACE:
-            found = places(graph, subject)
-            if not found:
+            if not (found := places(graph, subject)):
                 return False
             short, shown = found[0].words(graph), [subject, *found[0].anchors]
             extra["other_places"] = [p.words(graph) for p in found[1:]]

@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from synergai.agent.answer_sentence import count_sentence
+from synergai.agent.answer_sentence import count_sentence, listed
 from synergai.scene.grounding.rooms import rooms_named
 from synergai.scene.grounding.vocabulary import MIN_WORD, map_word_to
 from synergai.scene.model import STRUCTURE_KINDS, Room, SceneGraph
@@ -116,10 +116,6 @@ def _category_phrase(phrase: list[str], cats: list[str]) -> list[str]:
     return hits
 
 
-def _names(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
-
-
 def room_answer(graph: SceneGraph, question: str) -> RoomAnswer | None:
     """The graph's answer to a question about rooms, or None (see the module doc-string)."""
     if not graph.rooms:
@@ -138,14 +134,14 @@ def room_answer(graph: SceneGraph, question: str) -> RoomAnswer | None:
         holding = [o for o in graph if o.category in cats and o.room is not None]
         where = list(dict.fromkeys(graph.room(o.room).name for o in holding if o.room))
         if not where:
-            return RoomAnswer(f"No room has {_names([plural(c) for c in cats])}.", "none", (), "which room")
-        what = _names(cats if len(holding) == 1 else [plural(c) for c in cats]) if len(cats) == len(said) \
-            else _names(said)
-        return RoomAnswer(f"The {what} {'is' if len(holding) == 1 else 'are'} in the {_names(where)}.",
+            return RoomAnswer(f"No room has {listed([plural(c) for c in cats])}.", "none", (), "which room")
+        what = listed(cats if len(holding) == 1 else [plural(c) for c in cats]) if len(cats) == len(said) \
+            else listed(said)
+        return RoomAnswer(f"The {what} {'is' if len(holding) == 1 else 'are'} in the {listed(where)}.",
                           ", ".join(where), tuple(o.id for o in holding), "which room")
     if _HOW_MANY_ROOMS.search(text) and not named and not rooms:
         names = [r.name for r in graph.rooms]
-        return RoomAnswer(count_sentence(len(names), "room", f": the {_names(names)}"), str(len(names)), (),
+        return RoomAnswer(count_sentence(len(names), "room", f": the {listed(names)}"), str(len(names)), (),
                           "count")
     if len(rooms) != 1:
         return None
@@ -163,7 +159,7 @@ def room_answer(graph: SceneGraph, question: str) -> RoomAnswer | None:
         counts = Counter(o.category for o in inside)
         if not counts:
             return RoomAnswer(f"The {room.name} is empty.", "nothing", (), "contents")
-        listed = [with_article(c) if n == 1 else f"{n} {plural(c)}" for c, n in counts.items()]
-        return RoomAnswer(f"The {room.name} has {_names(listed)}.", ", ".join(counts),
+        kinds = [with_article(c) if n == 1 else f"{n} {plural(c)}" for c, n in counts.items()]
+        return RoomAnswer(f"The {room.name} has {listed(kinds)}.", ", ".join(counts),
                           tuple(o.id for o in inside), "contents")
     return None

@@ -776,7 +776,6 @@ TOOLS: tuple[Tool, ...] = (
 def tool_by_name(name: str) -> Tool:
     """The tool called ``name`` (also accepts the paper's "Final Answer")."""
     key = name.strip().lower().replace(" ", "_")
-    for t in TOOLS:
-        if t.name == key:
-            return t
-    raise ToolError(f"unknown action {name!r}; choose one of: {', '.join(t.name for t in TOOLS)}")
+    if (tool := next((t for t in TOOLS if t.name == key), None)) is None:
+        raise ToolError(f"unknown action {name!r}; choose one of: {', '.join(t.name for t in TOOLS)}")
+    return tool
