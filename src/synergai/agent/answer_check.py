@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import takewhile
 
 from synergai.agent.answer_forms import PLACE_RELATIONS, AnswerForm, normalise_answer
@@ -192,9 +193,10 @@ def _colours(graph: SceneGraph, ids: Sequence[str]) -> Counter[str]:
     return found
 
 
-def _said(graph: SceneGraph, text: str) -> tuple[str, ...]:
-    """The room's categories (structure aside) that ``text`` names."""
-    cats = tuple(sorted({o.category for o in graph if o.kind not in STRUCTURE_KINDS}))
+def _said(graph: SceneGraph, text: str, structure: bool = False) -> tuple[str, ...]:
+    """The room's categories (structure aside; with ``structure``, its floor, walls, ceiling) that ``text``
+    names."""
+    cats = tuple(sorted({o.category for o in graph if (o.kind in STRUCTURE_KINDS) == structure}))
     return SceneVocabulary(cats, ()).categories_said(text)
 
 
@@ -204,12 +206,6 @@ def _holds_up(question: Question) -> bool:
     (nothing is "in front of the floor"), so a question that says a direction is never one."""
     meant = question.relations_meant
     return bool(meant & SUPPORT_RELATIONS) and not meant & VIEW_DEPENDENT
-
-
-def _structure_only(graph: SceneGraph, text: str) -> bool:
-    """Whether ``text`` names the room's structure (floor, wall, ceiling) and no other object."""
-    cats = tuple(sorted({o.category for o in graph if o.kind in STRUCTURE_KINDS}))
-    return bool(cats) and bool(SceneVocabulary(cats, ()).categories_said(text)) and not _said(graph, text)
 
 
 def _place_anchor(text: str) -> tuple[str, str] | None:
@@ -311,7 +307,7 @@ def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tup
     return None
 
 
-def _failed(reason: str, question: Question, graph: SceneGraph, subject: Subject) -> AnswerVerdict:
+def _failed(question: Question, graph: SceneGraph, subject: Subject, reason: str) -> AnswerVerdict:
     short, sentence = graph_answer(question, graph, subject) or (None, "")
     return AnswerVerdict(False, reason, short, sentence)
 
@@ -321,39 +317,39 @@ def check_answer(question: Question, answer: str, graph: SceneGraph,
     """Check one answer (its short form, or its sentence) before it is given (see the module doc-string)."""
     text = " ".join(str(answer).split())
     subject = question_subject(question, graph, marked)
+    failed = partial(_failed, question, graph, subject)
     if quoted := tool_text(text, graph):
-        return _failed(QUOTES.format(quoted), question, graph, subject)
+        return failed(QUOTES.format(quoted))
     if subject.absent:
         said = set(words_of(text))
         if said & _NONE_WORDS and singular(subject.absent.split()[-1]) in {singular(w) for w in said}:
             return AnswerVerdict(True)  # "there is no piano": a bare "none" is given as that sentence
-        return _failed(f"this room has no {subject.absent}: say so, do not answer about another object",
-                       question, graph, subject)
+        return failed(f"this room has no {subject.absent}: say so, do not answer about another object")
     if not text:
-        return _failed("the answer is empty", question, graph, subject)
+        return failed("the answer is empty")
     if question.reply_form not in _CLOSED and PROGRAM_VALUE.fullmatch(text):
-        return _failed(f"{text!r} is a program's empty value, not an answer", question, graph, subject)
+        return failed(f"{text!r} is a program's empty value, not an answer")
     if question.reply_form not in _CLOSED and set(words_of(text)) & _NONE_WORDS:
         return AnswerVerdict(True)  # "there is nothing on it", "I could not find it": an answer too
     problem = _form_problem(question, text, graph)
     if question.reply_form is AnswerForm.CATEGORY and set(words_of(text)) <= ANY_OBJECT_WORDS | _ARTICLES:
-        return _failed("'object' names no object: say which one", question, graph, subject)
+        return failed("'object' names no object: say which one")
     if problem and question.reply_form is AnswerForm.CATEGORY:
-        if _structure_only(graph, text) and not _holds_up(question):  # "what is in front of the desk": floor
-            return _failed("the floor, walls and ceiling only hold things up: name an object of this room",
-                           question, graph, subject)
+        # "what is in front of the desk": the floor, named with no other object
+        if _said(graph, text, structure=True) and not _said(graph, text) and not _holds_up(question):
+            return failed("the floor, walls and ceiling only hold things up: name an object of this room")
         return AnswerVerdict(False, problem)  # a thing the labels lack ("the rod"): no better word
     problem = problem or _subject_problem(question, text, graph, subject)
     if problem:
-        return _failed(problem, question, graph, subject)
+        return failed(problem)
     # a count cannot be of this room when it is more than all the objects the room holds
     count = normalise_answer(AnswerForm.NUMBER, text) if question.reply_form is AnswerForm.NUMBER else ""
     if not (count.isdigit() and int(count) > len(graph)):
         return AnswerVerdict(True)
     beyond = f"{count} is more than all the {len(graph)} objects this room holds"
-    failed = _failed(beyond, question, graph, subject)
+    verdict = failed(beyond)
     # a count of parts ("200" legs) with no count in the graph: no number is given
-    return failed if failed.fallback is not None else AnswerVerdict(False, beyond, "", CANNOT_COUNT)
+    return verdict if verdict.fallback is not None else AnswerVerdict(False, beyond, "", CANNOT_COUNT)
 
 
 #: The trace record of a failed check (one per answer that failed).
@@ -379,7 +375,7 @@ def settle(result: Answered, question: Question, graph: SceneGraph, marked: str 
     verdict = check_answer(question, result.short_answer or result.answer, graph, marked)
     said = tool_text(result.answer, graph)
     if verdict.ok and said:
-        verdict = _failed(QUOTES.format(said), question, graph, question_subject(question, graph, marked))
+        verdict = _failed(question, graph, question_subject(question, graph, marked), QUOTES.format(said))
     if verdict.ok:
         return None
     retry = _rejected(result, verdict, may_retry)
@@ -438,6 +434,6 @@ def _rejected(result: Answered, verdict: AnswerVerdict, may_retry: bool) -> bool
 def fall_back(result: Answered, question: Question, graph: SceneGraph, reason: str) -> None:
     """Where the loop has no answer (``reason``): the graph's typed answer in ``result``, recorded as a
     failed check; nothing changes when the graph gives none."""
-    verdict = _failed(reason, question, graph, question_subject(question, graph))
+    verdict = _failed(question, graph, question_subject(question, graph), reason)
     if verdict.fallback is not None:
         _rejected(result, verdict, may_retry=False)
