@@ -91,8 +91,9 @@ def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
                       optional_relations: bool = False, target: bool = True,
                       any_word: str = ANY_OBJECT) -> dict[str, Any]:
     """JSON schema of an :class:`ObjectRef` whose words are this scene's (anchors nested ``depth`` deep);
-    ``any_object`` adds the category ``any_word`` ("object"); ``exact_between`` gives "between" its own
-    branch with two anchors; ``optional_relations`` lets a reply leave out ``relations`` as it leaves out
+    ``any_object`` adds the category ``any_word`` to the target and "object" to its anchors and view (the
+    lookup's "anything" at every level measured no gain: session 45); ``exact_between`` gives "between" its
+    own branch with two anchors; ``optional_relations`` lets a reply leave out ``relations`` as it leaves out
     every other field it has no word for (no tokens for an empty field)."""
     cats = list(dict.fromkeys([*vocab.categories, any_word])) if any_object else list(vocab.categories)
     obj: dict[str, Any] = {
@@ -109,7 +110,7 @@ def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
             obj["properties"][key] = schema
             obj["required"].append(key)
     if target:  # the target's fields for the features the sentence's words can mean
-        view = expression_schema(vocab, 0, any_object=any_object, target=False)
+        view = expression_schema(vocab, 0, any_object=any_object, target=False, any_word=ANY_OBJECT)
         negated = [f"not {p}" for p in POSITIONS] if "negation" in vocab.features else []
         _add_said(obj, vocab, {
             "position": ("position", {"type": "string", "enum": ["", *POSITIONS, *negated]}),
@@ -118,7 +119,7 @@ def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
             **{key: ("view", {"anyOf": [{"type": "null"}, view]}) for key in ("facing", "back_to")}})
     if depth > 0:
         anchor = expression_schema(vocab, depth - 1, any_object=any_object, exact_between=exact_between,
-                                   optional_relations=optional_relations, target=False)
+                                   optional_relations=optional_relations, target=False, any_word=ANY_OBJECT)
         if exact_between:
             one = [r for r in vocab.relations if r != "between"]
             items = [_relation_item(vocab, anchor, one, 1)] if one else []
