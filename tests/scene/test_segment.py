@@ -117,6 +117,24 @@ def test_without_open3d_the_error_names_the_extra(room, monkeypatch) -> None:
         segment_cloud(*room)
 
 
+def test_open3d_missing_a_system_library_says_which_to_install(room, monkeypatch) -> None:
+    """Open3D's wheel loads libusb on Linux: a machine without it gets the library to install."""
+    import builtins
+
+    real = builtins.__import__
+
+    def broken(name: str, *args: object, **kwargs: object) -> object:
+        if name == "open3d":
+            raise ImportError("libusb-1.0.so.0: cannot open shared object file: No such file or directory")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.delitem(sys.modules, "open3d", raising=False)
+    monkeypatch.setattr(builtins, "__import__", broken)
+    with pytest.raises(SceneError, match=r"libusb-1.0.so.0.*install the system library it names") as err:
+        segment_cloud(*room)
+    assert "apt-get install libusb-1.0-0" in str(err.value) and "\n" not in str(err.value)
+
+
 def test_the_real_scene0000_00_scan(shared_data: Path) -> None:
     table = np.fromfile(shared_data / "geometry" / "scene0000_00_points_xyzrgb_float32.bin", "<f4")
     table = table.reshape(-1, 6).astype(np.float64)

@@ -17,6 +17,9 @@ from synergai.geometry.errors import GeometryError
 
 #: What a user installs to get Open3D (the error message names it).
 EXTRA = "pip install 'synergai[segment]'"
+#: ... and what installs a system library it loads (on Linux it needs libusb even with no camera).
+SYSTEM_LIBRARY = ("install the system library it names (Debian: apt-get install libusb-1.0-0, or make "
+                  "segment-libs)")
 
 
 def open3d() -> Any:
@@ -26,8 +29,9 @@ def open3d() -> Any:
     except ModuleNotFoundError:
         raise GeometryError(f"segmenting a scan without instance masks needs Open3D: {EXTRA}") from None
     except (ImportError, OSError) as exc:  # installed but broken (a missing system library)
+        fix = SYSTEM_LIBRARY if "shared object" in str(exc) else f"reinstall it: {EXTRA}"
         raise GeometryError(f"segmenting a scan without instance masks needs Open3D, which does not load "
-                            f"({exc}); reinstall it: {EXTRA}".splitlines()[0]) from None
+                            f"({exc}); {fix}".splitlines()[0]) from None
     return o3d
 
 
