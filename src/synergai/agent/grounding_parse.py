@@ -117,7 +117,7 @@ def expression_schema(vocab: SceneVocabulary, depth: int = SCHEMA_DEPTH, *,
             "order": ("order", {"type": "string", "enum": ["", *ORDERS]}),
             "alone": ("alone", {"type": "boolean"}),
             **{key: ("view", {"anyOf": [{"type": "null"}, view]}) for key in ("facing", "back_to")}})
-    if depth > 0:
+    if depth > 0 and vocab.relations:  # no relation word said: no relations (no invented anchor)
         anchor = expression_schema(vocab, depth - 1, any_object=any_object, exact_between=exact_between,
                                    optional_relations=optional_relations, target=False, any_word=ANY_OBJECT)
         if exact_between:

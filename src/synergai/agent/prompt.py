@@ -5,6 +5,7 @@ schemas that constrain each reply.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -17,7 +18,7 @@ from synergai.agent.tools import TOOLS, Tool
 from synergai.scene.grounding import SceneVocabulary, scene_vocabulary
 from synergai.scene.grounding.vocabulary import relations_said
 from synergai.scene.model import WORDING, SceneGraph
-from synergai.scene.vocabulary import ANY_THING
+from synergai.scene.vocabulary import ANY_THING, WHOLE_PLACE_PHRASE
 
 PROLOGUE = """\
 You are an assistant agent in a room. Answer the user's questions about the room with your tools. \
@@ -142,9 +143,13 @@ class TurnVocabulary:
     @cached_property
     def expression(self) -> SceneVocabulary:
         """What ``query_for_objects`` may name: every category, and only the attribute, superlative and
-        relation words the input says (all of them for a correction)."""
+        relation words the input says (none when it says none; all of them for a correction)."""
         scene = SceneVocabulary(self.categories, self.attributes)
-        return replace(scene.narrowed(self.said), categories=self.categories) if self.said else scene
+        if not self.said:
+            return scene
+        plain = re.sub(WHOLE_PLACE_PHRASE, " ", self.said.lower())  # "in the room" relates to no object
+        return replace(scene.narrowed(self.said), categories=self.categories,
+                       relations=relations_said(plain, scene.relations))
 
     @property
     def names(self) -> list[str]:

@@ -475,6 +475,9 @@ RELATION_PHRASES: tuple[tuple[str, str], ...] = (
     (r"\bin front of\b", " front "),
     (r"\bon top of\b", " top "),
 )
+#: Phrases that name the whole place a question is about ("is there a rack in the room?"): no relation
+#: to an object, so a lookup is offered no relation for them.
+WHOLE_PLACE_PHRASE = r"\bin (?:the|this) (?:room|house|apartment|flat)\b|\bin here\b"
 #: Words that ask for two objects to change places ("swap the cube and the can").
 EXCHANGE_WORDS = frozenset({"swap", "swapped", "swapping", "exchange", "exchanged", "interchange",
                             "interchanged", "switch", "switched", "trade"})
