@@ -520,3 +520,34 @@ def test_anything_is_offered_only_when_the_input_asks_about_an_unnamed_object(st
     query = next(b for b in schema["anyOf"] if b["properties"]["action"]["const"] == "query_for_objects")
     categories = query["properties"]["action_input"]["properties"]["category"]["enum"]
     assert ("anything" in categories) is offered and "object" not in categories
+
+
+@pytest.mark.parametrize(("said", "relations"), [("Is there a rack in the room?", set()),
+                                                 ("What color is the oven?", set()),
+                                                 ("What is in here?", set()),
+                                                 ("What is on the table in this room?", {"on"}),
+                                                 ("What is in the cabinet?", {"inside"})])
+def test_a_lookup_offers_only_the_relations_the_input_says(store, said, relations):
+    """No relation word (or only "in the room", the whole place): the lookup has no relations to fill, so
+    it cannot invent an anchor ("rack inside rack"); said relation words are offered, and nothing else."""
+    from synergai.agent.prompt import action_schema, constrain, turn_vocabulary
+
+    schema = constrain(action_schema(), turn_vocabulary(store.load("room"), said=said))
+    query = next(b for b in schema["anyOf"] if b["properties"]["action"]["const"] == "query_for_objects")
+    fields = query["properties"]["action_input"]["properties"]
+    offered = set(fields["relations"]["items"]["properties"]["relation"]["enum"]) if "relations" in fields \
+        else set()
+    assert offered == relations
+
+
+def test_a_relation_stored_already_points_to_the_object_the_user_names(store):
+    """ "The cup is on the lamp, not on the table" with the stored table as the anchor: nothing to add,
+    and the refusal names the lamp (the user's anchor), not a question about which table."""
+    c = ctx(store, "The cup rests on the lamp, not on the table.")
+    with pytest.raises(ToolError, match="already stored") as raised:
+        T.add_relation(c, T.RelationEditArgs(subject_id="3", relation="on", object_id="2"))
+    assert "the object the user names: lamp (id: 7)" in str(raised.value) and c.clarification is None
+    assert store.load("room").holders("3") == ["2"] and not store.edits("room")
+    T.add_relation(c, T.RelationEditArgs(subject_id="3", relation="on", object_id="7"))  # the retry
+    c.commit()
+    assert store.load("room").holders("3") == ["7"]

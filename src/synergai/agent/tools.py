@@ -603,9 +603,11 @@ def _relation_edit(ctx: TurnContext, args: RelationEditArgs, add: bool) -> str:
     if rel in VIEW_DEPENDENT:
         raise ToolError(f"{rel.value} depends on the viewpoint and is never stored; use a relation such as "
                         "on, inside, near, above, mounted on")
+    replaced = _replaced_supports(ctx, s, o) if add and rel in SUPPORT_RELATIONS else []
+    if add and not replaced and ctx.graph.has_edge(s, rel, o):  # a correction names what is missing
+        raise ToolError(_stored_already(ctx, s, rel, o))
     for oid in (s, o):
         _ensure_meant(ctx, [oid])
-    replaced = _replaced_supports(ctx, s, o) if add and rel in SUPPORT_RELATIONS else []
     if not (replaced and ctx.graph.has_edge(s, rel, o)):  # stored already: the old ones still go
         _make(ctx, _request(ctx, edits.add_relation if add else edits.delete_relation, s, rel, o))
     for edge in replaced:  # after the new support is stored: a refused one leaves the old in place
@@ -614,6 +616,18 @@ def _relation_edit(ctx: TurnContext, args: RelationEditArgs, add: bool) -> str:
     said = f"The {name_id(ctx.graph.get(s))} is {verb} {WORDING[rel]} the {name_id(ctx.graph.get(o))}"
     return said + "".join(f", no longer {WORDING[e.relation]} the {name_id(ctx.graph.get(e.object))}"
                           for e in replaced) + "."
+
+
+def _stored_already(ctx: TurnContext, s: str, rel: Relation, o: str) -> str:
+    """Why adding a relation the graph holds changes nothing, and the other objects the user names."""
+    graph, said = ctx.graph, f" {' '.join(words_of(ctx.utterance))} "
+    others = [graph.get(i) for i in sorted(ctx.referred())
+              if i != s and graph.get(i).category != graph.get(o).category]
+    others.sort(key=lambda x: -len(x.category.split()) * (f" {x.category} " in said))  # the fullest name said
+    listed = [name_id(x) for x in others]
+    return (f"the {name_id(graph.get(s))} {WORDING[rel]} the {name_id(graph.get(o))} is already stored; "
+            "nothing added. Add the relation the user says is missing" +
+            (f", to the object the user names: {', '.join(listed[:MAX_LISTED])}" if listed else ""))
 
 
 def _replaced_supports(ctx: TurnContext, s: str, o: str) -> list[Edge]:
