@@ -250,8 +250,8 @@ def _subject_problem(question: Question, text: str, graph: SceneGraph, subject: 
         if named and set(named) <= {graph.get(i).category for i in subject.ids}:
             return f"a place is said by another object than the {name} itself"
     if form is AnswerForm.CATEGORY and question.kind_at is None:
-        named = _said(graph, text)
-        if named and set(named) <= set(question.asked_categories):
+        named, asked = _said(graph, text), question.asked_categories  # its name, or its head: "counter"
+        if named and set(named) <= {*asked, *(singular(words_of(c)[-1]) for c in asked)}:
             return f"the question already names the {named[0]}; name the other object it asks for"
     if form is AnswerForm.NUMBER and counted_at(question, subject.at):
         said, n = normalise_answer(form, text), len(_counted(graph, subject))

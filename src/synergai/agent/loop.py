@@ -22,6 +22,7 @@ from synergai.agent.answer_check import NO_ANSWER, absent_thing, counted_matches
 from synergai.agent.answer_check import question_subject as named_subject
 from synergai.agent.answer_forms import AnswerForm
 from synergai.agent.answer_sentence import (
+    NOTHING_CHANGED,
     compose_answer,
     copies_error,
     count_sentence,
@@ -276,10 +277,13 @@ class AgentLoop:
         """The answer check (:func:`~synergai.agent.answer_check.settle`); not sent back if from the graph."""
         retry = (self.limits.check_sends_back and may_send_back and turn.model_calls < self.limits.max_steps
                  and not any(t.get("from_graph") for t in turn.result.trace))
-        if not turn.question.asking:  # a correction's reply: in plain words, else its edits said plainly
-            ctx = turn.ctx
-            return settle_quotes(turn.result, edits_sentence(ctx.graph, ctx.pending), may_retry=retry,
-                                 unchanged="" if ctx.pending else turn.question.text, graph=ctx.graph)
+        if not turn.question.asking:  # a correction's reply: its edits said plainly, else in plain words
+            ctx, result = turn.ctx, turn.result
+            if ctx.pending and not result.error:  # what was done, from the edits, not the model's account
+                result.answer, result.short_answer = edits_sentence(ctx.graph, ctx.pending), ""
+                return None
+            return settle_quotes(result, NOTHING_CHANGED, may_retry=retry, unchanged=turn.question.text,
+                                 graph=ctx.graph)
         if turn.heard:  # the user's earlier words may outweigh the graph: only the tool text is checked
             return settle_quotes(turn.result, NO_ANSWER, may_retry=retry, graph=turn.ctx.graph)
         return settle(turn.result, turn.question, turn.ctx.graph, turn.ctx.marked, may_retry=retry)
