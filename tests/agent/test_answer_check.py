@@ -113,6 +113,19 @@ def test_a_category_answer_naming_the_questions_own_object_is_caught(graph: Scen
     assert _check(graph, "What is on the kitchen counter?", "sink").ok
 
 
+@pytest.mark.parametrize(("question", "fallback"), [("What is on the table?", "cup"),  # what it holds up
+                                                   ("What is the table on?", "rug")])  # what holds it up
+def test_the_graphs_answer_reads_the_relation_from_the_side_the_question_asks(question, fallback) -> None:
+    from synergai.scene.model import Edge, Relation, SceneObject
+
+    objects = [SceneObject("1", "rug", (1, 1, 0.01), (2, 2, 0.02)), SceneObject("2", "table", (1, 1, 0.4),
+               (1, 1, 0.76)), SceneObject("3", "cup", (1, 1, 0.83), (0.1, 0.1, 0.1))]
+    on = Relation.SUPPORTED_BY
+    graph = SceneGraph("t", objects, [Edge("2", on, "1"), Edge("3", on, "2")])
+    verdict = _check(graph, question, "table")
+    assert "already names the table" in verdict.reason and verdict.fallback == fallback
+
+
 def test_the_floor_or_a_wall_answers_only_what_holds_a_thing_up(graph: SceneGraph) -> None:
     for question in ("What is in front of the refrigerator?", "What is left of the sink?",
                      "What is under the table?"):

@@ -30,7 +30,14 @@ from synergai.agent.result import Answered
 from synergai.scene.attributes import color_name
 from synergai.scene.grounding.place import places
 from synergai.scene.grounding.vocabulary import SceneVocabulary
-from synergai.scene.model import STRUCTURE_KINDS, SUPPORT_RELATIONS, VIEW_DEPENDENT, SceneGraph
+from synergai.scene.model import (
+    INVERSE,
+    STRUCTURE_KINDS,
+    SUPPORT_RELATIONS,
+    VIEW_DEPENDENT,
+    Relation,
+    SceneGraph,
+)
 from synergai.scene.vocabulary import (
     ANY_OBJECT_WORDS,
     COLOR_NAMES,
@@ -297,14 +304,24 @@ def graph_answer(question: Question, graph: SceneGraph, subject: Subject) -> tup
             return words, f"The {name} is {words}."
     if form is AnswerForm.CATEGORY and question.kind_at is None:
         # of the objects related to it, first one in a relation the question says
+        meant = _from_subject(question, subject)
         related = sorted(((r, graph.get(o)) for oid in ids for r, o in graph.relations_of(oid) if o in graph),
-                         key=lambda ro: ro[0] not in question.relations_meant)
+                         key=lambda ro: ro[0] not in meant)
         other = next((o for _, o in related if o.kind not in STRUCTURE_KINDS
                       and o.category not in question.asked_categories and o.category not in ANY_OBJECT_WORDS),
                      None)
         if other is not None:
             return other.category, f"It is {with_article(other.category)}."
     return None
+
+
+def _from_subject(question: Question, subject: Subject) -> frozenset[Relation]:
+    """The relations the question means, read from its subject's side: a relation said before the subject
+    is the asked object's ("what is on the desk": what the desk supports; "what is the tv above": above)."""
+    meant = question.relations_meant
+    if subject.at is None or not RELATION_CUE_WORDS & set(question.words[:subject.at]):
+        return meant
+    return frozenset(INVERSE.get(r, Relation.SUPPORTS if r in SUPPORT_RELATIONS else r) for r in meant)
 
 
 def _failed(question: Question, graph: SceneGraph, subject: Subject, reason: str) -> AnswerVerdict:
