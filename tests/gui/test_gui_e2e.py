@@ -244,7 +244,8 @@ def test_chat_runs_off_the_ui_thread_and_its_edit_reaches_every_tab(gui):
         _watch_the_running_turn(gui)
     finally:
         llm.release.set()  # a failed check above must not leave the turn (and the next test) waiting
-    page.get_by_text("I renamed it to mug").first.wait_for(timeout=60_000)
+    # the reply says the edit made, not the model's own words
+    page.get_by_text("The cup is now called mug.").first.wait_for(timeout=60_000)
     # a "why?" fold under the answer holds its steps and what they observed, folded until opened
     why = page.locator("details", has_text="why?").last
     steps = why.locator("small")
