@@ -31,12 +31,12 @@ from synergai.scene.attributes import color_name
 from synergai.scene.grounding.place import places
 from synergai.scene.grounding.vocabulary import SceneVocabulary
 from synergai.scene.model import (
-    INVERSE,
     STRUCTURE_KINDS,
     SUPPORT_RELATIONS,
     VIEW_DEPENDENT,
     Relation,
     SceneGraph,
+    read_from_object,
 )
 from synergai.scene.vocabulary import (
     ANY_OBJECT_WORDS,
@@ -321,7 +321,7 @@ def _from_subject(question: Question, subject: Subject) -> frozenset[Relation]:
     meant = question.relations_meant
     if subject.at is None or not RELATION_CUE_WORDS & set(question.words[:subject.at]):
         return meant
-    return frozenset(INVERSE.get(r, Relation.SUPPORTS if r in SUPPORT_RELATIONS else r) for r in meant)
+    return frozenset(read_from_object(r) or r for r in meant)
 
 
 def _failed(question: Question, graph: SceneGraph, subject: Subject, reason: str) -> AnswerVerdict:

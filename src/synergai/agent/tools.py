@@ -604,11 +604,12 @@ def _relation_edit(ctx: TurnContext, args: RelationEditArgs, add: bool) -> str:
         raise ToolError(f"{rel.value} depends on the viewpoint and is never stored; use a relation such as "
                         "on, inside, near, above, mounted on")
     replaced = _replaced_supports(ctx, s, o) if add and rel in SUPPORT_RELATIONS else []
-    if add and not replaced and ctx.graph.has_edge(s, rel, o):  # a correction names what is missing
+    stored = add and ctx.graph.has_edge(s, rel, o)
+    if stored and not replaced:  # a correction names what is missing
         raise ToolError(_stored_already(ctx, s, rel, o))
     for oid in (s, o):
         _ensure_meant(ctx, [oid])
-    if not (replaced and ctx.graph.has_edge(s, rel, o)):  # stored already: the old ones still go
+    if not stored:  # stored already: the old ones still go
         _make(ctx, _request(ctx, edits.add_relation if add else edits.delete_relation, s, rel, o))
     for edge in replaced:  # after the new support is stored: a refused one leaves the old in place
         _make(ctx, _request(ctx, edits.delete_relation, s, edge.relation, edge.object))

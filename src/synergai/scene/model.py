@@ -106,6 +106,14 @@ INVERSE: dict[Relation, Relation] = {
     Relation.WITHIN_REACH: Relation.WITHIN_REACH,
 }
 
+
+def read_from_object(relation: Relation) -> Relation | None:
+    """The same fact read from its object's side (:data:`INVERSE`; "supports" for every support relation),
+    None when it has no reading from there."""
+    inv = INVERSE.get(relation)
+    return inv if inv is not None or relation not in SUPPORT_RELATIONS else Relation.SUPPORTS
+
+
 #: Surface wording, rendered deterministically ("The cup (id: 3) is on the table (id: 1).").
 WORDING: dict[Relation, str] = {
     Relation.SUPPORTED_BY: "on",
@@ -590,12 +598,8 @@ class SceneGraph:
             e = self._edges[key]
             if e.subject == oid:
                 out.append((e.relation, e.object))
-            elif e.object == oid:
-                inv = INVERSE.get(e.relation)
-                if inv is not None:
-                    out.append((inv, e.subject))
-                elif e.relation in SUPPORT_RELATIONS:
-                    out.append((Relation.SUPPORTS, e.subject))
+            elif e.object == oid and (inv := read_from_object(e.relation)) is not None:
+                out.append((inv, e.subject))
         return out
 
     def related(self, object_id: str, relation: Relation) -> list[str]:
